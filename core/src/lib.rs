@@ -1,0 +1,8 @@
+//! cqlwire-core: a sans-IO engine for the CQL native protocol.
+//!
+//! In: bytes, `now` (µs, supplied by the host) and commands. Out: bytes, events and the
+//! next deadline. No sockets, no clock, no OS randomness, no async runtime.
+
+pub mod error;
+pub mod wire;
+pub mod types;

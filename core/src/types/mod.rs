@@ -1,0 +1,1 @@
+//! CQL types: see mod docs
