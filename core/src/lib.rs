@@ -3,6 +3,12 @@
 //! In: bytes, `now` (µs, supplied by the host) and commands. Out: bytes, events and the
 //! next deadline. No sockets, no clock, no OS randomness, no async runtime.
 
+pub mod cluster;
+pub mod compression;
+pub mod connection;
 pub mod error;
-pub mod wire;
+pub mod frame;
+pub mod message;
 pub mod types;
+pub mod v5;
+pub mod wire;

@@ -1,0 +1,63 @@
+# cqlwire: two commands on a fresh machine, `make demo` and `make test`.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+ROOT := $(abspath .)
+BIN := $(ROOT)/node_modules/.bin
+DENO := $(BIN)/deno
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+
+WASM_RAW := target/wasm32-unknown-unknown/release/cqlwire_wasm.wasm
+WASM_PKG := driver/wasm/pkg/cqlwire_wasm_bg.wasm
+CORE_SRC := $(shell find core/src wasm/src -name '*.rs' 2>/dev/null) core/Cargo.toml wasm/Cargo.toml Cargo.toml
+WASM_FEATURES := --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+  --enable-mutable-globals --enable-reference-types --enable-multivalue
+
+.PHONY: help bootstrap build wasm dist demo test test-rust test-deno test-node test-workerd \
+  test-package test-faults test-fuzz fuzz bench cassandra-start cassandra-stop clean-demo
+
+help:
+	@echo "make demo   - set up, start a local Cassandra, load a sample CSV and query it back"
+	@echo "make test   - run every test (Rust, Deno, Node, workerd, packaging, CLI, short fuzz)"
+	@echo "make test-faults - the 3-node fault scenarios; make bench - benchmarks with peers"
+
+bootstrap:
+	@scripts/bootstrap
+
+wasm: $(WASM_PKG)
+
+$(WASM_PKG): $(CORE_SRC)
+	cargo build -q -p cqlwire-wasm --target wasm32-unknown-unknown --release
+	wasm-bindgen --target web --out-dir driver/wasm/pkg $(WASM_RAW)
+	$(BIN)/wasm-opt -O3 $(WASM_FEATURES) -o $(WASM_PKG) $(WASM_PKG)
+	@printf 'wasm: %s bytes, %s gzipped\n' "$$(stat -c %s $(WASM_PKG))" "$$(gzip -9c $(WASM_PKG) | wc -c)"
+
+build: wasm dist
+
+# The npm bundle: one JS file per runtime plus the shared WASM, and the type declarations.
+dist: $(WASM_PKG) $(shell find driver -name '*.ts' -not -path '*/pkg/*')
+	@scripts/build-dist
+
+cassandra-start:
+	@scripts/cassandra start
+
+cassandra-stop:
+	@scripts/cassandra stop
+
+demo: bootstrap build cassandra-start
+	@bin/cqlwire query -f examples/demo/schema.cql
+	@bin/cqlwire load examples/demo/people.csv --table demo.people
+	@bin/cqlwire query "SELECT * FROM demo.people"
+	@bin/cqlwire query "SELECT release_version FROM system.local"
+
+test: bootstrap build
+	@scripts/run-tests
+
+test-faults: bootstrap build
+	@scripts/run-tests --faults
+
+fuzz:
+	@scripts/bootstrap --fuzz
+	@scripts/run-fuzz 300
+
+bench: bootstrap build
+	@bench/run

@@ -1,0 +1,86 @@
+// Turns a source record into the bound values of the INSERT, or into a described problem.
+// Like the row source, it sits behind an interface so the WASM core can replace it.
+
+import { ConversionError, converterFor, type FieldConverter } from "./convert.ts";
+import type { SourceRecord } from "./csv_source.ts";
+import { type FieldBinding, type FieldLayout, isPrimaryKey } from "./table.ts";
+
+export interface RowProblem {
+  /** 1-based position of the offending field in the record, when one field is to blame. */
+  field?: number;
+  column?: string;
+  type?: string;
+  /** The offending text, truncated for the log. */
+  value?: string;
+  reason: string;
+}
+
+export type ConvertedRow = { ok: true; values: unknown[] } | { ok: false; problem: RowProblem };
+
+export interface RowConverter {
+  convert(record: SourceRecord): ConvertedRow;
+}
+
+const MAX_VALUE_IN_LOG = 60;
+
+export function truncateForLog(text: string): string {
+  const chars = Array.from(text);
+  return chars.length <= MAX_VALUE_IN_LOG ? text : `${chars.slice(0, MAX_VALUE_IN_LOG).join("")}…`;
+}
+
+interface PreparedBinding extends FieldBinding {
+  convert: FieldConverter;
+  required: boolean;
+}
+
+export class CsvRowConverter implements RowConverter {
+  private readonly bindings: PreparedBinding[];
+  private readonly nullValues: ReadonlySet<string>;
+
+  constructor(private readonly layout: FieldLayout, nullValues: readonly string[]) {
+    this.bindings = layout.bindings.map((binding) => ({
+      ...binding,
+      convert: converterFor(binding.column.type),
+      required: isPrimaryKey(binding.column),
+    }));
+    this.nullValues = new Set(nullValues);
+  }
+
+  convert(record: SourceRecord): ConvertedRow {
+    if (record.malformed !== undefined) return { ok: false, problem: { reason: record.malformed } };
+    const count = record.fields.length;
+    if (count !== this.layout.expectedFieldCount) {
+      return {
+        ok: false,
+        problem: { reason: `expected ${this.layout.expectedFieldCount} fields, found ${count}` },
+      };
+    }
+    const values = new Array<unknown>(this.bindings.length);
+    for (let i = 0; i < this.bindings.length; i++) {
+      const binding = this.bindings[i];
+      const field = record.fields[binding.fieldIndex];
+      const where = {
+        field: binding.fieldIndex + 1,
+        column: binding.column.name,
+        type: binding.column.typeText,
+        value: truncateForLog(field.text),
+      };
+      let value: unknown;
+      if (!field.quoted && this.nullValues.has(field.text)) {
+        value = null;
+      } else {
+        try {
+          value = binding.convert(field.text);
+        } catch (error) {
+          if (error instanceof ConversionError) return { ok: false, problem: { ...where, reason: error.message } };
+          throw error;
+        }
+      }
+      if (value === null && binding.required) {
+        return { ok: false, problem: { ...where, reason: "a primary key column cannot be null" } };
+      }
+      values[i] = value;
+    }
+    return { ok: true, values };
+  }
+}

@@ -1,0 +1,212 @@
+//! Retry and speculative-execution decisions.
+//!
+//! The default rules follow the DataStax drivers' default retry policy, with every retry of
+//! a request that might already have been applied gated on idempotence.
+
+use super::Decision;
+
+/// The `writeType` of a WRITE_TIMEOUT / WRITE_FAILURE error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WriteType {
+    Simple,
+    Batch,
+    UnloggedBatch,
+    Counter,
+    BatchLog,
+    Cas,
+    View,
+    Cdc,
+    Other,
+}
+
+impl WriteType {
+    /// Reads the protocol's `writeType` string; anything unrecognised is `Other`.
+    pub fn parse(text: &str) -> WriteType {
+        match text {
+            "SIMPLE" => WriteType::Simple,
+            "BATCH" => WriteType::Batch,
+            "UNLOGGED_BATCH" => WriteType::UnloggedBatch,
+            "COUNTER" => WriteType::Counter,
+            "BATCH_LOG" => WriteType::BatchLog,
+            "CAS" => WriteType::Cas,
+            "VIEW" => WriteType::View,
+            "CDC" => WriteType::Cdc,
+            _ => WriteType::Other,
+        }
+    }
+}
+
+/// What went wrong with an attempt, as far as retrying is concerned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// UNAVAILABLE: the coordinator knew too few replicas were alive; nothing was applied.
+    Unavailable,
+    /// OVERLOADED: the coordinator refused the request.
+    Overloaded,
+    /// IS_BOOTSTRAPPING: the coordinator is still joining.
+    IsBootstrapping,
+    /// TRUNCATE_ERROR.
+    TruncateError,
+    /// READ_TIMEOUT with its structured fields.
+    ReadTimeout { received: i32, block_for: i32, data_present: bool },
+    /// WRITE_TIMEOUT with its write type.
+    WriteTimeout { write_type: WriteType },
+    /// Our own per-request deadline passed before any response.
+    ClientTimeout,
+    /// The connection closed while the request was in flight.
+    ConnectionClosed,
+    /// SERVER_ERROR.
+    ServerError,
+    /// Anything else (syntax, invalid, unauthorized, read/write failure, ...).
+    Other,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RetryDecision {
+    /// Try the next node of the query plan.
+    RetryNextNode,
+    /// Try the same node again.
+    RetrySameNode,
+    /// Give the error to the caller.
+    Rethrow,
+    /// Report success with an empty result. The default rules never choose it; a policy
+    /// layered on top (say, for best-effort writes) may, and the session must honour it.
+    Ignore,
+}
+
+/// The default retry rules, with a cap on attempts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Attempts per request, the first one included. 1 disables retries.
+    pub max_attempts: u32,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy { max_attempts: 3 }
+    }
+}
+
+impl RetryPolicy {
+    /// Decides what to do after attempt number `attempt` (0 for the first try) failed with
+    /// `error`.
+    pub fn decide(&self, error: ErrorKind, attempt: u32, idempotent: bool, is_lwt: bool) -> Decision<RetryDecision> {
+        use RetryDecision::*;
+        let rule = Self::rule(error, attempt, idempotent, is_lwt);
+        if matches!(rule.value, RetryNextNode | RetrySameNode) && attempt.saturating_add(1) >= self.max_attempts {
+            return Decision { value: Rethrow, reason: "attempt limit reached" };
+        }
+        rule
+    }
+
+    fn rule(error: ErrorKind, attempt: u32, idempotent: bool, is_lwt: bool) -> Decision<RetryDecision> {
+        use RetryDecision::*;
+        let decision = |value, reason| Decision { value, reason };
+        match error {
+            ErrorKind::Unavailable if !idempotent => decision(Rethrow, "unavailable: statement is not idempotent"),
+            ErrorKind::Unavailable if attempt > 0 => decision(Rethrow, "unavailable: already retried once"),
+            ErrorKind::Unavailable => {
+                decision(RetryNextNode, "unavailable: another coordinator may see more live replicas")
+            }
+
+            ErrorKind::Overloaded | ErrorKind::IsBootstrapping | ErrorKind::TruncateError if !idempotent => {
+                decision(Rethrow, "coordinator refused: statement is not idempotent")
+            }
+            ErrorKind::Overloaded => decision(RetryNextNode, "overloaded: trying another coordinator"),
+            ErrorKind::IsBootstrapping => decision(RetryNextNode, "bootstrapping: trying another coordinator"),
+            ErrorKind::TruncateError => decision(RetryNextNode, "truncate error: trying another coordinator"),
+
+            ErrorKind::ReadTimeout { .. } if attempt > 0 => decision(Rethrow, "read timeout: already retried once"),
+            ErrorKind::ReadTimeout { received, block_for, .. } if received < block_for => {
+                decision(Rethrow, "read timeout: too few replicas answered")
+            }
+            ErrorKind::ReadTimeout { data_present: true, .. } => {
+                decision(Rethrow, "read timeout: data was present, the replicas are slow")
+            }
+            ErrorKind::ReadTimeout { .. } => {
+                decision(RetrySameNode, "read timeout: enough replicas answered but not the one with the data")
+            }
+
+            ErrorKind::WriteTimeout { write_type: WriteType::BatchLog } if attempt == 0 => {
+                decision(RetrySameNode, "write timeout on the batch log: replaying the batch is safe")
+            }
+            ErrorKind::WriteTimeout { write_type: WriteType::BatchLog } => {
+                decision(Rethrow, "write timeout on the batch log: already retried once")
+            }
+            ErrorKind::WriteTimeout { write_type } if is_lwt || write_type == WriteType::Cas => {
+                decision(Rethrow, "write timeout in a lightweight transaction: outcome unknown")
+            }
+            ErrorKind::WriteTimeout { .. } if idempotent => {
+                decision(RetryNextNode, "write timeout: statement is idempotent")
+            }
+            ErrorKind::WriteTimeout { .. } => decision(Rethrow, "write timeout: statement is not idempotent"),
+
+            ErrorKind::ClientTimeout | ErrorKind::ConnectionClosed if !idempotent => {
+                decision(Rethrow, "no response: statement may have been applied and is not idempotent")
+            }
+            ErrorKind::ClientTimeout => decision(RetryNextNode, "client timeout: statement is idempotent"),
+            ErrorKind::ConnectionClosed => decision(RetryNextNode, "connection closed: statement is idempotent"),
+
+            ErrorKind::ServerError => decision(Rethrow, "server error: not retried"),
+            ErrorKind::Other => decision(Rethrow, "error is not retryable"),
+        }
+    }
+}
+
+/// Speculative executions: for idempotent statements only, start another attempt on the
+/// next node of the plan when no response arrived after `delay_us`, up to `max_extra` times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpeculativePolicy {
+    pub delay_us: u64,
+    pub max_extra: u32,
+}
+
+impl SpeculativePolicy {
+    pub const DISABLED: SpeculativePolicy = SpeculativePolicy { delay_us: 0, max_extra: 0 };
+
+    /// How long after the latest execution started to start another one, given that
+    /// `extra_started` speculative executions already run; `None` for never.
+    pub fn next_delay(&self, idempotent: bool, extra_started: u32) -> Decision<Option<u64>> {
+        if self.max_extra == 0 || self.delay_us == 0 {
+            return Decision { value: None, reason: "speculative execution disabled" };
+        }
+        if !idempotent {
+            return Decision { value: None, reason: "speculative execution needs an idempotent statement" };
+        }
+        if extra_started >= self.max_extra {
+            return Decision { value: None, reason: "speculative executions exhausted" };
+        }
+        Decision { value: Some(self.delay_us), reason: "speculative execution scheduled" }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_types_parse() {
+        assert_eq!(WriteType::parse("BATCH_LOG"), WriteType::BatchLog);
+        assert_eq!(WriteType::parse("CAS"), WriteType::Cas);
+        assert_eq!(WriteType::parse("batch_log"), WriteType::Other);
+    }
+
+    #[test]
+    fn limit_overrides_a_retry_but_keeps_a_rethrow_reason() {
+        let policy = RetryPolicy { max_attempts: 1 };
+        let d = policy.decide(ErrorKind::Overloaded, 0, true, false);
+        assert_eq!((d.value, d.reason), (RetryDecision::Rethrow, "attempt limit reached"));
+        let d = policy.decide(ErrorKind::ServerError, 0, true, false);
+        assert_eq!(d.reason, "server error: not retried");
+    }
+
+    #[test]
+    fn speculative_only_for_idempotent_and_bounded() {
+        let policy = SpeculativePolicy { delay_us: 5_000, max_extra: 2 };
+        assert_eq!(policy.next_delay(true, 0).value, Some(5_000));
+        assert_eq!(policy.next_delay(true, 1).value, Some(5_000));
+        assert_eq!(policy.next_delay(true, 2).value, None);
+        assert_eq!(policy.next_delay(false, 0).value, None);
+        assert_eq!(SpeculativePolicy::DISABLED.next_delay(true, 0).value, None);
+    }
+}

@@ -1,0 +1,449 @@
+//! `ClusterView`: nodes, keyspaces and the plans derived from them.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::placement::{Locations, Placement};
+use super::plan::{PlanCursor, PlanIter, PlanKind, Plans, PolicyConfig, ReplicaTable, MAX_NODES};
+use super::ring::Ring;
+use super::topology::{describe_row, Distance, KeyspaceRow, Node, NodeDescription, PeerRow, Replication, SkippedRow};
+use crate::error::ProtocolError;
+
+/// What an `apply_*` call did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Applied {
+    /// The view's content changed.
+    pub changed: bool,
+    /// The plans were recomputed (and the epoch advanced).
+    pub rebuilt: bool,
+    /// The epoch after the call.
+    pub epoch: u64,
+    /// Rows that were not used, and why.
+    pub skipped: Vec<SkippedRow>,
+}
+
+/// The driver's model of the cluster.
+#[derive(Clone, Debug, Default)]
+pub struct ClusterView {
+    config: PolicyConfig,
+    /// Indexed by node id; `None` is a slot freed by a removed node.
+    slots: Vec<Option<Node>>,
+    by_address: BTreeMap<String, u32>,
+    /// Learnt from the first `system.local` row when the config names no local datacenter.
+    inferred_local_dc: Option<String>,
+    keyspaces: BTreeMap<String, Replication>,
+    /// Keyspace → index in `plans.tables`.
+    keyspace_tables: BTreeMap<String, u32>,
+    plans: Plans,
+    epoch: u64,
+}
+
+fn address_matches(entry: &str, address: &str) -> bool {
+    if entry == address {
+        return true;
+    }
+    // A bare host matches any port: strip ":port" from the address, keeping IPv6 brackets' content.
+    let host = match address.rfind(':') {
+        Some(colon) => &address[..colon],
+        None => address,
+    };
+    let host = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')).unwrap_or(host);
+    entry == host
+}
+
+impl ClusterView {
+    pub fn new(config: PolicyConfig) -> Self {
+        ClusterView { config, ..ClusterView::default() }
+    }
+
+    pub fn config(&self) -> &PolicyConfig {
+        &self.config
+    }
+
+    /// Advances each time the plans are recomputed, and only then.
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    pub(crate) fn plans(&self) -> &Plans {
+        &self.plans
+    }
+
+    pub fn node(&self, id: u32) -> Option<&Node> {
+        self.slots.get(id as usize).and_then(Option::as_ref)
+    }
+
+    pub fn node_by_address(&self, address: &str) -> Option<&Node> {
+        self.by_address.get(address).and_then(|&id| self.node(id))
+    }
+
+    /// Every node, by id.
+    pub fn nodes(&self) -> impl Iterator<Item = &Node> {
+        self.slots.iter().flatten()
+    }
+
+    pub fn replication(&self, keyspace: &str) -> Option<&Replication> {
+        self.keyspaces.get(keyspace)
+    }
+
+    /// The local datacenter in effect: configured, or else inferred from `system.local`.
+    pub fn local_dc(&self) -> Option<&str> {
+        self.config.local_dc.as_deref().or(self.inferred_local_dc.as_deref())
+    }
+
+    /// Replaces the topology with the rows of one refresh: the `system.local` row of the
+    /// node at `control_address` (used when that row names no address of its own), then
+    /// every `system.peers_v2` (or `system.peers`) row. `default_port` is the native port
+    /// for rows that carry none. Nodes keep their id and up/down state across refreshes,
+    /// matched by host ID; new nodes start up. At most [`MAX_NODES`] nodes are kept; rows past
+    /// that are reported in `skipped`.
+    pub fn apply_topology(
+        &mut self,
+        control_address: &str,
+        local: &PeerRow,
+        peers: &[PeerRow],
+        default_port: u16,
+    ) -> Applied {
+        let mut skipped = Vec::new();
+        let mut described: Vec<NodeDescription> = Vec::with_capacity(peers.len() + 1);
+        let mut host_ids = BTreeSet::new();
+        let mut addresses = BTreeSet::new();
+        let rows = std::iter::once((None, local, Some(control_address)))
+            .chain(peers.iter().enumerate().map(|(i, row)| (Some(i), row, None)));
+        for (peer_index, row, connected_address) in rows {
+            let (node, tokens_ok) = match describe_row(row, default_port, connected_address) {
+                Ok(described) => described,
+                Err(reason) => {
+                    skipped.push(SkippedRow { peer_index, reason });
+                    continue;
+                }
+            };
+            let reason = if host_ids.contains(&node.host_id) {
+                "duplicate host_id"
+            } else if addresses.contains(&node.address) {
+                "duplicate address"
+            } else if described.len() >= MAX_NODES {
+                "more nodes than MAX_NODES"
+            } else {
+                if !tokens_ok {
+                    skipped.push(SkippedRow {
+                        peer_index,
+                        reason: "tokens are not Murmur3 tokens; node kept without ring ownership",
+                    });
+                }
+                host_ids.insert(node.host_id);
+                addresses.insert(node.address.clone());
+                described.push(node);
+                continue;
+            };
+            skipped.push(SkippedRow { peer_index, reason });
+        }
+        if self.inferred_local_dc.is_none() {
+            self.inferred_local_dc = local.data_center.clone();
+        }
+
+        let old_ids: BTreeMap<[u8; 16], u32> = self.nodes().map(|n| (n.host_id, n.id)).collect();
+        let unchanged = described.len() == old_ids.len()
+            && described.iter().all(|d| {
+                old_ids.get(&d.host_id).and_then(|&id| self.node(id)).is_some_and(|n| {
+                    n.address == d.address
+                        && n.datacenter == d.datacenter
+                        && n.rack == d.rack
+                        && n.tokens == d.tokens
+                        && n.release_version == d.release_version
+                })
+            });
+        if unchanged {
+            return Applied { changed: false, rebuilt: false, epoch: self.epoch, skipped };
+        }
+
+        let mut old: Vec<Option<Node>> = std::mem::take(&mut self.slots);
+        let mut slots: Vec<Option<Node>> = vec![None; old.len()];
+        let mut fresh = Vec::new();
+        for d in described {
+            let previous = old_ids.get(&d.host_id).and_then(|&id| old.get_mut(id as usize)).and_then(Option::take);
+            match previous {
+                Some(previous) => {
+                    let id = previous.id;
+                    slots[id as usize] = Some(Node {
+                        id,
+                        address: d.address,
+                        datacenter: d.datacenter,
+                        rack: d.rack,
+                        tokens: d.tokens,
+                        host_id: d.host_id,
+                        up: previous.up,
+                        distance: previous.distance,
+                        release_version: d.release_version,
+                    });
+                }
+                None => fresh.push(d),
+            }
+        }
+        let mut free = (0..slots.len()).filter(|&i| slots[i].is_none()).collect::<Vec<_>>().into_iter();
+        for d in fresh {
+            let id = free.next().unwrap_or_else(|| {
+                slots.push(None);
+                slots.len() - 1
+            });
+            slots[id] = Some(Node {
+                id: id as u32,
+                address: d.address,
+                datacenter: d.datacenter,
+                rack: d.rack,
+                tokens: d.tokens,
+                host_id: d.host_id,
+                up: true,
+                distance: Distance::Ignored,
+                release_version: d.release_version,
+            });
+        }
+        while matches!(slots.last(), Some(None)) {
+            slots.pop();
+        }
+        self.slots = slots;
+        self.by_address = self.nodes().map(|n| (n.address.clone(), n.id)).collect();
+        self.rebuild();
+        Applied { changed: true, rebuilt: true, epoch: self.epoch, skipped }
+    }
+
+    /// Replaces every keyspace with the rows of a full `system_schema.keyspaces` read. A row
+    /// whose replication map cannot be read is skipped (its keyspace gets round-robin plans).
+    pub fn apply_keyspaces(&mut self, rows: &[KeyspaceRow]) -> Applied {
+        let mut skipped = Vec::new();
+        let mut keyspaces = BTreeMap::new();
+        for (index, row) in rows.iter().enumerate() {
+            match Replication::from_map(&row.replication) {
+                Ok(replication) => {
+                    keyspaces.insert(row.keyspace_name.clone(), replication);
+                }
+                Err(_) => skipped.push(SkippedRow { peer_index: Some(index), reason: "unreadable replication map" }),
+            }
+        }
+        let mut applied = self.replace_keyspaces(keyspaces);
+        applied.skipped = skipped;
+        applied
+    }
+
+    /// Refreshes one keyspace after a SCHEMA_CHANGE: `Some(row)` when it exists, `None` when
+    /// it was dropped.
+    pub fn apply_keyspace(&mut self, name: &str, row: Option<&KeyspaceRow>) -> Result<Applied, ProtocolError> {
+        let mut keyspaces = self.keyspaces.clone();
+        match row {
+            Some(row) => {
+                keyspaces.insert(name.to_string(), Replication::from_map(&row.replication)?);
+            }
+            None => {
+                keyspaces.remove(name);
+            }
+        }
+        Ok(self.replace_keyspaces(keyspaces))
+    }
+
+    fn replace_keyspaces(&mut self, keyspaces: BTreeMap<String, Replication>) -> Applied {
+        if keyspaces == self.keyspaces {
+            return Applied { changed: false, rebuilt: false, epoch: self.epoch, skipped: Vec::new() };
+        }
+        // Tables are per distinct replication setting: a keyspace that reuses one already
+        // computed only needs its name mapped, not a rebuild.
+        let needs_rebuild = keyspaces.values().filter(|r| is_placeable(r)).any(|r| self.table_for(r).is_none());
+        self.keyspaces = keyspaces;
+        if needs_rebuild {
+            self.rebuild();
+        } else {
+            self.map_keyspaces();
+        }
+        Applied { changed: true, rebuilt: needs_rebuild, epoch: self.epoch, skipped: Vec::new() }
+    }
+
+    /// Changes the load-balancing settings; distances and plans are recomputed.
+    pub fn set_config(&mut self, config: PolicyConfig) -> Applied {
+        if config == self.config {
+            return Applied { changed: false, rebuilt: false, epoch: self.epoch, skipped: Vec::new() };
+        }
+        self.config = config;
+        self.rebuild();
+        Applied { changed: true, rebuilt: true, epoch: self.epoch, skipped: Vec::new() }
+    }
+
+    /// Marks a node up or down. Plans are not recomputed: they skip down nodes as they are
+    /// walked. Returns whether the node exists and its state changed.
+    pub fn set_up(&mut self, address: &str, up: bool) -> bool {
+        let Some(&id) = self.by_address.get(address) else { return false };
+        match self.slots.get_mut(id as usize).and_then(Option::as_mut) {
+            Some(node) if node.up != up => {
+                node.up = up;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The plan for a request. `rotation` picks which replica goes first (pass a counter or a
+    /// seeded random value); an LWT should use [`ClusterView::plan_for_lwt`] instead.
+    pub fn plan_for(&self, keyspace: Option<&str>, token: Option<i64>, rotation: u32) -> PlanIter<'_> {
+        let (kind, table) = self.locate(keyspace, token);
+        PlanIter::new(self, PlanCursor::new(self.epoch, kind, table, rotation))
+    }
+
+    /// The plan for a lightweight transaction: always the first replica first, so that
+    /// concurrent Paxos rounds on one partition meet at the same coordinator instead of
+    /// contending. With a local rack configured, that is the first replica in the local rack.
+    pub fn plan_for_lwt(&self, keyspace: Option<&str>, token: Option<i64>) -> PlanIter<'_> {
+        self.plan_for(keyspace, token, 0)
+    }
+
+    /// Continues a plan whose cursor the request kept between attempts.
+    pub fn resume(&self, cursor: PlanCursor) -> PlanIter<'_> {
+        PlanIter::new(self, cursor)
+    }
+
+    fn locate(&self, keyspace: Option<&str>, token: Option<i64>) -> (PlanKind, Option<(u32, u32)>) {
+        let Some(keyspace) = keyspace else { return (PlanKind::NoKeyspace, None) };
+        let Some(token) = token else { return (PlanKind::NoToken, None) };
+        let Some(&table) = self.keyspace_tables.get(keyspace) else {
+            return match self.keyspaces.get(keyspace) {
+                Some(_) => (PlanKind::KeyspaceNotRoutable, None),
+                None => (PlanKind::UnknownKeyspace, None),
+            };
+        };
+        if self.plans.ring.is_empty() {
+            return (PlanKind::EmptyRing, None);
+        }
+        (PlanKind::TokenAware, Some((table, self.plans.ring.range_of(token) as u32)))
+    }
+
+    /// The replicas of `token` in `keyspace` in Cassandra's placement order (primary first),
+    /// whatever their distance or state; `None` when the keyspace has no token placement.
+    pub fn natural_replicas(&self, keyspace: &str, token: i64) -> Option<Vec<u32>> {
+        let replication = self.keyspaces.get(keyspace)?;
+        let mut placement = self.placement(replication)?;
+        if self.plans.ring.is_empty() {
+            return Some(Vec::new());
+        }
+        let mut out = Vec::new();
+        placement.replicas(&self.plans.ring, self.plans.ring.range_of(token), &mut out);
+        Some(out)
+    }
+
+    fn placement<'a>(&'a self, replication: &Replication) -> Option<Placement<'a>> {
+        match replication {
+            Replication::Simple { rf } => Some(Placement::simple(*rf)),
+            Replication::NetworkTopology(factors) => Some(Placement::network_topology(&self.plans.locations, factors)),
+            Replication::Local | Replication::Everywhere(_) => None,
+        }
+    }
+
+    fn table_for(&self, replication: &Replication) -> Option<u32> {
+        self.plans.tables.iter().position(|t| t.replication.as_ref() == Some(replication)).map(|i| i as u32)
+    }
+
+    fn map_keyspaces(&mut self) {
+        let mapped = self
+            .keyspaces
+            .iter()
+            .filter_map(|(name, replication)| self.table_for(replication).map(|t| (name.clone(), t)))
+            .collect();
+        self.keyspace_tables = mapped;
+    }
+
+    fn distance_of(&self, node: &Node) -> Distance {
+        let config = &self.config;
+        if !config.allow_list.is_empty() && !config.allow_list.iter().any(|e| address_matches(e, &node.address)) {
+            return Distance::Ignored;
+        }
+        if config.deny_list.iter().any(|e| address_matches(e, &node.address)) {
+            return Distance::Ignored;
+        }
+        match self.local_dc() {
+            Some(local) if local == node.datacenter => Distance::Local,
+            // Without any notion of a local datacenter, every node is local.
+            None => Distance::Local,
+            Some(_) if config.allow_remote_dcs => Distance::Remote,
+            Some(_) => Distance::Ignored,
+        }
+    }
+
+    fn rebuild(&mut self) {
+        let distances: Vec<Option<Distance>> =
+            self.slots.iter().map(|slot| slot.as_ref().map(|n| self.distance_of(n))).collect();
+        for (slot, distance) in self.slots.iter_mut().zip(distances) {
+            if let (Some(node), Some(distance)) = (slot.as_mut(), distance) {
+                node.distance = distance;
+            }
+        }
+
+        let ring = Ring::build(self.nodes().map(|n| (n.id, n.tokens.as_slice())));
+        let locations = Locations::build(&ring, self.slots.len(), |id| {
+            self.node(id).map(|n| (n.datacenter.as_str(), n.rack.as_str()))
+        });
+        self.plans = Plans { ring, locations, ..Plans::default() };
+
+        let local_rack = self.config.local_rack.clone();
+        let in_local_rack = |n: &Node| n.distance == Distance::Local && local_rack.as_deref() == Some(n.rack.as_str());
+        let rack_aware = local_rack.is_some();
+
+        let mut replications: Vec<&Replication> = self.keyspaces.values().filter(|r| is_placeable(r)).collect();
+        replications.sort();
+        replications.dedup();
+        let mut tables = Vec::with_capacity(replications.len());
+        let mut natural = Vec::new();
+        for replication in replications {
+            let Some(mut placement) = self.placement(replication) else { continue };
+            let ranges = self.plans.ring.len();
+            let mut table = ReplicaTable {
+                replication: Some(replication.clone()),
+                ids: Vec::new(),
+                offsets: Vec::with_capacity(ranges + 1),
+                group_ends: Vec::with_capacity(ranges),
+            };
+            table.offsets.push(0);
+            for range in 0..ranges {
+                placement.replicas(&self.plans.ring, range, &mut natural);
+                let nodes = natural.iter().filter_map(|&id| self.node(id));
+                let start = table.ids.len();
+                if rack_aware {
+                    table.ids.extend(nodes.clone().filter(|n| in_local_rack(n)).map(|n| n.id));
+                }
+                let end0 = table.ids.len() - start;
+                table.ids.extend(
+                    nodes
+                        .clone()
+                        .filter(|n| n.distance == Distance::Local && !(rack_aware && in_local_rack(n)))
+                        .map(|n| n.id),
+                );
+                let end1 = table.ids.len() - start;
+                table.ids.extend(nodes.filter(|n| n.distance == Distance::Remote).map(|n| n.id));
+                // Without rack awareness the whole local datacenter is the preferred group.
+                let ends = if rack_aware { [end0, end1] } else { [end1, end1] };
+                table.group_ends.push(ends.map(|e| e.min(u16::MAX as usize) as u16));
+                table.offsets.push(table.ids.len() as u32);
+            }
+            tables.push(table);
+        }
+        self.plans.tables = tables;
+        self.plans.local_rack_nodes =
+            if rack_aware { self.nodes().filter(|n| in_local_rack(n)).map(|n| n.id).collect() } else { Vec::new() };
+        self.plans.local_nodes = self.nodes().filter(|n| n.distance == Distance::Local).map(|n| n.id).collect();
+        self.plans.remote_nodes = self.nodes().filter(|n| n.distance == Distance::Remote).map(|n| n.id).collect();
+        self.map_keyspaces();
+        self.epoch += 1;
+    }
+}
+
+fn is_placeable(replication: &Replication) -> bool {
+    matches!(replication, Replication::Simple { .. } | Replication::NetworkTopology(_))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allow_and_deny_entries_match_address_or_bare_host() {
+        assert!(address_matches("10.0.0.1:9042", "10.0.0.1:9042"));
+        assert!(address_matches("10.0.0.1", "10.0.0.1:9042"));
+        assert!(!address_matches("10.0.0.1:9043", "10.0.0.1:9042"));
+        assert!(address_matches("::1", "[::1]:9042"));
+        assert!(!address_matches("10.0.0.11", "10.0.0.1:9042"));
+    }
+}

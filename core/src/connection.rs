@@ -1,0 +1,864 @@
+//! One CQL connection as a sans-IO state machine, in quinn-proto's shape.
+//!
+//! - Getters: [`Connection::state`], [`Connection::in_flight`], ...
+//! - Inputs: [`Connection::handle_bytes`], [`Connection::handle_eof`],
+//!   [`Connection::handle_timeout`].
+//! - Commands: [`Connection::start`], [`Connection::start_request`], [`Connection::cancel`].
+//! - Outputs, drained after every input or command, in this order:
+//!   [`Connection::poll_transmit`], [`Connection::poll_timeout`], [`Connection::poll_event`].
+//!
+//! Time is a `u64` of microseconds passed in by the host; the connection never reads a clock.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+
+use serde::Serialize;
+
+use crate::error::{ProtocolError, Side};
+use crate::frame::{finish_frame, flags, FrameHeader, Opcode, HEADER_LEN};
+use crate::message::{self, BatchStatement, BatchType, QueryOptions, ServerError, ServerEvent};
+use crate::wire::{Reader, Writer};
+
+pub type RequestId = u32;
+
+/// The highest stream id protocol v3+ allows is 32767; negative ids are the server's.
+pub const MAX_STREAMS: usize = 32768;
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The protocol version to speak (4 or 5).
+    pub protocol_version: u8,
+    pub keyspace: Option<String>,
+    pub credentials: Option<Credentials>,
+    /// Responses with a longer body are a remote protocol error, caught before buffering.
+    pub max_frame_bytes: u32,
+    /// Stream ids this connection may use at once; requests beyond it queue.
+    pub max_streams: usize,
+    pub request_timeout_us: u64,
+    /// An idle connection sends OPTIONS after this long; 0 disables heartbeats.
+    pub heartbeat_interval_us: u64,
+    /// A connection with more timed-out, still-unanswered stream ids than this drains.
+    pub orphan_limit: usize,
+    pub driver_version: String,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            protocol_version: 4,
+            keyspace: None,
+            credentials: None,
+            max_frame_bytes: 256 * 1024 * 1024,
+            max_streams: MAX_STREAMS,
+            request_timeout_us: 12_000_000,
+            heartbeat_interval_us: 30_000_000,
+            orphan_limit: 1024,
+            driver_version: env!("CARGO_PKG_VERSION").to_owned(),
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct Credentials {
+    pub username: String,
+    pub password: String,
+}
+
+// The password must never reach a log or an error message.
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Credentials {{ username: {:?}, password: <redacted> }}", self.username)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum State {
+    Idle,
+    Options,
+    Startup,
+    Authenticating,
+    UseKeyspace,
+    Ready,
+    /// Too many orphans: finishes what is in flight, accepts nothing new.
+    Draining,
+    Closed,
+}
+
+/// A request as the host hands it over; everything is borrowed and encoded at once.
+pub enum Request<'a> {
+    Query { cql: &'a str, values: &'a [u8], options: QueryOptions<'a> },
+    Prepare { cql: &'a str, keyspace: Option<&'a str> },
+    Execute { id: &'a [u8], result_metadata_id: Option<&'a [u8]>, values: &'a [u8], options: QueryOptions<'a> },
+    Batch { kind: BatchType, statements: &'a [BatchStatement<'a>], options: QueryOptions<'a> },
+    Register { events: &'a [&'a str] },
+}
+
+/// Why a request failed, with everything the host needs to build a clear error.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum RequestError {
+    Server(ServerError),
+    Timeout { message: String, timeout_ms: u64 },
+    Closed { message: String },
+    Protocol { message: String, side: Side, field: &'static str, offset: usize },
+}
+
+/// Why the connection closed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum CloseReason {
+    Eof { message: String },
+    Protocol { message: String, side: Side, field: &'static str, offset: usize },
+    Auth { message: String, code: Option<i32> },
+    Handshake { message: String, error: Option<ServerError> },
+    /// The server refused our protocol version; reconnect speaking `fallback`.
+    VersionRefused { message: String, fallback: u8 },
+    HeartbeatTimeout { message: String },
+    Local { message: String },
+}
+
+impl CloseReason {
+    fn from_protocol(e: &ProtocolError) -> Self {
+        CloseReason::Protocol { message: e.to_string(), side: e.side, field: e.field, offset: e.offset }
+    }
+    pub fn message(&self) -> &str {
+        match self {
+            CloseReason::Eof { message }
+            | CloseReason::Protocol { message, .. }
+            | CloseReason::Auth { message, .. }
+            | CloseReason::Handshake { message, .. }
+            | CloseReason::VersionRefused { message, .. }
+            | CloseReason::HeartbeatTimeout { message }
+            | CloseReason::Local { message } => message,
+        }
+    }
+}
+
+/// An output event. Byte slices borrow the connection's event arena and stay valid until
+/// the next input or command.
+#[derive(Debug)]
+pub enum Event<'a> {
+    Ready { protocol_version: u8 },
+    /// `body` is the frame body as received (decompressed), starting with the tracing id,
+    /// warnings and custom payload announced by `frame_flags`, then the RESULT.
+    Response { id: RequestId, frame_flags: u8, body: &'a [u8] },
+    Failed { id: RequestId, error: RequestError },
+    ServerEvent(ServerEvent),
+    Closed(CloseReason),
+}
+
+enum EventRec {
+    Ready,
+    Response { id: RequestId, frame_flags: u8, start: usize, end: usize },
+    Failed { id: RequestId, error: RequestError },
+    ServerEvent(ServerEvent),
+    Closed(CloseReason),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Purpose {
+    User,
+    Heartbeat,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Slot {
+    Free,
+    InFlight { id: RequestId, purpose: Purpose, deadline: u64 },
+    /// Timed out or cancelled: the id stays reserved until the late response arrives.
+    Orphaned,
+}
+
+struct Queued {
+    id: RequestId,
+    start: usize,
+    end: usize,
+    deadline: u64,
+}
+
+/// A local error from a command: the caller asked for something this connection can't do.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LocalError(pub String);
+
+impl std::fmt::Display for LocalError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+pub struct Connection {
+    config: Config,
+    state: State,
+    version: u8,
+    next_request_id: RequestId,
+
+    slots: Vec<Slot>,
+    free_streams: Vec<i16>,
+    in_flight: usize,
+    orphans: usize,
+    /// Deadlines, lazily pruned: an entry whose slot no longer matches is skipped.
+    deadlines: BinaryHeap<Reverse<(u64, i16, RequestId)>>,
+    /// Which stream carries a user request, for `cancel`.
+    stream_of: HashMap<RequestId, i16>,
+
+    /// Requests encoded while every stream id was taken; stream ids patched on release.
+    backlog: Vec<u8>,
+    queued: VecDeque<Queued>,
+
+    inbuf: Vec<u8>,
+    out: Vec<u8>,
+    arena: Vec<u8>,
+    events: VecDeque<EventRec>,
+
+    last_activity: u64,
+    heartbeat_in_flight: bool,
+    supported: Vec<(String, Vec<String>)>,
+}
+
+const HANDSHAKE_STREAM: i16 = 0;
+
+impl Connection {
+    pub fn new(config: Config) -> Self {
+        let version = config.protocol_version;
+        Self {
+            config,
+            state: State::Idle,
+            version,
+            next_request_id: 1,
+            slots: Vec::new(),
+            free_streams: Vec::new(),
+            in_flight: 0,
+            orphans: 0,
+            deadlines: BinaryHeap::new(),
+            stream_of: HashMap::new(),
+            backlog: Vec::new(),
+            queued: VecDeque::new(),
+            inbuf: Vec::new(),
+            out: Vec::new(),
+            arena: Vec::new(),
+            events: VecDeque::new(),
+            last_activity: 0,
+            heartbeat_in_flight: false,
+            supported: Vec::new(),
+        }
+    }
+
+    // ---- getters ----------------------------------------------------------------
+
+    pub fn state(&self) -> State {
+        self.state
+    }
+    pub fn protocol_version(&self) -> u8 {
+        self.version
+    }
+    pub fn in_flight(&self) -> usize {
+        self.in_flight
+    }
+    pub fn queued(&self) -> usize {
+        self.queued.len()
+    }
+    pub fn orphans(&self) -> usize {
+        self.orphans
+    }
+    pub fn supported(&self) -> &[(String, Vec<String>)] {
+        &self.supported
+    }
+    pub fn is_usable(&self) -> bool {
+        self.state == State::Ready
+    }
+
+    // ---- commands -----------------------------------------------------------------
+
+    /// Begins the handshake: OPTIONS, then STARTUP.
+    pub fn start(&mut self, now: u64) {
+        self.begin_call();
+        if self.state != State::Idle {
+            return;
+        }
+        self.last_activity = now;
+        let start = FrameHeader::begin_request(&mut self.out, self.version, 0, HANDSHAKE_STREAM, Opcode::Options);
+        finish_frame(&mut self.out, start);
+        self.state = State::Options;
+    }
+
+    /// Encodes a request now; it goes out at the next `poll_transmit`, or queues when every
+    /// stream id is taken.
+    pub fn start_request(&mut self, now: u64, request: Request, timeout_us: Option<u64>) -> Result<RequestId, LocalError> {
+        self.begin_call();
+        match self.state {
+            State::Ready => {}
+            State::Draining => return Err(LocalError("connection is draining after too many timed-out requests".into())),
+            State::Closed => return Err(LocalError("connection is closed".into())),
+            _ => return Err(LocalError("connection is not ready yet".into())),
+        }
+        let timeout = timeout_us.filter(|t| *t > 0).unwrap_or(self.config.request_timeout_us);
+        let deadline = now.saturating_add(timeout);
+        let id = self.next_request_id;
+        self.next_request_id = self.next_request_id.wrapping_add(1).max(1);
+        match self.take_stream() {
+            Some(stream) => {
+                let start = self.out.len();
+                if let Err(e) = Self::encode(&mut self.out, self.version, stream, &request) {
+                    self.out.truncate(start);
+                    self.release_stream(stream);
+                    return Err(e);
+                }
+                self.occupy(stream, id, Purpose::User, deadline);
+            }
+            None => {
+                let start = self.backlog.len();
+                if let Err(e) = Self::encode(&mut self.backlog, self.version, 0, &request) {
+                    self.backlog.truncate(start);
+                    return Err(e);
+                }
+                self.queued.push_back(Queued { id, start, end: self.backlog.len(), deadline });
+                self.deadlines.push(Reverse((deadline, -1, id)));
+            }
+        }
+        Ok(id)
+    }
+
+    /// Gives up on a request. Its stream id is orphaned, not freed: a late response to it
+    /// must not be mistaken for the answer to a newer request.
+    pub fn cancel(&mut self, _now: u64, id: RequestId) {
+        self.begin_call();
+        if let Some(stream) = self.stream_of.remove(&id) {
+            if let Some(slot) = self.slots.get_mut(stream as usize) {
+                if matches!(slot, Slot::InFlight { id: sid, .. } if *sid == id) {
+                    *slot = Slot::Orphaned;
+                    self.in_flight -= 1;
+                    self.orphans += 1;
+                    self.check_orphans();
+                }
+            }
+        } else if let Some(pos) = self.queued.iter().position(|q| q.id == id) {
+            self.queued.remove(pos);
+        }
+    }
+
+    // ---- inputs ---------------------------------------------------------------------
+
+    pub fn handle_bytes(&mut self, now: u64, chunk: &[u8]) {
+        self.begin_call();
+        if self.state == State::Closed {
+            return;
+        }
+        self.last_activity = now;
+        self.inbuf.extend_from_slice(chunk);
+        let mut consumed = 0;
+        loop {
+            let header = match FrameHeader::decode(&self.inbuf[consumed..], self.config.max_frame_bytes) {
+                Ok(Some(h)) => h,
+                Ok(None) => break,
+                Err(e) => {
+                    let e = ProtocolError { offset: e.offset, ..e };
+                    self.close(CloseReason::from_protocol(&e));
+                    return;
+                }
+            };
+            let total = HEADER_LEN + header.body_len as usize;
+            if self.inbuf.len() - consumed < total {
+                break;
+            }
+            let body_start = consumed + HEADER_LEN;
+            consumed += total;
+            if let Err(reason) = self.on_frame(now, header, body_start, consumed) {
+                self.close(reason);
+                return;
+            }
+            if self.state == State::Closed {
+                return;
+            }
+        }
+        self.inbuf.drain(..consumed);
+    }
+
+    pub fn handle_eof(&mut self, _now: u64) {
+        self.begin_call();
+        if self.state != State::Closed {
+            self.close(CloseReason::Eof { message: "the server closed the connection".into() });
+        }
+    }
+
+    /// Expires requests past their deadline and sends heartbeats. Spurious calls are no-ops.
+    pub fn handle_timeout(&mut self, now: u64) {
+        self.begin_call();
+        if self.state == State::Closed {
+            return;
+        }
+        while let Some(Reverse((deadline, stream, id))) = self.deadlines.peek().copied() {
+            if deadline > now {
+                break;
+            }
+            self.deadlines.pop();
+            if stream < 0 {
+                if let Some(pos) = self.queued.iter().position(|q| q.id == id) {
+                    self.queued.remove(pos);
+                    self.push_timeout(id);
+                }
+                continue;
+            }
+            let slot = match self.slots.get_mut(stream as usize) {
+                Some(s) => s,
+                None => continue,
+            };
+            if let Slot::InFlight { id: sid, purpose, deadline: d } = *slot {
+                if sid != id || d != deadline {
+                    continue;
+                }
+                *slot = Slot::Orphaned;
+                self.in_flight -= 1;
+                self.orphans += 1;
+                match purpose {
+                    Purpose::Heartbeat => {
+                        self.close(CloseReason::HeartbeatTimeout {
+                            message: "the server did not answer a heartbeat in time".into(),
+                        });
+                        return;
+                    }
+                    Purpose::User => {
+                        self.stream_of.remove(&id);
+                        self.push_timeout(id);
+                    }
+                }
+            }
+        }
+        self.check_orphans();
+        if self.heartbeat_due(now) {
+            self.send_heartbeat(now);
+        }
+    }
+
+    // ---- outputs --------------------------------------------------------------------
+
+    /// Moves every byte waiting to be written into `buf` (appending). Returns how many.
+    pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> usize {
+        let n = self.out.len();
+        if buf.is_empty() {
+            std::mem::swap(buf, &mut self.out);
+        } else {
+            buf.extend_from_slice(&self.out);
+            self.out.clear();
+        }
+        n
+    }
+
+    /// Borrows the pending output without copying; call [`Connection::consume_transmit`]
+    /// once it has been handed to the socket.
+    pub fn transmit_buffer(&self) -> &[u8] {
+        &self.out
+    }
+    pub fn consume_transmit(&mut self) {
+        self.out.clear();
+    }
+
+    /// The next instant at which `handle_timeout` has work, if any.
+    pub fn poll_timeout(&self) -> Option<u64> {
+        if self.state == State::Closed {
+            return None;
+        }
+        let request = self.deadlines.peek().map(|Reverse((d, _, _))| *d);
+        let heartbeat = self.heartbeat_deadline();
+        match (request, heartbeat) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    pub fn poll_event(&mut self) -> Option<Event<'_>> {
+        let rec = self.events.pop_front()?;
+        Some(match rec {
+            EventRec::Ready => Event::Ready { protocol_version: self.version },
+            EventRec::Response { id, frame_flags, start, end } => {
+                Event::Response { id, frame_flags, body: &self.arena[start..end] }
+            }
+            EventRec::Failed { id, error } => Event::Failed { id, error },
+            EventRec::ServerEvent(e) => Event::ServerEvent(e),
+            EventRec::Closed(r) => Event::Closed(r),
+        })
+    }
+
+    // ---- internals --------------------------------------------------------------------
+
+    fn begin_call(&mut self) {
+        if self.events.is_empty() {
+            self.arena.clear();
+        }
+    }
+
+    fn push_timeout(&mut self, id: RequestId) {
+        self.events.push_back(EventRec::Failed {
+            id,
+            error: RequestError::Timeout {
+                message: format!("no response within {} ms", self.config.request_timeout_us / 1000),
+                timeout_ms: self.config.request_timeout_us / 1000,
+            },
+        });
+    }
+
+    fn check_orphans(&mut self) {
+        if self.orphans > self.config.orphan_limit && self.state == State::Ready {
+            self.state = State::Draining;
+        }
+    }
+
+    fn heartbeat_deadline(&self) -> Option<u64> {
+        if self.config.heartbeat_interval_us == 0 || self.heartbeat_in_flight || self.state != State::Ready {
+            return None;
+        }
+        Some(self.last_activity.saturating_add(self.config.heartbeat_interval_us))
+    }
+
+    fn heartbeat_due(&self, now: u64) -> bool {
+        self.heartbeat_deadline().is_some_and(|d| d <= now)
+    }
+
+    fn send_heartbeat(&mut self, now: u64) {
+        let Some(stream) = self.take_stream() else { return };
+        let start = FrameHeader::begin_request(&mut self.out, self.version, 0, stream, Opcode::Options);
+        finish_frame(&mut self.out, start);
+        self.heartbeat_in_flight = true;
+        let deadline = now.saturating_add(self.config.request_timeout_us);
+        self.occupy(stream, 0, Purpose::Heartbeat, deadline);
+    }
+
+    fn take_stream(&mut self) -> Option<i16> {
+        if let Some(s) = self.free_streams.pop() {
+            return Some(s);
+        }
+        let limit = self.config.max_streams.min(MAX_STREAMS);
+        if self.slots.len() < limit {
+            // Stream 0 is kept for the handshake so its replies can't be confused.
+            if self.slots.is_empty() {
+                self.slots.push(Slot::Orphaned);
+            }
+            if self.slots.len() < limit {
+                self.slots.push(Slot::Free);
+                return Some((self.slots.len() - 1) as i16);
+            }
+        }
+        None
+    }
+
+    fn occupy(&mut self, stream: i16, id: RequestId, purpose: Purpose, deadline: u64) {
+        self.slots[stream as usize] = Slot::InFlight { id, purpose, deadline };
+        self.in_flight += 1;
+        if purpose == Purpose::User {
+            self.stream_of.insert(id, stream);
+        }
+        self.deadlines.push(Reverse((deadline, stream, id)));
+    }
+
+    /// Frees a stream id and hands it to the oldest queued request, if any.
+    fn release_stream(&mut self, stream: i16) {
+        self.slots[stream as usize] = Slot::Free;
+        if let Some(q) = self.queued.pop_front() {
+            let start = self.out.len();
+            self.out.extend_from_slice(&self.backlog[q.start..q.end]);
+            self.out[start + 2..start + 4].copy_from_slice(&stream.to_be_bytes());
+            self.occupy(stream, q.id, Purpose::User, q.deadline);
+            if self.queued.is_empty() {
+                self.backlog.clear();
+            }
+            return;
+        }
+        self.free_streams.push(stream);
+    }
+
+    fn encode(out: &mut Vec<u8>, version: u8, stream: i16, request: &Request) -> Result<(), LocalError> {
+        let local = |e: ProtocolError| LocalError(e.to_string());
+        let opcode = match request {
+            Request::Query { .. } => Opcode::Query,
+            Request::Prepare { .. } => Opcode::Prepare,
+            Request::Execute { .. } => Opcode::Execute,
+            Request::Batch { .. } => Opcode::Batch,
+            Request::Register { .. } => Opcode::Register,
+        };
+        let tracing = match request {
+            Request::Query { options, .. } | Request::Execute { options, .. } | Request::Batch { options, .. } => options.tracing,
+            _ => false,
+        };
+        let start = FrameHeader::begin_request(out, version, if tracing { flags::TRACING } else { 0 }, stream, opcode);
+        {
+            let mut w = Writer::new(out);
+            match request {
+                Request::Query { cql, values, options } => {
+                    message::check_values(values).map_err(local)?;
+                    w.long_string(cql);
+                    message::write_query_parameters(&mut w, version, values, options);
+                }
+                Request::Prepare { cql, keyspace } => {
+                    w.long_string(cql);
+                    if version >= 5 {
+                        match keyspace {
+                            Some(k) => {
+                                w.u32(0x01);
+                                w.string(k);
+                            }
+                            None => w.u32(0),
+                        }
+                    }
+                }
+                Request::Execute { id, result_metadata_id, values, options } => {
+                    message::check_values(values).map_err(local)?;
+                    w.short_bytes(id);
+                    if version >= 5 {
+                        w.short_bytes(result_metadata_id.unwrap_or(&[]));
+                    }
+                    message::write_query_parameters(&mut w, version, values, options);
+                }
+                Request::Batch { kind, statements, options } => {
+                    if statements.len() > u16::MAX as usize {
+                        return Err(LocalError(format!("a batch holds at most 65535 statements, got {}", statements.len())));
+                    }
+                    for s in statements.iter() {
+                        let v = match s {
+                            BatchStatement::Query { values, .. } | BatchStatement::Prepared { values, .. } => values,
+                        };
+                        message::check_values(v).map_err(local)?;
+                    }
+                    message::write_batch(&mut w, version, *kind, statements, options);
+                }
+                Request::Register { events } => {
+                    w.u16(events.len() as u16);
+                    for e in events.iter() {
+                        w.string(e);
+                    }
+                }
+            }
+        }
+        if out.len() - start - HEADER_LEN > i32::MAX as usize {
+            return Err(LocalError("request body exceeds 2 GiB".into()));
+        }
+        finish_frame(out, start);
+        Ok(())
+    }
+
+    fn write_startup(&mut self) {
+        let start = FrameHeader::begin_request(&mut self.out, self.version, 0, HANDSHAKE_STREAM, Opcode::Startup);
+        let driver_version = self.config.driver_version.clone();
+        let mut w = Writer::new(&mut self.out);
+        w.string_map(&[("CQL_VERSION", "3.0.0"), ("DRIVER_NAME", "cqlwire"), ("DRIVER_VERSION", &driver_version)]);
+        finish_frame(&mut self.out, start);
+        self.state = State::Startup;
+    }
+
+    fn write_auth_response(&mut self) -> Result<(), CloseReason> {
+        let Some(c) = &self.config.credentials else {
+            return Err(CloseReason::Auth {
+                message: "the server requires authentication but no credentials were given".into(),
+                code: None,
+            });
+        };
+        let start = FrameHeader::begin_request(&mut self.out, self.version, 0, HANDSHAKE_STREAM, Opcode::AuthResponse);
+        let token_len = 2 + c.username.len() + c.password.len();
+        let mut w = Writer::new(&mut self.out);
+        w.i32(token_len as i32);
+        w.u8(0);
+        w.raw(c.username.as_bytes());
+        w.u8(0);
+        w.raw(c.password.as_bytes());
+        finish_frame(&mut self.out, start);
+        self.state = State::Authenticating;
+        Ok(())
+    }
+
+    fn after_authentication(&mut self) {
+        if let Some(ks) = self.config.keyspace.clone() {
+            let start = FrameHeader::begin_request(&mut self.out, self.version, 0, HANDSHAKE_STREAM, Opcode::Query);
+            let mut w = Writer::new(&mut self.out);
+            w.long_string(&format!("USE \"{}\"", ks.replace('"', "\"\"")));
+            message::write_query_parameters(&mut w, self.version, &[], &QueryOptions::default());
+            finish_frame(&mut self.out, start);
+            self.state = State::UseKeyspace;
+        } else {
+            self.become_ready();
+        }
+    }
+
+    fn become_ready(&mut self) {
+        self.state = State::Ready;
+        self.events.push_back(EventRec::Ready);
+    }
+
+    fn on_frame(&mut self, now: u64, h: FrameHeader, body_start: usize, body_end: usize) -> Result<(), CloseReason> {
+        if !h.is_response {
+            return Err(CloseReason::Protocol {
+                message: "remote protocol error in frame header version at byte 0: the server sent a request frame".into(),
+                side: Side::Remote,
+                field: "frame header version",
+                offset: 0,
+            });
+        }
+        if h.flags & flags::COMPRESSION != 0 {
+            return Err(CloseReason::Protocol {
+                message: "remote protocol error in frame header flags at byte 1: compressed frame but no compression was negotiated".into(),
+                side: Side::Remote,
+                field: "frame header flags",
+                offset: 1,
+            });
+        }
+        if h.stream == -1 {
+            if h.opcode != Opcode::Event {
+                return Err(proto("frame header opcode", 4, format!("stream -1 carries {:?}, expected EVENT", h.opcode)));
+            }
+            let ev = ServerEvent::decode(&self.inbuf[body_start..body_end]).map_err(|e| CloseReason::from_protocol(&e))?;
+            self.events.push_back(EventRec::ServerEvent(ev));
+            return Ok(());
+        }
+        match self.state {
+            State::Options | State::Startup | State::Authenticating | State::UseKeyspace => {
+                if h.stream != HANDSHAKE_STREAM {
+                    return Err(proto("frame header stream", 2, format!("stream {} during the handshake", h.stream)));
+                }
+                self.on_handshake_frame(h, body_start, body_end)
+            }
+            State::Ready | State::Draining => self.on_request_frame(now, h, body_start, body_end),
+            State::Idle | State::Closed => Err(proto("frame header", 0, "a frame before the handshake began".into())),
+        }
+    }
+
+    fn on_handshake_frame(&mut self, h: FrameHeader, body_start: usize, body_end: usize) -> Result<(), CloseReason> {
+        let body = &self.inbuf[body_start..body_end];
+        if h.opcode == Opcode::Error {
+            let err = ServerError::decode(body, h.version).map_err(|e| CloseReason::from_protocol(&e))?;
+            return Err(match err.code {
+                0x0100 => CloseReason::Auth { message: format!("authentication failed: {}", err.message), code: Some(err.code) },
+                0x000A if self.state == State::Options && self.version > 4
+                    && err.message.to_ascii_lowercase().contains("version") =>
+                {
+                    CloseReason::VersionRefused {
+                        message: format!("the server refused protocol v{}: {}", self.version, err.message),
+                        fallback: self.version - 1,
+                    }
+                }
+                _ => CloseReason::Handshake {
+                    message: format!("handshake failed during {:?}: {} ({})", self.state, err.message, err.code_name),
+                    error: Some(err),
+                },
+            });
+        }
+        match (self.state, h.opcode) {
+            (State::Options, Opcode::Supported) => {
+                self.supported = message::decode_supported(body).map_err(|e| CloseReason::from_protocol(&e))?;
+                self.write_startup();
+                Ok(())
+            }
+            (State::Startup, Opcode::Ready) => {
+                self.after_authentication();
+                Ok(())
+            }
+            (State::Startup, Opcode::Authenticate) => self.write_auth_response(),
+            (State::Authenticating, Opcode::AuthSuccess) => {
+                self.after_authentication();
+                Ok(())
+            }
+            (State::Authenticating, Opcode::AuthChallenge) => Err(CloseReason::Auth {
+                message: "the server sent a SASL challenge; only PLAIN (PasswordAuthenticator) is supported".into(),
+                code: None,
+            }),
+            (State::UseKeyspace, Opcode::Result) => {
+                self.become_ready();
+                Ok(())
+            }
+            (state, opcode) => Err(proto("frame header opcode", 4, format!("unexpected {opcode:?} during {state:?}"))),
+        }
+    }
+
+    fn on_request_frame(&mut self, _now: u64, h: FrameHeader, body_start: usize, body_end: usize) -> Result<(), CloseReason> {
+        let stream = h.stream;
+        let slot = match self.slots.get(stream as usize) {
+            Some(s) if stream >= 0 => *s,
+            _ => return Err(proto("frame header stream", 2, format!("response on stream {stream}, which we never used"))),
+        };
+        match slot {
+            Slot::Free => Err(proto("frame header stream", 2, format!("response on stream {stream}, which has no request"))),
+            Slot::Orphaned => {
+                // The late answer to a timed-out request: only now may the id be reused.
+                self.orphans -= 1;
+                self.release_stream(stream);
+                Ok(())
+            }
+            Slot::InFlight { id, purpose, .. } => {
+                self.in_flight -= 1;
+                match purpose {
+                    Purpose::Heartbeat => {
+                        self.heartbeat_in_flight = false;
+                        self.release_stream(stream);
+                        Ok(())
+                    }
+                    Purpose::User => {
+                        self.stream_of.remove(&id);
+                        self.release_stream(stream);
+                        self.deliver(id, h, body_start, body_end)
+                    }
+                }
+            }
+        }
+    }
+
+    fn deliver(&mut self, id: RequestId, h: FrameHeader, body_start: usize, body_end: usize) -> Result<(), CloseReason> {
+        match h.opcode {
+            Opcode::Result => {
+                let start = self.arena.len();
+                self.arena.extend_from_slice(&self.inbuf[body_start..body_end]);
+                self.events.push_back(EventRec::Response { id, frame_flags: h.flags, start, end: self.arena.len() });
+                Ok(())
+            }
+            Opcode::Error => {
+                let body = skip_response_prefix(&self.inbuf[body_start..body_end], h.flags).map_err(|e| CloseReason::from_protocol(&e))?;
+                let err = ServerError::decode(body, h.version).map_err(|e| CloseReason::from_protocol(&e))?;
+                self.events.push_back(EventRec::Failed { id, error: RequestError::Server(err) });
+                Ok(())
+            }
+            other => Err(proto("frame header opcode", 4, format!("{other:?} in answer to a request"))),
+        }
+    }
+
+    fn close(&mut self, reason: CloseReason) {
+        if self.state == State::Closed {
+            return;
+        }
+        self.state = State::Closed;
+        let message = format!("connection closed: {}", reason.message());
+        for slot in self.slots.iter_mut() {
+            if let Slot::InFlight { id, purpose: Purpose::User, .. } = *slot {
+                self.events.push_back(EventRec::Failed { id, error: RequestError::Closed { message: message.clone() } });
+            }
+            *slot = Slot::Free;
+        }
+        for q in self.queued.drain(..) {
+            self.events.push_back(EventRec::Failed { id: q.id, error: RequestError::Closed { message: message.clone() } });
+        }
+        self.in_flight = 0;
+        self.deadlines.clear();
+        self.stream_of.clear();
+        self.inbuf.clear();
+        self.events.push_back(EventRec::Closed(reason));
+    }
+}
+
+fn proto(field: &'static str, offset: usize, message: String) -> CloseReason {
+    let e = ProtocolError::remote(field, offset, message);
+    CloseReason::from_protocol(&e)
+}
+
+/// Skips the tracing id, warnings and custom payload that `frame_flags` announce.
+pub fn skip_response_prefix(body: &[u8], frame_flags: u8) -> Result<&[u8], ProtocolError> {
+    let mut r = Reader::new(body);
+    if frame_flags & flags::TRACING != 0 {
+        r.bytes(16, "tracing id")?;
+    }
+    if frame_flags & flags::WARNING != 0 {
+        r.string_list("warnings")?;
+    }
+    if frame_flags & flags::CUSTOM_PAYLOAD != 0 {
+        let n = r.u16("custom payload count")?;
+        for _ in 0..n {
+            r.string("custom payload key")?;
+            r.bytes_opt("custom payload value")?;
+        }
+    }
+    Ok(r.rest())
+}

@@ -1,0 +1,367 @@
+//! The connection state machine on simulated time: no sockets, every byte hand-built.
+
+use cqlwire_core::connection::{CloseReason, Config, Connection, Credentials, Event, Request, RequestError, State};
+use cqlwire_core::message::QueryOptions;
+
+const MS: u64 = 1_000;
+
+fn response(stream: i16, opcode: u8, body: &[u8]) -> Vec<u8> {
+    let mut f = vec![0x84, 0];
+    f.extend_from_slice(&stream.to_be_bytes());
+    f.push(opcode);
+    f.extend_from_slice(&(body.len() as u32).to_be_bytes());
+    f.extend_from_slice(body);
+    f
+}
+
+fn supported() -> Vec<u8> {
+    // {"CQL_VERSION": ["3.4.7"]}
+    let mut b = vec![0, 1];
+    b.extend_from_slice(&[0, 11]);
+    b.extend_from_slice(b"CQL_VERSION");
+    b.extend_from_slice(&[0, 1, 0, 5]);
+    b.extend_from_slice(b"3.4.7");
+    response(0, 0x06, &b)
+}
+
+fn void_result(stream: i16) -> Vec<u8> {
+    response(stream, 0x08, &1i32.to_be_bytes())
+}
+
+/// Parses the frames a connection wrote: (stream, opcode, body).
+fn frames(bytes: &[u8]) -> Vec<(i16, u8, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        assert!(bytes.len() - at >= 9, "truncated frame header in output");
+        let stream = i16::from_be_bytes([bytes[at + 2], bytes[at + 3]]);
+        let opcode = bytes[at + 4];
+        let len = u32::from_be_bytes(bytes[at + 5..at + 9].try_into().unwrap()) as usize;
+        out.push((stream, opcode, bytes[at + 9..at + 9 + len].to_vec()));
+        at += 9 + len;
+    }
+    out
+}
+
+fn transmit(c: &mut Connection) -> Vec<(i16, u8, Vec<u8>)> {
+    let mut buf = Vec::new();
+    c.poll_transmit(&mut buf);
+    frames(&buf)
+}
+
+#[derive(Debug, PartialEq)]
+enum Ev {
+    Ready,
+    Response(u32, Vec<u8>),
+    Failed(u32, String),
+    Closed(String),
+    Server,
+}
+
+fn events(c: &mut Connection) -> Vec<Ev> {
+    let mut out = Vec::new();
+    while let Some(e) = c.poll_event() {
+        out.push(match e {
+            Event::Ready { .. } => Ev::Ready,
+            Event::Response { id, body, .. } => Ev::Response(id, body.to_vec()),
+            Event::Failed { id, error } => Ev::Failed(id, serde_json::to_string(&error).unwrap()),
+            Event::Closed(r) => Ev::Closed(serde_json::to_string(&r).unwrap()),
+            Event::ServerEvent(_) => Ev::Server,
+        });
+    }
+    out
+}
+
+fn ready_connection(config: Config) -> Connection {
+    let mut c = Connection::new(config);
+    c.start(0);
+    let out = transmit(&mut c);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].1, 0x05, "OPTIONS first");
+    c.handle_bytes(1, &supported());
+    let out = transmit(&mut c);
+    assert_eq!(out[0].1, 0x01, "then STARTUP");
+    c.handle_bytes(2, &response(0, 0x02, &[]));
+    assert_eq!(events(&mut c), vec![Ev::Ready]);
+    assert_eq!(c.state(), State::Ready);
+    c
+}
+
+fn query(c: &mut Connection, now: u64) -> u32 {
+    c.start_request(now, Request::Query { cql: "SELECT 1", values: &[], options: QueryOptions::default() }, None).unwrap()
+}
+
+#[test]
+fn handshake_whole_and_byte_by_byte() {
+    for split in [false, true] {
+        let mut c = Connection::new(Config::default());
+        c.start(0);
+        transmit(&mut c);
+        let bytes = supported();
+        if split {
+            for b in &bytes {
+                c.handle_bytes(1, std::slice::from_ref(b));
+            }
+        } else {
+            c.handle_bytes(1, &bytes);
+        }
+        let startup = transmit(&mut c);
+        assert_eq!(startup[0].1, 0x01);
+        let body = String::from_utf8_lossy(&startup[0].2).to_string();
+        assert!(body.contains("CQL_VERSION") && body.contains("3.0.0"));
+        c.handle_bytes(2, &response(0, 0x02, &[]));
+        assert_eq!(events(&mut c), vec![Ev::Ready]);
+    }
+}
+
+#[test]
+fn auth_sends_plain_token_and_never_leaks_the_password_in_debug() {
+    let creds = Credentials { username: "cassandra".into(), password: "s3cret".into() };
+    assert!(!format!("{creds:?}").contains("s3cret"));
+    let mut c = Connection::new(Config { credentials: Some(creds), ..Config::default() });
+    c.start(0);
+    transmit(&mut c);
+    c.handle_bytes(1, &supported());
+    transmit(&mut c);
+    let mut auth = vec![0, 47];
+    auth.extend_from_slice(b"org.apache.cassandra.auth.PasswordAuthenticator");
+    c.handle_bytes(2, &response(0, 0x03, &auth));
+    let out = transmit(&mut c);
+    assert_eq!(out[0].1, 0x0F);
+    assert_eq!(&out[0].2[4..], b"\0cassandra\0s3cret");
+    c.handle_bytes(3, &response(0, 0x10, &[0xff, 0xff, 0xff, 0xff]));
+    assert_eq!(events(&mut c), vec![Ev::Ready]);
+}
+
+#[test]
+fn wrong_password_closes_with_a_clear_auth_error() {
+    let creds = Credentials { username: "cassandra".into(), password: "wrong".into() };
+    let mut c = Connection::new(Config { credentials: Some(creds), ..Config::default() });
+    c.start(0);
+    c.handle_bytes(1, &supported());
+    let mut auth = vec![0, 4];
+    auth.extend_from_slice(b"Auth");
+    c.handle_bytes(2, &response(0, 0x03, &auth));
+    let mut err = 0x0100i32.to_be_bytes().to_vec();
+    let msg = b"Provided username cassandra and/or password are incorrect";
+    err.extend_from_slice(&(msg.len() as u16).to_be_bytes());
+    err.extend_from_slice(msg);
+    c.handle_bytes(3, &response(0, 0x00, &err));
+    let ev = events(&mut c);
+    match &ev[..] {
+        [Ev::Closed(reason)] => {
+            assert!(reason.contains("\"kind\":\"auth\""), "{reason}");
+            assert!(reason.contains("incorrect"));
+            assert!(!reason.contains("wrong"), "the password must not appear: {reason}");
+        }
+        other => panic!("expected one Closed event, got {other:?}"),
+    }
+    assert_eq!(c.state(), State::Closed);
+}
+
+#[test]
+fn responses_are_matched_by_stream_even_out_of_order() {
+    let mut c = ready_connection(Config::default());
+    let a = query(&mut c, 10);
+    let b = query(&mut c, 10);
+    let out = transmit(&mut c);
+    assert_eq!(out.len(), 2, "two requests leave in one transmit");
+    let (sa, sb) = (out[0].0, out[1].0);
+    assert_ne!(sa, sb);
+    assert_ne!(sa, 0, "stream 0 is kept for the handshake");
+    let mut both = void_result(sb);
+    both.extend(void_result(sa));
+    c.handle_bytes(20, &both);
+    assert_eq!(events(&mut c), vec![Ev::Response(b, 1i32.to_be_bytes().to_vec()), Ev::Response(a, 1i32.to_be_bytes().to_vec())]);
+    assert_eq!(c.in_flight(), 0);
+}
+
+#[test]
+fn timed_out_stream_is_orphaned_until_its_late_answer() {
+    let mut c = ready_connection(Config { request_timeout_us: 100 * MS, heartbeat_interval_us: 0, max_streams: 3, ..Config::default() });
+    let a = query(&mut c, 0);
+    let sa = transmit(&mut c)[0].0;
+    assert_eq!(c.poll_timeout(), Some(100 * MS));
+    c.handle_timeout(50 * MS); // spurious: nothing is due
+    assert!(events(&mut c).is_empty());
+    c.handle_timeout(100 * MS);
+    match &events(&mut c)[..] {
+        [Ev::Failed(id, e)] => {
+            assert_eq!(*id, a);
+            assert!(e.contains("timeout"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(c.orphans(), 1);
+    // With the orphan still reserved, the only other stream id serves the next request,
+    // and a third request must queue rather than reuse the orphan.
+    let b = query(&mut c, 101 * MS);
+    let sb = transmit(&mut c)[0].0;
+    assert_ne!(sb, sa);
+    let q = query(&mut c, 101 * MS);
+    assert!(transmit(&mut c).is_empty());
+    assert_eq!(c.queued(), 1);
+    // The late answer frees the orphan, which goes to the queued request at once.
+    c.handle_bytes(150 * MS, &void_result(sa));
+    assert!(events(&mut c).is_empty(), "a late answer is dropped, not delivered");
+    assert_eq!(c.orphans(), 0);
+    let out = transmit(&mut c);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].0, sa);
+    c.handle_bytes(160 * MS, &void_result(sa));
+    c.handle_bytes(160 * MS, &void_result(sb));
+    let ev = events(&mut c);
+    assert_eq!(ev.len(), 2);
+    assert!(ev.contains(&Ev::Response(q, 1i32.to_be_bytes().to_vec())));
+    assert!(ev.contains(&Ev::Response(b, 1i32.to_be_bytes().to_vec())));
+}
+
+#[test]
+fn backpressure_queues_and_never_fails_for_lack_of_stream_ids() {
+    let mut c = ready_connection(Config { max_streams: 5, heartbeat_interval_us: 0, ..Config::default() });
+    let ids: Vec<u32> = (0..100).map(|_| query(&mut c, 0)).collect();
+    let mut delivered = Vec::new();
+    let mut guard = 0;
+    while delivered.len() < ids.len() {
+        guard += 1;
+        assert!(guard < 1000);
+        let out = transmit(&mut c);
+        assert!(out.len() <= 4, "never more in flight than stream ids");
+        let mut answers = Vec::new();
+        for (stream, _, _) in out {
+            answers.extend(void_result(stream));
+        }
+        c.handle_bytes(1, &answers);
+        for e in events(&mut c) {
+            match e {
+                Ev::Response(id, _) => delivered.push(id),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+    assert_eq!(delivered, ids, "queued requests keep their order");
+}
+
+#[test]
+fn cancel_orphans_the_stream() {
+    let mut c = ready_connection(Config::default());
+    let a = query(&mut c, 0);
+    let sa = transmit(&mut c)[0].0;
+    c.cancel(1, a);
+    assert_eq!(c.orphans(), 1);
+    c.handle_bytes(2, &void_result(sa));
+    assert!(events(&mut c).is_empty());
+    assert_eq!(c.orphans(), 0);
+}
+
+#[test]
+fn too_many_orphans_drains_the_connection() {
+    let mut c = ready_connection(Config { orphan_limit: 2, request_timeout_us: MS, heartbeat_interval_us: 0, ..Config::default() });
+    for _ in 0..3 {
+        query(&mut c, 0);
+    }
+    c.handle_timeout(MS);
+    assert_eq!(c.state(), State::Draining);
+    assert!(c.start_request(2, Request::Query { cql: "x", values: &[], options: QueryOptions::default() }, None).is_err());
+}
+
+#[test]
+fn heartbeat_on_idle_and_close_when_unanswered() {
+    let mut c = ready_connection(Config { heartbeat_interval_us: 1000 * MS, request_timeout_us: 100 * MS, ..Config::default() });
+    assert_eq!(c.poll_timeout(), Some(2 + 1000 * MS));
+    c.handle_timeout(2 + 1000 * MS);
+    let out = transmit(&mut c);
+    assert_eq!(out[0].1, 0x05, "OPTIONS as heartbeat");
+    // Answered: the heartbeat is silent and the next one is scheduled.
+    let mut sup = supported();
+    sup[2..4].copy_from_slice(&out[0].0.to_be_bytes());
+    c.handle_bytes(1100 * MS, &sup);
+    assert!(events(&mut c).is_empty());
+    c.handle_timeout(2100 * MS);
+    transmit(&mut c);
+    c.handle_timeout(2300 * MS);
+    match &events(&mut c)[..] {
+        [Ev::Closed(r)] => assert!(r.contains("heartbeat")),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn eof_fails_everything_in_flight() {
+    let mut c = ready_connection(Config::default());
+    let a = query(&mut c, 0);
+    c.handle_eof(1);
+    let ev = events(&mut c);
+    assert!(matches!(&ev[0], Ev::Failed(id, e) if *id == a && e.contains("closed")));
+    assert!(matches!(&ev[1], Ev::Closed(_)));
+}
+
+#[test]
+fn hostile_frames_close_with_a_named_remote_error() {
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (vec![0x84, 0, 0, 1, 0x33, 0, 0, 0, 0], "frame header opcode"),
+        (vec![0x01, 0, 0, 1, 0x08, 0, 0, 0, 0], "frame header version"),
+        (vec![0x84, 0, 0, 1, 0x08, 0x7f, 0xff, 0xff, 0xff], "frame header length"),
+        (void_result(77), "frame header stream"),
+        (vec![0x84, 0x01, 0, 1, 0x08, 0, 0, 0, 0], "frame header flags"),
+    ];
+    for (bytes, field) in cases {
+        let mut c = ready_connection(Config { max_frame_bytes: 1 << 20, ..Config::default() });
+        query(&mut c, 0);
+        transmit(&mut c);
+        c.handle_bytes(1, &bytes);
+        let ev = events(&mut c);
+        let closed = ev.iter().find_map(|e| if let Ev::Closed(r) = e { Some(r.clone()) } else { None }).expect("closed");
+        assert!(closed.contains(field), "{field}: {closed}");
+        assert!(closed.contains("\"side\":\"remote\""), "{closed}");
+    }
+}
+
+#[test]
+fn server_error_keeps_its_fields() {
+    let mut c = ready_connection(Config::default());
+    let a = query(&mut c, 0);
+    let s = transmit(&mut c)[0].0;
+    let mut err = 0x1000i32.to_be_bytes().to_vec();
+    err.extend_from_slice(&[0, 4]);
+    err.extend_from_slice(b"nope");
+    err.extend_from_slice(&4u16.to_be_bytes()); // QUORUM
+    err.extend_from_slice(&2i32.to_be_bytes());
+    err.extend_from_slice(&1i32.to_be_bytes());
+    c.handle_bytes(1, &response(s, 0x00, &err));
+    match &events(&mut c)[..] {
+        [Ev::Failed(id, e)] => {
+            assert_eq!(*id, a);
+            for want in ["\"name\":\"Unavailable\"", "\"consistency\":\"QUORUM\"", "\"required\":2", "\"alive\":1"] {
+                assert!(e.contains(want), "{want} in {e}");
+            }
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn malformed_values_are_a_local_error() {
+    let mut c = ready_connection(Config::default());
+    let bad = [0u8, 1, 0, 0, 0, 9, 1];
+    let r = c.start_request(0, Request::Query { cql: "x", values: &bad, options: QueryOptions::default() }, None);
+    assert!(r.unwrap_err().0.contains("local protocol error in value"));
+    assert!(transmit(&mut c).is_empty());
+}
+
+#[test]
+fn version_refused_names_the_fallback() {
+    let mut c = Connection::new(Config { protocol_version: 5, ..Config::default() });
+    c.start(0);
+    let mut err = 0x000Ai32.to_be_bytes().to_vec();
+    let msg = b"Invalid or unsupported protocol version (5)";
+    err.extend_from_slice(&(msg.len() as u16).to_be_bytes());
+    err.extend_from_slice(msg);
+    c.handle_bytes(1, &response(0, 0x00, &err));
+    match &events(&mut c)[..] {
+        [Ev::Closed(r)] => assert!(r.contains("version_refused") && r.contains("\"fallback\":4"), "{r}"),
+        other => panic!("{other:?}"),
+    }
+    let _ = CloseReason::Local { message: String::new() };
+    let _ = RequestError::Closed { message: String::new() };
+}

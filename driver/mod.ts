@@ -1,0 +1,21 @@
+/**
+ * The runtime-independent surface of cqlwire. Runtime entrypoints (`deno.ts`, `node.ts`,
+ * `workerd.ts`) initialise the WASM core, choose a transport and re-export this module.
+ */
+export { Client as BaseClient } from "./src/client.ts";
+export type { BatchOptions, BatchQuery, ClientMetrics, ExecuteOptions } from "./src/client.ts";
+export type { ClientOptions } from "./src/options.ts";
+export { ResultSet } from "./src/result.ts";
+export type { ColumnInfo, ExecutionInfo, Row } from "./src/result.ts";
+export type { CqlSocket, RuntimeHooks, SocketFactory, SocketHandlers, SocketTarget, TlsSettings } from "./src/socket.ts";
+export {
+  ArgumentError,
+  AuthenticationError,
+  ConnectionError,
+  CqlWireProtocolError,
+  DriverError,
+  NoHostAvailableError,
+  OperationTimedOutError,
+  ResponseError,
+} from "./src/errors.ts";
+export { types } from "./src/types.ts";

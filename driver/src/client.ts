@@ -1,0 +1,549 @@
+/**
+ * The `Client`: a pool of core-driven connections, the prepared-statement cache, paging,
+ * batches and streaming. Names follow the DataStax Node.js driver where the meaning matches.
+ */
+import { Connection, type RawResponse, type RequestOptions } from "./connection.ts";
+import { type ClientOptions, parseHostPort, type ResolvedOptions, resolveOptions } from "./options.ts";
+import type { RuntimeHooks } from "./socket.ts";
+import { ArgumentError, ConnectionError, DriverError, NoHostAvailableError, OperationTimedOutError, ResponseError } from "./errors.ts";
+import { columnInfo, type ColumnInfo, fromHex, ResultSet, type Row } from "./result.ts";
+import { encodeValueList, parseCqlType, parseResult, Reader, type TypeInfo, Writer } from "./codec/mod.ts";
+
+export interface ExecuteOptions {
+  prepare?: boolean;
+  consistency?: number;
+  serialConsistency?: number;
+  /** Rows per page (the DataStax driver calls it `fetchSize`; both are accepted). */
+  pageSize?: number;
+  fetchSize?: number;
+  /** The `pageState` of a previous ResultSet (hex string or bytes). */
+  pageState?: string | Uint8Array;
+  /** Only idempotent statements are retried on another node. */
+  idempotent?: boolean;
+  isIdempotent?: boolean;
+  /** Per-request timeout in ms. */
+  timeout?: number;
+  readTimeout?: number;
+  traceQuery?: boolean;
+  /** Write timestamp in µs since the epoch. */
+  timestamp?: number | bigint;
+  /** CQL types for the parameters of an unprepared statement, e.g. `["int", "text"]`. */
+  hints?: Array<string | null | undefined>;
+  /** Restricts the query to the first `n` pages when streaming/each-page. */
+  autoPage?: boolean;
+}
+
+export interface BatchQuery {
+  query: string;
+  params?: unknown[] | Record<string, unknown>;
+  hints?: Array<string | null | undefined>;
+}
+
+export interface BatchOptions extends ExecuteOptions {
+  logged?: boolean;
+  counter?: boolean;
+}
+
+interface Prepared {
+  id: Uint8Array;
+  resultMetadataId: Uint8Array | null;
+  bindTypes: TypeInfo[];
+  bindNames: string[];
+  pkIndexes: number[];
+  resultColumns: Array<{ keyspace: string; table: string; name: string; type: TypeInfo }>;
+  resultInfo: ColumnInfo[];
+}
+
+export interface ClientMetrics {
+  requests: number;
+  errors: number;
+  timeouts: number;
+  retries: number;
+  /** Latency histogram in ms: bucket upper bounds and counts. */
+  latency: { bounds: number[]; counts: number[] };
+  perHost: Record<string, { requests: number; errors: number }>;
+}
+
+const LATENCY_BOUNDS = [0.25, 0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096, Infinity];
+
+const CODE_UNPREPARED = 0x2500;
+const RETRYABLE_SERVER_CODES = new Set([0x1000 /* Unavailable */, 0x1001 /* Overloaded */, 0x1002 /* IsBootstrapping */]);
+
+type Listener = (...args: unknown[]) => void;
+
+export class Client {
+  readonly options: ResolvedOptions;
+  private runtime: RuntimeHooks;
+  private hosts: Array<{ address: string; host: string; port: number }> = [];
+  private connections: Connection[] = [];
+  private next = 0;
+  private prepared = new Map<string, Promise<Prepared>>();
+  private writer = new Writer(4096);
+  private connecting: Promise<void> | null = null;
+  private isShutdown = false;
+  private listeners = new Map<string, Set<Listener>>();
+  keyspace: string | undefined;
+  metrics: ClientMetrics = {
+    requests: 0,
+    errors: 0,
+    timeouts: 0,
+    retries: 0,
+    latency: { bounds: LATENCY_BOUNDS, counts: LATENCY_BOUNDS.map(() => 0) },
+    perHost: {},
+  };
+
+  constructor(options: ClientOptions, runtime: RuntimeHooks) {
+    this.options = resolveOptions(options);
+    this.runtime = options.socketFactory ? { ...runtime, socketFactory: options.socketFactory, name: "custom" } : runtime;
+    this.keyspace = this.options.keyspace;
+    const port = this.options.protocolOptions.port;
+    this.hosts = this.options.contactPoints.map((cp) => {
+      const { host, port: p } = parseHostPort(cp, port);
+      return { address: `${host}:${p}`, host, port: p };
+    });
+  }
+
+  on(event: "hostUp" | "hostDown" | "topologyChange" | "schemaChange" | "statusChange" | "log", fn: Listener): this {
+    let set = this.listeners.get(event);
+    if (!set) this.listeners.set(event, (set = new Set()));
+    set.add(fn);
+    return this;
+  }
+
+  off(event: string, fn: Listener): this {
+    this.listeners.get(event)?.delete(fn);
+    return this;
+  }
+
+  private emit(event: string, ...args: unknown[]): void {
+    for (const fn of this.listeners.get(event) ?? []) fn(...args);
+  }
+
+  /** Opens the pool. Safe to call more than once; `execute` calls it when needed. */
+  connect(): Promise<void> {
+    if (this.isShutdown) return Promise.reject(new DriverError("the client was shut down", "ERR_SHUTDOWN"));
+    if (!this.connecting) {
+      this.connecting = this.openPool().catch((e) => {
+        this.connecting = null;
+        throw e;
+      });
+    }
+    return this.connecting;
+  }
+
+  private async openPool(): Promise<void> {
+    const errors: Record<string, Error> = {};
+    const perHost = this.options.pooling.coreConnectionsPerHost;
+    await Promise.all(this.hosts.map(async (h) => {
+      for (let i = 0; i < perHost; i++) {
+        try {
+          this.connections.push(await this.openConnection(h.host, h.port));
+        } catch (e) {
+          errors[h.address] = e as Error;
+          return;
+        }
+      }
+    }));
+    if (this.connections.length === 0) {
+      throw new NoHostAvailableError(errors);
+    }
+  }
+
+  private async openConnection(host: string, port: number): Promise<Connection> {
+    const o = this.options;
+    let version: 4 | 5 = o.protocolVersion ?? o.protocolOptions.maxVersion ?? 4;
+    for (;;) {
+      const conn = new Connection(
+        { host, port, tls: o.tls ? { ...o.tls, rejectUnauthorized: o.tls.rejectUnauthorized !== false } : undefined, connectTimeoutMs: o.socketOptions.connectTimeout },
+        {
+          protocolVersion: version,
+          keyspace: this.keyspace,
+          credentials: o.credentials,
+          requestTimeoutMs: o.requestTimeout ?? o.socketOptions.readTimeout,
+          heartbeatIntervalMs: o.pooling.heartBeatInterval,
+          maxStreams: o.pooling.maxRequestsPerConnection,
+        },
+        this.runtime,
+      );
+      try {
+        await conn.open();
+      } catch (e) {
+        const reason = conn.closeReason;
+        if (reason?.kind === "version_refused" && o.protocolVersion === undefined && typeof reason.fallback === "number" && reason.fallback >= 4) {
+          version = reason.fallback as 4 | 5;
+          continue;
+        }
+        throw e;
+      }
+      conn.onServerEvent = (ev) => this.onServerEvent(ev);
+      conn.onClose = (err) => this.onConnectionClosed(conn, err);
+      this.metrics.perHost[conn.host] ??= { requests: 0, errors: 0 };
+      return conn;
+    }
+  }
+
+  private onServerEvent(ev: Record<string, unknown>): void {
+    switch (ev.type) {
+      case "TOPOLOGY_CHANGE":
+        this.emit("topologyChange", ev);
+        break;
+      case "STATUS_CHANGE":
+        this.emit(ev.change === "UP" ? "hostUp" : "hostDown", ev.address);
+        this.emit("statusChange", ev);
+        break;
+      case "SCHEMA_CHANGE":
+        this.emit("schemaChange", ev);
+        break;
+    }
+  }
+
+  private onConnectionClosed(conn: Connection, err: Error): void {
+    const i = this.connections.indexOf(conn);
+    if (i >= 0) this.connections.splice(i, 1);
+    if (this.isShutdown) return;
+    this.emit("hostDown", conn.host, err);
+    // Replace the connection in the background; requests meanwhile use the others.
+    const [host, port] = splitAddress(conn.host);
+    this.reconnect(host, port, 100);
+  }
+
+  private reconnect(host: string, port: number, delayMs: number): void {
+    const t = setTimeout(async () => {
+      if (this.isShutdown) return;
+      try {
+        const c = await this.openConnection(host, port);
+        if (this.isShutdown) return c.close();
+        this.connections.push(c);
+        this.emit("hostUp", c.host);
+      } catch {
+        this.reconnect(host, port, Math.min(delayMs * 2, 10_000));
+      }
+    }, delayMs);
+    this.runtime.unrefTimer?.(t);
+  }
+
+  /** Picks the next usable connection, round-robin, skipping `exclude`. */
+  private pick(exclude?: Set<string>): Connection | null {
+    const n = this.connections.length;
+    for (let i = 0; i < n; i++) {
+      const c = this.connections[(this.next + i) % n];
+      if (c.usable && !exclude?.has(c.host)) {
+        this.next = (this.next + i + 1) % n;
+        return c;
+      }
+    }
+    return null;
+  }
+
+  async execute<R extends Row = Row>(query: string, params?: unknown[] | Record<string, unknown> | null, options: ExecuteOptions = {}): Promise<ResultSet<R>> {
+    if (typeof query !== "string" || query.length === 0) throw new ArgumentError("query must be a non-empty string");
+    if (this.connecting === null || this.connections.length === 0) await this.connect();
+    const started = performance.now();
+    const idempotent = options.idempotent ?? options.isIdempotent ?? this.options.queryOptions.isIdempotent;
+    const tried: Record<string, string> = {};
+    const errors: Record<string, Error> = {};
+    let attempts = 0;
+    this.metrics.requests++;
+    for (;;) {
+      const conn = this.pick(new Set(Object.keys(tried))) ?? (attempts === 0 ? await this.waitForConnection() : null);
+      if (!conn) {
+        this.metrics.errors++;
+        throw Object.keys(errors).length === 1 ? Object.values(errors)[0] : new NoHostAvailableError(errors);
+      }
+      attempts++;
+      const host = this.metrics.perHost[conn.host] ??= { requests: 0, errors: 0 };
+      host.requests++;
+      try {
+        const rs = await this.executeOn<R>(conn, query, params ?? null, options);
+        rs.info.triedHosts = tried;
+        rs.info.attempts = attempts;
+        this.recordLatency(performance.now() - started);
+        return rs;
+      } catch (e) {
+        host.errors++;
+        const err = e as Error;
+        if (err instanceof OperationTimedOutError) this.metrics.timeouts++;
+        tried[conn.host] = err.message;
+        errors[conn.host] = err;
+        const retryable = idempotent &&
+          (err instanceof ConnectionError || err instanceof OperationTimedOutError ||
+            (err instanceof ResponseError && RETRYABLE_SERVER_CODES.has(err.code)));
+        if (!retryable) {
+          this.metrics.errors++;
+          throw err;
+        }
+        this.metrics.retries++;
+      }
+    }
+  }
+
+  private async waitForConnection(): Promise<Connection | null> {
+    await this.connect();
+    return this.pick();
+  }
+
+  private recordLatency(ms: number): void {
+    const b = LATENCY_BOUNDS;
+    let i = 0;
+    while (ms > b[i]) i++;
+    this.metrics.latency.counts[i]++;
+  }
+
+  private requestOptions(o: ExecuteOptions): RequestOptions {
+    const ps = o.pageState;
+    return {
+      consistency: o.consistency ?? this.options.queryOptions.consistency,
+      serialConsistency: o.serialConsistency,
+      pageSize: o.pageSize ?? o.fetchSize ?? this.options.queryOptions.fetchSize,
+      pageState: ps === undefined || ps === null ? null : typeof ps === "string" ? fromHex(ps) : ps,
+      timestamp: o.timestamp,
+      timeoutMs: o.timeout ?? o.readTimeout,
+      idempotent: o.idempotent ?? o.isIdempotent,
+      tracing: o.traceQuery,
+    };
+  }
+
+  private async executeOn<R extends Row>(conn: Connection, query: string, params: unknown[] | Record<string, unknown> | null, o: ExecuteOptions): Promise<ResultSet<R>> {
+    const ro = this.requestOptions(o);
+    const prepare = o.prepare ?? this.options.queryOptions.prepare;
+    if (!prepare) {
+      const values = this.encodeUnprepared(params, o.hints);
+      const raw = await conn.query(query, values, ro);
+      return this.toResultSet<R>(raw, conn, null);
+    }
+    for (let attempt = 0; ; attempt++) {
+      const ps = await this.getPrepared(query, conn);
+      const values = this.encodeBound(ps, params);
+      ro.skipMetadata = ps.resultColumns.length > 0;
+      try {
+        const raw = await conn.execute(ps.id, ps.resultMetadataId, values, ro);
+        return this.toResultSet<R>(raw, conn, ps);
+      } catch (e) {
+        // The node lost (or never had) the statement: prepare it there and go again once.
+        if (attempt === 0 && e instanceof ResponseError && e.code === CODE_UNPREPARED) {
+          this.prepared.delete(this.preparedKey(query));
+          continue;
+        }
+        throw e;
+      }
+    }
+  }
+
+  private encodeUnprepared(params: unknown[] | Record<string, unknown> | null, hints?: Array<string | null | undefined>): Uint8Array {
+    if (params === null || (Array.isArray(params) && params.length === 0)) return EMPTY;
+    if (!Array.isArray(params)) throw new ArgumentError("named parameters need a prepared statement ({ prepare: true })");
+    const types = params.map((v, i) => {
+      const hint = hints?.[i];
+      return hint ? parseCqlType(hint) : inferType(v, i);
+    });
+    this.writer.reset();
+    encodeValueList(types, params, this.writer);
+    return this.writer.bytes();
+  }
+
+  private encodeBound(ps: Prepared, params: unknown[] | Record<string, unknown> | null): Uint8Array {
+    const given = params === null ? [] : params;
+    if (Array.isArray(given) && given.length !== ps.bindTypes.length) {
+      throw new ArgumentError(`the statement has ${ps.bindTypes.length} bind marker(s) but ${given.length} parameter(s) were given`);
+    }
+    if (ps.bindTypes.length === 0) return EMPTY;
+    this.writer.reset();
+    encodeValueList(ps.bindTypes, given, this.writer, ps.bindNames);
+    return this.writer.bytes();
+  }
+
+  private preparedKey(query: string): string {
+    return `${this.keyspace ?? ""}\u0000${query}`;
+  }
+
+  private getPrepared(query: string, conn: Connection): Promise<Prepared> {
+    const key = this.preparedKey(query);
+    let p = this.prepared.get(key);
+    if (!p) {
+      p = this.prepareOn(query, conn);
+      this.prepared.set(key, p);
+      p.catch(() => this.prepared.delete(key));
+    }
+    return p;
+  }
+
+  private async prepareOn(query: string, conn: Connection): Promise<Prepared> {
+    const raw = await conn.prepare(query, this.keyspace);
+    const { body } = skipPrefix(raw);
+    const r = parseResult(body, conn.protocolVersion);
+    if (r.kind !== "prepared") throw new DriverError(`PREPARE answered with a ${r.kind} result`, "ERR_PROTOCOL");
+    return {
+      id: r.id,
+      resultMetadataId: r.resultMetadataId ?? null,
+      bindTypes: r.bindColumns.map((c) => c.type),
+      bindNames: r.bindColumns.map((c) => c.name),
+      pkIndexes: r.pkIndexes,
+      resultColumns: r.resultColumns,
+      resultInfo: columnInfo(r.resultColumns),
+    };
+  }
+
+  private toResultSet<R extends Row>(raw: RawResponse, conn: Connection, ps: Prepared | null): ResultSet<R> {
+    const { body, traceId, warnings } = skipPrefix(raw);
+    const r = parseResult(body, conn.protocolVersion, ps?.resultColumns);
+    const info = { queriedHost: conn.host, triedHosts: {}, warnings, traceId, attempts: 1 };
+    switch (r.kind) {
+      case "rows": {
+        if (ps && r.newMetadataId) {
+          ps.resultMetadataId = r.newMetadataId;
+          ps.resultColumns = r.columns;
+          ps.resultInfo = columnInfo(r.columns);
+        }
+        const cols = ps && r.columns === ps.resultColumns ? ps.resultInfo : columnInfo(r.columns);
+        return new ResultSet<R>(r.rows as R[], cols, r.pageState ?? null, info);
+      }
+      case "setKeyspace":
+        this.keyspace = r.keyspace;
+        return new ResultSet<R>([], [], null, info);
+      default:
+        if (r.kind === "schemaChange") this.emit("schemaChange", r);
+        return new ResultSet<R>([], [], null, info);
+    }
+  }
+
+  /** Runs the query page by page, calling `rowCallback` per row; resolves at the end. */
+  async eachRow(query: string, params: unknown[] | Record<string, unknown> | null, options: ExecuteOptions, rowCallback: (n: number, row: Row) => void): Promise<void> {
+    let n = 0;
+    for await (const row of this.stream(query, params ?? undefined, options)) rowCallback(n++, row);
+  }
+
+  /** Calls `pageCallback` once per page; the next page is fetched after it returns. */
+  async eachPage(query: string, params: unknown[] | Record<string, unknown> | null, options: ExecuteOptions, pageCallback: (rs: ResultSet) => void | Promise<void>): Promise<void> {
+    let pageState = options.pageState;
+    do {
+      const rs = await this.execute(query, params, { ...options, pageState });
+      await pageCallback(rs);
+      pageState = rs.rawPageState ?? undefined;
+    } while (pageState);
+  }
+
+  /**
+   * An async iterable of rows across pages. The next page is requested while the consumer
+   * works through the current one, and no more than one page is ever held ahead.
+   */
+  async *stream<R extends Row = Row>(query: string, params?: unknown[] | Record<string, unknown>, options: ExecuteOptions = {}): AsyncGenerator<R> {
+    let next: Promise<ResultSet<R>> | null = this.execute<R>(query, params ?? null, options);
+    while (next) {
+      const rs: ResultSet<R> = await next;
+      next = rs.rawPageState ? this.execute<R>(query, params ?? null, { ...options, pageState: rs.rawPageState }) : null;
+      try {
+        for (const row of rs.rows) yield row;
+      } finally {
+        // An early `break` must not leave the prefetched page's rejection unhandled.
+        next?.catch(() => {});
+      }
+    }
+  }
+
+  async batch(queries: BatchQuery[] | string[], options: BatchOptions = {}): Promise<ResultSet> {
+    if (!Array.isArray(queries) || queries.length === 0) throw new ArgumentError("batch needs at least one query");
+    if (this.connecting === null || this.connections.length === 0) await this.connect();
+    const conn = this.pick() ?? (await this.waitForConnection());
+    if (!conn) throw new NoHostAvailableError({});
+    const items: BatchQuery[] = queries.map((q) => typeof q === "string" ? { query: q } : q);
+    const prepare = options.prepare ?? this.options.queryOptions.prepare;
+    const prepared = prepare ? await Promise.all(items.map((q) => this.getPrepared(q.query, conn))) : null;
+    const enc = new TextEncoder();
+    const parts: Uint8Array[] = [];
+    let size = 3;
+    for (let i = 0; i < items.length; i++) {
+      const q = items[i];
+      const head = prepared ? prepared[i].id : enc.encode(q.query);
+      const values = prepared ? this.encodeBound(prepared[i], q.params ?? null).slice() : this.encodeUnprepared(q.params ?? null, q.hints).slice();
+      parts.push(Uint8Array.of(prepared ? 1 : 0), u32le(head.length), head, u32le(values.length), values);
+      size += 1 + 4 + head.length + 4 + values.length;
+    }
+    const desc = new Uint8Array(size);
+    desc[0] = options.counter ? 2 : options.logged === false ? 1 : 0;
+    desc[1] = items.length & 0xff;
+    desc[2] = items.length >> 8;
+    let at = 3;
+    for (const p of parts) {
+      desc.set(p, at);
+      at += p.length;
+    }
+    this.metrics.requests++;
+    const raw = await conn.batch(desc, this.requestOptions(options));
+    return this.toResultSet(raw, conn, null);
+  }
+
+  /** Current connections per host, with in-flight requests and orphaned stream ids. */
+  getState(): Array<{ host: string; inFlight: number; orphans: number; protocolVersion: number }> {
+    return this.connections.map((c) => ({ host: c.host, inFlight: c.inFlight, orphans: c.orphans, protocolVersion: c.protocolVersion }));
+  }
+
+  async shutdown(): Promise<void> {
+    this.isShutdown = true;
+    const conns = this.connections.splice(0);
+    for (const c of conns) c.close();
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+
+function u32le(n: number): Uint8Array {
+  return Uint8Array.of(n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, (n >>> 24) & 0xff);
+}
+
+function splitAddress(a: string): [string, number] {
+  const i = a.lastIndexOf(":");
+  return [a.slice(0, i), Number(a.slice(i + 1))];
+}
+
+const TYPE_CACHE = new Map<string, TypeInfo>();
+function cached(t: string): TypeInfo {
+  let ti = TYPE_CACHE.get(t);
+  if (!ti) TYPE_CACHE.set(t, (ti = parseCqlType(t)));
+  return ti;
+}
+
+/** The DataStax driver's mapping for parameters of unprepared statements without hints. */
+function inferType(v: unknown, index: number): TypeInfo {
+  if (v === null || v === undefined) return cached("blob");
+  switch (typeof v) {
+    case "string":
+      return cached("text");
+    case "number":
+      return cached("double");
+    case "bigint":
+      return cached("bigint");
+    case "boolean":
+      return cached("boolean");
+    case "symbol":
+      return cached("blob");
+  }
+  if (v instanceof Date) return cached("timestamp");
+  if (v instanceof Uint8Array) return cached("blob");
+  if (v instanceof Float32Array) return parseCqlType(`vector<float, ${v.length}>`);
+  throw new ArgumentError(`cannot infer the CQL type of parameter ${index}; pass { hints } or use { prepare: true }`);
+}
+
+/** Reads the tracing id, warnings and custom payload that the frame flags announce. */
+function skipPrefix(raw: RawResponse): { body: Uint8Array; traceId: string | null; warnings: string[] } {
+  if ((raw.flags & 0x0e) === 0) return { body: raw.body, traceId: null, warnings: NO_WARNINGS };
+  const r = new Reader(raw.body);
+  let traceId: string | null = null;
+  let warnings: string[] = NO_WARNINGS;
+  if (raw.flags & 0x02) traceId = formatUuid(r.raw(16, "tracing id"));
+  if (raw.flags & 0x08) warnings = r.stringList("warnings");
+  if (raw.flags & 0x04) {
+    const n = r.u16("custom payload count");
+    for (let i = 0; i < n; i++) {
+      r.string("custom payload key");
+      r.bytes("custom payload value");
+    }
+  }
+  return { body: raw.body.subarray(r.pos), traceId, warnings };
+}
+
+const NO_WARNINGS: string[] = [];
+
+function formatUuid(b: Uint8Array): string {
+  const h = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}

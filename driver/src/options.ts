@@ -1,0 +1,72 @@
+/** Client options, validated with zod so a bad field is named in the message. */
+import { z } from "zod";
+import type { SocketFactory } from "./socket.ts";
+import { ArgumentError } from "./errors.ts";
+
+const hostPort = z.string().min(1).refine((s) => /^(\[[0-9a-fA-F:.]+\]|[^:\s]+)(:\d{1,5})?$/.test(s) || /^[0-9a-fA-F:]+$/.test(s), {
+  message: "expected host or host:port",
+});
+
+export const clientOptionsSchema = z.object({
+  contactPoints: z.array(hostPort).min(1, "at least one contact point is required"),
+  localDataCenter: z.string().min(1).optional(),
+  keyspace: z.string().min(1).optional(),
+  protocolOptions: z.object({
+    port: z.number().int().min(1).max(65535).default(9042),
+    maxVersion: z.union([z.literal(4), z.literal(5)]).optional(),
+  }).default({ port: 9042 }),
+  /** Pins the protocol version (no negotiation). */
+  protocolVersion: z.union([z.literal(4), z.literal(5)]).optional(),
+  credentials: z.object({ username: z.string(), password: z.string() }).optional(),
+  compression: z.enum(["none", "lz4", "snappy"]).default("none"),
+  tls: z.object({
+    ca: z.string().optional(),
+    rejectUnauthorized: z.boolean().default(true),
+    serverName: z.string().optional(),
+  }).optional(),
+  socketOptions: z.object({
+    connectTimeout: z.number().int().positive().default(5000),
+    readTimeout: z.number().int().positive().default(12000),
+  }).default({ connectTimeout: 5000, readTimeout: 12000 }),
+  pooling: z.object({
+    coreConnectionsPerHost: z.number().int().min(1).max(64).default(1),
+    heartBeatInterval: z.number().int().min(0).default(30000),
+    maxRequestsPerConnection: z.number().int().min(2).max(32768).default(32768),
+  }).default({ coreConnectionsPerHost: 1, heartBeatInterval: 30000, maxRequestsPerConnection: 32768 }),
+  queryOptions: z.object({
+    consistency: z.number().int().min(0).max(10).optional(),
+    fetchSize: z.number().int().positive().default(5000),
+    prepare: z.boolean().default(false),
+    isIdempotent: z.boolean().default(false),
+  }).default({ fetchSize: 5000, prepare: false, isIdempotent: false }),
+  /** Shorthand for `socketOptions.readTimeout`. */
+  requestTimeout: z.number().int().positive().optional(),
+  socketFactory: z.custom<SocketFactory>((v) => typeof v === "function", "expected a function").optional(),
+});
+
+export type ClientOptions = z.input<typeof clientOptionsSchema>;
+export type ResolvedOptions = z.output<typeof clientOptionsSchema>;
+
+export function resolveOptions(options: ClientOptions): ResolvedOptions {
+  const parsed = clientOptionsSchema.safeParse(options);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => {
+      const path = i.path.length ? i.path.join(".") : "(options)";
+      return `${path}: ${i.message}`;
+    });
+    throw new ArgumentError(`invalid Client options: ${issues.join("; ")}`);
+  }
+  return parsed.data;
+}
+
+/** Splits `host`, `host:port`, `[v6]:port` and bare IPv6. */
+export function parseHostPort(s: string, defaultPort: number): { host: string; port: number } {
+  const bracket = /^\[([^\]]+)\](?::(\d+))?$/.exec(s);
+  if (bracket) return { host: bracket[1], port: bracket[2] ? Number(bracket[2]) : defaultPort };
+  const colons = s.split(":").length - 1;
+  if (colons === 1) {
+    const [host, port] = s.split(":");
+    return { host, port: Number(port) };
+  }
+  return { host: s, port: defaultPort };
+}

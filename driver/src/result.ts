@@ -1,0 +1,73 @@
+/** What `execute` returns, shaped like the DataStax driver's ResultSet. */
+import type { TypeInfo } from "./codec/mod.ts";
+import { formatCqlType } from "./codec/mod.ts";
+
+export type Row = Record<string, unknown>;
+
+export interface ColumnInfo {
+  name: string;
+  type: string;
+  keyspace: string;
+  table: string;
+}
+
+export interface ExecutionInfo {
+  queriedHost: string;
+  triedHosts: Record<string, string>;
+  warnings: string[];
+  traceId: string | null;
+  attempts: number;
+}
+
+export class ResultSet<R extends Row = Row> {
+  rows: R[];
+  columns: ColumnInfo[];
+  /** The paging state as hex, to hand back as `pageState` for the next page; null on the last. */
+  pageState: string | null;
+  rawPageState: Uint8Array | null;
+  info: ExecutionInfo;
+
+  constructor(rows: R[], columns: ColumnInfo[], rawPageState: Uint8Array | null, info: ExecutionInfo) {
+    this.rows = rows;
+    this.columns = columns;
+    this.rawPageState = rawPageState;
+    this.pageState = rawPageState ? toHex(rawPageState) : null;
+    this.info = info;
+  }
+
+  get rowLength(): number {
+    return this.rows.length;
+  }
+
+  first(): R | null {
+    return this.rows.length > 0 ? this.rows[0] : null;
+  }
+
+  isPaged(): boolean {
+    return this.rawPageState !== null;
+  }
+
+  [Symbol.iterator](): Iterator<R> {
+    return this.rows[Symbol.iterator]();
+  }
+}
+
+export function columnInfo(specs: Array<{ keyspace: string; table: string; name: string; type: TypeInfo }>): ColumnInfo[] {
+  return specs.map((c) => ({ name: c.name, type: formatCqlType(c.type), keyspace: c.keyspace, table: c.table }));
+}
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+
+export function toHex(b: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < b.length; i++) s += HEX[b[i]];
+  return s;
+}
+
+export function fromHex(s: string): Uint8Array {
+  const clean = s.startsWith("0x") ? s.slice(2) : s;
+  if (clean.length % 2 !== 0 || /[^0-9a-fA-F]/.test(clean)) throw new Error("pageState is not a hex string");
+  const out = new Uint8Array(clean.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(clean.substr(i * 2, 2), 16);
+  return out;
+}

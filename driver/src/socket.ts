@@ -1,0 +1,41 @@
+/**
+ * The one small interface every transport implements. Adapters live only in
+ * `driver/transport/`; users may pass their own factory as `ClientOptions.socketFactory`.
+ */
+export interface SocketHandlers {
+  /** A chunk read from the socket; only valid during the call (it may be reused). */
+  onData(chunk: Uint8Array): void;
+  /** The socket closed, cleanly (`error` undefined) or not. Called at most once. */
+  onClose(error?: Error): void;
+}
+
+export interface CqlSocket {
+  /** Writes all of `data`. A returned promise resolves once the socket accepted it. */
+  write(data: Uint8Array): void | Promise<void>;
+  close(): void;
+}
+
+export interface TlsSettings {
+  /** PEM of the CA(s) to trust instead of the system store. */
+  ca?: string;
+  /** Verification is on unless this is explicitly `false`. */
+  rejectUnauthorized: boolean;
+  serverName?: string;
+}
+
+export interface SocketTarget {
+  host: string;
+  port: number;
+  tls?: TlsSettings;
+  connectTimeoutMs: number;
+}
+
+export type SocketFactory = (target: SocketTarget, handlers: SocketHandlers) => Promise<CqlSocket>;
+
+/** What a runtime entrypoint supplies besides the socket factory. */
+export interface RuntimeHooks {
+  socketFactory: SocketFactory;
+  /** Lets a timer not keep the process alive (heartbeats must not block exit). */
+  unrefTimer?(handle: unknown): void;
+  name: "deno" | "node" | "workerd" | "custom";
+}
