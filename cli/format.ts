@@ -95,8 +95,12 @@ export function formatCqlValue(value: unknown, type: CqlType | null, nested = fa
   }
   if (value instanceof Float32Array || value instanceof Float64Array) {
     const elementType = type?.kind === "vector" ? type.element : null;
-    const parts = Array.from(value, (element) =>
-      value instanceof Float32Array && elementType === null ? formatFloat32(element) : formatNumber(element, elementType)
+    const parts = Array.from(
+      value,
+      (element) =>
+        value instanceof Float32Array && elementType === null
+          ? formatFloat32(element)
+          : formatNumber(element, elementType),
     );
     return `[${parts.join(", ")}]`;
   }
@@ -162,8 +166,8 @@ export function formatJsonValue(value: unknown, type: CqlType | null): string {
     const elementType = type?.kind === "vector" ? type.element : null;
     return `[${
       Array.from(value, (element) =>
-        formatJsonValue(element, value instanceof Float32Array && elementType === null ? FLOAT_TYPE : elementType)
-      ).join(",")
+        formatJsonValue(element, value instanceof Float32Array && elementType === null ? FLOAT_TYPE : elementType))
+        .join(",")
     }]`;
   }
   if (Array.isArray(value)) {
@@ -201,7 +205,9 @@ export function formatJsonValue(value: unknown, type: CqlType | null): string {
 const FLOAT_TYPE: CqlType = { kind: "native", name: "float" };
 
 export function formatJsonRow(row: Record<string, unknown>, columns: ResultColumn[]): string {
-  const parts = columns.map((column) => `${JSON.stringify(column.name)}:${formatJsonValue(row[column.name], column.type)}`);
+  const parts = columns.map((column) =>
+    `${JSON.stringify(column.name)}:${formatJsonValue(row[column.name], column.type)}`
+  );
   return `{${parts.join(",")}}`;
 }
 
@@ -224,7 +230,8 @@ export function formatCsvHeader(columns: ResultColumn[]): string {
   return columns.map((column) => csvField(column.name)).join(",") + "\r\n";
 }
 
-const WIDE = /[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6]|[\u{1F300}-\u{1F64F}\u{1F900}-\u{1F9FF}\u{20000}-\u{3FFFD}]/u;
+const WIDE =
+  /[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6]|[\u{1F300}-\u{1F64F}\u{1F900}-\u{1F9FF}\u{20000}-\u{3FFFD}]/u;
 const ZERO_WIDTH = /[\p{Mn}\p{Me}\u200B-\u200F\uFE0F]/u;
 
 /** Terminal column count of a string: wide East Asian characters take two, marks none. */
@@ -265,7 +272,9 @@ function padStart(text: string, width: number): string {
 /** cqlsh layout: headers left-aligned, values right-aligned, and a `(N rows)` footer. */
 export function formatTable(columns: ResultColumn[], rows: Array<Record<string, unknown>>): string {
   const header = columns.map((column) => escapeForTable(column.name));
-  const cells = rows.map((row) => columns.map((column) => escapeForTable(formatCqlValue(row[column.name], column.type))));
+  const cells = rows.map((row) =>
+    columns.map((column) => escapeForTable(formatCqlValue(row[column.name], column.type)))
+  );
   const widths = header.map((name, i) => Math.max(displayWidth(name), ...cells.map((line) => displayWidth(line[i]))));
   const lines = [
     " " + header.map((name, i) => padEnd(name, widths[i])).join(" | "),

@@ -2,15 +2,7 @@
 
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { CONSISTENCY_NAMES, type JobConfig } from "../schemas/job.ts";
-import {
-  CliFailure,
-  describeError,
-  EXIT_BAD_ROWS,
-  EXIT_FAILURE,
-  EXIT_OK,
-  EXIT_USAGE,
-  UsageError,
-} from "./errors.ts";
+import { CliFailure, describeError, EXIT_BAD_ROWS, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./errors.ts";
 import { StreamOutput } from "./output.ts";
 import { type GlobalFlags, loadJobConfig, resolveConnection } from "./settings.ts";
 import { splitStatements } from "./split.ts";
@@ -29,6 +21,11 @@ function positiveInteger(name: string) {
     }
     return Number(text);
   };
+}
+
+function protocolVersion(text: string): 4 | 5 {
+  if (text !== "4" && text !== "5") throw new InvalidArgumentError("the protocol version must be 4 or 5.");
+  return Number(text) as 4 | 5;
 }
 
 function booleanWord(text: string): boolean {
@@ -78,7 +75,10 @@ async function readAll(stream: ReadableStream<Uint8Array>): Promise<string> {
   return await new Response(stream).text();
 }
 
-async function withClient<T>(context: Context, work: (client: import("../driver/deno.ts").Client, secrets: string[]) => Promise<T>): Promise<T> {
+async function withClient<T>(
+  context: Context,
+  work: (client: import("../driver/deno.ts").Client, secrets: string[]) => Promise<T>,
+): Promise<T> {
   const settings = resolveConnection(context.flags, context.config.connection);
   const { obtainPassword, openClient } = await import("./connect.ts");
   const password = await obtainPassword(settings.username, context.flags.passwordPrompt ?? false);
@@ -109,7 +109,9 @@ async function queryCommand(cqlArgument: string | undefined, command: Command): 
   const context = await contextOf(command);
   const flags = command.opts() as QueryFlags;
   const fromConfig = context.config.query ?? {};
-  if (cqlArgument !== undefined && flags.file !== undefined) throw new UsageError("give either a CQL argument or -f FILE, not both");
+  if (cqlArgument !== undefined && flags.file !== undefined) {
+    throw new UsageError("give either a CQL argument or -f FILE, not both");
+  }
   let script: string;
   if (flags.file !== undefined) {
     try {
@@ -122,7 +124,7 @@ async function queryCommand(cqlArgument: string | undefined, command: Command): 
   } else if (cqlArgument !== undefined) {
     script = cqlArgument;
   } else {
-    throw new UsageError("no statement given: cqlwire query \"<CQL>\", -f FILE, or - for stdin");
+    throw new UsageError('no statement given: cqlwire query "<CQL>", -f FILE, or - for stdin');
   }
   const statements = splitStatements(script);
   if (statements.length === 0) throw new UsageError("no CQL statement found in the input");
@@ -316,7 +318,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("--port <port>", "port for hosts given without one (default: 9042)", positiveInteger("--port"))
     .option("--dc <name>", "local data center")
     .option("-k, --keyspace <name>", "default keyspace")
-    .addOption(new Option("--protocol <version>", "native protocol version").choices(["4", "5"]).argParser((v) => Number(v) as 4 | 5))
+    .option("--protocol <version>", "native protocol version: 4 or 5 (default: negotiated)", protocolVersion)
     .addOption(new Option("--compression <algorithm>", "frame compression").choices(["none", "lz4", "snappy"]))
     .option("--tls", "connect with TLS, verifying the server against the system's CAs")
     .option("--tls-ca <file>", "PEM file with the CA certificates to trust (implies --tls)")
@@ -324,7 +326,11 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("--tls-server-name <name>", "name to verify the server certificate against")
     .option("--username <name>", "user name; the password comes from $CQLWIRE_PASSWORD or --password-prompt")
     .option("--password-prompt", "ask for the password on the terminal, without echo")
-    .option("--connect-timeout <ms>", "give up connecting after this many milliseconds (default: 5000)", positiveInteger("--connect-timeout"))
+    .option(
+      "--connect-timeout <ms>",
+      "give up connecting after this many milliseconds (default: 5000)",
+      positiveInteger("--connect-timeout"),
+    )
     .option("--request-timeout <ms>", "per-request timeout in milliseconds", positiveInteger("--request-timeout"))
     .option("--config <file>", "job config (JSON, see schemas/job.schema.json); flags override it");
 
@@ -347,12 +353,19 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("--table <keyspace.table>", "target table")
     .option("--header <true|false>", "the first record names the fields (default: true)", booleanWord)
     .option("--delimiter <char>", "field delimiter (default: ,)", singleCharacter)
-    .option("--quote <char>", "quote character (default: \")", singleCharacter)
+    .option("--quote <char>", 'quote character (default: ")', singleCharacter)
     .option("--escape <char>", "escape character inside quotes (default: the quote)", singleCharacter)
     .option("--comment <char>", "lines starting with this character are skipped", singleCharacter)
     .option("--null-value <text>", "unquoted field text meaning null; repeatable (default: empty)", collect)
-    .option("--map <field=column,...>", "map fields to columns (0-based indexes with --header false); others are skipped")
-    .option("--max-concurrency <n>", `requests in flight (default: ${DEFAULT_MAX_CONCURRENCY})`, positiveInteger("--max-concurrency"))
+    .option(
+      "--map <field=column,...>",
+      "map fields to columns (0-based indexes with --header false); others are skipped",
+    )
+    .option(
+      "--max-concurrency <n>",
+      `requests in flight (default: ${DEFAULT_MAX_CONCURRENCY})`,
+      positiveInteger("--max-concurrency"),
+    )
     .option("--max-errors <n>", "stop the load once n bad rows were recorded (exit 1)", positiveInteger("--max-errors"))
     .option("--bad-dir <dir>", `directory for bad rows and their reasons (default: ${DEFAULT_BAD_DIR})`)
     .addOption(consistencyOption())
@@ -364,7 +377,23 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
   return program;
 }
 
+/**
+ * `--password secret` would end up in shell history and process listings, and commander
+ * would echo an unknown `--password=secret` back in its error, so such arguments are
+ * refused up front without repeating them.
+ */
+function refusesPasswordArgument(args: string[]): boolean {
+  const flagEnd = args.indexOf("--");
+  return (flagEnd < 0 ? args : args.slice(0, flagEnd)).some((arg) => /^--?(pass(word)?|pw)(=|$)/i.test(arg));
+}
+
 export async function main(args: string[]): Promise<number> {
+  if (refusesPasswordArgument(args)) {
+    console.error(
+      "error: a password is not accepted as a command-line argument: set CQLWIRE_PASSWORD or use --password-prompt",
+    );
+    return EXIT_USAGE;
+  }
   let exitCode = EXIT_OK;
   const program = buildProgram((code) => {
     exitCode = code;

@@ -2,13 +2,7 @@
 // (up to --max-rows) and prints it as a table, JSON or CSV.
 
 import { parseCqlType } from "./cql_type.ts";
-import {
-  formatCsvHeader,
-  formatCsvRow,
-  formatJsonRow,
-  formatTable,
-  type ResultColumn,
-} from "./format.ts";
+import { formatCsvHeader, formatCsvRow, formatJsonRow, formatTable, type ResultColumn } from "./format.ts";
 import type { TextSink } from "./output.ts";
 
 export type OutputFormat = "table" | "json" | "csv";

@@ -64,7 +64,7 @@ export const loadSchema = z.strictObject({
   quote: singleChar.optional(),
   escape: singleChar.optional(),
   comment: singleChar.optional(),
-  nullValues: z.array(z.string()).optional().describe("unquoted field texts that mean null (default [\"\"])"),
+  nullValues: z.array(z.string()).optional().describe('unquoted field texts that mean null (default [""])'),
   maxConcurrency: positiveInt.max(4096).optional().describe("requests in flight (default 64)"),
   maxErrors: positiveInt.optional().describe("stop once this many bad rows were recorded"),
   badDir: z.string().min(1).optional().describe("directory for .bad and .errors.log files (default ./cqlwire-logs)"),

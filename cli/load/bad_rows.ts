@@ -12,7 +12,9 @@ export function describeProblem(record: SourceRecord, problem: RowProblem): stri
   const location = `${record.source === "-" ? "<stdin>" : record.source}:${record.line}`;
   const parts: string[] = [location];
   if (problem.field !== undefined) {
-    const column = problem.column !== undefined ? ` (column ${problem.column}${problem.type ? `, ${problem.type}` : ""})` : "";
+    const column = problem.column !== undefined
+      ? ` (column ${problem.column}${problem.type ? `, ${problem.type}` : ""})`
+      : "";
     parts.push(`field ${problem.field}${column}`);
   }
   let line = `${parts.join(": ")}: ${problem.reason}`;

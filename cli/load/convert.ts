@@ -71,6 +71,8 @@ function parseFloating(text: string, type: "float" | "double"): number {
 
 function parseDecimal(text: string): string {
   if (!DECIMAL.test(text)) fail("not a decimal number");
+  const exponent = /[eE]([+-]?[0-9]+)$/.exec(text);
+  if (exponent && Math.abs(Number(exponent[1])) > 1_000_000_000) fail("decimal exponent out of range");
   return text.startsWith("+") ? text.slice(1) : text;
 }
 
@@ -198,19 +200,82 @@ function parseBlob(text: string): Uint8Array {
   return bytes;
 }
 
-const DURATION_UNITS = /^-?([0-9]+(y|mo|w|d|h|ms|m|s|us|µs|ns))+$/i;
-const DURATION_ISO = /^-?P(?=.)([0-9]+Y)?([0-9]+M)?([0-9]+D)?(T(?=.)([0-9]+H)?([0-9]+M)?([0-9]+S)?)?$/;
-const DURATION_ISO_WEEKS = /^-?P[0-9]+W$/;
-const DURATION_ISO_ALTERNATIVE = /^-?P[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$/;
+/** What the driver binds for a duration: months, days and nanoseconds, sharing one sign. */
+export interface DurationParts {
+  months: number;
+  days: number;
+  nanos: bigint;
+}
 
-function parseDuration(text: string): string {
-  if (
-    !DURATION_UNITS.test(text) && !DURATION_ISO.test(text) && !DURATION_ISO_WEEKS.test(text) &&
-    !DURATION_ISO_ALTERNATIVE.test(text)
-  ) {
-    fail("not a duration (expected e.g. 1h30m, 2mo3d or ISO-8601 P1DT2H)");
+const DURATION_UNITS = /^([0-9]+(?:y|mo|w|d|h|ms|m|s|us|µs|ns))+$/i;
+const DURATION_UNIT_PART = /([0-9]+)(y|mo|w|d|h|ms|m|s|us|µs|ns)/gi;
+const DURATION_ISO =
+  /^P(?=.)(?:([0-9]+)Y)?(?:([0-9]+)M)?(?:([0-9]+)D)?(?:T(?=.)(?:([0-9]+)H)?(?:([0-9]+)M)?(?:([0-9]+)S)?)?$/;
+const DURATION_ISO_WEEKS = /^P([0-9]+)W$/;
+const DURATION_ISO_ALTERNATIVE = /^P([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})$/;
+
+const NANOS_PER: Record<string, bigint> = {
+  h: 3_600_000_000_000n,
+  m: 60_000_000_000n,
+  s: 1_000_000_000n,
+  ms: 1_000_000n,
+  us: 1_000n,
+  "µs": 1_000n,
+  ns: 1n,
+};
+const INT32_MAX = 2 ** 31 - 1;
+
+function durationFrom(negative: boolean, months: bigint, days: bigint, nanos: bigint): DurationParts {
+  if (months > BigInt(INT32_MAX)) fail("duration has too many months for CQL (32-bit)");
+  if (days > BigInt(INT32_MAX)) fail("duration has too many days for CQL (32-bit)");
+  if (nanos > BIGINT_MAX) fail("duration has too many nanoseconds for CQL (64-bit)");
+  const sign = negative ? -1 : 1;
+  return { months: sign * Number(months) || 0, days: sign * Number(days) || 0, nanos: negative ? -nanos : nanos };
+}
+
+/** CQL's duration notations: 1h30m / 2mo3d, ISO-8601 P1DT2H and P2W, and P0001-02-03T04:05:06. */
+function parseDuration(text: string): DurationParts {
+  const negative = text.startsWith("-");
+  const body = negative ? text.slice(1) : text;
+  const big = (digits: string | undefined) => BigInt(digits ?? "0");
+  if (DURATION_UNITS.test(body)) {
+    let months = 0n;
+    let days = 0n;
+    let nanos = 0n;
+    for (const [, amountText, unitText] of body.matchAll(DURATION_UNIT_PART)) {
+      const amount = BigInt(amountText);
+      const unit = unitText.toLowerCase();
+      if (unit === "y") months += amount * 12n;
+      else if (unit === "mo") months += amount;
+      else if (unit === "w") days += amount * 7n;
+      else if (unit === "d") days += amount;
+      else nanos += amount * NANOS_PER[unit];
+    }
+    return durationFrom(negative, months, days, nanos);
   }
-  return text;
+  let match = DURATION_ISO.exec(body);
+  if (match) {
+    const [, years, months, days, hours, minutes, seconds] = match;
+    return durationFrom(
+      negative,
+      big(years) * 12n + big(months),
+      big(days),
+      big(hours) * NANOS_PER.h + big(minutes) * NANOS_PER.m + big(seconds) * NANOS_PER.s,
+    );
+  }
+  match = DURATION_ISO_WEEKS.exec(body);
+  if (match) return durationFrom(negative, 0n, big(match[1]) * 7n, 0n);
+  match = DURATION_ISO_ALTERNATIVE.exec(body);
+  if (match) {
+    const [, years, months, days, hours, minutes, seconds] = match;
+    return durationFrom(
+      negative,
+      big(years) * 12n + big(months),
+      big(days),
+      big(hours) * NANOS_PER.h + big(minutes) * NANOS_PER.m + big(seconds) * NANOS_PER.s,
+    );
+  }
+  fail("not a duration (expected e.g. 1h30m, 2mo3d or ISO-8601 P1DT2H)");
 }
 
 function parseAscii(text: string): string {
@@ -297,7 +362,9 @@ function fromLiteral(literal: Literal, type: CqlType): unknown {
       if (literal.kind !== "string" && literal.kind !== "bare") {
         fail(`expected ${type.name}, found ${describeLiteral(literal)}`);
       }
-      return SCALAR_PARSERS[type.name](literal.kind === "bare" || isTextual(type) ? literal.value : literal.value.trim());
+      return SCALAR_PARSERS[type.name](
+        literal.kind === "bare" || isTextual(type) ? literal.value : literal.value.trim(),
+      );
     }
     case "list":
     case "set": {

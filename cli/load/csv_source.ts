@@ -75,7 +75,7 @@ export function stripSkippedLines(raw: string, comment: string | undefined): str
 interface ParsedChunk {
   record: SourceField[];
   raw: string;
-  info: { lines: number; bytes: number };
+  info: { bytes: number };
 }
 
 export class CsvFileSource implements RowSource {
@@ -89,6 +89,10 @@ export class CsvFileSource implements RowSource {
 
   async *records(): AsyncGenerator<SourceRecord> {
     const { delimiter, quote, escape, comment } = this.format;
+    let produced = 0;
+    let consumed = 0;
+    let consumerGone = false;
+    let wakeFeeder = null as (() => void) | null;
     const parser = parse({
       delimiter,
       quote,
@@ -103,22 +107,41 @@ export class CsvFileSource implements RowSource {
       skip_empty_lines: true,
       record_delimiter: ["\r\n", "\n", "\r"],
       cast: (value: string, context: { quoting: boolean }) => ({ text: value, quoted: context.quoting }),
+      on_record: (chunk: string[]) => {
+        produced++;
+        return chunk;
+      },
     }) as unknown as TransformStream<Uint8Array, ParsedChunk>;
-    const chunks = (await this.openStream()).pipeThrough(parser);
 
+    // An unclosed quote is only detected when the input ends, and erroring a stream drops
+    // the records still queued in it. So the input is closed only once every record parsed
+    // so far was taken: then the error can cost nothing but the broken tail itself.
+    const input = await this.openStream();
+    const writer = parser.writable.getWriter();
+    const feeding = (async () => {
+      try {
+        for await (const bytes of input) await writer.write(bytes);
+        while (consumed < produced && !consumerGone) await new Promise<void>((resolve) => wakeFeeder = resolve);
+        await writer.close();
+      } catch (error) {
+        await writer.abort(error).catch(() => {});
+      }
+    })();
+
+    // Lines are counted here rather than taken from csv-parse, whose count goes wrong when
+    // a quoted field holds a CRLF. Its raw text keeps every line break as at least one of
+    // \r or \n, which is what countLineBreaks counts.
+    let nextLine = 1;
     let consumedBytes = 0;
-    let lastLine = 0;
     try {
-      for await (const chunk of chunks) {
-        const body = stripLineTerminator(stripSkippedLines(chunk.raw, comment));
-        lastLine = chunk.info.lines;
+      for await (const chunk of parser.readable) {
+        consumed++;
+        const withoutSkipped = stripSkippedLines(chunk.raw, comment);
+        const line = nextLine + countLineBreaks(chunk.raw.slice(0, chunk.raw.length - withoutSkipped.length));
+        nextLine += countLineBreaks(chunk.raw);
         consumedBytes = chunk.info.bytes;
-        yield {
-          source: this.name,
-          line: chunk.info.lines - countLineBreaks(body),
-          fields: chunk.record,
-          raw: body,
-        };
+        yield { source: this.name, line, fields: chunk.record, raw: stripLineTerminator(withoutSkipped) };
+        wakeFeeder?.();
       }
     } catch (error) {
       const code = (error as { code?: string }).code;
@@ -128,14 +151,18 @@ export class CsvFileSource implements RowSource {
       const body = stripSkippedLines(raw, comment);
       yield {
         source: this.name,
-        line: lastLine + 1 + countLineBreaks(raw.slice(0, raw.length - body.length)),
+        line: nextLine + countLineBreaks(raw.slice(0, raw.length - body.length)),
         fields: [],
         raw: stripLineTerminator(body),
         malformed: "a quoted field is never closed (the rest of the input was read as one field)",
       };
+    } finally {
+      // A consumer leaving early (--max-errors) ends the for-await above, which cancels
+      // the parser; the feeder then stops on its failed write.
+      consumerGone = true;
+      wakeFeeder?.();
+      await feeding;
     }
-    // A consumer leaving early (--max-errors) ends the for-await above, which cancels the
-    // stream and so stops reading the file.
   }
 
   /** Re-reads the unparseable end of a plain file so it can be copied to the bad file. */

@@ -3,7 +3,7 @@
 // bounded whatever the input size. Bad rows go to the source's BadRowLog and the load
 // goes on, until --max-errors is reached or the cluster becomes unreachable.
 
-import type { SourceRecord, RowSource } from "./csv_source.ts";
+import type { RowSource, SourceRecord } from "./csv_source.ts";
 import type { RowConverter, RowProblem } from "./row_converter.ts";
 import type { BadRowLog } from "./bad_rows.ts";
 import { describeError } from "../errors.ts";
@@ -99,6 +99,7 @@ export async function runLoad(
     log.record(record, problem);
   };
 
+  let failure: { error: unknown } | null = null;
   try {
     for (const { source, badLog } of inputs) {
       if (abortedBecause !== null) break;
@@ -132,7 +133,8 @@ export async function runLoad(
           (error) => {
             const reason = describeError(error, settings.secrets);
             if (isFatalWriteError(error)) abortedBecause ??= `cannot write: ${reason}`;
-            recordBad(badLog, record, { reason: `rejected by the server: ${reason}` });
+            const byServer = typeof (error as { code?: unknown }).code === "number";
+            recordBad(badLog, record, { reason: `${byServer ? "rejected by the server" : "not written"}: ${reason}` });
           },
         ).finally(() => {
           window.release();
@@ -140,12 +142,15 @@ export async function runLoad(
         });
       }
     }
-  } finally {
-    await window.drain();
-    const closing = await Promise.allSettled(inputs.map(({ badLog }) => badLog.close()));
-    const failed = closing.find((result): result is PromiseRejectedResult => result.status === "rejected");
-    if (failed) throw failed.reason;
+  } catch (error) {
+    failure = { error };
   }
+  // Requests in flight and bad-row writes are settled even when the load itself failed.
+  await window.drain();
+  const closing = await Promise.allSettled(inputs.map(({ badLog }) => badLog.close()));
+  if (failure !== null) throw failure.error;
+  const failedClose = closing.find((result): result is PromiseRejectedResult => result.status === "rejected");
+  if (failedClose) throw failedClose.reason;
 
   const elapsedMs = performance.now() - started;
   return {

@@ -49,11 +49,10 @@ export class CsvRowConverter implements RowConverter {
   convert(record: SourceRecord): ConvertedRow {
     if (record.malformed !== undefined) return { ok: false, problem: { reason: record.malformed } };
     const count = record.fields.length;
-    if (count !== this.layout.expectedFieldCount) {
-      return {
-        ok: false,
-        problem: { reason: `expected ${this.layout.expectedFieldCount} fields, found ${count}` },
-      };
+    const { expectedFieldCount, extraFieldsAllowed } = this.layout;
+    if (count < expectedFieldCount || (count > expectedFieldCount && !extraFieldsAllowed)) {
+      const expected = extraFieldsAllowed ? `at least ${expectedFieldCount}` : String(expectedFieldCount);
+      return { ok: false, problem: { reason: `expected ${expected} fields, found ${count}` } };
     }
     const values = new Array<unknown>(this.bindings.length);
     for (let i = 0; i < this.bindings.length; i++) {

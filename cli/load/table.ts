@@ -1,7 +1,7 @@
 // The target table of a load: its columns as read from system_schema, the mapping from
 // input fields to columns, and the INSERT statement built from that mapping.
 
-import { type CqlType, type UdtField } from "../cql_type.ts";
+import type { CqlType, UdtField } from "../cql_type.ts";
 import { UsageError } from "../errors.ts";
 
 export type ColumnKind = "partition_key" | "clustering" | "regular" | "static";
@@ -26,7 +26,8 @@ const KIND_ORDER: Record<ColumnKind, number> = { partition_key: 0, clustering: 1
 
 export function orderColumns(columns: TableColumn[]): TableColumn[] {
   return [...columns].sort((a, b) =>
-    KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || a.position - b.position || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+    KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || a.position - b.position ||
+    (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
   );
 }
 
@@ -84,7 +85,9 @@ export function parseMapSpec(spec: string): Array<[string, string]> {
     if (equals < 0) throw new UsageError(`invalid --map entry '${part.trim()}': expected field=column`);
     const field = part.slice(0, equals).trim();
     const column = part.slice(equals + 1).trim();
-    if (field === "" || column === "") throw new UsageError(`invalid --map entry '${part.trim()}': expected field=column`);
+    if (field === "" || column === "") {
+      throw new UsageError(`invalid --map entry '${part.trim()}': expected field=column`);
+    }
     pairs.push([field, column]);
   }
   if (pairs.length === 0) throw new UsageError("--map is empty");
@@ -103,6 +106,11 @@ export interface FieldLayout {
   bindings: FieldBinding[];
   /** Records with another field count are bad rows. */
   expectedFieldCount: number;
+  /**
+   * Without a header the width of the input is unknown, so a map by index only requires
+   * the fields it names to be present.
+   */
+  extraFieldsAllowed: boolean;
 }
 
 function findColumn(schema: TableSchema, name: string): TableColumn | undefined {
@@ -136,6 +144,7 @@ export function resolveLayout(
 ): FieldLayout {
   const bindings: FieldBinding[] = [];
   let expectedFieldCount: number;
+  let extraFieldsAllowed = false;
   if (header !== null) {
     expectedFieldCount = header.length;
     const names = header.map((name) => name.trim());
@@ -143,21 +152,29 @@ export function resolveLayout(
       const unknown = names.filter((name) => findColumn(schema, name) === undefined);
       if (unknown.length > 0) {
         throw new UsageError(
-          `header field(s) ${unknown.map((n) => `'${n}'`).join(", ")} match no column of ${schema.keyspace}.${schema.table}; ` +
+          `header field(s) ${
+            unknown.map((n) => `'${n}'`).join(", ")
+          } match no column of ${schema.keyspace}.${schema.table}; ` +
             `use --map field=column to choose the fields to load`,
         );
       }
-      names.forEach((name, fieldIndex) => bindings.push({ fieldIndex, fieldName: name, column: findColumn(schema, name)! }));
+      names.forEach((name, fieldIndex) =>
+        bindings.push({ fieldIndex, fieldName: name, column: findColumn(schema, name)! })
+      );
     } else {
       for (const [field, columnName] of map) {
         const fieldIndex = names.indexOf(field);
-        if (fieldIndex < 0) throw new UsageError(`--map: the header has no field '${field}' (fields: ${names.join(", ")})`);
+        if (fieldIndex < 0) {
+          throw new UsageError(`--map: the header has no field '${field}' (fields: ${names.join(", ")})`);
+        }
         bindings.push({ fieldIndex, fieldName: field, column: columnOrFail(schema, columnName, "--map") });
       }
     }
   } else if (map === null) {
     expectedFieldCount = schema.columns.length;
-    schema.columns.forEach((column, fieldIndex) => bindings.push({ fieldIndex, fieldName: String(fieldIndex), column }));
+    schema.columns.forEach((column, fieldIndex) =>
+      bindings.push({ fieldIndex, fieldName: String(fieldIndex), column })
+    );
   } else {
     let highest = -1;
     for (const [field, columnName] of map) {
@@ -169,6 +186,7 @@ export function resolveLayout(
       bindings.push({ fieldIndex, fieldName: field, column: columnOrFail(schema, columnName, "--map") });
     }
     expectedFieldCount = highest + 1;
+    extraFieldsAllowed = true;
   }
 
   const seen = new Map<string, FieldBinding>();
@@ -189,15 +207,19 @@ export function resolveLayout(
   }
   const counters = bindings.filter((b) => b.column.type.kind === "native" && b.column.type.name === "counter");
   if (counters.length > 0) {
-    throw new UsageError(`counter column '${counters[0].column.name}' cannot be loaded with INSERT (counter tables are not supported yet)`);
+    throw new UsageError(
+      `counter column '${counters[0].column.name}' cannot be loaded with INSERT (counter tables are not supported yet)`,
+    );
   }
-  return { bindings, expectedFieldCount };
+  return { bindings, expectedFieldCount, extraFieldsAllowed };
 }
 
 export function buildInsert(schema: TableSchema, bindings: FieldBinding[]): string {
   const columns = bindings.map((binding) => quoteIdentifier(binding.column.name)).join(", ");
   const markers = bindings.map(() => "?").join(", ");
-  return `INSERT INTO ${quoteIdentifier(schema.keyspace)}.${quoteIdentifier(schema.table)} (${columns}) VALUES (${markers})`;
+  return `INSERT INTO ${quoteIdentifier(schema.keyspace)}.${
+    quoteIdentifier(schema.table)
+  } (${columns}) VALUES (${markers})`;
 }
 
 export interface UdtDefinition {
@@ -223,7 +245,10 @@ export function attachUdtDefinitions(type: CqlType, definitions: Map<string, Udt
     case "udt": {
       const definition = definitions.get(type.name);
       if (!definition) return type;
-      const fields: UdtField[] = definition.fieldNames.map((name, i) => ({ name, type: recurse(definition.fieldTypes[i]) }));
+      const fields: UdtField[] = definition.fieldNames.map((name, i) => ({
+        name,
+        type: recurse(definition.fieldTypes[i]),
+      }));
       return { ...type, fields };
     }
     default:

@@ -65,12 +65,7 @@ impl Compression {
 
     /// Appends the decompressed form of `body` to `out`, refusing anything that would
     /// decompress to more than `max_len` bytes. On error `out` is left as it was.
-    pub fn decompress(
-        self,
-        body: &[u8],
-        max_len: usize,
-        out: &mut Vec<u8>,
-    ) -> Result<(), ProtocolError> {
+    pub fn decompress(self, body: &[u8], max_len: usize, out: &mut Vec<u8>) -> Result<(), ProtocolError> {
         match self {
             Compression::None => {
                 if body.len() > max_len {
@@ -86,11 +81,7 @@ impl Compression {
 }
 
 fn over_cap(field: &'static str, offset: usize, declared: usize, max_len: usize) -> ProtocolError {
-    ProtocolError::remote(
-        field,
-        offset,
-        format!("declares {declared} uncompressed bytes, over the limit of {max_len}"),
-    )
+    ProtocolError::remote(field, offset, format!("declares {declared} uncompressed bytes, over the limit of {max_len}"))
 }
 
 fn compress_lz4(body: &[u8], out: &mut Vec<u8>) -> Result<(), ProtocolError> {
@@ -176,11 +167,7 @@ fn decompress_snappy(body: &[u8], max_len: usize, out: &mut Vec<u8>) -> Result<(
     if body.is_empty() {
         // Even an empty body compresses to one byte (its varint length), so zero bytes is a
         // truncated block rather than an empty one.
-        return Err(ProtocolError::remote(
-            "snappy uncompressed length",
-            0,
-            "empty body: the varint length is missing",
-        ));
+        return Err(ProtocolError::remote("snappy uncompressed length", 0, "empty body: the varint length is missing"));
     }
     let declared = snap::raw::decompress_len(body)
         .map_err(|e| ProtocolError::remote("snappy uncompressed length", 0, e.to_string()))?;
@@ -275,9 +262,7 @@ mod tests {
         assert_eq!(err.side, Side::Remote);
         assert_eq!(out.capacity(), 0);
         // Snappy: varint for 2^32 - 1.
-        let err = Compression::Snappy
-            .decompress(&[0xff, 0xff, 0xff, 0xff, 0x0f, 0x00], 1 << 20, &mut out)
-            .unwrap_err();
+        let err = Compression::Snappy.decompress(&[0xff, 0xff, 0xff, 0xff, 0x0f, 0x00], 1 << 20, &mut out).unwrap_err();
         assert_eq!(err.field, "snappy uncompressed length");
         assert_eq!(out.capacity(), 0);
         // None: the body itself is the size.
@@ -331,13 +316,7 @@ mod tests {
             }
         }
         let mut out = Vec::new();
-        assert_eq!(
-            Compression::Lz4.decompress(&[0, 0, 0], 10, &mut out).unwrap_err().field,
-            "lz4 uncompressed length"
-        );
-        assert_eq!(
-            Compression::Snappy.decompress(&[], 10, &mut out).unwrap_err().field,
-            "snappy uncompressed length"
-        );
+        assert_eq!(Compression::Lz4.decompress(&[0, 0, 0], 10, &mut out).unwrap_err().field, "lz4 uncompressed length");
+        assert_eq!(Compression::Snappy.decompress(&[], 10, &mut out).unwrap_err().field, "snappy uncompressed length");
     }
 }

@@ -108,14 +108,34 @@ pub enum RequestError {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum CloseReason {
-    Eof { message: String },
-    Protocol { message: String, side: Side, field: &'static str, offset: usize },
-    Auth { message: String, code: Option<i32> },
-    Handshake { message: String, error: Option<ServerError> },
+    Eof {
+        message: String,
+    },
+    Protocol {
+        message: String,
+        side: Side,
+        field: &'static str,
+        offset: usize,
+    },
+    Auth {
+        message: String,
+        code: Option<i32>,
+    },
+    Handshake {
+        message: String,
+        error: Option<ServerError>,
+    },
     /// The server refused our protocol version; reconnect speaking `fallback`.
-    VersionRefused { message: String, fallback: u8 },
-    HeartbeatTimeout { message: String },
-    Local { message: String },
+    VersionRefused {
+        message: String,
+        fallback: u8,
+    },
+    HeartbeatTimeout {
+        message: String,
+    },
+    Local {
+        message: String,
+    },
 }
 
 impl CloseReason {
@@ -139,16 +159,28 @@ impl CloseReason {
 /// the next input or command.
 #[derive(Debug)]
 pub enum Event<'a> {
-    Ready { protocol_version: u8 },
+    Ready {
+        protocol_version: u8,
+    },
     /// `body` is the frame body as received (decompressed), starting with the tracing id,
     /// warnings and custom payload announced by `frame_flags`, then the RESULT.
-    Response { id: RequestId, frame_flags: u8, body: &'a [u8] },
-    Failed { id: RequestId, error: RequestError },
+    Response {
+        id: RequestId,
+        frame_flags: u8,
+        body: &'a [u8],
+    },
+    Failed {
+        id: RequestId,
+        error: RequestError,
+    },
     ServerEvent(ServerEvent),
     Closed(CloseReason),
 }
 
-enum EventRec {
+/// An event whose body is a range of the connection's arena (see
+/// [`Connection::poll_raw_event`] and [`Connection::arena_slice`]).
+#[derive(Debug)]
+pub enum EventRec {
     Ready,
     Response { id: RequestId, frame_flags: u8, start: usize, end: usize },
     Failed { id: RequestId, error: RequestError },
@@ -165,7 +197,11 @@ enum Purpose {
 #[derive(Clone, Copy, Debug)]
 enum Slot {
     Free,
-    InFlight { id: RequestId, purpose: Purpose, deadline: u64 },
+    InFlight {
+        id: RequestId,
+        purpose: Purpose,
+        deadline: u64,
+    },
     /// Timed out or cancelled: the id stays reserved until the late response arrives.
     Orphaned,
 }
@@ -211,6 +247,8 @@ pub struct Connection {
     arena: Vec<u8>,
     events: VecDeque<EventRec>,
 
+    /// When set, the owner (a session) decides when event bodies may be overwritten.
+    manual_arena: bool,
     last_activity: u64,
     heartbeat_in_flight: bool,
     supported: Vec<(String, Vec<String>)>,
@@ -238,6 +276,7 @@ impl Connection {
             out: Vec::new(),
             arena: Vec::new(),
             events: VecDeque::new(),
+            manual_arena: false,
             last_activity: 0,
             heartbeat_in_flight: false,
             supported: Vec::new(),
@@ -284,11 +323,45 @@ impl Connection {
 
     /// Encodes a request now; it goes out at the next `poll_transmit`, or queues when every
     /// stream id is taken.
-    pub fn start_request(&mut self, now: u64, request: Request, timeout_us: Option<u64>) -> Result<RequestId, LocalError> {
+    pub fn start_request(
+        &mut self,
+        now: u64,
+        request: Request,
+        timeout_us: Option<u64>,
+    ) -> Result<RequestId, LocalError> {
+        self.submit(now, timeout_us, |out, version, stream| Self::encode(out, version, stream, &request))
+    }
+
+    /// Sends a request body that was encoded once up front (by [`encode_body`]), so a
+    /// retry or a speculative execution costs one copy and no re-encoding.
+    pub fn start_encoded(
+        &mut self,
+        now: u64,
+        opcode: Opcode,
+        flags: u8,
+        body: &[u8],
+        timeout_us: Option<u64>,
+    ) -> Result<RequestId, LocalError> {
+        self.submit(now, timeout_us, |out, version, stream| {
+            let start = FrameHeader::begin_request(out, version, flags, stream, opcode);
+            out.extend_from_slice(body);
+            finish_frame(out, start);
+            Ok(())
+        })
+    }
+
+    fn submit(
+        &mut self,
+        now: u64,
+        timeout_us: Option<u64>,
+        write: impl FnOnce(&mut Vec<u8>, u8, i16) -> Result<(), LocalError>,
+    ) -> Result<RequestId, LocalError> {
         self.begin_call();
         match self.state {
             State::Ready => {}
-            State::Draining => return Err(LocalError("connection is draining after too many timed-out requests".into())),
+            State::Draining => {
+                return Err(LocalError("connection is draining after too many timed-out requests".into()))
+            }
             State::Closed => return Err(LocalError("connection is closed".into())),
             _ => return Err(LocalError("connection is not ready yet".into())),
         }
@@ -299,7 +372,7 @@ impl Connection {
         match self.take_stream() {
             Some(stream) => {
                 let start = self.out.len();
-                if let Err(e) = Self::encode(&mut self.out, self.version, stream, &request) {
+                if let Err(e) = write(&mut self.out, self.version, stream) {
                     self.out.truncate(start);
                     self.release_stream(stream);
                     return Err(e);
@@ -308,7 +381,7 @@ impl Connection {
             }
             None => {
                 let start = self.backlog.len();
-                if let Err(e) = Self::encode(&mut self.backlog, self.version, 0, &request) {
+                if let Err(e) = write(&mut self.backlog, self.version, 0) {
                     self.backlog.truncate(start);
                     return Err(e);
                 }
@@ -466,6 +539,12 @@ impl Connection {
         }
     }
 
+    /// Like [`Connection::poll_event`], with the body as a range to read later through
+    /// [`Connection::arena_slice`] (with manual arena release).
+    pub fn poll_raw_event(&mut self) -> Option<EventRec> {
+        self.events.pop_front()
+    }
+
     pub fn poll_event(&mut self) -> Option<Event<'_>> {
         let rec = self.events.pop_front()?;
         Some(match rec {
@@ -482,9 +561,26 @@ impl Connection {
     // ---- internals --------------------------------------------------------------------
 
     fn begin_call(&mut self) {
+        if self.events.is_empty() && !self.manual_arena {
+            self.arena.clear();
+        }
+    }
+
+    /// Keeps response bodies alive across calls until [`Connection::release_arena`], for an
+    /// owner that hands them on after later calls into this connection.
+    pub fn set_manual_arena(&mut self, manual: bool) {
+        self.manual_arena = manual;
+    }
+
+    pub fn release_arena(&mut self) {
         if self.events.is_empty() {
             self.arena.clear();
         }
+    }
+
+    /// A response body previously delivered, by its range in the arena.
+    pub fn arena_slice(&self, start: usize, end: usize) -> &[u8] {
+        self.arena.get(start..end).unwrap_or(&[])
     }
 
     fn push_timeout(&mut self, id: RequestId) {
@@ -567,70 +663,9 @@ impl Connection {
     }
 
     fn encode(out: &mut Vec<u8>, version: u8, stream: i16, request: &Request) -> Result<(), LocalError> {
-        let local = |e: ProtocolError| LocalError(e.to_string());
-        let opcode = match request {
-            Request::Query { .. } => Opcode::Query,
-            Request::Prepare { .. } => Opcode::Prepare,
-            Request::Execute { .. } => Opcode::Execute,
-            Request::Batch { .. } => Opcode::Batch,
-            Request::Register { .. } => Opcode::Register,
-        };
-        let tracing = match request {
-            Request::Query { options, .. } | Request::Execute { options, .. } | Request::Batch { options, .. } => options.tracing,
-            _ => false,
-        };
-        let start = FrameHeader::begin_request(out, version, if tracing { flags::TRACING } else { 0 }, stream, opcode);
-        {
-            let mut w = Writer::new(out);
-            match request {
-                Request::Query { cql, values, options } => {
-                    message::check_values(values).map_err(local)?;
-                    w.long_string(cql);
-                    message::write_query_parameters(&mut w, version, values, options);
-                }
-                Request::Prepare { cql, keyspace } => {
-                    w.long_string(cql);
-                    if version >= 5 {
-                        match keyspace {
-                            Some(k) => {
-                                w.u32(0x01);
-                                w.string(k);
-                            }
-                            None => w.u32(0),
-                        }
-                    }
-                }
-                Request::Execute { id, result_metadata_id, values, options } => {
-                    message::check_values(values).map_err(local)?;
-                    w.short_bytes(id);
-                    if version >= 5 {
-                        w.short_bytes(result_metadata_id.unwrap_or(&[]));
-                    }
-                    message::write_query_parameters(&mut w, version, values, options);
-                }
-                Request::Batch { kind, statements, options } => {
-                    if statements.len() > u16::MAX as usize {
-                        return Err(LocalError(format!("a batch holds at most 65535 statements, got {}", statements.len())));
-                    }
-                    for s in statements.iter() {
-                        let v = match s {
-                            BatchStatement::Query { values, .. } | BatchStatement::Prepared { values, .. } => values,
-                        };
-                        message::check_values(v).map_err(local)?;
-                    }
-                    message::write_batch(&mut w, version, *kind, statements, options);
-                }
-                Request::Register { events } => {
-                    w.u16(events.len() as u16);
-                    for e in events.iter() {
-                        w.string(e);
-                    }
-                }
-            }
-        }
-        if out.len() - start - HEADER_LEN > i32::MAX as usize {
-            return Err(LocalError("request body exceeds 2 GiB".into()));
-        }
+        let (opcode, flags) = request_kind(request);
+        let start = FrameHeader::begin_request(out, version, flags, stream, opcode);
+        encode_body(out, version, request)?;
         finish_frame(out, start);
         Ok(())
     }
@@ -685,7 +720,8 @@ impl Connection {
     fn on_frame(&mut self, now: u64, h: FrameHeader, body_start: usize, body_end: usize) -> Result<(), CloseReason> {
         if !h.is_response {
             return Err(CloseReason::Protocol {
-                message: "remote protocol error in frame header version at byte 0: the server sent a request frame".into(),
+                message: "remote protocol error in frame header version at byte 0: the server sent a request frame"
+                    .into(),
                 side: Side::Remote,
                 field: "frame header version",
                 offset: 0,
@@ -701,9 +737,14 @@ impl Connection {
         }
         if h.stream == -1 {
             if h.opcode != Opcode::Event {
-                return Err(proto("frame header opcode", 4, format!("stream -1 carries {:?}, expected EVENT", h.opcode)));
+                return Err(proto(
+                    "frame header opcode",
+                    4,
+                    format!("stream -1 carries {:?}, expected EVENT", h.opcode),
+                ));
             }
-            let ev = ServerEvent::decode(&self.inbuf[body_start..body_end]).map_err(|e| CloseReason::from_protocol(&e))?;
+            let ev =
+                ServerEvent::decode(&self.inbuf[body_start..body_end]).map_err(|e| CloseReason::from_protocol(&e))?;
             self.events.push_back(EventRec::ServerEvent(ev));
             return Ok(());
         }
@@ -724,9 +765,14 @@ impl Connection {
         if h.opcode == Opcode::Error {
             let err = ServerError::decode(body, h.version).map_err(|e| CloseReason::from_protocol(&e))?;
             return Err(match err.code {
-                0x0100 => CloseReason::Auth { message: format!("authentication failed: {}", err.message), code: Some(err.code) },
-                0x000A if self.state == State::Options && self.version > 4
-                    && err.message.to_ascii_lowercase().contains("version") =>
+                0x0100 => CloseReason::Auth {
+                    message: format!("authentication failed: {}", err.message),
+                    code: Some(err.code),
+                },
+                0x000A
+                    if self.state == State::Options
+                        && self.version > 4
+                        && err.message.to_ascii_lowercase().contains("version") =>
                 {
                     CloseReason::VersionRefused {
                         message: format!("the server refused protocol v{}: {}", self.version, err.message),
@@ -766,14 +812,28 @@ impl Connection {
         }
     }
 
-    fn on_request_frame(&mut self, _now: u64, h: FrameHeader, body_start: usize, body_end: usize) -> Result<(), CloseReason> {
+    fn on_request_frame(
+        &mut self,
+        _now: u64,
+        h: FrameHeader,
+        body_start: usize,
+        body_end: usize,
+    ) -> Result<(), CloseReason> {
         let stream = h.stream;
         let slot = match self.slots.get(stream as usize) {
             Some(s) if stream >= 0 => *s,
-            _ => return Err(proto("frame header stream", 2, format!("response on stream {stream}, which we never used"))),
+            _ => {
+                return Err(proto(
+                    "frame header stream",
+                    2,
+                    format!("response on stream {stream}, which we never used"),
+                ))
+            }
         };
         match slot {
-            Slot::Free => Err(proto("frame header stream", 2, format!("response on stream {stream}, which has no request"))),
+            Slot::Free => {
+                Err(proto("frame header stream", 2, format!("response on stream {stream}, which has no request")))
+            }
             Slot::Orphaned => {
                 // The late answer to a timed-out request: only now may the id be reused.
                 self.orphans -= 1;
@@ -798,16 +858,24 @@ impl Connection {
         }
     }
 
-    fn deliver(&mut self, id: RequestId, h: FrameHeader, body_start: usize, body_end: usize) -> Result<(), CloseReason> {
+    fn deliver(
+        &mut self,
+        id: RequestId,
+        h: FrameHeader,
+        body_start: usize,
+        body_end: usize,
+    ) -> Result<(), CloseReason> {
         match h.opcode {
-            Opcode::Result => {
+            // REGISTER is answered with READY: an empty success.
+            Opcode::Result | Opcode::Ready => {
                 let start = self.arena.len();
                 self.arena.extend_from_slice(&self.inbuf[body_start..body_end]);
                 self.events.push_back(EventRec::Response { id, frame_flags: h.flags, start, end: self.arena.len() });
                 Ok(())
             }
             Opcode::Error => {
-                let body = skip_response_prefix(&self.inbuf[body_start..body_end], h.flags).map_err(|e| CloseReason::from_protocol(&e))?;
+                let body = skip_response_prefix(&self.inbuf[body_start..body_end], h.flags)
+                    .map_err(|e| CloseReason::from_protocol(&e))?;
                 let err = ServerError::decode(body, h.version).map_err(|e| CloseReason::from_protocol(&e))?;
                 self.events.push_back(EventRec::Failed { id, error: RequestError::Server(err) });
                 Ok(())
@@ -824,12 +892,14 @@ impl Connection {
         let message = format!("connection closed: {}", reason.message());
         for slot in self.slots.iter_mut() {
             if let Slot::InFlight { id, purpose: Purpose::User, .. } = *slot {
-                self.events.push_back(EventRec::Failed { id, error: RequestError::Closed { message: message.clone() } });
+                self.events
+                    .push_back(EventRec::Failed { id, error: RequestError::Closed { message: message.clone() } });
             }
             *slot = Slot::Free;
         }
         for q in self.queued.drain(..) {
-            self.events.push_back(EventRec::Failed { id: q.id, error: RequestError::Closed { message: message.clone() } });
+            self.events
+                .push_back(EventRec::Failed { id: q.id, error: RequestError::Closed { message: message.clone() } });
         }
         self.in_flight = 0;
         self.deadlines.clear();
@@ -837,6 +907,85 @@ impl Connection {
         self.inbuf.clear();
         self.events.push_back(EventRec::Closed(reason));
     }
+}
+
+/// The opcode and frame flags a request travels with.
+pub fn request_kind(request: &Request) -> (Opcode, u8) {
+    let opcode = match request {
+        Request::Query { .. } => Opcode::Query,
+        Request::Prepare { .. } => Opcode::Prepare,
+        Request::Execute { .. } => Opcode::Execute,
+        Request::Batch { .. } => Opcode::Batch,
+        Request::Register { .. } => Opcode::Register,
+    };
+    let tracing = match request {
+        Request::Query { options, .. } | Request::Execute { options, .. } | Request::Batch { options, .. } => {
+            options.tracing
+        }
+        _ => false,
+    };
+    (opcode, if tracing { flags::TRACING } else { 0 })
+}
+
+/// Appends a request's body (no frame header) for protocol `version`.
+pub fn encode_body(out: &mut Vec<u8>, version: u8, request: &Request) -> Result<(), LocalError> {
+    let local = |e: ProtocolError| LocalError(e.to_string());
+    let start = out.len();
+    {
+        let mut w = Writer::new(out);
+        match request {
+            Request::Query { cql, values, options } => {
+                message::check_values(values).map_err(local)?;
+                w.long_string(cql);
+                message::write_query_parameters(&mut w, version, values, options);
+            }
+            Request::Prepare { cql, keyspace } => {
+                w.long_string(cql);
+                if version >= 5 {
+                    match keyspace {
+                        Some(k) => {
+                            w.u32(0x01);
+                            w.string(k);
+                        }
+                        None => w.u32(0),
+                    }
+                }
+            }
+            Request::Execute { id, result_metadata_id, values, options } => {
+                message::check_values(values).map_err(local)?;
+                w.short_bytes(id);
+                if version >= 5 {
+                    w.short_bytes(result_metadata_id.unwrap_or(&[]));
+                }
+                message::write_query_parameters(&mut w, version, values, options);
+            }
+            Request::Batch { kind, statements, options } => {
+                if statements.len() > u16::MAX as usize {
+                    return Err(LocalError(format!(
+                        "a batch holds at most 65535 statements, got {}",
+                        statements.len()
+                    )));
+                }
+                for s in statements.iter() {
+                    let v = match s {
+                        BatchStatement::Query { values, .. } | BatchStatement::Prepared { values, .. } => values,
+                    };
+                    message::check_values(v).map_err(local)?;
+                }
+                message::write_batch(&mut w, version, *kind, statements, options);
+            }
+            Request::Register { events } => {
+                w.u16(events.len() as u16);
+                for e in events.iter() {
+                    w.string(e);
+                }
+            }
+        }
+    }
+    if out.len() - start > i32::MAX as usize {
+        return Err(LocalError("request body exceeds 2 GiB".into()));
+    }
+    Ok(())
 }
 
 fn proto(field: &'static str, offset: usize, message: String) -> CloseReason {

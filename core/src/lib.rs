@@ -9,6 +9,8 @@ pub mod connection;
 pub mod error;
 pub mod frame;
 pub mod message;
+pub mod rows;
+pub mod session;
 pub mod types;
 pub mod v5;
 pub mod wire;

@@ -79,7 +79,11 @@ pub fn check_values(values: &[u8]) -> Result<u16, ProtocolError> {
         }
     }
     if !r.is_empty() {
-        return Err(ProtocolError::local("values", r.offset(), format!("{} bytes after the last value", r.remaining())));
+        return Err(ProtocolError::local(
+            "values",
+            r.offset(),
+            format!("{} bytes after the last value", r.remaining()),
+        ));
     }
     Ok(n)
 }
@@ -227,15 +231,57 @@ pub struct ServerError {
 #[serde(untagged)]
 pub enum ErrorDetails {
     None {},
-    Unavailable { consistency: &'static str, required: i32, alive: i32 },
-    WriteTimeout { consistency: &'static str, received: i32, block_for: i32, write_type: String, contentions: Option<u16> },
-    ReadTimeout { consistency: &'static str, received: i32, block_for: i32, data_present: bool },
-    ReadFailure { consistency: &'static str, received: i32, block_for: i32, reasons: Vec<(String, u16)>, num_failures: i32, data_present: bool },
-    WriteFailure { consistency: &'static str, received: i32, block_for: i32, reasons: Vec<(String, u16)>, num_failures: i32, write_type: String },
-    FunctionFailure { keyspace: String, function: String, arg_types: Vec<String> },
-    AlreadyExists { keyspace: String, table: String },
-    Unprepared { unprepared_id: String },
-    CasWriteUnknown { consistency: &'static str, received: i32, block_for: i32 },
+    Unavailable {
+        consistency: &'static str,
+        required: i32,
+        alive: i32,
+    },
+    WriteTimeout {
+        consistency: &'static str,
+        received: i32,
+        block_for: i32,
+        write_type: String,
+        contentions: Option<u16>,
+    },
+    ReadTimeout {
+        consistency: &'static str,
+        received: i32,
+        block_for: i32,
+        data_present: bool,
+    },
+    ReadFailure {
+        consistency: &'static str,
+        received: i32,
+        block_for: i32,
+        reasons: Vec<(String, u16)>,
+        num_failures: i32,
+        data_present: bool,
+    },
+    WriteFailure {
+        consistency: &'static str,
+        received: i32,
+        block_for: i32,
+        reasons: Vec<(String, u16)>,
+        num_failures: i32,
+        write_type: String,
+    },
+    FunctionFailure {
+        keyspace: String,
+        function: String,
+        arg_types: Vec<String>,
+    },
+    AlreadyExists {
+        keyspace: String,
+        table: String,
+    },
+    Unprepared {
+        unprepared_id: String,
+    },
+    CasWriteUnknown {
+        consistency: &'static str,
+        received: i32,
+        block_for: i32,
+    },
 }
 
 pub fn error_code_name(code: i32) -> &'static str {
@@ -325,7 +371,8 @@ impl ServerError {
                 let received = r.i32("write timeout received")?;
                 let block_for = r.i32("write timeout blockfor")?;
                 let write_type = r.string("write timeout writeType")?.to_owned();
-                let contentions = if write_type == "CAS" && !r.is_empty() { Some(r.u16("write timeout contentions")?) } else { None };
+                let contentions =
+                    if write_type == "CAS" && !r.is_empty() { Some(r.u16("write timeout contentions")?) } else { None };
                 ErrorDetails::WriteTimeout { consistency, received, block_for, write_type, contentions }
             }
             0x1200 => ErrorDetails::ReadTimeout {
@@ -377,6 +424,8 @@ pub struct PreparedInfo<'a> {
     pub id: &'a [u8],
     pub result_metadata_id: Option<&'a [u8]>,
     pub pk_indexes: Vec<u16>,
+    /// The keyspace of the bound columns, which routing needs; `None` without bind markers.
+    pub keyspace: Option<&'a str>,
 }
 
 pub const RESULT_VOID: i32 = 1;
@@ -394,8 +443,8 @@ pub fn decode_prepared(body: &[u8], version: u8) -> Result<PreparedInfo<'_>, Pro
     }
     let id = r.short_bytes("prepared id")?;
     let result_metadata_id = if version >= 5 { Some(r.short_bytes("result metadata id")?) } else { None };
-    let _flags = r.i32("prepared metadata flags")?;
-    let _columns = r.i32("prepared metadata columns_count")?;
+    let flags = r.i32("prepared metadata flags")?;
+    let columns = r.i32("prepared metadata columns_count")?;
     let pk_count = r.i32("prepared metadata pk_count")?;
     if !(0..=1024).contains(&pk_count) {
         return Err(r.error("prepared metadata pk_count", format!("implausible count {pk_count}")));
@@ -404,7 +453,9 @@ pub fn decode_prepared(body: &[u8], version: u8) -> Result<PreparedInfo<'_>, Pro
     for _ in 0..pk_count {
         pk_indexes.push(r.u16("prepared metadata pk_index")?);
     }
-    Ok(PreparedInfo { id, result_metadata_id, pk_indexes })
+    // Global table spec, or else the first column's own spec, names the keyspace.
+    let keyspace = if flags & 0x0001 != 0 || columns > 0 { Some(r.string("prepared metadata keyspace")?) } else { None };
+    Ok(PreparedInfo { id, result_metadata_id, pk_indexes, keyspace })
 }
 
 /// A server-pushed EVENT.

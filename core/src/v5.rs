@@ -194,11 +194,7 @@ impl FrameEncoder {
     ///
     /// Fails (a local error, `out` untouched) if `envelopes` does not end on an envelope
     /// boundary.
-    pub fn encode_self_contained(
-        &mut self,
-        envelopes: &[u8],
-        out: &mut Vec<u8>,
-    ) -> Result<(), ProtocolError> {
+    pub fn encode_self_contained(&mut self, envelopes: &[u8], out: &mut Vec<u8>) -> Result<(), ProtocolError> {
         check_envelopes(envelopes, 0, ProtocolError::local)?;
         let mut group_start = 0;
         let mut pos = 0;
@@ -306,9 +302,7 @@ impl FrameEncoder {
             Some(body) => (body, payload.len()),
             None => (payload, 0),
         };
-        let header = body.len() as u64
-            | ((uncompressed_len as u64) << 17)
-            | (u64::from(self_contained) << 34);
+        let header = body.len() as u64 | ((uncompressed_len as u64) << 17) | (u64::from(self_contained) << 34);
         let header = header.to_le_bytes();
         let crc = crc24(&header[..5]).to_le_bytes();
         out.reserve(LZ4_HEADER_LEN + body.len() + TRAILER_LEN);
@@ -330,14 +324,14 @@ fn check_envelopes(
         let Some(len) = envelope_len_at(bytes, pos) else {
             return Err(error(
                 "envelope header",
-                base + pos,
+                base.wrapping_add(pos),
                 format!("needs {ENVELOPE_HEADER_LEN} bytes, {} left in the payload", bytes.len() - pos),
             ));
         };
         if len > bytes.len() - pos {
             return Err(error(
                 "envelope length",
-                base + pos + 5,
+                base.wrapping_add(pos + 5),
                 format!(
                     "envelope of {len} bytes overruns the self-contained payload ({} bytes left)",
                     bytes.len() - pos
@@ -395,7 +389,8 @@ pub struct FrameDecoder {
     large: Vec<u8>,
     /// That envelope's total length, once its header has arrived.
     large_len: Option<usize>,
-    /// Bytes of the framed stream consumed so far: the base of every error offset.
+    /// Bytes of the framed stream consumed so far: the base of every error offset. Wraps
+    /// (after 4 GiB on wasm32) rather than overflow: it only labels errors.
     consumed: usize,
     failed: Option<ProtocolError>,
 }
@@ -427,7 +422,7 @@ impl FrameDecoder {
         self.compression
     }
 
-    /// Bytes of the framed stream consumed so far.
+    /// Bytes of the framed stream consumed so far, modulo `usize::MAX + 1`.
     pub fn consumed(&self) -> usize {
         self.consumed
     }
@@ -454,10 +449,9 @@ impl FrameDecoder {
             return Err(err.clone());
         }
         match self.read_frame(input) {
-            Ok(Some(header)) => Ok(Some(Frame {
-                self_contained: header.self_contained,
-                payload: &self.payload[..self.payload_len],
-            })),
+            Ok(Some(header)) => {
+                Ok(Some(Frame { self_contained: header.self_contained, payload: &self.payload[..self.payload_len] }))
+            }
             Ok(None) => Ok(None),
             Err(err) => Err(self.fail(err)),
         }
@@ -468,11 +462,7 @@ impl FrameDecoder {
     /// large envelope whose last frame this was. Returns `Ok(None)` if `input` ran out first,
     /// else `Ok(Some(bytes appended))`, which is 0 for a frame in the middle of a large
     /// envelope. On error nothing is appended.
-    pub fn decode(
-        &mut self,
-        input: &mut &[u8],
-        envelopes: &mut Vec<u8>,
-    ) -> Result<Option<usize>, ProtocolError> {
+    pub fn decode(&mut self, input: &mut &[u8], envelopes: &mut Vec<u8>) -> Result<Option<usize>, ProtocolError> {
         if let Some(err) = &self.failed {
             return Err(err.clone());
         }
@@ -503,7 +493,7 @@ impl FrameDecoder {
         let payload = &self.payload[..self.payload_len];
         // Offsets inside a payload are reported from the frame's payload start; for an LZ4
         // frame they are positions in the decompressed payload.
-        let payload_offset = self.consumed - TRAILER_LEN - header.wire_len;
+        let payload_offset = self.consumed.wrapping_sub(TRAILER_LEN + header.wire_len);
         if header.self_contained {
             // Whole envelopes only, so that the caller's buffer never holds a torn envelope
             // that the next frame's bytes would silently complete.
@@ -532,10 +522,7 @@ impl FrameDecoder {
                     return Err(ProtocolError::remote(
                         "envelope length",
                         payload_offset,
-                        format!(
-                            "large envelope of {len} bytes is over the limit of {}",
-                            self.max_envelope_len
-                        ),
+                        format!("large envelope of {len} bytes is over the limit of {}", self.max_envelope_len),
                     ));
                 }
                 if self.large.len() > len {
@@ -566,7 +553,7 @@ impl FrameDecoder {
                 if let Some((frame, rest)) = input.split_at_checked(frame_len) {
                     self.unpack(frame, header, self.consumed)?;
                     *input = rest;
-                    self.consumed += frame_len;
+                    self.consumed = self.consumed.wrapping_add(frame_len);
                     return Ok(Some(header));
                 }
             }
@@ -596,7 +583,7 @@ impl FrameDecoder {
         let wanted = target.saturating_sub(self.partial.len());
         let (taken, rest) = input.split_at(wanted.min(input.len()));
         self.partial.extend_from_slice(taken);
-        self.consumed += taken.len();
+        self.consumed = self.consumed.wrapping_add(taken.len());
         *input = rest;
     }
 
@@ -612,7 +599,7 @@ impl FrameDecoder {
         if read != computed {
             return Err(ProtocolError::remote(
                 "v5 frame payload crc32",
-                frame_offset + trailer_at,
+                frame_offset.wrapping_add(trailer_at),
                 format!("read {read:08x}, computed {computed:08x}"),
             ));
         }
@@ -636,7 +623,7 @@ impl FrameDecoder {
                 Err(err) => {
                     return Err(ProtocolError::remote(
                         "v5 frame compressed payload",
-                        frame_offset + header_len,
+                        frame_offset.wrapping_add(header_len),
                         format!("invalid LZ4 block for {len} uncompressed bytes: {err}"),
                     ))
                 }
@@ -664,7 +651,7 @@ fn parse_header(bytes: &[u8], compression: bool, frame_offset: usize) -> Result<
     if read != computed {
         return Err(ProtocolError::remote(
             "v5 frame header crc24",
-            frame_offset + fields_len,
+            frame_offset.wrapping_add(fields_len),
             format!("read {read:06x}, computed {computed:06x}"),
         ));
     }
@@ -822,10 +809,7 @@ mod tests {
         FrameEncoder::new(true).encode_self_contained(&env, &mut out).unwrap();
         let compressed_len = out.len() - 12;
         assert!(compressed_len < 50);
-        assert_eq!(
-            header_bits(&out[..8]),
-            format!("{compressed_len:017b}{:017b}100000", 50)
-        );
+        assert_eq!(header_bits(&out[..8]), format!("{compressed_len:017b}{:017b}100000", 50));
         assert_eq!(u32::from_le_bytes([out[5], out[6], out[7], 0]), crc24(&out[..5]));
     }
 
@@ -1040,9 +1024,8 @@ mod tests {
         enc.encode_self_contained(&env, &mut wire).unwrap();
         dec.decode_all(&wire[..100], &mut envelopes).unwrap();
         dec.decode_all(&wire[100..], &mut envelopes).unwrap();
-        let capacities = |enc: &FrameEncoder, dec: &FrameDecoder| {
-            (enc.scratch.as_ptr(), dec.payload.as_ptr(), dec.partial.as_ptr())
-        };
+        let capacities =
+            |enc: &FrameEncoder, dec: &FrameDecoder| (enc.scratch.as_ptr(), dec.payload.as_ptr(), dec.partial.as_ptr());
         let before = capacities(&enc, &dec);
         for _ in 0..3 {
             wire.clear();

@@ -88,7 +88,8 @@ fn ready_connection(config: Config) -> Connection {
 }
 
 fn query(c: &mut Connection, now: u64) -> u32 {
-    c.start_request(now, Request::Query { cql: "SELECT 1", values: &[], options: QueryOptions::default() }, None).unwrap()
+    c.start_request(now, Request::Query { cql: "SELECT 1", values: &[], options: QueryOptions::default() }, None)
+        .unwrap()
 }
 
 #[test]
@@ -172,13 +173,21 @@ fn responses_are_matched_by_stream_even_out_of_order() {
     let mut both = void_result(sb);
     both.extend(void_result(sa));
     c.handle_bytes(20, &both);
-    assert_eq!(events(&mut c), vec![Ev::Response(b, 1i32.to_be_bytes().to_vec()), Ev::Response(a, 1i32.to_be_bytes().to_vec())]);
+    assert_eq!(
+        events(&mut c),
+        vec![Ev::Response(b, 1i32.to_be_bytes().to_vec()), Ev::Response(a, 1i32.to_be_bytes().to_vec())]
+    );
     assert_eq!(c.in_flight(), 0);
 }
 
 #[test]
 fn timed_out_stream_is_orphaned_until_its_late_answer() {
-    let mut c = ready_connection(Config { request_timeout_us: 100 * MS, heartbeat_interval_us: 0, max_streams: 3, ..Config::default() });
+    let mut c = ready_connection(Config {
+        request_timeout_us: 100 * MS,
+        heartbeat_interval_us: 0,
+        max_streams: 3,
+        ..Config::default()
+    });
     let a = query(&mut c, 0);
     let sa = transmit(&mut c)[0].0;
     assert_eq!(c.poll_timeout(), Some(100 * MS));
@@ -256,18 +265,29 @@ fn cancel_orphans_the_stream() {
 
 #[test]
 fn too_many_orphans_drains_the_connection() {
-    let mut c = ready_connection(Config { orphan_limit: 2, request_timeout_us: MS, heartbeat_interval_us: 0, ..Config::default() });
+    let mut c = ready_connection(Config {
+        orphan_limit: 2,
+        request_timeout_us: MS,
+        heartbeat_interval_us: 0,
+        ..Config::default()
+    });
     for _ in 0..3 {
         query(&mut c, 0);
     }
     c.handle_timeout(MS);
     assert_eq!(c.state(), State::Draining);
-    assert!(c.start_request(2, Request::Query { cql: "x", values: &[], options: QueryOptions::default() }, None).is_err());
+    assert!(c
+        .start_request(2, Request::Query { cql: "x", values: &[], options: QueryOptions::default() }, None)
+        .is_err());
 }
 
 #[test]
 fn heartbeat_on_idle_and_close_when_unanswered() {
-    let mut c = ready_connection(Config { heartbeat_interval_us: 1000 * MS, request_timeout_us: 100 * MS, ..Config::default() });
+    let mut c = ready_connection(Config {
+        heartbeat_interval_us: 1000 * MS,
+        request_timeout_us: 100 * MS,
+        ..Config::default()
+    });
     assert_eq!(c.poll_timeout(), Some(2 + 1000 * MS));
     c.handle_timeout(2 + 1000 * MS);
     let out = transmit(&mut c);
@@ -311,7 +331,8 @@ fn hostile_frames_close_with_a_named_remote_error() {
         transmit(&mut c);
         c.handle_bytes(1, &bytes);
         let ev = events(&mut c);
-        let closed = ev.iter().find_map(|e| if let Ev::Closed(r) = e { Some(r.clone()) } else { None }).expect("closed");
+        let closed =
+            ev.iter().find_map(|e| if let Ev::Closed(r) = e { Some(r.clone()) } else { None }).expect("closed");
         assert!(closed.contains(field), "{field}: {closed}");
         assert!(closed.contains("\"side\":\"remote\""), "{closed}");
     }

@@ -13,11 +13,8 @@ use serde_json::Value;
 const TRAILING: &[u8] = &[0xde, 0xad, 0xbe, 0xef, 0x01];
 
 fn unhex(s: &str) -> Vec<u8> {
-    assert!(s.len() % 2 == 0, "odd hex length");
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex digit"))
-        .collect()
+    assert!(s.len().is_multiple_of(2), "odd hex length");
+    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex digit")).collect()
 }
 
 struct Vector {
@@ -60,19 +57,24 @@ fn vectors() -> Vec<Vector> {
         .collect()
 }
 
-/// Feeds `bytes` to `next_frame` in pieces of `step` bytes; returns the frame, the number of
-/// bytes it consumed, and whatever input was left after the frame.
-fn next_frame_in_steps(
-    compression: bool,
-    bytes: &[u8],
-    step: usize,
-) -> Result<Option<(bool, Vec<u8>, Vec<u8>)>, ProtocolError> {
+/// A decoded frame, and the input left after it.
+struct Decoded {
+    self_contained: bool,
+    payload: Vec<u8>,
+    rest: Vec<u8>,
+}
+
+/// Feeds `bytes` to `next_frame` in pieces of `step` bytes until a frame comes out.
+fn next_frame_in_steps(compression: bool, bytes: &[u8], step: usize) -> Result<Option<Decoded>, ProtocolError> {
     let mut dec = FrameDecoder::new(compression);
     for chunk in bytes.chunks(step) {
         let mut input = chunk;
         if let Some(frame) = dec.next_frame(&mut input)? {
-            let (self_contained, payload) = (frame.self_contained, frame.payload.to_vec());
-            return Ok(Some((self_contained, payload, input.to_vec())));
+            return Ok(Some(Decoded {
+                self_contained: frame.self_contained,
+                payload: frame.payload.to_vec(),
+                rest: input.to_vec(),
+            }));
         }
         assert!(input.is_empty(), "an incomplete frame consumes all input");
     }
@@ -100,16 +102,14 @@ fn shared_vectors_decode_whole_byte_by_byte_and_with_trailing_bytes() {
                     let got = next_frame_in_steps(v.compression, &v.bytes, step)
                         .unwrap_or_else(|e| panic!("{}: {e}", v.name))
                         .unwrap_or_else(|| panic!("{}: no frame (step {step})", v.name));
-                    assert_eq!(got.0, *self_contained, "{}", v.name);
-                    assert_eq!(got.1, *payload, "{} (step {step})", v.name);
-                    assert!(got.2.is_empty());
+                    assert_eq!(got.self_contained, *self_contained, "{}", v.name);
+                    assert_eq!(got.payload, *payload, "{} (step {step})", v.name);
+                    assert!(got.rest.is_empty());
                 }
                 // Trailing bytes stay in the input, untouched.
-                let got = next_frame_in_steps(v.compression, &with_trailing, with_trailing.len())
-                    .unwrap()
-                    .unwrap();
-                assert_eq!(got.1, *payload, "{}", v.name);
-                assert_eq!(got.2, TRAILING, "{}", v.name);
+                let got = next_frame_in_steps(v.compression, &with_trailing, with_trailing.len()).unwrap().unwrap();
+                assert_eq!(got.payload, *payload, "{}", v.name);
+                assert_eq!(got.rest, TRAILING, "{}", v.name);
                 // Through the envelope-level API, a self-contained frame yields its payload.
                 if *self_contained {
                     for step in [v.bytes.len(), 1] {
@@ -136,7 +136,9 @@ fn shared_vectors_decode_whole_byte_by_byte_and_with_trailing_bytes() {
 #[test]
 fn shared_vectors_round_trip_through_our_encoder() {
     for v in vectors() {
-        let Some((self_contained, payload)) = &v.expect else { continue };
+        let Some((self_contained, payload)) = &v.expect else {
+            continue;
+        };
         let mut enc = FrameEncoder::new(v.compression);
         let mut ours = Vec::new();
         enc.encode_frame(payload, *self_contained, &mut ours).unwrap();
@@ -146,7 +148,8 @@ fn shared_vectors_round_trip_through_our_encoder() {
             assert_eq!(ours, v.bytes, "{}", v.name);
         }
         let got = next_frame_in_steps(v.compression, &ours, ours.len()).unwrap().unwrap();
-        assert_eq!((got.0, &got.1), (*self_contained, payload), "{}", v.name);
+        assert_eq!(got.self_contained, *self_contained, "{}", v.name);
+        assert_eq!(got.payload, *payload, "{}", v.name);
     }
 }
 
@@ -226,9 +229,8 @@ fn round_trips_byte_by_byte() {
 #[test]
 fn many_envelopes_pack_into_few_frames_and_come_back_in_order() {
     for compression in [false, true] {
-        let envs: Vec<Vec<u8>> = (0..50)
-            .map(|i| envelope(i as i16, [0, 1, 500, 20_000, 140_000][i % 5], i % 2 == 0))
-            .collect();
+        let envs: Vec<Vec<u8>> =
+            (0..50).map(|i| envelope(i as i16, [0, 1, 500, 20_000, 140_000][i % 5], i % 2 == 0)).collect();
         let all = envs.concat();
         let mut wire = Vec::new();
         FrameEncoder::new(compression).encode_self_contained(&all, &mut wire).unwrap();
@@ -318,7 +320,9 @@ fn every_single_bit_flip_is_caught_by_a_crc() {
                     Err(err) if at < header_len => {
                         assert_eq!(err.field, "v5 frame header crc24", "flip at {at}.{bit}");
                     }
-                    Err(err) => assert_eq!(err.field, "v5 frame payload crc32", "flip at {at}.{bit}"),
+                    Err(err) => {
+                        assert_eq!(err.field, "v5 frame payload crc32", "flip at {at}.{bit}")
+                    }
                     // CRCs catch every single-bit error, including in a length field (the
                     // header is checked before waiting for the payload it announces).
                     Ok(n) => panic!("flip at {at}.{bit} went unnoticed ({n} bytes delivered)"),

@@ -73,7 +73,10 @@ Deno.test("config file loading: JSON errors and relative paths", async () => {
     assertStringIncludes(error.message, "CQLWIRE_PASSWORD");
     await Deno.writeTextFile(
       `${dir}/job.json`,
-      JSON.stringify({ connection: { tls: { ca: "certs/ca.pem" } }, load: { files: ["data/$HOME.csv", "/abs/x.csv", "~/y.csv"] } }),
+      JSON.stringify({
+        connection: { tls: { ca: "certs/ca.pem" } },
+        load: { files: ["data/$HOME.csv", "/abs/x.csv", "~/y.csv"] },
+      }),
     );
     const config = await loadJobConfig(`${dir}/job.json`);
     assertEquals(config.connection?.tls?.ca, `${dir}/certs/ca.pem`);
@@ -85,13 +88,22 @@ Deno.test("config file loading: JSON errors and relative paths", async () => {
 });
 
 Deno.test("flags override the config, which overrides defaults", () => {
-  const config = { hosts: ["db1", "db2:9100"], port: 9200, dc: "dc-config", keyspace: "ks_config", tls: { insecure: true } };
+  const config = {
+    hosts: ["db1", "db2:9100"],
+    port: 9200,
+    dc: "dc-config",
+    keyspace: "ks_config",
+    tls: { insecure: true },
+  };
   const fromConfig = resolveConnection({}, config);
   assertEquals(fromConfig.contactPoints, ["db1:9200", "db2:9100"]);
   assertEquals(fromConfig.localDataCenter, "dc-config");
   assertEquals(fromConfig.tls, { rejectUnauthorized: false });
   assertEquals(fromConfig.connectTimeoutMs, 5000);
-  const overridden = resolveConnection({ hosts: "flaghost", dc: "dc-flag", tlsInsecure: false, connectTimeout: 250 }, config);
+  const overridden = resolveConnection(
+    { hosts: "flaghost", dc: "dc-flag", tlsInsecure: false, connectTimeout: 250 },
+    config,
+  );
   assertEquals(overridden.contactPoints, ["flaghost:9200"]);
   assertEquals(overridden.localDataCenter, "dc-flag");
   assertEquals(overridden.keyspace, "ks_config");
@@ -104,7 +116,12 @@ Deno.test("flags override the config, which overrides defaults", () => {
 });
 
 Deno.test("host lists", () => {
-  assertEquals(parseHostList(["a, b:1 ,[::1]:9043,[fe80::1]"], 9042), ["a:9042", "b:1", "[::1]:9043", "[fe80::1]:9042"]);
+  assertEquals(parseHostList(["a, b:1 ,[::1]:9043,[fe80::1]"], 9042), [
+    "a:9042",
+    "b:1",
+    "[::1]:9043",
+    "[fe80::1]:9042",
+  ]);
   assertThrows(() => parseHostList(["a:99999"], 9042), UsageError, /invalid port/);
   assertThrows(() => parseHostList(["::1"], 9042), UsageError, /invalid host/);
   assertThrows(() => parseHostList([" , "], 9042), UsageError, /no hosts/);

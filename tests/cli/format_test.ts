@@ -42,7 +42,10 @@ Deno.test("scalars print CQL-style", () => {
   assertEquals(formatCqlValue("plain text", t("text")), "plain text");
   assertEquals(formatCqlValue(12345678901234567890n, t("varint")), "12345678901234567890");
   assertEquals(formatCqlValue(new Uint8Array([0, 0xab, 0xff]), t("blob")), "0x00abff");
-  assertEquals(formatCqlValue(new Date(Date.UTC(2024, 4, 1, 12, 30, 15, 250)), t("timestamp")), "2024-05-01T12:30:15.250Z");
+  assertEquals(
+    formatCqlValue(new Date(Date.UTC(2024, 4, 1, 12, 30, 15, 250)), t("timestamp")),
+    "2024-05-01T12:30:15.250Z",
+  );
   assertEquals(formatCqlValue(Math.fround(1.1), t("float")), "1.1");
   assertEquals(formatCqlValue(0.1 + 0.2, t("double")), "0.30000000000000004");
   assertEquals(formatCqlValue(NaN, t("double")), "NaN");
@@ -72,7 +75,10 @@ Deno.test("collections print as CQL literals, by their declared type", () => {
     "['1970-01-01T00:00:00.000Z']",
   );
   assertEquals(formatCqlValue(["10.0.0.1"], t("list<inet>")), "['10.0.0.1']");
-  assertEquals(formatCqlValue(["5c2b2a7e-1d2e-4b0a-9c1a-2f7f5f0d2a11"], t("set<uuid>")), "{5c2b2a7e-1d2e-4b0a-9c1a-2f7f5f0d2a11}");
+  assertEquals(
+    formatCqlValue(["5c2b2a7e-1d2e-4b0a-9c1a-2f7f5f0d2a11"], t("set<uuid>")),
+    "{5c2b2a7e-1d2e-4b0a-9c1a-2f7f5f0d2a11}",
+  );
 });
 
 Deno.test("JSON output keeps big integers exact and marks non-finite numbers as strings", () => {
@@ -83,7 +89,7 @@ Deno.test("JSON output keeps big integers exact and marks non-finite numbers as 
   assertEquals(formatJsonValue(new FakeCqlDate("2024-01-01"), t("date")), `"2024-01-01"`);
   assertEquals(formatJsonValue(new Uint8Array([1, 2]), t("blob")), `"0x0102"`);
   assertEquals(formatJsonValue(new Map([[1, ["a"]]]), t("map<int, list<text>>")), `{"1":["a"]}`);
-  assertEquals(formatJsonValue(["x\n\"y\""], t("list<text>")), `["x\\n\\"y\\""]`);
+  assertEquals(formatJsonValue(['x\n"y"'], t("list<text>")), `["x\\n\\"y\\""]`);
   const columns: ResultColumn[] = [{ name: "id", type: t("bigint") }, { name: "name", type: t("text") }];
   const json = formatJsonRow({ id: -9223372036854775808n, name: null }, columns);
   assertEquals(json, `{"id":-9223372036854775808,"name":null}`);

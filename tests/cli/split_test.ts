@@ -35,12 +35,14 @@ Deno.test("semicolons inside comments do not split; comment-only statements are 
 });
 
 Deno.test("$$ function bodies keep their semicolons", () => {
-  const create = "CREATE FUNCTION f (a int) RETURNS NULL ON NULL INPUT RETURNS int LANGUAGE java AS $$ int b = a; return b; $$";
+  const create =
+    "CREATE FUNCTION f (a int) RETURNS NULL ON NULL INPUT RETURNS int LANGUAGE java AS $$ int b = a; return b; $$";
   assertEquals(splitStatements(`${create}; SELECT f(1) FROM t`), [create, "SELECT f(1) FROM t"]);
 });
 
 Deno.test("BEGIN BATCH ... APPLY BATCH stays one statement", () => {
-  const script = "BEGIN UNLOGGED BATCH\n INSERT INTO t (a) VALUES (1);\n INSERT INTO t (a) VALUES (';');\nAPPLY BATCH;\nSELECT * FROM t;";
+  const script =
+    "BEGIN UNLOGGED BATCH\n INSERT INTO t (a) VALUES (1);\n INSERT INTO t (a) VALUES (';');\nAPPLY BATCH;\nSELECT * FROM t;";
   assertEquals(splitStatements(script), [
     "BEGIN UNLOGGED BATCH\n INSERT INTO t (a) VALUES (1); INSERT INTO t (a) VALUES (';'); APPLY BATCH",
     "SELECT * FROM t",

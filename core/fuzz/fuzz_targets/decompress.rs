@@ -11,7 +11,9 @@ use libfuzzer_sys::fuzz_target;
 const MARKER: &[u8] = b"keep";
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&control, body)) = data.split_first() else { return };
+    let Some((&control, body)) = data.split_first() else {
+        return;
+    };
     let algorithm = match control & 3 {
         0 => Compression::None,
         1 | 3 => Compression::Lz4,

@@ -1,13 +1,17 @@
 //! Arbitrary bytes, cut into arbitrary chunks, fed to the v5 frame decoder.
 //!
-//! Input: one control byte (bit 0: LZ4 framing; the rest: how the stream is cut), then the
-//! stream. Invariants: no panic; memory stays within the decoder's caps; what comes out is
+//! Input: one control byte (bit 0: LZ4 framing; bit 1: rewrite the CRCs so frames pass them
+//! and the fuzzer reaches decompression and envelope reassembly; the rest: how the stream is
+//! cut), then the stream. Invariants: no panic; memory stays within the decoder's caps; what comes out is
 //! whole envelopes only; and the outcome (envelopes delivered, then the error if any) does not
 //! depend on where the stream was cut.
 #![no_main]
 
 use cqlwire_core::error::ProtocolError;
-use cqlwire_core::v5::{FrameDecoder, ENVELOPE_HEADER_LEN, LZ4_HEADER_LEN, MAX_PAYLOAD, TRAILER_LEN};
+use cqlwire_core::v5::{
+    crc24, crc32_cassandra, FrameDecoder, ENVELOPE_HEADER_LEN, LZ4_HEADER_LEN, MAX_PAYLOAD, TRAILER_LEN,
+    UNCOMPRESSED_HEADER_LEN,
+};
 use libfuzzer_sys::fuzz_target;
 
 /// Small cap so that a fuzzed large envelope cannot make a run slow.
@@ -44,10 +48,40 @@ fn assert_whole_envelopes(mut bytes: &[u8]) {
     }
 }
 
+/// Makes every frame's header CRC24 and payload CRC32 correct, leaving the rest as fuzzed.
+fn fix_crcs(compression: bool, stream: &mut [u8]) {
+    let header_len = if compression { LZ4_HEADER_LEN } else { UNCOMPRESSED_HEADER_LEN };
+    let fields_len = header_len - 3;
+    let mut pos = 0;
+    while pos + header_len <= stream.len() {
+        let crc = crc24(&stream[pos..pos + fields_len]).to_le_bytes();
+        stream[pos + fields_len..pos + header_len].copy_from_slice(&crc[..3]);
+        let mut word = [0u8; 8];
+        word[..fields_len].copy_from_slice(&stream[pos..pos + fields_len]);
+        let payload_end = pos + header_len + (u64::from_le_bytes(word) & 0x1_FFFF) as usize;
+        if payload_end + TRAILER_LEN > stream.len() {
+            return;
+        }
+        let crc = crc32_cassandra(&stream[pos + header_len..payload_end]).to_le_bytes();
+        stream[payload_end..payload_end + TRAILER_LEN].copy_from_slice(&crc);
+        pos = payload_end + TRAILER_LEN;
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
-    let Some((&control, stream)) = data.split_first() else { return };
+    let Some((&control, stream)) = data.split_first() else {
+        return;
+    };
     let compression = control & 1 != 0;
-    let step = usize::from(control >> 1) + 1;
+    let step = usize::from(control >> 2) + 1;
+    let mut fixed;
+    let stream = if control & 2 != 0 {
+        fixed = stream.to_vec();
+        fix_crcs(compression, &mut fixed);
+        &fixed[..]
+    } else {
+        stream
+    };
 
     let whole = run(compression, stream, |_| usize::MAX);
     assert_whole_envelopes(&whole.0);

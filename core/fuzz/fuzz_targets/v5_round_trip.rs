@@ -13,10 +13,12 @@ use libfuzzer_sys::fuzz_target;
 const MAX_BODY: usize = 140_000;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&control, rest)) = data.split_first() else { return };
+    let Some((&control, rest)) = data.split_first() else {
+        return;
+    };
     let compression = control & 1 != 0;
     let large = control & 2 != 0;
-    let step = usize::from(control >> 2) * 1031 + 1;
+    let step = usize::from(control >> 2) * 1031 + 97;
 
     let mut envelopes = Vec::new();
     for (stream, part) in rest.split(|&b| b == 0xff).enumerate() {

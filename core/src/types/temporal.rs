@@ -293,7 +293,7 @@ pub(crate) fn check_date_days(days: i64) -> Result<i64, Reason> {
     if (-DATE_EPOCH..DATE_EPOCH).contains(&days) {
         Ok(days)
     } else {
-        Err(Cow::Borrowed("date out of range (-5877641-06-23 to 5881580-07-10)"))
+        Err(Cow::Borrowed("date out of range (-5877641-06-23 to 5881580-07-11)"))
     }
 }
 
@@ -478,7 +478,8 @@ mod tests {
         assert_eq!(days_from_civil(1900, 1, 1), -25_567);
         assert_eq!(days_from_civil(2000, 2, 29), 11_016);
         assert_eq!(civil_from_days(-DATE_EPOCH), (-5_877_641, 6, 23));
-        assert_eq!(civil_from_days(DATE_EPOCH), (5_881_580, 7, 11));
+        // The spec's "2^32: 5881580-07-11" is the largest wire value, 2^32 - 1.
+        assert_eq!(civil_from_days(DATE_EPOCH - 1), (5_881_580, 7, 11));
         let mut day = -DATE_EPOCH * 50;
         while day < DATE_EPOCH * 50 {
             let (y, m, d) = civil_from_days(day);
@@ -548,10 +549,10 @@ mod tests {
     fn dates() {
         assert_eq!(parse_date("1970-01-01"), Ok(0));
         assert_eq!(parse_date("-5877641-06-23"), Ok(-DATE_EPOCH));
-        assert_eq!(parse_date("+5881580-07-10"), Ok(DATE_EPOCH - 1));
-        assert_eq!(parse_date("5881580-07-10"), Ok(DATE_EPOCH - 1));
+        assert_eq!(parse_date("+5881580-07-11"), Ok(DATE_EPOCH - 1));
+        assert_eq!(parse_date("5881580-07-11"), Ok(DATE_EPOCH - 1));
         assert_eq!(parse_date("0000-02-29"), Ok(days_from_civil(0, 2, 29)));
-        for bad in ["", "-5877641-06-22", "5881580-07-11", "1970-01-01T00:00", "1970-1-1", "1970-01-32", "0", "x"] {
+        for bad in ["", "-5877641-06-22", "5881580-07-12", "1970-01-01T00:00", "1970-1-1", "1970-01-32", "0", "x"] {
             assert!(parse_date(bad).is_err(), "{bad:?} accepted");
         }
         for days in [-DATE_EPOCH, -25_567, -1, 0, 19_723, 2_932_896, DATE_EPOCH - 1] {
@@ -559,7 +560,7 @@ mod tests {
             assert_eq!(parse_date(&s), Ok(days), "{s}");
         }
         assert_eq!(text(|out| format_date(-DATE_EPOCH, out)), "-5877641-06-23");
-        assert_eq!(text(|out| format_date(DATE_EPOCH - 1, out)), "+5881580-07-10");
+        assert_eq!(text(|out| format_date(DATE_EPOCH - 1, out)), "+5881580-07-11");
         assert_eq!(text(|out| format_date(days_from_civil(-1, 12, 31), out)), "-0001-12-31");
     }
 

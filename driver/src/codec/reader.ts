@@ -8,7 +8,11 @@ const utf8Strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** Below this length, decoding ASCII by hand beats the TextDecoder call overhead. */
 const SHORT_STRING_LIMIT = 64;
-const shortCodes: number[] = [];
+/**
+ * One reusable char-code array per length: resizing a single shared array on every call
+ * reallocates its backing store, which costs more than the decoding.
+ */
+const codesByLength: number[][] = Array.from({ length: SHORT_STRING_LIMIT + 1 }, (_, n) => new Array<number>(n).fill(0));
 
 /**
  * Decodes UTF-8 from `u8[start, start+length)`, rejecting malformed sequences.
@@ -16,17 +20,14 @@ const shortCodes: number[] = [];
  */
 export function decodeUtf8(u8: Uint8Array, start: number, length: number, field: string): string {
   if (length <= SHORT_STRING_LIMIT) {
-    const codes = shortCodes;
+    const codes = codesByLength[length];
     let i = 0;
     for (; i < length; i++) {
       const b = u8[start + i];
       if (b >= 0x80) break;
       codes[i] = b;
     }
-    if (i === length) {
-      codes.length = length;
-      return String.fromCharCode.apply(null, codes);
-    }
+    if (i === length) return String.fromCharCode.apply(null, codes);
   }
   try {
     return utf8Strict.decode(u8.subarray(start, start + length));
@@ -44,9 +45,8 @@ export function decodeAscii(u8: Uint8Array, start: number, length: number, field
     }
   }
   if (length <= SHORT_STRING_LIMIT) {
-    const codes = shortCodes;
+    const codes = codesByLength[length];
     for (let i = 0; i < length; i++) codes[i] = u8[start + i];
-    codes.length = length;
     return String.fromCharCode.apply(null, codes);
   }
   return utf8Strict.decode(u8.subarray(start, end));
@@ -96,7 +96,7 @@ export class Reader {
     }
   }
 
-  u8At(field: string): number {
+  byte(field: string): number {
     const at = this.need(1, field);
     this.pos = at + 1;
     return this.u8[at];
@@ -187,7 +187,7 @@ export class Reader {
   /** `[inet]`: a one-byte address size (4 or 16), the address, and an i32 port. */
   inet(field: string): { address: string; port: number } {
     const sizeAt = this.pos;
-    const size = this.u8At(field);
+    const size = this.byte(field);
     if (size !== 4 && size !== 16) throw this.error(field, `address size ${size} is neither 4 nor 16`, sizeAt);
     const at = this.need(size, field);
     this.pos = at + size;

@@ -12,7 +12,8 @@
 import { CqlProtocolError } from "./errors.ts";
 import { Reader } from "./reader.ts";
 import { type ColumnSpec, formatCqlType, readTypeOption } from "./types.ts";
-import { decoderFor, defineField, type ValueDecoder } from "./values.ts";
+import { decoderFor, defineField, type ValueDecoder, yieldsByteViews } from "./values.ts";
+import { viewOf } from "./reader.ts";
 
 export type Row = Record<string, unknown>;
 
@@ -64,12 +65,25 @@ const FLAG_HAS_MORE_PAGES = 0x0002;
 const FLAG_NO_METADATA = 0x0004;
 const FLAG_METADATA_CHANGED = 0x0008;
 
+export interface ParseResultOptions {
+  /**
+   * The caller hands `body` over and will never write to it again, so blobs in the rows may
+   * be views of it directly instead of a private copy of the page.
+   */
+  bodyIsPrivate?: boolean;
+}
+
 /**
  * Parses a RESULT body. For an EXECUTE sent with skip-metadata, pass the prepared
  * statement's result columns as `cachedResultColumns`: the server then sends none.
  * Throws CqlProtocolError.
  */
-export function parseResult(body: Uint8Array, protocolVersion: number, cachedResultColumns?: readonly ColumnSpec[]): CqlResult {
+export function parseResult(
+  body: Uint8Array,
+  protocolVersion: number,
+  cachedResultColumns?: readonly ColumnSpec[],
+  options?: ParseResultOptions,
+): CqlResult {
   const r = new Reader(body);
   const kind = r.i32("result kind");
   switch (kind) {
@@ -77,7 +91,7 @@ export function parseResult(body: Uint8Array, protocolVersion: number, cachedRes
       r.expectEnd("void result");
       return { kind: "void" };
     case RESULT_ROWS:
-      return parseRows(r, protocolVersion, cachedResultColumns);
+      return parseRows(r, protocolVersion, cachedResultColumns, options?.bodyIsPrivate === true);
     case RESULT_SET_KEYSPACE: {
       const keyspace = r.string("keyspace");
       r.expectEnd("set_keyspace result");
@@ -161,7 +175,7 @@ function readRowsMetadata(r: Reader, protocolVersion: number): RowsMetadata {
   return { columnCount, columnCountAt, pageState, newMetadataId, columns };
 }
 
-function parseRows(r: Reader, protocolVersion: number, cachedResultColumns?: readonly ColumnSpec[]): RowsResult {
+function parseRows(r: Reader, protocolVersion: number, cachedResultColumns: readonly ColumnSpec[] | undefined, bodyIsPrivate: boolean): RowsResult {
   const metadata = readRowsMetadata(r, protocolVersion);
   let columns = metadata.columns;
   if (columns === null) {
@@ -180,7 +194,7 @@ function parseRows(r: Reader, protocolVersion: number, cachedResultColumns?: rea
   if (columnCount === 0 ? rowCount > 0 : rowCount > r.remaining / (4 * columnCount)) {
     throw r.error("row count", `${rowCount} rows of ${columnCount} columns cannot fit in ${r.remaining} bytes`, rowCountAt);
   }
-  const rows = decodeRows(r, columns, rowCount);
+  const rows = decodeRows(r, columns, rowCount, bodyIsPrivate);
   r.expectEnd("rows result");
   const result: RowsResult = { kind: "rows", columns, rows, pageState: metadata.pageState };
   if (metadata.newMetadataId !== undefined) result.newMetadataId = metadata.newMetadataId;
@@ -251,6 +265,7 @@ function canGenerateCode(): boolean {
 }
 
 let codegen = canGenerateCode();
+let generation = 0;
 
 /**
  * Chooses how rows are built: generated object literals (`true`, the default where the
@@ -260,16 +275,66 @@ export function setRowCodegen(enabled: boolean): void {
   const next = enabled && canGenerateCode();
   if (next === codegen) return;
   codegen = next;
-  factoryBySignature.clear();
+  generation++;
+  decoderBySignature.clear();
 }
 
-function generatedFactory(names: readonly string[], readers: readonly CellReader[]): RowFactory {
-  const params = readers.map((_, i) => `r${i}`);
+/**
+ * How to read the common fixed-size types inline in generated code, given `v` (DataView),
+ * `u8` and the value start `s`, when the value has exactly `size` bytes. Any other length
+ * goes through the type's decoder, which knows about empty values and errors.
+ */
+const INLINE_READS: Record<string, { size: number; expression: string }> = {
+  int: { size: 4, expression: "v.getInt32(s)" },
+  bigint: { size: 8, expression: "v.getBigInt64(s)" },
+  counter: { size: 8, expression: "v.getBigInt64(s)" },
+  double: { size: 8, expression: "v.getFloat64(s)" },
+  float: { size: 4, expression: "v.getFloat32(s)" },
+  smallint: { size: 2, expression: "v.getInt16(s)" },
+  tinyint: { size: 1, expression: "v.getInt8(s)" },
+  boolean: { size: 1, expression: "u8[s] !== 0" },
+};
+
+/** Past this many columns a generated row function grows too big for V8 to optimise well. */
+const MAX_INLINED_COLUMNS = 64;
+
+function propertyKey(name: string): string {
   // JSON.stringify yields a valid, fully escaped JS string literal; the computed form keeps
   // a column named __proto__ an own property instead of setting the prototype.
-  const props = names.map((name, i) => `${name === "__proto__" ? `[${JSON.stringify(name)}]` : JSON.stringify(name)}: r${i}(c)`);
-  const make = new Function(...params, `"use strict"; return function row(c) { return { ${props.join(", ")} }; };`);
-  return make(...readers) as RowFactory;
+  return name === "__proto__" ? `[${JSON.stringify(name)}]` : JSON.stringify(name);
+}
+
+/**
+ * Generates one function per column list that walks the row's cells with the position in
+ * a local, reads common fixed-size values inline, and returns an object literal naming
+ * every column.
+ */
+function generatedFactory(columns: readonly ColumnSpec[]): RowFactory {
+  const names = columns.map((c) => c.name);
+  const decoders = columns.map((c) => decoderFor(c.type));
+  if (columns.length > MAX_INLINED_COLUMNS) {
+    const readers = columns.map((c, i) => cellReader(decoders[i], c.name));
+    const props = names.map((name, i) => `${propertyKey(name)}: r[${i}](c)`);
+    return new Function("r", `"use strict"; return function row(c) { return { ${props.join(", ")} }; };`)(readers) as RowFactory;
+  }
+  const lengthMissing = (column: number, pos: number, end: number): never => {
+    throw new CqlProtocolError("remote", `column ${names[column]}`, pos, `value length needs 4 bytes, ${end - pos} left`);
+  };
+  const valueOverrun = (column: number, pos: number, length: number, end: number): never => {
+    throw new CqlProtocolError("remote", `column ${names[column]}`, pos, `value of ${length} bytes, ${end - pos - 4} left`);
+  };
+  let body = `"use strict"; return function row(c) {\nconst u8 = c.u8, v = c.view, end = c.end;\nlet p = c.pos, n = 0, s = 0;\n`;
+  columns.forEach((column, i) => {
+    const inline = INLINE_READS[column.type.kind];
+    const decode = inline === undefined ? `d${i}(u8, v, s, n)` : `n === ${inline.size} ? ${inline.expression} : d${i}(u8, v, s, n)`;
+    body += `let a${i} = null;\n` +
+      `if (p + 4 > end) lengthMissing(${i}, p, end);\n` +
+      `n = v.getInt32(p); s = p + 4;\n` +
+      `if (n < 0) p = s; else { if (n > end - s) valueOverrun(${i}, p, n, end); p = s + n; a${i} = ${decode}; }\n`;
+  });
+  body += `c.pos = p;\nreturn { ${names.map((name, i) => `${propertyKey(name)}: a${i}`).join(", ")} };\n};`;
+  const params = ["lengthMissing", "valueOverrun", ...decoders.map((_, i) => `d${i}`)];
+  return new Function(...params, body)(lengthMissing, valueOverrun, ...decoders) as RowFactory;
 }
 
 function assignedFactory(names: readonly string[], readers: readonly CellReader[]): RowFactory {
@@ -281,16 +346,27 @@ function assignedFactory(names: readonly string[], readers: readonly CellReader[
   };
 }
 
-function buildFactory(columns: readonly ColumnSpec[]): RowFactory {
+interface RowDecoder {
+  factory: RowFactory;
+  /** Some column yields blob views, which must not see the caller's buffer. */
+  needsPrivateBytes: boolean;
+  /** The `setRowCodegen` generation it was built in. */
+  generation: number;
+}
+
+function buildRowDecoder(columns: readonly ColumnSpec[]): RowDecoder {
   const names = columns.map((c) => c.name);
-  const readers = columns.map((c) => cellReader(decoderFor(c.type), c.name));
-  return codegen ? generatedFactory(names, readers) : assignedFactory(names, readers);
+  return {
+    factory: codegen ? generatedFactory(columns) : assignedFactory(names, columns.map((c) => cellReader(decoderFor(c.type), c.name))),
+    needsPrivateBytes: columns.some((c) => yieldsByteViews(c.type)),
+    generation,
+  };
 }
 
 /** Keyed by the column list's identity: prepared statements reuse theirs page after page. */
-const factoryByColumns = new WeakMap<readonly ColumnSpec[], RowFactory>();
+const decoderByColumns = new WeakMap<readonly ColumnSpec[], RowDecoder>();
 /** Keyed by names and types, for results that carry their own metadata. Bounded. */
-const factoryBySignature = new Map<string, RowFactory>();
+const decoderBySignature = new Map<string, RowDecoder>();
 const MAX_CACHED_SIGNATURES = 512;
 
 function signatureOf(columns: readonly ColumnSpec[]): string {
@@ -299,23 +375,25 @@ function signatureOf(columns: readonly ColumnSpec[]): string {
   return signature;
 }
 
-function rowFactoryFor(columns: readonly ColumnSpec[]): RowFactory {
-  let factory = factoryByColumns.get(columns);
-  if (factory !== undefined) return factory;
+function rowDecoderFor(columns: readonly ColumnSpec[]): RowDecoder {
+  let decoder = decoderByColumns.get(columns);
+  if (decoder !== undefined && decoder.generation === generation) return decoder;
   const signature = signatureOf(columns);
-  factory = factoryBySignature.get(signature);
-  if (factory === undefined) {
-    factory = buildFactory(columns);
-    if (factoryBySignature.size >= MAX_CACHED_SIGNATURES) factoryBySignature.clear();
-    factoryBySignature.set(signature, factory);
+  decoder = decoderBySignature.get(signature);
+  if (decoder === undefined) {
+    decoder = buildRowDecoder(columns);
+    if (decoderBySignature.size >= MAX_CACHED_SIGNATURES) decoderBySignature.clear();
+    decoderBySignature.set(signature, decoder);
   }
-  factoryByColumns.set(columns, factory);
-  return factory;
+  decoderByColumns.set(columns, decoder);
+  return decoder;
 }
 
-function decodeRows(r: Reader, columns: readonly ColumnSpec[], rowCount: number): Row[] {
-  const factory = rowFactoryFor(columns);
-  const cursor: CellCursor = { u8: r.u8, view: r.view, pos: r.pos, end: r.end };
+function decodeRows(r: Reader, columns: readonly ColumnSpec[], rowCount: number, bodyIsPrivate: boolean): Row[] {
+  const { factory, needsPrivateBytes } = rowDecoderFor(columns);
+  // One copy of the whole body keeps positions (and error offsets) unchanged.
+  const u8 = needsPrivateBytes && !bodyIsPrivate ? r.u8.slice() : r.u8;
+  const cursor: CellCursor = { u8, view: u8 === r.u8 ? r.view : viewOf(u8), pos: r.pos, end: r.end };
   const rows: Row[] = new Array(rowCount);
   for (let i = 0; i < rowCount; i++) rows[i] = factory(cursor);
   r.pos = cursor.pos;

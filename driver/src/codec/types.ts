@@ -3,7 +3,6 @@
  * (how vectors travel), and from CQL text (how `system_schema` stores types), and printed
  * back as CQL text.
  */
-import { CqlProtocolError } from "./errors.ts";
 import type { Reader } from "./reader.ts";
 
 /** Types that take no parameters, named as CQL names them (`text` for varchar). */
@@ -216,6 +215,7 @@ export function fixedValueSize(t: TypeInfo): number {
     case "float":
       return 4;
     case "bigint":
+    case "counter":
     case "double":
     case "timestamp":
       return 8;

@@ -1,0 +1,26 @@
+// cqlwire, one connection, protocol v4: the same program runs on Deno (driver/deno.ts) and on
+// Node (the built dist/node.js).
+import { checkRow, INSERT_CQL, measure, parseArgs, SELECT_CQL, VALUE_BYTES } from "./harness.mjs";
+
+const onDeno = typeof Deno !== "undefined";
+const { Client } = await import(onDeno ? "../../driver/deno.ts" : "../../dist/node.js");
+const args = parseArgs(onDeno ? Deno.args : process.argv.slice(2));
+
+const client = new Client({
+  contactPoints: [`${args.host}:${args.port}`],
+  localDataCenter: "datacenter1",
+  protocolVersion: 4,
+  pooling: { coreConnectionsPerHost: 1 },
+});
+await client.connect();
+const value = new Uint8Array(VALUE_BYTES).fill(0xab);
+const prepare = { prepare: true };
+const op = args.mode === "insert"
+  ? (i) => client.execute(INSERT_CQL, [BigInt(i), value], prepare)
+  : async (i) => {
+    const rs = await client.execute(SELECT_CQL, [BigInt(i)], prepare);
+    checkRow(rs.rows[0], i);
+  };
+const result = await measure(onDeno ? "cqlwire-deno" : "cqlwire-node", args, op);
+console.log(JSON.stringify(result));
+await client.shutdown();

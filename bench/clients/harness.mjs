@@ -1,0 +1,82 @@
+// The shared measuring loop of the JavaScript bench clients (cqlwire on Deno and Node, the
+// DataStax driver on Node). Every client in bench/ takes the same arguments and prints the
+// same JSON line; see bench/README.md.
+import { readFileSync } from "node:fs";
+
+export const INSERT_CQL = "INSERT INTO bench.kv (k, v) VALUES (?, ?)";
+export const SELECT_CQL = "SELECT k, v FROM bench.kv WHERE k = ?";
+export const VALUE_BYTES = 32;
+
+export function parseArgs(argv) {
+  if (argv.length !== 5) {
+    throw new Error(`usage: HOST PORT N CONCURRENCY insert|select (got ${JSON.stringify(argv)})`);
+  }
+  const [host, port, n, concurrency, mode] = argv;
+  if (mode !== "insert" && mode !== "select") throw new Error(`mode must be insert or select, not ${mode}`);
+  return { host, port: Number(port), n: Number(n), concurrency: Number(concurrency), mode };
+}
+
+/** user + sys CPU of this process (all threads) in µs, from /proc/self/stat. */
+export function processCpuMicros() {
+  const stat = readFileSync("/proc/self/stat", "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // Fields 14 and 15 of stat (utime, stime) in clock ticks of 10 ms.
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+/**
+ * Runs `op(i)` for i in [0, n) with `concurrency` calls in flight, after a warm-up of n/10
+ * calls that is not measured, and returns the result line.
+ */
+export async function measure(driver, args, op) {
+  const { n, concurrency, mode } = args;
+  const warmup = Math.max(1, Math.floor(n / 10));
+  await runLoop(warmup, concurrency, (i) => op(n + i), null);
+  const latencies = new Float64Array(n);
+  const cpuBefore = processCpuMicros();
+  const started = performance.now();
+  const errors = await runLoop(n, concurrency, op, latencies);
+  const elapsedMs = performance.now() - started;
+  const cpuMicros = processCpuMicros() - cpuBefore;
+  latencies.sort();
+  const pick = (q) => latencies[Math.min(n - 1, Math.floor(q * n))] * 1000;
+  return {
+    driver,
+    mode,
+    n,
+    concurrency,
+    elapsed_s: elapsedMs / 1000,
+    ops_per_s: n / (elapsedMs / 1000),
+    p50_us: pick(0.5),
+    p99_us: pick(0.99),
+    cpu_us_per_op: cpuMicros / n,
+    errors,
+  };
+}
+
+async function runLoop(n, concurrency, op, latencies) {
+  let next = 0;
+  let errors = 0;
+  let firstError = null;
+  async function worker() {
+    while (next < n) {
+      const i = next++;
+      const t0 = performance.now();
+      try {
+        await op(i);
+      } catch (e) {
+        errors++;
+        firstError ??= e;
+      }
+      if (latencies) latencies[i] = performance.now() - t0;
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker));
+  if (firstError) console.error(`bench: ${errors} errors, first: ${firstError?.stack ?? firstError}`);
+  return errors;
+}
+
+export function checkRow(row, k) {
+  const v = row?.v;
+  if (!v || v.length !== VALUE_BYTES) throw new Error(`bad row for k=${k}: ${JSON.stringify(row)}`);
+}

@@ -1,0 +1,661 @@
+//! A null CQL server for client benchmarks: protocol v4, one thread, no storage.
+//!
+//! It answers the handshake, the system-table queries drivers make when they connect
+//! (`system.local` with one row; `system.peers`, `system.peers_v2` and `system_schema.*`
+//! empty), PREPARE and EXECUTE for statements on its catalog's tables, and gives Void for
+//! writes and one row for selects. Everything it sends in answer to one readiness event of a
+//! connection goes out in one write, so the server's own syscalls stay far below one per
+//! request and the client is what a benchmark measures.
+//!
+//! Usage: `cqlwire-nullserver [HOST:PORT]` (default 127.0.0.1:9043). It prints
+//! `listening on ADDR` once ready and runs until killed; its CPU time is read from /proc by
+//! whoever started it.
+
+mod catalog;
+mod query;
+
+use std::collections::HashMap;
+use std::io::{self, Read, Write};
+use std::net::SocketAddr;
+
+use mio::net::{TcpListener, TcpStream};
+use mio::{Events, Interest, Poll, Token};
+
+use catalog::{CqlType, Table};
+use query::Statement;
+
+const LISTENER: Token = Token(usize::MAX);
+
+const OP_ERROR: u8 = 0x00;
+const OP_STARTUP: u8 = 0x01;
+const OP_READY: u8 = 0x02;
+const OP_OPTIONS: u8 = 0x05;
+const OP_SUPPORTED: u8 = 0x06;
+const OP_QUERY: u8 = 0x07;
+const OP_RESULT: u8 = 0x08;
+const OP_PREPARE: u8 = 0x09;
+const OP_EXECUTE: u8 = 0x0A;
+const OP_REGISTER: u8 = 0x0B;
+const OP_BATCH: u8 = 0x0D;
+const OP_AUTH_RESPONSE: u8 = 0x0F;
+const OP_AUTH_SUCCESS: u8 = 0x10;
+
+const ERR_PROTOCOL: i32 = 0x000A;
+const ERR_INVALID: i32 = 0x2200;
+const ERR_UNPREPARED: i32 = 0x2500;
+
+const RESULT_VOID: i32 = 1;
+const RESULT_ROWS: i32 = 2;
+const RESULT_SET_KEYSPACE: i32 = 3;
+const RESULT_PREPARED: i32 = 4;
+
+const ROWS_GLOBAL_TABLES_SPEC: i32 = 0x0001;
+const ROWS_NO_METADATA: i32 = 0x0004;
+
+const EXECUTE_FLAG_VALUES: u8 = 0x01;
+const EXECUTE_FLAG_SKIP_METADATA: u8 = 0x02;
+const EXECUTE_FLAG_NAMES_FOR_VALUES: u8 = 0x40;
+
+const HEADER_LEN: usize = 9;
+const SUPPORTED_VERSION: u8 = 4;
+/// A frame body longer than this closes the connection: no benchmark sends one.
+const MAX_BODY_LEN: usize = 64 * 1024 * 1024;
+const READ_CHUNK: usize = 256 * 1024;
+/// Past this much unsent output a connection stops reading until the client drains it.
+const OUTPUT_HIGH_WATER: usize = 8 * 1024 * 1024;
+const PREPARED_ID_MAGIC: [u8; 8] = *b"nullsrv\x01";
+
+/// A prepared statement's answers, built once at PREPARE so EXECUTE only copies bytes.
+struct Prepared {
+    id: [u8; 16],
+    /// The body of the RESULT Prepared message.
+    prepared_body: Vec<u8>,
+    reply: PreparedReply,
+}
+
+enum PreparedReply {
+    Void,
+    /// One row. Each result column either echoes a bound value or is a fixed filler.
+    OneRow { prefix_with_metadata: Vec<u8>, prefix_without_metadata: Vec<u8>, cells: Vec<Cell> },
+}
+
+enum Cell {
+    Bound(usize),
+    Fixed(Vec<u8>),
+}
+
+struct Server {
+    prepared: Vec<Prepared>,
+    prepared_by_text: HashMap<(Option<String>, String), usize>,
+    /// Bound values of the EXECUTE being answered, as (start, end) into its frame; reused.
+    bound: Vec<Option<(usize, usize)>>,
+}
+
+struct Conn {
+    stream: TcpStream,
+    local_addr: SocketAddr,
+    input: Vec<u8>,
+    input_start: usize,
+    input_end: usize,
+    output: Vec<u8>,
+    output_sent: usize,
+    keyspace: Option<String>,
+    reading_paused: bool,
+}
+
+fn main() {
+    let addr_text = std::env::args().nth(1).unwrap_or_else(|| "127.0.0.1:9043".to_owned());
+    let addr: SocketAddr = match addr_text.parse() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("nullserver: bad listen address {addr_text:?}: {e}");
+            std::process::exit(2);
+        }
+    };
+    if let Err(e) = serve(addr) {
+        eprintln!("nullserver: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn serve(addr: SocketAddr) -> io::Result<()> {
+    let mut poll = Poll::new()?;
+    let mut listener = TcpListener::bind(addr)?;
+    poll.registry().register(&mut listener, LISTENER, Interest::READABLE)?;
+    println!("listening on {}", listener.local_addr()?);
+    io::stdout().flush()?;
+
+    let mut server = Server { prepared: Vec::new(), prepared_by_text: HashMap::new(), bound: Vec::new() };
+    let mut conns: Vec<Option<Conn>> = Vec::new();
+    let mut events = Events::with_capacity(1024);
+    loop {
+        if let Err(e) = poll.poll(&mut events, None) {
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        for event in events.iter() {
+            if event.token() == LISTENER {
+                accept_all(&poll, &listener, &mut conns)?;
+                continue;
+            }
+            let slot = event.token().0;
+            let Some(Some(conn)) = conns.get_mut(slot) else { continue };
+            let mut alive = true;
+            if event.is_writable() {
+                alive = flush(conn);
+                if alive && conn.reading_paused && conn.output.len() - conn.output_sent < OUTPUT_HIGH_WATER {
+                    alive = service(&mut server, conn);
+                }
+            }
+            if alive && (event.is_readable() || event.is_read_closed()) {
+                alive = service(&mut server, conn);
+            }
+            if !alive {
+                if let Some(mut dead) = conns[slot].take() {
+                    let _ = poll.registry().deregister(&mut dead.stream);
+                }
+            }
+        }
+    }
+}
+
+fn accept_all(poll: &Poll, listener: &TcpListener, conns: &mut Vec<Option<Conn>>) -> io::Result<()> {
+    loop {
+        let (mut stream, _) = match listener.accept() {
+            Ok(accepted) => accepted,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                eprintln!("nullserver: accept failed: {e}");
+                return Ok(());
+            }
+        };
+        stream.set_nodelay(true)?;
+        let local_addr = stream.local_addr()?;
+        let slot = conns.iter().position(Option::is_none).unwrap_or_else(|| {
+            conns.push(None);
+            conns.len() - 1
+        });
+        // Edge-triggered: registering for both once means no re-registration per write.
+        poll.registry().register(&mut stream, Token(slot), Interest::READABLE | Interest::WRITABLE)?;
+        conns[slot] = Some(Conn {
+            stream,
+            local_addr,
+            input: vec![0; READ_CHUNK * 2],
+            input_start: 0,
+            input_end: 0,
+            output: Vec::with_capacity(READ_CHUNK),
+            output_sent: 0,
+            keyspace: None,
+            reading_paused: false,
+        });
+    }
+}
+
+/// Reads everything available, answers every complete frame, then writes once.
+/// Returns false when the connection is finished.
+fn service(server: &mut Server, conn: &mut Conn) -> bool {
+    conn.reading_paused = false;
+    loop {
+        if conn.output.len() - conn.output_sent >= OUTPUT_HIGH_WATER {
+            conn.reading_paused = true;
+            break;
+        }
+        if conn.input_start == conn.input_end {
+            conn.input_start = 0;
+            conn.input_end = 0;
+        } else if conn.input.len() - conn.input_end < READ_CHUNK / 4 && conn.input_start > 0 {
+            conn.input.copy_within(conn.input_start..conn.input_end, 0);
+            conn.input_end -= conn.input_start;
+            conn.input_start = 0;
+        }
+        if conn.input.len() - conn.input_end < READ_CHUNK / 4 {
+            let grown = conn.input.len() * 2;
+            conn.input.resize(grown, 0);
+        }
+        match conn.stream.read(&mut conn.input[conn.input_end..]) {
+            Ok(0) => return false,
+            Ok(n) => {
+                conn.input_end += n;
+                if !answer_frames(server, conn) {
+                    let _ = flush(conn);
+                    return false;
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => return false,
+        }
+    }
+    flush(conn)
+}
+
+/// Writes pending output; false when the peer is gone.
+fn flush(conn: &mut Conn) -> bool {
+    while conn.output_sent < conn.output.len() {
+        match conn.stream.write(&conn.output[conn.output_sent..]) {
+            Ok(0) => return false,
+            Ok(n) => conn.output_sent += n,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return true,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => return false,
+        }
+    }
+    conn.output.clear();
+    conn.output_sent = 0;
+    true
+}
+
+/// Answers each complete frame in the input buffer; false on a frame that ends the connection.
+fn answer_frames(server: &mut Server, conn: &mut Conn) -> bool {
+    while conn.input_end - conn.input_start >= HEADER_LEN {
+        let header = &conn.input[conn.input_start..conn.input_start + HEADER_LEN];
+        let version = header[0] & 0x7f;
+        let flags = header[1];
+        let stream = i16::from_be_bytes([header[2], header[3]]);
+        let opcode = header[4];
+        let body_len = u32::from_be_bytes([header[5], header[6], header[7], header[8]]) as usize;
+        if version != SUPPORTED_VERSION {
+            let message = format!(
+                "Invalid or unsupported protocol version ({version}); the lowest supported version is 4 and the greatest is 4"
+            );
+            write_error(&mut conn.output, stream, ERR_PROTOCOL, &message);
+            // Cassandra keeps the connection open so the driver can retry with a lower version.
+            conn.input_start = conn.input_end;
+            return true;
+        }
+        if body_len > MAX_BODY_LEN {
+            write_error(&mut conn.output, stream, ERR_PROTOCOL, "frame body too long for the null server");
+            return false;
+        }
+        let frame_end = conn.input_start + HEADER_LEN + body_len;
+        if frame_end > conn.input_end {
+            if frame_end - conn.input_start > conn.input.len() {
+                let needed = (frame_end - conn.input_start).next_power_of_two().max(conn.input.len() * 2);
+                conn.input.resize(needed, 0);
+            }
+            return true;
+        }
+        let body_start = conn.input_start + HEADER_LEN;
+        conn.input_start = frame_end;
+        if flags & 0x01 != 0 {
+            write_error(&mut conn.output, stream, ERR_PROTOCOL, "the null server does not support compression");
+            continue;
+        }
+        let Conn { input, output, keyspace, local_addr, .. } = conn;
+        let body = &input[body_start..frame_end];
+        answer(server, output, keyspace, *local_addr, stream, opcode, body);
+    }
+    true
+}
+
+fn answer(
+    server: &mut Server,
+    out: &mut Vec<u8>,
+    keyspace: &mut Option<String>,
+    local_addr: SocketAddr,
+    stream: i16,
+    opcode: u8,
+    body: &[u8],
+) {
+    match opcode {
+        OP_EXECUTE => answer_execute(server, out, stream, body),
+        OP_STARTUP | OP_REGISTER => {
+            let start = begin_frame(out, stream, OP_READY);
+            end_frame(out, start);
+        }
+        OP_OPTIONS => {
+            let start = begin_frame(out, stream, OP_SUPPORTED);
+            let supported: [(&str, &[&str]); 3] = [
+                ("CQL_VERSION", &["3.4.7"]),
+                ("COMPRESSION", &[]),
+                ("PROTOCOL_VERSIONS", &["4/v4"]),
+            ];
+            put_u16(out, supported.len() as u16);
+            for (key, values) in supported {
+                put_string(out, key);
+                put_u16(out, values.len() as u16);
+                for v in values {
+                    put_string(out, v);
+                }
+            }
+            end_frame(out, start);
+        }
+        OP_AUTH_RESPONSE => {
+            let start = begin_frame(out, stream, OP_AUTH_SUCCESS);
+            put_i32(out, -1);
+            end_frame(out, start);
+        }
+        OP_QUERY => match read_long_string(body, 0) {
+            Some((text, _)) => answer_query(out, keyspace, local_addr, stream, text),
+            None => write_error(out, stream, ERR_PROTOCOL, "QUERY body too short for its query string"),
+        },
+        OP_PREPARE => match read_long_string(body, 0) {
+            Some((text, _)) => answer_prepare(server, out, keyspace.as_deref(), stream, text),
+            None => write_error(out, stream, ERR_PROTOCOL, "PREPARE body too short for its query string"),
+        },
+        OP_BATCH => write_void(out, stream),
+        _ => write_error(out, stream, ERR_PROTOCOL, &format!("the null server does not handle opcode 0x{opcode:02x}")),
+    }
+}
+
+fn answer_execute(server: &mut Server, out: &mut Vec<u8>, stream: i16, body: &[u8]) {
+    let Some((id, mut at)) = read_short_bytes(body, 0) else {
+        return write_error(out, stream, ERR_PROTOCOL, "EXECUTE body too short for the statement id");
+    };
+    let Some(prepared) = lookup_prepared(&server.prepared, id) else {
+        let start = begin_frame(out, stream, OP_ERROR);
+        put_i32(out, ERR_UNPREPARED);
+        put_string(out, "unknown prepared statement id");
+        put_u16(out, id.len() as u16);
+        out.extend_from_slice(id);
+        return end_frame(out, start);
+    };
+    let PreparedReply::OneRow { prefix_with_metadata, prefix_without_metadata, cells } = &prepared.reply else {
+        return write_void(out, stream);
+    };
+    // consistency [short], flags [byte], then the values.
+    let Some(&flags) = body.get(at + 2) else {
+        return write_error(out, stream, ERR_PROTOCOL, "EXECUTE body too short for its flags");
+    };
+    at += 3;
+    server.bound.clear();
+    if flags & EXECUTE_FLAG_VALUES != 0 {
+        let Some(count) = read_u16(body, at) else {
+            return write_error(out, stream, ERR_PROTOCOL, "EXECUTE body too short for its value count");
+        };
+        at += 2;
+        for _ in 0..count {
+            if flags & EXECUTE_FLAG_NAMES_FOR_VALUES != 0 {
+                let Some((_, next)) = read_string(body, at) else {
+                    return write_error(out, stream, ERR_PROTOCOL, "EXECUTE value name cut short");
+                };
+                at = next;
+            }
+            let Some(len) = read_i32(body, at) else {
+                return write_error(out, stream, ERR_PROTOCOL, "EXECUTE value length cut short");
+            };
+            at += 4;
+            if len < 0 {
+                server.bound.push(None);
+                continue;
+            }
+            let end = at + len as usize;
+            if end > body.len() {
+                return write_error(out, stream, ERR_PROTOCOL, "EXECUTE value longer than the frame");
+            }
+            server.bound.push(Some((at, end)));
+            at = end;
+        }
+    }
+    let start = begin_frame(out, stream, OP_RESULT);
+    if flags & EXECUTE_FLAG_SKIP_METADATA != 0 {
+        out.extend_from_slice(prefix_without_metadata);
+    } else {
+        out.extend_from_slice(prefix_with_metadata);
+    }
+    for cell in cells {
+        match cell {
+            Cell::Fixed(value) => put_bytes(out, Some(value)),
+            Cell::Bound(i) => match server.bound.get(*i).copied().flatten() {
+                Some((a, b)) => put_bytes(out, Some(&body[a..b])),
+                None => put_bytes(out, None),
+            },
+        }
+    }
+    end_frame(out, start);
+}
+
+fn lookup_prepared<'a>(prepared: &'a [Prepared], id: &[u8]) -> Option<&'a Prepared> {
+    if id.len() != 16 || id[..8] != PREPARED_ID_MAGIC {
+        return None;
+    }
+    let index = u64::from_be_bytes(id[8..16].try_into().ok()?) as usize;
+    prepared.get(index).filter(|p| p.id == id)
+}
+
+fn answer_query(out: &mut Vec<u8>, keyspace: &mut Option<String>, local_addr: SocketAddr, stream: i16, text: &str) {
+    let statement = match query::parse(text) {
+        Ok(s) => s,
+        Err(message) => return write_error(out, stream, ERR_INVALID, &message),
+    };
+    match statement {
+        Statement::Use { keyspace: name } => {
+            let start = begin_frame(out, stream, OP_RESULT);
+            put_i32(out, RESULT_SET_KEYSPACE);
+            put_string(out, &name);
+            end_frame(out, start);
+            *keyspace = Some(name);
+        }
+        Statement::Select { table, columns, .. } => {
+            let Some(table) = catalog::find(keyspace.as_deref(), &table) else {
+                return write_error(out, stream, ERR_INVALID, &format!("unconfigured table {table}"));
+            };
+            let columns = match result_columns(table, &columns) {
+                Ok(c) => c,
+                Err(message) => return write_error(out, stream, ERR_INVALID, &message),
+            };
+            let start = begin_frame(out, stream, OP_RESULT);
+            write_rows_metadata(out, table, &columns, false);
+            if table.is_local() {
+                put_i32(out, 1);
+                for (name, _) in &columns {
+                    put_bytes(out, catalog::local_row_value(name, local_addr).as_deref());
+                }
+            } else {
+                put_i32(out, 0);
+            }
+            end_frame(out, start);
+        }
+        Statement::Insert { .. } | Statement::Other => write_void(out, stream),
+    }
+}
+
+fn answer_prepare(server: &mut Server, out: &mut Vec<u8>, keyspace: Option<&str>, stream: i16, text: &str) {
+    let key = (keyspace.map(str::to_owned), text.to_owned());
+    if let Some(&index) = server.prepared_by_text.get(&key) {
+        let start = begin_frame(out, stream, OP_RESULT);
+        out.extend_from_slice(&server.prepared[index].prepared_body);
+        return end_frame(out, start);
+    }
+    let index = server.prepared.len();
+    let mut id = [0u8; 16];
+    id[..8].copy_from_slice(&PREPARED_ID_MAGIC);
+    id[8..].copy_from_slice(&(index as u64).to_be_bytes());
+    let prepared = match build_prepared(id, keyspace, text) {
+        Ok(p) => p,
+        Err(message) => return write_error(out, stream, ERR_INVALID, &message),
+    };
+    let start = begin_frame(out, stream, OP_RESULT);
+    out.extend_from_slice(&prepared.prepared_body);
+    end_frame(out, start);
+    server.prepared.push(prepared);
+    server.prepared_by_text.insert(key, index);
+}
+
+fn build_prepared(id: [u8; 16], keyspace: Option<&str>, text: &str) -> Result<Prepared, String> {
+    let statement = query::parse(text)?;
+    let (table_name, binds, result, is_select): (String, Vec<query::Bind>, Vec<String>, bool) = match statement {
+        Statement::Insert { table, binds } => (table, binds, Vec::new(), false),
+        Statement::Select { table, columns, binds } => (table, binds, columns, true),
+        Statement::Use { .. } | Statement::Other => {
+            return Err(format!("the null server prepares only INSERT and SELECT, not: {text}"));
+        }
+    };
+    let table = catalog::find(keyspace, &table_name).ok_or_else(|| format!("unconfigured table {table_name}"))?;
+    let mut bind_columns = Vec::with_capacity(binds.len());
+    for bind in &binds {
+        let ty = table.column_type(&bind.column).ok_or_else(|| format!("undefined column name {}", bind.column))?;
+        bind_columns.push((bind.column.as_str(), ty, bind.is_list));
+    }
+
+    let mut body = Vec::new();
+    put_i32(&mut body, RESULT_PREPARED);
+    put_u16(&mut body, id.len() as u16);
+    body.extend_from_slice(&id);
+    // Bound-variable metadata: flags, count, partition-key indexes, table spec, columns.
+    put_i32(&mut body, ROWS_GLOBAL_TABLES_SPEC);
+    put_i32(&mut body, bind_columns.len() as i32);
+    let pk_indexes: Vec<u16> = table
+        .partition_key
+        .iter()
+        .filter_map(|pk| bind_columns.iter().position(|(name, _, is_list)| name == pk && !is_list))
+        .map(|i| i as u16)
+        .collect();
+    if pk_indexes.len() == table.partition_key.len() {
+        put_i32(&mut body, pk_indexes.len() as i32);
+        for i in &pk_indexes {
+            put_u16(&mut body, *i);
+        }
+    } else {
+        put_i32(&mut body, 0);
+    }
+    put_string(&mut body, table.keyspace);
+    put_string(&mut body, table.name);
+    for (name, ty, is_list) in &bind_columns {
+        put_string(&mut body, name);
+        if *is_list {
+            put_u16(&mut body, 0x0020);
+        }
+        ty.write_option(&mut body);
+    }
+
+    if !is_select {
+        // No result metadata: a write returns Void.
+        put_i32(&mut body, ROWS_NO_METADATA);
+        put_i32(&mut body, 0);
+        return Ok(Prepared { id, prepared_body: body, reply: PreparedReply::Void });
+    }
+    let columns = result_columns(table, &result)?;
+    write_rows_metadata(&mut body, table, &columns, true);
+
+    let mut prefix_with_metadata = Vec::new();
+    write_rows_metadata(&mut prefix_with_metadata, table, &columns, false);
+    put_i32(&mut prefix_with_metadata, 1);
+    let mut prefix_without_metadata = Vec::new();
+    put_i32(&mut prefix_without_metadata, RESULT_ROWS);
+    put_i32(&mut prefix_without_metadata, ROWS_NO_METADATA);
+    put_i32(&mut prefix_without_metadata, columns.len() as i32);
+    put_i32(&mut prefix_without_metadata, 1);
+    let cells = columns
+        .iter()
+        .map(|(name, ty)| match binds.iter().position(|b| b.column == *name && !b.is_list) {
+            Some(i) => Cell::Bound(i),
+            None => Cell::Fixed(ty.filler()),
+        })
+        .collect();
+    Ok(Prepared {
+        id,
+        prepared_body: body,
+        reply: PreparedReply::OneRow { prefix_with_metadata, prefix_without_metadata, cells },
+    })
+}
+
+/// The named columns (all of them for `*`), with their types.
+fn result_columns(table: &'static Table, names: &[String]) -> Result<Vec<(&'static str, CqlType)>, String> {
+    if names.len() == 1 && names[0] == "*" {
+        return Ok(table.columns.to_vec());
+    }
+    names
+        .iter()
+        .map(|name| match table.columns.iter().find(|(c, _)| c == name) {
+            Some(&column) => Ok(column),
+            // Unknown system columns (newer server versions add some) read as null text.
+            None if table.keyspace.starts_with("system") => Ok((leak(name), CqlType::Text)),
+            None => Err(format!("undefined column name {name}")),
+        })
+        .collect()
+}
+
+fn leak(name: &str) -> &'static str {
+    Box::leak(name.to_owned().into_boxed_str())
+}
+
+/// `as_prepared_result` writes the result metadata of a PREPARED message (no kind, no count).
+fn write_rows_metadata(out: &mut Vec<u8>, table: &Table, columns: &[(&str, CqlType)], as_prepared_result: bool) {
+    if !as_prepared_result {
+        put_i32(out, RESULT_ROWS);
+    }
+    put_i32(out, ROWS_GLOBAL_TABLES_SPEC);
+    put_i32(out, columns.len() as i32);
+    put_string(out, table.keyspace);
+    put_string(out, table.name);
+    for (name, ty) in columns {
+        put_string(out, name);
+        ty.write_option(out);
+    }
+}
+
+fn write_void(out: &mut Vec<u8>, stream: i16) {
+    let start = begin_frame(out, stream, OP_RESULT);
+    put_i32(out, RESULT_VOID);
+    end_frame(out, start);
+}
+
+fn write_error(out: &mut Vec<u8>, stream: i16, code: i32, message: &str) {
+    let start = begin_frame(out, stream, OP_ERROR);
+    put_i32(out, code);
+    put_string(out, message);
+    end_frame(out, start);
+}
+
+fn begin_frame(out: &mut Vec<u8>, stream: i16, opcode: u8) -> usize {
+    let start = out.len();
+    let [s0, s1] = stream.to_be_bytes();
+    out.extend_from_slice(&[0x80 | SUPPORTED_VERSION, 0, s0, s1, opcode, 0, 0, 0, 0]);
+    start
+}
+
+fn end_frame(out: &mut [u8], start: usize) {
+    let len = (out.len() - start - HEADER_LEN) as u32;
+    out[start + 5..start + HEADER_LEN].copy_from_slice(&len.to_be_bytes());
+}
+
+pub(crate) fn put_u16(out: &mut Vec<u8>, v: u16) {
+    out.extend_from_slice(&v.to_be_bytes());
+}
+
+pub(crate) fn put_i32(out: &mut Vec<u8>, v: i32) {
+    out.extend_from_slice(&v.to_be_bytes());
+}
+
+pub(crate) fn put_string(out: &mut Vec<u8>, s: &str) {
+    put_u16(out, s.len() as u16);
+    out.extend_from_slice(s.as_bytes());
+}
+
+fn put_bytes(out: &mut Vec<u8>, value: Option<&[u8]>) {
+    match value {
+        Some(v) => {
+            put_i32(out, v.len() as i32);
+            out.extend_from_slice(v);
+        }
+        None => put_i32(out, -1),
+    }
+}
+
+fn read_u16(b: &[u8], at: usize) -> Option<u16> {
+    Some(u16::from_be_bytes([*b.get(at)?, *b.get(at + 1)?]))
+}
+
+fn read_i32(b: &[u8], at: usize) -> Option<i32> {
+    Some(i32::from_be_bytes(b.get(at..at + 4)?.try_into().ok()?))
+}
+
+fn read_short_bytes(b: &[u8], at: usize) -> Option<(&[u8], usize)> {
+    let len = read_u16(b, at)? as usize;
+    Some((b.get(at + 2..at + 2 + len)?, at + 2 + len))
+}
+
+fn read_string(b: &[u8], at: usize) -> Option<(&str, usize)> {
+    let (bytes, next) = read_short_bytes(b, at)?;
+    Some((std::str::from_utf8(bytes).ok()?, next))
+}
+
+fn read_long_string(b: &[u8], at: usize) -> Option<(&str, usize)> {
+    let len = usize::try_from(read_i32(b, at)?).ok()?;
+    let bytes = b.get(at + 4..at + 4 + len)?;
+    Some((std::str::from_utf8(bytes).ok()?, at + 4 + len))
+}

@@ -1,0 +1,151 @@
+//! A zero-copy reader of RESULT Rows, for the results the core reads itself (system tables)
+//! and for validating pages before they cross to the host.
+
+use crate::error::ProtocolError;
+use crate::types::ColumnType;
+use crate::wire::Reader;
+
+mod mflags {
+    pub const GLOBAL_TABLES_SPEC: i32 = 0x0001;
+    pub const HAS_MORE_PAGES: i32 = 0x0002;
+    pub const NO_METADATA: i32 = 0x0004;
+    pub const METADATA_CHANGED: i32 = 0x0008;
+}
+
+/// One column of a Rows result.
+#[derive(Debug, Clone)]
+pub struct Column<'a> {
+    pub keyspace: &'a str,
+    pub table: &'a str,
+    pub name: &'a str,
+    pub ty: ColumnType,
+}
+
+/// A decoded Rows result whose cells still point into the page.
+#[derive(Debug)]
+pub struct Rows<'a> {
+    pub columns: Vec<Column<'a>>,
+    pub paging_state: Option<&'a [u8]>,
+    pub new_metadata_id: Option<&'a [u8]>,
+    pub row_count: usize,
+    content: Reader<'a>,
+}
+
+impl<'a> Rows<'a> {
+    /// Parses a RESULT body (starting at its `[int] kind`) that must be Rows with metadata.
+    pub fn parse(body: &'a [u8]) -> Result<Self, ProtocolError> {
+        let mut r = Reader::new(body);
+        let kind = r.i32("result kind")?;
+        if kind != crate::message::RESULT_ROWS {
+            return Err(r.error("result kind", format!("expected Rows (2), got {kind}")));
+        }
+        let flags = r.i32("rows metadata flags")?;
+        let count = r.i32("rows metadata columns_count")?;
+        if !(0..=65535).contains(&count) {
+            return Err(r.error("rows metadata columns_count", format!("implausible count {count}")));
+        }
+        let paging_state = if flags & mflags::HAS_MORE_PAGES != 0 { r.bytes_opt("rows paging state")? } else { None };
+        let new_metadata_id =
+            if flags & mflags::METADATA_CHANGED != 0 { Some(r.short_bytes("rows new_metadata_id")?) } else { None };
+        if flags & mflags::NO_METADATA != 0 {
+            return Err(r.error("rows metadata flags", "a result the core reads itself must carry metadata"));
+        }
+        let global = if flags & mflags::GLOBAL_TABLES_SPEC != 0 {
+            Some((r.string("rows global keyspace")?, r.string("rows global table")?))
+        } else {
+            None
+        };
+        let mut columns = Vec::with_capacity(count as usize);
+        for _ in 0..count {
+            let (keyspace, table) = match global {
+                Some(g) => g,
+                None => (r.string("column keyspace")?, r.string("column table")?),
+            };
+            let name = r.string("column name")?;
+            let ty = ColumnType::read(&mut r)?;
+            columns.push(Column { keyspace, table, name, ty });
+        }
+        let row_count = r.i32("rows_count")?;
+        if row_count < 0 {
+            return Err(r.error("rows_count", format!("negative count {row_count}")));
+        }
+        let row_count = row_count as usize;
+        let content = r;
+        // Walk every cell once so that iteration below cannot fail half way.
+        let mut check = content;
+        for _ in 0..row_count {
+            for c in &columns {
+                if let Some(cell) = check.bytes_opt("row cell")? {
+                    c.ty.validate(cell)?;
+                }
+            }
+        }
+        Ok(Rows { columns, paging_state, new_metadata_id, row_count, content })
+    }
+
+    pub fn column_index(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.name == name)
+    }
+
+    /// Iterates rows as slices of cells (`None` = null), reusing `cells` between rows.
+    pub fn for_each_row(&self, mut f: impl FnMut(&[Option<&'a [u8]>])) {
+        let mut r = self.content;
+        let mut cells: Vec<Option<&'a [u8]>> = Vec::with_capacity(self.columns.len());
+        for _ in 0..self.row_count {
+            cells.clear();
+            for _ in 0..self.columns.len() {
+                // Validated in `parse`, so these reads cannot fail.
+                cells.push(r.bytes_opt("row cell").unwrap_or(None));
+            }
+            f(&cells);
+        }
+    }
+}
+
+/// Cell decoders for the handful of types the core reads from system tables.
+pub mod cell {
+    use crate::message::format_ip;
+
+    pub fn text(b: Option<&[u8]>) -> Option<String> {
+        b.and_then(|b| std::str::from_utf8(b).ok()).map(str::to_owned)
+    }
+    pub fn inet(b: Option<&[u8]>) -> Option<String> {
+        b.filter(|b| b.len() == 4 || b.len() == 16).map(format_ip)
+    }
+    pub fn int(b: Option<&[u8]>) -> Option<i32> {
+        b.and_then(|b| <[u8; 4]>::try_from(b).ok()).map(i32::from_be_bytes)
+    }
+    pub fn uuid(b: Option<&[u8]>) -> Option<[u8; 16]> {
+        b.and_then(|b| <[u8; 16]>::try_from(b).ok())
+    }
+    /// Elements of a `set<text>` / `list<text>` (v3+ collection encoding).
+    pub fn text_collection(b: Option<&[u8]>) -> Vec<String> {
+        let mut out = Vec::new();
+        let Some(b) = b else { return out };
+        let mut r = crate::wire::Reader::new(b);
+        let Ok(n) = r.i32("collection count") else { return out };
+        for _ in 0..n.max(0) {
+            match r.bytes_opt("collection element") {
+                Ok(Some(e)) => out.push(String::from_utf8_lossy(e).into_owned()),
+                _ => break,
+            }
+        }
+        out
+    }
+    /// Entries of a `map<text, text>`.
+    pub fn text_map(b: Option<&[u8]>) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        let Some(b) = b else { return out };
+        let mut r = crate::wire::Reader::new(b);
+        let Ok(n) = r.i32("map count") else { return out };
+        for _ in 0..n.max(0) {
+            match (r.bytes_opt("map key"), r.bytes_opt("map value")) {
+                (Ok(Some(k)), Ok(Some(v))) => {
+                    out.push((String::from_utf8_lossy(k).into_owned(), String::from_utf8_lossy(v).into_owned()))
+                }
+                _ => break,
+            }
+        }
+        out
+    }
+}

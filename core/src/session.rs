@@ -1,0 +1,1438 @@
+//! The session: pools of connections to a cluster's nodes, cluster metadata, token-aware
+//! routing, retries, speculative executions and reconnection. Sans-IO like a
+//! [`Connection`]: the host opens and closes sockets when told to, feeds bytes and time in,
+//! and drains outputs.
+//!
+//! - Inputs: [`Session::handle_connected`], [`Session::handle_connect_failed`],
+//!   [`Session::handle_bytes`], [`Session::handle_eof`], [`Session::handle_timeout`].
+//! - Commands: [`Session::start`], [`Session::start_request`], [`Session::cancel`].
+//! - Outputs, drained after every input or command, in this order:
+//!   [`Session::poll_command`] (sockets to open or close), [`Session::poll_transmit`] (bytes
+//!   per connection), [`Session::poll_timeout`], [`Session::poll_event`].
+//!
+//! One request is encoded once; each attempt (a retry, or a speculative execution) copies
+//! those bytes to the chosen connection. The first target of a plan costs no allocation.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
+
+use serde::Serialize;
+
+use crate::cluster::{
+    routing_token, Backoff, ClusterEvent, ClusterView, Distance, ErrorKind, Jitter, KeyspaceRow,
+    PeerRow, PlanCursor, PolicyConfig, RefreshAction, RetryDecision, RetryPolicy, SchemaTarget, SpeculativePolicy,
+    SplitMix64, StatusChange, TopologyChange, WriteType,
+};
+use crate::connection::{encode_body, request_kind, CloseReason, Config, Connection, EventRec, LocalError, Request, RequestError, State};
+use crate::frame::Opcode;
+use crate::message::{self, ErrorDetails, QueryOptions, ServerEvent};
+use crate::rows::{cell, Rows};
+use crate::wire::Reader;
+
+pub type ConnId = u32;
+pub type SessionRequestId = u32;
+
+#[derive(Debug, Clone)]
+pub struct SessionConfig {
+    /// The template for every connection (protocol version, credentials, timeouts).
+    pub connection: Config,
+    pub connections_per_node: usize,
+    pub policy: PolicyConfig,
+    pub retry: RetryPolicy,
+    pub speculative: Option<SpeculativePolicy>,
+    /// Seeds replica rotation and reconnection jitter; supplied by the host.
+    pub seed: u64,
+    pub reconnect_base_us: u64,
+    pub reconnect_max_us: u64,
+    /// Open pools to nodes discovered through `system.peers`; when false, only to the
+    /// contact points.
+    pub discover_peers: bool,
+    pub default_port: u16,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        Self {
+            connection: Config::default(),
+            connections_per_node: 1,
+            policy: PolicyConfig::default(),
+            retry: RetryPolicy::default(),
+            speculative: None,
+            seed: 0,
+            reconnect_base_us: 200_000,
+            reconnect_max_us: 30_000_000,
+            discover_peers: true,
+            default_port: 9042,
+        }
+    }
+}
+
+/// What the host must do with sockets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    Connect { conn: ConnId, address: String },
+    Close { conn: ConnId },
+}
+
+/// One step of a request's history: where it went and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TraceEntry {
+    pub node: String,
+    pub decision: &'static str,
+    pub reason: &'static str,
+}
+
+/// A request's final failure, with every attempt's error.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionError {
+    #[serde(flatten)]
+    pub error: RequestError,
+    pub node: String,
+    pub attempts: u32,
+    /// No node was left to try; `errors` says what each tried node answered.
+    pub no_host_available: bool,
+    pub errors: Vec<(String, String)>,
+    pub trace: Vec<TraceEntry>,
+}
+
+#[derive(Debug)]
+pub enum SessionEvent<'a> {
+    Ready { protocol_version: u8 },
+    /// Not one contact point could be reached; `errors` holds each one's reason.
+    ConnectFailed { errors: Vec<(String, CloseReason)> },
+    Response { id: SessionRequestId, frame_flags: u8, body: &'a [u8], node: &'a str, attempts: u32 },
+    Failed { id: SessionRequestId, error: SessionError },
+    NodeUp { address: String },
+    NodeDown { address: String, reason: String },
+    ServerEvent(ServerEvent),
+    /// Something the host may want to log (rows skipped by the topology, refresh failures).
+    Log { message: String },
+}
+
+enum EventOut {
+    Ready,
+    ConnectFailed(Vec<(String, CloseReason)>),
+    Response { id: SessionRequestId, conn: ConnId, frame_flags: u8, start: usize, end: usize, attempts: u32 },
+    /// A response the session made up (an ignored error completes with RESULT Void).
+    Synthetic { id: SessionRequestId, body: &'static [u8], node: u32 },
+    Failed { id: SessionRequestId, error: SessionError },
+    NodeUp(String),
+    NodeDown(String, String),
+    ServerEvent(ServerEvent),
+    Log(String),
+}
+
+const VOID_RESULT: &[u8] = &[0, 0, 0, 1];
+const NO_NODE: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ControlQuery {
+    Local,
+    PeersV2,
+    Peers,
+    Keyspaces,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Purpose {
+    User { req: SessionRequestId },
+    Reprepare { req: SessionRequestId },
+    Control(ControlQuery),
+    Internal,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ConnStatus {
+    Connecting,
+    Handshaking,
+    Ready,
+    Closed,
+}
+
+struct Conn {
+    id: ConnId,
+    inner: Connection,
+    address: String,
+    node: Option<u32>,
+    status: ConnStatus,
+    in_flight: HashMap<u32, Purpose>,
+    /// Whether it ever completed the handshake (a contact point that never did is a
+    /// connect failure, not a node going down).
+    was_ready: bool,
+}
+
+#[derive(Default)]
+struct Pool {
+    address: String,
+    conns: Vec<ConnId>,
+    backoff: Option<Backoff>,
+    retry_at: Option<u64>,
+    down_reported: bool,
+}
+
+struct PreparedMeta {
+    cql: String,
+    keyspace: Option<u32>,
+    pk_indexes: Vec<u16>,
+    lwt: bool,
+}
+
+struct Req {
+    id: SessionRequestId,
+    body: Vec<u8>,
+    opcode: Opcode,
+    flags: u8,
+    timeout_us: Option<u64>,
+    cursor: Option<PlanCursor>,
+    attempt: u32,
+    idempotent: bool,
+    lwt: bool,
+    executions: Vec<(ConnId, u32)>,
+    speculative_started: u32,
+    node: u32,
+    /// The connection this request was last re-prepared on, to re-prepare once per node.
+    reprepared_on: ConnId,
+    trace: Vec<TraceEntry>,
+    errors: Vec<(String, String)>,
+}
+
+/// A request as the host describes it.
+pub struct RequestSpec<'a> {
+    pub request: Request<'a>,
+    pub idempotent: bool,
+    /// For an unprepared statement: the routing key (already serialised as Cassandra's
+    /// partitioner expects it) and its keyspace.
+    pub routing_key: Option<&'a [u8]>,
+    pub keyspace: Option<&'a str>,
+    pub timeout_us: Option<u64>,
+}
+
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct Metrics {
+    pub requests: u64,
+    pub responses: u64,
+    pub failures: u64,
+    pub retries: u64,
+    pub speculative_executions: u64,
+    pub client_timeouts: u64,
+    pub no_host_available: u64,
+    pub reprepares: u64,
+    pub connections_opened: u64,
+    pub connections_closed: u64,
+    /// How often each decision was taken, by its reason.
+    pub decisions: BTreeMap<&'static str, u64>,
+    /// Attempts sent to each node.
+    pub per_node: BTreeMap<String, u64>,
+}
+
+pub struct Session {
+    config: SessionConfig,
+    view: ClusterView,
+    rng: SplitMix64,
+    contact_points: Vec<String>,
+    started: bool,
+    ready: bool,
+    connect_errors: Vec<(String, CloseReason)>,
+
+    conns: Vec<Option<Conn>>,
+    conn_generations: Vec<u16>,
+    free_conn_slots: Vec<u16>,
+    control: Option<ConnId>,
+    control_local: Option<PeerRow>,
+    control_peers: Option<Vec<PeerRow>>,
+    control_keyspaces: Option<Vec<KeyspaceRow>>,
+    control_dirty: bool,
+    pools: Vec<Pool>,
+
+    reqs: Vec<Option<Req>>,
+    req_generations: Vec<u16>,
+    free_req_slots: Vec<u16>,
+    body_pool: Vec<Vec<u8>>,
+    speculative: BinaryHeap<Reverse<(u64, SessionRequestId)>>,
+
+    prepared: HashMap<Vec<u8>, PreparedMeta>,
+    keyspace_names: Vec<String>,
+
+    commands: VecDeque<Command>,
+    events: VecDeque<EventOut>,
+    /// Connections whose arenas hold bodies of undrained events.
+    arenas_in_use: Vec<ConnId>,
+    /// Closed connections kept until their last events are drained.
+    graveyard: Vec<ConnId>,
+    scratch: Vec<u8>,
+    metrics: Metrics,
+}
+
+fn slot_of(id: u32) -> usize {
+    (id & 0xFFFF) as usize
+}
+
+fn close_message(r: &CloseReason) -> String {
+    r.message().to_owned()
+}
+
+impl Session {
+    pub fn new(config: SessionConfig) -> Self {
+        let view = ClusterView::new(config.policy.clone());
+        let rng = SplitMix64::new(config.seed);
+        Self {
+            config,
+            view,
+            rng,
+            contact_points: Vec::new(),
+            started: false,
+            ready: false,
+            connect_errors: Vec::new(),
+            conns: Vec::new(),
+            conn_generations: Vec::new(),
+            free_conn_slots: Vec::new(),
+            control: None,
+            control_local: None,
+            control_peers: None,
+            control_keyspaces: None,
+            control_dirty: false,
+            pools: Vec::new(),
+            reqs: Vec::new(),
+            req_generations: Vec::new(),
+            free_req_slots: Vec::new(),
+            body_pool: Vec::new(),
+            speculative: BinaryHeap::new(),
+            prepared: HashMap::new(),
+            keyspace_names: Vec::new(),
+            commands: VecDeque::new(),
+            events: VecDeque::new(),
+            arenas_in_use: Vec::new(),
+            graveyard: Vec::new(),
+            scratch: Vec::new(),
+            metrics: Metrics::default(),
+        }
+    }
+
+    // ---- getters ----------------------------------------------------------------------
+
+    pub fn is_ready(&self) -> bool {
+        self.ready
+    }
+    pub fn protocol_version(&self) -> u8 {
+        self.config.connection.protocol_version
+    }
+    pub fn view(&self) -> &ClusterView {
+        &self.view
+    }
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+    pub fn in_flight(&self) -> usize {
+        self.reqs.iter().filter(|r| r.is_some()).count()
+    }
+    /// Per connection: address, node, in-flight, queued and orphaned stream ids.
+    pub fn connection_states(&self) -> Vec<(ConnId, String, usize, usize, usize, bool)> {
+        self.conns
+            .iter()
+            .flatten()
+            .map(|c| (c.id, c.address.clone(), c.inner.in_flight(), c.inner.queued(), c.inner.orphans(), c.status == ConnStatus::Ready))
+            .collect()
+    }
+
+    // ---- commands ----------------------------------------------------------------------
+
+    /// Connects to every contact point (`host:port`); the first to be ready becomes the
+    /// control connection.
+    pub fn start(&mut self, _now: u64, contact_points: &[&str]) {
+        self.begin_call();
+        if self.started {
+            return;
+        }
+        self.started = true;
+        self.contact_points = contact_points.iter().map(|s| s.to_string()).collect();
+        for cp in contact_points {
+            self.open_conn(cp.to_string(), None);
+        }
+        if contact_points.is_empty() {
+            self.events.push_back(EventOut::ConnectFailed(Vec::new()));
+        }
+    }
+
+    pub fn start_request(&mut self, now: u64, spec: RequestSpec) -> Result<SessionRequestId, LocalError> {
+        self.begin_call();
+        if !self.ready {
+            return Err(LocalError("the session is not connected yet".into()));
+        }
+        let version = self.config.connection.protocol_version;
+        let mut body = self.body_pool.pop().unwrap_or_default();
+        body.clear();
+        if let Err(e) = encode_body(&mut body, version, &spec.request) {
+            self.body_pool.push(body);
+            return Err(e);
+        }
+        let (opcode, flags) = request_kind(&spec.request);
+        let (keyspace, token, lwt) = self.routing(&spec);
+        let id = self.alloc_req(Req {
+            id: 0,
+            body,
+            opcode,
+            flags,
+            timeout_us: spec.timeout_us,
+            cursor: None,
+            attempt: 0,
+            idempotent: spec.idempotent,
+            lwt,
+            executions: Vec::new(),
+            speculative_started: 0,
+            node: NO_NODE,
+            reprepared_on: ConnId::MAX,
+            trace: Vec::new(),
+            errors: Vec::new(),
+        });
+        self.metrics.requests += 1;
+        let rotation = self.rng.next_u32();
+        let cursor = {
+            let ks = keyspace.map(|k| self.keyspace_names[k as usize].as_str());
+            let plan = if lwt { self.view.plan_for_lwt(ks, token) } else { self.view.plan_for(ks, token, rotation) };
+            plan.into_cursor()
+        };
+        if let Some(r) = self.req_mut(id) {
+            r.cursor = Some(cursor);
+        }
+        self.send_to_next_node(now, id, "first attempt");
+        self.arm_speculative(now, id);
+        Ok(id)
+    }
+
+    /// Gives up on a request: every execution's stream id is orphaned.
+    pub fn cancel(&mut self, now: u64, id: SessionRequestId) {
+        self.begin_call();
+        if let Some(req) = self.take_req(id) {
+            self.cancel_executions(now, &req.executions);
+            self.recycle(req);
+        }
+    }
+
+    // ---- inputs ---------------------------------------------------------------------------
+
+    pub fn handle_connected(&mut self, now: u64, conn: ConnId) {
+        self.begin_call();
+        if let Some(c) = self.conn_mut(conn) {
+            if c.status == ConnStatus::Connecting {
+                c.status = ConnStatus::Handshaking;
+                c.inner.start(now);
+            }
+        }
+    }
+
+    pub fn handle_connect_failed(&mut self, now: u64, conn: ConnId, message: &str) {
+        self.begin_call();
+        if self.conn_mut(conn).is_some() {
+            self.on_conn_closed(now, conn, CloseReason::Local { message: format!("could not connect: {message}") });
+        }
+    }
+
+    pub fn handle_bytes(&mut self, now: u64, conn: ConnId, chunk: &[u8]) {
+        self.begin_call();
+        let Some(c) = self.conn_mut(conn) else { return };
+        c.inner.handle_bytes(now, chunk);
+        self.process_conn_events(now, conn);
+    }
+
+    pub fn handle_eof(&mut self, now: u64, conn: ConnId) {
+        self.begin_call();
+        let Some(c) = self.conn_mut(conn) else { return };
+        c.inner.handle_eof(now);
+        self.process_conn_events(now, conn);
+    }
+
+    pub fn handle_timeout(&mut self, now: u64) {
+        self.begin_call();
+        let ids: Vec<ConnId> = self.conns.iter().flatten().filter(|c| c.status != ConnStatus::Closed).map(|c| c.id).collect();
+        for id in ids {
+            let due = self.conn_mut(id).and_then(|c| c.inner.poll_timeout()).is_some_and(|t| t <= now);
+            if due {
+                if let Some(c) = self.conn_mut(id) {
+                    c.inner.handle_timeout(now);
+                }
+                self.process_conn_events(now, id);
+            }
+        }
+        while let Some(Reverse((at, req))) = self.speculative.peek().copied() {
+            if at > now {
+                break;
+            }
+            self.speculative.pop();
+            self.speculate(now, req);
+        }
+        for node in 0..self.pools.len() {
+            if self.pools[node].retry_at.is_some_and(|t| t <= now) {
+                self.pools[node].retry_at = None;
+                self.fill_pool(node as u32);
+            }
+        }
+    }
+
+    // ---- outputs ----------------------------------------------------------------------------
+
+    pub fn poll_command(&mut self) -> Option<Command> {
+        self.commands.pop_front()
+    }
+
+    /// Appends the pending bytes of one connection to `buf` and names it; call until `None`.
+    pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<ConnId> {
+        for c in self.conns.iter_mut().flatten() {
+            if !c.inner.transmit_buffer().is_empty() && c.status != ConnStatus::Connecting {
+                buf.extend_from_slice(c.inner.transmit_buffer());
+                c.inner.consume_transmit();
+                return Some(c.id);
+            }
+        }
+        None
+    }
+
+    pub fn poll_timeout(&self) -> Option<u64> {
+        let conns = self.conns.iter().flatten().filter_map(|c| c.inner.poll_timeout());
+        let spec = self.speculative.peek().map(|Reverse((t, _))| *t);
+        let pools = self.pools.iter().filter_map(|p| p.retry_at);
+        conns.chain(spec).chain(pools).min()
+    }
+
+    pub fn poll_event(&mut self) -> Option<SessionEvent<'_>> {
+        let e = self.events.pop_front()?;
+        Some(match e {
+            EventOut::Ready => SessionEvent::Ready { protocol_version: self.config.connection.protocol_version },
+            EventOut::ConnectFailed(errors) => SessionEvent::ConnectFailed { errors },
+            EventOut::Response { id, conn, frame_flags, start, end, attempts } => {
+                let c = self.conns.get(slot_of(conn)).and_then(|c| c.as_ref()).filter(|c| c.id == conn);
+                match c {
+                    Some(c) => SessionEvent::Response {
+                        id,
+                        frame_flags,
+                        body: c.inner.arena_slice(start, end),
+                        node: &c.address,
+                        attempts,
+                    },
+                    None => SessionEvent::Response { id, frame_flags, body: &[], node: "", attempts },
+                }
+            }
+            EventOut::Synthetic { id, body, node } => SessionEvent::Response {
+                id,
+                frame_flags: 0,
+                body,
+                node: self.view.node(node).map(|n| n.address.as_str()).unwrap_or(""),
+                attempts: 1,
+            },
+            EventOut::Failed { id, error } => SessionEvent::Failed { id, error },
+            EventOut::NodeUp(address) => SessionEvent::NodeUp { address },
+            EventOut::NodeDown(address, reason) => SessionEvent::NodeDown { address, reason },
+            EventOut::ServerEvent(e) => SessionEvent::ServerEvent(e),
+            EventOut::Log(message) => SessionEvent::Log { message },
+        })
+    }
+
+    // ---- internals: bookkeeping --------------------------------------------------------------
+
+    fn begin_call(&mut self) {
+        if !self.events.is_empty() {
+            return;
+        }
+        for id in std::mem::take(&mut self.arenas_in_use) {
+            if let Some(c) = self.conn_mut(id) {
+                c.inner.release_arena();
+            }
+        }
+        for id in std::mem::take(&mut self.graveyard) {
+            let slot = slot_of(id);
+            if self.conns.get(slot).and_then(|c| c.as_ref()).is_some_and(|c| c.id == id) {
+                self.conns[slot] = None;
+                self.free_conn_slots.push(slot as u16);
+            }
+        }
+    }
+
+    fn conn_mut(&mut self, id: ConnId) -> Option<&mut Conn> {
+        self.conns.get_mut(slot_of(id)).and_then(|c| c.as_mut()).filter(|c| c.id == id)
+    }
+
+    fn conn(&self, id: ConnId) -> Option<&Conn> {
+        self.conns.get(slot_of(id)).and_then(|c| c.as_ref()).filter(|c| c.id == id)
+    }
+
+    fn req_mut(&mut self, id: SessionRequestId) -> Option<&mut Req> {
+        self.reqs.get_mut(slot_of(id)).and_then(|r| r.as_mut()).filter(|r| r.id == id)
+    }
+
+    fn alloc_req(&mut self, mut req: Req) -> SessionRequestId {
+        let slot = match self.free_req_slots.pop() {
+            Some(s) => s as usize,
+            None => {
+                self.reqs.push(None);
+                self.req_generations.push(0);
+                self.reqs.len() - 1
+            }
+        };
+        let generation = self.req_generations[slot].wrapping_add(1);
+        self.req_generations[slot] = generation;
+        req.id = (slot as u32) | ((generation as u32) << 16);
+        self.reqs[slot] = Some(req);
+        self.reqs[slot].as_ref().map(|r| r.id).unwrap_or(0)
+    }
+
+    fn take_req(&mut self, id: SessionRequestId) -> Option<Req> {
+        let slot = slot_of(id);
+        let matches = self.reqs.get(slot).and_then(|r| r.as_ref()).is_some_and(|r| r.id == id);
+        if !matches {
+            return None;
+        }
+        self.free_req_slots.push(slot as u16);
+        self.reqs[slot].take()
+    }
+
+    fn recycle(&mut self, req: Req) {
+        let mut body = req.body;
+        body.clear();
+        self.body_pool.push(body);
+    }
+
+    fn intern_keyspace(&mut self, name: &str) -> u32 {
+        if let Some(i) = self.keyspace_names.iter().position(|k| k == name) {
+            return i as u32;
+        }
+        self.keyspace_names.push(name.to_owned());
+        (self.keyspace_names.len() - 1) as u32
+    }
+
+    fn open_conn(&mut self, address: String, node: Option<u32>) -> ConnId {
+        let slot = match self.free_conn_slots.pop() {
+            Some(s) => s as usize,
+            None => {
+                self.conns.push(None);
+                self.conn_generations.push(0);
+                self.conns.len() - 1
+            }
+        };
+        let generation = self.conn_generations[slot].wrapping_add(1);
+        self.conn_generations[slot] = generation;
+        let id = (slot as u32) | ((generation as u32) << 16);
+        let mut inner = Connection::new(self.config.connection.clone());
+        inner.set_manual_arena(true);
+        self.conns[slot] = Some(Conn {
+            id,
+            inner,
+            address: address.clone(),
+            node,
+            status: ConnStatus::Connecting,
+            in_flight: HashMap::new(),
+            was_ready: false,
+        });
+        if let Some(n) = node {
+            self.pool_mut(n).conns.push(id);
+        }
+        self.metrics.connections_opened += 1;
+        self.commands.push_back(Command::Connect { conn: id, address });
+        id
+    }
+
+    fn pool_mut(&mut self, node: u32) -> &mut Pool {
+        let i = node as usize;
+        if self.pools.len() <= i {
+            self.pools.resize_with(i + 1, Pool::default);
+        }
+        &mut self.pools[i]
+    }
+
+    // ---- internals: routing ---------------------------------------------------------------------
+
+    /// The keyspace, token and LWT-ness of a request, from the prepared metadata the session
+    /// saw or the host's routing key. Allocation-free on a warm cache.
+    fn routing(&mut self, spec: &RequestSpec) -> (Option<u32>, Option<i64>, bool) {
+        let from_prepared = |this: &Self, id: &[u8], values: &[u8]| -> (Option<u32>, Option<i64>, bool) {
+            match this.prepared.get(id) {
+                Some(p) => (p.keyspace, token_from_values(values, &p.pk_indexes), p.lwt),
+                None => (None, None, false),
+            }
+        };
+        match &spec.request {
+            Request::Execute { id, values, .. } => from_prepared(self, id, values),
+            Request::Batch { statements, .. } => match statements.first() {
+                Some(message::BatchStatement::Prepared { id, values }) => from_prepared(self, id, values),
+                _ => (None, None, false),
+            },
+            _ => {
+                let ks = spec.keyspace.map(|k| self.intern_keyspace(k));
+                let token = spec.routing_key.and_then(|k| routing_token(&[k]).ok());
+                (ks, token, false)
+            }
+        }
+    }
+
+    /// A ready connection of `node` with the fewest requests in flight.
+    fn pick_conn(&self, node: u32) -> Option<ConnId> {
+        let pool = self.pools.get(node as usize)?;
+        let mut best: Option<(usize, ConnId)> = None;
+        for &id in &pool.conns {
+            if let Some(c) = self.conn(id) {
+                if c.status == ConnStatus::Ready && c.inner.state() == State::Ready {
+                    let load = c.inner.in_flight() + c.inner.queued();
+                    if best.is_none_or(|(l, _)| load < l) {
+                        best = Some((load, id));
+                    }
+                }
+            }
+        }
+        best.map(|(_, id)| id)
+    }
+
+    fn send_on(&mut self, now: u64, req_id: SessionRequestId, conn: ConnId, purpose: Purpose) -> bool {
+        let slot = slot_of(req_id);
+        let Some(Some(req)) = self.reqs.get(slot) else { return false };
+        let (opcode, flags, timeout) = (req.opcode, req.flags, req.timeout_us);
+        let Some(c) = self.conns.get_mut(slot_of(conn)).and_then(|c| c.as_mut()).filter(|c| c.id == conn) else {
+            return false;
+        };
+        let body = &self.reqs[slot].as_ref().map(|r| r.body.as_slice()).unwrap_or(&[]);
+        match c.inner.start_encoded(now, opcode, flags, body, timeout) {
+            Ok(stream_req) => {
+                c.in_flight.insert(stream_req, purpose);
+                let node = c.node.unwrap_or(NO_NODE);
+                let address = c.address.clone();
+                if let Some(r) = self.req_mut(req_id) {
+                    r.executions.push((conn, stream_req));
+                    r.node = node;
+                }
+                *self.metrics.per_node.entry(address).or_default() += 1;
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Sends to the next node of the request's plan that has a usable connection; fails the
+    /// request when the plan is exhausted.
+    fn send_to_next_node(&mut self, now: u64, req_id: SessionRequestId, why: &'static str) -> bool {
+        loop {
+            let Some(req) = self.req_mut(req_id) else { return false };
+            let Some(mut cursor) = req.cursor else { return false };
+            let next = cursor.next_id(&self.view);
+            if let Some(r) = self.req_mut(req_id) {
+                r.cursor = Some(cursor);
+            }
+            let Some(node) = next else {
+                self.fail_no_host(req_id);
+                return false;
+            };
+            let Some(conn) = self.pick_conn(node) else { continue };
+            if self.send_on(now, req_id, conn, Purpose::User { req: req_id }) {
+                let address = self.view.node(node).map(|n| n.address.clone()).unwrap_or_default();
+                let kind = cursor.kind().reason();
+                if let Some(r) = self.req_mut(req_id) {
+                    if r.attempt > 0 || !r.trace.is_empty() {
+                        r.trace.push(TraceEntry { node: address, decision: why, reason: kind });
+                    }
+                }
+                return true;
+            }
+        }
+    }
+
+    fn arm_speculative(&mut self, now: u64, req_id: SessionRequestId) {
+        let Some(policy) = self.config.speculative else { return };
+        let Some(req) = self.req_mut(req_id) else { return };
+        let d = policy.next_delay(req.idempotent, req.speculative_started);
+        if let Some(delay) = d.value {
+            self.speculative.push(Reverse((now.saturating_add(delay), req_id)));
+        }
+    }
+
+    fn speculate(&mut self, now: u64, req_id: SessionRequestId) {
+        let Some(req) = self.req_mut(req_id) else { return };
+        if req.executions.is_empty() {
+            return;
+        }
+        req.speculative_started += 1;
+        self.metrics.speculative_executions += 1;
+        *self.metrics.decisions.entry("speculative execution").or_default() += 1;
+        let Some(req) = self.req_mut(req_id) else { return };
+        let Some(mut cursor) = req.cursor else { return };
+        // Unlike a retry, running out of nodes here is no failure: the first execution goes on.
+        while let Some(node) = cursor.next_id(&self.view) {
+            if let Some(conn) = self.pick_conn(node) {
+                if let Some(r) = self.req_mut(req_id) {
+                    r.cursor = Some(cursor);
+                }
+                if self.send_on(now, req_id, conn, Purpose::User { req: req_id }) {
+                    let address = self.view.node(node).map(|n| n.address.clone()).unwrap_or_default();
+                    if let Some(r) = self.req_mut(req_id) {
+                        r.trace.push(TraceEntry { node: address, decision: "speculative execution", reason: "no response yet" });
+                    }
+                    self.arm_speculative(now, req_id);
+                    return;
+                }
+            }
+        }
+        if let Some(r) = self.req_mut(req_id) {
+            r.cursor = Some(cursor);
+        }
+    }
+
+    fn cancel_executions(&mut self, now: u64, executions: &[(ConnId, u32)]) {
+        for &(conn, stream_req) in executions {
+            if let Some(c) = self.conn_mut(conn) {
+                c.inner.cancel(now, stream_req);
+                c.in_flight.remove(&stream_req);
+            }
+        }
+    }
+
+    fn fail_no_host(&mut self, req_id: SessionRequestId) {
+        let Some(req) = self.take_req(req_id) else { return };
+        self.metrics.no_host_available += 1;
+        self.metrics.failures += 1;
+        let last = req.errors.last().map(|(_, m)| m.clone());
+        let error = SessionError {
+            error: RequestError::Closed {
+                message: match last {
+                    Some(m) => format!("no node left to try; last error: {m}"),
+                    None => "no node available: every node of the plan is down or has no ready connection".into(),
+                },
+            },
+            node: req.errors.last().map(|(n, _)| n.clone()).unwrap_or_default(),
+            attempts: req.attempt + 1,
+            no_host_available: true,
+            errors: req.errors.clone(),
+            trace: req.trace.clone(),
+        };
+        self.events.push_back(EventOut::Failed { id: req_id, error });
+        self.recycle(req);
+    }
+
+    // ---- internals: connection events -----------------------------------------------------------
+
+    fn process_conn_events(&mut self, now: u64, conn: ConnId) {
+        loop {
+            let Some(c) = self.conn_mut(conn) else { return };
+            let Some(ev) = c.inner.poll_raw_event() else { return };
+            match ev {
+                EventRec::Ready => self.on_conn_ready(now, conn),
+                EventRec::Response { id, frame_flags, start, end } => {
+                    let purpose = self.conn_mut(conn).and_then(|c| c.in_flight.remove(&id));
+                    match purpose {
+                        Some(Purpose::User { req }) => self.on_user_response(now, req, conn, frame_flags, start, end),
+                        Some(Purpose::Reprepare { req }) => self.on_reprepared(now, req, conn, start, end),
+                        Some(Purpose::Control(q)) => self.on_control_response(now, conn, q, frame_flags, start, end),
+                        Some(Purpose::Internal) | None => {}
+                    }
+                }
+                EventRec::Failed { id, error } => {
+                    let purpose = self.conn_mut(conn).and_then(|c| c.in_flight.remove(&id));
+                    match purpose {
+                        Some(Purpose::User { req }) => self.on_attempt_failed(now, req, conn, error),
+                        Some(Purpose::Reprepare { req }) => self.fail_req(req, conn, error),
+                        Some(Purpose::Control(q)) => self.on_control_failed(now, conn, q, error),
+                        Some(Purpose::Internal) | None => {}
+                    }
+                }
+                EventRec::ServerEvent(e) => self.on_server_event(now, e),
+                EventRec::Closed(reason) => self.on_conn_closed(now, conn, reason),
+            }
+        }
+    }
+
+    fn on_conn_ready(&mut self, now: u64, conn: ConnId) {
+        let Some(c) = self.conn_mut(conn) else { return };
+        c.status = ConnStatus::Ready;
+        c.was_ready = true;
+        let node = c.node;
+        if let Some(n) = node {
+            self.on_node_reachable(n);
+        }
+        if self.control.is_none() {
+            self.make_control(now, conn);
+        }
+    }
+
+    fn on_node_reachable(&mut self, node: u32) {
+        let address = self.view.node(node).map(|n| n.address.clone());
+        let pool = self.pool_mut(node);
+        if let Some(b) = pool.backoff.as_mut() {
+            b.reset();
+        }
+        pool.retry_at = None;
+        let was_down = std::mem::replace(&mut pool.down_reported, false);
+        if let Some(address) = address {
+            let changed = self.view.set_up(&address, true);
+            if was_down || changed {
+                self.events.push_back(EventOut::NodeUp(address));
+            }
+        }
+    }
+
+    fn make_control(&mut self, now: u64, conn: ConnId) {
+        self.control = Some(conn);
+        self.control_dirty = false;
+        self.control_local = None;
+        self.control_peers = None;
+        self.control_keyspaces = None;
+        self.send_control(now, conn, ControlQuery::Local);
+        self.send_control(now, conn, ControlQuery::PeersV2);
+        self.send_control(now, conn, ControlQuery::Keyspaces);
+        let version = self.config.connection.protocol_version;
+        self.scratch.clear();
+        let events = ["TOPOLOGY_CHANGE", "STATUS_CHANGE", "SCHEMA_CHANGE"];
+        if encode_body(&mut self.scratch, version, &Request::Register { events: &events }).is_ok() {
+            let body = std::mem::take(&mut self.scratch);
+            if let Some(c) = self.conn_mut(conn) {
+                if let Ok(id) = c.inner.start_encoded(now, Opcode::Register, 0, &body, None) {
+                    c.in_flight.insert(id, Purpose::Internal);
+                }
+            }
+            self.scratch = body;
+        }
+    }
+
+    fn send_control(&mut self, now: u64, conn: ConnId, q: ControlQuery) {
+        let cql = match q {
+            ControlQuery::Local => {
+                "SELECT data_center, rack, tokens, host_id, release_version, rpc_address, broadcast_address FROM system.local WHERE key = 'local'"
+            }
+            ControlQuery::PeersV2 => {
+                "SELECT peer, native_address, native_port, data_center, rack, tokens, host_id, release_version FROM system.peers_v2"
+            }
+            ControlQuery::Peers => "SELECT peer, rpc_address, data_center, rack, tokens, host_id, release_version FROM system.peers",
+            ControlQuery::Keyspaces => "SELECT keyspace_name, replication FROM system_schema.keyspaces",
+        };
+        let version = self.config.connection.protocol_version;
+        self.scratch.clear();
+        let options = QueryOptions { consistency: Some(message::consistency::ONE), ..QueryOptions::default() };
+        if encode_body(&mut self.scratch, version, &Request::Query { cql, values: &[], options }).is_err() {
+            return;
+        }
+        let body = std::mem::take(&mut self.scratch);
+        if let Some(c) = self.conn_mut(conn) {
+            if let Ok(id) = c.inner.start_encoded(now, Opcode::Query, 0, &body, None) {
+                c.in_flight.insert(id, Purpose::Control(q));
+            }
+        }
+        self.scratch = body;
+    }
+
+    fn response_body(&self, conn: ConnId, frame_flags: u8, start: usize, end: usize) -> Vec<u8> {
+        let Some(c) = self.conn(conn) else { return Vec::new() };
+        let raw = c.inner.arena_slice(start, end);
+        crate::connection::skip_response_prefix(raw, frame_flags).map(<[u8]>::to_vec).unwrap_or_default()
+    }
+
+    fn on_control_response(&mut self, now: u64, conn: ConnId, q: ControlQuery, frame_flags: u8, start: usize, end: usize) {
+        // Control results are rare and small: a copy keeps the borrow checker simple.
+        let body = self.response_body(conn, frame_flags, start, end);
+        let rows = match Rows::parse(&body) {
+            Ok(r) => r,
+            Err(e) => {
+                self.events.push_back(EventOut::Log(format!("could not read {q:?} on the control connection: {e}")));
+                return;
+            }
+        };
+        match q {
+            ControlQuery::Local => {
+                let mut local = None;
+                rows.for_each_row(|cells| local = Some(peer_row(&rows, cells)));
+                self.control_local = local;
+            }
+            ControlQuery::PeersV2 | ControlQuery::Peers => {
+                let mut peers = Vec::with_capacity(rows.row_count);
+                rows.for_each_row(|cells| peers.push(peer_row(&rows, cells)));
+                self.control_peers = Some(peers);
+            }
+            ControlQuery::Keyspaces => {
+                let (name_at, repl_at) = (rows.column_index("keyspace_name"), rows.column_index("replication"));
+                let mut keyspaces = Vec::with_capacity(rows.row_count);
+                rows.for_each_row(|cells| {
+                    let get = |i: Option<usize>| i.and_then(|i| cells.get(i).copied().flatten());
+                    if let Some(name) = cell::text(get(name_at)) {
+                        keyspaces.push(KeyspaceRow { keyspace_name: name, replication: cell::text_map(get(repl_at)) });
+                    }
+                });
+                self.control_keyspaces = Some(keyspaces);
+            }
+        }
+        self.try_apply_metadata(now, conn);
+    }
+
+    fn on_control_failed(&mut self, now: u64, conn: ConnId, q: ControlQuery, error: RequestError) {
+        if q == ControlQuery::PeersV2 && matches!(&error, RequestError::Server(e) if e.code == 0x2200) {
+            // Servers before 4.0 have no peers_v2.
+            self.send_control(now, conn, ControlQuery::Peers);
+            return;
+        }
+        self.events.push_back(EventOut::Log(format!("control query {q:?} failed: {}", request_error_message(&error))));
+        // Without metadata the session still works through the contact points alone.
+        match q {
+            ControlQuery::Local => self.control_local = Some(PeerRow::default()),
+            ControlQuery::PeersV2 | ControlQuery::Peers => self.control_peers = Some(Vec::new()),
+            ControlQuery::Keyspaces => self.control_keyspaces = Some(Vec::new()),
+        }
+        self.try_apply_metadata(now, conn);
+    }
+
+    fn try_apply_metadata(&mut self, now: u64, conn: ConnId) {
+        if self.control_local.is_none() || self.control_peers.is_none() || self.control_keyspaces.is_none() {
+            return;
+        }
+        let control_address = self.conn(conn).map(|c| c.address.clone()).unwrap_or_default();
+        let local = self.control_local.clone().unwrap_or_default();
+        let peers = self.control_peers.clone().unwrap_or_default();
+        let applied = self.view.apply_topology(&control_address, &local, &peers, self.config.default_port);
+        for s in &applied.skipped {
+            self.events.push_back(EventOut::Log(format!("topology row {:?} skipped: {}", s.peer_index, s.reason)));
+        }
+        if let Some(ks) = self.control_keyspaces.clone() {
+            self.view.apply_keyspaces(&ks);
+        }
+        self.assign_conns_to_nodes();
+        self.ensure_pools(now);
+        if !self.ready {
+            self.ready = true;
+            self.events.push_back(EventOut::Ready);
+        }
+        if std::mem::take(&mut self.control_dirty) {
+            self.refresh_control(now);
+        }
+    }
+
+    /// Gives every connection the node id of its address, and closes connections to
+    /// addresses that are not nodes (a contact point named differently, say).
+    fn assign_conns_to_nodes(&mut self) {
+        for p in self.pools.iter_mut() {
+            p.conns.clear();
+        }
+        let mut unmatched = Vec::new();
+        let ids: Vec<ConnId> = self.conns.iter().flatten().filter(|c| c.status != ConnStatus::Closed).map(|c| c.id).collect();
+        for id in ids {
+            let Some(address) = self.conn(id).map(|c| c.address.clone()) else { continue };
+            match self.view.node_by_address(&address).map(|n| n.id) {
+                Some(node) => {
+                    if let Some(c) = self.conn_mut(id) {
+                        c.node = Some(node);
+                    }
+                    let pool = self.pool_mut(node);
+                    pool.address = address;
+                    pool.conns.push(id);
+                }
+                None => unmatched.push(id),
+            }
+        }
+        for id in unmatched {
+            if Some(id) != self.control {
+                self.close_conn(id);
+            }
+        }
+    }
+
+    fn wanted_connections(&self, node: &crate::cluster::Node) -> usize {
+        if !self.config.discover_peers && !self.contact_points.iter().any(|c| *c == node.address) {
+            return 0;
+        }
+        match node.distance {
+            Distance::Local => self.config.connections_per_node,
+            Distance::Remote => 1,
+            Distance::Ignored => 0,
+        }
+    }
+
+    fn ensure_pools(&mut self, _now: u64) {
+        let nodes: Vec<(u32, String, usize)> =
+            self.view.nodes().map(|n| (n.id, n.address.clone(), self.wanted_connections(n))).collect();
+        let live: Vec<u32> = nodes.iter().map(|n| n.0).collect();
+        for (id, address, _) in &nodes {
+            let pool = self.pool_mut(*id);
+            pool.address = address.clone();
+        }
+        for node in 0..self.pools.len() as u32 {
+            if !live.contains(&node) {
+                let conns = std::mem::take(&mut self.pools[node as usize].conns);
+                for c in conns {
+                    if Some(c) != self.control {
+                        self.close_conn(c);
+                    }
+                }
+            }
+        }
+        for (id, _, wanted) in nodes {
+            let open = self.pools[id as usize].conns.len();
+            if open > wanted {
+                let extra: Vec<ConnId> = self.pools[id as usize].conns.split_off(wanted);
+                for c in extra {
+                    if Some(c) != self.control {
+                        self.close_conn(c);
+                    } else {
+                        self.pools[id as usize].conns.push(c);
+                    }
+                }
+            }
+            if self.pools[id as usize].retry_at.is_none() {
+                self.fill_pool(id);
+            }
+        }
+    }
+
+    fn fill_pool(&mut self, node: u32) {
+        let Some(n) = self.view.node(node) else { return };
+        let wanted = self.wanted_connections(n);
+        let address = n.address.clone();
+        let have = self.pools.get(node as usize).map(|p| p.conns.len()).unwrap_or(0);
+        for _ in have..wanted {
+            self.open_conn(address.clone(), Some(node));
+        }
+    }
+
+    fn close_conn(&mut self, id: ConnId) {
+        if let Some(c) = self.conn_mut(id) {
+            if c.status != ConnStatus::Closed {
+                c.status = ConnStatus::Closed;
+                self.commands.push_back(Command::Close { conn: id });
+                self.metrics.connections_closed += 1;
+                self.graveyard.push(id);
+            }
+        }
+        for p in self.pools.iter_mut() {
+            p.conns.retain(|c| *c != id);
+        }
+    }
+
+    fn on_conn_closed(&mut self, now: u64, conn: ConnId, reason: CloseReason) {
+        let Some(c) = self.conn_mut(conn) else { return };
+        let was_ready = c.was_ready;
+        let address = c.address.clone();
+        let node = c.node;
+        let already_closed = c.status == ConnStatus::Closed;
+        c.status = ConnStatus::Closed;
+        // Requests still in flight there were failed by the connection as Closed events,
+        // already processed; anything left is answered here.
+        let orphaned: Vec<(u32, Purpose)> = c.in_flight.drain().collect();
+        if !already_closed {
+            self.commands.push_back(Command::Close { conn });
+            self.metrics.connections_closed += 1;
+            self.graveyard.push(conn);
+        }
+        for p in self.pools.iter_mut() {
+            p.conns.retain(|c| *c != conn);
+        }
+        for (_, purpose) in orphaned {
+            if let Purpose::User { req } = purpose {
+                let err = RequestError::Closed { message: format!("connection closed: {}", reason.message()) };
+                self.on_attempt_failed(now, req, conn, err);
+            }
+        }
+        if let CloseReason::VersionRefused { fallback, .. } = reason {
+            if fallback >= 4 && !self.ready {
+                self.config.connection.protocol_version = fallback;
+                self.open_conn(address, node);
+                return;
+            }
+        }
+        if self.control == Some(conn) {
+            self.control = None;
+            let next = self.conns.iter().flatten().find(|c| c.status == ConnStatus::Ready).map(|c| c.id);
+            if let Some(next) = next {
+                self.make_control(now, next);
+            }
+        }
+        if !self.ready {
+            if !was_ready {
+                self.connect_errors.push((address, reason));
+            }
+            let pending = self.conns.iter().flatten().any(|c| c.status != ConnStatus::Closed);
+            if !pending {
+                self.events.push_back(EventOut::ConnectFailed(std::mem::take(&mut self.connect_errors)));
+            }
+            return;
+        }
+        let Some(node) = node else { return };
+        let pool_empty = self.pools.get(node as usize).is_none_or(|p| p.conns.is_empty());
+        if pool_empty {
+            let seed = SplitMix64::derive(self.config.seed, node as u64);
+            let (base, max) = (self.config.reconnect_base_us, self.config.reconnect_max_us);
+            let pool = self.pool_mut(node);
+            let backoff = pool.backoff.get_or_insert_with(|| Backoff::new(base, max, Jitter::Full, seed));
+            let delay = backoff.next_delay();
+            pool.retry_at = Some(now.saturating_add(delay.value));
+            let report = !std::mem::replace(&mut pool.down_reported, true);
+            *self.metrics.decisions.entry(delay.reason).or_default() += 1;
+            if self.view.set_up(&address, false) || report {
+                self.events.push_back(EventOut::NodeDown(address, close_message(&reason)));
+            }
+        } else {
+            self.fill_pool(node);
+        }
+    }
+
+    fn on_server_event(&mut self, now: u64, e: ServerEvent) {
+        let action = {
+            let cluster_event = match &e {
+                ServerEvent::TopologyChange { change, address } => {
+                    TopologyChange::parse(change).map(|change| ClusterEvent::TopologyChange { change, address })
+                }
+                ServerEvent::StatusChange { change, address } => {
+                    StatusChange::parse(change).map(|change| ClusterEvent::StatusChange { change, address })
+                }
+                ServerEvent::SchemaChange { target, keyspace, .. } => {
+                    SchemaTarget::parse(target).map(|target| ClusterEvent::SchemaChange { target, keyspace })
+                }
+            };
+            cluster_event.map(|ce| crate::cluster::decide_event(&self.view, &ce))
+        };
+        if let Some(d) = action {
+            *self.metrics.decisions.entry(d.reason).or_default() += 1;
+            match d.value {
+                Some(RefreshAction::Peers) | Some(RefreshAction::Keyspace(_)) => self.refresh_control(now),
+                Some(RefreshAction::MarkUp(address)) => {
+                    if let Some(id) = self.view.node_by_address(&address).map(|n| n.id) {
+                        self.pool_mut(id).retry_at = Some(now);
+                    }
+                }
+                Some(RefreshAction::MarkDown(_)) | None => {}
+            }
+        }
+        self.events.push_back(EventOut::ServerEvent(e));
+    }
+
+    fn refresh_control(&mut self, now: u64) {
+        let Some(conn) = self.control else { return };
+        if self.control_local.is_none() || self.control_peers.is_none() || self.control_keyspaces.is_none() {
+            // A refresh is under way; do one more once it lands.
+            self.control_dirty = true;
+            return;
+        }
+        self.control_local = None;
+        self.control_peers = None;
+        self.control_keyspaces = None;
+        self.send_control(now, conn, ControlQuery::Local);
+        self.send_control(now, conn, ControlQuery::PeersV2);
+        self.send_control(now, conn, ControlQuery::Keyspaces);
+    }
+
+    // ---- internals: request outcomes -----------------------------------------------------------------
+
+    fn on_user_response(&mut self, now: u64, req_id: SessionRequestId, conn: ConnId, frame_flags: u8, start: usize, end: usize) {
+        let Some(req) = self.take_req(req_id) else { return };
+        let others: Vec<(ConnId, u32)> = req.executions.iter().copied().filter(|(c, _)| *c != conn).collect();
+        if !others.is_empty() {
+            self.cancel_executions(now, &others);
+        }
+        if req.opcode == Opcode::Prepare {
+            self.remember_prepared(&req.body, conn, frame_flags, start, end);
+        }
+        self.metrics.responses += 1;
+        if !self.arenas_in_use.contains(&conn) {
+            self.arenas_in_use.push(conn);
+        }
+        self.events.push_back(EventOut::Response { id: req_id, conn, frame_flags, start, end, attempts: req.attempt + 1 });
+        self.recycle(req);
+    }
+
+    /// Keeps what routing and transparent re-preparation need from a PREPARE's result.
+    fn remember_prepared(&mut self, prepare_body: &[u8], conn: ConnId, frame_flags: u8, start: usize, end: usize) {
+        let body = self.response_body(conn, frame_flags, start, end);
+        let version = self.config.connection.protocol_version;
+        let Ok(info) = message::decode_prepared(&body, version) else { return };
+        let cql = Reader::new(prepare_body).long_string("prepare query").unwrap_or_default().to_owned();
+        let lwt = is_lwt(&cql);
+        let keyspace = info.keyspace.map(|k| k.to_owned());
+        let keyspace = keyspace.map(|k| self.intern_keyspace(&k));
+        self.prepared.insert(info.id.to_vec(), PreparedMeta { cql, keyspace, pk_indexes: info.pk_indexes, lwt });
+    }
+
+    fn on_reprepared(&mut self, now: u64, req_id: SessionRequestId, conn: ConnId, _start: usize, _end: usize) {
+        if self.req_mut(req_id).is_none() {
+            return;
+        }
+        if !self.send_on(now, req_id, conn, Purpose::User { req: req_id }) {
+            self.send_to_next_node(now, req_id, "re-prepared elsewhere");
+        }
+    }
+
+    fn fail_req(&mut self, req_id: SessionRequestId, conn: ConnId, error: RequestError) {
+        let Some(req) = self.take_req(req_id) else { return };
+        let node = self.conn(conn).map(|c| c.address.clone()).unwrap_or_default();
+        self.metrics.failures += 1;
+        let mut errors = req.errors.clone();
+        if errors.last().is_none_or(|(n, _)| *n != node) {
+            errors.push((node.clone(), request_error_message(&error)));
+        }
+        let error = SessionError { error, node, attempts: req.attempt + 1, no_host_available: false, errors, trace: req.trace.clone() };
+        self.events.push_back(EventOut::Failed { id: req_id, error });
+        self.recycle(req);
+    }
+
+    fn on_attempt_failed(&mut self, now: u64, req_id: SessionRequestId, conn: ConnId, error: RequestError) {
+        let node_address = self.conn(conn).map(|c| c.address.clone()).unwrap_or_default();
+        let Some(req) = self.req_mut(req_id) else { return };
+        req.executions.retain(|(c, _)| *c != conn);
+        req.errors.push((node_address.clone(), request_error_message(&error)));
+        if let RequestError::Server(e) = &error {
+            // Each node keeps its own prepared statements: re-prepare there, once per node.
+            if e.code == 0x2500 && req.opcode == Opcode::Execute && req.reprepared_on != conn {
+                req.reprepared_on = conn;
+                req.errors.pop();
+                let prepared_id = Reader::new(&req.body).short_bytes("execute id").map(<[u8]>::to_vec).unwrap_or_default();
+                if let Some(meta) = self.prepared.get(prepared_id.as_slice()) {
+                    let cql = meta.cql.clone();
+                    self.metrics.reprepares += 1;
+                    self.reprepare(now, req_id, conn, &cql);
+                    return;
+                }
+            }
+        }
+        let Some(req) = self.req_mut(req_id) else { return };
+        if !req.executions.is_empty() {
+            // A speculative execution is still running; its outcome decides.
+            return;
+        }
+        if matches!(error, RequestError::Timeout { .. }) {
+            self.metrics.client_timeouts += 1;
+        }
+        let Some(req) = self.req_mut(req_id) else { return };
+        let (attempt, idempotent, lwt) = (req.attempt, req.idempotent, req.lwt);
+        let kind = classify(&error);
+        let decision = self.config.retry.decide(kind, attempt, idempotent, lwt);
+        *self.metrics.decisions.entry(decision.reason).or_default() += 1;
+        let Some(req) = self.req_mut(req_id) else { return };
+        req.trace.push(TraceEntry { node: node_address, decision: decision_name(decision.value), reason: decision.reason });
+        match decision.value {
+            RetryDecision::Rethrow => self.fail_req(req_id, conn, error),
+            RetryDecision::Ignore => {
+                if let Some(req) = self.take_req(req_id) {
+                    let node = self.conn(conn).and_then(|c| c.node).unwrap_or(NO_NODE);
+                    self.events.push_back(EventOut::Synthetic { id: req_id, body: VOID_RESULT, node });
+                    self.recycle(req);
+                }
+            }
+            RetryDecision::RetrySameNode => {
+                self.metrics.retries += 1;
+                if let Some(r) = self.req_mut(req_id) {
+                    r.attempt += 1;
+                }
+                let node = self.conn(conn).and_then(|c| c.node);
+                let target = node.and_then(|n| self.pick_conn(n));
+                let sent = target.is_some_and(|t| self.send_on(now, req_id, t, Purpose::User { req: req_id }));
+                if !sent {
+                    self.send_to_next_node(now, req_id, "retry (same node unavailable)");
+                }
+            }
+            RetryDecision::RetryNextNode => {
+                self.metrics.retries += 1;
+                if let Some(r) = self.req_mut(req_id) {
+                    r.attempt += 1;
+                }
+                self.send_to_next_node(now, req_id, "retry on the next node");
+            }
+        }
+    }
+
+    fn reprepare(&mut self, now: u64, req_id: SessionRequestId, conn: ConnId, cql: &str) {
+        let version = self.config.connection.protocol_version;
+        self.scratch.clear();
+        if encode_body(&mut self.scratch, version, &Request::Prepare { cql, keyspace: None }).is_err() {
+            return;
+        }
+        let body = std::mem::take(&mut self.scratch);
+        let sent = match self.conn_mut(conn) {
+            Some(c) => match c.inner.start_encoded(now, Opcode::Prepare, 0, &body, None) {
+                Ok(id) => {
+                    c.in_flight.insert(id, Purpose::Reprepare { req: req_id });
+                    if let Some(r) = self.req_mut(req_id) {
+                        r.executions.push((conn, id));
+                    }
+                    true
+                }
+                Err(_) => false,
+            },
+            None => false,
+        };
+        self.scratch = body;
+        if !sent {
+            self.send_to_next_node(now, req_id, "re-prepare failed here");
+        }
+    }
+}
+
+fn decision_name(d: RetryDecision) -> &'static str {
+    match d {
+        RetryDecision::RetryNextNode => "retry next node",
+        RetryDecision::RetrySameNode => "retry same node",
+        RetryDecision::Rethrow => "rethrow",
+        RetryDecision::Ignore => "ignore",
+    }
+}
+
+pub fn request_error_message(e: &RequestError) -> String {
+    match e {
+        RequestError::Server(s) => format!("{} ({}): {}", s.code_name, s.code, s.message),
+        RequestError::Timeout { message, .. } | RequestError::Closed { message } => message.clone(),
+        RequestError::Protocol { message, .. } => message.clone(),
+    }
+}
+
+fn classify(e: &RequestError) -> ErrorKind {
+    match e {
+        RequestError::Timeout { .. } => ErrorKind::ClientTimeout,
+        RequestError::Closed { .. } | RequestError::Protocol { .. } => ErrorKind::ConnectionClosed,
+        RequestError::Server(s) => match (s.code, &s.details) {
+            (0x1000, _) => ErrorKind::Unavailable,
+            (0x1001, _) => ErrorKind::Overloaded,
+            (0x1002, _) => ErrorKind::IsBootstrapping,
+            (0x1003, _) => ErrorKind::TruncateError,
+            (0x0000, _) => ErrorKind::ServerError,
+            (0x1200, ErrorDetails::ReadTimeout { received, block_for, data_present, .. }) => {
+                ErrorKind::ReadTimeout { received: *received, block_for: *block_for, data_present: *data_present }
+            }
+            (0x1100, ErrorDetails::WriteTimeout { write_type, .. }) => {
+                ErrorKind::WriteTimeout { write_type: WriteType::parse(write_type) }
+            }
+            _ => ErrorKind::Other,
+        },
+    }
+}
+
+/// Conditional updates (lightweight transactions) must go to the first replica.
+fn is_lwt(cql: &str) -> bool {
+    let upper = cql.to_ascii_uppercase();
+    let dml = upper.trim_start().starts_with("INSERT") || upper.trim_start().starts_with("UPDATE") || upper.trim_start().starts_with("DELETE");
+    dml && (upper.contains(" IF NOT EXISTS") || upper.contains(" IF EXISTS") || upper.contains(" IF "))
+}
+
+/// The routing token of an EXECUTE's values, by the prepared partition-key indexes.
+/// Allocation-free: components live in a fixed array.
+pub fn token_from_values(values: &[u8], pk_indexes: &[u16]) -> Option<i64> {
+    const MAX_COMPONENTS: usize = 16;
+    if pk_indexes.is_empty() || pk_indexes.len() > MAX_COMPONENTS || values.is_empty() {
+        return None;
+    }
+    let mut r = Reader::new(values);
+    let n = r.u16("values count").ok()? as usize;
+    let mut components: [&[u8]; MAX_COMPONENTS] = [&[]; MAX_COMPONENTS];
+    let mut found = 0usize;
+    for i in 0..n {
+        let v = r.bytes_opt("value").ok()?;
+        if let Some(pos) = pk_indexes.iter().position(|&p| p as usize == i) {
+            // A null or unset partition key component cannot be routed.
+            components[pos] = v?;
+            found += 1;
+        }
+    }
+    if found != pk_indexes.len() {
+        return None;
+    }
+    routing_token(&components[..pk_indexes.len()]).ok()
+}
+
+fn peer_row(rows: &Rows, cells: &[Option<&[u8]>]) -> PeerRow {
+    let get = |name: &str| rows.column_index(name).and_then(|i| cells.get(i).copied().flatten());
+    PeerRow {
+        rpc_address: cell::inet(get("rpc_address")),
+        native_address: cell::inet(get("native_address")),
+        native_port: cell::int(get("native_port")).and_then(|p| u16::try_from(p).ok()),
+        peer: cell::inet(get("peer")).or_else(|| cell::inet(get("broadcast_address"))),
+        data_center: cell::text(get("data_center")),
+        rack: cell::text(get("rack")),
+        tokens: cell::text_collection(get("tokens")),
+        host_id: cell::uuid(get("host_id")),
+        release_version: cell::text(get("release_version")),
+    }
+}

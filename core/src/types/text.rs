@@ -1,0 +1,1595 @@
+//! Text fields straight to wire bytes (the bulk path) and wire bytes back to text (unload),
+//! with no [`super::CqlValue`] in between.
+//!
+//! A top-level field is the bare text of one value: `42`, `2024-01-02T03:04:05Z`, `0xcafe`,
+//! `hello` (text is taken verbatim). Collections, tuples, UDTs and vectors are literals, in CQL
+//! syntax or JSON syntax, mixed freely:
+//!
+//! | type | CQL | JSON |
+//! |---|---|---|
+//! | list, vector | `[1, 2]` | `[1, 2]` |
+//! | set | `{1, 2}` | `[1, 2]` |
+//! | map | `{'a': 1}` | `{"a": 1}` |
+//! | tuple | `(1, 'x')` | `[1, "x"]` |
+//! | udt | `{field: 'v'}` | `{"field": "v"}` |
+//!
+//! Inside a literal, text must be quoted: `'it''s'` (CQL), `"say \"hi\""` (JSON escapes;
+//! `""` also stands for a quote) or `$$raw$$`; other values may be quoted or bare, and
+//! `null` is a null element. Unquoted UDT field names are case-insensitive, quoted ones
+//! exact (falling back to a unique case-insensitive match).
+//!
+//! [`format_text`] writes the CQL form; [`encode_text`] of its output gives back the same
+//! bytes for every value, except the legacy empty value of non-text types, which has no
+//! text of its own (it is written as an empty field, or `null` inside a literal).
+
+use std::borrow::Cow;
+use std::fmt::{self, Write as _};
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+use super::bignum;
+use super::column_type::{ColumnType, UdtType};
+use super::scalar::{
+    check_time, check_timeuuid, collection_count, element as wire_element, fixed, no_trailing, push_duration, read_duration,
+    vector_element, DATE_EPOCH,
+};
+use super::temporal::{self, Reason};
+use super::validate::check_value;
+use super::value::{inet_from_bytes, insert_vint_prefix, push_hex, push_uuid};
+use crate::error::ProtocolError;
+use crate::wire::Reader;
+
+/// How bare integers in timestamp fields are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EpochUnit {
+    Seconds,
+    #[default]
+    Millis,
+    Micros,
+}
+
+/// How [`encode_text`] reads fields.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextOptions {
+    /// Top-level fields exactly equal to one of these are null. Default: `[""]`.
+    pub null_markers: Vec<String>,
+    /// Spellings of true, matched case-insensitively.
+    pub true_words: Vec<String>,
+    /// Spellings of false, matched case-insensitively.
+    pub false_words: Vec<String>,
+    /// The unit of a timestamp written as a bare integer. Default: milliseconds.
+    pub epoch_unit: EpochUnit,
+    /// Offset east of UTC, in minutes, for timestamps written without a zone. Default: 0.
+    pub default_offset_minutes: i32,
+}
+
+impl Default for TextOptions {
+    fn default() -> Self {
+        let words = |list: &[&str]| list.iter().map(|w| (*w).to_owned()).collect();
+        TextOptions {
+            null_markers: vec![String::new()],
+            true_words: words(&["true", "yes", "y", "1", "t", "on"]),
+            false_words: words(&["false", "no", "n", "0", "f", "off"]),
+            epoch_unit: EpochUnit::Millis,
+            default_offset_minutes: 0,
+        }
+    }
+}
+
+/// A field that is not a value of its column's type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldError {
+    /// The CQL type expected where the text went wrong (an element's type inside a literal).
+    pub expected: String,
+    /// The offending text, truncated to 40 characters.
+    pub value: String,
+    /// Byte offset of `value` in the field.
+    pub offset: usize,
+    pub reason: String,
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "expected {}, got '{}' (at byte {}): {}", self.expected, self.value, self.offset, self.reason)
+    }
+}
+
+impl std::error::Error for FieldError {}
+
+/// Where and why parsing failed; becomes a [`FieldError`] only on the way out.
+struct Fail<'t> {
+    ty: &'t ColumnType,
+    start: usize,
+    end: usize,
+    reason: Reason,
+}
+
+type Parsed<'t, T = ()> = Result<T, Fail<'t>>;
+
+fn fail<'t>(ty: &'t ColumnType, start: usize, end: usize, reason: impl Into<Reason>) -> Fail<'t> {
+    Fail { ty, start, end, reason: reason.into() }
+}
+
+const MAX_VALUE_CHARS: usize = 40;
+
+impl Fail<'_> {
+    fn into_field_error(self, field: &str) -> FieldError {
+        let start = floor_char_boundary(field, self.start);
+        let end = if self.end > self.start { floor_char_boundary(field, self.end.max(start)) } else { field.len() };
+        let text = &field[start..end.max(start)];
+        let value = match text.char_indices().nth(MAX_VALUE_CHARS) {
+            Some((cut, _)) => format!("{}…", &text[..cut]),
+            None => text.to_owned(),
+        };
+        FieldError { expected: self.ty.to_string(), value, offset: start, reason: self.reason.into_owned() }
+    }
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Appends the `[value]` for `field` to `out`: an i32 length then the bytes, or length -1
+/// when the field is one of the null markers. Allocates nothing when `out` has room. On
+/// error `out` is left as it was.
+pub fn encode_text(ty: &ColumnType, field: &str, opts: &TextOptions, out: &mut Vec<u8>) -> Result<(), FieldError> {
+    if opts.null_markers.iter().any(|marker| marker == field) {
+        out.extend_from_slice(&(-1i32).to_be_bytes());
+        return Ok(());
+    }
+    let start = out.len();
+    out.extend_from_slice(&[0; 4]);
+    let result = top_level(ty, field, opts, out).and_then(|()| patch_length(ty, out, start, field.len()));
+    result.map_err(|failure| {
+        out.truncate(start);
+        failure.into_field_error(field)
+    })
+}
+
+fn patch_length<'t>(ty: &'t ColumnType, out: &mut [u8], start: usize, field_len: usize) -> Parsed<'t> {
+    let len = i32::try_from(out.len() - start - 4).map_err(|_| fail(ty, 0, field_len, "value longer than 2^31-1 bytes"))?;
+    out[start..start + 4].copy_from_slice(&len.to_be_bytes());
+    Ok(())
+}
+
+fn top_level<'t>(ty: &'t ColumnType, field: &str, opts: &TextOptions, out: &mut Vec<u8>) -> Parsed<'t> {
+    match ty {
+        ColumnType::Text => {
+            out.extend_from_slice(field.as_bytes());
+            Ok(())
+        }
+        ColumnType::Ascii => push_ascii(ty, field, 0, out),
+        _ if ty.is_container() => {
+            let mut src = Src { text: field, pos: 0 };
+            src.skip_ws();
+            literal(ty, &mut src, opts, out)?;
+            src.skip_ws();
+            if src.at_end() {
+                Ok(())
+            } else {
+                Err(fail(ty, src.pos, field.len(), "unexpected text after the value"))
+            }
+        }
+        _ => {
+            let trimmed = field.trim_start();
+            let at = field.len() - trimmed.len();
+            scalar(ty, trimmed.trim_end(), at, opts, out)
+        }
+    }
+}
+
+fn push_ascii<'t>(ty: &'t ColumnType, s: &str, at: usize, out: &mut Vec<u8>) -> Parsed<'t> {
+    match s.bytes().position(|b| !b.is_ascii()) {
+        None => {
+            out.extend_from_slice(s.as_bytes());
+            Ok(())
+        }
+        Some(i) => Err(fail(ty, at + i, at + s.len(), "not ASCII")),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scalars
+
+/// One scalar from its bare text `s` (trimmed), which sits at byte `at` of the field.
+fn scalar<'t>(ty: &'t ColumnType, s: &str, at: usize, opts: &TextOptions, out: &mut Vec<u8>) -> Parsed<'t> {
+    let wrap = |reason: Reason| fail(ty, at, at + s.len(), reason);
+    if s.is_empty() && !matches!(ty, ColumnType::Text | ColumnType::Ascii) {
+        return Err(wrap(Cow::Borrowed("empty")));
+    }
+    match ty {
+        ColumnType::Text => out.extend_from_slice(s.as_bytes()),
+        ColumnType::Ascii => push_ascii(ty, s, at, out)?,
+        ColumnType::Boolean => {
+            let value = if opts.true_words.iter().any(|w| w.eq_ignore_ascii_case(s)) {
+                true
+            } else if opts.false_words.iter().any(|w| w.eq_ignore_ascii_case(s)) {
+                false
+            } else {
+                return Err(wrap(Cow::Borrowed("not a boolean spelling")));
+            };
+            out.push(u8::from(value));
+        }
+        ColumnType::Tinyint => out.extend_from_slice(&small_int::<i8>(s).map_err(wrap)?.to_be_bytes()),
+        ColumnType::Smallint => out.extend_from_slice(&small_int::<i16>(s).map_err(wrap)?.to_be_bytes()),
+        ColumnType::Int => out.extend_from_slice(&small_int::<i32>(s).map_err(wrap)?.to_be_bytes()),
+        ColumnType::Bigint | ColumnType::Counter => out.extend_from_slice(&big_int(s).map_err(wrap)?.to_be_bytes()),
+        ColumnType::Varint => varint(s, out).map_err(wrap)?,
+        ColumnType::Decimal => decimal(s, out).map_err(wrap)?,
+        ColumnType::Float => out.extend_from_slice(&float::<f32>(s).map_err(wrap)?.to_be_bytes()),
+        ColumnType::Double => out.extend_from_slice(&float::<f64>(s).map_err(wrap)?.to_be_bytes()),
+        ColumnType::Timestamp => out.extend_from_slice(&timestamp(s, opts).map_err(wrap)?.to_be_bytes()),
+        ColumnType::Date => {
+            let days = match temporal::integer(s) {
+                Some(days) => days.and_then(temporal::check_date_days),
+                None => temporal::parse_date(s),
+            }
+            .map_err(wrap)?;
+            out.extend_from_slice(&((days + DATE_EPOCH) as u32).to_be_bytes());
+        }
+        ColumnType::Time => {
+            let nanos = match temporal::integer(s) {
+                Some(nanos) => nanos.and_then(temporal::check_time_nanos),
+                None => temporal::parse_time(s),
+            }
+            .map_err(wrap)?;
+            out.extend_from_slice(&nanos.to_be_bytes());
+        }
+        ColumnType::Duration => {
+            let (months, days, nanos) = temporal::parse_duration(s).map_err(wrap)?;
+            push_duration(months, days, nanos, out);
+        }
+        ColumnType::Uuid => out.extend_from_slice(&uuid(s).map_err(wrap)?),
+        ColumnType::Timeuuid => {
+            let bytes = uuid(s).map_err(wrap)?;
+            if bytes[6] >> 4 != 1 {
+                return Err(wrap(Cow::Borrowed("not a version 1 (time-based) UUID")));
+            }
+            out.extend_from_slice(&bytes);
+        }
+        ColumnType::Inet => {
+            if let Ok(v4) = s.parse::<Ipv4Addr>() {
+                out.extend_from_slice(&v4.octets());
+            } else if let Ok(v6) = s.parse::<Ipv6Addr>() {
+                out.extend_from_slice(&v6.octets());
+            } else {
+                return Err(wrap(Cow::Borrowed("not an IPv4 or IPv6 address")));
+            }
+        }
+        ColumnType::Blob | ColumnType::Custom(_) => blob(s, out).map_err(wrap)?,
+        _ => return Err(wrap(Cow::Borrowed("expected a literal"))),
+    }
+    Ok(())
+}
+
+fn small_int<T: TryFrom<i64>>(s: &str) -> Result<T, Reason> {
+    let v = big_int(s)?;
+    T::try_from(v).map_err(|_| Cow::Borrowed("out of range"))
+}
+
+fn big_int(s: &str) -> Result<i64, Reason> {
+    temporal::integer(s).unwrap_or(Err(Cow::Borrowed("not an integer")))
+}
+
+fn split_sign(s: &str) -> (bool, &str) {
+    match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    }
+}
+
+fn too_many_digits() -> Reason {
+    Cow::Owned(format!("more than {} digits", bignum::MAX_DECIMAL_DIGITS))
+}
+
+fn varint(s: &str, out: &mut Vec<u8>) -> Result<(), Reason> {
+    let (negative, digits) = split_sign(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(Cow::Borrowed("not an integer"));
+    }
+    if digits.len() > bignum::MAX_DECIMAL_DIGITS {
+        return Err(too_many_digits());
+    }
+    bignum::push_decimal_digits(&[digits.as_bytes()], negative, out);
+    Ok(())
+}
+
+/// `[+-]digits[.digits][(e|E)[+-]digits]`: scale is the fraction length minus the exponent.
+fn decimal(s: &str, out: &mut Vec<u8>) -> Result<(), Reason> {
+    let (negative, rest) = split_sign(s);
+    let b = rest.as_bytes();
+    let int_len = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    let (int_digits, mut pos) = (&b[..int_len], int_len);
+    let mut frac_digits: &[u8] = &[];
+    if b.get(pos) == Some(&b'.') {
+        let n = b[pos + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+        frac_digits = &b[pos + 1..pos + 1 + n];
+        pos += 1 + n;
+    }
+    if int_digits.is_empty() && frac_digits.is_empty() {
+        return Err(Cow::Borrowed("not a decimal number"));
+    }
+    let mut exponent: i64 = 0;
+    if matches!(b.get(pos), Some(b'e' | b'E')) {
+        let text = &rest[pos + 1..];
+        let body = text.strip_prefix(['+', '-']).unwrap_or(text);
+        if body.is_empty() || body.len() > 12 || !body.bytes().all(|c| c.is_ascii_digit()) {
+            return Err(Cow::Borrowed("bad exponent"));
+        }
+        exponent = text.parse().map_err(|_| Cow::Borrowed("bad exponent"))?;
+        pos = b.len();
+    }
+    if pos != b.len() {
+        return Err(Cow::Borrowed("not a decimal number"));
+    }
+    if int_digits.len() + frac_digits.len() > bignum::MAX_DECIMAL_DIGITS {
+        return Err(too_many_digits());
+    }
+    let scale = i32::try_from(frac_digits.len() as i64 - exponent)
+        .map_err(|_| Cow::Borrowed("scale out of the 32-bit range"))?;
+    out.extend_from_slice(&scale.to_be_bytes());
+    bignum::push_decimal_digits(&[int_digits, frac_digits], negative, out);
+    Ok(())
+}
+
+trait Float: std::str::FromStr + Copy {
+    fn is_infinite(self) -> bool;
+    fn is_nan(self) -> bool;
+    const NAN: Self;
+}
+impl Float for f32 {
+    fn is_infinite(self) -> bool {
+        f32::is_infinite(self)
+    }
+    fn is_nan(self) -> bool {
+        f32::is_nan(self)
+    }
+    const NAN: f32 = f32::NAN;
+}
+impl Float for f64 {
+    fn is_infinite(self) -> bool {
+        f64::is_infinite(self)
+    }
+    fn is_nan(self) -> bool {
+        f64::is_nan(self)
+    }
+    const NAN: f64 = f64::NAN;
+}
+
+/// Decimal or exponent notation, `NaN`, `Infinity`, `-Infinity` (also `inf`), any case.
+/// A finite number too large for the type is an error rather than infinity.
+fn float<T: Float>(s: &str) -> Result<T, Reason> {
+    let v: T = s.parse().map_err(|_| Cow::Borrowed("not a number"))?;
+    if v.is_nan() {
+        // One NaN, whatever sign or spelling came in.
+        return Ok(T::NAN);
+    }
+    if v.is_infinite() {
+        let word = s.trim_start_matches(['+', '-']);
+        if !(word.eq_ignore_ascii_case("infinity") || word.eq_ignore_ascii_case("inf")) {
+            return Err(Cow::Borrowed("out of range"));
+        }
+    }
+    Ok(v)
+}
+
+fn timestamp(s: &str, opts: &TextOptions) -> Result<i64, Reason> {
+    let Some(n) = temporal::integer(s) else {
+        return temporal::parse_timestamp(s, opts.default_offset_minutes);
+    };
+    let n = n?;
+    match opts.epoch_unit {
+        EpochUnit::Millis => Ok(n),
+        EpochUnit::Seconds => n.checked_mul(1000).ok_or(Cow::Borrowed("out of range")),
+        EpochUnit::Micros if n % 1000 == 0 => Ok(n / 1000),
+        EpochUnit::Micros => Err(Cow::Borrowed("timestamps hold milliseconds: the sub-millisecond digits would be lost")),
+    }
+}
+
+fn hex_digit(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// Lower- or upper-case hex, hyphenated 8-4-4-4-12.
+fn uuid(s: &str) -> Result<[u8; 16], Reason> {
+    let b = s.as_bytes();
+    let bad = || Cow::Borrowed("not a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)");
+    if b.len() != 36 || [8, 13, 18, 23].iter().any(|&i| b[i] != b'-') {
+        return Err(bad());
+    }
+    let mut out = [0u8; 16];
+    let mut nibbles = b.iter().filter(|&&c| c != b'-');
+    for byte in &mut out {
+        let (Some(&hi), Some(&lo)) = (nibbles.next(), nibbles.next()) else { return Err(bad()) };
+        *byte = (hex_digit(hi).ok_or_else(bad)? << 4) | hex_digit(lo).ok_or_else(bad)?;
+    }
+    Ok(out)
+}
+
+fn blob(s: &str, out: &mut Vec<u8>) -> Result<(), Reason> {
+    let Some(hex) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) else {
+        return Err(Cow::Borrowed("expected 0x followed by hex digits"));
+    };
+    if hex.len() % 2 != 0 {
+        return Err(Cow::Borrowed("odd number of hex digits"));
+    }
+    let start = out.len();
+    for pair in hex.as_bytes().chunks_exact(2) {
+        match (hex_digit(pair[0]), hex_digit(pair[1])) {
+            (Some(hi), Some(lo)) => out.push((hi << 4) | lo),
+            _ => {
+                out.truncate(start);
+                return Err(Cow::Borrowed("not a hex digit"));
+            }
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Literals
+
+/// A cursor over the field text. Positions only ever stop on ASCII delimiters, so they are
+/// always char boundaries.
+#[derive(Clone, Copy)]
+struct Src<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Quote {
+    /// `'...'`, `''` for a quote.
+    Single,
+    /// `"..."`: JSON backslash escapes, and `""` for a quote.
+    Double,
+    /// `$$...$$`, no escapes.
+    Dollar,
+}
+
+/// A quoted string: its kind, the byte range of its content, and whether it has escapes.
+struct Quoted {
+    kind: Quote,
+    start: usize,
+    end: usize,
+    escaped: bool,
+}
+
+fn is_delimiter(b: u8) -> bool {
+    b.is_ascii_whitespace() || matches!(b, b',' | b':' | b'[' | b']' | b'{' | b'}' | b'(' | b')' | b'\'' | b'"')
+}
+
+impl<'a> Src<'a> {
+    fn bytes(&self) -> &'a [u8] {
+        self.text.as_bytes()
+    }
+    fn peek(&self) -> Option<u8> {
+        self.bytes().get(self.pos).copied()
+    }
+    fn at_end(&self) -> bool {
+        self.pos >= self.text.len()
+    }
+    fn skip_ws(&mut self) {
+        while self.peek().is_some_and(|b| b.is_ascii_whitespace()) {
+            self.pos += 1;
+        }
+    }
+    fn eat(&mut self, c: u8) -> bool {
+        if self.peek() == Some(c) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn at_null(&self) -> bool {
+        let b = self.bytes();
+        b.get(self.pos..self.pos + 4).is_some_and(|w| w.eq_ignore_ascii_case(b"null"))
+            && b.get(self.pos + 4).is_none_or(|&c| is_delimiter(c))
+    }
+
+    fn at_quote(&self) -> bool {
+        match self.peek() {
+            Some(b'\'' | b'"') => true,
+            Some(b'$') => self.bytes().get(self.pos + 1) == Some(&b'$'),
+            _ => false,
+        }
+    }
+
+    /// Consumes a quoted string starting here.
+    fn quoted<'t>(&mut self, ty: &'t ColumnType) -> Parsed<'t, Quoted> {
+        let open = self.pos;
+        let b = self.bytes();
+        let (kind, start) = match b.get(open) {
+            Some(b'\'') => (Quote::Single, open + 1),
+            Some(b'"') => (Quote::Double, open + 1),
+            _ => (Quote::Dollar, open + 2),
+        };
+        let mut i = start;
+        let mut escaped = false;
+        let unterminated = || fail(ty, open, b.len(), "unterminated string");
+        loop {
+            let Some(&c) = b.get(i) else { return Err(unterminated()) };
+            match (kind, c) {
+                (Quote::Single, b'\'') | (Quote::Double, b'"') => {
+                    if b.get(i + 1) == Some(&c) {
+                        escaped = true;
+                        i += 2;
+                    } else {
+                        self.pos = i + 1;
+                        return Ok(Quoted { kind, start, end: i, escaped });
+                    }
+                }
+                (Quote::Double, b'\\') => {
+                    escaped = true;
+                    i += 2;
+                }
+                (Quote::Dollar, b'$') if b.get(i + 1) == Some(&b'$') => {
+                    self.pos = i + 2;
+                    return Ok(Quoted { kind, start, end: i, escaped });
+                }
+                _ => i += 1,
+            }
+        }
+    }
+
+    /// Consumes a bare token (anything up to a delimiter) and returns its start.
+    fn bare_token(&mut self) -> usize {
+        let start = self.pos;
+        while self.peek().is_some_and(|b| !is_delimiter(b)) {
+            self.pos += 1;
+        }
+        start
+    }
+
+    /// Skips one value without interpreting it (to find where UDT entries end). Iterative:
+    /// the nesting of the text, unlike that of the type, is the user's to choose.
+    fn skip_value<'t>(&mut self, ty: &'t ColumnType) -> Parsed<'t> {
+        self.skip_ws();
+        let mut depth = 0usize;
+        let start = self.pos;
+        loop {
+            match self.peek() {
+                None if depth == 0 => return Ok(()),
+                None => return Err(fail(ty, start, self.pos, "unterminated literal")),
+                Some(b',') if depth == 0 => return Ok(()),
+                Some(b']' | b'}' | b')') => {
+                    if depth == 0 {
+                        return Ok(());
+                    }
+                    depth -= 1;
+                    self.pos += 1;
+                    if depth == 0 {
+                        return Ok(());
+                    }
+                }
+                Some(b'[' | b'{' | b'(') => {
+                    depth += 1;
+                    self.pos += 1;
+                }
+                Some(_) if self.at_quote() => {
+                    self.quoted(ty)?;
+                }
+                Some(_) => self.pos += 1,
+            }
+        }
+    }
+}
+
+/// Appends the content of a quoted string with its escapes resolved.
+fn unescape_into<'t>(ty: &'t ColumnType, src: &Src<'_>, q: &Quoted, out: &mut Vec<u8>) -> Parsed<'t> {
+    let raw = &src.text[q.start..q.end];
+    if !q.escaped {
+        out.extend_from_slice(raw.as_bytes());
+        return Ok(());
+    }
+    let b = raw.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let quote_pair = matches!((q.kind, c), (Quote::Single, b'\'') | (Quote::Double, b'"'));
+        if quote_pair {
+            out.push(c);
+            i += 2;
+        } else if q.kind == Quote::Double && c == b'\\' {
+            let at = q.start + i;
+            let bad = |reason: &'static str| fail(ty, at, at + 2, reason);
+            let simple = match b.get(i + 1) {
+                Some(b'"') => b'"',
+                Some(b'\\') => b'\\',
+                Some(b'/') => b'/',
+                Some(b'b') => 0x08,
+                Some(b'f') => 0x0C,
+                Some(b'n') => b'\n',
+                Some(b'r') => b'\r',
+                Some(b't') => b'\t',
+                Some(b'u') => 0,
+                _ => return Err(bad("unknown escape sequence")),
+            };
+            if b[i + 1] != b'u' {
+                out.push(simple);
+                i += 2;
+                continue;
+            }
+            let unit = |j: usize| -> Option<u32> {
+                let digits = b.get(j..j + 4)?;
+                digits.iter().try_fold(0u32, |v, &d| Some(v * 16 + u32::from(hex_digit(d)?)))
+            };
+            let high = unit(i + 2).ok_or_else(|| bad("expected four hex digits after \\u"))?;
+            let (code, used) = if (0xD800..0xDC00).contains(&high) {
+                let low = (b.get(i + 6..i + 8) == Some(b"\\u")).then(|| unit(i + 8)).flatten();
+                match low {
+                    Some(low) if (0xDC00..0xE000).contains(&low) => {
+                        (0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00), 12)
+                    }
+                    _ => return Err(bad("unpaired UTF-16 surrogate")),
+                }
+            } else {
+                (high, 6)
+            };
+            let ch = char::from_u32(code).ok_or_else(|| bad("unpaired UTF-16 surrogate"))?;
+            let mut utf8 = [0u8; 4];
+            out.extend_from_slice(ch.encode_utf8(&mut utf8).as_bytes());
+            i += used;
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    Ok(())
+}
+
+/// A container literal starting at `src` (whitespace already skipped).
+fn literal<'t>(ty: &'t ColumnType, src: &mut Src<'_>, opts: &TextOptions, out: &mut Vec<u8>) -> Parsed<'t> {
+    let open_at = src.pos;
+    let opened = |src: &mut Src<'_>, pairs: &[(u8, u8)], what: &'static str| -> Parsed<'t, u8> {
+        match pairs.iter().find(|(open, _)| src.peek() == Some(*open)) {
+            Some(&(_, close)) => {
+                src.pos += 1;
+                Ok(close)
+            }
+            None => Err(fail(ty, open_at, src.text.len(), what)),
+        }
+    };
+    match ty {
+        ColumnType::List(e) => {
+            let close = opened(src, &[(b'[', b']')], "expected '[' to start a list")?;
+            counted_sequence(ty, e, src, close, opts, out)
+        }
+        ColumnType::Set(e) => {
+            let close = opened(src, &[(b'{', b'}'), (b'[', b']')], "expected '{' or '[' to start a set")?;
+            counted_sequence(ty, e, src, close, opts, out)
+        }
+        ColumnType::Map(k, v) => {
+            opened(src, &[(b'{', b'}')], "expected '{' to start a map")?;
+            let count_at = out.len();
+            out.extend_from_slice(&[0; 4]);
+            let mut n = 0usize;
+            let more = |src: &mut Src<'_>| -> Parsed<'t, bool> { list_separator(ty, src, b'}') };
+            src.skip_ws();
+            if !src.eat(b'}') {
+                loop {
+                    element(k, src, opts, out, Framing::Bytes)?;
+                    src.skip_ws();
+                    if !src.eat(b':') {
+                        return Err(fail(ty, src.pos, src.text.len(), "expected ':' after a map key"));
+                    }
+                    element(v, src, opts, out, Framing::Bytes)?;
+                    n += 1;
+                    if !more(src)? {
+                        break;
+                    }
+                }
+            }
+            patch_count(ty, out, count_at, n, open_at, src.pos)
+        }
+        ColumnType::Tuple(types) => {
+            let close = opened(src, &[(b'(', b')'), (b'[', b']')], "expected '(' or '[' to start a tuple")?;
+            let mut n = 0usize;
+            src.skip_ws();
+            if !src.eat(close) {
+                loop {
+                    let Some(component) = types.get(n) else {
+                        return Err(fail(ty, src.pos, src.text.len(), format!("a {ty} has {} components", types.len())));
+                    };
+                    element(component, src, opts, out, Framing::Bytes)?;
+                    n += 1;
+                    if !list_separator(ty, src, close)? {
+                        break;
+                    }
+                }
+            }
+            Ok(())
+        }
+        ColumnType::Udt(udt) => {
+            opened(src, &[(b'{', b'}')], "expected '{' to start a UDT")?;
+            udt_literal(ty, udt, src, opts, out)
+        }
+        ColumnType::Vector(e, dimension) => {
+            opened(src, &[(b'[', b']')], "expected '[' to start a vector")?;
+            let framing = match e.vector_fixed_len() {
+                Some(size) => Framing::Fixed(size),
+                None => Framing::VintLength,
+            };
+            let mut n = 0u64;
+            src.skip_ws();
+            if !src.eat(b']') {
+                loop {
+                    element(e, src, opts, out, framing)?;
+                    n += 1;
+                    if !list_separator(ty, src, b']')? {
+                        break;
+                    }
+                }
+            }
+            if n != u64::from(*dimension) {
+                return Err(fail(ty, open_at, src.pos, format!("{n} elements for dimension {dimension}")));
+            }
+            Ok(())
+        }
+        _ => Err(fail(ty, open_at, src.text.len(), "not a container type")),
+    }
+}
+
+/// After an element: `,` (true: more follow) or the closing bracket (false).
+fn list_separator<'t>(ty: &'t ColumnType, src: &mut Src<'_>, close: u8) -> Parsed<'t, bool> {
+    src.skip_ws();
+    if src.eat(b',') {
+        Ok(true)
+    } else if src.eat(close) {
+        Ok(false)
+    } else {
+        Err(fail(ty, src.pos, src.text.len(), format!("expected ',' or '{}'", char::from(close))))
+    }
+}
+
+fn counted_sequence<'t>(
+    ty: &'t ColumnType,
+    e: &'t ColumnType,
+    src: &mut Src<'_>,
+    close: u8,
+    opts: &TextOptions,
+    out: &mut Vec<u8>,
+) -> Parsed<'t> {
+    let open_at = src.pos.saturating_sub(1);
+    let count_at = out.len();
+    out.extend_from_slice(&[0; 4]);
+    let mut n = 0usize;
+    src.skip_ws();
+    if !src.eat(close) {
+        loop {
+            element(e, src, opts, out, Framing::Bytes)?;
+            n += 1;
+            if !list_separator(ty, src, close)? {
+                break;
+            }
+        }
+    }
+    patch_count(ty, out, count_at, n, open_at, src.pos)
+}
+
+fn patch_count<'t>(ty: &'t ColumnType, out: &mut [u8], at: usize, n: usize, start: usize, end: usize) -> Parsed<'t> {
+    let n = i32::try_from(n).map_err(|_| fail(ty, start, end, "more than 2^31-1 elements"))?;
+    out[at..at + 4].copy_from_slice(&n.to_be_bytes());
+    Ok(())
+}
+
+/// How an element is framed inside its container.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Framing {
+    /// `[bytes]`: i32 length, -1 for null.
+    Bytes,
+    /// A vector element of a fixed-size type: the bare bytes.
+    Fixed(u64),
+    /// A vector element of a variable-size type: unsigned vint length, then the bytes.
+    VintLength,
+}
+
+fn element<'t>(ty: &'t ColumnType, src: &mut Src<'_>, opts: &TextOptions, out: &mut Vec<u8>, framing: Framing) -> Parsed<'t> {
+    src.skip_ws();
+    let start = src.pos;
+    if src.at_null() {
+        src.pos += 4;
+        if framing != Framing::Bytes {
+            return Err(fail(ty, start, src.pos, "vector elements cannot be null"));
+        }
+        out.extend_from_slice(&(-1i32).to_be_bytes());
+        return Ok(());
+    }
+    let value_at = out.len();
+    if framing == Framing::Bytes {
+        out.extend_from_slice(&[0; 4]);
+    }
+    element_body(ty, src, opts, out)?;
+    match framing {
+        Framing::Bytes => patch_length(ty, out, value_at, src.text.len()),
+        Framing::Fixed(size) => {
+            if (out.len() - value_at) as u64 == size {
+                Ok(())
+            } else {
+                Err(fail(ty, start, src.pos, format!("vector elements of this type take {size} bytes")))
+            }
+        }
+        Framing::VintLength => {
+            insert_vint_prefix(out, value_at);
+            Ok(())
+        }
+    }
+}
+
+fn element_body<'t>(ty: &'t ColumnType, src: &mut Src<'_>, opts: &TextOptions, out: &mut Vec<u8>) -> Parsed<'t> {
+    if ty.is_container() {
+        return literal(ty, src, opts, out);
+    }
+    if src.at_quote() {
+        let q = src.quoted(ty)?;
+        return match ty {
+            ColumnType::Text => unescape_into(ty, src, &q, out),
+            ColumnType::Ascii => {
+                let from = out.len();
+                unescape_into(ty, src, &q, out)?;
+                match out[from..].iter().position(|b| !b.is_ascii()) {
+                    None => Ok(()),
+                    Some(_) => Err(fail(ty, q.start, q.end, "not ASCII")),
+                }
+            }
+            _ if q.escaped => Err(fail(ty, q.start, q.end, "escape sequences are not allowed here")),
+            _ => {
+                let content = &src.text[q.start..q.end];
+                let trimmed = content.trim_start();
+                let at = q.start + (content.len() - trimmed.len());
+                scalar(ty, trimmed.trim_end(), at, opts, out)
+            }
+        };
+    }
+    let start = src.bare_token();
+    let token = &src.text[start..src.pos];
+    if token.is_empty() {
+        return Err(fail(ty, start, src.text.len(), "expected a value"));
+    }
+    if matches!(ty, ColumnType::Text | ColumnType::Ascii) {
+        return Err(fail(ty, start, src.pos, "text inside a literal must be quoted ('...' or \"...\")"));
+    }
+    scalar(ty, token, start, opts, out)
+}
+
+/// Which declared field a key names: unquoted keys fold case, quoted ones match exactly
+/// (or, failing that, case-insensitively if only one field matches that way).
+fn udt_key<'t>(ty: &'t ColumnType, udt: &UdtType, src: &mut Src<'_>, out: &mut Vec<u8>) -> Parsed<'t, usize> {
+    src.skip_ws();
+    let start = src.pos;
+    let index = if src.at_quote() {
+        let q = src.quoted(ty)?;
+        // The unescaped key lives at the end of `out` just long enough to compare it.
+        let mark = out.len();
+        unescape_into(ty, src, &q, out)?;
+        let key = &out[mark..];
+        let exact = udt.fields.iter().position(|(name, _)| name.as_bytes() == key);
+        let index = exact.or_else(|| {
+            let mut matches = udt.fields.iter().enumerate().filter(|(_, (name, _))| name.as_bytes().eq_ignore_ascii_case(key));
+            match (matches.next(), matches.next()) {
+                (Some((i, _)), None) => Some(i),
+                _ => None,
+            }
+        });
+        out.truncate(mark);
+        index
+    } else {
+        while src.peek().is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            src.pos += 1;
+        }
+        let key = &src.bytes()[start..src.pos];
+        if key.is_empty() {
+            return Err(fail(ty, start, src.text.len(), "expected a field name"));
+        }
+        udt.fields.iter().position(|(name, _)| {
+            name.len() == key.len() && name.bytes().zip(key).all(|(n, k)| n == k.to_ascii_lowercase())
+        })
+    };
+    let Some(index) = index else {
+        return Err(fail(ty, start, src.pos, format!("no such field in {ty}")));
+    };
+    src.skip_ws();
+    if !src.eat(b':') {
+        return Err(fail(ty, src.pos, src.text.len(), "expected ':' after a field name"));
+    }
+    Ok(index)
+}
+
+/// A UDT literal after its `{`. Fields may come in any order; they are written in declared
+/// order, up to the last one mentioned (unmentioned ones before it are null). The text is
+/// scanned once per written field instead of buffering entries: no scratch memory.
+fn udt_literal<'t>(ty: &'t ColumnType, udt: &'t UdtType, src: &mut Src<'_>, opts: &TextOptions, out: &mut Vec<u8>) -> Parsed<'t> {
+    let body = *src;
+    // Pass 1: check every key, find the last field mentioned and the end of the literal.
+    let mut last: Option<usize> = None;
+    let mut scan = body;
+    scan.skip_ws();
+    if !scan.eat(b'}') {
+        loop {
+            let index = udt_key(ty, udt, &mut scan, out)?;
+            last = last.max(Some(index));
+            scan.skip_value(ty)?;
+            if !list_separator(ty, &mut scan, b'}')? {
+                break;
+            }
+        }
+    }
+    let end = scan.pos;
+    for (i, (_, field_type)) in udt.fields.iter().enumerate().take(last.map_or(0, |l| l + 1)) {
+        let mut found = None;
+        let mut scan = body;
+        scan.skip_ws();
+        if !scan.eat(b'}') {
+            loop {
+                let key_at = scan.pos;
+                let index = udt_key(ty, udt, &mut scan, out)?;
+                scan.skip_ws();
+                if index == i {
+                    if found.is_some() {
+                        return Err(fail(ty, key_at, scan.pos, "field given twice"));
+                    }
+                    found = Some(scan);
+                }
+                scan.skip_value(ty)?;
+                if !list_separator(ty, &mut scan, b'}')? {
+                    break;
+                }
+            }
+        }
+        match found {
+            Some(mut value) => {
+                element(field_type, &mut value, opts, out, Framing::Bytes)?;
+                value.skip_ws();
+                if !matches!(value.peek(), Some(b',' | b'}')) {
+                    return Err(fail(field_type, value.pos, value.text.len(), "unexpected text after the value"));
+                }
+            }
+            None => out.extend_from_slice(&(-1i32).to_be_bytes()),
+        }
+    }
+    src.pos = end;
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bytes to text
+
+/// Appends the text of a value (without its `[bytes]` length) in the form [`encode_text`]
+/// reads back: bare at the top level, CQL literal syntax for containers. Fails on bytes that
+/// are not a valid value (and, locally, on varints too long to render). On error `out` is
+/// left as it was.
+pub fn format_text(ty: &ColumnType, bytes: &[u8], out: &mut String) -> Result<(), ProtocolError> {
+    let start = out.len();
+    let result = format_value(ty, Reader::new(bytes), out, true);
+    if result.is_err() {
+        out.truncate(start);
+    }
+    result
+}
+
+fn format_value(ty: &ColumnType, r: Reader<'_>, out: &mut String, top: bool) -> Result<(), ProtocolError> {
+    if r.is_empty() && ty.allows_empty() {
+        if !top {
+            out.push_str("null");
+        }
+        return Ok(());
+    }
+    // Values CQL writes quoted inside literals (their text has ':' or '-' in it).
+    let quoted = !top && matches!(ty, ColumnType::Timestamp | ColumnType::Date | ColumnType::Time | ColumnType::Inet);
+    if quoted {
+        out.push('\'');
+    }
+    match ty {
+        ColumnType::Ascii | ColumnType::Text => {
+            check_value(ty, r)?;
+            let s = std::str::from_utf8(r.rest()).unwrap_or_default();
+            if top {
+                out.push_str(s);
+            } else {
+                push_cql_string(s, out);
+            }
+        }
+        ColumnType::Blob | ColumnType::Custom(_) => {
+            out.push_str("0x");
+            push_hex(r.rest(), out);
+        }
+        ColumnType::Boolean => {
+            let b = fixed::<1>(&r, "boolean value", true)?.unwrap_or_default();
+            out.push_str(if b[0] != 0 { "true" } else { "false" });
+        }
+        ColumnType::Tinyint => {
+            let _ = write!(out, "{}", i8::from_be_bytes(fixed::<1>(&r, "tinyint value", false)?.unwrap_or_default()));
+        }
+        ColumnType::Smallint => {
+            let _ = write!(out, "{}", i16::from_be_bytes(fixed::<2>(&r, "smallint value", false)?.unwrap_or_default()));
+        }
+        ColumnType::Int => {
+            let _ = write!(out, "{}", i32::from_be_bytes(fixed::<4>(&r, "int value", true)?.unwrap_or_default()));
+        }
+        ColumnType::Bigint | ColumnType::Counter => {
+            let _ = write!(out, "{}", i64::from_be_bytes(fixed::<8>(&r, "bigint value", true)?.unwrap_or_default()));
+        }
+        ColumnType::Varint => push_big_decimal(&r, r.rest(), out)?,
+        ColumnType::Decimal => {
+            let mut r = r;
+            let scale = r.i32("decimal scale")?;
+            if r.is_empty() {
+                return Err(r.error("decimal unscaled value", "missing (needs at least one byte)"));
+            }
+            let digits_at = out.len() + usize::from(r.rest()[0] >= 0x80);
+            push_big_decimal(&r, r.rest(), out)?;
+            push_decimal_point(out, digits_at, scale);
+        }
+        ColumnType::Float => {
+            push_float(f32::from_be_bytes(fixed::<4>(&r, "float value", true)?.unwrap_or_default()), out);
+        }
+        ColumnType::Double => {
+            push_float(f64::from_be_bytes(fixed::<8>(&r, "double value", true)?.unwrap_or_default()), out);
+        }
+        ColumnType::Timestamp => {
+            let millis = i64::from_be_bytes(fixed::<8>(&r, "timestamp value", true)?.unwrap_or_default());
+            temporal::format_timestamp(millis, out);
+        }
+        ColumnType::Date => {
+            let raw = u32::from_be_bytes(fixed::<4>(&r, "date value", false)?.unwrap_or_default());
+            temporal::format_date(i64::from(raw) - DATE_EPOCH, out);
+        }
+        ColumnType::Time => {
+            let nanos = i64::from_be_bytes(fixed::<8>(&r, "time value", false)?.unwrap_or_default());
+            temporal::format_time(check_time(nanos, &r)?, out);
+        }
+        ColumnType::Duration => {
+            let (months, days, nanos) = read_duration(r)?;
+            temporal::format_duration(months, days, nanos, out);
+        }
+        ColumnType::Uuid => push_uuid(&fixed::<16>(&r, "uuid value", true)?.unwrap_or_default(), out),
+        ColumnType::Timeuuid => {
+            let bytes = fixed::<16>(&r, "timeuuid value", true)?.unwrap_or_default();
+            check_timeuuid(&bytes, &r)?;
+            push_uuid(&bytes, out);
+        }
+        ColumnType::Inet => match inet_from_bytes(r.rest()) {
+            Some(ip) => {
+                let _ = write!(out, "{ip}");
+            }
+            None => return Err(r.error("inet value", format!("address of {} bytes, expected 4 or 16", r.remaining()))),
+        },
+        ColumnType::List(e) | ColumnType::Set(e) => {
+            let (open, close, field) = match ty {
+                ColumnType::List(_) => ('[', ']', "list element"),
+                _ => ('{', '}', "set element"),
+            };
+            let mut r = r;
+            let n = collection_count(&mut r, "collection element count", 1)?;
+            out.push(open);
+            for i in 0..n {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                format_element(e, wire_element(&mut r, field)?, out)?;
+            }
+            no_trailing(&r, "collection")?;
+            out.push(close);
+        }
+        ColumnType::Map(k, v) => {
+            let mut r = r;
+            let n = collection_count(&mut r, "map entry count", 2)?;
+            out.push('{');
+            for i in 0..n {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                format_element(k, wire_element(&mut r, "map key")?, out)?;
+                out.push_str(": ");
+                format_element(v, wire_element(&mut r, "map value")?, out)?;
+            }
+            no_trailing(&r, "map")?;
+            out.push('}');
+        }
+        ColumnType::Tuple(types) => {
+            let mut r = r;
+            out.push('(');
+            for (i, component) in types.iter().enumerate() {
+                if r.is_empty() {
+                    break;
+                }
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                format_element(component, wire_element(&mut r, "tuple component")?, out)?;
+            }
+            no_trailing(&r, "tuple component")?;
+            out.push(')');
+        }
+        ColumnType::Udt(udt) => {
+            let mut r = r;
+            out.push('{');
+            for (i, (name, field_type)) in udt.fields.iter().enumerate() {
+                if r.is_empty() {
+                    break;
+                }
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                push_field_name(name, out);
+                out.push_str(": ");
+                format_element(field_type, wire_element(&mut r, "udt field")?, out)?;
+            }
+            no_trailing(&r, "udt field")?;
+            out.push('}');
+        }
+        ColumnType::Vector(e, dimension) => {
+            let mut r = r;
+            let fixed_len = e.vector_fixed_len();
+            if let Some(size) = fixed_len {
+                let want = size.saturating_mul(u64::from(*dimension));
+                if r.remaining() as u64 != want {
+                    return Err(r.error(
+                        "vector value",
+                        format!("{dimension} elements of {size} bytes need {want} bytes, got {}", r.remaining()),
+                    ));
+                }
+            }
+            out.push('[');
+            for i in 0..*dimension {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                let item = match fixed_len {
+                    Some(size) => r.sub(size as usize, "vector element")?,
+                    None => vector_element(&mut r)?,
+                };
+                format_value(e, item, out, false)?;
+            }
+            no_trailing(&r, "vector value")?;
+            out.push(']');
+        }
+    }
+    if quoted {
+        out.push('\'');
+    }
+    Ok(())
+}
+
+fn format_element(ty: &ColumnType, value: Option<Reader<'_>>, out: &mut String) -> Result<(), ProtocolError> {
+    match value {
+        Some(r) => format_value(ty, r, out, false),
+        None => {
+            out.push_str("null");
+            Ok(())
+        }
+    }
+}
+
+fn push_cql_string(s: &str, out: &mut String) {
+    out.push('\'');
+    for (i, part) in s.split('\'').enumerate() {
+        if i > 0 {
+            out.push_str("''");
+        }
+        out.push_str(part);
+    }
+    out.push('\'');
+}
+
+/// Lower-case identifiers bare, anything else double-quoted (`""` for a quote).
+fn push_field_name(name: &str, out: &mut String) {
+    let bare = name.bytes().next().is_some_and(|b| b.is_ascii_lowercase())
+        && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+    if bare {
+        out.push_str(name);
+    } else {
+        out.push('"');
+        for (i, part) in name.split('"').enumerate() {
+            if i > 0 {
+                out.push_str("\"\"");
+            }
+            out.push_str(part);
+        }
+        out.push('"');
+    }
+}
+
+fn push_big_decimal(r: &Reader<'_>, bytes: &[u8], out: &mut String) -> Result<(), ProtocolError> {
+    bignum::write_decimal(bytes, out).map_err(|_| {
+        ProtocolError::local(
+            "varint value",
+            r.offset(),
+            format!("{} bytes is too long to render in decimal (limit {})", bytes.len(), bignum::MAX_RENDERED_BYTES),
+        )
+    })
+}
+
+/// Turns the unscaled digits written at `digits_at..` into `unscaled * 10^-scale`: plain
+/// (`123.45`, `0.001`) when that needs at most six leading zeros, as Java's BigDecimal does,
+/// else `<unscaled>E<-scale>`.
+fn push_decimal_point(out: &mut String, digits_at: usize, scale: i32) {
+    let digits = (out.len() - digits_at) as i64;
+    let scale = i64::from(scale);
+    if scale == 0 {
+        return;
+    }
+    if scale > 0 && scale <= digits + 5 {
+        if scale < digits {
+            out.insert(out.len() - scale as usize, '.');
+        } else {
+            let zeros = (scale - digits) as usize;
+            out.insert_str(digits_at, "0.");
+            for _ in 0..zeros {
+                out.insert(digits_at + 2, '0');
+            }
+        }
+        return;
+    }
+    let _ = write!(out, "E{}", -scale);
+}
+
+fn push_float<T: fmt::Display + fmt::LowerExp + Into<f64> + Copy>(v: T, out: &mut String) {
+    let wide: f64 = v.into();
+    if wide.is_nan() {
+        out.push_str("NaN");
+    } else if wide.is_infinite() {
+        out.push_str(if wide > 0.0 { "Infinity" } else { "-Infinity" });
+    } else if wide == 0.0 || (1e-5..1e16).contains(&wide.abs()) {
+        // Rust prints the shortest text that parses back to the same value.
+        let _ = write!(out, "{v}");
+    } else {
+        let _ = write!(out, "{v:e}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ty(text: &str) -> ColumnType {
+        ColumnType::parse_cql(text).unwrap()
+    }
+
+    /// The value bytes (without the length) for `field`, with default options.
+    fn enc(t: &str, field: &str) -> Result<Vec<u8>, FieldError> {
+        enc_with(t, field, &TextOptions::default())
+    }
+
+    fn enc_with(t: &str, field: &str, opts: &TextOptions) -> Result<Vec<u8>, FieldError> {
+        let mut out = vec![0xEE];
+        let result = encode_text(&ty(t), field, opts, &mut out);
+        match result {
+            Ok(()) => {
+                let len = i32::from_be_bytes([out[1], out[2], out[3], out[4]]);
+                assert!(len == -1 || len as usize == out.len() - 5, "length prefix");
+                Ok(out[5..].to_vec())
+            }
+            Err(e) => {
+                assert_eq!(out, [0xEE], "output restored after an error");
+                Err(e)
+            }
+        }
+    }
+
+    fn ok(t: &str, field: &str) -> Vec<u8> {
+        enc(t, field).unwrap_or_else(|e| panic!("{t} {field:?}: {e}"))
+    }
+
+    fn bad(t: &str, field: &str) -> FieldError {
+        match enc(t, field) {
+            Ok(bytes) => panic!("{t} {field:?} accepted as {bytes:02x?}"),
+            Err(e) => e,
+        }
+    }
+
+    fn fmt(t: &str, bytes: &[u8]) -> String {
+        let mut out = String::new();
+        format_text(&ty(t), bytes, &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn nulls_follow_the_markers() {
+        let mut out = Vec::new();
+        encode_text(&ty("int"), "", &TextOptions::default(), &mut out).unwrap();
+        assert_eq!(out, [0xFF; 4]);
+        let opts = TextOptions { null_markers: vec!["\\N".into(), "NULL".into()], ..TextOptions::default() };
+        out.clear();
+        encode_text(&ty("text"), "NULL", &opts, &mut out).unwrap();
+        assert_eq!(out, [0xFF; 4]);
+        out.clear();
+        encode_text(&ty("text"), "", &opts, &mut out).unwrap();
+        assert_eq!(out, [0, 0, 0, 0]);
+        // Only exact matches count.
+        assert!(enc_with("text", "null", &opts).is_ok());
+        assert_eq!(enc_with("int", " ", &opts).unwrap_err().reason, "empty");
+    }
+
+    #[test]
+    fn booleans() {
+        for word in ["true", "TRUE", "yes", "Y", "1", "t", "On"] {
+            assert_eq!(ok("boolean", word), [1], "{word}");
+        }
+        for word in ["false", "No", "n", "0", "F", "OFF"] {
+            assert_eq!(ok("boolean", word), [0], "{word}");
+        }
+        for word in ["2", "yess", "tru", "-1"] {
+            bad("boolean", word);
+        }
+        let opts = TextOptions { true_words: vec!["ja".into()], false_words: vec!["nein".into()], ..Default::default() };
+        assert_eq!(enc_with("boolean", "JA", &opts).unwrap(), [1]);
+        assert!(enc_with("boolean", "true", &opts).is_err());
+    }
+
+    #[test]
+    fn integers() {
+        assert_eq!(ok("tinyint", "-128"), [0x80]);
+        assert_eq!(ok("smallint", " +32767 "), [0x7F, 0xFF]);
+        assert_eq!(ok("int", "-2147483648"), [0x80, 0, 0, 0]);
+        assert_eq!(ok("bigint", "-9223372036854775808"), [0x80, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(ok("counter", "007"), [0, 0, 0, 0, 0, 0, 0, 7]);
+        for (t, s) in [("tinyint", "128"), ("smallint", "-32769"), ("int", "2147483648"), ("bigint", "9223372036854775808"), ("int", "1.0"), ("int", "1e3"), ("int", "0x10"), ("int", "1 2"), ("int", "--1"), ("int", "+")] {
+            bad(t, s);
+        }
+        let e = bad("int", "abc");
+        assert_eq!((e.expected.as_str(), e.value.as_str(), e.reason.as_str()), ("int", "abc", "not an integer"));
+    }
+
+    #[test]
+    fn varints_and_decimals() {
+        assert_eq!(ok("varint", "128"), [0, 0x80]);
+        assert_eq!(ok("varint", "-129"), [0xFF, 0x7F]);
+        assert_eq!(ok("varint", "+0"), [0]);
+        assert_eq!(ok("decimal", "123.45"), [0, 0, 0, 2, 0x30, 0x39]);
+        assert_eq!(ok("decimal", "-1.5"), [0, 0, 0, 1, 0xF1]);
+        assert_eq!(ok("decimal", "1E3"), [0xFF, 0xFF, 0xFF, 0xFD, 1]);
+        assert_eq!(ok("decimal", "1.5e-3"), [0, 0, 0, 4, 15]);
+        assert_eq!(ok("decimal", ".5"), [0, 0, 0, 1, 5]);
+        assert_eq!(ok("decimal", "5."), [0, 0, 0, 0, 5]);
+        assert_eq!(ok("decimal", "0.00"), [0, 0, 0, 2, 0]);
+        assert_eq!(ok("decimal", "1E-2147483647"), [0x7F, 0xFF, 0xFF, 0xFF, 1]);
+        assert_eq!(ok("decimal", "1E2147483648"), [0x80, 0, 0, 0, 1]);
+        for (t, s) in [("varint", "1.0"), ("varint", "-"), ("varint", "1e3"), ("varint", "12a"), ("decimal", "."), ("decimal", "1e"), ("decimal", "1.2.3"), ("decimal", "1E2147483649"), ("decimal", "NaN"), ("decimal", "1,5")] {
+            bad(t, s);
+        }
+        let huge = "9".repeat(bignum::MAX_DECIMAL_DIGITS + 1);
+        assert!(bad("varint", &huge).reason.contains("digits"));
+        assert_eq!(bad("varint", &huge).value.chars().count(), 41);
+    }
+
+    #[test]
+    fn floats() {
+        assert_eq!(ok("float", "1.5"), 1.5f32.to_be_bytes());
+        assert_eq!(ok("float", "0.1"), [0x3D, 0xCC, 0xCC, 0xCD]);
+        assert_eq!(ok("double", "-0"), (-0.0f64).to_be_bytes());
+        assert_eq!(ok("double", "1e300"), 1e300f64.to_be_bytes());
+        assert_eq!(ok("double", "NaN"), f64::NAN.to_be_bytes());
+        assert_eq!(ok("double", "-nan"), f64::NAN.to_be_bytes());
+        assert_eq!(ok("float", "Infinity"), f32::INFINITY.to_be_bytes());
+        assert_eq!(ok("float", "-inf"), f32::NEG_INFINITY.to_be_bytes());
+        for (t, s) in [("float", "3.5e38"), ("double", "1e309"), ("double", "one"), ("double", "1.5f"), ("float", "0x1p3"), ("double", "Infinityx")] {
+            bad(t, s);
+        }
+    }
+
+    #[test]
+    fn temporal_fields() {
+        assert_eq!(ok("timestamp", "2024-01-02T03:04:05Z"), 1_704_164_645_000i64.to_be_bytes());
+        assert_eq!(ok("timestamp", "-1"), (-1i64).to_be_bytes());
+        let seconds = TextOptions { epoch_unit: EpochUnit::Seconds, ..Default::default() };
+        assert_eq!(enc_with("timestamp", "1704164645", &seconds).unwrap(), 1_704_164_645_000i64.to_be_bytes());
+        assert!(enc_with("timestamp", "9223372036854776", &seconds).is_err());
+        let micros = TextOptions { epoch_unit: EpochUnit::Micros, ..Default::default() };
+        assert_eq!(enc_with("timestamp", "1704164645123000", &micros).unwrap(), 1_704_164_645_123i64.to_be_bytes());
+        assert!(enc_with("timestamp", "1704164645123001", &micros).is_err());
+        let plus_two = TextOptions { default_offset_minutes: 120, ..Default::default() };
+        assert_eq!(enc_with("timestamp", "2024-01-02 05:04:05", &plus_two).unwrap(), 1_704_164_645_000i64.to_be_bytes());
+        assert_eq!(ok("date", "1970-01-01"), [0x80, 0, 0, 0]);
+        assert_eq!(ok("date", "-1"), [0x7F, 0xFF, 0xFF, 0xFF]);
+        assert_eq!(ok("date", "-2147483648"), [0, 0, 0, 0]);
+        assert_eq!(ok("time", "00:00:01"), 1_000_000_000i64.to_be_bytes());
+        assert_eq!(ok("time", "86399999999999"), 86_399_999_999_999i64.to_be_bytes());
+        assert_eq!(ok("duration", "1mo2d3ns"), [2, 4, 6]);
+        assert_eq!(ok("duration", "-1mo2d3ns"), [1, 3, 5]);
+        assert_eq!(ok("duration", "P1DT2H"), [0, 2, 0xFC, 0x0D, 0x18, 0xC2, 0xE2, 0x80, 0x00]);
+        for (t, s) in [("date", "2147483648"), ("date", "2024-02-30"), ("time", "86400000000000"), ("time", "-1"), ("time", "1:00:00"), ("duration", "1 h"), ("duration", "5"), ("timestamp", "yesterday")] {
+            bad(t, s);
+        }
+    }
+
+    #[test]
+    fn uuids_inets_and_blobs() {
+        let u = "550e8400-e29b-41d4-a716-446655440000";
+        assert_eq!(ok("uuid", u)[..4], [0x55, 0x0E, 0x84, 0x00]);
+        assert_eq!(ok("uuid", &u.to_uppercase()), ok("uuid", u));
+        assert_eq!(ok("timeuuid", "d2177dd0-eaa2-11de-a572-001b779c76e3")[6], 0x11);
+        for (t, s) in [("uuid", "550e8400e29b41d4a716446655440000"), ("uuid", "550e8400-e29b-41d4-a716-44665544000g"), ("uuid", "{550e8400-e29b-41d4-a716-446655440000}"), ("timeuuid", u)] {
+            bad(t, s);
+        }
+        assert_eq!(ok("inet", "127.0.0.1"), [127, 0, 0, 1]);
+        assert_eq!(ok("inet", "::1"), [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
+        assert_eq!(ok("inet", "::ffff:1.2.3.4")[10..], [0xFF, 0xFF, 1, 2, 3, 4]);
+        for s in ["256.0.0.1", "1.2.3", "::1::", "[::1]", "localhost", "1.2.3.4:80"] {
+            bad("inet", s);
+        }
+        assert_eq!(ok("blob", "0xCAfe"), [0xCA, 0xFE]);
+        assert!(ok("blob", "0x").is_empty());
+        for s in ["cafe", "0xcaf", "0xzz", "0x 00"] {
+            bad("blob", s);
+        }
+    }
+
+    #[test]
+    fn text_is_verbatim_at_top_level() {
+        assert_eq!(ok("text", " it's 😀 "), " it's 😀 ".as_bytes());
+        assert_eq!(ok("ascii", "plain"), b"plain");
+        let e = bad("ascii", "caf\u{e9}");
+        assert_eq!((e.offset, e.reason.as_str()), (3, "not ASCII"));
+    }
+
+    #[test]
+    fn collections_in_both_syntaxes() {
+        let list = [0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 2];
+        assert_eq!(ok("list<int>", "[1, 2]"), list);
+        assert_eq!(ok("list<int>", " [ 1 ,2 ] "), list);
+        assert_eq!(ok("set<int>", "{1, 2}"), list);
+        assert_eq!(ok("set<int>", "[1,2]"), list);
+        assert_eq!(ok("list<int>", "['1', \"2\"]"), list);
+        let strings = [0, 0, 0, 2, 0, 0, 0, 1, b'a', 0, 0, 0, 4, b'i', b't', b'\'', b's'];
+        assert_eq!(ok("list<text>", "['a', 'it''s']"), strings);
+        assert_eq!(ok("list<text>", r#"["a","it's"]"#), strings);
+        assert_eq!(ok("list<text>", r#"["a","it\u0027s"]"#), strings);
+        assert_eq!(ok("list<text>", "[$$a$$, $$it's$$]"), strings);
+        assert_eq!(ok("list<text>", r#"["\ud83d\ude00"]"#), [0, 0, 0, 1, 0, 0, 0, 4, 0xF0, 0x9F, 0x98, 0x80]);
+        assert_eq!(ok("list<text>", r#"["a""b"]"#), [0, 0, 0, 1, 0, 0, 0, 3, b'a', b'"', b'b']);
+        assert_eq!(ok("list<int>", "[]"), [0, 0, 0, 0]);
+        assert_eq!(ok("list<int>", "[1, null, NULL]"), [0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0, 1, 255, 255, 255, 255, 255, 255, 255, 255]);
+        let map = [0, 0, 0, 1, 0, 0, 0, 1, b'a', 0, 0, 0, 4, 0, 0, 0, 1];
+        assert_eq!(ok("map<text, int>", "{'a': 1}"), map);
+        assert_eq!(ok("map<text, int>", r#"{"a":1}"#), map);
+        assert_eq!(ok("map<int, text>", r#"{"1": "x"}"#), [0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 1, b'x']);
+        assert_eq!(ok("map<text, frozen<list<int>>>", "{'k': [1]}"), [0, 0, 0, 1, 0, 0, 0, 1, b'k', 0, 0, 0, 12, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 1]);
+        assert_eq!(
+            ok("list<timestamp>", "['1970-01-01T00:00:00.001Z', 2, \"1970-01-01\"]")[..],
+            [[0, 0, 0, 3].as_slice(), &[0, 0, 0, 8], &1i64.to_be_bytes(), &[0, 0, 0, 8], &2i64.to_be_bytes(), &[0, 0, 0, 8], &0i64.to_be_bytes()].concat()[..]
+        );
+        assert_eq!(ok("list<boolean>", "[yes, off]"), [0, 0, 0, 2, 0, 0, 0, 1, 1, 0, 0, 0, 1, 0]);
+    }
+
+    #[test]
+    fn collection_errors_point_at_the_element() {
+        let e = bad("list<int>", "[1, x, 3]");
+        assert_eq!((e.expected.as_str(), e.value.as_str(), e.offset), ("int", "x", 4));
+        let e = bad("map<text, int>", "{'a': 1, 'b': 'two'}");
+        assert_eq!((e.expected.as_str(), e.value.as_str(), e.offset), ("int", "two", 15));
+        for (t, s) in [
+            ("list<int>", "[1, 2"),
+            ("list<int>", "[1 2]"),
+            ("list<int>", "[1,]"),
+            ("list<int>", "1, 2"),
+            ("list<int>", "{1, 2}"),
+            ("list<int>", "[1] x"),
+            ("list<text>", "[a]"),
+            ("list<text>", "['a]"),
+            ("list<text>", r#"["a\x"]"#),
+            ("list<text>", r#"["\ud83d"]"#),
+            ("list<ascii>", "['é']"),
+            ("list<int>", "['1''']"),
+            ("map<text, int>", "{'a' 1}"),
+            ("map<text, int>", "{'a': 1"),
+            ("map<text, int>", "['a', 1]"),
+            ("set<int>", "{1, 2]"),
+            ("list<frozen<list<int>>>", "[[1], 2]"),
+        ] {
+            bad(t, s);
+        }
+    }
+
+    #[test]
+    fn tuples_udts_and_vectors() {
+        let t = "tuple<int, text>";
+        let both = [0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 1, b'x'];
+        assert_eq!(ok(t, "(1, 'x')"), both);
+        assert_eq!(ok(t, r#"[1, "x"]"#), both);
+        assert_eq!(ok(t, "(1)"), [0, 0, 0, 4, 0, 0, 0, 1]);
+        assert!(ok(t, "()").is_empty());
+        assert_eq!(ok(t, "(null, 'x')"), [255, 255, 255, 255, 0, 0, 0, 1, b'x']);
+        bad(t, "(1, 'x', 2)");
+        bad(t, "(1, 'x'");
+
+        let u = "udt<ks.address>{street:text,\"Zip Code\":int,extra:int}";
+        let full = [0, 0, 0, 3, b'a', b'b', b'c', 0, 0, 0, 4, 0, 0, 0x30, 0x39];
+        assert_eq!(ok(u, "{street: 'abc', \"Zip Code\": 12345}"), full);
+        assert_eq!(ok(u, r#"{"zip code": 12345, "street": "abc"}"#), full);
+        assert_eq!(ok(u, "{STREET: 'abc', 'Zip Code': '12345'}"), full);
+        assert_eq!(ok(u, "{street: 'abc'}"), [0, 0, 0, 3, b'a', b'b', b'c']);
+        assert_eq!(ok(u, "{\"Zip Code\": 1}"), [255, 255, 255, 255, 0, 0, 0, 4, 0, 0, 0, 1]);
+        assert_eq!(ok(u, "{extra: null}"), [255; 12]);
+        assert!(ok(u, "{}").is_empty());
+        assert_eq!(ok(u, "{street: '}, x: ['}"), [0, 0, 0, 7, b'}', b',', b' ', b'x', b':', b' ', b'[']);
+        for s in [
+            "{street: 'a', street: 'b'}",
+            "{nope: 1}",
+            "{zip code: 1}",
+            "{street 'a'}",
+            "{street: 'a'",
+            "{street: 'a' 'b'}",
+            "{\"Zip Code\": [[[[[[[[[[[[1]]]]]]]]]]]]}",
+            "[1]",
+        ] {
+            bad(u, s);
+        }
+        let deep = format!("{{extra: {}}}", "[".repeat(100_000));
+        bad(u, &deep);
+
+        assert_eq!(ok("vector<float, 2>", "[1, -0.0]"), [0x3F, 0x80, 0, 0, 0x80, 0, 0, 0]);
+        assert_eq!(ok("vector<text, 2>", "['a', \"😀\"]"), [1, b'a', 4, 0xF0, 0x9F, 0x98, 0x80]);
+        assert_eq!(ok("vector<smallint, 2>", "[1, -1]"), [2, 0, 1, 2, 0xFF, 0xFF]);
+        let long = "a".repeat(200);
+        let mut want = vec![0x80, 200];
+        want.extend_from_slice(long.as_bytes());
+        assert_eq!(ok("vector<text, 1>", &format!("['{long}']")), want);
+        for (t, s) in [("vector<float, 2>", "[1]"), ("vector<float, 2>", "[1, 2, 3]"), ("vector<float, 2>", "[1, null]"), ("vector<text, 1>", "[null]"), ("vector<float, 2>", "{1, 2}")] {
+            bad(t, s);
+        }
+    }
+
+    #[test]
+    fn errors_truncate_long_values() {
+        let field = format!("[{}x]", "1".repeat(100));
+        let e = bad("list<int>", &field);
+        assert_eq!(e.value, format!("{}…", "1".repeat(40)));
+        assert!(e.to_string().starts_with("expected int, got '1111"), "{e}");
+    }
+
+    #[test]
+    fn formats_cql_literals() {
+        assert_eq!(fmt("text", b"it's"), "it's");
+        assert_eq!(fmt("list<text>", &ok("list<text>", "['it''s', '']")), "['it''s', '']");
+        assert_eq!(fmt("map<text, frozen<list<int>>>", &ok("map<text, frozen<list<int>>>", "{'k': [1, null]}")), "{'k': [1, null]}");
+        assert_eq!(fmt("set<inet>", &ok("set<inet>", "{'::1', '10.0.0.1'}")), "{'::1', '10.0.0.1'}");
+        assert_eq!(fmt("tuple<date, time, timestamp>", &ok("tuple<date, time, timestamp>", "('2024-01-02', '01:02:03', 0)")), "('2024-01-02', '01:02:03', '1970-01-01T00:00:00Z')");
+        assert_eq!(fmt("udt<ks.a>{x:int,\"Y\":text}", &ok("udt<ks.a>{x:int,\"Y\":text}", "{x: 1, \"Y\": 'b'}")), "{x: 1, \"Y\": 'b'}");
+        assert_eq!(fmt("vector<float, 3>", &ok("vector<float, 3>", "[0.1, NaN, -Infinity]")), "[0.1, NaN, -Infinity]");
+        assert_eq!(fmt("duration", &[1, 3, 5]), "-1mo2d3ns");
+        assert_eq!(fmt("double", &1e300f64.to_be_bytes()), "1e300");
+        assert_eq!(fmt("double", &1e-7f64.to_be_bytes()), "1e-7");
+        assert_eq!(fmt("double", &123.25f64.to_be_bytes()), "123.25");
+        assert_eq!(fmt("float", &3.4028235e38f32.to_be_bytes()), "3.4028235e38");
+        assert_eq!(fmt("int", &[]), "");
+        assert_eq!(fmt("list<int>", &[0, 0, 0, 1, 0, 0, 0, 0]), "[null]");
+    }
+
+    #[test]
+    fn formats_decimals_plainly_when_short() {
+        for (field, text) in [
+            ("123.45", "123.45"),
+            ("-1.5", "-1.5"),
+            ("0.001", "0.001"),
+            ("-0.000001", "-0.000001"),
+            ("0.0000001", "1E-7"),
+            ("0.00", "0.00"),
+            ("1E3", "1E3"),
+            ("120", "120"),
+            ("1E-2147483647", "1E-2147483647"),
+        ] {
+            assert_eq!(fmt("decimal", &ok("decimal", field)), text, "{field}");
+        }
+    }
+
+    #[test]
+    fn format_rejects_bad_bytes_and_restores_output() {
+        let mut out = String::from("keep");
+        assert!(format_text(&ty("list<int>"), &[0, 0, 0, 1, 0, 0, 0, 2, 0, 1], &mut out).is_err());
+        assert!(format_text(&ty("text"), &[0xC3], &mut out).is_err());
+        assert!(format_text(&ty("time"), &(-1i64).to_be_bytes(), &mut out).is_err());
+        assert_eq!(out, "keep");
+    }
+}

@@ -1,0 +1,508 @@
+//! The session against a simulated cluster on virtual time: no sockets, every node a small
+//! in-process responder that speaks just enough of the protocol.
+
+use std::collections::{HashMap, HashSet};
+
+use cqlwire_core::cluster::{murmur3_token, RetryPolicy, SpeculativePolicy};
+use cqlwire_core::connection::{Config, Request};
+use cqlwire_core::message::QueryOptions;
+use cqlwire_core::session::{Command, ConnId, RequestSpec, Session, SessionConfig, SessionEvent};
+
+const MS: u64 = 1_000;
+const INSERT: &str = "INSERT INTO ks1.t (k, v) VALUES (?, ?)";
+
+#[derive(Default)]
+struct SimNode {
+    address: String,
+    tokens: Vec<i64>,
+    host_id: [u8; 16],
+    up: bool,
+    /// Requests are swallowed without an answer (a stalled node).
+    silent: bool,
+    prepared: HashSet<Vec<u8>>,
+    executes: Vec<i64>,
+    /// Error bodies to answer the next EXECUTEs with.
+    fail_next: Vec<Vec<u8>>,
+}
+
+struct Sim {
+    session: Session,
+    nodes: Vec<SimNode>,
+    conns: HashMap<ConnId, usize>,
+    now: u64,
+    events: Vec<String>,
+    responses: HashMap<u32, String>,
+    failures: HashMap<u32, String>,
+}
+
+fn frame(stream: i16, opcode: u8, body: &[u8]) -> Vec<u8> {
+    let mut f = vec![0x84, 0];
+    f.extend_from_slice(&stream.to_be_bytes());
+    f.push(opcode);
+    f.extend_from_slice(&(body.len() as u32).to_be_bytes());
+    f.extend_from_slice(body);
+    f
+}
+
+fn string(b: &mut Vec<u8>, s: &str) {
+    b.extend_from_slice(&(s.len() as u16).to_be_bytes());
+    b.extend_from_slice(s.as_bytes());
+}
+
+fn bytes(b: &mut Vec<u8>, v: Option<&[u8]>) {
+    match v {
+        Some(v) => {
+            b.extend_from_slice(&(v.len() as i32).to_be_bytes());
+            b.extend_from_slice(v);
+        }
+        None => b.extend_from_slice(&(-1i32).to_be_bytes()),
+    }
+}
+
+fn text_set(items: &[String]) -> Vec<u8> {
+    let mut b = (items.len() as i32).to_be_bytes().to_vec();
+    for i in items {
+        bytes(&mut b, Some(i.as_bytes()));
+    }
+    b
+}
+
+fn text_map(items: &[(&str, &str)]) -> Vec<u8> {
+    let mut b = (items.len() as i32).to_be_bytes().to_vec();
+    for (k, v) in items {
+        bytes(&mut b, Some(k.as_bytes()));
+        bytes(&mut b, Some(v.as_bytes()));
+    }
+    b
+}
+
+/// A Rows body with a global table spec; `types` are raw `[option]` bytes.
+fn rows(table: &str, columns: &[(&str, &[u8])], data: &[Vec<Option<Vec<u8>>>]) -> Vec<u8> {
+    let mut b = 2i32.to_be_bytes().to_vec();
+    b.extend_from_slice(&1i32.to_be_bytes());
+    b.extend_from_slice(&(columns.len() as i32).to_be_bytes());
+    string(&mut b, "system");
+    string(&mut b, table);
+    for (name, ty) in columns {
+        string(&mut b, name);
+        b.extend_from_slice(ty);
+    }
+    b.extend_from_slice(&(data.len() as i32).to_be_bytes());
+    for row in data {
+        for cell in row {
+            bytes(&mut b, cell.as_deref());
+        }
+    }
+    b
+}
+
+const INET: &[u8] = &[0, 0x10];
+const TEXT: &[u8] = &[0, 0x0D];
+const UUID: &[u8] = &[0, 0x0C];
+const INT: &[u8] = &[0, 0x09];
+const SET_TEXT: &[u8] = &[0, 0x22, 0, 0x0D];
+const MAP_TEXT: &[u8] = &[0, 0x21, 0, 0x0D, 0, 0x0D];
+
+fn server_error(code: i32, message: &str, extra: &[u8]) -> Vec<u8> {
+    let mut b = code.to_be_bytes().to_vec();
+    string(&mut b, message);
+    b.extend_from_slice(extra);
+    b
+}
+
+fn ip_of(address: &str) -> Vec<u8> {
+    let host = address.split(':').next().unwrap();
+    host.split('.').map(|p| p.parse::<u8>().unwrap()).collect()
+}
+
+impl Sim {
+    fn new(n: usize, config: SessionConfig) -> Sim {
+        let nodes = (0..n)
+            .map(|i| SimNode {
+                address: format!("127.0.0.{}:9042", i + 1),
+                // Evenly spread single tokens: node i owns (t_{i-1}, t_i].
+                tokens: vec![i64::MIN / 2 + (i as i64) * (i64::MAX / n as i64)],
+                host_id: [i as u8 + 1; 16],
+                up: true,
+                ..SimNode::default()
+            })
+            .collect();
+        let session = Session::new(config);
+        Sim { session, nodes, conns: HashMap::new(), now: 0, events: Vec::new(), responses: HashMap::new(), failures: HashMap::new() }
+    }
+
+    fn start(&mut self) {
+        self.session.start(self.now, &["127.0.0.1:9042"]);
+        self.pump();
+    }
+
+    fn owner(&self, token: i64) -> usize {
+        let mut best: Option<(i64, usize)> = None;
+        let mut lowest: Option<(i64, usize)> = None;
+        for (i, n) in self.nodes.iter().enumerate() {
+            for &t in &n.tokens {
+                if t >= token && best.is_none_or(|(b, _)| t < b) {
+                    best = Some((t, i));
+                }
+                if lowest.is_none_or(|(l, _)| t < l) {
+                    lowest = Some((t, i));
+                }
+            }
+        }
+        best.or(lowest).unwrap().1
+    }
+
+    fn respond(&mut self, node: usize, bytes: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut at = 0;
+        while at + 9 <= bytes.len() {
+            let stream = i16::from_be_bytes([bytes[at + 2], bytes[at + 3]]);
+            let opcode = bytes[at + 4];
+            let len = u32::from_be_bytes(bytes[at + 5..at + 9].try_into().unwrap()) as usize;
+            let body = &bytes[at + 9..at + 9 + len];
+            at += 9 + len;
+            if self.nodes[node].silent && opcode != 0x05 && opcode != 0x01 {
+                continue;
+            }
+            let reply = match opcode {
+                0x05 => {
+                    let mut b = 0u16.to_be_bytes().to_vec();
+                    b.truncate(2);
+                    frame(stream, 0x06, &b)
+                }
+                0x01 | 0x0B => frame(stream, 0x02, &[]),
+                0x07 => {
+                    let n = u32::from_be_bytes(body[0..4].try_into().unwrap()) as usize;
+                    let cql = std::str::from_utf8(&body[4..4 + n]).unwrap().to_owned();
+                    frame(stream, 0x08, &self.query_result(node, &cql))
+                }
+                0x09 => {
+                    let n = u32::from_be_bytes(body[0..4].try_into().unwrap()) as usize;
+                    let cql = std::str::from_utf8(&body[4..4 + n]).unwrap();
+                    assert_eq!(cql, INSERT);
+                    let id = b"prep-insert".to_vec();
+                    self.nodes[node].prepared.insert(id.clone());
+                    let mut b = 4i32.to_be_bytes().to_vec();
+                    b.extend_from_slice(&(id.len() as u16).to_be_bytes());
+                    b.extend_from_slice(&id);
+                    b.extend_from_slice(&1i32.to_be_bytes()); // global table spec
+                    b.extend_from_slice(&2i32.to_be_bytes());
+                    b.extend_from_slice(&1i32.to_be_bytes()); // one pk component
+                    b.extend_from_slice(&0u16.to_be_bytes());
+                    string(&mut b, "ks1");
+                    string(&mut b, "t");
+                    string(&mut b, "k");
+                    b.extend_from_slice(&[0, 0x02]);
+                    string(&mut b, "v");
+                    b.extend_from_slice(&[0, 0x03]);
+                    b.extend_from_slice(&4i32.to_be_bytes()); // result metadata: no metadata
+                    b.extend_from_slice(&0i32.to_be_bytes());
+                    frame(stream, 0x08, &b)
+                }
+                0x0A => {
+                    let idlen = u16::from_be_bytes([body[0], body[1]]) as usize;
+                    let id = body[2..2 + idlen].to_vec();
+                    if !self.nodes[node].prepared.contains(&id) {
+                        let mut extra = (id.len() as u16).to_be_bytes().to_vec();
+                        extra.extend_from_slice(&id);
+                        frame(stream, 0x00, &server_error(0x2500, "unprepared", &extra))
+                    } else if !self.nodes[node].fail_next.is_empty() {
+                        let e = self.nodes[node].fail_next.remove(0);
+                        frame(stream, 0x00, &e)
+                    } else {
+                        // values start after [short bytes id][consistency u16][flags u8]
+                        let values = &body[2 + idlen + 3..];
+                        let klen = i32::from_be_bytes(values[2..6].try_into().unwrap()) as usize;
+                        self.nodes[node].executes.push(murmur3_token(&values[6..6 + klen]));
+                        frame(stream, 0x08, &1i32.to_be_bytes())
+                    }
+                }
+                other => panic!("unexpected opcode {other:#x}"),
+            };
+            out.extend(reply);
+        }
+        out
+    }
+
+    fn query_result(&self, node: usize, cql: &str) -> Vec<u8> {
+        let me = &self.nodes[node];
+        let row = |n: &SimNode| -> Vec<Option<Vec<u8>>> {
+            vec![
+                Some(ip_of(&n.address)),
+                Some(ip_of(&n.address)),
+                Some(9042i32.to_be_bytes().to_vec()),
+                Some(b"dc1".to_vec()),
+                Some(b"rack1".to_vec()),
+                Some(text_set(&n.tokens.iter().map(|t| t.to_string()).collect::<Vec<_>>())),
+                Some(n.host_id.to_vec()),
+                Some(b"5.0.6".to_vec()),
+            ]
+        };
+        let cols: &[(&str, &[u8])] = &[
+            ("peer", INET),
+            ("native_address", INET),
+            ("native_port", INT),
+            ("data_center", TEXT),
+            ("rack", TEXT),
+            ("tokens", SET_TEXT),
+            ("host_id", UUID),
+            ("release_version", TEXT),
+        ];
+        if cql.contains("system.local") {
+            rows("local", cols, &[row(me)])
+        } else if cql.contains("system.peers_v2") {
+            let others: Vec<_> = self.nodes.iter().enumerate().filter(|(i, _)| *i != node).map(|(_, n)| row(n)).collect();
+            rows("peers_v2", cols, &others)
+        } else if cql.contains("system_schema.keyspaces") {
+            let simple1 = text_map(&[("class", "org.apache.cassandra.locator.SimpleStrategy"), ("replication_factor", "1")]);
+            let simple3 = text_map(&[("class", "org.apache.cassandra.locator.SimpleStrategy"), ("replication_factor", "3")]);
+            rows(
+                "keyspaces",
+                &[("keyspace_name", TEXT), ("replication", MAP_TEXT)],
+                &[vec![Some(b"ks1".to_vec()), Some(simple1)], vec![Some(b"ks3".to_vec()), Some(simple3)]],
+            )
+        } else {
+            1i32.to_be_bytes().to_vec()
+        }
+    }
+
+    /// Moves bytes, connections and events until nothing is left to do.
+    fn pump(&mut self) {
+        for _ in 0..1000 {
+            let mut progress = false;
+            while let Some(cmd) = self.session.poll_command() {
+                progress = true;
+                match cmd {
+                    Command::Connect { conn, address } => {
+                        let node = self.nodes.iter().position(|n| n.address == address).expect("known address");
+                        if self.nodes[node].up {
+                            self.conns.insert(conn, node);
+                            self.session.handle_connected(self.now, conn);
+                        } else {
+                            self.session.handle_connect_failed(self.now, conn, "connection refused");
+                        }
+                    }
+                    Command::Close { conn } => {
+                        self.conns.remove(&conn);
+                    }
+                }
+            }
+            let mut buf = Vec::new();
+            while let Some(conn) = self.session.poll_transmit(&mut buf) {
+                progress = true;
+                if let Some(&node) = self.conns.get(&conn) {
+                    let reply = self.respond(node, &buf);
+                    if !reply.is_empty() {
+                        self.session.handle_bytes(self.now, conn, &reply);
+                    }
+                }
+                buf.clear();
+            }
+            while let Some(e) = self.session.poll_event() {
+                progress = true;
+                match e {
+                    SessionEvent::Response { id, node, .. } => {
+                        self.responses.insert(id, node.to_owned());
+                    }
+                    SessionEvent::Failed { id, error } => {
+                        self.failures.insert(id, serde_json::to_string(&error).unwrap());
+                    }
+                    other => self.events.push(format!("{other:?}")),
+                }
+            }
+            if !progress {
+                return;
+            }
+        }
+        panic!("the simulation did not settle");
+    }
+
+    fn advance(&mut self, by: u64) {
+        let target = self.now + by;
+        while let Some(t) = self.session.poll_timeout() {
+            if t > target {
+                break;
+            }
+            self.now = self.now.max(t);
+            self.session.handle_timeout(self.now);
+            self.pump();
+        }
+        self.now = target;
+    }
+
+    fn kill(&mut self, node: usize) {
+        self.nodes[node].up = false;
+        let conns: Vec<ConnId> = self.conns.iter().filter(|(_, n)| **n == node).map(|(c, _)| *c).collect();
+        for c in conns {
+            self.conns.remove(&c);
+            self.session.handle_eof(self.now, c);
+        }
+        self.pump();
+    }
+
+    fn prepare(&mut self) {
+        let id = self
+            .session
+            .start_request(self.now, RequestSpec { request: Request::Prepare { cql: INSERT, keyspace: None }, idempotent: true, routing_key: None, keyspace: None, timeout_us: None })
+            .unwrap();
+        self.pump();
+        assert!(self.responses.contains_key(&id), "prepared: {:?}", self.failures.get(&id));
+    }
+
+    fn insert(&mut self, k: i64, idempotent: bool) -> u32 {
+        let mut values = 2u16.to_be_bytes().to_vec();
+        bytes(&mut values, Some(&k.to_be_bytes()));
+        bytes(&mut values, Some(&[7u8; 32]));
+        let request = Request::Execute { id: b"prep-insert", result_metadata_id: None, values: &values, options: QueryOptions::default() };
+        let id = self.session.start_request(self.now, RequestSpec { request, idempotent, routing_key: None, keyspace: None, timeout_us: None }).unwrap();
+        self.pump();
+        id
+    }
+}
+
+fn config() -> SessionConfig {
+    SessionConfig {
+        connection: Config { heartbeat_interval_us: 0, request_timeout_us: 500 * MS, ..Config::default() },
+        seed: 42,
+        ..SessionConfig::default()
+    }
+}
+
+#[test]
+fn discovers_the_cluster_and_opens_a_pool_per_node() {
+    let mut sim = Sim::new(3, config());
+    sim.start();
+    assert!(sim.session.is_ready());
+    assert!(sim.events.iter().any(|e| e.starts_with("Ready")), "{:?}", sim.events);
+    let nodes: HashSet<usize> = sim.conns.values().copied().collect();
+    assert_eq!(nodes.len(), 3, "a connection to every node");
+    assert_eq!(sim.session.view().nodes().count(), 3);
+}
+
+#[test]
+fn every_insert_goes_to_the_replica_that_owns_its_token() {
+    let mut sim = Sim::new(3, config());
+    sim.start();
+    sim.prepare();
+    for k in 0..300i64 {
+        let id = sim.insert(k, false);
+        assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
+    }
+    let mut total = 0;
+    for (i, n) in sim.nodes.iter().enumerate() {
+        for &t in &n.executes {
+            assert_eq!(sim.owner(t), i, "token {t} executed on node {i}");
+        }
+        total += n.executes.len();
+        assert!(n.executes.len() > 30, "node {i} got {} of 300", n.executes.len());
+    }
+    assert_eq!(total, 300);
+}
+
+#[test]
+fn unprepared_is_reprepared_transparently() {
+    let mut sim = Sim::new(3, config());
+    sim.start();
+    sim.prepare();
+    for n in sim.nodes.iter_mut() {
+        n.prepared.clear();
+    }
+    let id = sim.insert(1, false);
+    assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
+    assert_eq!(sim.session.metrics().reprepares, 1);
+}
+
+#[test]
+fn overloaded_retries_idempotent_on_the_next_node_only() {
+    let mut sim = Sim::new(3, config());
+    sim.start();
+    sim.prepare();
+    let owner = sim.owner(murmur3_token(&5i64.to_be_bytes()));
+    sim.nodes[owner].fail_next = vec![server_error(0x1001, "overloaded", &[])];
+    let id = sim.insert(5, true);
+    assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
+    assert_eq!(sim.session.metrics().retries, 1);
+    for n in sim.nodes.iter_mut() {
+        n.fail_next = vec![server_error(0x1001, "overloaded", &[])];
+    }
+    let id = sim.insert(6, false);
+    let f = sim.failures.get(&id).expect("non-idempotent fails");
+    assert!(f.contains("Overloaded") && f.contains("\"attempts\":1"), "{f}");
+}
+
+#[test]
+fn a_killed_node_is_routed_around_marked_down_and_used_again_when_back() {
+    let mut sim = Sim::new(3, config());
+    sim.start();
+    sim.prepare();
+    sim.kill(1);
+    assert!(sim.events.iter().any(|e| e.contains("NodeDown") && e.contains("127.0.0.2")), "{:?}", sim.events);
+    for k in 0..100 {
+        let id = sim.insert(k, true);
+        assert!(sim.responses.contains_key(&id), "k={k}: {:?}", sim.failures.get(&id));
+        assert_ne!(sim.responses[&id], "127.0.0.2:9042");
+    }
+    sim.nodes[1].up = true;
+    sim.advance(60_000 * MS);
+    assert!(sim.events.iter().any(|e| e.contains("NodeUp") && e.contains("127.0.0.2")), "{:?}", sim.events);
+    let before = sim.nodes[1].executes.len();
+    for k in 0..100 {
+        sim.insert(k, true);
+    }
+    assert!(sim.nodes[1].executes.len() > before, "node 2 serves again");
+}
+
+#[test]
+fn reconnection_backs_off() {
+    let mut sim = Sim::new(3, config());
+    sim.start();
+    sim.kill(2);
+    let opened = sim.session.metrics().connections_opened;
+    sim.advance(10_000 * MS);
+    let attempts = sim.session.metrics().connections_opened - opened;
+    assert!((2..12).contains(&attempts), "{attempts} reconnection attempts in 10 s");
+}
+
+#[test]
+fn timeouts_orphan_and_retry_idempotent_requests() {
+    let mut sim = Sim::new(3, config());
+    sim.start();
+    sim.prepare();
+    let token = murmur3_token(&7i64.to_be_bytes());
+    let owner = sim.owner(token);
+    sim.nodes[owner].silent = true;
+    let id = sim.insert(7, true);
+    assert!(!sim.responses.contains_key(&id));
+    sim.advance(600 * MS);
+    assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
+    assert_eq!(sim.session.metrics().client_timeouts, 1);
+    let orphans: usize = sim.session.connection_states().iter().map(|s| s.4).sum();
+    assert_eq!(orphans, 1, "the timed-out stream id stays reserved");
+}
+
+#[test]
+fn speculative_execution_answers_from_the_second_node() {
+    let mut c = config();
+    c.speculative = Some(SpeculativePolicy { delay_us: 50 * MS, max_extra: 1 });
+    c.retry = RetryPolicy { max_attempts: 1 };
+    let mut sim = Sim::new(3, c);
+    sim.start();
+    sim.prepare();
+    let token = murmur3_token(&9i64.to_be_bytes());
+    let owner = sim.owner(token);
+    sim.nodes[owner].silent = true;
+    let id = sim.insert(9, true);
+    sim.advance(60 * MS);
+    assert!(sim.responses.contains_key(&id));
+    assert_ne!(sim.responses[&id], sim.nodes[owner].address);
+    assert_eq!(sim.session.metrics().speculative_executions, 1);
+}
+
+#[test]
+fn no_contact_point_reachable_is_a_connect_failure() {
+    let mut sim = Sim::new(1, config());
+    sim.nodes[0].up = false;
+    sim.start();
+    assert!(sim.events.iter().any(|e| e.starts_with("ConnectFailed")), "{:?}", sim.events);
+}
+

@@ -1,0 +1,78 @@
+// Runs bin/cqlwire as a subprocess, the way scripts and users do.
+
+export const REPO_ROOT = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
+export const CQLWIRE = `${REPO_ROOT}/bin/cqlwire`;
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  elapsedMs: number;
+}
+
+export async function runCli(
+  args: string[],
+  options: { env?: Record<string, string>; stdin?: string; cwd?: string; clearPassword?: boolean } = {},
+): Promise<CliResult> {
+  const env = { ...Deno.env.toObject(), ...(options.env ?? {}) };
+  if (options.clearPassword !== false && !(options.env && "CQLWIRE_PASSWORD" in options.env)) {
+    delete env.CQLWIRE_PASSWORD;
+  }
+  const started = performance.now();
+  const child = new Deno.Command(CQLWIRE, {
+    args,
+    env,
+    clearEnv: true,
+    cwd: options.cwd,
+    stdin: options.stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (options.stdin !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(options.stdin));
+    await writer.close();
+  }
+  const output = await child.output();
+  const decoder = new TextDecoder();
+  return {
+    code: output.code,
+    stdout: decoder.decode(output.stdout),
+    stderr: decoder.decode(output.stderr),
+    elapsedMs: performance.now() - started,
+  };
+}
+
+/** A TCP port that accepts connections and never answers: a hung server. */
+export function silentListener(): { port: number; close: () => void } {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const connections: Deno.Conn[] = [];
+  (async () => {
+    try {
+      for await (const connection of listener) connections.push(connection);
+    } catch {
+      // closed
+    }
+  })();
+  return {
+    port: (listener.addr as Deno.NetAddr).port,
+    close: () => {
+      for (const connection of connections) {
+        try {
+          connection.close();
+        } catch {
+          // already closed by the peer
+        }
+      }
+      listener.close();
+    },
+  };
+}
+
+/** A port with nothing listening on it. */
+export function closedPort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
