@@ -1,7 +1,7 @@
 // The shared measuring loop of the JavaScript bench clients (cqlwire on Deno and Node, the
 // DataStax driver on Node). Every client in bench/ takes the same arguments and prints the
 // same JSON line; see bench/README.md.
-import { readFileSync } from "node:fs";
+import process from "node:process";
 
 export const INSERT_CQL = "INSERT INTO bench.kv (k, v) VALUES (?, ?)";
 export const SELECT_CQL = "SELECT k, v FROM bench.kv WHERE k = ?";
@@ -16,12 +16,10 @@ export function parseArgs(argv) {
   return { host, port: Number(port), n: Number(n), concurrency: Number(concurrency), mode };
 }
 
-/** user + sys CPU of this process (all threads) in µs, from /proc/self/stat. */
+/** user + sys CPU time of this process, all threads, in µs (getrusage). */
 export function processCpuMicros() {
-  const stat = readFileSync("/proc/self/stat", "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  // Fields 14 and 15 of stat (utime, stime) in clock ticks of 10 ms.
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  const { user, system } = process.cpuUsage();
+  return user + system;
 }
 
 /**

@@ -2,10 +2,10 @@
  * The `Client`: a pool of core-driven connections, the prepared-statement cache, paging,
  * batches and streaming. Names follow the DataStax Node.js driver where the meaning matches.
  */
-import { Connection, type RawResponse, type RequestOptions } from "./connection.ts";
+import { type RawResponse, type RequestOptions, SessionHost } from "./session.ts";
 import { type ClientOptions, parseHostPort, type ResolvedOptions, resolveOptions } from "./options.ts";
 import type { RuntimeHooks } from "./socket.ts";
-import { ArgumentError, ConnectionError, DriverError, NoHostAvailableError, OperationTimedOutError, ResponseError } from "./errors.ts";
+import { ArgumentError, DriverError, OperationTimedOutError } from "./errors.ts";
 import { columnInfo, type ColumnInfo, fromHex, ResultSet, type Row } from "./result.ts";
 import { encodeValueList, parseCqlType, parseResult, Reader, type TypeInfo, Writer } from "./codec/mod.ts";
 
@@ -66,8 +66,6 @@ export interface ClientMetrics {
 
 const LATENCY_BOUNDS = [0.25, 0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096, Infinity];
 
-const CODE_UNPREPARED = 0x2500;
-const RETRYABLE_SERVER_CODES = new Set([0x1000 /* Unavailable */, 0x1001 /* Overloaded */, 0x1002 /* IsBootstrapping */]);
 
 type Listener = (...args: unknown[]) => void;
 
@@ -75,8 +73,7 @@ export class Client {
   readonly options: ResolvedOptions;
   private runtime: RuntimeHooks;
   private hosts: Array<{ address: string; host: string; port: number }> = [];
-  private connections: Connection[] = [];
-  private next = 0;
+  private session: SessionHost | null = null;
   private prepared = new Map<string, Promise<Prepared>>();
   private writer = new Writer(4096);
   private connecting: Promise<void> | null = null;
@@ -123,63 +120,45 @@ export class Client {
   connect(): Promise<void> {
     if (this.isShutdown) return Promise.reject(new DriverError("the client was shut down", "ERR_SHUTDOWN"));
     if (!this.connecting) {
-      this.connecting = this.openPool().catch((e) => {
+      this.connecting = this.openSession().catch((e) => {
         this.connecting = null;
+        this.session = null;
         throw e;
       });
     }
     return this.connecting;
   }
 
-  private async openPool(): Promise<void> {
-    const errors: Record<string, Error> = {};
-    const perHost = this.options.pooling.coreConnectionsPerHost;
-    await Promise.all(this.hosts.map(async (h) => {
-      for (let i = 0; i < perHost; i++) {
-        try {
-          this.connections.push(await this.openConnection(h.host, h.port));
-        } catch (e) {
-          errors[h.address] = e as Error;
-          return;
-        }
-      }
-    }));
-    if (this.connections.length === 0) {
-      throw new NoHostAvailableError(errors);
-    }
-  }
-
-  private async openConnection(host: string, port: number): Promise<Connection> {
+  private async openSession(): Promise<void> {
     const o = this.options;
-    let version: 4 | 5 = o.protocolVersion ?? o.protocolOptions.maxVersion ?? 4;
-    for (;;) {
-      const conn = new Connection(
-        { host, port, tls: o.tls ? { ...o.tls, rejectUnauthorized: o.tls.rejectUnauthorized !== false } : undefined, connectTimeoutMs: o.socketOptions.connectTimeout },
-        {
-          protocolVersion: version,
-          keyspace: this.keyspace,
-          credentials: o.credentials,
-          requestTimeoutMs: o.requestTimeout ?? o.socketOptions.readTimeout,
-          heartbeatIntervalMs: o.pooling.heartBeatInterval,
-          maxStreams: o.pooling.maxRequestsPerConnection,
-        },
-        this.runtime,
-      );
-      try {
-        await conn.open();
-      } catch (e) {
-        const reason = conn.closeReason;
-        if (reason?.kind === "version_refused" && o.protocolVersion === undefined && typeof reason.fallback === "number" && reason.fallback >= 4) {
-          version = reason.fallback as 4 | 5;
-          continue;
-        }
-        throw e;
-      }
-      conn.onServerEvent = (ev) => this.onServerEvent(ev);
-      conn.onClose = (err) => this.onConnectionClosed(conn, err);
-      this.metrics.perHost[conn.host] ??= { requests: 0, errors: 0 };
-      return conn;
-    }
+    const session = new SessionHost(
+      {
+        protocolVersion: o.protocolVersion ?? o.protocolOptions.maxVersion ?? 4,
+        keyspace: this.keyspace,
+        credentials: o.credentials,
+        requestTimeoutMs: o.requestTimeout ?? o.socketOptions.readTimeout,
+        heartbeatIntervalMs: o.pooling.heartBeatInterval,
+        maxStreams: o.pooling.maxRequestsPerConnection,
+        connectionsPerHost: o.pooling.coreConnectionsPerHost,
+        localDataCenter: o.localDataCenter,
+        discoverPeers: o.discoverPeers,
+        maxAttempts: o.policies.maxAttempts,
+        speculativeDelayMs: o.policies.speculativeDelay,
+        speculativeMaxExtra: o.policies.speculativeMaxExtra,
+        defaultPort: o.protocolOptions.port,
+        tls: o.tls ? { ...o.tls, rejectUnauthorized: o.tls.rejectUnauthorized !== false } : undefined,
+        connectTimeoutMs: o.socketOptions.connectTimeout,
+      },
+      this.runtime,
+      {
+        onNodeUp: (address) => this.emit("hostUp", address),
+        onNodeDown: (address, reason) => this.emit("hostDown", address, reason),
+        onServerEvent: (ev) => this.onServerEvent(ev),
+        onLog: (message) => this.emit("log", "info", message),
+      },
+    );
+    this.session = session;
+    await session.start(this.hosts.map((h) => h.address));
   }
 
   private onServerEvent(ev: Record<string, unknown>): void {
@@ -188,7 +167,6 @@ export class Client {
         this.emit("topologyChange", ev);
         break;
       case "STATUS_CHANGE":
-        this.emit(ev.change === "UP" ? "hostUp" : "hostDown", ev.address);
         this.emit("statusChange", ev);
         break;
       case "SCHEMA_CHANGE":
@@ -197,89 +175,27 @@ export class Client {
     }
   }
 
-  private onConnectionClosed(conn: Connection, err: Error): void {
-    const i = this.connections.indexOf(conn);
-    if (i >= 0) this.connections.splice(i, 1);
-    if (this.isShutdown) return;
-    this.emit("hostDown", conn.host, err);
-    // Replace the connection in the background; requests meanwhile use the others.
-    const [host, port] = splitAddress(conn.host);
-    this.reconnect(host, port, 100);
-  }
-
-  private reconnect(host: string, port: number, delayMs: number): void {
-    const t = setTimeout(async () => {
-      if (this.isShutdown) return;
-      try {
-        const c = await this.openConnection(host, port);
-        if (this.isShutdown) return c.close();
-        this.connections.push(c);
-        this.emit("hostUp", c.host);
-      } catch {
-        this.reconnect(host, port, Math.min(delayMs * 2, 10_000));
-      }
-    }, delayMs);
-    this.runtime.unrefTimer?.(t);
-  }
-
-  /** Picks the next usable connection, round-robin, skipping `exclude`. */
-  private pick(exclude?: Set<string>): Connection | null {
-    const n = this.connections.length;
-    for (let i = 0; i < n; i++) {
-      const c = this.connections[(this.next + i) % n];
-      if (c.usable && !exclude?.has(c.host)) {
-        this.next = (this.next + i + 1) % n;
-        return c;
-      }
-    }
-    return null;
+  private async ready(): Promise<SessionHost> {
+    if (!this.session || !this.connecting) await this.connect();
+    else await this.connecting;
+    if (!this.session) throw new DriverError("the client is not connected", "ERR_NOT_CONNECTED");
+    return this.session;
   }
 
   async execute<R extends Row = Row>(query: string, params?: unknown[] | Record<string, unknown> | null, options: ExecuteOptions = {}): Promise<ResultSet<R>> {
     if (typeof query !== "string" || query.length === 0) throw new ArgumentError("query must be a non-empty string");
-    if (this.connecting === null || this.connections.length === 0) await this.connect();
+    const session = await this.ready();
     const started = performance.now();
-    const idempotent = options.idempotent ?? options.isIdempotent ?? this.options.queryOptions.isIdempotent;
-    const tried: Record<string, string> = {};
-    const errors: Record<string, Error> = {};
-    let attempts = 0;
     this.metrics.requests++;
-    for (;;) {
-      const conn = this.pick(new Set(Object.keys(tried))) ?? (attempts === 0 ? await this.waitForConnection() : null);
-      if (!conn) {
-        this.metrics.errors++;
-        throw Object.keys(errors).length === 1 ? Object.values(errors)[0] : new NoHostAvailableError(errors);
-      }
-      attempts++;
-      const host = this.metrics.perHost[conn.host] ??= { requests: 0, errors: 0 };
-      host.requests++;
-      try {
-        const rs = await this.executeOn<R>(conn, query, params ?? null, options);
-        rs.info.triedHosts = tried;
-        rs.info.attempts = attempts;
-        this.recordLatency(performance.now() - started);
-        return rs;
-      } catch (e) {
-        host.errors++;
-        const err = e as Error;
-        if (err instanceof OperationTimedOutError) this.metrics.timeouts++;
-        tried[conn.host] = err.message;
-        errors[conn.host] = err;
-        const retryable = idempotent &&
-          (err instanceof ConnectionError || err instanceof OperationTimedOutError ||
-            (err instanceof ResponseError && RETRYABLE_SERVER_CODES.has(err.code)));
-        if (!retryable) {
-          this.metrics.errors++;
-          throw err;
-        }
-        this.metrics.retries++;
-      }
+    try {
+      const rs = await this.executeOn<R>(session, query, params ?? null, options);
+      this.recordLatency(performance.now() - started);
+      return rs;
+    } catch (e) {
+      this.metrics.errors++;
+      if (e instanceof OperationTimedOutError) this.metrics.timeouts++;
+      throw e;
     }
-  }
-
-  private async waitForConnection(): Promise<Connection | null> {
-    await this.connect();
-    return this.pick();
   }
 
   private recordLatency(ms: number): void {
@@ -303,30 +219,19 @@ export class Client {
     };
   }
 
-  private async executeOn<R extends Row>(conn: Connection, query: string, params: unknown[] | Record<string, unknown> | null, o: ExecuteOptions): Promise<ResultSet<R>> {
+  private async executeOn<R extends Row>(session: SessionHost, query: string, params: unknown[] | Record<string, unknown> | null, o: ExecuteOptions): Promise<ResultSet<R>> {
     const ro = this.requestOptions(o);
     const prepare = o.prepare ?? this.options.queryOptions.prepare;
     if (!prepare) {
       const values = this.encodeUnprepared(params, o.hints);
-      const raw = await conn.query(query, values, ro);
-      return this.toResultSet<R>(raw, conn, null);
+      const raw = await session.query(query, values, ro);
+      return this.toResultSet<R>(raw, session, null);
     }
-    for (let attempt = 0; ; attempt++) {
-      const ps = await this.getPrepared(query, conn);
-      const values = this.encodeBound(ps, params);
-      ro.skipMetadata = ps.resultColumns.length > 0;
-      try {
-        const raw = await conn.execute(ps.id, ps.resultMetadataId, values, ro);
-        return this.toResultSet<R>(raw, conn, ps);
-      } catch (e) {
-        // The node lost (or never had) the statement: prepare it there and go again once.
-        if (attempt === 0 && e instanceof ResponseError && e.code === CODE_UNPREPARED) {
-          this.prepared.delete(this.preparedKey(query));
-          continue;
-        }
-        throw e;
-      }
-    }
+    const ps = await this.getPrepared(query, session);
+    const values = this.encodeBound(ps, params);
+    ro.skipMetadata = ps.resultColumns.length > 0;
+    const raw = await session.execute(ps.id, ps.resultMetadataId, values, ro);
+    return this.toResultSet<R>(raw, session, ps);
   }
 
   private encodeUnprepared(params: unknown[] | Record<string, unknown> | null, hints?: Array<string | null | undefined>): Uint8Array {
@@ -356,21 +261,21 @@ export class Client {
     return `${this.keyspace ?? ""}\u0000${query}`;
   }
 
-  private getPrepared(query: string, conn: Connection): Promise<Prepared> {
+  private getPrepared(query: string, session: SessionHost): Promise<Prepared> {
     const key = this.preparedKey(query);
     let p = this.prepared.get(key);
     if (!p) {
-      p = this.prepareOn(query, conn);
+      p = this.prepareOn(query, session);
       this.prepared.set(key, p);
       p.catch(() => this.prepared.delete(key));
     }
     return p;
   }
 
-  private async prepareOn(query: string, conn: Connection): Promise<Prepared> {
-    const raw = await conn.prepare(query, this.keyspace);
+  private async prepareOn(query: string, session: SessionHost): Promise<Prepared> {
+    const raw = await session.prepare(query, this.keyspace);
     const { body } = skipPrefix(raw);
-    const r = parseResult(body, conn.protocolVersion);
+    const r = parseResult(body, session.protocolVersion);
     if (r.kind !== "prepared") throw new DriverError(`PREPARE answered with a ${r.kind} result`, "ERR_PROTOCOL");
     return {
       id: r.id,
@@ -383,10 +288,10 @@ export class Client {
     };
   }
 
-  private toResultSet<R extends Row>(raw: RawResponse, conn: Connection, ps: Prepared | null): ResultSet<R> {
+  private toResultSet<R extends Row>(raw: RawResponse, session: SessionHost, ps: Prepared | null): ResultSet<R> {
     const { body, traceId, warnings } = skipPrefix(raw);
-    const r = parseResult(body, conn.protocolVersion, ps?.resultColumns);
-    const info = { queriedHost: conn.host, triedHosts: {}, warnings, traceId, attempts: 1 };
+    const r = parseResult(body, session.protocolVersion, ps?.resultColumns);
+    const info = { queriedHost: raw.node, triedHosts: {}, warnings, traceId, attempts: raw.attempts };
     switch (r.kind) {
       case "rows": {
         if (ps && r.newMetadataId) {
@@ -442,12 +347,10 @@ export class Client {
 
   async batch(queries: BatchQuery[] | string[], options: BatchOptions = {}): Promise<ResultSet> {
     if (!Array.isArray(queries) || queries.length === 0) throw new ArgumentError("batch needs at least one query");
-    if (this.connecting === null || this.connections.length === 0) await this.connect();
-    const conn = this.pick() ?? (await this.waitForConnection());
-    if (!conn) throw new NoHostAvailableError({});
+    const session = await this.ready();
     const items: BatchQuery[] = queries.map((q) => typeof q === "string" ? { query: q } : q);
     const prepare = options.prepare ?? this.options.queryOptions.prepare;
-    const prepared = prepare ? await Promise.all(items.map((q) => this.getPrepared(q.query, conn))) : null;
+    const prepared = prepare ? await Promise.all(items.map((q) => this.getPrepared(q.query, session))) : null;
     const enc = new TextEncoder();
     const parts: Uint8Array[] = [];
     let size = 3;
@@ -468,19 +371,24 @@ export class Client {
       at += p.length;
     }
     this.metrics.requests++;
-    const raw = await conn.batch(desc, this.requestOptions(options));
-    return this.toResultSet(raw, conn, null);
+    const raw = await session.batch(desc, this.requestOptions(options));
+    return this.toResultSet(raw, session, null);
   }
 
-  /** Current connections per host, with in-flight requests and orphaned stream ids. */
-  getState(): Array<{ host: string; inFlight: number; orphans: number; protocolVersion: number }> {
-    return this.connections.map((c) => ({ host: c.host, inFlight: c.inFlight, orphans: c.orphans, protocolVersion: c.protocolVersion }));
+  /** Nodes and connections as the core sees them, with in-flight and orphaned stream ids. */
+  getState(): ReturnType<SessionHost["state"]> {
+    return this.session?.state() ?? { protocolVersion: 0, nodes: [], connections: [] };
+  }
+
+  /** The core's counters (retries, decisions by reason, per node) beside the client's own. */
+  getMetrics(): ClientMetrics & { core: Record<string, unknown> } {
+    return { ...this.metrics, core: this.session?.metrics() ?? {} };
   }
 
   async shutdown(): Promise<void> {
     this.isShutdown = true;
-    const conns = this.connections.splice(0);
-    for (const c of conns) c.close();
+    this.session?.shutdown();
+    this.session = null;
   }
 }
 
@@ -488,11 +396,6 @@ const EMPTY = new Uint8Array(0);
 
 function u32le(n: number): Uint8Array {
   return Uint8Array.of(n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, (n >>> 24) & 0xff);
-}
-
-function splitAddress(a: string): [string, number] {
-  const i = a.lastIndexOf(":");
-  return [a.slice(0, i), Number(a.slice(i + 1))];
 }
 
 const TYPE_CACHE = new Map<string, TypeInfo>();

@@ -39,6 +39,15 @@ export const clientOptionsSchema = z.object({
     prepare: z.boolean().default(false),
     isIdempotent: z.boolean().default(false),
   }).default({ fetchSize: 5000, prepare: false, isIdempotent: false }),
+  policies: z.object({
+    /** Attempts per request (the first included) for idempotent statements. */
+    maxAttempts: z.number().int().min(1).max(10).default(3),
+    /** Send a speculative execution to the next node after this many ms (idempotent only). */
+    speculativeDelay: z.number().int().positive().optional(),
+    speculativeMaxExtra: z.number().int().min(1).max(5).default(1),
+  }).default({ maxAttempts: 3, speculativeMaxExtra: 1 }),
+  /** Connect to nodes discovered through system.peers, not only the contact points. */
+  discoverPeers: z.boolean().default(true),
   /** Shorthand for `socketOptions.readTimeout`. */
   requestTimeout: z.number().int().positive().optional(),
   socketFactory: z.custom<SocketFactory>((v) => typeof v === "function", "expected a function").optional(),

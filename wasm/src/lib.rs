@@ -1,7 +1,9 @@
 //! The wasm-bindgen facade over `cqlwire-core`: marshalling only. See README.md for the
 //! byte layouts that cross the boundary.
 
-use cqlwire_core::connection::{Config, Connection, Credentials, Event, Request, RequestError};
+use cqlwire_core::cluster::{PolicyConfig, RetryPolicy, SpeculativePolicy};
+use cqlwire_core::connection::{Config, Credentials, Request};
+use cqlwire_core::session::{Command, RequestSpec, Session, SessionConfig, SessionEvent};
 use cqlwire_core::message::{BatchStatement, BatchType, QueryOptions};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -10,7 +12,13 @@ const EVENT_READY: u8 = 1;
 const EVENT_RESPONSE: u8 = 2;
 const EVENT_FAILED: u8 = 3;
 const EVENT_SERVER: u8 = 4;
-const EVENT_CLOSED: u8 = 5;
+const EVENT_CONNECT_FAILED: u8 = 5;
+const EVENT_NODE_UP: u8 = 6;
+const EVENT_NODE_DOWN: u8 = 7;
+const EVENT_LOG: u8 = 8;
+
+const COMMAND_CONNECT: u8 = 1;
+const COMMAND_CLOSE: u8 = 2;
 
 /// Microseconds arrive as f64 (exact up to 2^53 µs, ~285 years).
 fn micros(now: f64) -> u64 {
@@ -21,16 +29,7 @@ fn js_error(code: &str, message: impl std::fmt::Display) -> JsError {
     JsError::new(&format!("[{code}] {message}"))
 }
 
-#[wasm_bindgen]
-pub struct WasmConnection {
-    inner: Connection,
-    transmit: Vec<u8>,
-    events: Vec<u8>,
-    batch_scratch: Vec<(u8, usize, usize, usize, usize)>,
-}
-
-fn parse_config(json: &str) -> Result<Config, JsError> {
-    let v: Value = serde_json::from_str(json).map_err(|e| js_error("ERR_CONFIG", format!("connection config is not JSON: {e}")))?;
+fn parse_connection_config(v: &Value) -> Result<Config, JsError> {
     let mut c = Config::default();
     let num = |k: &str| v.get(k).and_then(Value::as_f64);
     if let Some(p) = num("protocolVersion") {
@@ -65,9 +64,53 @@ fn parse_config(json: &str) -> Result<Config, JsError> {
     Ok(c)
 }
 
+fn parse_session_config(json: &str) -> Result<SessionConfig, JsError> {
+    let v: Value = serde_json::from_str(json).map_err(|e| js_error("ERR_CONFIG", format!("session config is not JSON: {e}")))?;
+    let num = |k: &str| v.get(k).and_then(Value::as_f64);
+    let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
+    let list = |k: &str| -> Vec<String> {
+        v.get(k).and_then(Value::as_array).map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_owned)).collect()).unwrap_or_default()
+    };
+    let mut c = SessionConfig { connection: parse_connection_config(&v)?, ..SessionConfig::default() };
+    if let Some(n) = num("connectionsPerHost") {
+        c.connections_per_node = (n as usize).clamp(1, 64);
+    }
+    c.policy = PolicyConfig {
+        local_dc: text("localDataCenter"),
+        local_rack: text("localRack"),
+        allow_remote_dcs: v.get("allowRemoteDcs").and_then(Value::as_bool).unwrap_or(false),
+        allow_list: list("allowList"),
+        deny_list: list("denyList"),
+    };
+    if let Some(n) = num("maxAttempts") {
+        c.retry = RetryPolicy { max_attempts: (n as u32).max(1) };
+    }
+    if let Some(d) = num("speculativeDelayMs") {
+        let max_extra = num("speculativeMaxExtra").unwrap_or(1.0) as u32;
+        c.speculative = Some(SpeculativePolicy { delay_us: (d * 1000.0) as u64, max_extra });
+    }
+    if let Some(s) = num("seed") {
+        c.seed = s as u64;
+    }
+    if let Some(b) = v.get("discoverPeers").and_then(Value::as_bool) {
+        c.discover_peers = b;
+    }
+    if let Some(p) = num("defaultPort") {
+        c.default_port = p as u16;
+    }
+    if let Some(n) = num("reconnectBaseMs") {
+        c.reconnect_base_us = (n * 1000.0) as u64;
+    }
+    if let Some(n) = num("reconnectMaxMs") {
+        c.reconnect_max_us = (n * 1000.0) as u64;
+    }
+    Ok(c)
+}
+
 struct Descriptor<'a> {
     options: QueryOptions<'a>,
     timeout_us: Option<u64>,
+    idempotent: bool,
 }
 
 fn le_u16(b: &[u8], at: usize) -> Option<u16> {
@@ -86,7 +129,7 @@ fn le_i64(b: &[u8], at: usize) -> Option<i64> {
 fn parse_options(b: &[u8]) -> Result<Descriptor<'_>, JsError> {
     let bad = || js_error("ERR_OPTIONS", "malformed request options descriptor");
     if b.is_empty() {
-        return Ok(Descriptor { options: QueryOptions::default(), timeout_us: None });
+        return Ok(Descriptor { options: QueryOptions::default(), timeout_us: None, idempotent: false });
     }
     let consistency = le_u16(b, 0).ok_or_else(bad)?;
     let serial = le_u16(b, 2).ok_or_else(bad)?;
@@ -109,51 +152,63 @@ fn parse_options(b: &[u8]) -> Result<Descriptor<'_>, JsError> {
             ..QueryOptions::default()
         },
         timeout_us: (timeout_ms > 0).then_some(timeout_ms as u64 * 1000),
+        idempotent: flags & 2 != 0,
     })
 }
 
-impl WasmConnection {
-    fn push_event(&mut self, kind: u8, id: u32, payload: &[u8]) {
-        self.events.push(kind);
-        self.events.extend_from_slice(&id.to_le_bytes());
-        self.events.extend_from_slice(&(payload.len() as u32).to_le_bytes());
-        self.events.extend_from_slice(payload);
-    }
+#[wasm_bindgen]
+pub struct WasmSession {
+    inner: Session,
+    out: Vec<u8>,
+    scratch: Vec<u8>,
+    batch_index: Vec<(u8, usize, usize, usize, usize)>,
+}
 
+impl WasmSession {
     fn push_json(&mut self, kind: u8, id: u32, value: &impl serde::Serialize) {
-        let json = serde_json::to_vec(value).unwrap_or_else(|_| b"{\"kind\":\"local\",\"message\":\"unserialisable error\"}".to_vec());
-        self.push_event(kind, id, &json);
+        let json = serde_json::to_vec(value).unwrap_or_else(|_| b"{\"kind\":\"local\",\"message\":\"unserialisable event\"}".to_vec());
+        self.out.push(kind);
+        self.out.extend_from_slice(&id.to_le_bytes());
+        self.out.extend_from_slice(&(json.len() as u32).to_le_bytes());
+        self.out.extend_from_slice(&json);
     }
 
-    fn submit(&mut self, now: f64, request: Request, timeout_us: Option<u64>) -> Result<u32, JsError> {
-        self.inner.start_request(micros(now), request, timeout_us).map_err(|e| js_error("ERR_REQUEST", e))
+    fn submit(&mut self, now: f64, spec: RequestSpec) -> Result<u32, JsError> {
+        self.inner.start_request(micros(now), spec).map_err(|e| js_error("ERR_REQUEST", e))
     }
 }
 
 #[wasm_bindgen]
-impl WasmConnection {
+impl WasmSession {
     #[wasm_bindgen(constructor)]
-    pub fn new(config_json: &str) -> Result<WasmConnection, JsError> {
-        Ok(WasmConnection {
-            inner: Connection::new(parse_config(config_json)?),
-            transmit: Vec::new(),
-            events: Vec::new(),
-            batch_scratch: Vec::new(),
-        })
+    pub fn new(config_json: &str) -> Result<WasmSession, JsError> {
+        Ok(WasmSession { inner: Session::new(parse_session_config(config_json)?), out: Vec::new(), scratch: Vec::new(), batch_index: Vec::new() })
     }
 
-    pub fn start(&mut self, now: f64) {
-        self.inner.start(micros(now));
+    /// `contact_points` is a comma-separated list of `host:port`.
+    pub fn start(&mut self, now: f64, contact_points: &str) {
+        let cps: Vec<&str> = contact_points.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+        self.inner.start(micros(now), &cps);
+    }
+
+    #[wasm_bindgen(js_name = handleConnected)]
+    pub fn handle_connected(&mut self, now: f64, conn: u32) {
+        self.inner.handle_connected(micros(now), conn);
+    }
+
+    #[wasm_bindgen(js_name = handleConnectFailed)]
+    pub fn handle_connect_failed(&mut self, now: f64, conn: u32, message: &str) {
+        self.inner.handle_connect_failed(micros(now), conn, message);
     }
 
     #[wasm_bindgen(js_name = handleBytes)]
-    pub fn handle_bytes(&mut self, now: f64, chunk: &[u8]) {
-        self.inner.handle_bytes(micros(now), chunk);
+    pub fn handle_bytes(&mut self, now: f64, conn: u32, chunk: &[u8]) {
+        self.inner.handle_bytes(micros(now), conn, chunk);
     }
 
     #[wasm_bindgen(js_name = handleEof)]
-    pub fn handle_eof(&mut self, now: f64) {
-        self.inner.handle_eof(micros(now));
+    pub fn handle_eof(&mut self, now: f64, conn: u32) {
+        self.inner.handle_eof(micros(now), conn);
     }
 
     #[wasm_bindgen(js_name = handleTimeout)]
@@ -161,19 +216,41 @@ impl WasmConnection {
         self.inner.handle_timeout(micros(now));
     }
 
-    pub fn query(&mut self, now: f64, cql: &str, values: &[u8], options: &[u8]) -> Result<u32, JsError> {
+    /// `routing_key` (empty for none) and `keyspace` route an unprepared statement.
+    pub fn query(&mut self, now: f64, cql: &str, values: &[u8], options: &[u8], keyspace: Option<String>, routing_key: &[u8]) -> Result<u32, JsError> {
         let d = parse_options(options)?;
-        self.submit(now, Request::Query { cql, values, options: d.options }, d.timeout_us)
+        let spec = RequestSpec {
+            request: Request::Query { cql, values, options: d.options },
+            idempotent: d.idempotent,
+            routing_key: (!routing_key.is_empty()).then_some(routing_key),
+            keyspace: keyspace.as_deref(),
+            timeout_us: d.timeout_us,
+        };
+        self.submit(now, spec)
     }
 
     pub fn prepare(&mut self, now: f64, cql: &str, keyspace: Option<String>) -> Result<u32, JsError> {
-        self.submit(now, Request::Prepare { cql, keyspace: keyspace.as_deref() }, None)
+        let spec = RequestSpec {
+            request: Request::Prepare { cql, keyspace: keyspace.as_deref() },
+            idempotent: true,
+            routing_key: None,
+            keyspace: None,
+            timeout_us: None,
+        };
+        self.submit(now, spec)
     }
 
     pub fn execute(&mut self, now: f64, prepared_id: &[u8], result_metadata_id: &[u8], values: &[u8], options: &[u8]) -> Result<u32, JsError> {
         let d = parse_options(options)?;
         let rmid = (!result_metadata_id.is_empty()).then_some(result_metadata_id);
-        self.submit(now, Request::Execute { id: prepared_id, result_metadata_id: rmid, values, options: d.options }, d.timeout_us)
+        let spec = RequestSpec {
+            request: Request::Execute { id: prepared_id, result_metadata_id: rmid, values, options: d.options },
+            idempotent: d.idempotent,
+            routing_key: None,
+            keyspace: None,
+            timeout_us: d.timeout_us,
+        };
+        self.submit(now, spec)
     }
 
     pub fn batch(&mut self, now: f64, desc: &[u8], options: &[u8]) -> Result<u32, JsError> {
@@ -186,7 +263,7 @@ impl WasmConnection {
             k => return Err(js_error("ERR_BATCH", format!("unknown batch type {k}"))),
         };
         let n = le_u16(desc, 1).ok_or_else(bad)? as usize;
-        self.batch_scratch.clear();
+        self.batch_index.clear();
         let mut at = 3;
         for _ in 0..n {
             let stmt_kind = *desc.get(at).ok_or_else(bad)?;
@@ -198,11 +275,11 @@ impl WasmConnection {
             if desc.len() < vstart + vlen {
                 return Err(bad());
             }
-            self.batch_scratch.push((stmt_kind, body, len, vstart, vlen));
+            self.batch_index.push((stmt_kind, body, len, vstart, vlen));
             at = vstart + vlen;
         }
         let mut statements = Vec::with_capacity(n);
-        for &(k, body, len, vstart, vlen) in &self.batch_scratch {
+        for &(k, body, len, vstart, vlen) in &self.batch_index {
             let values = &desc[vstart..vstart + vlen];
             statements.push(match k {
                 0 => BatchStatement::Query {
@@ -212,25 +289,50 @@ impl WasmConnection {
                 _ => BatchStatement::Prepared { id: &desc[body..body + len], values },
             });
         }
-        let r = self.inner.start_request(micros(now), Request::Batch { kind, statements: &statements, options: d.options }, d.timeout_us);
-        r.map_err(|e| js_error("ERR_REQUEST", e))
-    }
-
-    pub fn register(&mut self, now: f64, event_types_csv: &str) -> Result<u32, JsError> {
-        let events: Vec<&str> = event_types_csv.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
-        self.submit(now, Request::Register { events: &events }, None)
+        let spec = RequestSpec {
+            request: Request::Batch { kind, statements: &statements, options: d.options },
+            idempotent: d.idempotent,
+            routing_key: None,
+            keyspace: None,
+            timeout_us: d.timeout_us,
+        };
+        self.inner.start_request(micros(now), spec).map_err(|e| js_error("ERR_REQUEST", e))
     }
 
     pub fn cancel(&mut self, now: f64, id: u32) {
         self.inner.cancel(micros(now), id);
     }
 
-    /// Every pending output byte, copied out once; empty when nothing waits.
+    /// Sockets to open or close, packed: `[kind u8][conn u32 LE][len u16 LE][address]`.
+    #[wasm_bindgen(js_name = pollCommands)]
+    pub fn poll_commands(&mut self) -> Vec<u8> {
+        self.out.clear();
+        while let Some(c) = self.inner.poll_command() {
+            let (kind, conn, address) = match &c {
+                Command::Connect { conn, address } => (COMMAND_CONNECT, *conn, address.as_str()),
+                Command::Close { conn } => (COMMAND_CLOSE, *conn, ""),
+            };
+            self.out.push(kind);
+            self.out.extend_from_slice(&conn.to_le_bytes());
+            self.out.extend_from_slice(&(address.len() as u16).to_le_bytes());
+            self.out.extend_from_slice(address.as_bytes());
+        }
+        std::mem::take(&mut self.out)
+    }
+
+    /// Every connection's pending bytes, packed: `[conn u32 LE][len u32 LE][bytes]`, so one
+    /// call serves a flush of every socket.
     #[wasm_bindgen(js_name = pollTransmit)]
     pub fn poll_transmit(&mut self) -> Vec<u8> {
-        self.transmit.clear();
-        self.inner.poll_transmit(&mut self.transmit);
-        std::mem::take(&mut self.transmit)
+        self.out.clear();
+        loop {
+            self.scratch.clear();
+            let Some(conn) = self.inner.poll_transmit(&mut self.scratch) else { break };
+            self.out.extend_from_slice(&conn.to_le_bytes());
+            self.out.extend_from_slice(&(self.scratch.len() as u32).to_le_bytes());
+            self.out.extend_from_slice(&self.scratch);
+        }
+        std::mem::take(&mut self.out)
     }
 
     #[wasm_bindgen(js_name = pollTimeout)]
@@ -241,50 +343,59 @@ impl WasmConnection {
     /// Every pending event, packed: `[kind u8][request id u32 LE][len u32 LE][payload]`.
     #[wasm_bindgen(js_name = pollEvents)]
     pub fn poll_events(&mut self) -> Vec<u8> {
-        let mut events = std::mem::take(&mut self.events);
-        events.clear();
-        self.events = events;
-        while let Some(ev) = self.inner.poll_event() {
+        self.out.clear();
+        loop {
+            let Some(ev) = self.inner.poll_event() else { break };
             match ev {
-                Event::Ready { protocol_version } => {
-                    let json = format!("{{\"protocolVersion\":{protocol_version}}}");
-                    let (k, j) = (EVENT_READY, json);
-                    self.events.push(k);
-                    self.events.extend_from_slice(&0u32.to_le_bytes());
-                    self.events.extend_from_slice(&(j.len() as u32).to_le_bytes());
-                    self.events.extend_from_slice(j.as_bytes());
+                SessionEvent::Response { id, frame_flags, body, node, attempts } => {
+                    let node = &node.as_bytes()[..node.len().min(255)];
+                    self.out.push(EVENT_RESPONSE);
+                    self.out.extend_from_slice(&id.to_le_bytes());
+                    self.out.extend_from_slice(&((body.len() + 3 + node.len()) as u32).to_le_bytes());
+                    self.out.push(frame_flags);
+                    self.out.push(attempts.min(255) as u8);
+                    self.out.push(node.len() as u8);
+                    self.out.extend_from_slice(node);
+                    self.out.extend_from_slice(body);
                 }
-                Event::Response { id, frame_flags, body } => {
-                    self.events.push(EVENT_RESPONSE);
-                    self.events.extend_from_slice(&id.to_le_bytes());
-                    self.events.extend_from_slice(&((body.len() + 1) as u32).to_le_bytes());
-                    self.events.push(frame_flags);
-                    self.events.extend_from_slice(body);
+                SessionEvent::Ready { protocol_version } => {
+                    self.push_json(EVENT_READY, 0, &serde_json::json!({ "protocolVersion": protocol_version }))
                 }
-                Event::Failed { id, error } => {
-                    let error: RequestError = error;
-                    self.push_json(EVENT_FAILED, id, &error);
+                SessionEvent::Failed { id, error } => self.push_json(EVENT_FAILED, id, &error),
+                SessionEvent::ServerEvent(e) => self.push_json(EVENT_SERVER, 0, &e),
+                SessionEvent::ConnectFailed { errors } => self.push_json(EVENT_CONNECT_FAILED, 0, &serde_json::json!({ "errors": errors })),
+                SessionEvent::NodeUp { address } => self.push_json(EVENT_NODE_UP, 0, &serde_json::json!({ "address": address })),
+                SessionEvent::NodeDown { address, reason } => {
+                    self.push_json(EVENT_NODE_DOWN, 0, &serde_json::json!({ "address": address, "reason": reason }))
                 }
-                Event::ServerEvent(e) => self.push_json(EVENT_SERVER, 0, &e),
-                Event::Closed(r) => self.push_json(EVENT_CLOSED, 0, &r),
+                SessionEvent::Log { message } => self.push_json(EVENT_LOG, 0, &serde_json::json!({ "message": message })),
             }
         }
-        std::mem::take(&mut self.events)
+        std::mem::take(&mut self.out)
     }
 
-    #[wasm_bindgen(js_name = inFlight)]
-    pub fn in_flight(&self) -> u32 {
-        self.inner.in_flight() as u32
+    /// Counters and decisions, as JSON.
+    pub fn metrics(&self) -> String {
+        serde_json::to_string(self.inner.metrics()).unwrap_or_default()
     }
-    pub fn queued(&self) -> u32 {
-        self.inner.queued() as u32
-    }
-    pub fn orphans(&self) -> u32 {
-        self.inner.orphans() as u32
-    }
+
+    /// Nodes and connections, as JSON.
     pub fn state(&self) -> String {
-        format!("{:?}", self.inner.state()).to_lowercase()
+        let nodes: Vec<Value> = self
+            .inner
+            .view()
+            .nodes()
+            .map(|n| serde_json::json!({ "address": n.address, "datacenter": n.datacenter, "rack": n.rack, "up": n.up, "distance": format!("{:?}", n.distance).to_lowercase(), "tokens": n.tokens.len(), "releaseVersion": n.release_version }))
+            .collect();
+        let connections: Vec<Value> = self
+            .inner
+            .connection_states()
+            .into_iter()
+            .map(|(id, address, in_flight, queued, orphans, ready)| serde_json::json!({ "id": id, "address": address, "inFlight": in_flight, "queued": queued, "orphans": orphans, "ready": ready }))
+            .collect();
+        serde_json::json!({ "protocolVersion": self.inner.protocol_version(), "nodes": nodes, "connections": connections }).to_string()
     }
+
     #[wasm_bindgen(js_name = protocolVersion)]
     pub fn protocol_version(&self) -> u8 {
         self.inner.protocol_version()

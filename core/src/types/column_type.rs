@@ -153,9 +153,8 @@ impl ColumnType {
                 w.u16(ID_UDT);
                 string(w, &u.keyspace, "udt keyspace")?;
                 string(w, &u.name, "udt name")?;
-                let n = u16::try_from(u.fields.len()).map_err(|_| {
-                    ProtocolError::local("udt field count", w.buf.len(), "more than 65535 fields")
-                })?;
+                let n = u16::try_from(u.fields.len())
+                    .map_err(|_| ProtocolError::local("udt field count", w.buf.len(), "more than 65535 fields"))?;
                 w.u16(n);
                 for (name, ty) in &u.fields {
                     string(w, name, "udt field name")?;
@@ -164,9 +163,8 @@ impl ColumnType {
             }
             ColumnType::Tuple(items) => {
                 w.u16(ID_TUPLE);
-                let n = u16::try_from(items.len()).map_err(|_| {
-                    ProtocolError::local("tuple arity", w.buf.len(), "more than 65535 components")
-                })?;
+                let n = u16::try_from(items.len())
+                    .map_err(|_| ProtocolError::local("tuple arity", w.buf.len(), "more than 65535 components"))?;
                 w.u16(n);
                 for ty in items {
                     ty.write(w)?;
@@ -283,9 +281,7 @@ impl ColumnType {
         match self {
             ColumnType::Boolean => Some(1),
             ColumnType::Int | ColumnType::Float => Some(4),
-            ColumnType::Bigint | ColumnType::Counter | ColumnType::Double | ColumnType::Timestamp => {
-                Some(8)
-            }
+            ColumnType::Bigint | ColumnType::Counter | ColumnType::Double | ColumnType::Timestamp => Some(8),
             ColumnType::Uuid | ColumnType::Timeuuid => Some(16),
             ColumnType::Vector(e, n) => e.vector_fixed_len().and_then(|len| len.checked_mul(u64::from(*n))),
             _ => None,
@@ -329,7 +325,8 @@ impl ColumnType {
 
     fn fmt_cql(&self, f: &mut fmt::Formatter<'_>, nested: bool) -> fmt::Result {
         let describe = f.alternate();
-        let frozen = nested && matches!(self, ColumnType::List(_) | ColumnType::Set(_) | ColumnType::Map(..) | ColumnType::Udt(_));
+        let frozen = nested
+            && matches!(self, ColumnType::List(_) | ColumnType::Set(_) | ColumnType::Map(..) | ColumnType::Udt(_));
         if frozen {
             f.write_str("frozen<")?;
         }
@@ -485,9 +482,7 @@ fn read_option(r: &mut Reader<'_>, depth: usize) -> Result<ColumnType, ProtocolE
         }
         other => match NATIVE.iter().find(|e| e.1 == other) {
             Some(entry) => entry.3.clone(),
-            None => {
-                return Err(ProtocolError::remote("type option id", at, format!("unknown type id 0x{other:04x}")))
-            }
+            None => return Err(ProtocolError::remote("type option id", at, format!("unknown type id 0x{other:04x}"))),
         },
     };
     Ok(ty)
@@ -630,8 +625,7 @@ impl<'a> MarshalParser<'a> {
             self.pos += 1;
             self.skip_ws();
             let at = self.pos;
-            let field =
-                hex_utf8(self.name()).ok_or_else(|| syntax(at, "UDT field name is not hex-encoded UTF-8"))?;
+            let field = hex_utf8(self.name()).ok_or_else(|| syntax(at, "UDT field name is not hex-encoded UTF-8"))?;
             self.expect(b':')?;
             fields.push((field, self.parse_type(depth + 1)?));
             self.skip_ws();
@@ -663,7 +657,7 @@ impl<'a> MarshalParser<'a> {
 
 fn hex_utf8(hex: &str) -> Option<String> {
     let hex = hex.as_bytes();
-    if hex.len() % 2 != 0 {
+    if !hex.len().is_multiple_of(2) {
         return None;
     }
     let mut bytes = Vec::with_capacity(hex.len() / 2);
@@ -804,8 +798,7 @@ impl CqlTypeParser<'_, '_> {
                         while self.peek().is_some_and(|b| b.is_ascii_digit()) {
                             self.pos += 1;
                         }
-                        let dimension =
-                            parse_dimension(&self.s[at..self.pos]).map_err(|reason| syntax(at, reason))?;
+                        let dimension = parse_dimension(&self.s[at..self.pos]).map_err(|reason| syntax(at, reason))?;
                         ColumnType::Vector(Box::new(element), dimension)
                     }
                     "udt" => return self.parse_udt_description(depth),
@@ -816,16 +809,9 @@ impl CqlTypeParser<'_, '_> {
             }
         }
         // A UDT referred to by name.
-        let (keyspace, name) = if self.eat(b'.') {
-            (Some(ident.name), self.ident()?.name)
-        } else {
-            (None, ident.name)
-        };
+        let (keyspace, name) = if self.eat(b'.') { (Some(ident.name), self.ident()?.name) } else { (None, ident.name) };
         (self.resolve)(keyspace.as_deref(), &name).ok_or_else(|| {
-            syntax(
-                start,
-                format!("unknown type '{name}' (a UDT needs the form udt<ks.name>{{field:type,...}})"),
-            )
+            syntax(start, format!("unknown type '{name}' (a UDT needs the form udt<ks.name>{{field:type,...}})"))
         })
     }
 
@@ -1082,7 +1068,15 @@ mod tests {
             ColumnType::parse_marshal_class("UserType(ks,61,78:Int32Type,79:UTF8Type)").unwrap(),
             parse("udt<ks.a>{x:int,y:text}")
         );
-        for bad in ["", "Int32Type(x)", "ListType(Int32Type", "UserType(ks,zz)", "VectorType(FloatType, -1)", "Foo((", "ListType(Int32Type) x"] {
+        for bad in [
+            "",
+            "Int32Type(x)",
+            "ListType(Int32Type",
+            "UserType(ks,zz)",
+            "VectorType(FloatType, -1)",
+            "Foo((",
+            "ListType(Int32Type) x",
+        ] {
             assert!(ColumnType::parse_marshal_class(bad).is_err(), "{bad:?} parsed");
         }
         let deep = "ListType(".repeat(40) + "Int32Type" + &")".repeat(40);

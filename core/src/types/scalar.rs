@@ -106,10 +106,7 @@ pub(crate) fn read_duration(mut r: Reader<'_>) -> Result<(i32, i32, i64), Protoc
     let all_non_negative = months >= 0 && days >= 0 && nanos >= 0;
     let all_non_positive = months <= 0 && days <= 0 && nanos <= 0;
     if !all_non_negative && !all_non_positive {
-        return Err(days_end.error(
-            "duration value",
-            format!("mixed signs: {months} months, {days} days, {nanos} ns"),
-        ));
+        return Err(days_end.error("duration value", format!("mixed signs: {months} months, {days} days, {nanos} ns")));
     }
     Ok((months, days, nanos))
 }

@@ -273,9 +273,9 @@ pub(crate) fn parse_timestamp(s: &str, default_offset_minutes: i32) -> Result<i6
     if !c.at_end() {
         return Err(Cow::Borrowed("unexpected text after the timestamp"));
     }
-    let millis = i128::from(days) * i128::from(MILLIS_PER_DAY) + i128::from(seconds) * 1000
-        + i128::from(nanos / 1_000_000)
-        - i128::from(offset) * 60_000;
+    let millis =
+        i128::from(days) * i128::from(MILLIS_PER_DAY) + i128::from(seconds) * 1000 + i128::from(nanos / 1_000_000)
+            - i128::from(offset) * 60_000;
     i64::try_from(millis).map_err(|_| Cow::Borrowed("timestamp out of the 64-bit millisecond range"))
 }
 
@@ -356,8 +356,8 @@ impl DurationParts {
             let v = magnitude as i128;
             Some(if negative { -v } else { v })
         }
-        let months = signed(self.months, negative, i32::MAX as u128)
-            .ok_or(Cow::Borrowed("months out of the 32-bit range"))?;
+        let months =
+            signed(self.months, negative, i32::MAX as u128).ok_or(Cow::Borrowed("months out of the 32-bit range"))?;
         let days =
             signed(self.days, negative, i32::MAX as u128).ok_or(Cow::Borrowed("days out of the 32-bit range"))?;
         let nanos = signed(self.nanos, negative, i64::MAX as u128)
@@ -577,7 +577,7 @@ mod tests {
             assert_eq!(parse_time(&s), Ok(nanos), "{s}");
         }
         assert_eq!(text(|out| format_time(29_574_123_000_000, out)), "08:12:54.123000000");
-        assert_eq!(check_time_nanos(NANOS_PER_DAY).is_err(), true);
+        assert!(check_time_nanos(NANOS_PER_DAY).is_err());
     }
 
     #[test]

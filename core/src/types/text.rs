@@ -29,8 +29,8 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 use super::bignum;
 use super::column_type::{ColumnType, UdtType};
 use super::scalar::{
-    check_time, check_timeuuid, collection_count, element as wire_element, fixed, no_trailing, push_duration, read_duration,
-    vector_element, DATE_EPOCH,
+    check_time, check_timeuuid, collection_count, element as wire_element, fixed, no_trailing, push_duration,
+    read_duration, vector_element, DATE_EPOCH,
 };
 use super::temporal::{self, Reason};
 use super::validate::check_value;
@@ -150,7 +150,8 @@ pub fn encode_text(ty: &ColumnType, field: &str, opts: &TextOptions, out: &mut V
 }
 
 fn patch_length<'t>(ty: &'t ColumnType, out: &mut [u8], start: usize, field_len: usize) -> Parsed<'t> {
-    let len = i32::try_from(out.len() - start - 4).map_err(|_| fail(ty, 0, field_len, "value longer than 2^31-1 bytes"))?;
+    let len =
+        i32::try_from(out.len() - start - 4).map_err(|_| fail(ty, 0, field_len, "value longer than 2^31-1 bytes"))?;
     out[start..start + 4].copy_from_slice(&len.to_be_bytes());
     Ok(())
 }
@@ -386,7 +387,9 @@ fn timestamp(s: &str, opts: &TextOptions) -> Result<i64, Reason> {
         EpochUnit::Millis => Ok(n),
         EpochUnit::Seconds => n.checked_mul(1000).ok_or(Cow::Borrowed("out of range")),
         EpochUnit::Micros if n % 1000 == 0 => Ok(n / 1000),
-        EpochUnit::Micros => Err(Cow::Borrowed("timestamps hold milliseconds: the sub-millisecond digits would be lost")),
+        EpochUnit::Micros => {
+            Err(Cow::Borrowed("timestamps hold milliseconds: the sub-millisecond digits would be lost"))
+        }
     }
 }
 
@@ -419,7 +422,7 @@ fn blob(s: &str, out: &mut Vec<u8>) -> Result<(), Reason> {
     let Some(hex) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) else {
         return Err(Cow::Borrowed("expected 0x followed by hex digits"));
     };
-    if hex.len() % 2 != 0 {
+    if !hex.len().is_multiple_of(2) {
         return Err(Cow::Borrowed("odd number of hex digits"));
     }
     let start = out.len();
@@ -700,7 +703,12 @@ fn literal<'t>(ty: &'t ColumnType, src: &mut Src<'_>, opts: &TextOptions, out: &
             if !src.eat(close) {
                 loop {
                     let Some(component) = types.get(n) else {
-                        return Err(fail(ty, src.pos, src.text.len(), format!("a {ty} has {} components", types.len())));
+                        return Err(fail(
+                            ty,
+                            src.pos,
+                            src.text.len(),
+                            format!("a {ty} has {} components", types.len()),
+                        ));
                     };
                     element(component, src, opts, out, Framing::Bytes)?;
                     n += 1;
@@ -795,7 +803,13 @@ enum Framing {
     VintLength,
 }
 
-fn element<'t>(ty: &'t ColumnType, src: &mut Src<'_>, opts: &TextOptions, out: &mut Vec<u8>, framing: Framing) -> Parsed<'t> {
+fn element<'t>(
+    ty: &'t ColumnType,
+    src: &mut Src<'_>,
+    opts: &TextOptions,
+    out: &mut Vec<u8>,
+    framing: Framing,
+) -> Parsed<'t> {
     src.skip_ws();
     let start = src.pos;
     if src.at_null() {
@@ -876,7 +890,8 @@ fn udt_key<'t>(ty: &'t ColumnType, udt: &UdtType, src: &mut Src<'_>, out: &mut V
         let key = &out[mark..];
         let exact = udt.fields.iter().position(|(name, _)| name.as_bytes() == key);
         let index = exact.or_else(|| {
-            let mut matches = udt.fields.iter().enumerate().filter(|(_, (name, _))| name.as_bytes().eq_ignore_ascii_case(key));
+            let mut matches =
+                udt.fields.iter().enumerate().filter(|(_, (name, _))| name.as_bytes().eq_ignore_ascii_case(key));
             match (matches.next(), matches.next()) {
                 (Some((i, _)), None) => Some(i),
                 _ => None,
@@ -909,7 +924,13 @@ fn udt_key<'t>(ty: &'t ColumnType, udt: &UdtType, src: &mut Src<'_>, out: &mut V
 /// A UDT literal after its `{`. Fields may come in any order; they are written in declared
 /// order, up to the last one mentioned (unmentioned ones before it are null). The text is
 /// scanned once per written field instead of buffering entries: no scratch memory.
-fn udt_literal<'t>(ty: &'t ColumnType, udt: &'t UdtType, src: &mut Src<'_>, opts: &TextOptions, out: &mut Vec<u8>) -> Parsed<'t> {
+fn udt_literal<'t>(
+    ty: &'t ColumnType,
+    udt: &'t UdtType,
+    src: &mut Src<'_>,
+    opts: &TextOptions,
+    out: &mut Vec<u8>,
+) -> Parsed<'t> {
     let body = *src;
     // Pass 1: check every key, find the last field mentioned and the end of the literal.
     let mut last: Option<usize> = None;
@@ -1323,7 +1344,8 @@ mod tests {
         for word in ["2", "yess", "tru", "-1"] {
             bad("boolean", word);
         }
-        let opts = TextOptions { true_words: vec!["ja".into()], false_words: vec!["nein".into()], ..Default::default() };
+        let opts =
+            TextOptions { true_words: vec!["ja".into()], false_words: vec!["nein".into()], ..Default::default() };
         assert_eq!(enc_with("boolean", "JA", &opts).unwrap(), [1]);
         assert!(enc_with("boolean", "true", &opts).is_err());
     }
@@ -1335,7 +1357,18 @@ mod tests {
         assert_eq!(ok("int", "-2147483648"), [0x80, 0, 0, 0]);
         assert_eq!(ok("bigint", "-9223372036854775808"), [0x80, 0, 0, 0, 0, 0, 0, 0]);
         assert_eq!(ok("counter", "007"), [0, 0, 0, 0, 0, 0, 0, 7]);
-        for (t, s) in [("tinyint", "128"), ("smallint", "-32769"), ("int", "2147483648"), ("bigint", "9223372036854775808"), ("int", "1.0"), ("int", "1e3"), ("int", "0x10"), ("int", "1 2"), ("int", "--1"), ("int", "+")] {
+        for (t, s) in [
+            ("tinyint", "128"),
+            ("smallint", "-32769"),
+            ("int", "2147483648"),
+            ("bigint", "9223372036854775808"),
+            ("int", "1.0"),
+            ("int", "1e3"),
+            ("int", "0x10"),
+            ("int", "1 2"),
+            ("int", "--1"),
+            ("int", "+"),
+        ] {
             bad(t, s);
         }
         let e = bad("int", "abc");
@@ -1356,7 +1389,18 @@ mod tests {
         assert_eq!(ok("decimal", "0.00"), [0, 0, 0, 2, 0]);
         assert_eq!(ok("decimal", "1E-2147483647"), [0x7F, 0xFF, 0xFF, 0xFF, 1]);
         assert_eq!(ok("decimal", "1E2147483648"), [0x80, 0, 0, 0, 1]);
-        for (t, s) in [("varint", "1.0"), ("varint", "-"), ("varint", "1e3"), ("varint", "12a"), ("decimal", "."), ("decimal", "1e"), ("decimal", "1.2.3"), ("decimal", "1E2147483649"), ("decimal", "NaN"), ("decimal", "1,5")] {
+        for (t, s) in [
+            ("varint", "1.0"),
+            ("varint", "-"),
+            ("varint", "1e3"),
+            ("varint", "12a"),
+            ("decimal", "."),
+            ("decimal", "1e"),
+            ("decimal", "1.2.3"),
+            ("decimal", "1E2147483649"),
+            ("decimal", "NaN"),
+            ("decimal", "1,5"),
+        ] {
             bad(t, s);
         }
         let huge = "9".repeat(bignum::MAX_DECIMAL_DIGITS + 1);
@@ -1374,7 +1418,14 @@ mod tests {
         assert_eq!(ok("double", "-nan"), f64::NAN.to_be_bytes());
         assert_eq!(ok("float", "Infinity"), f32::INFINITY.to_be_bytes());
         assert_eq!(ok("float", "-inf"), f32::NEG_INFINITY.to_be_bytes());
-        for (t, s) in [("float", "3.5e38"), ("double", "1e309"), ("double", "one"), ("double", "1.5f"), ("float", "0x1p3"), ("double", "Infinityx")] {
+        for (t, s) in [
+            ("float", "3.5e38"),
+            ("double", "1e309"),
+            ("double", "one"),
+            ("double", "1.5f"),
+            ("float", "0x1p3"),
+            ("double", "Infinityx"),
+        ] {
             bad(t, s);
         }
     }
@@ -1390,7 +1441,10 @@ mod tests {
         assert_eq!(enc_with("timestamp", "1704164645123000", &micros).unwrap(), 1_704_164_645_123i64.to_be_bytes());
         assert!(enc_with("timestamp", "1704164645123001", &micros).is_err());
         let plus_two = TextOptions { default_offset_minutes: 120, ..Default::default() };
-        assert_eq!(enc_with("timestamp", "2024-01-02 05:04:05", &plus_two).unwrap(), 1_704_164_645_000i64.to_be_bytes());
+        assert_eq!(
+            enc_with("timestamp", "2024-01-02 05:04:05", &plus_two).unwrap(),
+            1_704_164_645_000i64.to_be_bytes()
+        );
         assert_eq!(ok("date", "1970-01-01"), [0x80, 0, 0, 0]);
         assert_eq!(ok("date", "-1"), [0x7F, 0xFF, 0xFF, 0xFF]);
         assert_eq!(ok("date", "-2147483648"), [0, 0, 0, 0]);
@@ -1399,7 +1453,16 @@ mod tests {
         assert_eq!(ok("duration", "1mo2d3ns"), [2, 4, 6]);
         assert_eq!(ok("duration", "-1mo2d3ns"), [1, 3, 5]);
         assert_eq!(ok("duration", "P1DT2H"), [0, 2, 0xFC, 0x0D, 0x18, 0xC2, 0xE2, 0x80, 0x00]);
-        for (t, s) in [("date", "2147483648"), ("date", "2024-02-30"), ("time", "86400000000000"), ("time", "-1"), ("time", "1:00:00"), ("duration", "1 h"), ("duration", "5"), ("timestamp", "yesterday")] {
+        for (t, s) in [
+            ("date", "2147483648"),
+            ("date", "2024-02-30"),
+            ("time", "86400000000000"),
+            ("time", "-1"),
+            ("time", "1:00:00"),
+            ("duration", "1 h"),
+            ("duration", "5"),
+            ("timestamp", "yesterday"),
+        ] {
             bad(t, s);
         }
     }
@@ -1410,7 +1473,12 @@ mod tests {
         assert_eq!(ok("uuid", u)[..4], [0x55, 0x0E, 0x84, 0x00]);
         assert_eq!(ok("uuid", &u.to_uppercase()), ok("uuid", u));
         assert_eq!(ok("timeuuid", "d2177dd0-eaa2-11de-a572-001b779c76e3")[6], 0x11);
-        for (t, s) in [("uuid", "550e8400e29b41d4a716446655440000"), ("uuid", "550e8400-e29b-41d4-a716-44665544000g"), ("uuid", "{550e8400-e29b-41d4-a716-446655440000}"), ("timeuuid", u)] {
+        for (t, s) in [
+            ("uuid", "550e8400e29b41d4a716446655440000"),
+            ("uuid", "550e8400-e29b-41d4-a716-44665544000g"),
+            ("uuid", "{550e8400-e29b-41d4-a716-446655440000}"),
+            ("timeuuid", u),
+        ] {
             bad(t, s);
         }
         assert_eq!(ok("inet", "127.0.0.1"), [127, 0, 0, 1]);
@@ -1450,15 +1518,30 @@ mod tests {
         assert_eq!(ok("list<text>", r#"["\ud83d\ude00"]"#), [0, 0, 0, 1, 0, 0, 0, 4, 0xF0, 0x9F, 0x98, 0x80]);
         assert_eq!(ok("list<text>", r#"["a""b"]"#), [0, 0, 0, 1, 0, 0, 0, 3, b'a', b'"', b'b']);
         assert_eq!(ok("list<int>", "[]"), [0, 0, 0, 0]);
-        assert_eq!(ok("list<int>", "[1, null, NULL]"), [0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0, 1, 255, 255, 255, 255, 255, 255, 255, 255]);
+        assert_eq!(
+            ok("list<int>", "[1, null, NULL]"),
+            [0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0, 1, 255, 255, 255, 255, 255, 255, 255, 255]
+        );
         let map = [0, 0, 0, 1, 0, 0, 0, 1, b'a', 0, 0, 0, 4, 0, 0, 0, 1];
         assert_eq!(ok("map<text, int>", "{'a': 1}"), map);
         assert_eq!(ok("map<text, int>", r#"{"a":1}"#), map);
         assert_eq!(ok("map<int, text>", r#"{"1": "x"}"#), [0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 1, b'x']);
-        assert_eq!(ok("map<text, frozen<list<int>>>", "{'k': [1]}"), [0, 0, 0, 1, 0, 0, 0, 1, b'k', 0, 0, 0, 12, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 1]);
+        assert_eq!(
+            ok("map<text, frozen<list<int>>>", "{'k': [1]}"),
+            [0, 0, 0, 1, 0, 0, 0, 1, b'k', 0, 0, 0, 12, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 1]
+        );
         assert_eq!(
             ok("list<timestamp>", "['1970-01-01T00:00:00.001Z', 2, \"1970-01-01\"]")[..],
-            [[0, 0, 0, 3].as_slice(), &[0, 0, 0, 8], &1i64.to_be_bytes(), &[0, 0, 0, 8], &2i64.to_be_bytes(), &[0, 0, 0, 8], &0i64.to_be_bytes()].concat()[..]
+            [
+                [0, 0, 0, 3].as_slice(),
+                &[0, 0, 0, 8],
+                &1i64.to_be_bytes(),
+                &[0, 0, 0, 8],
+                &2i64.to_be_bytes(),
+                &[0, 0, 0, 8],
+                &0i64.to_be_bytes()
+            ]
+            .concat()[..]
         );
         assert_eq!(ok("list<boolean>", "[yes, off]"), [0, 0, 0, 2, 0, 0, 0, 1, 1, 0, 0, 0, 1, 0]);
     }
@@ -1536,7 +1619,13 @@ mod tests {
         let mut want = vec![0x80, 200];
         want.extend_from_slice(long.as_bytes());
         assert_eq!(ok("vector<text, 1>", &format!("['{long}']")), want);
-        for (t, s) in [("vector<float, 2>", "[1]"), ("vector<float, 2>", "[1, 2, 3]"), ("vector<float, 2>", "[1, null]"), ("vector<text, 1>", "[null]"), ("vector<float, 2>", "{1, 2}")] {
+        for (t, s) in [
+            ("vector<float, 2>", "[1]"),
+            ("vector<float, 2>", "[1, 2, 3]"),
+            ("vector<float, 2>", "[1, null]"),
+            ("vector<text, 1>", "[null]"),
+            ("vector<float, 2>", "{1, 2}"),
+        ] {
             bad(t, s);
         }
     }
@@ -1553,10 +1642,19 @@ mod tests {
     fn formats_cql_literals() {
         assert_eq!(fmt("text", b"it's"), "it's");
         assert_eq!(fmt("list<text>", &ok("list<text>", "['it''s', '']")), "['it''s', '']");
-        assert_eq!(fmt("map<text, frozen<list<int>>>", &ok("map<text, frozen<list<int>>>", "{'k': [1, null]}")), "{'k': [1, null]}");
+        assert_eq!(
+            fmt("map<text, frozen<list<int>>>", &ok("map<text, frozen<list<int>>>", "{'k': [1, null]}")),
+            "{'k': [1, null]}"
+        );
         assert_eq!(fmt("set<inet>", &ok("set<inet>", "{'::1', '10.0.0.1'}")), "{'::1', '10.0.0.1'}");
-        assert_eq!(fmt("tuple<date, time, timestamp>", &ok("tuple<date, time, timestamp>", "('2024-01-02', '01:02:03', 0)")), "('2024-01-02', '01:02:03', '1970-01-01T00:00:00Z')");
-        assert_eq!(fmt("udt<ks.a>{x:int,\"Y\":text}", &ok("udt<ks.a>{x:int,\"Y\":text}", "{x: 1, \"Y\": 'b'}")), "{x: 1, \"Y\": 'b'}");
+        assert_eq!(
+            fmt("tuple<date, time, timestamp>", &ok("tuple<date, time, timestamp>", "('2024-01-02', '01:02:03', 0)")),
+            "('2024-01-02', '01:02:03', '1970-01-01T00:00:00Z')"
+        );
+        assert_eq!(
+            fmt("udt<ks.a>{x:int,\"Y\":text}", &ok("udt<ks.a>{x:int,\"Y\":text}", "{x: 1, \"Y\": 'b'}")),
+            "{x: 1, \"Y\": 'b'}"
+        );
         assert_eq!(fmt("vector<float, 3>", &ok("vector<float, 3>", "[0.1, NaN, -Infinity]")), "[0.1, NaN, -Infinity]");
         assert_eq!(fmt("duration", &[1, 3, 5]), "-1mo2d3ns");
         assert_eq!(fmt("double", &1e300f64.to_be_bytes()), "1e300");

@@ -9,8 +9,8 @@ use serde_json::{json, Value as Json};
 use super::bignum;
 use super::column_type::ColumnType;
 use super::scalar::{
-    check_time, check_timeuuid, collection_count, duration_signs_agree, element, fixed, no_trailing,
-    push_duration, read_duration, unsigned_vint_bytes, vector_element, DATE_EPOCH, NANOS_PER_DAY,
+    check_time, check_timeuuid, collection_count, duration_signs_agree, element, fixed, no_trailing, push_duration,
+    read_duration, unsigned_vint_bytes, vector_element, DATE_EPOCH, NANOS_PER_DAY,
 };
 use crate::error::ProtocolError;
 use crate::wire::Reader;
@@ -34,7 +34,10 @@ pub enum CqlValue {
     /// Minimal two's-complement big-endian bytes.
     Varint(Vec<u8>),
     /// `unscaled * 10^-scale`, `unscaled` as minimal two's-complement big-endian bytes.
-    Decimal { scale: i32, unscaled: Vec<u8> },
+    Decimal {
+        scale: i32,
+        unscaled: Vec<u8>,
+    },
     Float(f32),
     Double(f64),
     /// Milliseconds since the Unix epoch.
@@ -43,7 +46,11 @@ pub enum CqlValue {
     Date(i32),
     /// Nanoseconds since midnight.
     Time(i64),
-    Duration { months: i32, days: i32, nanos: i64 },
+    Duration {
+        months: i32,
+        days: i32,
+        nanos: i64,
+    },
     Uuid([u8; 16]),
     Timeuuid([u8; 16]),
     Inet(IpAddr),
@@ -125,7 +132,9 @@ impl CqlValue {
             CqlValue::List(items) | CqlValue::Set(items) | CqlValue::Tuple(items) => {
                 Json::Array(items.iter().map(optional_json).collect::<Result<_, _>>()?)
             }
-            CqlValue::Vector(items) => Json::Array(items.iter().map(CqlValue::to_canonical_json).collect::<Result<_, _>>()?),
+            CqlValue::Vector(items) => {
+                Json::Array(items.iter().map(CqlValue::to_canonical_json).collect::<Result<_, _>>()?)
+            }
             CqlValue::Map(entries) => Json::Array(
                 entries
                     .iter()

@@ -42,13 +42,16 @@ fn parse_args() -> Result<Args, String> {
     })
 }
 
-/// user + sys CPU of this process (all threads) in µs, from /proc/self/stat.
+/// user + sys CPU time of this process, all threads, in µs (getrusage).
 fn process_cpu_micros() -> u64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let after_name = stat.rfind(')').map_or("", |i| &stat[i + 2..]);
-    let fields: Vec<&str> = after_name.split(' ').collect();
-    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
-    (ticks(11) + ticks(12)) * 10_000
+    // SAFETY: getrusage only writes the struct it is given.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let micros = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+    micros(usage.ru_utime) + micros(usage.ru_stime)
 }
 
 struct Bench {

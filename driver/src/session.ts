@@ -1,0 +1,491 @@
+/**
+ * The driver loop, mirroring quinn's connection driver, for a whole session:
+ * 1. each socket chunk is one `handleBytes` call into the core;
+ * 2. one `pollTransmit` per event-loop turn returns every connection's pending bytes,
+ *    and each socket gets one write (coalescing);
+ * 3. one timer, re-armed only when the core's next deadline changes;
+ * 4. events are drained in one call and settle promises.
+ * The core decides everything else: which node, which connection, retries, reconnects.
+ */
+import { WasmSession } from "../wasm/pkg/cqlwire_wasm.js";
+import type { CqlSocket, RuntimeHooks, TlsSettings } from "./socket.ts";
+import { AuthenticationError, ConnectionError, DriverError, errorFromCore, NoHostAvailableError } from "./errors.ts";
+
+const EVENT_READY = 1;
+const EVENT_RESPONSE = 2;
+const EVENT_FAILED = 3;
+const EVENT_SERVER = 4;
+const EVENT_CONNECT_FAILED = 5;
+const EVENT_NODE_UP = 6;
+const EVENT_NODE_DOWN = 7;
+const EVENT_LOG = 8;
+const COMMAND_CONNECT = 1;
+const COMMAND_CLOSE = 2;
+
+export interface RequestOptions {
+  consistency?: number;
+  serialConsistency?: number;
+  pageSize?: number;
+  pageState?: Uint8Array | null;
+  timestamp?: bigint | number;
+  timeoutMs?: number;
+  skipMetadata?: boolean;
+  idempotent?: boolean;
+  tracing?: boolean;
+}
+
+/** A response as it left the core. */
+export interface RawResponse {
+  flags: number;
+  body: Uint8Array;
+  node: string;
+  attempts: number;
+}
+
+interface Pending {
+  resolve(r: RawResponse): void;
+  reject(e: Error): void;
+}
+
+export interface SessionSettings {
+  protocolVersion: 4 | 5;
+  keyspace?: string;
+  credentials?: { username: string; password: string };
+  requestTimeoutMs: number;
+  heartbeatIntervalMs: number;
+  maxStreams?: number;
+  connectionsPerHost: number;
+  localDataCenter?: string;
+  discoverPeers: boolean;
+  maxAttempts?: number;
+  speculativeDelayMs?: number;
+  speculativeMaxExtra?: number;
+  defaultPort: number;
+  tls?: TlsSettings;
+  connectTimeoutMs: number;
+}
+
+export interface SessionListener {
+  onNodeUp?(address: string): void;
+  onNodeDown?(address: string, reason: string): void;
+  onServerEvent?(event: Record<string, unknown>): void;
+  onLog?(message: string): void;
+}
+
+const textDecoder = new TextDecoder();
+const EMPTY = new Uint8Array(0);
+
+/** Microseconds on the host's clock; the core never reads one. */
+export function nowMicros(): number {
+  return Math.round((performance.timeOrigin + performance.now()) * 1000);
+}
+
+function seed(): number {
+  // Jitter and replica rotation only need to differ between processes.
+  return Math.floor(Math.random() * 2 ** 52);
+}
+
+export function splitAddress(address: string): { host: string; port: number } {
+  const bracket = /^\[([^\]]+)\]:(\d+)$/.exec(address);
+  if (bracket) return { host: bracket[1], port: Number(bracket[2]) };
+  const i = address.lastIndexOf(":");
+  return { host: address.slice(0, i), port: Number(address.slice(i + 1)) };
+}
+
+export class SessionHost {
+  private core: WasmSession;
+  private sockets = new Map<number, CqlSocket | null>();
+  private writing = new Set<number>();
+  private backlog = new Map<number, Uint8Array[]>();
+  private pending = new Map<number, Pending>();
+  private flushScheduled = false;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private timerAt = -1;
+  private readyWaiter: { resolve(): void; reject(e: Error): void } | null = null;
+  private closed = false;
+  private optionsBuf = new ArrayBuffer(64);
+  private optionsView = new DataView(this.optionsBuf);
+  private optionsBytes = new Uint8Array(this.optionsBuf);
+  protocolVersion: 4 | 5;
+
+  constructor(private settings: SessionSettings, private runtime: RuntimeHooks, private listener: SessionListener) {
+    this.protocolVersion = settings.protocolVersion;
+    this.core = new WasmSession(JSON.stringify({
+      protocolVersion: settings.protocolVersion,
+      keyspace: settings.keyspace,
+      credentials: settings.credentials,
+      requestTimeoutMs: settings.requestTimeoutMs,
+      heartbeatIntervalMs: settings.heartbeatIntervalMs,
+      maxStreams: settings.maxStreams,
+      connectionsPerHost: settings.connectionsPerHost,
+      localDataCenter: settings.localDataCenter,
+      discoverPeers: settings.discoverPeers,
+      maxAttempts: settings.maxAttempts,
+      speculativeDelayMs: settings.speculativeDelayMs,
+      speculativeMaxExtra: settings.speculativeMaxExtra,
+      defaultPort: settings.defaultPort,
+      seed: seed(),
+    }));
+  }
+
+  /** Connects to the contact points; resolves once the cluster's metadata is known. */
+  async start(contactPoints: string[]): Promise<void> {
+    const ready = new Promise<void>((resolve, reject) => (this.readyWaiter = { resolve, reject }));
+    let timeout: ReturnType<typeof setTimeout> | undefined;
+    const limit = this.settings.connectTimeoutMs * 3;
+    const deadline = new Promise<never>((_, reject) => {
+      timeout = setTimeout(() => reject(new NoHostAvailableError({}, `could not connect to ${contactPoints.join(", ")} within ${limit} ms`)), limit);
+    });
+    this.core.start(nowMicros(), contactPoints.join(","));
+    this.drive();
+    try {
+      await Promise.race([ready, deadline]);
+    } catch (e) {
+      this.shutdown();
+      throw e;
+    } finally {
+      clearTimeout(timeout);
+    }
+  }
+
+  private packOptions(o: RequestOptions): Uint8Array {
+    const ps = o.pageState ?? null;
+    const need = 28 + (ps ? ps.length : 0);
+    if (need > this.optionsBuf.byteLength) {
+      this.optionsBuf = new ArrayBuffer(need * 2);
+      this.optionsView = new DataView(this.optionsBuf);
+      this.optionsBytes = new Uint8Array(this.optionsBuf);
+    }
+    const v = this.optionsView;
+    v.setUint16(0, o.consistency ?? 0xffff, true);
+    v.setUint16(2, o.serialConsistency ?? 0xffff, true);
+    v.setInt32(4, o.pageSize ?? 0, true);
+    v.setBigInt64(8, o.timestamp === undefined ? -(2n ** 63n) : BigInt(o.timestamp), true);
+    v.setUint32(16, o.timeoutMs ?? 0, true);
+    v.setUint32(20, (o.skipMetadata ? 1 : 0) | (o.idempotent ? 2 : 0) | (o.tracing ? 4 : 0), true);
+    v.setUint32(24, ps ? ps.length : 0, true);
+    if (ps) this.optionsBytes.set(ps, 28);
+    return this.optionsBytes.subarray(0, need);
+  }
+
+  private submit(start: () => number): Promise<RawResponse> {
+    if (this.closed) return Promise.reject(new DriverError("the client was shut down", "ERR_SHUTDOWN"));
+    let id: number;
+    try {
+      id = start();
+    } catch (e) {
+      return Promise.reject(coreCallError(e));
+    }
+    const p = new Promise<RawResponse>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    this.drive();
+    return p;
+  }
+
+  query(cql: string, values: Uint8Array, o: RequestOptions, routingKeyspace?: string, routingKey?: Uint8Array): Promise<RawResponse> {
+    return this.submit(() => this.core.query(nowMicros(), cql, values, this.packOptions(o), routingKeyspace, routingKey ?? EMPTY));
+  }
+
+  prepare(cql: string, keyspace?: string): Promise<RawResponse> {
+    return this.submit(() => this.core.prepare(nowMicros(), cql, keyspace));
+  }
+
+  execute(id: Uint8Array, resultMetadataId: Uint8Array | null, values: Uint8Array, o: RequestOptions): Promise<RawResponse> {
+    return this.submit(() => this.core.execute(nowMicros(), id, resultMetadataId ?? EMPTY, values, this.packOptions(o)));
+  }
+
+  batch(descriptor: Uint8Array, o: RequestOptions): Promise<RawResponse> {
+    return this.submit(() => this.core.batch(nowMicros(), descriptor, this.packOptions(o)));
+  }
+
+  metrics(): Record<string, unknown> {
+    return this.closed ? {} : JSON.parse(this.core.metrics());
+  }
+
+  state(): { protocolVersion: number; nodes: Array<Record<string, unknown>>; connections: Array<Record<string, unknown>> } {
+    return this.closed ? { protocolVersion: this.protocolVersion, nodes: [], connections: [] } : JSON.parse(this.core.state());
+  }
+
+  shutdown(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    for (const s of this.sockets.values()) {
+      try {
+        s?.close();
+      } catch {
+        // Already closed.
+      }
+    }
+    this.sockets.clear();
+    const err = new DriverError("the client was shut down", "ERR_SHUTDOWN");
+    for (const p of this.pending.values()) p.reject(err);
+    this.pending.clear();
+    this.readyWaiter?.reject(err);
+    this.readyWaiter = null;
+    try {
+      this.core.free();
+    } catch {
+      // Freed already.
+    }
+  }
+
+  // ---- the loop ---------------------------------------------------------------------
+
+  private drive(): void {
+    if (this.closed) return;
+    this.processCommands();
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      queueMicrotask(() => this.flush());
+    }
+    this.armTimer();
+    this.drainEvents();
+  }
+
+  private processCommands(): void {
+    const buf = this.core.pollCommands();
+    if (buf.length === 0) return;
+    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    let at = 0;
+    while (at + 7 <= buf.length) {
+      const kind = buf[at];
+      const conn = view.getUint32(at + 1, true);
+      const len = view.getUint16(at + 5, true);
+      const address = textDecoder.decode(buf.subarray(at + 7, at + 7 + len));
+      at += 7 + len;
+      if (kind === COMMAND_CONNECT) this.openSocket(conn, address);
+      else if (kind === COMMAND_CLOSE) this.closeSocket(conn);
+    }
+  }
+
+  private openSocket(conn: number, address: string): void {
+    const { host, port } = splitAddress(address);
+    this.sockets.set(conn, null);
+    let timeout: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timeout = setTimeout(() => reject(new Error(`connect timed out after ${this.settings.connectTimeoutMs} ms`)), this.settings.connectTimeoutMs);
+    });
+    const opening = this.runtime.socketFactory(
+      { host, port, tls: this.settings.tls, connectTimeoutMs: this.settings.connectTimeoutMs },
+      {
+        onData: (chunk) => {
+          if (this.closed || !this.sockets.has(conn)) return;
+          this.core.handleBytes(nowMicros(), conn, chunk);
+          this.drive();
+        },
+        onClose: () => {
+          if (this.closed || !this.sockets.has(conn)) return;
+          this.sockets.delete(conn);
+          this.core.handleEof(nowMicros(), conn);
+          this.drive();
+        },
+      },
+    );
+    Promise.race([opening, deadline]).then(
+      (socket) => {
+        clearTimeout(timeout);
+        if (this.closed || !this.sockets.has(conn)) return socket.close();
+        this.sockets.set(conn, socket);
+        this.core.handleConnected(nowMicros(), conn);
+        this.drive();
+      },
+      (e) => {
+        clearTimeout(timeout);
+        opening.then((s) => s.close(), () => {});
+        if (this.closed || !this.sockets.has(conn)) return;
+        this.sockets.delete(conn);
+        this.core.handleConnectFailed(nowMicros(), conn, String((e as Error)?.message ?? e));
+        this.drive();
+      },
+    );
+  }
+
+  private closeSocket(conn: number): void {
+    const s = this.sockets.get(conn);
+    this.sockets.delete(conn);
+    this.backlog.delete(conn);
+    try {
+      s?.close();
+    } catch {
+      // Already closed.
+    }
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    if (this.closed) return;
+    const buf = this.core.pollTransmit();
+    if (buf.length === 0) return;
+    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    let at = 0;
+    while (at + 8 <= buf.length) {
+      const conn = view.getUint32(at, true);
+      const len = view.getUint32(at + 4, true);
+      const bytes = buf.subarray(at + 8, at + 8 + len);
+      at += 8 + len;
+      this.write(conn, bytes);
+    }
+  }
+
+  /** One write per socket per flush; while one is in progress, later bytes wait and go together. */
+  private write(conn: number, bytes: Uint8Array): void {
+    const socket = this.sockets.get(conn);
+    if (!socket) return;
+    if (this.writing.has(conn)) {
+      let q = this.backlog.get(conn);
+      if (!q) this.backlog.set(conn, (q = []));
+      q.push(bytes);
+      return;
+    }
+    let r: void | Promise<void>;
+    try {
+      r = socket.write(bytes);
+    } catch (e) {
+      this.failSocket(conn, e as Error);
+      return;
+    }
+    if (r && typeof (r as Promise<void>).then === "function") {
+      this.writing.add(conn);
+      (r as Promise<void>).then(
+        () => {
+          this.writing.delete(conn);
+          const q = this.backlog.get(conn);
+          if (q && q.length) {
+            this.backlog.delete(conn);
+            this.write(conn, concat(q));
+          }
+        },
+        (e) => this.failSocket(conn, e as Error),
+      );
+    }
+  }
+
+  private failSocket(conn: number, _e: Error): void {
+    this.writing.delete(conn);
+    this.backlog.delete(conn);
+    if (!this.sockets.has(conn)) return;
+    this.closeSocket(conn);
+    this.core.handleEof(nowMicros(), conn);
+    this.drive();
+  }
+
+  private armTimer(): void {
+    const at = this.core.pollTimeout();
+    if (at === this.timerAt) return;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerAt = at;
+    if (at < 0) return;
+    const delayMs = Math.max(0, Math.ceil((at - nowMicros()) / 1000));
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.timerAt = -1;
+      if (this.closed) return;
+      this.core.handleTimeout(nowMicros());
+      this.drive();
+    }, delayMs);
+    // Heartbeats and reconnections must not keep a process alive on their own.
+    if (this.pending.size === 0) this.runtime.unrefTimer?.(this.timer);
+  }
+
+  private drainEvents(): void {
+    const buf = this.core.pollEvents();
+    if (buf.length === 0) return;
+    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    let at = 0;
+    while (at + 9 <= buf.length) {
+      const kind = buf[at];
+      const id = view.getUint32(at + 1, true);
+      const len = view.getUint32(at + 5, true);
+      const payload = buf.subarray(at + 9, at + 9 + len);
+      at += 9 + len;
+      switch (kind) {
+        case EVENT_RESPONSE: {
+          const p = this.pending.get(id);
+          if (!p) break;
+          this.pending.delete(id);
+          const nodeLen = payload[2];
+          p.resolve({
+            flags: payload[0],
+            attempts: payload[1],
+            node: textDecoder.decode(payload.subarray(3, 3 + nodeLen)),
+            body: payload.subarray(3 + nodeLen),
+          });
+          break;
+        }
+        case EVENT_FAILED: {
+          const p = this.pending.get(id);
+          if (!p) break;
+          this.pending.delete(id);
+          p.reject(sessionError(JSON.parse(textDecoder.decode(payload))));
+          break;
+        }
+        case EVENT_READY: {
+          this.protocolVersion = JSON.parse(textDecoder.decode(payload)).protocolVersion;
+          this.readyWaiter?.resolve();
+          this.readyWaiter = null;
+          break;
+        }
+        case EVENT_CONNECT_FAILED: {
+          const { errors } = JSON.parse(textDecoder.decode(payload)) as { errors: Array<[string, Record<string, unknown>]> };
+          const inner: Record<string, Error> = {};
+          for (const [address, reason] of errors) inner[address] = errorFromCore(reason, address);
+          const auth = Object.values(inner).find((e) => e instanceof AuthenticationError);
+          this.readyWaiter?.reject(auth ?? new NoHostAvailableError(inner));
+          this.readyWaiter = null;
+          break;
+        }
+        case EVENT_SERVER:
+          this.listener.onServerEvent?.(JSON.parse(textDecoder.decode(payload)));
+          break;
+        case EVENT_NODE_UP:
+          this.listener.onNodeUp?.(JSON.parse(textDecoder.decode(payload)).address);
+          break;
+        case EVENT_NODE_DOWN: {
+          const e = JSON.parse(textDecoder.decode(payload));
+          this.listener.onNodeDown?.(e.address, e.reason);
+          break;
+        }
+        case EVENT_LOG:
+          this.listener.onLog?.(JSON.parse(textDecoder.decode(payload)).message);
+          break;
+      }
+    }
+  }
+}
+
+function concat(chunks: Uint8Array[]): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  let n = 0;
+  for (const c of chunks) n += c.length;
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
+/** The error for a request that failed for good, with its attempts and trace attached. */
+function sessionError(json: Record<string, unknown>): Error {
+  const node = String(json.node ?? "");
+  const errors = (json.errors ?? []) as Array<[string, string]>;
+  let err: Error;
+  if (json.no_host_available) {
+    const inner: Record<string, Error> = {};
+    for (const [address, message] of errors) inner[address] = new ConnectionError(message, address);
+    err = new NoHostAvailableError(inner, Object.keys(inner).length ? undefined : String(json.message));
+  } else {
+    err = errorFromCore(json, node);
+  }
+  Object.assign(err, { attempts: json.attempts, trace: json.trace, coordinator: node });
+  return err;
+}
+
+/** A JsError from the facade carries `[CODE] message`. */
+function coreCallError(e: unknown): Error {
+  const m = String((e as Error)?.message ?? e);
+  const match = /^\[([A-Z_]+)\] (.*)$/s.exec(m);
+  return match ? new DriverError(match[2], match[1]) : new DriverError(m);
+}
