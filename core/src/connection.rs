@@ -14,7 +14,9 @@ use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 use serde::Serialize;
 
+use crate::compression::Compression;
 use crate::error::{ProtocolError, Side};
+use crate::v5::{FrameDecoder, FrameEncoder};
 use crate::frame::{finish_frame, flags, FrameHeader, Opcode, HEADER_LEN};
 use crate::message::{self, BatchStatement, BatchType, QueryOptions, ServerError, ServerEvent};
 use crate::wire::{Reader, Writer};
@@ -40,6 +42,8 @@ pub struct Config {
     /// A connection with more timed-out, still-unanswered stream ids than this drains.
     pub orphan_limit: usize,
     pub driver_version: String,
+    /// LZ4 or Snappy bodies on v4; LZ4 frames on v5 (Snappy is v4 only).
+    pub compression: Compression,
 }
 
 impl Default for Config {
@@ -54,6 +58,7 @@ impl Default for Config {
             heartbeat_interval_us: 30_000_000,
             orphan_limit: 1024,
             driver_version: env!("CARGO_PKG_VERSION").to_owned(),
+            compression: Compression::None,
         }
     }
 }
@@ -243,7 +248,13 @@ pub struct Connection {
     queued: VecDeque<Queued>,
 
     inbuf: Vec<u8>,
+    /// Envelopes (v4 frames) waiting to be sent, before compression or v5 framing.
     out: Vec<u8>,
+    /// `out` after compression or v5 framing, as it goes on the wire.
+    wire_out: Vec<u8>,
+    /// Compression or v5 framing applies from READY (or AUTHENTICATE) on.
+    wire: Wire,
+    decompressed: Vec<u8>,
     arena: Vec<u8>,
     events: VecDeque<EventRec>,
 
@@ -255,6 +266,20 @@ pub struct Connection {
 }
 
 const HANDSHAKE_STREAM: i16 = 0;
+
+/// How envelopes travel once the handshake has reached READY or AUTHENTICATE.
+enum Wire {
+    Plain,
+    V4Compressed(Compression),
+    V5 { encoder: FrameEncoder, decoder: Box<FrameDecoder> },
+}
+
+/// Where a frame's body lives: in the input buffer, or decompressed into a scratch buffer.
+#[derive(Clone, Copy)]
+enum BodySrc {
+    Inbuf,
+    Decompressed,
+}
 
 impl Connection {
     pub fn new(config: Config) -> Self {
@@ -274,6 +299,9 @@ impl Connection {
             queued: VecDeque::new(),
             inbuf: Vec::new(),
             out: Vec::new(),
+            wire_out: Vec::new(),
+            wire: Wire::Plain,
+            decompressed: Vec::new(),
             arena: Vec::new(),
             events: VecDeque::new(),
             manual_arena: false,
@@ -418,14 +446,16 @@ impl Connection {
             return;
         }
         self.last_activity = now;
-        self.inbuf.extend_from_slice(chunk);
+        if let Err(e) = self.unwrap_input(chunk) {
+            self.close(CloseReason::from_protocol(&e));
+            return;
+        }
         let mut consumed = 0;
         loop {
             let header = match FrameHeader::decode(&self.inbuf[consumed..], self.config.max_frame_bytes) {
                 Ok(Some(h)) => h,
                 Ok(None) => break,
                 Err(e) => {
-                    let e = ProtocolError { offset: e.offset, ..e };
                     self.close(CloseReason::from_protocol(&e));
                     return;
                 }
@@ -436,15 +466,80 @@ impl Connection {
             }
             let body_start = consumed + HEADER_LEN;
             consumed += total;
-            if let Err(reason) = self.on_frame(now, header, body_start, consumed) {
+            let wire_was_plain = matches!(self.wire, Wire::Plain);
+            let result = if header.flags & flags::COMPRESSION != 0 {
+                self.decompress_body(body_start, consumed).and_then(|len| self.on_frame(now, header, BodySrc::Decompressed, 0, len))
+            } else {
+                self.on_frame(now, header, BodySrc::Inbuf, body_start, consumed)
+            };
+            if let Err(reason) = result {
                 self.close(reason);
                 return;
             }
             if self.state == State::Closed {
                 return;
             }
+            if wire_was_plain && matches!(self.wire, Wire::V5 { .. }) && consumed < self.inbuf.len() {
+                // Bytes after READY/AUTHENTICATE in the same read are already framed.
+                let rest = self.inbuf.split_off(consumed);
+                self.inbuf.clear();
+                consumed = 0;
+                if let Err(e) = self.unwrap_input(&rest) {
+                    self.close(CloseReason::from_protocol(&e));
+                    return;
+                }
+            }
         }
         self.inbuf.drain(..consumed);
+    }
+
+    /// Appends input to the envelope buffer, through the v5 frame decoder once it applies.
+    fn unwrap_input(&mut self, chunk: &[u8]) -> Result<(), ProtocolError> {
+        match &mut self.wire {
+            Wire::V5 { decoder, .. } => decoder.decode_all(chunk, &mut self.inbuf).map(|_| ()),
+            _ => {
+                self.inbuf.extend_from_slice(chunk);
+                Ok(())
+            }
+        }
+    }
+
+    fn decompress_body(&mut self, start: usize, end: usize) -> Result<usize, CloseReason> {
+        let Wire::V4Compressed(algorithm) = self.wire else {
+            return Err(proto("frame header flags", 1, "compressed frame but no compression was negotiated".into()));
+        };
+        self.decompressed.clear();
+        algorithm
+            .decompress(&self.inbuf[start..end], self.config.max_frame_bytes as usize, &mut self.decompressed)
+            .map_err(|e| CloseReason::from_protocol(&ProtocolError { offset: e.offset + start, ..e }))?;
+        Ok(self.decompressed.len())
+    }
+
+    fn body(&self, src: BodySrc, start: usize, end: usize) -> &[u8] {
+        match src {
+            BodySrc::Inbuf => &self.inbuf[start..end],
+            BodySrc::Decompressed => &self.decompressed[start..end],
+        }
+    }
+
+    /// From READY or AUTHENTICATE on, envelopes are compressed (v4) or framed (v5).
+    fn activate_wire(&mut self) {
+        if !matches!(self.wire, Wire::Plain) {
+            return;
+        }
+        // Whatever was queued before this point leaves as it was written.
+        self.wire_out.extend_from_slice(&self.out);
+        self.out.clear();
+        let compression = self.config.compression;
+        self.wire = if self.version >= 5 {
+            let lz4 = compression == Compression::Lz4;
+            let decoder = FrameDecoder::new(lz4).with_max_envelope_len(self.config.max_frame_bytes as usize + HEADER_LEN);
+            Wire::V5 { encoder: FrameEncoder::new(lz4), decoder: Box::new(decoder) }
+        } else if compression != Compression::None {
+            Wire::V4Compressed(compression)
+        } else {
+            Wire::Plain
+        };
     }
 
     pub fn handle_eof(&mut self, _now: u64) {
@@ -507,23 +602,35 @@ impl Connection {
 
     /// Moves every byte waiting to be written into `buf` (appending). Returns how many.
     pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> usize {
-        let n = self.out.len();
-        if buf.is_empty() {
-            std::mem::swap(buf, &mut self.out);
-        } else {
-            buf.extend_from_slice(&self.out);
-            self.out.clear();
-        }
+        let n = self.transmit_buffer().len();
+        buf.extend_from_slice(&self.wire_out);
+        self.wire_out.clear();
         n
     }
 
-    /// Borrows the pending output without copying; call [`Connection::consume_transmit`]
-    /// once it has been handed to the socket.
-    pub fn transmit_buffer(&self) -> &[u8] {
-        &self.out
+    /// The pending output as it goes on the wire (compressed or framed as negotiated),
+    /// without copying; call [`Connection::consume_transmit`] once the socket has it.
+    pub fn transmit_buffer(&mut self) -> &[u8] {
+        if !self.out.is_empty() {
+            match &mut self.wire {
+                Wire::Plain => self.wire_out.extend_from_slice(&self.out),
+                Wire::V4Compressed(algorithm) => compress_frames(*algorithm, &self.out, &mut self.wire_out),
+                // `out` holds whole envelopes only, which is all the encoder can fail on.
+                Wire::V5 { encoder, .. } => {
+                    let _ = encoder.encode_self_contained(&self.out, &mut self.wire_out);
+                }
+            }
+            self.out.clear();
+        }
+        &self.wire_out
     }
+
+    pub fn has_transmit(&self) -> bool {
+        !self.out.is_empty() || !self.wire_out.is_empty()
+    }
+
     pub fn consume_transmit(&mut self) {
-        self.out.clear();
+        self.wire_out.clear();
     }
 
     /// The next instant at which `handle_timeout` has work, if any.
@@ -674,7 +781,17 @@ impl Connection {
         let start = FrameHeader::begin_request(&mut self.out, self.version, 0, HANDSHAKE_STREAM, Opcode::Startup);
         let driver_version = self.config.driver_version.clone();
         let mut w = Writer::new(&mut self.out);
-        w.string_map(&[("CQL_VERSION", "3.0.0"), ("DRIVER_NAME", "cqlwire"), ("DRIVER_VERSION", &driver_version)]);
+        match self.config.compression.name() {
+            Some(c) => w.string_map(&[
+                ("CQL_VERSION", "3.0.0"),
+                ("DRIVER_NAME", "cqlwire"),
+                ("DRIVER_VERSION", &driver_version),
+                ("COMPRESSION", c),
+            ]),
+            None => {
+                w.string_map(&[("CQL_VERSION", "3.0.0"), ("DRIVER_NAME", "cqlwire"), ("DRIVER_VERSION", &driver_version)])
+            }
+        }
         finish_frame(&mut self.out, start);
         self.state = State::Startup;
     }
@@ -717,7 +834,7 @@ impl Connection {
         self.events.push_back(EventRec::Ready);
     }
 
-    fn on_frame(&mut self, now: u64, h: FrameHeader, body_start: usize, body_end: usize) -> Result<(), CloseReason> {
+    fn on_frame(&mut self, now: u64, h: FrameHeader, src: BodySrc, body_start: usize, body_end: usize) -> Result<(), CloseReason> {
         if !h.is_response {
             return Err(CloseReason::Protocol {
                 message: "remote protocol error in frame header version at byte 0: the server sent a request frame"
@@ -725,14 +842,6 @@ impl Connection {
                 side: Side::Remote,
                 field: "frame header version",
                 offset: 0,
-            });
-        }
-        if h.flags & flags::COMPRESSION != 0 {
-            return Err(CloseReason::Protocol {
-                message: "remote protocol error in frame header flags at byte 1: compressed frame but no compression was negotiated".into(),
-                side: Side::Remote,
-                field: "frame header flags",
-                offset: 1,
             });
         }
         if h.stream == -1 {
@@ -744,7 +853,7 @@ impl Connection {
                 ));
             }
             let ev =
-                ServerEvent::decode(&self.inbuf[body_start..body_end]).map_err(|e| CloseReason::from_protocol(&e))?;
+                ServerEvent::decode(self.body(src, body_start, body_end)).map_err(|e| CloseReason::from_protocol(&e))?;
             self.events.push_back(EventRec::ServerEvent(ev));
             return Ok(());
         }
@@ -753,15 +862,15 @@ impl Connection {
                 if h.stream != HANDSHAKE_STREAM {
                     return Err(proto("frame header stream", 2, format!("stream {} during the handshake", h.stream)));
                 }
-                self.on_handshake_frame(h, body_start, body_end)
+                self.on_handshake_frame(h, src, body_start, body_end)
             }
-            State::Ready | State::Draining => self.on_request_frame(now, h, body_start, body_end),
+            State::Ready | State::Draining => self.on_request_frame(now, h, src, body_start, body_end),
             State::Idle | State::Closed => Err(proto("frame header", 0, "a frame before the handshake began".into())),
         }
     }
 
-    fn on_handshake_frame(&mut self, h: FrameHeader, body_start: usize, body_end: usize) -> Result<(), CloseReason> {
-        let body = &self.inbuf[body_start..body_end];
+    fn on_handshake_frame(&mut self, h: FrameHeader, src: BodySrc, body_start: usize, body_end: usize) -> Result<(), CloseReason> {
+        let body = self.body(src, body_start, body_end);
         if h.opcode == Opcode::Error {
             let err = ServerError::decode(body, h.version).map_err(|e| CloseReason::from_protocol(&e))?;
             return Err(match err.code {
@@ -792,10 +901,14 @@ impl Connection {
                 Ok(())
             }
             (State::Startup, Opcode::Ready) => {
+                self.activate_wire();
                 self.after_authentication();
                 Ok(())
             }
-            (State::Startup, Opcode::Authenticate) => self.write_auth_response(),
+            (State::Startup, Opcode::Authenticate) => {
+                self.activate_wire();
+                self.write_auth_response()
+            }
             (State::Authenticating, Opcode::AuthSuccess) => {
                 self.after_authentication();
                 Ok(())
@@ -816,6 +929,7 @@ impl Connection {
         &mut self,
         _now: u64,
         h: FrameHeader,
+        src: BodySrc,
         body_start: usize,
         body_end: usize,
     ) -> Result<(), CloseReason> {
@@ -851,7 +965,7 @@ impl Connection {
                     Purpose::User => {
                         self.stream_of.remove(&id);
                         self.release_stream(stream);
-                        self.deliver(id, h, body_start, body_end)
+                        self.deliver(id, h, src, body_start, body_end)
                     }
                 }
             }
@@ -862,6 +976,7 @@ impl Connection {
         &mut self,
         id: RequestId,
         h: FrameHeader,
+        src: BodySrc,
         body_start: usize,
         body_end: usize,
     ) -> Result<(), CloseReason> {
@@ -869,12 +984,16 @@ impl Connection {
             // REGISTER is answered with READY: an empty success.
             Opcode::Result | Opcode::Ready => {
                 let start = self.arena.len();
-                self.arena.extend_from_slice(&self.inbuf[body_start..body_end]);
+                let body = match src {
+                    BodySrc::Inbuf => &self.inbuf[body_start..body_end],
+                    BodySrc::Decompressed => &self.decompressed[body_start..body_end],
+                };
+                self.arena.extend_from_slice(body);
                 self.events.push_back(EventRec::Response { id, frame_flags: h.flags, start, end: self.arena.len() });
                 Ok(())
             }
             Opcode::Error => {
-                let body = skip_response_prefix(&self.inbuf[body_start..body_end], h.flags)
+                let body = skip_response_prefix(self.body(src, body_start, body_end), h.flags)
                     .map_err(|e| CloseReason::from_protocol(&e))?;
                 let err = ServerError::decode(body, h.version).map_err(|e| CloseReason::from_protocol(&e))?;
                 self.events.push_back(EventRec::Failed { id, error: RequestError::Server(err) });
@@ -991,6 +1110,27 @@ pub fn encode_body(out: &mut Vec<u8>, version: u8, request: &Request) -> Result<
 fn proto(field: &'static str, offset: usize, message: String) -> CloseReason {
     let e = ProtocolError::remote(field, offset, message);
     CloseReason::from_protocol(&e)
+}
+
+/// Compresses each v4 frame's body in `frames` and sets its compression flag.
+fn compress_frames(algorithm: Compression, frames: &[u8], out: &mut Vec<u8>) {
+    let mut at = 0;
+    while at + HEADER_LEN <= frames.len() {
+        let len = u32::from_be_bytes([frames[at + 5], frames[at + 6], frames[at + 7], frames[at + 8]]) as usize;
+        let end = (at + HEADER_LEN + len).min(frames.len());
+        let start = out.len();
+        out.extend_from_slice(&frames[at..at + HEADER_LEN]);
+        if algorithm.compress(&frames[at + HEADER_LEN..end], out).is_err() {
+            // Only bodies over 4 GiB fail, and the encoder never builds those: send as is.
+            out.truncate(start);
+            out.extend_from_slice(&frames[at..end]);
+        } else {
+            out[start + 1] |= flags::COMPRESSION;
+            let body_len = (out.len() - start - HEADER_LEN) as u32;
+            out[start + 5..start + 9].copy_from_slice(&body_len.to_be_bytes());
+        }
+        at = end;
+    }
 }
 
 /// Skips the tracing id, warnings and custom payload that `frame_flags` announce.

@@ -477,7 +477,7 @@ impl Session {
     /// Appends the pending bytes of one connection to `buf` and names it; call until `None`.
     pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<ConnId> {
         for c in self.conns.iter_mut().flatten() {
-            if !c.inner.transmit_buffer().is_empty() && c.status != ConnStatus::Connecting {
+            if c.inner.has_transmit() && c.status != ConnStatus::Connecting {
                 buf.extend_from_slice(c.inner.transmit_buffer());
                 c.inner.consume_transmit();
                 return Some(c.id);

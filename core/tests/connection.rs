@@ -386,3 +386,107 @@ fn version_refused_names_the_fallback() {
     let _ = CloseReason::Local { message: String::new() };
     let _ = RequestError::Closed { message: String::new() };
 }
+
+mod wire_formats {
+    use super::*;
+    use cqlwire_core::compression::Compression;
+    use cqlwire_core::v5::{FrameDecoder, FrameEncoder};
+
+    fn handshake(c: &mut Connection, version: u8) {
+        c.start(0);
+        let mut opts = Vec::new();
+        c.poll_transmit(&mut opts);
+        assert_eq!(opts[0], version, "OPTIONS speaks v{version}");
+        let mut sup = supported();
+        sup[0] = 0x80 | version;
+        c.handle_bytes(1, &sup);
+        let mut startup = Vec::new();
+        c.poll_transmit(&mut startup);
+        assert_eq!(startup[4], 0x01, "STARTUP goes unframed and uncompressed");
+        let mut ready = response(0, 0x02, &[]);
+        ready[0] = 0x80 | version;
+        c.handle_bytes(2, &ready);
+        assert_eq!(events(c), vec![Ev::Ready]);
+    }
+
+    #[test]
+    fn v5_frames_after_ready_and_a_large_result_across_frames() {
+        let mut c = Connection::new(Config { protocol_version: 5, ..Config::default() });
+        handshake(&mut c, 5);
+        let id = query(&mut c, 3);
+        let mut wire = Vec::new();
+        c.poll_transmit(&mut wire);
+        let mut envelopes = Vec::new();
+        FrameDecoder::new(false).decode_all(&wire, &mut envelopes).expect("a valid v5 frame");
+        assert_eq!(envelopes[0], 5, "a v5 envelope");
+        let stream = i16::from_be_bytes([envelopes[2], envelopes[3]]);
+        // A 300 KiB RESULT, split by the server across non-self-contained frames.
+        let mut body = 1i32.to_be_bytes().to_vec();
+        body.extend(std::iter::repeat_n(0xAB, 300 * 1024));
+        let mut envelope = response(stream, 0x08, &body);
+        envelope[0] = 0x85;
+        let mut framed = Vec::new();
+        FrameEncoder::new(false).encode_large(&envelope, &mut framed).unwrap();
+        for chunk in framed.chunks(7000) {
+            c.handle_bytes(4, chunk);
+        }
+        match &events(&mut c)[..] {
+            [Ev::Response(got, b)] => {
+                assert_eq!(*got, id);
+                assert_eq!(b.len(), body.len());
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn v5_corrupt_crc_closes_naming_the_field() {
+        let mut c = Connection::new(Config { protocol_version: 5, ..Config::default() });
+        handshake(&mut c, 5);
+        query(&mut c, 3);
+        let mut envelope = void_result(1);
+        envelope[0] = 0x85;
+        let mut framed = Vec::new();
+        FrameEncoder::new(false).encode_self_contained(&envelope, &mut framed).unwrap();
+        let last = framed.len() - 1;
+        framed[last] ^= 0xFF;
+        c.handle_bytes(4, &framed);
+        let ev = events(&mut c);
+        let closed = ev.iter().find_map(|e| if let Ev::Closed(r) = e { Some(r.clone()) } else { None }).expect("closed");
+        assert!(closed.contains("crc32") && closed.contains("remote"), "{closed}");
+    }
+
+    #[test]
+    fn v4_lz4_and_snappy_compress_both_ways() {
+        for algorithm in [Compression::Lz4, Compression::Snappy] {
+            let mut c = Connection::new(Config { compression: algorithm, ..Config::default() });
+            c.start(0);
+            let mut b = Vec::new();
+            c.poll_transmit(&mut b);
+            c.handle_bytes(1, &supported());
+            let mut startup = Vec::new();
+            c.poll_transmit(&mut startup);
+            assert!(String::from_utf8_lossy(&startup).contains("COMPRESSION"));
+            c.handle_bytes(2, &response(0, 0x02, &[]));
+            assert_eq!(events(&mut c), vec![Ev::Ready]);
+            let id = c
+                .start_request(3, Request::Query { cql: "SELECT x FROM t", values: &[], options: QueryOptions::default() }, None)
+                .unwrap();
+            let mut wire = Vec::new();
+            c.poll_transmit(&mut wire);
+            assert_eq!(wire[1] & 0x01, 0x01, "compressed flag");
+            let mut plain = Vec::new();
+            algorithm.decompress(&wire[9..], 1 << 20, &mut plain).unwrap();
+            assert!(String::from_utf8_lossy(&plain).contains("SELECT x FROM t"));
+            let stream = i16::from_be_bytes([wire[2], wire[3]]);
+            let mut body = 1i32.to_be_bytes().to_vec();
+            body.extend(std::iter::repeat_n(b'z', 5000));
+            let mut compressed = Vec::new();
+            algorithm.compress(&body, &mut compressed).unwrap();
+            let mut frame = response(stream, 0x08, &compressed);
+            frame[1] = 0x01;
+            c.handle_bytes(4, &frame);
+            assert_eq!(events(&mut c), vec![Ev::Response(id, body.clone())], "{algorithm:?}");
+        }
+    }
+}

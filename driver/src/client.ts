@@ -133,7 +133,9 @@ export class Client {
     const o = this.options;
     const session = new SessionHost(
       {
-        protocolVersion: o.protocolVersion ?? o.protocolOptions.maxVersion ?? 4,
+        // Offer v5 unless pinned; the core falls back to v4 when the server refuses it.
+        protocolVersion: o.protocolVersion ?? o.protocolOptions.maxVersion ?? (o.compression === "snappy" ? 4 : 5),
+        compression: o.compression,
         keyspace: this.keyspace,
         credentials: o.credentials,
         requestTimeoutMs: o.requestTimeout ?? o.socketOptions.readTimeout,

@@ -49,6 +49,7 @@ interface Pending {
 
 export interface SessionSettings {
   protocolVersion: 4 | 5;
+  compression: "none" | "lz4" | "snappy";
   keyspace?: string;
   credentials?: { username: string; password: string };
   requestTimeoutMs: number;
@@ -112,6 +113,7 @@ export class SessionHost {
     this.protocolVersion = settings.protocolVersion;
     this.core = new WasmSession(JSON.stringify({
       protocolVersion: settings.protocolVersion,
+      compression: settings.compression,
       keyspace: settings.keyspace,
       credentials: settings.credentials,
       requestTimeoutMs: settings.requestTimeoutMs,

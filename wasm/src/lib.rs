@@ -2,6 +2,7 @@
 //! byte layouts that cross the boundary.
 
 use cqlwire_core::cluster::{PolicyConfig, RetryPolicy, SpeculativePolicy};
+use cqlwire_core::compression::Compression;
 use cqlwire_core::connection::{Config, Credentials, Request};
 use cqlwire_core::session::{Command, RequestSpec, Session, SessionConfig, SessionEvent};
 use cqlwire_core::message::{BatchStatement, BatchType, QueryOptions};
@@ -57,6 +58,16 @@ fn parse_connection_config(v: &Value) -> Result<Config, JsError> {
     }
     if let Some(n) = num("heartbeatIntervalMs") {
         c.heartbeat_interval_us = (n * 1000.0) as u64;
+    }
+    match v.get("compression").and_then(Value::as_str) {
+        None | Some("none") => {}
+        Some(name) => match Compression::from_name(name) {
+            Some(Compression::Snappy) if c.protocol_version >= 5 => {
+                return Err(js_error("ERR_CONFIG", "snappy compression exists only on protocol v4; use lz4 or protocolVersion 4"))
+            }
+            Some(algorithm) => c.compression = algorithm,
+            None => return Err(js_error("ERR_CONFIG", format!("unknown compression {name:?}; use lz4, snappy or none"))),
+        },
     }
     if let Some(n) = num("orphanLimit") {
         c.orphan_limit = n as usize;
