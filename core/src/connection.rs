@@ -209,6 +209,8 @@ enum Slot {
     },
     /// Timed out or cancelled: the id stays reserved until the late response arrives.
     Orphaned,
+    /// Stream 0, kept for the handshake.
+    Handshake,
 }
 
 struct Queued {
@@ -734,7 +736,7 @@ impl Connection {
         if self.slots.len() < limit {
             // Stream 0 is kept for the handshake so its replies can't be confused.
             if self.slots.is_empty() {
-                self.slots.push(Slot::Orphaned);
+                self.slots.push(Slot::Handshake);
             }
             if self.slots.len() < limit {
                 self.slots.push(Slot::Free);
@@ -945,12 +947,12 @@ impl Connection {
             }
         };
         match slot {
-            Slot::Free => {
+            Slot::Free | Slot::Handshake => {
                 Err(proto("frame header stream", 2, format!("response on stream {stream}, which has no request")))
             }
             Slot::Orphaned => {
                 // The late answer to a timed-out request: only now may the id be reused.
-                self.orphans -= 1;
+                self.orphans = self.orphans.saturating_sub(1);
                 self.release_stream(stream);
                 Ok(())
             }

@@ -266,6 +266,8 @@ interface Vector {
 
 function runVector(v: Vector): void {
   const t = parseCqlType(v.type);
+  const printed = formatCqlType(t, { udt: "expanded" });
+  assertEquals(parseCqlType(printed), t, `${v.type} prints as ${printed}, which parses back`);
   const bytes = hexToBytes(v.hex);
   const label = `${v.name} (${v.type})`;
   assert((v.expect === undefined) !== (v.error === undefined), `${label}: needs exactly one of expect and error`);
@@ -313,7 +315,14 @@ function runVector(v: Vector): void {
     const length = encodeValue(t, whole.value, w);
     const encoded = w.bytes().subarray(4);
     assert(length === encoded.length, `${label}: encodeValue returns the body length`);
-    assertEquals(bytesToHex(encoded), v.canonical_hex ?? v.hex, `${label} re-encoded`);
+    const canonical = v.canonical_hex ?? v.hex;
+    if (bytesToHex(encoded) !== canonical) {
+      // JavaScript has one null for both a null element and the legacy empty value (zero
+      // bytes) of an int-like element; the latter re-encodes as null. Nothing else may differ.
+      const hasEmptyElement = canonical.includes("00000000") && JSON.stringify(v.expect).includes("null");
+      assert(hasEmptyElement, `${label}: re-encoded ${bytesToHex(encoded).slice(0, 200)}, expected ${canonical.slice(0, 200)}`);
+      assertEquals(toCanonical(t, decodeValue(t, encoded)), v.expect, `${label} re-encoded`);
+    }
   }
 }
 
@@ -354,7 +363,7 @@ for (const file of ["types.json", "types_ts_extra.json"]) {
 // Robustness: random bytes against every type in the vectors never crash the decoder.
 
 Deno.test("decoders only throw CqlProtocolError on random bytes", async () => {
-  const vectors = (await loadVectors("types_ts_extra.json"))!;
+  const vectors = [...((await loadVectors("types.json")) ?? []), ...(await loadVectors("types_ts_extra.json"))!];
   const types = [...new Set(vectors.map((v) => v.type))].map((s) => parseCqlType(s));
   let seed = 0x9e3779b9;
   const random = () => {

@@ -488,13 +488,18 @@ fn read_option(r: &mut Reader<'_>, depth: usize) -> Result<ColumnType, ProtocolE
     Ok(ty)
 }
 
-/// A custom `[option]`'s class: vectors are recognised, anything else passes through.
+/// A custom `[option]`'s class: vectors are recognised, and so are the marshal classes of
+/// native types (v4 sends duration as `DurationType`); anything else passes through.
 fn custom_class(class: &str, depth: usize) -> Result<ColumnType, TypeParseError> {
     let mut p = MarshalParser { s: class, pos: 0 };
     p.skip_ws();
     let name = p.name();
     if short_marshal_name(name) != "VectorType" {
-        return Ok(ColumnType::Custom(class.to_owned()));
+        let mut whole = MarshalParser { s: class, pos: 0 };
+        return Ok(match whole.parse_type(depth) {
+            Ok(ty) if whole.pos == class.len() => ty,
+            _ => ColumnType::Custom(class.to_owned()),
+        });
     }
     p.pos = 0;
     let ty = p.parse_type(depth)?;

@@ -321,7 +321,14 @@ const VECTOR_CLASS = /^\s*(?:org\.apache\.cassandra\.db\.marshal\.)?VectorType\s
  * Throws SyntaxError on a malformed VectorType.
  */
 export function parseCustomClass(className: string): TypeInfo {
-  return VECTOR_CLASS.test(className) ? parseMarshalType(className) : customOf(className);
+  // v4 has no type id for duration (and none for vector): Cassandra names their marshal
+  // classes, which map onto native kinds like any other.
+  if (VECTOR_CLASS.test(className)) return parseMarshalType(className);
+  try {
+    return parseMarshalType(className);
+  } catch {
+    return customOf(className);
+  }
 }
 
 /**
