@@ -12,7 +12,7 @@ CORE_SRC := $(shell find core/src wasm/src -name '*.rs' 2>/dev/null) core/Cargo.
 WASM_FEATURES := --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-mutable-globals --enable-reference-types --enable-multivalue
 
-.PHONY: help bootstrap build wasm dist demo test test-rust test-deno test-node test-workerd \
+.PHONY: help bootstrap bootstrap-test build wasm dist demo test test-rust test-deno test-node test-workerd \
   test-package test-faults test-fuzz fuzz bench cassandra-start cassandra-stop clean-demo
 
 help:
@@ -22,6 +22,10 @@ help:
 
 bootstrap:
 	@scripts/bootstrap
+
+# The tests also fuzz the decoders briefly, so they need cargo-fuzz and a nightly toolchain.
+bootstrap-test:
+	@scripts/bootstrap --fuzz
 
 wasm: $(WASM_PKG)
 
@@ -49,7 +53,7 @@ demo: bootstrap build cassandra-start
 	@bin/cqlwire query "SELECT * FROM demo.people"
 	@bin/cqlwire query "SELECT release_version FROM system.local"
 
-test: bootstrap build
+test: bootstrap-test build
 	@scripts/run-tests
 
 test-faults: bootstrap build

@@ -3,6 +3,7 @@
 //! In: bytes, `now` (µs, supplied by the host) and commands. Out: bytes, events and the
 //! next deadline. No sockets, no clock, no OS randomness, no async runtime.
 
+pub mod bulk;
 pub mod cluster;
 pub mod compression;
 pub mod connection;

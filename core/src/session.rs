@@ -200,6 +200,9 @@ struct Req {
 pub struct RequestSpec<'a> {
     pub request: Request<'a>,
     pub idempotent: bool,
+    /// Routes to the replicas of this token, overriding what the values say (token-range
+    /// scans bind no partition key).
+    pub token: Option<i64>,
     /// For an unprepared statement: the routing key (already serialised as Cassandra's
     /// partitioner expects it) and its keyspace.
     pub routing_key: Option<&'a [u8]>,
@@ -325,6 +328,26 @@ impl Session {
     pub fn in_flight(&self) -> usize {
         self.reqs.iter().filter(|r| r.is_some()).count()
     }
+    /// The ring's token ranges `(start, end]` with the addresses of their replicas in
+    /// `keyspace` (the primary owner alone when the keyspace is unknown), in ring order.
+    /// The first range wraps: it starts at the last token.
+    pub fn token_ranges(&self, keyspace: Option<&str>) -> Vec<(i64, i64, Vec<String>)> {
+        let mut ring: Vec<(i64, u32)> = self.view.nodes().flat_map(|n| n.tokens.iter().map(move |t| (*t, n.id))).collect();
+        ring.sort_unstable();
+        ring.dedup_by_key(|(t, _)| *t);
+        let address = |id: u32| self.view.node(id).map(|n| n.address.clone()).unwrap_or_default();
+        let mut out = Vec::with_capacity(ring.len());
+        for (i, &(end, owner)) in ring.iter().enumerate() {
+            let start = if i == 0 { ring[ring.len() - 1].0 } else { ring[i - 1].0 };
+            let replicas = keyspace
+                .and_then(|ks| self.view.natural_replicas(ks, end))
+                .map(|ids| ids.into_iter().map(address).collect())
+                .unwrap_or_else(|| vec![address(owner)]);
+            out.push((start, end, replicas));
+        }
+        out
+    }
+
     /// Per connection: address, node, in-flight, queued and orphaned stream ids.
     pub fn connection_states(&self) -> Vec<(ConnId, String, usize, usize, usize, bool)> {
         self.conns
@@ -367,6 +390,7 @@ impl Session {
         }
         let (opcode, flags) = request_kind(&spec.request);
         let (keyspace, token, lwt) = self.routing(&spec);
+        let token = spec.token.or(token);
         let id = self.alloc_req(Req {
             id: 0,
             body,

@@ -343,7 +343,7 @@ impl Sim {
     fn prepare(&mut self) {
         let id = self
             .session
-            .start_request(self.now, RequestSpec { request: Request::Prepare { cql: INSERT, keyspace: None }, idempotent: true, routing_key: None, keyspace: None, timeout_us: None })
+            .start_request(self.now, RequestSpec { request: Request::Prepare { cql: INSERT, keyspace: None }, idempotent: true, token: None, routing_key: None, keyspace: None, timeout_us: None })
             .unwrap();
         self.pump();
         assert!(self.responses.contains_key(&id), "prepared: {:?}", self.failures.get(&id));
@@ -354,7 +354,7 @@ impl Sim {
         bytes(&mut values, Some(&k.to_be_bytes()));
         bytes(&mut values, Some(&[7u8; 32]));
         let request = Request::Execute { id: b"prep-insert", result_metadata_id: None, values: &values, options: QueryOptions::default() };
-        let id = self.session.start_request(self.now, RequestSpec { request, idempotent, routing_key: None, keyspace: None, timeout_us: None }).unwrap();
+        let id = self.session.start_request(self.now, RequestSpec { request, idempotent, token: None, routing_key: None, keyspace: None, timeout_us: None }).unwrap();
         self.pump();
         id
     }

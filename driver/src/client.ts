@@ -29,8 +29,8 @@ export interface ExecuteOptions {
   timestamp?: number | bigint;
   /** CQL types for the parameters of an unprepared statement, e.g. `["int", "text"]`. */
   hints?: Array<string | null | undefined>;
-  /** Restricts the query to the first `n` pages when streaming/each-page. */
-  autoPage?: boolean;
+  /** Sends to the replicas of this Murmur3 token (e.g. one range of a token-range scan). */
+  routingToken?: bigint;
 }
 
 export interface BatchQuery {
@@ -218,6 +218,7 @@ export class Client {
       timeoutMs: o.timeout ?? o.readTimeout,
       idempotent: o.idempotent ?? o.isIdempotent,
       tracing: o.traceQuery,
+      routingToken: o.routingToken,
     };
   }
 
@@ -380,6 +381,17 @@ export class Client {
   /** Nodes and connections as the core sees them, with in-flight and orphaned stream ids. */
   getState(): ReturnType<SessionHost["state"]> {
     return this.session?.state() ?? { protocolVersion: 0, nodes: [], connections: [] };
+  }
+
+  /**
+   * The token ring: ranges `(start, end]` (Murmur3 tokens as bigint) with the addresses of
+   * their replicas in `keyspace`. The first range wraps around from the last token. For
+   * parallel scans: `SELECT ... WHERE token(pk) > ? AND token(pk) <= ?` per range, sent to
+   * a replica by the driver's token-aware routing.
+   */
+  async getTokenRanges(keyspace?: string): Promise<Array<{ start: bigint; end: bigint; replicas: string[] }>> {
+    const session = await this.ready();
+    return session.tokenRanges(keyspace);
   }
 
   /** The core's counters (retries, decisions by reason, per node) beside the client's own. */

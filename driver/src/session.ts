@@ -32,6 +32,8 @@ export interface RequestOptions {
   skipMetadata?: boolean;
   idempotent?: boolean;
   tracing?: boolean;
+  /** Routes to the replicas of this Murmur3 token. */
+  routingToken?: bigint;
 }
 
 /** A response as it left the core. */
@@ -152,7 +154,7 @@ export class SessionHost {
 
   private packOptions(o: RequestOptions): Uint8Array {
     const ps = o.pageState ?? null;
-    const need = 28 + (ps ? ps.length : 0);
+    const need = 36 + (ps ? ps.length : 0);
     if (need > this.optionsBuf.byteLength) {
       this.optionsBuf = new ArrayBuffer(need * 2);
       this.optionsView = new DataView(this.optionsBuf);
@@ -164,9 +166,11 @@ export class SessionHost {
     v.setInt32(4, o.pageSize ?? 0, true);
     v.setBigInt64(8, o.timestamp === undefined ? -(2n ** 63n) : BigInt(o.timestamp), true);
     v.setUint32(16, o.timeoutMs ?? 0, true);
-    v.setUint32(20, (o.skipMetadata ? 1 : 0) | (o.idempotent ? 2 : 0) | (o.tracing ? 4 : 0), true);
+    const routed = o.routingToken !== undefined;
+    v.setUint32(20, (o.skipMetadata ? 1 : 0) | (o.idempotent ? 2 : 0) | (o.tracing ? 4 : 0) | (routed ? 8 : 0), true);
     v.setUint32(24, ps ? ps.length : 0, true);
-    if (ps) this.optionsBytes.set(ps, 28);
+    v.setBigInt64(28, routed ? BigInt.asIntN(64, o.routingToken!) : 0n, true);
+    if (ps) this.optionsBytes.set(ps, 36);
     return this.optionsBytes.subarray(0, need);
   }
 
@@ -205,6 +209,12 @@ export class SessionHost {
 
   state(): { protocolVersion: number; nodes: Array<Record<string, unknown>>; connections: Array<Record<string, unknown>> } {
     return this.closed ? { protocolVersion: this.protocolVersion, nodes: [], connections: [] } : JSON.parse(this.core.state());
+  }
+
+  tokenRanges(keyspace?: string): Array<{ start: bigint; end: bigint; replicas: string[] }> {
+    if (this.closed) return [];
+    const raw = JSON.parse(this.core.tokenRanges(keyspace)) as Array<[string, string, string[]]>;
+    return raw.map(([start, end, replicas]) => ({ start: BigInt(start), end: BigInt(end), replicas }));
   }
 
   shutdown(): void {

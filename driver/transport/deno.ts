@@ -1,16 +1,10 @@
-/** Sockets on Deno: `Deno.connect` / `Deno.connectTls`. */
-import type { CqlSocket, SocketFactory, SocketHandlers, SocketTarget } from "../src/socket.ts";
+/** Sockets on Deno: `Deno.connect` / `Deno.connectTls` / `Deno.startTls`. */
+import type { CqlSocket, SocketFactory, SocketHandlers, SocketTarget, TlsSettings } from "../src/socket.ts";
+import { describeTlsFailure } from "./tls_failure.ts";
 
 export const denoSocketFactory: SocketFactory = async (target: SocketTarget, handlers: SocketHandlers): Promise<CqlSocket> => {
   const conn: Deno.Conn = target.tls
-    ? await Deno.connectTls({
-      hostname: target.host,
-      port: target.port,
-      caCerts: target.tls.ca ? [target.tls.ca] : undefined,
-      // Deno verifies against the name it connects to; an explicit serverName wins.
-      ...(target.tls.serverName ? { hostname: target.host } : {}),
-      ...(target.tls.rejectUnauthorized === false ? { unsafelyDisableHostnameVerification: true } as Record<string, unknown> : {}),
-    } as Deno.ConnectTlsOptions)
+    ? await openTls(target, target.tls)
     : await Deno.connect({ hostname: target.host, port: target.port, transport: "tcp" });
   if (!target.tls) (conn as Deno.TcpConn).setNoDelay(true);
   let closed = false;
@@ -46,6 +40,36 @@ export const denoSocketFactory: SocketFactory = async (target: SocketTarget, han
     },
   };
 };
+
+/**
+ * Deno checks the certificate against the name it is given, so an explicit `serverName`
+ * needs a plain TCP connection upgraded with that name. `rejectUnauthorized: false` can only
+ * turn off the name check here: Deno has no per-connection switch for the chain (only the
+ * process-wide `--unsafely-ignore-certificate-errors`), so the CA must still be trusted.
+ * The handshake runs before the socket is handed over; otherwise Deno would report a
+ * rejected certificate only on the first read, as a connection that merely closed.
+ */
+async function openTls(target: SocketTarget, tls: TlsSettings): Promise<Deno.TlsConn> {
+  const verifiedName = tls.serverName ?? target.host;
+  const options = {
+    caCerts: tls.ca ? [tls.ca] : undefined,
+    unsafelyDisableHostnameVerification: tls.rejectUnauthorized === false,
+  };
+  const conn = verifiedName === target.host
+    ? await Deno.connectTls({ hostname: target.host, port: target.port, ...options })
+    : await Deno.startTls(await Deno.connect({ hostname: target.host, port: target.port, transport: "tcp" }), { hostname: verifiedName, ...options });
+  try {
+    await conn.handshake();
+  } catch (e) {
+    try {
+      conn.close();
+    } catch {
+      // The failed handshake closed it already.
+    }
+    throw new Error(describeTlsFailure(target, verifiedName, (e as Error)?.message ?? String(e)), { cause: e });
+  }
+  return conn;
+}
 
 export function denoUnrefTimer(handle: unknown): void {
   if (typeof handle === "number") Deno.unrefTimer(handle);

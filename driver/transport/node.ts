@@ -2,21 +2,29 @@
 import * as net from "node:net";
 import * as tls from "node:tls";
 import type { CqlSocket, SocketFactory, SocketHandlers, SocketTarget } from "../src/socket.ts";
+import { describeTlsFailure } from "./tls_failure.ts";
 
 export const nodeSocketFactory: SocketFactory = (target: SocketTarget, handlers: SocketHandlers): Promise<CqlSocket> =>
   new Promise((resolve, reject) => {
     let settled = false;
+    const verifiedName = target.tls?.serverName ?? target.host;
     const socket: net.Socket = target.tls
       ? tls.connect({
         host: target.host,
         port: target.port,
         ca: target.tls.ca,
         rejectUnauthorized: target.tls.rejectUnauthorized !== false,
-        servername: target.tls.serverName ?? (net.isIP(target.host) ? undefined : target.host),
-        // Node skips hostname checks for IP literals unless told which identity to expect.
-        checkServerIdentity: (host, cert) => tls.checkServerIdentity(target.tls?.serverName ?? target.host ?? host, cert),
+        // SNI carries names only, never IP literals.
+        servername: net.isIP(verifiedName) ? undefined : verifiedName,
+        // Node checks the name it would send as SNI; an IP literal must be checked too.
+        checkServerIdentity: (_host, cert) => tls.checkServerIdentity(verifiedName, cert),
       })
       : net.connect({ host: target.host, port: target.port, noDelay: true });
+    let tcpConnected = false;
+    if (target.tls) {
+      socket.setNoDelay(true);
+      socket.once("connect", () => (tcpConnected = true));
+    }
     const ready = target.tls ? "secureConnect" : "connect";
     socket.once(ready, () => {
       settled = true;
@@ -33,15 +41,16 @@ export const nodeSocketFactory: SocketFactory = (target: SocketTarget, handlers:
     });
     socket.on("data", (chunk: Uint8Array) => handlers.onData(chunk));
     let closedWith: Error | undefined;
-    socket.on("error", (e) => {
+    socket.on("error", (e: Error & { code?: string }) => {
       closedWith = e;
-      if (!settled) {
-        settled = true;
-        reject(e);
-      }
+      if (settled) return;
+      settled = true;
+      reject(tcpConnected ? new Error(describeTlsFailure(target, verifiedName, `${e.code ? `${e.code}: ` : ""}${e.message}`), { cause: e }) : e);
     });
     socket.on("close", () => {
-      if (settled) handlers.onClose(closedWith);
+      if (settled) return handlers.onClose(closedWith);
+      settled = true;
+      reject(new Error(`${target.host}:${target.port} closed the connection before it was established`));
     });
   });
 

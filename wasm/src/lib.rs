@@ -122,6 +122,7 @@ struct Descriptor<'a> {
     options: QueryOptions<'a>,
     timeout_us: Option<u64>,
     idempotent: bool,
+    token: Option<i64>,
 }
 
 fn le_u16(b: &[u8], at: usize) -> Option<u16> {
@@ -140,7 +141,7 @@ fn le_i64(b: &[u8], at: usize) -> Option<i64> {
 fn parse_options(b: &[u8]) -> Result<Descriptor<'_>, JsError> {
     let bad = || js_error("ERR_OPTIONS", "malformed request options descriptor");
     if b.is_empty() {
-        return Ok(Descriptor { options: QueryOptions::default(), timeout_us: None, idempotent: false });
+        return Ok(Descriptor { options: QueryOptions::default(), timeout_us: None, idempotent: false, token: None });
     }
     let consistency = le_u16(b, 0).ok_or_else(bad)?;
     let serial = le_u16(b, 2).ok_or_else(bad)?;
@@ -149,7 +150,8 @@ fn parse_options(b: &[u8]) -> Result<Descriptor<'_>, JsError> {
     let timeout_ms = le_u32(b, 16).ok_or_else(bad)?;
     let flags = le_u32(b, 20).ok_or_else(bad)?;
     let ps_len = le_u32(b, 24).ok_or_else(bad)? as usize;
-    let paging_state = if ps_len > 0 { Some(b.get(28..28 + ps_len).ok_or_else(bad)?) } else { None };
+    let routing_token = le_i64(b, 28).ok_or_else(bad)?;
+    let paging_state = if ps_len > 0 { Some(b.get(36..36 + ps_len).ok_or_else(bad)?) } else { None };
     Ok(Descriptor {
         options: QueryOptions {
             consistency: (consistency != 0xFFFF).then_some(consistency),
@@ -164,6 +166,7 @@ fn parse_options(b: &[u8]) -> Result<Descriptor<'_>, JsError> {
         },
         timeout_us: (timeout_ms > 0).then_some(timeout_ms as u64 * 1000),
         idempotent: flags & 2 != 0,
+        token: (flags & 8 != 0).then_some(routing_token),
     })
 }
 
@@ -233,6 +236,7 @@ impl WasmSession {
         let spec = RequestSpec {
             request: Request::Query { cql, values, options: d.options },
             idempotent: d.idempotent,
+            token: d.token,
             routing_key: (!routing_key.is_empty()).then_some(routing_key),
             keyspace: keyspace.as_deref(),
             timeout_us: d.timeout_us,
@@ -244,6 +248,7 @@ impl WasmSession {
         let spec = RequestSpec {
             request: Request::Prepare { cql, keyspace: keyspace.as_deref() },
             idempotent: true,
+            token: None,
             routing_key: None,
             keyspace: None,
             timeout_us: None,
@@ -257,6 +262,7 @@ impl WasmSession {
         let spec = RequestSpec {
             request: Request::Execute { id: prepared_id, result_metadata_id: rmid, values, options: d.options },
             idempotent: d.idempotent,
+            token: d.token,
             routing_key: None,
             keyspace: None,
             timeout_us: d.timeout_us,
@@ -303,6 +309,7 @@ impl WasmSession {
         let spec = RequestSpec {
             request: Request::Batch { kind, statements: &statements, options: d.options },
             idempotent: d.idempotent,
+            token: d.token,
             routing_key: None,
             keyspace: None,
             timeout_us: d.timeout_us,
@@ -410,5 +417,18 @@ impl WasmSession {
     #[wasm_bindgen(js_name = protocolVersion)]
     pub fn protocol_version(&self) -> u8 {
         self.inner.protocol_version()
+    }
+
+    /// The ring as JSON `[[start, end, [replica addresses]], ...]`, tokens as decimal strings
+    /// (they do not fit a JS number).
+    #[wasm_bindgen(js_name = tokenRanges)]
+    pub fn token_ranges(&self, keyspace: Option<String>) -> String {
+        let ranges: Vec<Value> = self
+            .inner
+            .token_ranges(keyspace.as_deref())
+            .into_iter()
+            .map(|(start, end, replicas)| serde_json::json!([start.to_string(), end.to_string(), replicas]))
+            .collect();
+        Value::Array(ranges).to_string()
     }
 }

@@ -1,0 +1,674 @@
+//! JSON Lines: a streaming line splitter and an allocation-free scanner for the one JSON
+//! object on each line.
+//!
+//! [`JsonlReader`] is fed chunks cut anywhere and returns whole lines (LF or CRLF ended; a
+//! last line may lack its line end). Lines holding only blanks are skipped. A line longer
+//! than the limit is reported once it ends, with only its first bytes kept; the rest is
+//! dropped as it arrives, so memory stays bounded by the limit plus one chunk.
+//!
+//! [`ObjectScanner::scan`] walks one line's object: for each top-level key it asks the
+//! caller which slot (if any) the key fills, and records where the value is. Strings are
+//! unescaped into a buffer the scanner reuses; numbers, literals, arrays and objects are
+//! checked against the JSON grammar and left as ranges of the line, so that a nested value
+//! can be handed on as its own JSON text. Nothing is allocated once the buffers are warm.
+
+use std::fmt;
+use std::ops::Range;
+
+use super::csv::{DEFAULT_MAX_RECORD_BYTES, OVERSIZED_RAW_KEPT};
+
+/// Arrays and objects may nest this deep inside a top-level value. Deeper than any CQL type
+/// can be (`MAX_TYPE_DEPTH` is 32), and shallow enough for the scanner's recursion.
+pub const MAX_JSON_DEPTH: usize = 64;
+
+/// A line found by [`JsonlReader::next_line`]; its bytes are read with
+/// [`JsonlReader::raw`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JsonlLine {
+    /// 1-based line number.
+    pub line: u64,
+    /// Absolute byte offset of the line's first byte.
+    pub offset: u64,
+    /// Absolute byte offset just past the line end (or the end of input).
+    pub end_offset: u64,
+    /// Set when the line passed the size limit: `(limit, kept)`, and only the first `kept`
+    /// bytes are in `raw`.
+    pub too_long: Option<(usize, usize)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum RawSource {
+    Input(Range<usize>),
+    Kept,
+}
+
+/// Splits pushed bytes into lines. See the module documentation.
+#[derive(Debug)]
+pub struct JsonlReader {
+    max_record: usize,
+    input: Vec<u8>,
+    base: u64,
+    scan: usize,
+    line_start: usize,
+    line_offset: u64,
+    line: u64,
+    discarding: bool,
+    kept: Vec<u8>,
+    raw: RawSource,
+    current: bool,
+    eof: bool,
+    consumed: u64,
+    pushed: u64,
+}
+
+impl Default for JsonlReader {
+    fn default() -> Self {
+        JsonlReader::new(DEFAULT_MAX_RECORD_BYTES)
+    }
+}
+
+impl JsonlReader {
+    /// `max_record_bytes` caps a line's size, line end excluded (at least 1).
+    pub fn new(max_record_bytes: usize) -> Self {
+        JsonlReader {
+            max_record: max_record_bytes.max(1),
+            input: Vec::new(),
+            base: 0,
+            scan: 0,
+            line_start: 0,
+            line_offset: 0,
+            line: 1,
+            discarding: false,
+            kept: Vec::new(),
+            raw: RawSource::Input(0..0),
+            current: false,
+            eof: false,
+            consumed: 0,
+            pushed: 0,
+        }
+    }
+
+    /// Appends input. Ignored after [`JsonlReader::finish`]. Ends access to the current line.
+    pub fn push(&mut self, chunk: &[u8]) {
+        if self.eof {
+            return;
+        }
+        self.release_current();
+        if self.line_start > 0 {
+            self.input.drain(..self.line_start);
+            self.base += self.line_start as u64;
+            self.scan -= self.line_start;
+            self.line_start = 0;
+        }
+        self.input.extend_from_slice(chunk);
+        self.pushed += chunk.len() as u64;
+    }
+
+    pub fn finish(&mut self) {
+        self.eof = true;
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.eof
+    }
+
+    pub fn bytes_pushed(&self) -> u64 {
+        self.pushed
+    }
+
+    /// The absolute offset up to which input has been returned as lines or skipped.
+    pub fn consumed_offset(&self) -> u64 {
+        self.consumed
+    }
+
+    /// The line last returned, without its line end. Empty once `next_line` or `push` is
+    /// called again.
+    pub fn raw(&self) -> &[u8] {
+        if !self.current {
+            return &[];
+        }
+        match &self.raw {
+            RawSource::Input(range) => self.input.get(range.clone()).unwrap_or(&[]),
+            RawSource::Kept => &self.kept,
+        }
+    }
+
+    fn abs(&self, index: usize) -> u64 {
+        self.base + index as u64
+    }
+
+    fn release_current(&mut self) {
+        if self.current {
+            self.current = false;
+            self.line_start = self.scan;
+            self.line_offset = self.abs(self.scan);
+        }
+    }
+
+    /// The next non-blank line, or `None` when more input is needed (or none is left after
+    /// [`JsonlReader::finish`]).
+    pub fn next_line(&mut self) -> Option<JsonlLine> {
+        self.release_current();
+        loop {
+            let rest = self.input.get(self.scan..).unwrap_or(&[]);
+            if self.discarding {
+                match rest.iter().position(|&c| c == b'\n') {
+                    Some(i) => {
+                        self.scan += i + 1;
+                        return Some(self.complete(self.scan, true));
+                    }
+                    None => {
+                        self.scan = self.input.len();
+                        self.line_start = self.scan;
+                        if !self.eof {
+                            return None;
+                        }
+                        return Some(self.complete(self.scan, false));
+                    }
+                }
+            }
+            // Enough to see `max_record` bytes, a CR and the LF.
+            let used = self.scan - self.line_start;
+            let budget = (self.max_record + 2).saturating_sub(used);
+            let window = &rest[..rest.len().min(budget)];
+            match window.iter().position(|&c| c == b'\n') {
+                Some(i) => {
+                    self.scan += i + 1;
+                    if let Some(line) = self.line_ended(self.scan - 1, true) {
+                        return Some(line);
+                    }
+                }
+                None => {
+                    self.scan += window.len();
+                    if self.scan - self.line_start > self.max_record + 1 {
+                        self.begin_discard();
+                        continue;
+                    }
+                    if !self.eof {
+                        return None;
+                    }
+                    if self.scan == self.line_start {
+                        self.consumed = self.abs(self.scan);
+                        return None;
+                    }
+                    return self.line_ended(self.scan, false);
+                }
+            }
+        }
+    }
+
+    /// A line ends at `content_end` (the LF's index, or the end of input). Returns it, or
+    /// `None` when it was blank and skipped.
+    fn line_ended(&mut self, mut content_end: usize, had_lf: bool) -> Option<JsonlLine> {
+        if had_lf && content_end > self.line_start && self.input.get(content_end - 1) == Some(&b'\r') {
+            content_end -= 1;
+        }
+        let content = self.input.get(self.line_start..content_end).unwrap_or(&[]);
+        if content.iter().all(|&c| matches!(c, b' ' | b'\t' | b'\r')) {
+            if had_lf {
+                self.line += 1;
+            }
+            self.line_start = self.scan;
+            self.line_offset = self.abs(self.scan);
+            self.consumed = self.line_offset;
+            return None;
+        }
+        if content.len() > self.max_record {
+            let kept = self.max_record.min(OVERSIZED_RAW_KEPT);
+            self.kept.clear();
+            self.kept.extend_from_slice(&content[..kept]);
+            return Some(self.complete(self.scan, had_lf));
+        }
+        self.raw = RawSource::Input(self.line_start..content_end);
+        let line = JsonlLine { line: self.line, offset: self.line_offset, end_offset: self.abs(self.scan), too_long: None };
+        self.finish_line(had_lf);
+        Some(line)
+    }
+
+    fn begin_discard(&mut self) {
+        let kept = (self.scan - self.line_start).min(self.max_record).min(OVERSIZED_RAW_KEPT);
+        self.kept.clear();
+        if let Some(head) = self.input.get(self.line_start..self.line_start + kept) {
+            self.kept.extend_from_slice(head);
+        }
+        self.discarding = true;
+        self.line_start = self.scan;
+    }
+
+    /// Reports the too-long line ending at `scan`.
+    fn complete(&mut self, end: usize, had_lf: bool) -> JsonlLine {
+        self.raw = RawSource::Kept;
+        self.discarding = false;
+        let line = JsonlLine {
+            line: self.line,
+            offset: self.line_offset,
+            end_offset: self.abs(end),
+            too_long: Some((self.max_record, self.kept.len())),
+        };
+        self.finish_line(had_lf);
+        line
+    }
+
+    fn finish_line(&mut self, had_lf: bool) {
+        if had_lf {
+            self.line += 1;
+        }
+        self.current = true;
+        self.consumed = self.abs(self.scan);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// One line's object
+
+/// What a top-level value is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JsonKind {
+    String,
+    Number,
+    True,
+    False,
+    Null,
+    Array,
+    Object,
+}
+
+/// Where a top-level value is: for [`JsonKind::String`] a range of the scanner's unescaped
+/// strings ([`ObjectScanner::string`]), otherwise a range of the line (its JSON text).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JsonValue {
+    pub kind: JsonKind,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// A line that is not one JSON object, or whose object fills a slot twice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JsonFault {
+    /// Byte offset in the line.
+    pub offset: usize,
+    pub reason: &'static str,
+    /// The slot involved, for a duplicate key.
+    pub slot: Option<usize>,
+}
+
+impl fmt::Display for JsonFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid JSON at byte {}: {}", self.offset, self.reason)
+    }
+}
+
+fn fault(offset: usize, reason: &'static str) -> JsonFault {
+    JsonFault { offset, reason, slot: None }
+}
+
+/// Reusable buffers for scanning objects. See the module documentation.
+#[derive(Debug, Default)]
+pub struct ObjectScanner {
+    strings: String,
+    key: String,
+}
+
+impl ObjectScanner {
+    pub fn new() -> Self {
+        ObjectScanner::default()
+    }
+
+    /// Scans `line`, which must hold one JSON object. For each key, `slot_of` names the slot
+    /// it fills (or `None`: the key is ignored, its value still checked), and `slots` gets
+    /// the value. `slots` must come in all `None`; a key that fills a filled slot is a fault.
+    pub fn scan(
+        &mut self,
+        line: &str,
+        mut slot_of: impl FnMut(&str) -> Option<usize>,
+        slots: &mut [Option<JsonValue>],
+    ) -> Result<(), JsonFault> {
+        self.strings.clear();
+        let b = line.as_bytes();
+        let mut p = skip_ws(b, 0);
+        if b.get(p) != Some(&b'{') {
+            return Err(fault(p, "expected '{' to start the line's object"));
+        }
+        p = skip_ws(b, p + 1);
+        if b.get(p) == Some(&b'}') {
+            return after_object(b, p + 1);
+        }
+        loop {
+            if b.get(p) != Some(&b'"') {
+                return Err(fault(p, "expected a key (a string)"));
+            }
+            let key_at = p;
+            self.key.clear();
+            p = read_string(line, p, Some(&mut self.key))?;
+            let slot = slot_of(&self.key);
+            p = skip_ws(b, p);
+            if b.get(p) != Some(&b':') {
+                return Err(fault(p, "expected ':' after the key"));
+            }
+            p = skip_ws(b, p + 1);
+            let value_at = p;
+            let value = match b.get(p) {
+                Some(b'"') => {
+                    let start = self.strings.len();
+                    let sink = if slot.is_some() { Some(&mut self.strings) } else { None };
+                    p = read_string(line, p, sink)?;
+                    JsonValue { kind: JsonKind::String, start, end: self.strings.len() }
+                }
+                _ => {
+                    let (kind, end) = skip_value(line, p, 0)?;
+                    p = end;
+                    JsonValue { kind, start: value_at, end }
+                }
+            };
+            if let Some(slot) = slot {
+                match slots.get_mut(slot) {
+                    Some(place @ None) => *place = Some(value),
+                    Some(Some(_)) => return Err(JsonFault { offset: key_at, reason: "duplicate key", slot: Some(slot) }),
+                    None => {}
+                }
+            }
+            p = skip_ws(b, p);
+            match b.get(p) {
+                Some(b',') => p = skip_ws(b, p + 1),
+                Some(b'}') => return after_object(b, p + 1),
+                _ => return Err(fault(p, "expected ',' or '}' after a value")),
+            }
+        }
+    }
+
+    /// The unescaped text of a [`JsonKind::String`] value.
+    pub fn string(&self, value: JsonValue) -> &str {
+        self.strings.get(value.start..value.end).unwrap_or("")
+    }
+}
+
+fn after_object(b: &[u8], p: usize) -> Result<(), JsonFault> {
+    let end = skip_ws(b, p);
+    if end == b.len() {
+        Ok(())
+    } else {
+        Err(fault(end, "unexpected text after the object"))
+    }
+}
+
+fn skip_ws(b: &[u8], mut p: usize) -> usize {
+    while matches!(b.get(p), Some(b' ' | b'\t' | b'\r' | b'\n')) {
+        p += 1;
+    }
+    p
+}
+
+/// Reads the string whose opening quote is at `p`, appending its unescaped text to `out`
+/// when given. Returns the index just past the closing quote.
+fn read_string(line: &str, p: usize, mut out: Option<&mut String>) -> Result<usize, JsonFault> {
+    let b = line.as_bytes();
+    let mut i = p + 1;
+    loop {
+        let rest = b.get(i..).unwrap_or(&[]);
+        let Some(k) = rest.iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20) else {
+            return Err(fault(p, "unterminated string"));
+        };
+        let j = i + k;
+        if let Some(out) = out.as_deref_mut() {
+            // `i` and `j` sit next to ASCII bytes, so they are character boundaries.
+            out.push_str(line.get(i..j).unwrap_or(""));
+        }
+        match b.get(j) {
+            Some(b'"') => return Ok(j + 1),
+            Some(b'\\') => {
+                let unescaped = match b.get(j + 1) {
+                    Some(b'"') => '"',
+                    Some(b'\\') => '\\',
+                    Some(b'/') => '/',
+                    Some(b'b') => '\u{8}',
+                    Some(b'f') => '\u{c}',
+                    Some(b'n') => '\n',
+                    Some(b'r') => '\r',
+                    Some(b't') => '\t',
+                    Some(b'u') => {
+                        let (c, next) = unicode_escape(b, j)?;
+                        if let Some(out) = out.as_deref_mut() {
+                            out.push(c);
+                        }
+                        i = next;
+                        continue;
+                    }
+                    _ => return Err(fault(j, "invalid escape in a string")),
+                };
+                if let Some(out) = out.as_deref_mut() {
+                    out.push(unescaped);
+                }
+                i = j + 2;
+            }
+            _ => return Err(fault(j, "control character in a string (escape it)")),
+        }
+    }
+}
+
+fn hex4(b: &[u8], at: usize) -> Option<u32> {
+    let digits = b.get(at..at + 4)?;
+    let mut value = 0u32;
+    for &d in digits {
+        value = value * 16 + (d as char).to_digit(16)?;
+    }
+    Some(value)
+}
+
+/// The character of the `\uXXXX` escape at `j` (a surrogate pair takes two escapes), and the
+/// index after it.
+fn unicode_escape(b: &[u8], j: usize) -> Result<(char, usize), JsonFault> {
+    let high = hex4(b, j + 2).ok_or(fault(j, "\\u needs four hex digits"))?;
+    let (code, next) = match high {
+        0xD800..=0xDBFF => {
+            let low = if b.get(j + 6..j + 8) == Some(b"\\u") { hex4(b, j + 8) } else { None };
+            match low {
+                Some(low @ 0xDC00..=0xDFFF) => (0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00), j + 12),
+                _ => return Err(fault(j, "unpaired surrogate in a \\u escape")),
+            }
+        }
+        0xDC00..=0xDFFF => return Err(fault(j, "unpaired surrogate in a \\u escape")),
+        _ => (high, j + 6),
+    };
+    let c = char::from_u32(code).ok_or(fault(j, "invalid \\u escape"))?;
+    Ok((c, next))
+}
+
+/// Checks the value at `p` (not a top-level string) and returns its kind and end.
+fn skip_value(line: &str, p: usize, depth: usize) -> Result<(JsonKind, usize), JsonFault> {
+    let b = line.as_bytes();
+    let literal = |word: &'static [u8], kind: JsonKind| {
+        if b.get(p..p + word.len()) == Some(word) {
+            Ok((kind, p + word.len()))
+        } else {
+            Err(fault(p, "invalid literal (expected true, false or null)"))
+        }
+    };
+    match b.get(p) {
+        Some(b'"') => Ok((JsonKind::String, read_string(line, p, None)?)),
+        Some(b't') => literal(b"true", JsonKind::True),
+        Some(b'f') => literal(b"false", JsonKind::False),
+        Some(b'n') => literal(b"null", JsonKind::Null),
+        Some(b'-' | b'0'..=b'9') => Ok((JsonKind::Number, number(b, p)?)),
+        Some(open @ (b'[' | b'{')) => {
+            if depth >= MAX_JSON_DEPTH {
+                return Err(fault(p, "arrays and objects nested too deep"));
+            }
+            let is_object = *open == b'{';
+            let close = if is_object { b'}' } else { b']' };
+            let mut q = skip_ws(b, p + 1);
+            if b.get(q) == Some(&close) {
+                let kind = if is_object { JsonKind::Object } else { JsonKind::Array };
+                return Ok((kind, q + 1));
+            }
+            loop {
+                if is_object {
+                    if b.get(q) != Some(&b'"') {
+                        return Err(fault(q, "expected a key (a string)"));
+                    }
+                    q = skip_ws(b, read_string(line, q, None)?);
+                    if b.get(q) != Some(&b':') {
+                        return Err(fault(q, "expected ':' after the key"));
+                    }
+                    q = skip_ws(b, q + 1);
+                }
+                q = skip_ws(b, skip_value(line, q, depth + 1)?.1);
+                match b.get(q) {
+                    Some(b',') => q = skip_ws(b, q + 1),
+                    Some(c) if *c == close => {
+                        let kind = if is_object { JsonKind::Object } else { JsonKind::Array };
+                        return Ok((kind, q + 1));
+                    }
+                    _ if is_object => return Err(fault(q, "expected ',' or '}' in an object")),
+                    _ => return Err(fault(q, "expected ',' or ']' in an array")),
+                }
+            }
+        }
+        Some(_) => Err(fault(p, "unexpected character where a value should be")),
+        None => Err(fault(p, "missing value")),
+    }
+}
+
+/// Checks the JSON number at `p`; returns its end.
+fn number(b: &[u8], p: usize) -> Result<usize, JsonFault> {
+    let digits = |mut i: usize| {
+        let start = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        (i, i > start)
+    };
+    let mut i = p;
+    if b.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => i = digits(i).0,
+        _ => return Err(fault(p, "invalid number")),
+    }
+    if b.get(i) == Some(&b'.') {
+        let (end, any) = digits(i + 1);
+        if !any {
+            return Err(fault(p, "invalid number (no digits after '.')"));
+        }
+        i = end;
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let (end, any) = digits(i);
+        if !any {
+            return Err(fault(p, "invalid number (no digits in the exponent)"));
+        }
+        i = end;
+    }
+    Ok(i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(input: &[u8], chunk: usize, max: usize) -> Vec<(JsonlLine, Vec<u8>)> {
+        let mut reader = JsonlReader::new(max);
+        let mut out = Vec::new();
+        for piece in input.chunks(chunk.max(1)) {
+            reader.push(piece);
+            while let Some(line) = reader.next_line() {
+                out.push((line, reader.raw().to_vec()));
+            }
+        }
+        reader.finish();
+        while let Some(line) = reader.next_line() {
+            out.push((line, reader.raw().to_vec()));
+        }
+        assert_eq!(reader.consumed_offset(), input.len() as u64);
+        out
+    }
+
+    #[test]
+    fn lines_split_the_same_however_the_input_is_cut() {
+        let input = b"{\"a\":1}\r\n\n  \r\n{\"b\":2}\n0123456789ABC\n{}";
+        let whole = lines(input, usize::MAX, 10);
+        for chunk in 1..6 {
+            assert_eq!(lines(input, chunk, 10), whole, "chunk {chunk}");
+        }
+        let summary: Vec<_> = whole.iter().map(|(l, raw)| (l.line, l.offset, l.end_offset, l.too_long, raw.clone())).collect();
+        assert_eq!(summary, vec![
+            (1, 0, 9, None, b"{\"a\":1}".to_vec()),
+            (4, 14, 22, None, b"{\"b\":2}".to_vec()),
+            (5, 22, 36, Some((10, 10)), b"0123456789".to_vec()),
+            (6, 36, 38, None, b"{}".to_vec()),
+        ]);
+    }
+
+    fn scan(line: &str, keys: &[&str]) -> Result<Vec<Option<(JsonKind, String)>>, JsonFault> {
+        let mut scanner = ObjectScanner::new();
+        let mut slots = vec![None; keys.len()];
+        scanner.scan(line, |k| keys.iter().position(|x| *x == k), &mut slots)?;
+        Ok(slots
+            .iter()
+            .map(|s| {
+                s.map(|v| {
+                    let text = if v.kind == JsonKind::String { scanner.string(v) } else { &line[v.start..v.end] };
+                    (v.kind, text.to_owned())
+                })
+            })
+            .collect())
+    }
+
+    #[test]
+    fn values_of_every_kind() {
+        let got = scan(
+            r#" { "s": "a\"b\\c\u00e9\ud83d\ude00\n", "n": -1.5e+3, "t": true, "f": false, "z": null,
+                 "a": [1, {"x": [2]}, "]"], "o": {"k": "}"}, "ignored": {"deep": [[]]} } "#,
+            &["s", "n", "t", "f", "z", "a", "o", "missing"],
+        )
+        .unwrap();
+        assert_eq!(got, vec![
+            Some((JsonKind::String, "a\"b\\cé😀\n".into())),
+            Some((JsonKind::Number, "-1.5e+3".into())),
+            Some((JsonKind::True, "true".into())),
+            Some((JsonKind::False, "false".into())),
+            Some((JsonKind::Null, "null".into())),
+            Some((JsonKind::Array, r#"[1, {"x": [2]}, "]"]"#.into())),
+            Some((JsonKind::Object, r#"{"k": "}"}"#.into())),
+            None,
+        ]);
+        assert_eq!(scan("{}", &["a"]).unwrap(), vec![None]);
+        // Keys with escapes are matched by their unescaped text.
+        assert_eq!(scan(r#"{"\u0061": 1}"#, &["a"]).unwrap(), vec![Some((JsonKind::Number, "1".into()))]);
+    }
+
+    #[test]
+    fn bad_json_names_the_offset() {
+        for (line, offset, reason) in [
+            ("[1]", 0, "expected '{'"),
+            ("{\"a\" 1}", 5, "expected ':'"),
+            ("{\"a\": 1,}", 8, "expected a key"),
+            ("{\"a\": 01}", 7, "expected ','"),
+            ("{\"a\": -}", 6, "invalid number"),
+            ("{\"a\": 1.}", 6, "no digits after"),
+            ("{\"a\": tru}", 6, "invalid literal"),
+            ("{\"a\": \"x}", 6, "unterminated string"),
+            ("{\"a\": \"\\x\"}", 7, "invalid escape"),
+            ("{\"a\": \"\\ud800\"}", 7, "unpaired surrogate"),
+            ("{\"a\": \"\t\"}", 7, "control character"),
+            ("{\"a\": [1 2]}", 9, "expected ',' or ']'"),
+            ("{\"a\": {\"b\" 2}}", 11, "expected ':'"),
+            ("{\"a\": 1} x", 9, "unexpected text after"),
+            ("{\"a\": 1, \"a\": 2}", 9, "duplicate key"),
+            ("{\"a\": ", 6, "missing value"),
+        ] {
+            let err = scan(line, &["a"]).unwrap_err();
+            assert_eq!(err.offset, offset, "{line}: {err}");
+            assert!(err.reason.contains(reason), "{line}: {err}");
+        }
+        let deep = format!("{{\"a\": {}{}}}", "[".repeat(MAX_JSON_DEPTH + 1), "]".repeat(MAX_JSON_DEPTH + 1));
+        assert!(scan(&deep, &["a"]).unwrap_err().reason.contains("too deep"));
+        let ok_depth = format!("{{\"a\": {}{}}}", "[".repeat(MAX_JSON_DEPTH), "]".repeat(MAX_JSON_DEPTH));
+        assert!(scan(&ok_depth, &["a"]).is_ok());
+    }
+}

@@ -1,0 +1,872 @@
+//! The bulk path: raw CSV or JSON Lines bytes in, one serialised value list per row out,
+//! ready for an EXECUTE of the prepared INSERT.
+//!
+//! # How the host drives it
+//!
+//! Build a [`BulkEncoder`] from a [`BulkConfig`]: the input format, the prepared statement's
+//! bind markers as `(name, type)` in order, how input fields map to them, constants, the
+//! partition key indexes from the PREPARED metadata and an error budget. Then, for each chunk
+//! of the (already decompressed) file, of any size and cut anywhere:
+//!
+//! ```text
+//! encoder.push(chunk);
+//! while let Some(outcome) = encoder.next_row() {
+//!     match outcome {
+//!         RowOutcome::Good { values, token, end_offset, .. } => { /* EXECUTE with `values`,
+//!             routed by `token`; the row's input ends at `end_offset` */ }
+//!         RowOutcome::Bad { raw, line, column, reason, .. } => { /* `raw` + newline to the
+//!             bad file, `line`/`column`/`reason` to the log */ }
+//!     }
+//! }
+//! ```
+//!
+//! At end of input call [`BulkEncoder::finish`] and drain `next_row` once more: a last
+//! line without a line end becomes a row, an open quote a bad row. When `next_row` returns
+//! `None`, check [`BulkEncoder::error`]: a header that does not fit the statement, or more
+//! bad rows than `max_errors`, stops the encoder for good (later pushes are ignored).
+//!
+//! `values` is `[n: u16][value]*` in bind-marker order, each value `[len: i32][bytes]`, -1
+//! for null and -2 for unset (a column no input field maps to). It lives in a buffer the
+//! encoder reuses, so it must be copied (into the frame being built) before the next call;
+//! a good row allocates nothing once the buffers have grown to the largest row. `token` is
+//! the Murmur3 token of the partition key when `pk_indexes` is given.
+//!
+//! Offsets count the bytes pushed (after decompression). [`BulkEncoder::consumed_offset`] is
+//! where a restarted load would begin: every byte before it went into a row already returned
+//! (good or bad) or was skipped (header, blank lines, comments). A checkpoint is the smallest
+//! `offset` of the rows not yet acknowledged, or `consumed_offset` when all are.
+//!
+//! # Field text
+//!
+//! Each field is read by its column's type with [`encode_text`]. In CSV an unquoted field
+//! equal to one of [`TextOptions::null_markers`] is null (by default only the empty field:
+//! `a,,c`), while a quoted field is always text, never a null marker: `a,"",c` is an empty
+//! string, as in DSBulk (and, for a non-text column, an error: an empty string is no number).
+//! In JSON Lines `null` is null; strings are read as field text (never as null markers);
+//! numbers and `true`/`false` by their JSON text; arrays and objects (collections, tuples,
+//! UDTs, vectors) as their JSON text. A key no column maps to is ignored; a missing key
+//! leaves its column unset.
+//!
+//! # Mapping
+//!
+//! - [`Mapping::Auto`]: CSV with a header maps each header name to the column of that name
+//!   (exact, else a unique case-insensitive match); a name matching no column is a
+//!   [`BulkError`] unless `ignore_unknown`. CSV without a header maps fields by position to
+//!   the columns that have no constant, and rows must have exactly that many fields. JSON
+//!   Lines maps keys to columns by name the same way.
+//! - [`Mapping::Explicit`]: only the given `field=column` pairs are read. A field is a header
+//!   name or key, or a 0-based position (CSV only; without a header rows must have at least
+//!   as many fields as the highest position needs).
+//! - Constants give a column the same value on every row, encoded once up front; a constant
+//!   column cannot also be read from the input (for JSON Lines, its key is ignored).
+//! - A partition key column (`pk_indexes`) that is null or unset makes the row bad, since
+//!   the server would refuse it; in CSV, leaving one unmapped is a [`BulkError`].
+
+pub mod csv;
+pub mod jsonl;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::ops::Range;
+
+use crate::session::token_from_values;
+use crate::types::{encode_text, ColumnType, TextOptions};
+
+pub use self::csv::{CsvFault, CsvOptions, CsvReader, CsvRecord, FieldSpan, DEFAULT_MAX_RECORD_BYTES};
+pub use self::jsonl::{JsonFault, JsonKind, JsonValue, JsonlLine, JsonlReader, ObjectScanner};
+
+/// The input format.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Format {
+    Csv(CsvOptions),
+    /// One JSON object per line; `max_record_bytes` caps a line's size.
+    Jsonl { max_record_bytes: usize },
+}
+
+impl Format {
+    /// JSON Lines with the default line size limit.
+    pub fn jsonl() -> Self {
+        Format::Jsonl { max_record_bytes: DEFAULT_MAX_RECORD_BYTES }
+    }
+}
+
+/// An input field: a header name or JSON key, or a 0-based position in a CSV record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FieldRef {
+    Name(String),
+    Index(usize),
+}
+
+/// How input fields map to the statement's columns.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Mapping {
+    /// By name (CSV header, JSON keys), or by position for CSV without a header.
+    #[default]
+    Auto,
+    /// Only these `(field, column)` pairs.
+    Explicit(Vec<(FieldRef, String)>),
+}
+
+impl Mapping {
+    /// Reads `field=column` pairs separated by commas (`name=name, 0=id`); a field of digits
+    /// only is a position. An empty text or `*` is [`Mapping::Auto`].
+    pub fn parse(text: &str) -> Result<Mapping, BulkError> {
+        let text = text.trim();
+        if text.is_empty() || text == "*" {
+            return Ok(Mapping::Auto);
+        }
+        let mut pairs = Vec::new();
+        for pair in text.split(',') {
+            let Some((field, column)) = pair.split_once('=') else {
+                return Err(BulkError::Config(format!("mapping entry '{}' is not field=column", pair.trim())));
+            };
+            let (field, column) = (field.trim(), column.trim());
+            if field.is_empty() || column.is_empty() {
+                return Err(BulkError::Config(format!("mapping entry '{}' is not field=column", pair.trim())));
+            }
+            let field = match field.parse::<usize>() {
+                Ok(index) if field.bytes().all(|b| b.is_ascii_digit()) => FieldRef::Index(index),
+                _ => FieldRef::Name(field.to_owned()),
+            };
+            pairs.push((field, column.to_owned()));
+        }
+        Ok(Mapping::Explicit(pairs))
+    }
+}
+
+/// Everything a [`BulkEncoder`] needs to know.
+#[derive(Debug, Clone)]
+pub struct BulkConfig {
+    pub format: Format,
+    pub text: TextOptions,
+    /// The bind markers of the prepared INSERT, in order.
+    pub columns: Vec<(String, ColumnType)>,
+    pub mapping: Mapping,
+    /// `(column, text)`: the column takes this value (read by its type) on every row.
+    pub constants: Vec<(String, String)>,
+    /// The partition key's bind marker indexes, from the PREPARED metadata, in key order.
+    pub pk_indexes: Vec<u16>,
+    /// Stop once more than this many rows were bad. `None`: never stop.
+    pub max_errors: Option<u64>,
+    /// CSV header names that match no column are skipped instead of failing.
+    pub ignore_unknown: bool,
+}
+
+impl BulkConfig {
+    /// Automatic mapping, default text options, no constants, no routing, no error limit.
+    pub fn new(format: Format, columns: Vec<(String, ColumnType)>) -> Self {
+        BulkConfig {
+            format,
+            text: TextOptions::default(),
+            columns,
+            mapping: Mapping::Auto,
+            constants: Vec::new(),
+            pk_indexes: Vec::new(),
+            max_errors: None,
+            ignore_unknown: false,
+        }
+    }
+}
+
+/// Why the encoder cannot go on: the configuration, or the input as a whole, is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BulkError {
+    /// Options, mapping, constants or key indexes that do not fit the statement.
+    Config(String),
+    /// The CSV header (at `line`) does not fit the mapping or the statement.
+    Header { line: u64, reason: String },
+    /// More than `limit` rows were bad.
+    TooManyErrors { limit: u64 },
+}
+
+impl fmt::Display for BulkError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BulkError::Config(reason) => write!(f, "bulk configuration: {reason}"),
+            BulkError::Header { line, reason } => write!(f, "header at line {line}: {reason}"),
+            BulkError::TooManyErrors { limit } => write!(f, "more than {limit} bad rows: stopping"),
+        }
+    }
+}
+
+impl std::error::Error for BulkError {}
+
+/// Where in a bad row the problem is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BadColumn {
+    /// The statement's column.
+    Name(String),
+    /// A 0-based CSV field that maps to no column.
+    Field(usize),
+    /// A 0-based byte offset in the record (for JSON syntax and invalid UTF-8 in a line).
+    Byte(usize),
+}
+
+impl fmt::Display for BadColumn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BadColumn::Name(name) => write!(f, "column {name}"),
+            BadColumn::Field(index) => write!(f, "field {}", index + 1),
+            BadColumn::Byte(offset) => write!(f, "byte {offset}"),
+        }
+    }
+}
+
+/// One input row, encoded or refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RowOutcome<'a> {
+    Good {
+        /// `[n: u16][value]*`, valid until the next call on the encoder.
+        values: &'a [u8],
+        token: Option<i64>,
+        /// 1-based line where the row starts.
+        line: u64,
+        /// Absolute byte offset of the row's first byte.
+        offset: u64,
+        /// Absolute byte offset just past the row's line end.
+        end_offset: u64,
+    },
+    Bad {
+        /// The row's bytes as read, line end excluded (for an oversized row, its head only).
+        raw: &'a [u8],
+        line: u64,
+        offset: u64,
+        end_offset: u64,
+        column: Option<BadColumn>,
+        reason: String,
+    },
+}
+
+/// Counters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BulkStats {
+    pub good_rows: u64,
+    pub bad_rows: u64,
+    pub bytes_pushed: u64,
+    pub consumed_offset: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Source {
+    /// No input field: the value is unset.
+    Unset,
+    /// A range of the encoded constants.
+    Constant(Range<usize>),
+    /// A CSV field position, or for JSON Lines the column's own slot.
+    Field(usize),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Width {
+    Exactly(usize),
+    AtLeast(usize),
+}
+
+/// The mapping once resolved against the input's fields.
+#[derive(Debug, Clone)]
+struct Plan {
+    sources: Vec<Source>,
+    /// CSV only.
+    width: Width,
+    /// For each CSV field position, the column it feeds.
+    field_columns: Vec<Option<usize>>,
+}
+
+#[derive(Debug)]
+enum Input {
+    Csv(CsvReader),
+    Jsonl {
+        reader: JsonlReader,
+        scanner: ObjectScanner,
+        slots: Vec<Option<JsonValue>>,
+        /// Key to column.
+        keys: BTreeMap<String, usize>,
+        /// Whether keys also match column names case-insensitively.
+        fold_case: bool,
+    },
+}
+
+/// What one step of [`BulkEncoder::next_row`] found; holds no borrow, so that the outcome
+/// can borrow the encoder afresh.
+enum Step {
+    Good { token: Option<i64>, line: u64, offset: u64, end_offset: u64 },
+    Bad { line: u64, offset: u64, end_offset: u64, column: Option<BadColumn>, reason: String },
+    /// Something that is not a row (the header) was consumed.
+    Skipped,
+    NeedInput,
+    Fatal(BulkError),
+}
+
+/// A bad row's column and reason.
+struct RowError {
+    column: Option<BadColumn>,
+    reason: String,
+}
+
+/// Parses input and encodes rows. See the module documentation.
+#[derive(Debug)]
+pub struct BulkEncoder {
+    input: Input,
+    columns: Vec<(String, ColumnType)>,
+    text: TextOptions,
+    /// `text` without null markers, for quoted CSV fields and JSON values.
+    literal: TextOptions,
+    /// Each constant's `[value]`, by column.
+    constants: Vec<u8>,
+    constant_of: Vec<Option<Range<usize>>>,
+    /// Resolved explicit mapping: (field, column index).
+    explicit: Option<Vec<(FieldRef, usize)>>,
+    plan: Option<Plan>,
+    pk_indexes: Vec<u16>,
+    max_errors: Option<u64>,
+    ignore_unknown: bool,
+    values: Vec<u8>,
+    starts: Vec<usize>,
+    fatal: Option<BulkError>,
+    good_rows: u64,
+    bad_rows: u64,
+}
+
+/// The column called `name`: an exact match, else the only case-insensitive one.
+fn find_column(columns: &[(String, ColumnType)], name: &str) -> Option<usize> {
+    if let Some(i) = columns.iter().position(|(c, _)| c == name) {
+        return Some(i);
+    }
+    let mut matches = columns.iter().enumerate().filter(|(_, (c, _))| c.eq_ignore_ascii_case(name));
+    match (matches.next(), matches.next()) {
+        (Some((i, _)), None) => Some(i),
+        _ => None,
+    }
+}
+
+fn column_list(columns: &[(String, ColumnType)]) -> String {
+    columns.iter().map(|(name, _)| name.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+impl BulkEncoder {
+    pub fn new(config: BulkConfig) -> Result<Self, BulkError> {
+        let BulkConfig { format, text, columns, mapping, constants, pk_indexes, max_errors, ignore_unknown } = config;
+        let config_error = |reason: String| BulkError::Config(reason);
+        if columns.len() > u16::MAX as usize {
+            return Err(config_error(format!("{} columns; a statement binds at most {}", columns.len(), u16::MAX)));
+        }
+        for &pk in &pk_indexes {
+            if pk as usize >= columns.len() {
+                return Err(config_error(format!(
+                    "partition key index {pk} is beyond the statement's {} columns",
+                    columns.len()
+                )));
+            }
+        }
+        let lookup = |name: &str| {
+            find_column(&columns, name).ok_or_else(|| {
+                config_error(format!("no column '{name}' in the statement (columns: {})", column_list(&columns)))
+            })
+        };
+
+        let mut constant_bytes = Vec::new();
+        let mut constant_of: Vec<Option<Range<usize>>> = vec![None; columns.len()];
+        for (column, value) in &constants {
+            let index = lookup(column)?;
+            let (name, ty) = &columns[index];
+            let start = constant_bytes.len();
+            encode_text(ty, value, &text, &mut constant_bytes)
+                .map_err(|e| config_error(format!("constant for column {name}: {e}")))?;
+            if constant_of[index].replace(start..constant_bytes.len()).is_some() {
+                return Err(config_error(format!("column {name} has two constants")));
+            }
+        }
+
+        let explicit = match &mapping {
+            Mapping::Auto => None,
+            Mapping::Explicit(pairs) => {
+                let mut resolved = Vec::with_capacity(pairs.len());
+                let mut mapped = vec![false; columns.len()];
+                for (field, column) in pairs {
+                    let index = lookup(column)?;
+                    let name = &columns[index].0;
+                    if constant_of[index].is_some() {
+                        return Err(config_error(format!("column {name} has a constant and is also mapped")));
+                    }
+                    if std::mem::replace(&mut mapped[index], true) {
+                        return Err(config_error(format!("column {name} is mapped twice")));
+                    }
+                    resolved.push((field.clone(), index));
+                }
+                Some(resolved)
+            }
+        };
+
+        let (input, plan) = match format {
+            Format::Csv(opts) => {
+                let header = opts.header;
+                let reader = CsvReader::new(opts).map_err(config_error)?;
+                // Without a header the mapping is known now; with one, once it is read.
+                let plan = if header { None } else { Some(Self::headerless_plan(&columns, &constant_of, &explicit)?) };
+                (Input::Csv(reader), plan)
+            }
+            Format::Jsonl { max_record_bytes } => {
+                let mut keys = BTreeMap::new();
+                let mut sources: Vec<Source> = vec![Source::Unset; columns.len()];
+                match &explicit {
+                    None => {
+                        for (index, (name, _)) in columns.iter().enumerate() {
+                            if constant_of[index].is_none() {
+                                keys.insert(name.clone(), index);
+                                sources[index] = Source::Field(index);
+                            }
+                        }
+                    }
+                    Some(pairs) => {
+                        for (field, index) in pairs {
+                            match field {
+                                FieldRef::Name(key) => {
+                                    if keys.insert(key.clone(), *index).is_some() {
+                                        return Err(config_error(format!("JSON key '{key}' is mapped twice")));
+                                    }
+                                    sources[*index] = Source::Field(*index);
+                                }
+                                FieldRef::Index(position) => {
+                                    return Err(config_error(format!(
+                                        "JSON Lines fields are keys, not positions ({position})"
+                                    )))
+                                }
+                            }
+                        }
+                    }
+                }
+                let fold_case = explicit.is_none();
+                let input = Input::Jsonl {
+                    reader: JsonlReader::new(max_record_bytes),
+                    scanner: ObjectScanner::new(),
+                    slots: Vec::with_capacity(columns.len()),
+                    keys,
+                    fold_case,
+                };
+                let field_columns = Vec::new();
+                (input, Some(Plan { sources, width: Width::AtLeast(0), field_columns }))
+            }
+        };
+
+        let mut encoder = BulkEncoder {
+            input,
+            literal: TextOptions { null_markers: Vec::new(), ..text.clone() },
+            text,
+            constants: constant_bytes,
+            constant_of,
+            explicit,
+            plan: None,
+            pk_indexes,
+            max_errors,
+            ignore_unknown,
+            values: Vec::new(),
+            starts: vec![0; columns.len()],
+            columns,
+            fatal: None,
+            good_rows: 0,
+            bad_rows: 0,
+        };
+        if let Some(plan) = plan {
+            encoder.install_plan(plan, matches!(encoder.input, Input::Csv(_))).map_err(|reason| config_error(reason))?;
+        }
+        Ok(encoder)
+    }
+
+    /// The CSV plan without a header: by position, or by the explicit positions.
+    fn headerless_plan(
+        columns: &[(String, ColumnType)],
+        constant_of: &[Option<Range<usize>>],
+        explicit: &Option<Vec<(FieldRef, usize)>>,
+    ) -> Result<Plan, BulkError> {
+        let mut sources = vec![Source::Unset; columns.len()];
+        let width = match explicit {
+            None => {
+                let mut position = 0;
+                for (index, source) in sources.iter_mut().enumerate() {
+                    if constant_of[index].is_none() {
+                        *source = Source::Field(position);
+                        position += 1;
+                    }
+                }
+                Width::Exactly(position)
+            }
+            Some(pairs) => {
+                let mut needed = 0;
+                for (field, index) in pairs {
+                    match field {
+                        FieldRef::Index(position) => {
+                            sources[*index] = Source::Field(*position);
+                            needed = needed.max(position + 1);
+                        }
+                        FieldRef::Name(name) => {
+                            return Err(BulkError::Config(format!(
+                                "field '{name}' is mapped by name, but the CSV has no header"
+                            )))
+                        }
+                    }
+                }
+                Width::AtLeast(needed)
+            }
+        };
+        let field_count = match width {
+            Width::Exactly(n) | Width::AtLeast(n) => n,
+        };
+        Ok(Plan { field_columns: field_columns(&sources, field_count), sources, width })
+    }
+
+    /// The CSV plan from the header's field names.
+    fn header_plan(&self, names: &[&str]) -> Result<Plan, String> {
+        let columns = &self.columns;
+        let mut sources = vec![Source::Unset; columns.len()];
+        match &self.explicit {
+            None => {
+                for (position, name) in names.iter().enumerate() {
+                    let Some(index) = find_column(columns, name) else {
+                        if self.ignore_unknown {
+                            continue;
+                        }
+                        return Err(format!(
+                            "field '{name}' matches no column of the statement (columns: {})",
+                            column_list(columns)
+                        ));
+                    };
+                    let column = &columns[index].0;
+                    if self.constant_of[index].is_some() {
+                        return Err(format!("field '{name}' feeds column {column}, which has a constant"));
+                    }
+                    if sources[index] != Source::Unset {
+                        return Err(format!("two fields feed column {column}"));
+                    }
+                    sources[index] = Source::Field(position);
+                }
+            }
+            Some(pairs) => {
+                for (field, index) in pairs {
+                    let position = match field {
+                        FieldRef::Index(position) if *position < names.len() => *position,
+                        FieldRef::Index(position) => {
+                            return Err(format!("mapped field position {position} but the header has {}", names.len()))
+                        }
+                        FieldRef::Name(name) => {
+                            let mut found = names.iter().enumerate().filter(|(_, n)| *n == name);
+                            match (found.next(), found.next()) {
+                                (Some((position, _)), None) => position,
+                                (Some(_), Some(_)) => return Err(format!("the header names field '{name}' twice")),
+                                (None, _) => return Err(format!("mapped field '{name}' is not in the header")),
+                            }
+                        }
+                    };
+                    sources[*index] = Source::Field(position);
+                }
+            }
+        }
+        Ok(Plan { field_columns: field_columns(&sources, names.len()), sources, width: Width::Exactly(names.len()) })
+    }
+
+    /// Fills constants into `plan` and checks that the partition key is fed.
+    fn install_plan(&mut self, mut plan: Plan, check_key: bool) -> Result<(), String> {
+        for (index, source) in plan.sources.iter_mut().enumerate() {
+            if let Some(range) = &self.constant_of[index] {
+                *source = Source::Constant(range.clone());
+            }
+        }
+        if check_key {
+            for &pk in &self.pk_indexes {
+                if plan.sources.get(pk as usize) == Some(&Source::Unset) {
+                    let name = self.columns.get(pk as usize).map_or("?", |(n, _)| n.as_str());
+                    return Err(format!("partition key column {name} is not mapped to any field"));
+                }
+            }
+        }
+        self.plan = Some(plan);
+        Ok(())
+    }
+
+    /// Appends input. Ignored once the encoder has stopped or after [`BulkEncoder::finish`].
+    pub fn push(&mut self, chunk: &[u8]) {
+        if self.fatal.is_some() {
+            return;
+        }
+        match &mut self.input {
+            Input::Csv(reader) => reader.push(chunk),
+            Input::Jsonl { reader, .. } => reader.push(chunk),
+        }
+    }
+
+    /// Marks the end of input.
+    pub fn finish(&mut self) {
+        match &mut self.input {
+            Input::Csv(reader) => reader.finish(),
+            Input::Jsonl { reader, .. } => reader.finish(),
+        }
+    }
+
+    /// Why the encoder stopped, if it did.
+    pub fn error(&self) -> Option<&BulkError> {
+        self.fatal.as_ref()
+    }
+
+    /// The statement's columns, as configured.
+    pub fn columns(&self) -> &[(String, ColumnType)] {
+        &self.columns
+    }
+
+    /// Where a restarted load would begin: every byte before it is in a row already
+    /// returned, or was skipped.
+    pub fn consumed_offset(&self) -> u64 {
+        match &self.input {
+            Input::Csv(reader) => reader.consumed_offset(),
+            Input::Jsonl { reader, .. } => reader.consumed_offset(),
+        }
+    }
+
+    pub fn stats(&self) -> BulkStats {
+        let bytes_pushed = match &self.input {
+            Input::Csv(reader) => reader.bytes_pushed(),
+            Input::Jsonl { reader, .. } => reader.bytes_pushed(),
+        };
+        BulkStats {
+            good_rows: self.good_rows,
+            bad_rows: self.bad_rows,
+            bytes_pushed,
+            consumed_offset: self.consumed_offset(),
+        }
+    }
+
+    /// The next row, or `None` when more input is needed, all input is consumed, or the
+    /// encoder stopped ([`BulkEncoder::error`]).
+    pub fn next_row(&mut self) -> Option<RowOutcome<'_>> {
+        loop {
+            if self.fatal.is_some() {
+                return None;
+            }
+            let step = match self.input {
+                Input::Csv(_) => self.csv_step(),
+                Input::Jsonl { .. } => self.jsonl_step(),
+            };
+            match step {
+                Step::NeedInput => return None,
+                Step::Skipped => continue,
+                Step::Fatal(error) => {
+                    self.fatal = Some(error);
+                    return None;
+                }
+                Step::Good { token, line, offset, end_offset } => {
+                    self.good_rows += 1;
+                    return Some(RowOutcome::Good { values: &self.values, token, line, offset, end_offset });
+                }
+                Step::Bad { line, offset, end_offset, column, reason } => {
+                    self.bad_rows += 1;
+                    if let Some(limit) = self.max_errors {
+                        if self.bad_rows > limit {
+                            self.fatal = Some(BulkError::TooManyErrors { limit });
+                        }
+                    }
+                    let raw = match &self.input {
+                        Input::Csv(reader) => reader.raw(),
+                        Input::Jsonl { reader, .. } => reader.raw(),
+                    };
+                    return Some(RowOutcome::Bad { raw, line, offset, end_offset, column, reason });
+                }
+            }
+        }
+    }
+
+    fn csv_step(&mut self) -> Step {
+        let Input::Csv(reader) = &mut self.input else { return Step::NeedInput };
+        let Some(record) = reader.next_record() else { return Step::NeedInput };
+        let bad = |column, reason| Step::Bad {
+            line: record.line,
+            offset: record.offset,
+            end_offset: record.end_offset,
+            column,
+            reason,
+        };
+        let Some(plan) = &self.plan else {
+            return match self.read_header(record) {
+                Ok(()) => Step::Skipped,
+                Err(reason) => Step::Fatal(BulkError::Header { line: record.line, reason }),
+            };
+        };
+        let Input::Csv(reader) = &self.input else { return Step::NeedInput };
+        if let Some(fault) = record.fault {
+            let column = fault.field().map(|field| self.field_column(plan, field));
+            return bad(column, fault.to_string());
+        }
+        let found = reader.fields().len();
+        match plan.width {
+            Width::Exactly(n) if found != n => return bad(None, format!("expected {n} fields, found {found}")),
+            Width::AtLeast(n) if found < n => return bad(None, format!("expected at least {n} fields, found {found}")),
+            _ => {}
+        }
+        let BulkEncoder { columns, text, literal, constants, values, starts, .. } = self;
+        let encoded = encode_row(columns, &plan.sources, constants, values, starts, |index, name, ty, out| {
+            let Some(&Source::Field(position)) = plan.sources.get(index) else { return Ok(()) };
+            let Some(&span) = reader.fields().get(position) else {
+                return Err(RowError { column: Some(BadColumn::Name(name.to_owned())), reason: "missing field".into() });
+            };
+            let field = std::str::from_utf8(reader.field_bytes(span)).map_err(|e| RowError {
+                column: Some(BadColumn::Name(name.to_owned())),
+                reason: format!("column {name}: invalid UTF-8 at byte {} of the field", e.valid_up_to()),
+            })?;
+            let opts = if span.quoted { &*literal } else { &*text };
+            encode_text(ty, field, opts, out).map_err(|e| RowError {
+                column: Some(BadColumn::Name(name.to_owned())),
+                reason: format!("column {name}: {e}"),
+            })
+        });
+        self.finish_row(encoded, record.line, record.offset, record.end_offset)
+    }
+
+    fn field_column(&self, plan: &Plan, field: usize) -> BadColumn {
+        match plan.field_columns.get(field).copied().flatten().and_then(|c| self.columns.get(c)) {
+            Some((name, _)) => BadColumn::Name(name.clone()),
+            None => BadColumn::Field(field),
+        }
+    }
+
+    fn read_header(&mut self, record: CsvRecord) -> Result<(), String> {
+        let Input::Csv(reader) = &self.input else { return Ok(()) };
+        if let Some(fault) = record.fault {
+            return Err(fault.to_string());
+        }
+        let mut names = Vec::with_capacity(reader.fields().len());
+        for (position, span) in reader.fields().iter().enumerate() {
+            let name = std::str::from_utf8(reader.field_bytes(*span))
+                .map_err(|e| format!("field {} is not UTF-8 (at byte {})", position + 1, e.valid_up_to()))?;
+            names.push(name);
+        }
+        let plan = self.header_plan(&names)?;
+        self.install_plan(plan, true)
+    }
+
+    fn jsonl_step(&mut self) -> Step {
+        let BulkEncoder { input, columns, text: _, literal, constants, values, starts, plan, .. } = self;
+        let Input::Jsonl { reader, scanner, slots, keys, fold_case } = input else { return Step::NeedInput };
+        let Some(line) = reader.next_line() else { return Step::NeedInput };
+        let Some(plan) = plan.as_ref() else { return Step::NeedInput };
+        let bad = |column, reason| Step::Bad {
+            line: line.line,
+            offset: line.offset,
+            end_offset: line.end_offset,
+            column,
+            reason,
+        };
+        if let Some((limit, kept)) = line.too_long {
+            return bad(None, format!("record exceeds {limit} bytes (only its first {kept} bytes are kept)"));
+        }
+        let text = match std::str::from_utf8(reader.raw()) {
+            Ok(text) => text,
+            Err(e) => {
+                let at = e.valid_up_to();
+                return bad(Some(BadColumn::Byte(at)), format!("invalid UTF-8 at byte {at}"));
+            }
+        };
+        slots.clear();
+        slots.resize(columns.len(), None);
+        let slot_of = |key: &str| match keys.get(key) {
+            Some(&index) => Some(index),
+            None if *fold_case => {
+                find_column(columns, key).filter(|&i| matches!(plan.sources.get(i), Some(Source::Field(_))))
+            }
+            None => None,
+        };
+        if let Err(fault) = scanner.scan(text, slot_of, slots) {
+            let column = match fault.slot.and_then(|s| columns.get(s)) {
+                Some((name, _)) => BadColumn::Name(name.clone()),
+                None => BadColumn::Byte(fault.offset),
+            };
+            return bad(Some(column), fault.to_string());
+        }
+        let encoded = encode_row(columns, &plan.sources, constants, values, starts, |index, name, ty, out| {
+            let Some(value) = slots.get(index).copied().flatten() else {
+                out.extend_from_slice(&(-2i32).to_be_bytes());
+                return Ok(());
+            };
+            let field = match value.kind {
+                JsonKind::Null => {
+                    out.extend_from_slice(&(-1i32).to_be_bytes());
+                    return Ok(());
+                }
+                JsonKind::True | JsonKind::False if *ty == ColumnType::Boolean => {
+                    out.extend_from_slice(&1i32.to_be_bytes());
+                    out.push(u8::from(value.kind == JsonKind::True));
+                    return Ok(());
+                }
+                JsonKind::String => scanner.string(value),
+                _ => text.get(value.start..value.end).unwrap_or(""),
+            };
+            encode_text(ty, field, literal, out).map_err(|e| RowError {
+                column: Some(BadColumn::Name(name.to_owned())),
+                reason: format!("column {name}: {e}"),
+            })
+        });
+        let (line_no, offset, end_offset) = (line.line, line.offset, line.end_offset);
+        self.finish_row(encoded, line_no, offset, end_offset)
+    }
+
+    /// Checks the partition key and computes the token of an encoded row.
+    fn finish_row(&self, encoded: Result<(), RowError>, line: u64, offset: u64, end_offset: u64) -> Step {
+        if let Err(RowError { column, reason }) = encoded {
+            return Step::Bad { line, offset, end_offset, column, reason };
+        }
+        if self.pk_indexes.is_empty() {
+            return Step::Good { token: None, line, offset, end_offset };
+        }
+        for &pk in &self.pk_indexes {
+            let at = self.starts.get(pk as usize).copied().unwrap_or(0);
+            let len = self.values.get(at..at + 4).map_or(-1, |b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+            if len < 0 {
+                let name = self.columns.get(pk as usize).map_or("?", |(n, _)| n.as_str());
+                let state = if len == -1 { "null" } else { "unset" };
+                return Step::Bad {
+                    line,
+                    offset,
+                    end_offset,
+                    column: Some(BadColumn::Name(name.to_owned())),
+                    reason: format!("partition key column {name} is {state}"),
+                };
+            }
+        }
+        let token = token_from_values(&self.values, &self.pk_indexes);
+        Step::Good { token, line, offset, end_offset }
+    }
+}
+
+/// For each field position below `count`, the column it feeds.
+fn field_columns(sources: &[Source], count: usize) -> Vec<Option<usize>> {
+    let mut out = vec![None; count];
+    for (index, source) in sources.iter().enumerate() {
+        if let Source::Field(position) = source {
+            if let Some(place) = out.get_mut(*position) {
+                *place = Some(index);
+            }
+        }
+    }
+    out
+}
+
+/// Writes `[n][value]*` into `values`: constants and unset columns here, input fields by
+/// `field(column index, name, type, out)`. Records where each value starts in `starts`.
+fn encode_row(
+    columns: &[(String, ColumnType)],
+    sources: &[Source],
+    constants: &[u8],
+    values: &mut Vec<u8>,
+    starts: &mut [usize],
+    mut field: impl FnMut(usize, &str, &ColumnType, &mut Vec<u8>) -> Result<(), RowError>,
+) -> Result<(), RowError> {
+    values.clear();
+    values.extend_from_slice(&(columns.len() as u16).to_be_bytes());
+    for (index, ((name, ty), source)) in columns.iter().zip(sources).enumerate() {
+        if let Some(start) = starts.get_mut(index) {
+            *start = values.len();
+        }
+        match source {
+            Source::Unset => values.extend_from_slice(&(-2i32).to_be_bytes()),
+            Source::Constant(range) => values.extend_from_slice(constants.get(range.clone()).unwrap_or(&[])),
+            Source::Field(_) => field(index, name, ty, values)?,
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,56 @@
+/**
+ * The driver inside workerd, from the built bundle. On each request it connects to the
+ * Cassandra named by `?hosts=` (default 127.0.0.1:9042), writes rows with a prepared
+ * statement, reads them back in small pages, runs the shared conformance suite, and answers
+ * with a JSON report. Everything happens inside the request: workerd ties sockets and timers
+ * to the request that made them.
+ */
+import * as cqlwire from "../../dist/workerd.js";
+import { conformanceCases } from "../conformance/cases.mjs";
+import { neutralAssert, runCases } from "../conformance/neutral.mjs";
+
+const KEYSPACE = "cqlwire_workerd_it";
+const ROWS = 57;
+const PAGE_SIZE = 10;
+
+async function pagedRoundTrip(contactPoints) {
+  const client = new cqlwire.Client({ contactPoints, localDataCenter: "datacenter1" });
+  try {
+    await client.connect();
+    const release = (await client.execute("SELECT release_version FROM system.local")).first()?.release_version ?? null;
+    await client.execute(`CREATE KEYSPACE IF NOT EXISTS ${KEYSPACE} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`);
+    await client.execute(`CREATE TABLE IF NOT EXISTS ${KEYSPACE}.items (bucket int, n int, label text, PRIMARY KEY (bucket, n))`);
+    await client.execute(`TRUNCATE ${KEYSPACE}.items`);
+    const insert = `INSERT INTO ${KEYSPACE}.items (bucket, n, label) VALUES (?, ?, ?)`;
+    await Promise.all(Array.from({ length: ROWS }, (_, n) => client.execute(insert, [7, n, `item ${n}`], { prepare: true })));
+    const pageSizes = [];
+    const labels = [];
+    let pageState;
+    do {
+      const rs = await client.execute(`SELECT n, label FROM ${KEYSPACE}.items WHERE bucket = ?`, [7], { prepare: true, pageSize: PAGE_SIZE, pageState });
+      pageSizes.push(rs.rows.length);
+      for (const row of rs.rows) labels.push(row.label);
+      pageState = rs.pageState ?? undefined;
+    } while (pageState);
+    return { release, inserted: ROWS, pageSize: PAGE_SIZE, pageSizes, labelsInOrder: labels.every((l, i) => l === `item ${i}`), rowsRead: labels.length };
+  } finally {
+    await client.shutdown();
+  }
+}
+
+export default {
+  async fetch(request) {
+    const url = new URL(request.url);
+    const contactPoints = (url.searchParams.get("hosts") ?? "127.0.0.1:9042").split(",");
+    const report = { runtime: "workerd", contactPoints };
+    try {
+      report.roundTrip = await pagedRoundTrip(contactPoints);
+    } catch (e) {
+      report.roundTrip = { error: `${e?.name}: ${e?.message}` };
+    }
+    const { Client, types } = cqlwire;
+    report.conformance = await runCases(conformanceCases({ Client, types, errors: cqlwire }, neutralAssert, { contactPoints, keyspace: KEYSPACE }));
+    report.ok = !report.roundTrip.error && report.conformance.every((c) => c.ok);
+    return new Response(JSON.stringify(report, null, 2), { headers: { "content-type": "application/json" } });
+  },
+};
