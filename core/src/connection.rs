@@ -493,6 +493,7 @@ impl Connection {
             }
         }
         self.inbuf.drain(..consumed);
+        self.prune_deadlines();
     }
 
     /// Appends input to the envelope buffer, through the v5 frame decoder once it applies.
@@ -700,6 +701,23 @@ impl Connection {
                 timeout_ms: self.config.request_timeout_us / 1000,
             },
         });
+    }
+
+    /// Drops deadlines of requests that already finished from the top of the heap, so it stays
+    /// about as large as the requests in flight (responses mostly arrive in order).
+    fn prune_deadlines(&mut self) {
+        while let Some(Reverse((_, stream, id))) = self.deadlines.peek().copied() {
+            let live = if stream < 0 {
+                // Queued ids increase in FIFO order: an id below the front was sent or dropped.
+                self.queued.front().is_some_and(|q| id.wrapping_sub(q.id) < u32::MAX / 2)
+            } else {
+                matches!(self.slots.get(stream as usize), Some(Slot::InFlight { id: sid, .. }) if *sid == id)
+            };
+            if live {
+                break;
+            }
+            self.deadlines.pop();
+        }
     }
 
     fn check_orphans(&mut self) {

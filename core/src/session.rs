@@ -250,7 +250,10 @@ pub struct Session {
     reqs: Vec<Option<Req>>,
     req_generations: Vec<u16>,
     free_req_slots: Vec<u16>,
-    body_pool: Vec<Vec<u8>>,
+    /// Request buffers returned by finished requests, so a warm session allocates nothing.
+    buffer_pool: Vec<(Vec<u8>, Vec<(ConnId, u32)>)>,
+    /// Attempts sent to each node, by node id.
+    attempts_per_node: Vec<u64>,
     speculative: BinaryHeap<Reverse<(u64, SessionRequestId)>>,
 
     prepared: HashMap<Vec<u8>, PreparedMeta>,
@@ -298,7 +301,8 @@ impl Session {
             reqs: Vec::new(),
             req_generations: Vec::new(),
             free_req_slots: Vec::new(),
-            body_pool: Vec::new(),
+            buffer_pool: Vec::new(),
+            attempts_per_node: Vec::new(),
             speculative: BinaryHeap::new(),
             prepared: HashMap::new(),
             keyspace_names: Vec::new(),
@@ -322,8 +326,15 @@ impl Session {
     pub fn view(&self) -> &ClusterView {
         &self.view
     }
-    pub fn metrics(&self) -> &Metrics {
-        &self.metrics
+    pub fn metrics(&self) -> Metrics {
+        let mut m = self.metrics.clone();
+        for (id, &count) in self.attempts_per_node.iter().enumerate() {
+            if count > 0 {
+                let address = self.view.node(id as u32).map(|n| n.address.clone()).unwrap_or_else(|| format!("node {id}"));
+                m.per_node.insert(address, count);
+            }
+        }
+        m
     }
     pub fn in_flight(&self) -> usize {
         self.reqs.iter().filter(|r| r.is_some()).count()
@@ -382,10 +393,10 @@ impl Session {
             return Err(LocalError("the session is not connected yet".into()));
         }
         let version = self.config.connection.protocol_version;
-        let mut body = self.body_pool.pop().unwrap_or_default();
+        let (mut body, executions) = self.buffer_pool.pop().unwrap_or_default();
         body.clear();
         if let Err(e) = encode_body(&mut body, version, &spec.request) {
-            self.body_pool.push(body);
+            self.buffer_pool.push((body, executions));
             return Err(e);
         }
         let (opcode, flags) = request_kind(&spec.request);
@@ -401,7 +412,7 @@ impl Session {
             attempt: 0,
             idempotent: spec.idempotent,
             lwt,
-            executions: Vec::new(),
+            executions,
             speculative_started: 0,
             node: NO_NODE,
             reprepared_on: ConnId::MAX,
@@ -556,11 +567,14 @@ impl Session {
         if !self.events.is_empty() {
             return;
         }
-        for id in std::mem::take(&mut self.arenas_in_use) {
+        // Drained through a swap that keeps the buffer's capacity: no allocation per call.
+        let mut arenas = std::mem::take(&mut self.arenas_in_use);
+        for id in arenas.drain(..) {
             if let Some(c) = self.conn_mut(id) {
                 c.inner.release_arena();
             }
         }
+        self.arenas_in_use = arenas;
         for id in std::mem::take(&mut self.graveyard) {
             let slot = slot_of(id);
             if self.conns.get(slot).and_then(|c| c.as_ref()).is_some_and(|c| c.id == id) {
@@ -609,9 +623,10 @@ impl Session {
     }
 
     fn recycle(&mut self, req: Req) {
-        let mut body = req.body;
+        let (mut body, mut executions) = (req.body, req.executions);
         body.clear();
-        self.body_pool.push(body);
+        executions.clear();
+        self.buffer_pool.push((body, executions));
     }
 
     fn intern_keyspace(&mut self, name: &str) -> u32 {
@@ -715,12 +730,16 @@ impl Session {
             Ok(stream_req) => {
                 c.in_flight.insert(stream_req, purpose);
                 let node = c.node.unwrap_or(NO_NODE);
-                let address = c.address.clone();
                 if let Some(r) = self.req_mut(req_id) {
                     r.executions.push((conn, stream_req));
                     r.node = node;
                 }
-                *self.metrics.per_node.entry(address).or_default() += 1;
+                if let Some(count) = self.attempts_per_node.get_mut(node as usize) {
+                    *count += 1;
+                } else if node != NO_NODE {
+                    self.attempts_per_node.resize(node as usize + 1, 0);
+                    self.attempts_per_node[node as usize] = 1;
+                }
                 true
             }
             Err(_) => false,
@@ -743,10 +762,13 @@ impl Session {
             };
             let Some(conn) = self.pick_conn(node) else { continue };
             if self.send_on(now, req_id, conn, Purpose::User { req: req_id }) {
-                let address = self.view.node(node).map(|n| n.address.clone()).unwrap_or_default();
-                let kind = cursor.kind().reason();
-                if let Some(r) = self.req_mut(req_id) {
-                    if r.attempt > 0 || !r.trace.is_empty() {
+                // The trace only records what happened after the first attempt: the common
+                // case stays allocation-free.
+                let retried = self.req_mut(req_id).is_some_and(|r| r.attempt > 0 || !r.trace.is_empty());
+                if retried {
+                    let address = self.view.node(node).map(|n| n.address.clone()).unwrap_or_default();
+                    let kind = cursor.kind().reason();
+                    if let Some(r) = self.req_mut(req_id) {
                         r.trace.push(TraceEntry { node: address, decision: why, reason: kind });
                     }
                 }
@@ -797,6 +819,9 @@ impl Session {
 
     fn cancel_executions(&mut self, now: u64, executions: &[(ConnId, u32)]) {
         for &(conn, stream_req) in executions {
+            if !self.conn(conn).is_some_and(|c| c.in_flight.contains_key(&stream_req)) {
+                continue;
+            }
             if let Some(c) = self.conn_mut(conn) {
                 c.inner.cancel(now, stream_req);
                 c.in_flight.remove(&stream_req);
@@ -1235,9 +1260,9 @@ impl Session {
 
     fn on_user_response(&mut self, now: u64, req_id: SessionRequestId, conn: ConnId, frame_flags: u8, start: usize, end: usize) {
         let Some(req) = self.take_req(req_id) else { return };
-        let others: Vec<(ConnId, u32)> = req.executions.iter().copied().filter(|(c, _)| *c != conn).collect();
-        if !others.is_empty() {
-            self.cancel_executions(now, &others);
+        // The answered execution is no longer in flight; cancelling skips it.
+        if req.executions.len() > 1 {
+            self.cancel_executions(now, &req.executions);
         }
         if req.opcode == Opcode::Prepare {
             self.remember_prepared(&req.body, conn, frame_flags, start, end);

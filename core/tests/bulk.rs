@@ -369,7 +369,9 @@ fn mapping_text() {
     );
     assert!(Mapping::parse("a").is_err());
     assert!(Mapping::parse("a=").is_err());
-    assert!(Mapping::parse("+1=x").is_ok_and(|m| m == Mapping::Explicit(vec![(FieldRef::Name("+1".into()), "x".into())])));
+    assert!(
+        Mapping::parse("+1=x").is_ok_and(|m| m == Mapping::Explicit(vec![(FieldRef::Name("+1".into()), "x".into())]))
+    );
 }
 
 #[test]
@@ -500,10 +502,24 @@ fn random_value(ty: &ColumnType, rng: &mut SplitMix64, depth: usize) -> CqlValue
                 nanos: i64::from(sign) * (random_i64(rng) & i64::MAX),
             }
         }
-        ColumnType::Uuid => CqlValue::Uuid(rng.next_u64().to_be_bytes().into_iter().chain(rng.next_u64().to_be_bytes()).collect::<Vec<_>>().try_into().unwrap()),
+        ColumnType::Uuid => CqlValue::Uuid(
+            rng.next_u64()
+                .to_be_bytes()
+                .into_iter()
+                .chain(rng.next_u64().to_be_bytes())
+                .collect::<Vec<_>>()
+                .try_into()
+                .unwrap(),
+        ),
         ColumnType::Timeuuid => {
-            let mut bytes: [u8; 16] =
-                rng.next_u64().to_be_bytes().into_iter().chain(rng.next_u64().to_be_bytes()).collect::<Vec<_>>().try_into().unwrap();
+            let mut bytes: [u8; 16] = rng
+                .next_u64()
+                .to_be_bytes()
+                .into_iter()
+                .chain(rng.next_u64().to_be_bytes())
+                .collect::<Vec<_>>()
+                .try_into()
+                .unwrap();
             bytes[6] = 0x10 | (bytes[6] & 0x0F);
             CqlValue::Timeuuid(bytes)
         }
@@ -519,17 +535,15 @@ fn random_value(ty: &ColumnType, rng: &mut SplitMix64, depth: usize) -> CqlValue
             CqlValue::Set((0..small(rng)).map(|_| Some(random_value(inner, rng, depth + 1))).collect())
         }
         ColumnType::Map(k, v) => CqlValue::Map(
-            (0..small(rng))
-                .map(|_| (Some(random_value(k, rng, depth + 1)), maybe_value(v, rng, depth + 1)))
-                .collect(),
+            (0..small(rng)).map(|_| (Some(random_value(k, rng, depth + 1)), maybe_value(v, rng, depth + 1))).collect(),
         ),
-        ColumnType::Tuple(items) => {
-            CqlValue::Tuple(items.iter().map(|t| maybe_value(t, rng, depth + 1)).collect())
+        ColumnType::Tuple(items) => CqlValue::Tuple(items.iter().map(|t| maybe_value(t, rng, depth + 1)).collect()),
+        ColumnType::Udt(udt) => {
+            CqlValue::Udt(udt.fields.iter().map(|(name, t)| (name.clone(), maybe_value(t, rng, depth + 1))).collect())
         }
-        ColumnType::Udt(udt) => CqlValue::Udt(
-            udt.fields.iter().map(|(name, t)| (name.clone(), maybe_value(t, rng, depth + 1))).collect(),
-        ),
-        ColumnType::Vector(inner, n) => CqlValue::Vector((0..*n).map(|_| random_value(inner, rng, depth + 1)).collect()),
+        ColumnType::Vector(inner, n) => {
+            CqlValue::Vector((0..*n).map(|_| random_value(inner, rng, depth + 1)).collect())
+        }
     }
 }
 
@@ -643,29 +657,29 @@ fn alloc_columns() -> Vec<(String, ColumnType)> {
 fn alloc_csv_row(i: usize, out: &mut String) {
     use std::fmt::Write as _;
     let k = i % 97;
-    let _ = write!(
+    let _ = writeln!(
         out,
         "{i},\"name {k} \"\"quoted\"\", with comma\",2024-01-{:02}T03:04:05.{k:03}Z,550e8400-e29b-41d4-a716-4466554400{:02},\
-         {k}.5,\"[{k}, {}, 3]\",\"{{'a': {k}, 'b{k}': 2}}\",{},{k}.{k}e-3,\"{{street: 'Main {k}', zip: {k}}}\"\n",
+         {k}.5,\"[{k}, {}, 3]\",\"{{'a': {k}, 'b{k}': 2}}\",{},{k}.{k}e-3,\"{{street: 'Main {k}', zip: {k}}}\"",
         k % 28 + 1,
         k % 100,
         k * 7,
-        if k % 2 == 0 { "true" } else { "no" },
+        if k.is_multiple_of(2) { "true" } else { "no" },
     );
 }
 
 fn alloc_jsonl_row(i: usize, out: &mut String) {
     use std::fmt::Write as _;
     let k = i % 97;
-    let _ = write!(
+    let _ = writeln!(
         out,
         "{{\"id\": {i}, \"name\": \"name {k} \\\"q\\\" \\u00e9\", \"at\": \"2024-01-{:02}T03:04:05Z\", \
          \"key\": \"550e8400-e29b-41d4-a716-4466554400{:02}\", \"score\": {k}.5, \"nums\": [{k}, 2], \
          \"attrs\": {{\"a\": {k}}}, \"ok\": {}, \"price\": \"{k}.{k}\", \"addr\": {{\"street\": \"S{k}\", \"zip\": {k}}}, \
-         \"ignored\": [1, {{\"x\": null}}]}}\n",
+         \"ignored\": [1, {{\"x\": null}}]}}",
         k % 28 + 1,
         k % 100,
-        k % 2 == 0,
+        k.is_multiple_of(2),
     );
 }
 
@@ -718,7 +732,8 @@ fn steady_state_allocations(format: Format, row: fn(usize, &mut String), rows: u
 
 #[test]
 fn good_csv_rows_allocate_nothing_in_steady_state() {
-    let (allocations, good) = steady_state_allocations(Format::Csv(CsvOptions::default()), alloc_csv_row, 12_000, 1_000);
+    let (allocations, good) =
+        steady_state_allocations(Format::Csv(CsvOptions::default()), alloc_csv_row, 12_000, 1_000);
     assert!(good >= 11_900, "only {good} rows");
     assert_eq!(allocations, 0, "{allocations} allocations over the steady-state rows");
 }
@@ -738,8 +753,7 @@ fn good_jsonl_rows_allocate_nothing_in_steady_state() {
 fn feed_huge(config: BulkConfig, head: &[u8], filler: u8, size: usize, tail: &[u8]) -> (Vec<Row>, i64) {
     let mut encoder = BulkEncoder::new(config).unwrap();
     let chunk = vec![filler; 64 * 1024];
-    let mut rows = Vec::new();
-    rows.reserve(16);
+    let mut rows = Vec::with_capacity(16);
     let base = reset_peak();
     encoder.push(head);
     drain(&mut encoder, &mut rows);
@@ -845,4 +859,102 @@ fn counters() {
     let stats = encoder.stats();
     assert_eq!((stats.good_rows, stats.bad_rows), (2, 1));
     assert_eq!((stats.bytes_pushed, stats.consumed_offset), (run_input.len() as u64, run_input.len() as u64));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Garbage in: never a panic, and the same outcome however the input is cut
+
+const GARBAGE_PIECES: &[&[u8]] = &[
+    b",",
+    b";",
+    b"\t",
+    b"\"",
+    b"\"\"",
+    b"\\",
+    b"\\\"",
+    b"\r",
+    b"\n",
+    b"\r\n",
+    b"#",
+    b" ",
+    b"1",
+    b"x",
+    b"-",
+    b"\xEF\xBB\xBF",
+    b"\xEF",
+    b"\xFF",
+    b"\xC3\xA9",
+    b"\xF0\x9F\x98",
+    b"\x80",
+    b"{",
+    b"}",
+    b"[",
+    b"]",
+    b":",
+    b"\"id\"",
+    b"\"name\"",
+    b"null",
+    b"true",
+    b"\\u00e9",
+    b"\\ud83d",
+    b"0123456789",
+];
+
+fn garbage(rng: &mut SplitMix64) -> Vec<u8> {
+    let mut out = Vec::new();
+    for _ in 0..rng.between(0, 40) {
+        out.extend_from_slice(GARBAGE_PIECES[rng.between(0, GARBAGE_PIECES.len() as u64 - 1) as usize]);
+    }
+    out
+}
+
+#[test]
+fn garbage_never_panics_and_cutting_never_changes_the_outcome() {
+    let mut rng = SplitMix64::new(0x6A2B);
+    let mut rows = 0;
+    for round in 0..300 {
+        let input = garbage(&mut rng);
+        let csv = CsvOptions {
+            delimiter: [b',', b';', b'\t'][round % 3],
+            escape: if round % 4 == 0 { b'\\' } else { b'"' },
+            comment: if round % 5 == 0 { Some(b'#') } else { None },
+            header: round % 2 == 0,
+            trim: round % 7 < 3,
+            max_record_bytes: [8, 40, 1 << 20][round % 3],
+            ..CsvOptions::default()
+        };
+        let mut config = BulkConfig::new(Format::Csv(csv), id_name());
+        config.ignore_unknown = true;
+        config.pk_indexes = vec![0];
+        let run = run_every_way(&config, &input, &format!("csv garbage {:?}", String::from_utf8_lossy(&input)));
+        if run.error.is_none() {
+            assert_eq!(run.consumed, input.len() as u64);
+        }
+        rows += run.rows.len();
+
+        let mut config = BulkConfig::new(Format::Jsonl { max_record_bytes: [8, 40, 1 << 20][round % 3] }, id_name());
+        config.pk_indexes = if round % 2 == 0 { vec![0] } else { vec![] };
+        let run = run_every_way(&config, &input, &format!("jsonl garbage {:?}", String::from_utf8_lossy(&input)));
+        assert_eq!(run.consumed, input.len() as u64);
+        rows += run.rows.len();
+    }
+    assert!(rows > 300, "only {rows} rows came out of the garbage");
+}
+
+#[test]
+fn zz_throughput() {
+    for (label, format, row) in [("csv", Format::Csv(CsvOptions::default()), alloc_csv_row as fn(usize, &mut String)), ("jsonl", Format::jsonl(), alloc_jsonl_row)] {
+        let mut input = String::new();
+        if label == "csv" { input.push_str(&ALLOC_TYPES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(",")); input.push('\n'); }
+        for i in 0..200_000 { row(i, &mut input); }
+        let mut config = BulkConfig::new(format, alloc_columns());
+        config.pk_indexes = vec![0, 3];
+        let mut encoder = BulkEncoder::new(config).unwrap();
+        let t = std::time::Instant::now();
+        let mut n = 0;
+        for piece in input.as_bytes().chunks(65536) { encoder.push(piece); while let Some(o) = encoder.next_row() { if let RowOutcome::Good { .. } = o { n += 1; } } }
+        encoder.finish(); while encoder.next_row().is_some() {}
+        let s = t.elapsed().as_secs_f64();
+        eprintln!("{label}: {n} rows, {} MB in {s:.3}s: {:.0} MB/s, {:.0} rows/s", input.len() / 1_000_000, input.len() as f64 / s / 1e6, n as f64 / s);
+    }
 }

@@ -506,3 +506,86 @@ fn no_contact_point_reachable_is_a_connect_failure() {
     assert!(sim.events.iter().any(|e| e.starts_with("ConnectFailed")), "{:?}", sim.events);
 }
 
+
+mod allocations {
+    use super::*;
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+
+    struct Counting;
+    thread_local! {
+        static ON: Cell<bool> = const { Cell::new(false) };
+        static COUNT: Cell<u64> = const { Cell::new(0) };
+    }
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            if ON.with(|o| o.get()) {
+                COUNT.with(|c| c.set(c.get() + 1));
+            }
+            unsafe { System.alloc(layout) }
+        }
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            unsafe { System.dealloc(ptr, layout) }
+        }
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new: usize) -> *mut u8 {
+            if ON.with(|o| o.get()) {
+                COUNT.with(|c| c.set(c.get() + 1));
+            }
+            unsafe { System.realloc(ptr, layout, new) }
+        }
+    }
+    #[global_allocator]
+    static GLOBAL: Counting = Counting;
+
+    fn counted<T>(f: impl FnOnce() -> T) -> (T, u64) {
+        COUNT.with(|c| c.set(0));
+        ON.with(|o| o.set(true));
+        let r = f();
+        ON.with(|o| o.set(false));
+        (r, COUNT.with(|c| c.get()))
+    }
+
+    /// A warm session routes, sends and completes a prepared insert without allocating.
+    #[test]
+    fn a_warm_request_round_trip_allocates_nothing() {
+        let mut sim = Sim::new(3, config());
+        sim.start();
+        sim.prepare();
+        for k in 0..200 {
+            sim.insert(k, true);
+        }
+        let mut values = 2u16.to_be_bytes().to_vec();
+        bytes(&mut values, Some(&0i64.to_be_bytes()));
+        bytes(&mut values, Some(&[7u8; 32]));
+        let mut out = Vec::with_capacity(1 << 16);
+        let (mut send_allocs, mut receive_allocs) = (0, 0);
+        for k in 0..1000i64 {
+            values[6..14].copy_from_slice(&(k % 200).to_be_bytes());
+            let (id, n) = counted(|| {
+                let request = Request::Execute { id: b"prep-insert", result_metadata_id: None, values: &values, options: QueryOptions::default() };
+                let id = sim.session.start_request(sim.now, RequestSpec { request, idempotent: true, token: None, routing_key: None, keyspace: None, timeout_us: None });
+                let conn = sim.session.poll_transmit(&mut out);
+                (id, conn)
+            });
+            send_allocs += n;
+            let (_, conn) = id;
+            let conn = conn.expect("bytes to send");
+            let node = sim.conns[&conn];
+            let reply = sim.respond(node, &out);
+            out.clear();
+            let (_, n) = counted(|| {
+                sim.session.handle_bytes(sim.now, conn, &reply);
+                let mut responses = 0;
+                while let Some(e) = sim.session.poll_event() {
+                    if matches!(e, SessionEvent::Response { .. }) {
+                        responses += 1;
+                    }
+                }
+                assert_eq!(responses, 1);
+            });
+            receive_allocs += n;
+        }
+        assert_eq!(send_allocs, 0, "allocations routing and encoding 1000 warm requests");
+        assert_eq!(receive_allocs, 0, "allocations completing 1000 warm responses");
+    }
+}

@@ -13,7 +13,6 @@
  * Sockets are node:net rather than Deno.listen/Deno.connect because only node:net can
  * send a TCP reset on demand (`resetAndDestroy`); Deno's own sockets only close with a FIN.
  */
-import net from "node:net";
 import {
   AUTH_SUCCESS_BODY,
   authenticateBody,
@@ -37,6 +36,34 @@ import {
 } from "./cql.ts";
 
 export type { ServerErrorSpec } from "./cql.ts";
+
+// node:net's types come with @types/node, which this repository does not install, so the
+// members used here are declared here and the module is imported by a computed name.
+interface NetSocket {
+  readonly destroyed: boolean;
+  write(data: Uint8Array, callback?: (error?: Error) => void): boolean;
+  end(): void;
+  destroy(): void;
+  resetAndDestroy(): void;
+  pause(): void;
+  resume(): void;
+  isPaused(): boolean;
+  setNoDelay(noDelay: boolean): void;
+  on(event: "data", listener: (chunk: Uint8Array) => void): void;
+  on(event: "end" | "close" | "drain" | "connect" | "error", listener: () => void): void;
+  once(event: "end" | "close" | "drain" | "connect" | "error", listener: () => void): void;
+}
+interface NetServer {
+  listen(port: number, host: string, callback: () => void): void;
+  close(callback: () => void): void;
+  address(): { port: number };
+  once(event: "error", listener: (error: Error) => void): void;
+}
+interface NetModule {
+  createServer(options: { pauseOnConnect: boolean }, onConnection: (socket: NetSocket) => void): NetServer;
+  connect(options: { host: string; port: number }): NetSocket;
+}
+const net: NetModule = await import(["node", "net"].join(":"));
 
 /** toServer: client → server (requests); toClient: server → client (responses). */
 export type Direction = "toServer" | "toClient";
@@ -363,8 +390,8 @@ class Pump {
   constructor(
     readonly conn: ProxiedConnection,
     readonly direction: Direction,
-    readonly from: net.Socket,
-    readonly to: net.Socket,
+    readonly from: NetSocket,
+    readonly to: NetSocket,
   ) {
     to.on("close", () => this.closeWaiter?.());
   }
@@ -549,7 +576,7 @@ export class ProxiedConnection {
   private v5Requests: V5FrameParser | null = null;
   private v5Responses: V5FrameParser | null = null;
 
-  constructor(readonly proxy: FaultProxy, readonly id: number, readonly client: net.Socket, readonly server: net.Socket) {
+  constructor(readonly proxy: FaultProxy, readonly id: number, readonly client: NetSocket, readonly server: NetSocket) {
     this.toServer = new Pump(this, "toServer", client, server);
     this.toClient = new Pump(this, "toClient", server, client);
     this.requestParser = new EnvelopeParser((h) => this.onRequestHeader(h), (h, body) => this.onRequest(h, body));
@@ -794,7 +821,7 @@ export class ProxiedConnection {
     if (this.closed) return;
     this.closed = true;
     if (how === "reset") {
-      (this.client as net.Socket & { resetAndDestroy(): void }).resetAndDestroy();
+      (this.client as NetSocket).resetAndDestroy();
     } else {
       this.client.end();
       setTimeout(() => this.client.destroy(), 1000);
@@ -803,7 +830,7 @@ export class ProxiedConnection {
     this.proxy.connectionClosed(this);
   }
 
-  endTowards(socket: net.Socket): void {
+  endTowards(socket: NetSocket): void {
     if (!socket.destroyed) socket.end();
   }
 
@@ -860,7 +887,7 @@ export class FaultProxy {
   readonly target: { host: string; port: number };
   port = 0;
   host: string;
-  private server: net.Server;
+  private server: NetServer;
   private conns = new Map<number, ProxiedConnection>();
   private nextId = 1;
   private globalRules: FaultRules = {};
@@ -908,7 +935,7 @@ export class FaultProxy {
       proxy.server.once("error", reject);
       proxy.server.listen(options.listenPort ?? 0, proxy.host, () => resolve());
     });
-    proxy.port = (proxy.server.address() as net.AddressInfo).port;
+    proxy.port = proxy.server.address().port;
     return proxy;
   }
 
@@ -917,7 +944,7 @@ export class FaultProxy {
     return `${this.host}:${this.port}`;
   }
 
-  private accept(client: net.Socket): void {
+  private accept(client: NetSocket): void {
     const id = this.nextId++;
     this.counters.accepted++;
     client.setNoDelay(true);

@@ -394,7 +394,7 @@ impl WasmSession {
 
     /// Counters and decisions, as JSON.
     pub fn metrics(&self) -> String {
-        serde_json::to_string(self.inner.metrics()).unwrap_or_default()
+        serde_json::to_string(&self.inner.metrics()).unwrap_or_default()
     }
 
     /// Nodes and connections, as JSON.

@@ -77,7 +77,8 @@ impl Default for CsvOptions {
 impl CsvOptions {
     /// Checks that the special bytes are usable and distinct.
     pub fn validate(&self) -> Result<(), String> {
-        let specials = [("delimiter", Some(self.delimiter)), ("quote", Some(self.quote)), ("escape", Some(self.escape))];
+        let specials =
+            [("delimiter", Some(self.delimiter)), ("quote", Some(self.quote)), ("escape", Some(self.escape))];
         for (name, byte) in specials.iter().chain(&[("comment", self.comment)]) {
             if let Some(b) = byte {
                 if !b.is_ascii() || *b == b'\r' || *b == b'\n' {
@@ -116,13 +117,23 @@ pub struct FieldSpan {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CsvFault {
     /// The record's raw size passed the limit; only its first `kept` bytes are in `raw`.
-    TooLong { limit: usize, kept: usize },
-    TooManyFields { limit: usize },
+    TooLong {
+        limit: usize,
+        kept: usize,
+    },
+    TooManyFields {
+        limit: usize,
+    },
     /// Input ended inside the quoted field `field` (0-based).
-    UnterminatedQuote { field: usize },
+    UnterminatedQuote {
+        field: usize,
+    },
     /// Something other than a delimiter or line end followed the closing quote of field
     /// `field`, at absolute byte `offset`.
-    TextAfterClosingQuote { field: usize, offset: u64 },
+    TextAfterClosingQuote {
+        field: usize,
+        offset: u64,
+    },
 }
 
 impl CsvFault {
@@ -569,7 +580,9 @@ impl CsvReader {
         }
         let mut end = self.field_buf.len();
         if self.opts.trim && !self.field_quoted {
-            while end > self.field_start && self.field_buf.get(end - 1).is_some_and(|&c| is_blank(c, self.opts.delimiter)) {
+            while end > self.field_start
+                && self.field_buf.get(end - 1).is_some_and(|&c| is_blank(c, self.opts.delimiter))
+            {
                 end -= 1;
             }
             self.field_buf.truncate(end);
@@ -712,10 +725,7 @@ mod tests {
     fn quoted_fields_hold_delimiters_line_ends_and_quotes() {
         let opts = CsvOptions::default();
         let recs = all_ways(&opts, b"\"a,b\",\"say \"\"hi\"\"\",\"x\r\ny\"\nnext,\"\"\n");
-        assert_eq!(
-            recs[0].3,
-            vec![("a,b".into(), true), ("say \"hi\"".into(), true), ("x\r\ny".into(), true)]
-        );
+        assert_eq!(recs[0].3, vec![("a,b".into(), true), ("say \"hi\"".into(), true), ("x\r\ny".into(), true)]);
         assert_eq!(recs[0].4, b"\"a,b\",\"say \"\"hi\"\"\",\"x\r\ny\"");
         assert_eq!(recs[1].0, 3, "the CRLF inside quotes counts as one line");
         assert_eq!(recs[1].3, vec![("next".into(), false), (String::new(), true)]);
@@ -727,12 +737,7 @@ mod tests {
         let got = fields(&opts, "\"a\\\"b\",\"c\\\\d\",\"e\\nf\",g\\h\n");
         assert_eq!(
             got,
-            vec![vec![
-                ("a\"b".into(), true),
-                ("c\\d".into(), true),
-                ("e\\nf".into(), true),
-                ("g\\h".into(), false)
-            ]]
+            vec![vec![("a\"b".into(), true), ("c\\d".into(), true), ("e\\nf".into(), true), ("g\\h".into(), false)]]
         );
     }
 
@@ -746,10 +751,10 @@ mod tests {
     fn blank_lines_comments_and_bom_are_skipped() {
         let opts = CsvOptions { comment: Some(b'#'), ..CsvOptions::default() };
         let recs = all_ways(&opts, "\u{FEFF}a\n\n# note, \"unbalanced\n\r\nb\r\n#last".as_bytes());
-        assert_eq!(recs.iter().map(|r| (r.0, r.1, r.3.clone())).collect::<Vec<_>>(), vec![
-            (1, 3, vec![("a".into(), false)]),
-            (5, 28, vec![("b".into(), false)])
-        ]);
+        assert_eq!(
+            recs.iter().map(|r| (r.0, r.1, r.3.clone())).collect::<Vec<_>>(),
+            vec![(1, 3, vec![("a".into(), false)]), (5, 28, vec![("b".into(), false)])]
+        );
         // A BOM anywhere else is data.
         assert_eq!(fields(&CsvOptions::default(), "a\n\u{FEFF}b\n")[1], vec![("\u{FEFF}b".into(), false)]);
         // A lone first byte of a BOM at the end of input is data too.
@@ -759,11 +764,10 @@ mod tests {
     #[test]
     fn trimming() {
         let opts = CsvOptions { trim: true, ..CsvOptions::default() };
-        assert_eq!(fields(&opts, "  a  , \" b \" ,c\t\n"), vec![vec![
-            ("a".into(), false),
-            (" b ".into(), true),
-            ("c".into(), false)
-        ]]);
+        assert_eq!(
+            fields(&opts, "  a  , \" b \" ,c\t\n"),
+            vec![vec![("a".into(), false), (" b ".into(), true), ("c".into(), false)]]
+        );
         let untrimmed = fields(&CsvOptions::default(), "  a  , \" b \"\n");
         assert_eq!(untrimmed, vec![vec![("  a  ".into(), false), (" \" b \"".into(), false)]]);
         // With a tab delimiter, tabs separate fields even when trimming.
@@ -777,11 +781,10 @@ mod tests {
             let opts = CsvOptions { delimiter: d, ..CsvOptions::default() };
             let d = d as char;
             let input = format!("a{d}\"b{d}c\"{d}\n");
-            assert_eq!(fields(&opts, &input), vec![vec![
-                ("a".into(), false),
-                (format!("b{d}c"), true),
-                (String::new(), false)
-            ]]);
+            assert_eq!(
+                fields(&opts, &input),
+                vec![vec![("a".into(), false), (format!("b{d}c"), true), (String::new(), false)]]
+            );
         }
     }
 

@@ -220,7 +220,8 @@ impl JsonlReader {
             return Some(self.complete(self.scan, had_lf));
         }
         self.raw = RawSource::Input(self.line_start..content_end);
-        let line = JsonlLine { line: self.line, offset: self.line_offset, end_offset: self.abs(self.scan), too_long: None };
+        let line =
+            JsonlLine { line: self.line, offset: self.line_offset, end_offset: self.abs(self.scan), too_long: None };
         self.finish_line(had_lf);
         Some(line)
     }
@@ -363,7 +364,9 @@ impl ObjectScanner {
             if let Some(slot) = slot {
                 match slots.get_mut(slot) {
                     Some(place @ None) => *place = Some(value),
-                    Some(Some(_)) => return Err(JsonFault { offset: key_at, reason: "duplicate key", slot: Some(slot) }),
+                    Some(Some(_)) => {
+                        return Err(JsonFault { offset: key_at, reason: "duplicate key", slot: Some(slot) })
+                    }
                     None => {}
                 }
             }
@@ -595,13 +598,17 @@ mod tests {
         for chunk in 1..6 {
             assert_eq!(lines(input, chunk, 10), whole, "chunk {chunk}");
         }
-        let summary: Vec<_> = whole.iter().map(|(l, raw)| (l.line, l.offset, l.end_offset, l.too_long, raw.clone())).collect();
-        assert_eq!(summary, vec![
-            (1, 0, 9, None, b"{\"a\":1}".to_vec()),
-            (4, 14, 22, None, b"{\"b\":2}".to_vec()),
-            (5, 22, 36, Some((10, 10)), b"0123456789".to_vec()),
-            (6, 36, 38, None, b"{}".to_vec()),
-        ]);
+        let summary: Vec<_> =
+            whole.iter().map(|(l, raw)| (l.line, l.offset, l.end_offset, l.too_long, raw.clone())).collect();
+        assert_eq!(
+            summary,
+            vec![
+                (1, 0, 9, None, b"{\"a\":1}".to_vec()),
+                (4, 14, 22, None, b"{\"b\":2}".to_vec()),
+                (5, 22, 36, Some((10, 10)), b"0123456789".to_vec()),
+                (6, 36, 38, None, b"{}".to_vec()),
+            ]
+        );
     }
 
     fn scan(line: &str, keys: &[&str]) -> Result<Vec<Option<(JsonKind, String)>>, JsonFault> {
@@ -627,16 +634,19 @@ mod tests {
             &["s", "n", "t", "f", "z", "a", "o", "missing"],
         )
         .unwrap();
-        assert_eq!(got, vec![
-            Some((JsonKind::String, "a\"b\\cé😀\n".into())),
-            Some((JsonKind::Number, "-1.5e+3".into())),
-            Some((JsonKind::True, "true".into())),
-            Some((JsonKind::False, "false".into())),
-            Some((JsonKind::Null, "null".into())),
-            Some((JsonKind::Array, r#"[1, {"x": [2]}, "]"]"#.into())),
-            Some((JsonKind::Object, r#"{"k": "}"}"#.into())),
-            None,
-        ]);
+        assert_eq!(
+            got,
+            vec![
+                Some((JsonKind::String, "a\"b\\cé😀\n".into())),
+                Some((JsonKind::Number, "-1.5e+3".into())),
+                Some((JsonKind::True, "true".into())),
+                Some((JsonKind::False, "false".into())),
+                Some((JsonKind::Null, "null".into())),
+                Some((JsonKind::Array, r#"[1, {"x": [2]}, "]"]"#.into())),
+                Some((JsonKind::Object, r#"{"k": "}"}"#.into())),
+                None,
+            ]
+        );
         assert_eq!(scan("{}", &["a"]).unwrap(), vec![None]);
         // Keys with escapes are matched by their unescaped text.
         assert_eq!(scan(r#"{"\u0061": 1}"#, &["a"]).unwrap(), vec![Some((JsonKind::Number, "1".into()))]);

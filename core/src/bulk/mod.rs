@@ -80,7 +80,9 @@ pub use self::jsonl::{JsonFault, JsonKind, JsonValue, JsonlLine, JsonlReader, Ob
 pub enum Format {
     Csv(CsvOptions),
     /// One JSON object per line; `max_record_bytes` caps a line's size.
-    Jsonl { max_record_bytes: usize },
+    Jsonl {
+        max_record_bytes: usize,
+    },
 }
 
 impl Format {
@@ -289,8 +291,19 @@ enum Input {
 /// What one step of [`BulkEncoder::next_row`] found; holds no borrow, so that the outcome
 /// can borrow the encoder afresh.
 enum Step {
-    Good { token: Option<i64>, line: u64, offset: u64, end_offset: u64 },
-    Bad { line: u64, offset: u64, end_offset: u64, column: Option<BadColumn>, reason: String },
+    Good {
+        token: Option<i64>,
+        line: u64,
+        offset: u64,
+        end_offset: u64,
+    },
+    Bad {
+        line: u64,
+        offset: u64,
+        end_offset: u64,
+        column: Option<BadColumn>,
+        reason: String,
+    },
     /// Something that is not a row (the header) was consumed.
     Skipped,
     NeedInput,
@@ -467,7 +480,7 @@ impl BulkEncoder {
             bad_rows: 0,
         };
         if let Some(plan) = plan {
-            encoder.install_plan(plan, matches!(encoder.input, Input::Csv(_))).map_err(|reason| config_error(reason))?;
+            encoder.install_plan(plan, matches!(encoder.input, Input::Csv(_))).map_err(config_error)?;
         }
         Ok(encoder)
     }
@@ -703,7 +716,10 @@ impl BulkEncoder {
         let encoded = encode_row(columns, &plan.sources, constants, values, starts, |index, name, ty, out| {
             let Some(&Source::Field(position)) = plan.sources.get(index) else { return Ok(()) };
             let Some(&span) = reader.fields().get(position) else {
-                return Err(RowError { column: Some(BadColumn::Name(name.to_owned())), reason: "missing field".into() });
+                return Err(RowError {
+                    column: Some(BadColumn::Name(name.to_owned())),
+                    reason: "missing field".into(),
+                });
             };
             let field = std::str::from_utf8(reader.field_bytes(span)).map_err(|e| RowError {
                 column: Some(BadColumn::Name(name.to_owned())),
@@ -869,4 +885,52 @@ fn encode_row(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(config: BulkConfig, input: &[u8]) -> Vec<Result<Vec<u8>, String>> {
+        let mut encoder = BulkEncoder::new(config).unwrap();
+        encoder.push(input);
+        encoder.finish();
+        let mut out = Vec::new();
+        while let Some(outcome) = encoder.next_row() {
+            out.push(match outcome {
+                RowOutcome::Good { values, .. } => Ok(values.to_vec()),
+                RowOutcome::Bad { reason, .. } => Err(reason),
+            });
+        }
+        out
+    }
+
+    #[test]
+    fn json_literals_bypass_the_text_spellings() {
+        let columns = vec![("flag".to_owned(), ColumnType::Boolean), ("note".to_owned(), ColumnType::Text)];
+        let mut config = BulkConfig::new(Format::jsonl(), columns);
+        // Spellings that do not include JSON's own literals.
+        config.text.true_words = vec!["oui".into()];
+        config.text.false_words = vec!["non".into()];
+        let got = rows(config, b"{\"flag\": true, \"note\": false}\n{\"flag\": \"non\"}\n{\"flag\": \"true\"}\n");
+        assert_eq!(got[0], Ok(vec![0, 2, 0, 0, 0, 1, 1, 0, 0, 0, 5, b'f', b'a', b'l', b's', b'e']));
+        assert_eq!(got[1], Ok(vec![0, 2, 0, 0, 0, 1, 0, 0xFF, 0xFF, 0xFF, 0xFE]));
+        assert!(got[2].as_ref().is_err_and(|e| e.contains("column flag")), "{:?}", got[2]);
+    }
+
+    #[test]
+    fn csv_faults_name_the_column_or_the_unmapped_field() {
+        let columns = vec![("a".to_owned(), ColumnType::Text)];
+        let mut config = BulkConfig::new(Format::Csv(CsvOptions { header: false, ..CsvOptions::default() }), columns);
+        config.mapping = Mapping::parse("1=a").unwrap();
+        let mut encoder = BulkEncoder::new(config).unwrap();
+        encoder.push(b"\"x\"y,z\nq,\"r\"s\n");
+        let mut columns = Vec::new();
+        while let Some(outcome) = encoder.next_row() {
+            if let RowOutcome::Bad { column, .. } = outcome {
+                columns.push(column);
+            }
+        }
+        assert_eq!(columns, vec![Some(BadColumn::Field(0)), Some(BadColumn::Name("a".into()))]);
+    }
 }

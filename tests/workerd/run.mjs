@@ -1,0 +1,112 @@
+#!/usr/bin/env node
+// Runs the driver inside workerd from the built bundle: starts `workerd serve` on a port the
+// kernel picks (reported through --control-fd), asks the test Worker to run, checks its JSON
+// report (paged round trip + the shared conformance suite), and stops workerd.
+//
+//   node tests/workerd/run.mjs            (CQLWIRE_HOSTS=host:port,... to point elsewhere)
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import net from "node:net";
+import { fileURLToPath } from "node:url";
+import { conformanceCases } from "../conformance/cases.mjs";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const WORKERD = `${ROOT}node_modules/.bin/workerd`;
+const CONFIG = `${ROOT}tests/workerd/config.capnp`;
+const HOSTS = (process.env.CQLWIRE_HOSTS ?? "127.0.0.1:9042").split(",");
+const START_TIMEOUT_MS = 30_000;
+const REQUEST_TIMEOUT_MS = 180_000;
+
+let failures = 0;
+function check(ok, label, detail = "") {
+  console.log(`${ok ? "ok  " : "FAIL"}  ${label}${detail ? ` — ${detail}` : ""}`);
+  if (!ok) failures++;
+}
+
+function fail(message) {
+  console.error(`workerd test: ${message}`);
+  process.exit(1);
+}
+
+function reachable(hostPort) {
+  const [host, port] = hostPort.split(":");
+  return new Promise((resolve) => {
+    const s = net.connect({ host, port: Number(port ?? 9042) });
+    s.setTimeout(3000, () => (s.destroy(), resolve(false)));
+    s.once("connect", () => (s.destroy(), resolve(true)));
+    s.once("error", () => resolve(false));
+  });
+}
+
+for (const file of [WORKERD, `${ROOT}dist/workerd.js`, `${ROOT}dist/wasm/pkg/cqlwire_wasm_bg.wasm`]) {
+  if (!existsSync(file)) fail(`${file} is missing (run: make build, npm install)`);
+}
+if (!(await reachable(HOSTS[0]))) fail(`Cassandra is not reachable at ${HOSTS[0]} (start it with scripts/cassandra start)`);
+
+const started = Date.now();
+const workerd = spawn(WORKERD, ["serve", CONFIG, "--socket-addr", "http=127.0.0.1:0", "--control-fd", "3"], {
+  stdio: ["ignore", "pipe", "pipe", "pipe"],
+});
+let output = "";
+workerd.stdout.on("data", (d) => (output += d));
+workerd.stderr.on("data", (d) => (output += d));
+const exited = new Promise((resolve) => workerd.once("exit", (code, signal) => resolve({ code, signal })));
+
+try {
+  const port = await new Promise((resolve, reject) => {
+    let control = "";
+    const timer = setTimeout(() => reject(new Error(`workerd did not listen within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
+    workerd.stdio[3].on("data", (d) => {
+      control += d;
+      for (const line of control.split("\n")) {
+        try {
+          const msg = JSON.parse(line);
+          if (msg.event === "listen" && msg.socket === "http") {
+            clearTimeout(timer);
+            resolve(msg.port);
+          }
+        } catch {
+          // A partial line: wait for the rest.
+        }
+      }
+    });
+    exited.then(({ code, signal }) => reject(new Error(`workerd exited (code ${code}, signal ${signal}) before listening`)));
+  });
+  console.log(`workerd listening on 127.0.0.1:${port} after ${Date.now() - started} ms`);
+
+  const url = `http://127.0.0.1:${port}/?hosts=${encodeURIComponent(HOSTS.join(","))}`;
+  const response = await fetch(url, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  const text = await response.text();
+  check(response.status === 200, "the Worker answered 200", `status ${response.status}`);
+  let report;
+  try {
+    report = JSON.parse(text);
+  } catch {
+    fail(`the Worker did not answer JSON:\n${text.slice(0, 2000)}`);
+  }
+
+  const rt = report.roundTrip ?? {};
+  check(!rt.error, "connect, prepared inserts and a paged select inside the Worker", rt.error ?? "");
+  check(/^5\.0\.\d+/.test(String(rt.release)), "system.local release is 5.0.x", `got ${rt.release}`);
+  check(JSON.stringify(rt.pageSizes) === JSON.stringify([10, 10, 10, 10, 10, 7]), "57 rows come back in pages of 10", `pages ${JSON.stringify(rt.pageSizes)}`);
+  check(rt.rowsRead === 57 && rt.labelsInOrder === true, "every inserted row read back once, in clustering order", `rows ${rt.rowsRead}`);
+
+  // The Worker must have run exactly the suite the other runtimes run.
+  const expected = conformanceCases({ Client: class {}, types: {}, errors: { ArgumentError: class {}, NoHostAvailableError: class {}, ResponseError: class {} } }, {}, { contactPoints: [], keyspace: "x" }).map((c) => c.name);
+  const ran = (report.conformance ?? []).map((c) => c.name);
+  check(JSON.stringify(ran) === JSON.stringify(expected), `the Worker ran all ${expected.length} conformance cases`, `ran ${ran.length}`);
+  for (const c of report.conformance ?? []) check(c.ok, `conformance (workerd): ${c.name}`, c.ok ? `${c.ms} ms` : c.error);
+} catch (e) {
+  check(false, "workerd run", e.message);
+} finally {
+  workerd.kill("SIGTERM");
+  const stopped = await Promise.race([exited, new Promise((r) => setTimeout(() => r(null), 5000))]);
+  if (!stopped) workerd.kill("SIGKILL");
+}
+
+if (failures > 0) {
+  if (output.trim()) console.log(`--- workerd output:\n${output.trim().slice(-4000)}`);
+  console.log(`workerd: ${failures} check(s) failed (${Date.now() - started} ms)`);
+  process.exit(1);
+}
+console.log(`workerd: all checks passed (${Date.now() - started} ms)`);
