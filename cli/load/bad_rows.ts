@@ -1,6 +1,12 @@
 // Bad rows of a load: each is copied verbatim to `<name>.bad` (after the header line, so the
 // file can be corrected and loaded again with the same options) and explained by one line
-// in `<name>.errors.log` giving the source file, line, field, column and reason.
+// in `<name>.errors.log` giving the source file, line, field, column and reason. Rows of a
+// resumed counter (non-idempotent) load that may or may not have been applied before the
+// interruption go to `<name>.uncertain` instead, explained in the same log.
+//
+// Writes are synchronous: the loader writes a bad row when the checkpoint watermark passes
+// it, and a checkpoint records the files' sizes, so after a crash --resume can cut the files
+// back to exactly the rows below the watermark before reading on.
 
 import { basename, join } from "../paths.ts";
 import type { SourceRecord } from "./csv_source.ts";
@@ -16,6 +22,8 @@ export function describeProblem(record: SourceRecord, problem: RowProblem): stri
       ? ` (column ${problem.column}${problem.type ? `, ${problem.type}` : ""})`
       : "";
     parts.push(`field ${problem.field}${column}`);
+  } else if (problem.column !== undefined) {
+    parts.push(`column ${problem.column}${problem.type ? ` (${problem.type})` : ""}`);
   }
   let line = `${parts.join(": ")}: ${problem.reason}`;
   if (problem.value !== undefined) line += `; value ${JSON.stringify(problem.value)}`;
@@ -42,27 +50,65 @@ export function uniqueStems(sources: string[]): string[] {
   });
 }
 
+/** Byte sizes of a log's three files. */
+export interface BadFileSizes {
+  bad: number;
+  log: number;
+  uncertain: number;
+}
+
+type Kind = keyof BadFileSizes;
+
+function writeAllSync(file: Deno.FsFile, bytes: Uint8Array): void {
+  let offset = 0;
+  while (offset < bytes.length) offset += file.writeSync(bytes.subarray(offset));
+}
+
 export class BadRowLog {
   readonly badPath: string;
   readonly logPath: string;
-  private files: Promise<{ bad: Deno.FsFile; log: Deno.FsFile }> | null = null;
-  /** Writes are chained so that lines from concurrent failures never interleave. */
-  private pending: Promise<void> = Promise.resolve();
+  readonly uncertainPath: string;
+  private readonly files: Partial<Record<Kind, Deno.FsFile>> = {};
+  private readonly sizes: BadFileSizes = { bad: 0, log: 0, uncertain: 0 };
   private header: string | null = null;
   private writeFailure: Error | null = null;
+  /** Bad rows recorded by this run. */
   count = 0;
+  uncertainCount = 0;
 
   constructor(directory: string, stem: string) {
     this.badPath = join(directory, `${stem}.bad`);
     this.logPath = join(directory, `${stem}.errors.log`);
+    this.uncertainPath = join(directory, `${stem}.uncertain`);
+  }
+
+  private pathOf(kind: Kind): string {
+    return kind === "bad" ? this.badPath : kind === "log" ? this.logPath : this.uncertainPath;
   }
 
   /** Output of an earlier run would be mistaken for this run's, so it is removed up front. */
   async removeStale(): Promise<void> {
-    for (const path of [this.badPath, this.logPath]) {
+    for (const path of [this.badPath, this.logPath, this.uncertainPath]) {
       await Deno.remove(path).catch((error) => {
         if (!(error instanceof Deno.errors.NotFound)) throw error;
       });
+    }
+  }
+
+  /** Resuming: the files are cut back to their sizes at the checkpoint, then appended to. */
+  async resumeAt(sizes: BadFileSizes): Promise<void> {
+    for (const kind of ["bad", "log", "uncertain"] as const) {
+      const path = this.pathOf(kind);
+      if (sizes[kind] === 0) {
+        await Deno.remove(path).catch(() => {});
+        continue;
+      }
+      try {
+        await Deno.truncate(path, sizes[kind]);
+      } catch (error) {
+        throw new Error(`cannot resume: ${path} is missing or unwritable (${(error as Error).message})`);
+      }
+      this.sizes[kind] = sizes[kind];
     }
   }
 
@@ -70,48 +116,53 @@ export class BadRowLog {
     this.header = raw;
   }
 
-  private open(): Promise<{ bad: Deno.FsFile; log: Deno.FsFile }> {
-    this.files ??= (async () => {
-      const options = { write: true, create: true, truncate: true };
-      const bad = await Deno.open(this.badPath, options);
-      const log = await Deno.open(this.logPath, options);
-      if (this.header !== null) await writeAll(bad, `${this.header}\n`);
-      return { bad, log };
-    })();
-    return this.files;
+  currentSizes(): BadFileSizes {
+    return { ...this.sizes };
   }
 
-  /** Queues the row; a failed write is reported by close(), the load itself goes on. */
-  record(record: SourceRecord, problem: RowProblem): void {
-    this.count++;
-    const line = describeProblem(record, problem);
-    this.pending = this.pending.then(async () => {
-      if (this.writeFailure !== null) return;
-      try {
-        const { bad, log } = await this.open();
-        await writeAll(bad, `${record.raw}\n`);
-        await writeAll(log, `${line}\n`);
-      } catch (error) {
-        this.writeFailure = error as Error;
+  private write(kind: Kind, text: string): void {
+    let file = this.files[kind];
+    if (file === undefined) {
+      const path = this.pathOf(kind);
+      const fresh = this.sizes[kind] === 0;
+      file = Deno.openSync(path, fresh ? { write: true, create: true, truncate: true } : { append: true });
+      this.files[kind] = file;
+      if (fresh && kind !== "log" && this.header !== null) {
+        const headerBytes = encoder.encode(`${this.header}\n`);
+        writeAllSync(file, headerBytes);
+        this.sizes[kind] += headerBytes.length;
       }
-    });
+    }
+    const bytes = encoder.encode(text);
+    writeAllSync(file, bytes);
+    this.sizes[kind] += bytes.length;
   }
 
-  async close(): Promise<void> {
-    await this.pending;
-    if (this.files !== null) {
-      const files = await this.files.catch(() => null);
-      files?.bad.close();
-      files?.log.close();
+  /** Writes the row and its reason; a failed write is reported by close(), the load goes on. */
+  record(record: SourceRecord, problem: RowProblem, uncertain = false): void {
+    if (uncertain) this.uncertainCount++;
+    else this.count++;
+    if (this.writeFailure !== null) return;
+    try {
+      this.write(uncertain ? "uncertain" : "bad", `${record.raw}\n`);
+      this.write("log", `${describeProblem(record, problem)}\n`);
+    } catch (error) {
+      this.writeFailure = error as Error;
+    }
+  }
+
+  get written(): boolean {
+    return this.sizes.bad > 0 || this.sizes.log > 0 || this.sizes.uncertain > 0;
+  }
+
+  close(): Promise<void> {
+    for (const kind of ["bad", "log", "uncertain"] as const) {
+      this.files[kind]?.close();
+      delete this.files[kind];
     }
     if (this.writeFailure !== null) {
-      throw new Error(`cannot write bad rows to ${this.badPath}: ${this.writeFailure.message}`);
+      return Promise.reject(new Error(`cannot write bad rows to ${this.badPath}: ${this.writeFailure.message}`));
     }
+    return Promise.resolve();
   }
-}
-
-async function writeAll(file: Deno.FsFile, text: string): Promise<void> {
-  const bytes = encoder.encode(text);
-  let offset = 0;
-  while (offset < bytes.length) offset += await file.write(bytes.subarray(offset));
 }

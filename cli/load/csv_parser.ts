@@ -101,6 +101,11 @@ export class CsvParser {
     this.buffer = joined;
   }
 
+  /** Bytes at the current position that belong to no record (a byte order mark). */
+  skipBytes(count: number): void {
+    this.base += count;
+  }
+
   /** No more input: a last record without a line end, or an unclosed quote, comes out now. */
   finish(): void {
     this.finished = true;

@@ -1,14 +1,23 @@
-// The CSV row source of `load`: records streamed from a file (or stdin) through csv-parse,
-// each with its verbatim text and starting line so a bad one can be reported and copied
-// to the .bad file exactly. The loader only sees the RowSource interface, so another
-// parser (the WASM core's) can take this one's place.
+// Row sources of `load`: CSV (csv_parser.ts) and JSON Lines (jsonl_parser.ts) records read
+// from one input, each with its verbatim text, starting line and byte offsets, so a bad one
+// can be reported and copied to the .bad file exactly, and a checkpoint can say how far the
+// input was loaded. The loader only sees the RowSource interface, so another parser (the
+// WASM core's bulk path) can take this one's place.
 
-import { parse } from "csv-parse/stream";
+import { type CsvFormat, CsvParser } from "./csv_parser.ts";
+import { type InputFile, InputReader } from "./input.ts";
+import { type JsonMember, JsonlLineSplitter, JsonSyntaxError, splitJsonObject } from "./jsonl_parser.ts";
+
+export type { CsvFormat } from "./csv_parser.ts";
 
 export interface SourceField {
   text: string;
   /** Quoted fields never stand for null, so `""` stays distinct from an empty field. */
   quoted: boolean;
+  /** A JSON member that is absent: its column is left unset. */
+  missing?: boolean;
+  /** JSON null: null whatever the --null-value settings. */
+  isNull?: boolean;
 }
 
 export interface SourceRecord {
@@ -20,166 +29,198 @@ export interface SourceRecord {
   raw: string;
   /** Set when the input around this record could not be parsed at all. */
   malformed?: string;
+  /** Byte offsets of the record in the (decompressed) input: its first byte, and past its end. */
+  offset?: number;
+  end?: number;
+  /** The line on which the input after this record starts. */
+  nextLine?: number;
+}
+
+/** Where to start reading: a record boundary, with the line number there. */
+export interface ReadStart {
+  offset: number;
+  line: number;
 }
 
 export interface RowSource {
   readonly name: string;
-  records(): AsyncIterable<SourceRecord>;
+  /**
+   * The records from `start` on (the input's beginning by default); with `stopAfter`, only
+   * records that start at or before that offset (the end of a --split byte range). A CSV
+   * header is yielded first, flagged by `header`, whatever the start.
+   */
+  records(start?: ReadStart, stopAfter?: number): AsyncIterable<SourceRecord & { header?: boolean }>;
+  /** Raw bytes read so far (compressed bytes for .gz), for progress. */
+  readonly bytesRead?: number;
 }
 
-export interface CsvFormat {
-  delimiter: string;
-  quote: string;
-  /** Defaults to the quote character, i.e. "" inside a quoted field. */
-  escape?: string;
-  comment?: string;
-}
+const UTF8_BOM = [0xef, 0xbb, 0xbf];
 
-/** Bytes of a record left unterminated at the end of the input that we still copy to the bad file. */
-const MAX_TRAILING_RAW_BYTES = 1 << 20;
-
-function stripLineTerminator(raw: string): string {
-  if (raw.endsWith("\r\n")) return raw.slice(0, -2);
-  if (raw.endsWith("\n") || raw.endsWith("\r")) return raw.slice(0, -1);
-  return raw;
-}
-
-function countLineBreaks(text: string): number {
-  let count = 0;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i];
-    if (char === "\n") count++;
-    else if (char === "\r" && text[i + 1] !== "\n") count++;
+function stripBom(chunk: Uint8Array, atStart: boolean): { chunk: Uint8Array; skipped: number } {
+  if (atStart && chunk.length >= 3 && UTF8_BOM.every((byte, i) => chunk[i] === byte)) {
+    return { chunk: chunk.subarray(3), skipped: 3 };
   }
-  return count;
+  return { chunk, skipped: 0 };
+}
+
+function inputOf(nameOrInput: string | InputFile): InputFile {
+  if (typeof nameOrInput !== "string") return nameOrInput;
+  return { path: nameOrInput, size: null, gzip: nameOrInput.toLowerCase().endsWith(".gz"), format: null };
+}
+
+/** CSV records of one input; the header (when `hasHeader`) comes first, flagged. */
+export class CsvFileSource implements RowSource {
+  readonly name: string;
+  private readonly input: InputFile;
+  private reader: InputReader | null = null;
+
+  constructor(nameOrInput: string | InputFile, private readonly format: CsvFormat, private readonly hasHeader = false) {
+    this.input = inputOf(nameOrInput);
+    this.name = this.input.path;
+  }
+
+  get bytesRead(): number {
+    return this.reader?.rawBytesRead ?? 0;
+  }
+
+  async *records(start?: ReadStart, stopAfter?: number): AsyncGenerator<SourceRecord & { header?: boolean }> {
+    const from = start ?? { offset: 0, line: 1 };
+    const seekable = this.input.path !== "-";
+    let headerDone = !this.hasHeader;
+    if (!headerDone && (from.offset > 0 && seekable)) {
+      // The header is read on its own pass from the beginning; the data then starts at `from`.
+      for await (const record of this.parse(new InputReader(this.input), { offset: 0, line: 1 })) {
+        yield { ...record, header: true };
+        headerDone = true;
+        break;
+      }
+      if (!headerDone) return;
+    }
+    const reader = new InputReader(this.input);
+    this.reader = reader;
+    const begin = seekable ? from : { offset: 0, line: 1 };
+    for await (const record of this.parse(reader, begin)) {
+      if (!headerDone) {
+        headerDone = true;
+        yield { ...record, header: true };
+        continue;
+      }
+      if (record.offset! < from.offset) continue;
+      if (stopAfter !== undefined && record.offset! > stopAfter) return;
+      yield record;
+    }
+  }
+
+  private async *parse(reader: InputReader, from: ReadStart): AsyncGenerator<SourceRecord> {
+    const parser = new CsvParser(this.format, from.offset, from.line);
+    let atStart = from.offset === 0;
+    const source = this.name;
+    for await (const bytes of reader.bytes(from.offset)) {
+      const { chunk, skipped } = stripBom(bytes, atStart);
+      if (skipped > 0) {
+        // Offsets stay those of the file: the parser starts past the mark.
+        parser.skipBytes(skipped);
+      }
+      atStart = false;
+      parser.push(chunk);
+      for (const record of parser.drain()) yield { source, ...record };
+    }
+    parser.finish();
+    for (const record of parser.drain()) yield { source, ...record };
+  }
 }
 
 /**
- * csv-parse hands over comment and empty lines that preceded a record as part of its raw
- * text; they are not part of the record.
+ * JSON Lines records of one input. Each object's members are matched to `fieldNames` by
+ * name (exactly, else case-insensitively); a field with no member is `missing` (its column is
+ * left unset), members no field asks for are ignored.
  */
-export function stripSkippedLines(raw: string, comment: string | undefined): string {
-  let text = raw;
-  for (;;) {
-    const match = /^[^\r\n]*(\r\n|\n|\r)/.exec(text);
-    if (!match) return text;
-    const line = match[0].slice(0, -match[1].length);
-    if (line === "" || (comment !== undefined && line.startsWith(comment))) {
-      text = text.slice(match[0].length);
-      continue;
+export class JsonlFileSource implements RowSource {
+  readonly name: string;
+  private readonly input: InputFile;
+  private reader: InputReader | null = null;
+  private fieldIndex = new Map<string, number>();
+  private foldedIndex = new Map<string, number | null>();
+  private fieldCount = 0;
+
+  constructor(nameOrInput: string | InputFile) {
+    this.input = inputOf(nameOrInput);
+    this.name = this.input.path;
+  }
+
+  /** The names of the fields every record is laid out by (the columns or --map fields). */
+  setFieldNames(names: string[]): void {
+    this.fieldCount = names.length;
+    this.fieldIndex = new Map(names.map((name, i) => [name, i]));
+    this.foldedIndex = new Map();
+    for (const [i, name] of names.entries()) {
+      const folded = name.toLowerCase();
+      this.foldedIndex.set(folded, this.foldedIndex.has(folded) ? null : i);
     }
-    return text;
-  }
-}
-
-interface ParsedChunk {
-  record: SourceField[];
-  raw: string;
-  info: { bytes: number };
-}
-
-export class CsvFileSource implements RowSource {
-  constructor(readonly name: string, private readonly format: CsvFormat) {}
-
-  private async openStream(): Promise<ReadableStream<Uint8Array>> {
-    const input = this.name === "-" ? Deno.stdin.readable : (await Deno.open(this.name)).readable;
-    if (!this.name.endsWith(".gz")) return input;
-    return input.pipeThrough(new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>);
   }
 
-  async *records(): AsyncGenerator<SourceRecord> {
-    const { delimiter, quote, escape, comment } = this.format;
-    let produced = 0;
-    let consumed = 0;
-    let consumerGone = false;
-    let wakeFeeder = null as (() => void) | null;
-    const parser = parse({
-      delimiter,
-      quote,
-      escape: escape ?? quote,
-      comment,
-      raw: true,
-      info: true,
-      // Column counts and stray quotes are judged per record by the loader instead of
-      // aborting the whole file: a wrong count is a bad row, a stray quote is text.
-      relax_column_count: true,
-      relax_quotes: true,
-      skip_empty_lines: true,
-      record_delimiter: ["\r\n", "\n", "\r"],
-      cast: (value: string, context: { quoting: boolean }) => ({ text: value, quoted: context.quoting }),
-      on_record: (chunk: string[]) => {
-        produced++;
-        return chunk;
-      },
-    }) as unknown as TransformStream<Uint8Array, ParsedChunk>;
+  get bytesRead(): number {
+    return this.reader?.rawBytesRead ?? 0;
+  }
 
-    // An unclosed quote is only detected when the input ends, and erroring a stream drops
-    // the records still queued in it. So the input is closed only once every record parsed
-    // so far was taken: then the error can cost nothing but the broken tail itself.
-    const input = await this.openStream();
-    const writer = parser.writable.getWriter();
-    const feeding = (async () => {
-      try {
-        for await (const bytes of input) await writer.write(bytes);
-        while (consumed < produced && !consumerGone) await new Promise<void>((resolve) => wakeFeeder = resolve);
-        await writer.close();
-      } catch (error) {
-        await writer.abort(error).catch(() => {});
+  async *records(start?: ReadStart, stopAfter?: number): AsyncGenerator<SourceRecord> {
+    const from = start ?? { offset: 0, line: 1 };
+    const seekable = this.input.path !== "-";
+    const reader = new InputReader(this.input);
+    this.reader = reader;
+    const begin = seekable ? from : { offset: 0, line: 1 };
+    const splitter = new JsonlLineSplitter(begin.offset, begin.line);
+    let atStart = begin.offset === 0;
+    const emit = function* (this: JsonlFileSource, lines: ReturnType<JsonlLineSplitter["drain"]>) {
+      for (const line of lines) {
+        if (line.offset < from.offset) continue;
+        if (stopAfter !== undefined && line.offset > stopAfter) return true;
+        yield this.toRecord(line);
       }
-    })();
+      return false;
+    };
+    for await (const bytes of reader.bytes(begin.offset)) {
+      const { chunk, skipped } = stripBom(bytes, atStart);
+      if (skipped > 0) splitter.skipBytes(skipped);
+      atStart = false;
+      splitter.push(chunk);
+      if (yield* emit.call(this, splitter.drain())) return;
+    }
+    splitter.finish();
+    yield* emit.call(this, splitter.drain());
+  }
 
-    // Lines are counted here rather than taken from csv-parse, whose count goes wrong when
-    // a quoted field holds a CRLF. Its raw text keeps every line break as at least one of
-    // \r or \n, which is what countLineBreaks counts.
-    let nextLine = 1;
-    let consumedBytes = 0;
+  private toRecord(line: { offset: number; end: number; line: number; nextLine: number; raw: string }): SourceRecord {
+    const record: SourceRecord = {
+      source: this.name,
+      line: line.line,
+      raw: line.raw,
+      fields: [],
+      offset: line.offset,
+      end: line.end,
+      nextLine: line.nextLine,
+    };
+    let members: Map<string, JsonMember>;
     try {
-      for await (const chunk of parser.readable) {
-        consumed++;
-        const withoutSkipped = stripSkippedLines(chunk.raw, comment);
-        const line = nextLine + countLineBreaks(chunk.raw.slice(0, chunk.raw.length - withoutSkipped.length));
-        nextLine += countLineBreaks(chunk.raw);
-        consumedBytes = chunk.info.bytes;
-        yield { source: this.name, line, fields: chunk.record, raw: stripLineTerminator(withoutSkipped) };
-        wakeFeeder?.();
-      }
+      members = splitJsonObject(line.raw);
     } catch (error) {
-      const code = (error as { code?: string }).code;
-      if (code !== "CSV_QUOTE_NOT_CLOSED") throw error;
-      // Everything after the last good record is one unterminated quoted field.
-      const raw = await this.readTail(consumedBytes);
-      const body = stripSkippedLines(raw, comment);
-      yield {
-        source: this.name,
-        line: nextLine + countLineBreaks(raw.slice(0, raw.length - body.length)),
-        fields: [],
-        raw: stripLineTerminator(body),
-        malformed: "a quoted field is never closed (the rest of the input was read as one field)",
-      };
-    } finally {
-      // A consumer leaving early (--max-errors) ends the for-await above, which cancels
-      // the parser; the feeder then stops on its failed write.
-      consumerGone = true;
-      wakeFeeder?.();
-      await feeding;
+      if (!(error instanceof JsonSyntaxError)) throw error;
+      record.malformed = `not a JSON object: ${error.message}`;
+      return record;
     }
-  }
-
-  /** Re-reads the unparseable end of a plain file so it can be copied to the bad file. */
-  private async readTail(offset: number): Promise<string> {
-    if (this.name === "-" || this.name.endsWith(".gz")) return "";
-    using file = await Deno.open(this.name);
-    const { size } = await file.stat();
-    const length = Math.min(size - offset, MAX_TRAILING_RAW_BYTES);
-    if (length <= 0) return "";
-    await file.seek(offset, Deno.SeekMode.Start);
-    const buffer = new Uint8Array(length);
-    let filled = 0;
-    while (filled < length) {
-      const count = await file.read(buffer.subarray(filled));
-      if (count === null) break;
-      filled += count;
+    const fields: SourceField[] = Array.from({ length: this.fieldCount }, () => MISSING);
+    for (const [key, member] of members) {
+      let index = this.fieldIndex.get(key);
+      if (index === undefined) index = this.foldedIndex.get(key.toLowerCase()) ?? undefined;
+      if (index === undefined) continue;
+      fields[index] = member.kind === "null"
+        ? NULL_FIELD
+        : { text: member.value, quoted: member.kind === "string" };
     }
-    return new TextDecoder().decode(buffer.subarray(0, filled));
+    record.fields = fields;
+    return record;
   }
 }
+
+const MISSING: SourceField = Object.freeze({ text: "", quoted: false, missing: true });
+const NULL_FIELD: SourceField = Object.freeze({ text: "", quoted: false, isNull: true });

@@ -38,6 +38,11 @@ export class JsonlLineSplitter {
     this.buffer = joined;
   }
 
+  /** Bytes at the current position that belong to no record (a byte order mark). */
+  skipBytes(count: number): void {
+    this.base += count;
+  }
+
   finish(): void {
     this.finished = true;
   }

@@ -33,17 +33,36 @@ interface PreparedBinding extends FieldBinding {
   required: boolean;
 }
 
+/** The driver's `types.unset` (a registered symbol): the bound value that leaves a column alone. */
+export const UNSET: unique symbol = Symbol.for("cqlwire.unset") as never;
+
+export interface ConverterOptions {
+  /** Unquoted field texts that mean null. */
+  nullValues: readonly string[];
+  /** Values appended after the fields' values on every row (--set). */
+  constants?: readonly unknown[];
+}
+
+/**
+ * Converts the fields of a record (CSV fields, or JSON members laid out as fields) into the
+ * values of the layout's columns, followed by the constants.
+ */
 export class CsvRowConverter implements RowConverter {
   private readonly bindings: PreparedBinding[];
   private readonly nullValues: ReadonlySet<string>;
+  private readonly constants: readonly unknown[];
 
-  constructor(private readonly layout: FieldLayout, nullValues: readonly string[]) {
+  constructor(private readonly layout: FieldLayout, options: ConverterOptions | readonly string[]) {
+    const settings: ConverterOptions = Array.isArray(options)
+      ? { nullValues: options as readonly string[] }
+      : options as ConverterOptions;
     this.bindings = layout.bindings.map((binding) => ({
       ...binding,
       convert: converterFor(binding.column.type),
       required: isPrimaryKey(binding.column),
     }));
-    this.nullValues = new Set(nullValues);
+    this.nullValues = new Set(settings.nullValues);
+    this.constants = settings.constants ?? [];
   }
 
   convert(record: SourceRecord): ConvertedRow {
@@ -54,32 +73,48 @@ export class CsvRowConverter implements RowConverter {
       const expected = extraFieldsAllowed ? `at least ${expectedFieldCount}` : String(expectedFieldCount);
       return { ok: false, problem: { reason: `expected ${expected} fields, found ${count}` } };
     }
-    const values = new Array<unknown>(this.bindings.length);
+    const values = new Array<unknown>(this.bindings.length + this.constants.length);
     for (let i = 0; i < this.bindings.length; i++) {
       const binding = this.bindings[i];
       const field = record.fields[binding.fieldIndex];
-      const where = {
-        field: binding.fieldIndex + 1,
-        column: binding.column.name,
-        type: binding.column.typeText,
-        value: truncateForLog(field.text),
-      };
       let value: unknown;
-      if (!field.quoted && this.nullValues.has(field.text)) {
+      if (field.missing) {
+        if (binding.required) {
+          return {
+            ok: false,
+            problem: { column: binding.column.name, type: binding.column.typeText, reason: "the key column has no value" },
+          };
+        }
+        values[i] = UNSET;
+        continue;
+      }
+      if (field.isNull || (!field.quoted && this.nullValues.has(field.text))) {
         value = null;
       } else {
         try {
           value = binding.convert(field.text);
         } catch (error) {
-          if (error instanceof ConversionError) return { ok: false, problem: { ...where, reason: error.message } };
+          if (error instanceof ConversionError) {
+            return { ok: false, problem: { ...this.where(binding, field), reason: error.message } };
+          }
           throw error;
         }
       }
       if (value === null && binding.required) {
-        return { ok: false, problem: { ...where, reason: "a primary key column cannot be null" } };
+        return { ok: false, problem: { ...this.where(binding, field), reason: "a primary key column cannot be null" } };
       }
       values[i] = value;
     }
+    for (let i = 0; i < this.constants.length; i++) values[this.bindings.length + i] = this.constants[i];
     return { ok: true, values };
+  }
+
+  private where(binding: PreparedBinding, field: SourceRecord["fields"][number]): Omit<RowProblem, "reason"> {
+    return {
+      field: binding.fieldIndex + 1,
+      column: binding.column.name,
+      type: binding.column.typeText,
+      value: truncateForLog(field.text),
+    };
   }
 }

@@ -132,35 +132,55 @@ function columnOrFail(schema: TableSchema, name: string, origin: string): TableC
   return column;
 }
 
+export interface LayoutOptions {
+  /** Input fields (header names, or 0-based indexes without a header) that are not loaded. */
+  skip?: readonly string[];
+  /** Columns that get a constant (--set) instead of an input field. */
+  constants?: readonly string[];
+  /** Fields that match no column are ignored rather than refused (custom --query). */
+  ignoreUnknown?: boolean;
+  /** Every column must get a field or a constant (the bind markers of a custom --query). */
+  requireAll?: boolean;
+  /** What the targets are called in messages. */
+  targetWord?: string;
+}
+
 /**
  * Decides which input field feeds which column. With a header, fields are matched to
  * columns by name (exact, then case-insensitive) unless a map is given; without one, the
- * fields are the table's columns in cqlsh order, or the map names fields by 0-based index.
+ * fields are the table's columns in cqlsh order (less those given by --set), or the map
+ * names fields by 0-based index.
  */
 export function resolveLayout(
   schema: TableSchema,
   header: string[] | null,
   map: Array<[string, string]> | null,
+  options: LayoutOptions = {},
 ): FieldLayout {
   const bindings: FieldBinding[] = [];
+  const skip = new Set(options.skip ?? []);
+  const constants = new Set(options.constants ?? []);
+  const targetWord = options.targetWord ?? "column";
   let expectedFieldCount: number;
   let extraFieldsAllowed = false;
   if (header !== null) {
     expectedFieldCount = header.length;
     const names = header.map((name) => name.trim());
     if (map === null) {
-      const unknown = names.filter((name) => findColumn(schema, name) === undefined);
-      if (unknown.length > 0) {
+      const unknown = names.filter((name) => !skip.has(name) && findColumn(schema, name) === undefined);
+      if (unknown.length > 0 && !options.ignoreUnknown) {
         throw new UsageError(
           `header field(s) ${
             unknown.map((n) => `'${n}'`).join(", ")
           } match no column of ${schema.keyspace}.${schema.table}; ` +
-            `use --map field=column to choose the fields to load`,
+            `use --map field=column to choose the fields to load, or --skip to leave some out`,
         );
       }
-      names.forEach((name, fieldIndex) =>
-        bindings.push({ fieldIndex, fieldName: name, column: findColumn(schema, name)! })
-      );
+      names.forEach((name, fieldIndex) => {
+        if (skip.has(name)) return;
+        const column = findColumn(schema, name);
+        if (column !== undefined) bindings.push({ fieldIndex, fieldName: name, column });
+      });
     } else {
       for (const [field, columnName] of map) {
         const fieldIndex = names.indexOf(field);
@@ -171,10 +191,11 @@ export function resolveLayout(
       }
     }
   } else if (map === null) {
-    expectedFieldCount = schema.columns.length;
-    schema.columns.forEach((column, fieldIndex) =>
-      bindings.push({ fieldIndex, fieldName: String(fieldIndex), column })
-    );
+    const positional = schema.columns.filter((column) => !constants.has(column.name));
+    expectedFieldCount = positional.length;
+    positional.forEach((column, fieldIndex) => {
+      if (!skip.has(String(fieldIndex))) bindings.push({ fieldIndex, fieldName: String(fieldIndex), column });
+    });
   } else {
     let highest = -1;
     for (const [field, columnName] of map) {
@@ -194,32 +215,91 @@ export function resolveLayout(
     const previous = seen.get(binding.column.name);
     if (previous) {
       throw new UsageError(
-        `fields '${previous.fieldName}' and '${binding.fieldName}' both go to column '${binding.column.name}'`,
+        `fields '${previous.fieldName}' and '${binding.fieldName}' both go to ${targetWord} '${binding.column.name}'`,
+      );
+    }
+    if (constants.has(binding.column.name)) {
+      throw new UsageError(
+        `${targetWord} '${binding.column.name}' gets both field '${binding.fieldName}' and a --set constant`,
       );
     }
     seen.set(binding.column.name, binding);
   }
-  const unmappedKeys = schema.columns.filter((column) => isPrimaryKey(column) && !seen.has(column.name));
-  if (unmappedKeys.length > 0) {
-    throw new UsageError(
-      `primary key column(s) ${unmappedKeys.map((c) => `'${c.name}'`).join(", ")} get no input field`,
-    );
-  }
-  const counters = bindings.filter((b) => b.column.type.kind === "native" && b.column.type.name === "counter");
-  if (counters.length > 0) {
-    throw new UsageError(
-      `counter column '${counters[0].column.name}' cannot be loaded with INSERT (counter tables are not supported yet)`,
-    );
+  const unfed = schema.columns.filter((column) =>
+    (options.requireAll || isPrimaryKey(column)) && !seen.has(column.name) && !constants.has(column.name)
+  );
+  if (unfed.length > 0) {
+    const what = options.requireAll ? `${targetWord}(s)` : "primary key column(s)";
+    throw new UsageError(`${what} ${unfed.map((c) => `'${c.name}'`).join(", ")} get no input field`);
   }
   return { bindings, expectedFieldCount, extraFieldsAllowed };
 }
 
+export function isCounter(column: TableColumn): boolean {
+  return column.type.kind === "native" && column.type.name === "counter";
+}
+
+export function isCounterTable(schema: TableSchema): boolean {
+  return schema.columns.some(isCounter);
+}
+
+export function qualifiedName(schema: { keyspace: string; table: string }): string {
+  return `${quoteIdentifier(schema.keyspace)}.${quoteIdentifier(schema.table)}`;
+}
+
+export interface WriteOptions {
+  /** Seconds; 0 means no expiry. */
+  ttl?: number;
+  /** Write time in microseconds since the epoch. */
+  timestamp?: bigint;
+}
+
+export interface WriteStatement {
+  statement: string;
+  /** The i-th bind marker takes values[order[i]] of the columns as given. */
+  order: number[];
+}
+
+/**
+ * The statement writing `columns` (values in that order): an INSERT, or for a counter table
+ * an UPDATE adding each value to its counter (counters cannot be inserted), whose bind
+ * markers come in another order, given by `order`.
+ */
+export function buildWrite(schema: TableSchema, columns: TableColumn[], options: WriteOptions = {}): WriteStatement {
+  const table = qualifiedName(schema);
+  if (isCounterTable(schema)) {
+    if (options.ttl !== undefined || options.timestamp !== undefined) {
+      throw new UsageError("counter tables take neither --ttl nor --timestamp");
+    }
+    const updates: number[] = [];
+    const keys: number[] = [];
+    columns.forEach((column, i) => {
+      if (isPrimaryKey(column)) keys.push(i);
+      else if (isCounter(column)) updates.push(i);
+      else throw new UsageError(`column '${column.name}' of a counter table is neither a key nor a counter`);
+    });
+    if (updates.length === 0) throw new UsageError("no counter column gets a value");
+    const set = updates.map((i) => {
+      const name = quoteIdentifier(columns[i].name);
+      return `${name} = ${name} + ?`;
+    }).join(", ");
+    const where = keys.map((i) => `${quoteIdentifier(columns[i].name)} = ?`).join(" AND ");
+    return { statement: `UPDATE ${table} SET ${set} WHERE ${where}`, order: [...updates, ...keys] };
+  }
+  const names = columns.map((column) => quoteIdentifier(column.name)).join(", ");
+  const markers = columns.map(() => "?").join(", ");
+  const using: string[] = [];
+  if (options.ttl !== undefined) using.push(`TTL ${options.ttl}`);
+  if (options.timestamp !== undefined) using.push(`TIMESTAMP ${options.timestamp}`);
+  const suffix = using.length > 0 ? ` USING ${using.join(" AND ")}` : "";
+  return {
+    statement: `INSERT INTO ${table} (${names}) VALUES (${markers})${suffix}`,
+    order: columns.map((_, i) => i),
+  };
+}
+
 export function buildInsert(schema: TableSchema, bindings: FieldBinding[]): string {
-  const columns = bindings.map((binding) => quoteIdentifier(binding.column.name)).join(", ");
-  const markers = bindings.map(() => "?").join(", ");
-  return `INSERT INTO ${quoteIdentifier(schema.keyspace)}.${
-    quoteIdentifier(schema.table)
-  } (${columns}) VALUES (${markers})`;
+  return buildWrite(schema, bindings.map((binding) => binding.column)).statement;
 }
 
 export interface UdtDefinition {

@@ -426,6 +426,8 @@ pub struct PreparedInfo<'a> {
     pub pk_indexes: Vec<u16>,
     /// The keyspace of the bound columns, which routing needs; `None` without bind markers.
     pub keyspace: Option<&'a str>,
+    /// The bind markers' names and types, in order.
+    pub bind_columns: Vec<(&'a str, crate::types::ColumnType)>,
 }
 
 pub const RESULT_VOID: i32 = 1;
@@ -453,9 +455,26 @@ pub fn decode_prepared(body: &[u8], version: u8) -> Result<PreparedInfo<'_>, Pro
     for _ in 0..pk_count {
         pk_indexes.push(r.u16("prepared metadata pk_index")?);
     }
-    // Global table spec, or else the first column's own spec, names the keyspace.
-    let keyspace = if flags & 0x0001 != 0 || columns > 0 { Some(r.string("prepared metadata keyspace")?) } else { None };
-    Ok(PreparedInfo { id, result_metadata_id, pk_indexes, keyspace })
+    if !(0..=65535).contains(&columns) {
+        return Err(r.error("prepared metadata columns_count", format!("implausible count {columns}")));
+    }
+    let global = flags & 0x0001 != 0;
+    let mut keyspace = None;
+    if global {
+        keyspace = Some(r.string("prepared metadata keyspace")?);
+        r.string("prepared metadata table")?;
+    }
+    let mut bind_columns = Vec::with_capacity(columns as usize);
+    for _ in 0..columns {
+        if !global {
+            let ks = r.string("prepared column keyspace")?;
+            keyspace.get_or_insert(ks);
+            r.string("prepared column table")?;
+        }
+        let name = r.string("prepared column name")?;
+        bind_columns.push((name, crate::types::ColumnType::read(&mut r)?));
+    }
+    Ok(PreparedInfo { id, result_metadata_id, pk_indexes, keyspace, bind_columns })
 }
 
 /// A server-pushed EVENT.

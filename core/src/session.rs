@@ -100,7 +100,8 @@ pub enum SessionEvent<'a> {
     Ready { protocol_version: u8 },
     /// Not one contact point could be reached; `errors` holds each one's reason.
     ConnectFailed { errors: Vec<(String, CloseReason)> },
-    Response { id: SessionRequestId, frame_flags: u8, body: &'a [u8], node: &'a str, attempts: u32 },
+    /// `node_id` indexes the cluster view's nodes (`u32::MAX` before the topology is known).
+    Response { id: SessionRequestId, frame_flags: u8, body: &'a [u8], node: &'a str, node_id: u32, attempts: u32 },
     Failed { id: SessionRequestId, error: SessionError },
     NodeUp { address: String },
     NodeDown { address: String, reason: String },
@@ -170,11 +171,13 @@ struct Pool {
     down_reported: bool,
 }
 
-struct PreparedMeta {
-    cql: String,
+pub struct PreparedMeta {
+    pub cql: String,
     keyspace: Option<u32>,
-    pk_indexes: Vec<u16>,
-    lwt: bool,
+    pub pk_indexes: Vec<u16>,
+    pub lwt: bool,
+    /// Bind marker names and types, in order (what a bulk load encodes rows against).
+    pub bind_columns: Vec<(String, crate::types::ColumnType)>,
 }
 
 struct Req {
@@ -326,6 +329,10 @@ impl Session {
     pub fn view(&self) -> &ClusterView {
         &self.view
     }
+    /// What the session learned from a PREPARE it sent, by prepared id.
+    pub fn prepared(&self, id: &[u8]) -> Option<&PreparedMeta> {
+        self.prepared.get(id)
+    }
     pub fn metrics(&self) -> Metrics {
         let mut m = self.metrics.clone();
         for (id, &count) in self.attempts_per_node.iter().enumerate() {
@@ -335,6 +342,9 @@ impl Session {
             }
         }
         m
+    }
+    pub fn has_events(&self) -> bool {
+        !self.events.is_empty()
     }
     pub fn in_flight(&self) -> usize {
         self.reqs.iter().filter(|r| r.is_some()).count()
@@ -541,9 +551,10 @@ impl Session {
                         frame_flags,
                         body: c.inner.arena_slice(start, end),
                         node: &c.address,
+                        node_id: c.node.unwrap_or(NO_NODE),
                         attempts,
                     },
-                    None => SessionEvent::Response { id, frame_flags, body: &[], node: "", attempts },
+                    None => SessionEvent::Response { id, frame_flags, body: &[], node: "", node_id: NO_NODE, attempts },
                 }
             }
             EventOut::Synthetic { id, body, node } => SessionEvent::Response {
@@ -551,6 +562,7 @@ impl Session {
                 frame_flags: 0,
                 body,
                 node: self.view.node(node).map(|n| n.address.as_str()).unwrap_or(""),
+                node_id: node,
                 attempts: 1,
             },
             EventOut::Failed { id, error } => SessionEvent::Failed { id, error },
@@ -1284,7 +1296,8 @@ impl Session {
         let lwt = is_lwt(&cql);
         let keyspace = info.keyspace.map(|k| k.to_owned());
         let keyspace = keyspace.map(|k| self.intern_keyspace(&k));
-        self.prepared.insert(info.id.to_vec(), PreparedMeta { cql, keyspace, pk_indexes: info.pk_indexes, lwt });
+        let bind_columns = info.bind_columns.into_iter().map(|(n, t)| (n.to_owned(), t)).collect();
+        self.prepared.insert(info.id.to_vec(), PreparedMeta { cql, keyspace, pk_indexes: info.pk_indexes, lwt, bind_columns });
     }
 
     fn on_reprepared(&mut self, now: u64, req_id: SessionRequestId, conn: ConnId, _start: usize, _end: usize) {

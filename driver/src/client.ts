@@ -2,7 +2,7 @@
  * The `Client`: a pool of core-driven connections, the prepared-statement cache, paging,
  * batches and streaming. Names follow the DataStax Node.js driver where the meaning matches.
  */
-import { type RawResponse, type RequestOptions, SessionHost } from "./session.ts";
+import { type BadRowRecord, type BulkState, type RawResponse, type RequestOptions, SessionHost } from "./session.ts";
 import { type ClientOptions, parseHostPort, type ResolvedOptions, resolveOptions } from "./options.ts";
 import type { RuntimeHooks } from "./socket.ts";
 import { ArgumentError, DriverError, OperationTimedOutError } from "./errors.ts";
@@ -32,6 +32,49 @@ export interface ExecuteOptions {
   /** Sends to the replicas of this Murmur3 token (e.g. one range of a token-range scan). */
   routingToken?: bigint;
 }
+
+/** A bulk load run in the core: raw CSV/JSONL bytes in, no JS object per row. */
+export interface BulkLoadOptions {
+  /** An INSERT/UPDATE with `?` or named bind markers. Or give `table` (`ks.tbl`). */
+  query?: string;
+  table?: string;
+  /** With `table`: the columns to bind, in order (default: all of the table's columns). */
+  columns?: string[];
+  format?: "csv" | "jsonl";
+  delimiter?: string;
+  quote?: string;
+  escape?: string;
+  comment?: string;
+  header?: boolean;
+  trim?: boolean;
+  maxRecordBytes?: number;
+  /** Unquoted fields equal to one of these are null (default `[""]`). */
+  nullValues?: string[];
+  trueWords?: string[];
+  falseWords?: string[];
+  /** The unit of timestamps written as integers. */
+  epochUnit?: "s" | "ms" | "us";
+  /** `field=column,...` (field names or 0-based indexes). */
+  mapping?: string;
+  /** Columns given the same value (CQL text) on every row. */
+  constants?: Record<string, string>;
+  maxErrors?: number;
+  ignoreUnknown?: boolean;
+  consistency?: number;
+  /** Write timestamp in µs since the epoch for every row. */
+  timestamp?: number;
+  initialConcurrency?: number;
+  maxConcurrency?: number;
+  /** Default: true, unless the statement updates counters. */
+  idempotent?: boolean;
+  maxRetries?: number;
+  /** Per-request timeout in ms. */
+  timeout?: number;
+  onBadRow?: (row: BadRowRecord) => void | Promise<void>;
+  onProgress?: (state: BulkState) => void;
+}
+
+export type { BadRowRecord, BulkState };
 
 export interface BatchQuery {
   query: string;
@@ -376,6 +419,60 @@ export class Client {
     this.metrics.requests++;
     const raw = await session.batch(desc, this.requestOptions(options));
     return this.toResultSet(raw, session, null);
+  }
+
+  /**
+   * Loads raw CSV or JSONL bytes into a table. Parsing, type conversion by the statement's
+   * bind types, routing, retries and acknowledgement all happen in the core; `onBadRow`
+   * receives each row that is malformed or was rejected, verbatim, with its reason. The
+   * resolved state's `watermark` is the input offset below which every row is settled.
+   */
+  async bulkLoad(input: AsyncIterable<Uint8Array>, options: BulkLoadOptions): Promise<BulkState> {
+    const session = await this.ready();
+    let query = options.query;
+    if (!query) {
+      if (!options.table || !/^[A-Za-z0-9_"]+\.[A-Za-z0-9_"]+$/.test(options.table)) {
+        throw new ArgumentError("bulkLoad needs a query, or a table as keyspace.table");
+      }
+      let columns = options.columns;
+      if (!columns) {
+        const [ks, table] = options.table.split(".").map((p) => p.replaceAll('"', ""));
+        const rs = await this.execute("SELECT column_name, position, kind FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?", [ks, table]);
+        if (rs.rows.length === 0) throw new ArgumentError(`table ${options.table} does not exist`);
+        columns = rs.rows.map((r) => String(r.column_name));
+      }
+      const quoted = columns.map((c) => (/^[a-z_][a-z0-9_]*$/.test(c) ? c : `"${c.replaceAll('"', '""')}"`));
+      query = `INSERT INTO ${options.table} (${quoted.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`;
+    }
+    const ps = await this.getPrepared(query, session);
+    const counter = /\bUPDATE\b/i.test(query) && /\w+\s*=\s*\w+\s*[+-]/.test(query);
+    const config = {
+      format: options.format ?? "csv",
+      delimiter: options.delimiter,
+      quote: options.quote,
+      escape: options.escape,
+      comment: options.comment,
+      header: options.header,
+      trim: options.trim,
+      maxRecordBytes: options.maxRecordBytes,
+      nullValues: options.nullValues,
+      trueWords: options.trueWords,
+      falseWords: options.falseWords,
+      epochUnit: options.epochUnit,
+      mapping: options.mapping,
+      constants: options.constants,
+      maxErrors: options.maxErrors,
+      ignoreUnknown: options.ignoreUnknown,
+      consistency: options.consistency ?? this.options.queryOptions.consistency,
+      timestamp: options.timestamp,
+      initialConcurrency: options.initialConcurrency,
+      maxConcurrency: options.maxConcurrency,
+      idempotent: options.idempotent ?? !counter,
+      maxRetries: options.maxRetries,
+      timeoutMs: options.timeout,
+      seed: Math.floor(Math.random() * 2 ** 32),
+    };
+    return session.bulk(ps.id, ps.resultMetadataId, config, input, options.onBadRow ?? (() => {}), options.onProgress);
   }
 
   /** Nodes and connections as the core sees them, with in-flight and orphaned stream ids. */

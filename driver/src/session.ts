@@ -252,6 +252,61 @@ export class SessionHost {
     }
     this.armTimer();
     this.drainEvents();
+    const wake = this.bulkWaiter;
+    if (wake) {
+      this.bulkWaiter = null;
+      wake();
+    }
+  }
+
+  private bulkWaiter: (() => void) | null = null;
+
+  /**
+   * Runs a bulk load in the core: input chunks go in as they are needed, rows are parsed,
+   * encoded, routed and acknowledged there, and only counters and bad rows come back.
+   */
+  async bulk(
+    preparedId: Uint8Array,
+    resultMetadataId: Uint8Array | null,
+    config: Record<string, unknown>,
+    input: AsyncIterable<Uint8Array>,
+    onBadRow: (row: BadRowRecord) => void | Promise<void>,
+    onProgress?: (state: BulkState) => void,
+  ): Promise<BulkState> {
+    if (this.closed) throw new DriverError("the client was shut down", "ERR_SHUTDOWN");
+    let id: number;
+    try {
+      id = this.core.bulkStart(nowMicros(), preparedId, resultMetadataId ?? EMPTY, JSON.stringify(config));
+    } catch (e) {
+      throw coreCallError(e);
+    }
+    const iterator = input[Symbol.asyncIterator]();
+    let ended = false;
+    try {
+      for (;;) {
+        if (this.closed) throw new DriverError("the client was shut down during a bulk load", "ERR_SHUTDOWN");
+        const state = JSON.parse(this.core.bulkState(id)) as BulkState;
+        const bad = this.core.bulkBadRows(id);
+        if (bad.length) for (const row of unpackBadRows(bad)) await onBadRow(row);
+        onProgress?.(state);
+        if (state.error || state.done) return state;
+        if (state.wantsInput && !ended) {
+          const next = await iterator.next();
+          if (next.done) {
+            ended = true;
+            this.core.bulkFinish(nowMicros(), id);
+          } else {
+            this.core.bulkPush(nowMicros(), id, next.value);
+          }
+          this.drive();
+          continue;
+        }
+        await new Promise<void>((resolve) => (this.bulkWaiter = resolve));
+      }
+    } finally {
+      if (!ended) await iterator.return?.();
+      if (!this.closed) this.core.bulkClose(id);
+    }
   }
 
   private processCommands(): void {
@@ -400,6 +455,19 @@ export class SessionHost {
     if (this.pending.size === 0) this.runtime.unrefTimer?.(this.timer);
   }
 
+  private nodeAddresses: string[] = [];
+
+  /** Coordinator addresses by node id, refreshed from the core when an id is new. */
+  private nodeAddress(id: number): string {
+    if (id === 0xffff) return "";
+    let a = this.nodeAddresses[id];
+    if (a === undefined) {
+      for (const n of this.state().nodes) this.nodeAddresses[n.id as number] = n.address as string;
+      a = this.nodeAddresses[id] ?? "";
+    }
+    return a;
+  }
+
   private drainEvents(): void {
     const buf = this.core.pollEvents();
     if (buf.length === 0) return;
@@ -416,12 +484,11 @@ export class SessionHost {
           const p = this.pending.get(id);
           if (!p) break;
           this.pending.delete(id);
-          const nodeLen = payload[2];
           p.resolve({
             flags: payload[0],
             attempts: payload[1],
-            node: textDecoder.decode(payload.subarray(3, 3 + nodeLen)),
-            body: payload.subarray(3 + nodeLen),
+            node: this.nodeAddress(payload[2] | (payload[3] << 8)),
+            body: payload.subarray(4),
           });
           break;
         }
@@ -448,9 +515,11 @@ export class SessionHost {
           break;
         }
         case EVENT_SERVER:
+          this.nodeAddresses = [];
           this.listener.onServerEvent?.(JSON.parse(textDecoder.decode(payload)));
           break;
         case EVENT_NODE_UP:
+          this.nodeAddresses = [];
           this.listener.onNodeUp?.(JSON.parse(textDecoder.decode(payload)).address);
           break;
         case EVENT_NODE_DOWN: {
@@ -464,6 +533,54 @@ export class SessionHost {
       }
     }
   }
+}
+
+export interface BulkState {
+  rows_ok: number;
+  rows_bad: number;
+  rows_rejected: number;
+  retries: number;
+  in_flight: number;
+  window: number;
+  waiting_retry: number;
+  /** Input offset below which every row is acknowledged or in the bad file. */
+  watermark: number;
+  bytes_pushed: number;
+  wantsInput: boolean;
+  done: boolean;
+  error: string | null;
+}
+
+export interface BadRowRecord {
+  raw: Uint8Array;
+  line: number;
+  offset: number;
+  column: string | null;
+  reason: string;
+}
+
+function unpackBadRows(buf: Uint8Array): BadRowRecord[] {
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  const rows: BadRowRecord[] = [];
+  let at = 0;
+  while (at + 18 <= buf.length) {
+    const line = Number(view.getBigUint64(at, true));
+    const offset = Number(view.getBigUint64(at + 8, true));
+    const columnLen = view.getUint16(at + 16, true);
+    at += 18;
+    const column = columnLen ? textDecoder.decode(buf.subarray(at, at + columnLen)) : null;
+    at += columnLen;
+    const reasonLen = view.getUint32(at, true);
+    at += 4;
+    const reason = textDecoder.decode(buf.subarray(at, at + reasonLen));
+    at += reasonLen;
+    const rawLen = view.getUint32(at, true);
+    at += 4;
+    const raw = buf.slice(at, at + rawLen);
+    at += rawLen;
+    rows.push({ raw, line, offset, column, reason });
+  }
+  return rows;
 }
 
 function concat(chunks: Uint8Array[]): Uint8Array {

@@ -27,14 +27,15 @@ describe(`cqlwire dist/node.js on Node ${process.version} against ${HOSTS.join("
     test(c.name, c.run);
   }
 
-  test("the bundle's errors print without leaking internals: util.inspect works on a ResponseError", async () => {
+  test("ResponseError's message names the error, its code and the host (what users log)", async () => {
     const c = new Client({ contactPoints: HOSTS, localDataCenter: "datacenter1" });
     try {
       await c.execute("SELEC nonsense");
       throw new Error("expected a SyntaxError");
     } catch (e) {
       ok(e instanceof cqlwire.ResponseError, String(e));
-      ok(/SyntaxError \(0x2000\)/.test(inspect(e)), inspect(e));
+      ok(/^SyntaxError \(0x2000\) from \S+:\d+: .*SELEC/.test(e.message), `message: ${e.message}`);
+      ok(inspect(e).includes("SyntaxError (0x2000)"), inspect(e));
     } finally {
       await c.shutdown();
     }

@@ -99,9 +99,13 @@ try {
 } catch (e) {
   check(false, "workerd run", e.message);
 } finally {
+  const stopping = Date.now();
   workerd.kill("SIGTERM");
-  const stopped = await Promise.race([exited, new Promise((r) => setTimeout(() => r(null), 5000))]);
+  let graceTimer;
+  const stopped = await Promise.race([exited, new Promise((r) => (graceTimer = setTimeout(() => r(null), 5000)))]);
+  clearTimeout(graceTimer);
   if (!stopped) workerd.kill("SIGKILL");
+  console.log(`workerd stopped ${stopped ? "" : "(SIGKILL) "}after ${Date.now() - stopping} ms`);
 }
 
 if (failures > 0) {

@@ -63,6 +63,7 @@
 //!   the server would refuse it; in CSV, leaving one unmapped is a [`BulkError`].
 
 pub mod csv;
+pub mod load;
 pub mod jsonl;
 
 use std::collections::BTreeMap;
@@ -220,6 +221,9 @@ pub enum RowOutcome<'a> {
     Good {
         /// `[n: u16][value]*`, valid until the next call on the encoder.
         values: &'a [u8],
+        /// The row's bytes as read, line end excluded: what goes to the bad file if the
+        /// server later rejects the row.
+        raw: &'a [u8],
         token: Option<i64>,
         /// 1-based line where the row starts.
         line: u64,
@@ -666,7 +670,11 @@ impl BulkEncoder {
                 }
                 Step::Good { token, line, offset, end_offset } => {
                     self.good_rows += 1;
-                    return Some(RowOutcome::Good { values: &self.values, token, line, offset, end_offset });
+                    let raw = match &self.input {
+                        Input::Csv(reader) => reader.raw(),
+                        Input::Jsonl { reader, .. } => reader.raw(),
+                    };
+                    return Some(RowOutcome::Good { values: &self.values, raw, token, line, offset, end_offset });
                 }
                 Step::Bad { line, offset, end_offset, column, reason } => {
                     self.bad_rows += 1;

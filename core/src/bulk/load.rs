@@ -1,0 +1,398 @@
+//! A bulk load driven through a [`Session`]: rows from a [`BulkEncoder`] become EXECUTEs
+//! of one prepared statement, routed by their token, with a concurrency window that grows
+//! while the cluster keeps up and halves when it pushes back (AIMD), retries with backoff,
+//! and a checkpoint watermark. No JS object (or host call) per row: the host pushes input
+//! chunks and reads counters.
+//!
+//! The host's loop, after [`Session::start_request`]-style draining of events:
+//! 1. while [`BulkLoad::wants_input`], read a chunk and [`BulkLoad::push`] it (or
+//!    [`BulkLoad::finish`] at the end);
+//! 2. [`BulkLoad::pump`] starts as many rows as the window allows;
+//! 3. every session event whose id [`BulkLoad::owns`] goes to [`BulkLoad::on_response`] or
+//!    [`BulkLoad::on_failure`] instead of to a promise;
+//! 4. [`BulkLoad::poll_bad`] yields rows for the bad file, [`BulkLoad::watermark`] the input
+//!    offset below which every row is settled (acknowledged or in the bad file).
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+
+use super::{BadColumn, BulkEncoder, BulkError, RowOutcome};
+use crate::cluster::{Backoff, Jitter};
+use crate::connection::{Request, RequestError};
+use crate::message::QueryOptions;
+use crate::session::{request_error_message, RequestSpec, Session, SessionError, SessionRequestId};
+
+#[derive(Debug, Clone)]
+pub struct LoadConfig {
+    pub consistency: Option<u16>,
+    pub serial_consistency: Option<u16>,
+    /// A write timestamp (µs since the epoch) for every row.
+    pub default_timestamp: Option<i64>,
+    pub initial_concurrency: usize,
+    pub max_concurrency: usize,
+    /// Inserts are; counter updates are not (and are then never retried on another node).
+    pub idempotent: bool,
+    /// Further attempts of a row after the session gave up on it (timeouts, overload).
+    pub max_retries: u32,
+    pub retry_base_us: u64,
+    pub retry_max_us: u64,
+    pub timeout_us: Option<u64>,
+    pub seed: u64,
+}
+
+impl Default for LoadConfig {
+    fn default() -> Self {
+        LoadConfig {
+            consistency: None,
+            serial_consistency: None,
+            default_timestamp: None,
+            initial_concurrency: 32,
+            max_concurrency: 1024,
+            idempotent: true,
+            max_retries: 5,
+            retry_base_us: 100_000,
+            retry_max_us: 10_000_000,
+            timeout_us: None,
+            seed: 0,
+        }
+    }
+}
+
+/// A row that will not be loaded, with why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BadRow {
+    pub raw: Vec<u8>,
+    pub line: u64,
+    pub offset: u64,
+    pub column: Option<String>,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct LoadStats {
+    pub rows_ok: u64,
+    pub rows_bad: u64,
+    pub rows_rejected: u64,
+    pub retries: u64,
+    pub in_flight: usize,
+    pub window: usize,
+    pub waiting_retry: usize,
+    pub watermark: u64,
+    pub bytes_pushed: u64,
+}
+
+struct RowSlot {
+    seq: u64,
+    values: Vec<u8>,
+    raw: Vec<u8>,
+    line: u64,
+    offset: u64,
+    token: Option<i64>,
+    attempts: u32,
+}
+
+pub struct BulkLoad {
+    encoder: BulkEncoder,
+    prepared_id: Vec<u8>,
+    result_metadata_id: Vec<u8>,
+    config: LoadConfig,
+    window: usize,
+    successes_since_growth: usize,
+    slots: Vec<RowSlot>,
+    free_slots: Vec<usize>,
+    by_request: HashMap<SessionRequestId, usize>,
+    retry_at: BinaryHeap<Reverse<(u64, usize)>>,
+    backoff: Backoff,
+    /// `(seq, end_offset, settled)` in input order, for the watermark.
+    order: VecDeque<(u64, u64, bool)>,
+    first_seq: u64,
+    next_seq: u64,
+    watermark: u64,
+    bad: VecDeque<BadRow>,
+    stats: LoadStats,
+    finished: bool,
+    /// A row the encoder produced but the window had no room for.
+    held: Option<usize>,
+}
+
+fn column_name(c: &Option<BadColumn>) -> Option<String> {
+    c.as_ref().map(|c| match c {
+        BadColumn::Name(n) => n.clone(),
+        BadColumn::Field(i) => format!("field {}", i + 1),
+        BadColumn::Byte(b) => format!("byte {b}"),
+    })
+}
+
+impl BulkLoad {
+    pub fn new(encoder: BulkEncoder, prepared_id: &[u8], result_metadata_id: &[u8], config: LoadConfig) -> Self {
+        let window = config.initial_concurrency.clamp(1, config.max_concurrency.max(1));
+        let backoff = Backoff::new(config.retry_base_us, config.retry_max_us, Jitter::Full, config.seed);
+        BulkLoad {
+            encoder,
+            prepared_id: prepared_id.to_vec(),
+            result_metadata_id: result_metadata_id.to_vec(),
+            config,
+            window,
+            successes_since_growth: 0,
+            slots: Vec::new(),
+            free_slots: Vec::new(),
+            by_request: HashMap::new(),
+            retry_at: BinaryHeap::new(),
+            backoff,
+            order: VecDeque::new(),
+            first_seq: 0,
+            next_seq: 0,
+            watermark: 0,
+            bad: VecDeque::new(),
+            stats: LoadStats::default(),
+            finished: false,
+            held: None,
+        }
+    }
+
+    // ---- getters ------------------------------------------------------------------------
+
+    pub fn stats(&self) -> LoadStats {
+        LoadStats {
+            in_flight: self.by_request.len(),
+            window: self.window,
+            waiting_retry: self.retry_at.len(),
+            watermark: self.watermark,
+            bytes_pushed: self.encoder.stats().bytes_pushed,
+            ..self.stats
+        }
+    }
+
+    /// Why the encoder stopped for good (a header that fits no column, too many bad rows).
+    pub fn error(&self) -> Option<&BulkError> {
+        self.encoder.error()
+    }
+
+    /// The input offset below which every row is acknowledged or in the bad file: resume
+    /// from here after a crash and no row is lost.
+    pub fn watermark(&self) -> u64 {
+        self.watermark
+    }
+
+    /// More input would be turned into requests now.
+    pub fn wants_input(&self) -> bool {
+        !self.finished && self.encoder.error().is_none() && self.held.is_none() && self.by_request.len() < self.window
+    }
+
+    /// Everything pushed is settled (or the encoder stopped and nothing is in flight).
+    pub fn is_done(&self) -> bool {
+        let idle = self.by_request.is_empty() && self.retry_at.is_empty() && self.held.is_none();
+        idle && (self.finished || self.encoder.error().is_some())
+    }
+
+    pub fn owns(&self, id: SessionRequestId) -> bool {
+        self.by_request.contains_key(&id)
+    }
+
+    pub fn next_timeout(&self) -> Option<u64> {
+        self.retry_at.peek().map(|Reverse((t, _))| *t)
+    }
+
+    // ---- inputs -------------------------------------------------------------------------
+
+    pub fn push(&mut self, chunk: &[u8]) {
+        self.encoder.push(chunk);
+    }
+
+    pub fn finish(&mut self) {
+        self.encoder.finish();
+        self.finished = true;
+    }
+
+    pub fn poll_bad(&mut self) -> Option<BadRow> {
+        self.bad.pop_front()
+    }
+
+    /// Starts rows while the window has room: retries that are due first, then new rows.
+    pub fn pump(&mut self, now: u64, session: &mut Session) {
+        while self.by_request.len() < self.window {
+            match self.retry_at.peek() {
+                Some(Reverse((t, _))) if *t <= now => {
+                    let Some(Reverse((_, slot))) = self.retry_at.pop() else { break };
+                    if !self.send(now, session, slot) {
+                        return;
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            let slot = match self.held.take() {
+                Some(slot) => slot,
+                None => match self.next_good_row() {
+                    Some(slot) => slot,
+                    None => return,
+                },
+            };
+            if !self.send(now, session, slot) {
+                return;
+            }
+        }
+    }
+
+    pub fn on_response(&mut self, id: SessionRequestId) {
+        let Some(slot) = self.by_request.remove(&id) else { return };
+        self.stats.rows_ok += 1;
+        self.successes_since_growth += 1;
+        // Additive increase: one more in flight per window's worth of successes.
+        if self.successes_since_growth >= self.window && self.window < self.config.max_concurrency {
+            self.window += 1;
+            self.successes_since_growth = 0;
+        }
+        self.backoff.reset();
+        self.settle(slot);
+    }
+
+    pub fn on_failure(&mut self, now: u64, id: SessionRequestId, error: &SessionError) {
+        let Some(slot) = self.by_request.remove(&id) else { return };
+        let transient = match &error.error {
+            RequestError::Timeout { .. } | RequestError::Closed { .. } => true,
+            RequestError::Server(e) => matches!(e.code, 0x1000 | 0x1001 | 0x1002 | 0x1100 | 0x1200 | 0x0000),
+            RequestError::Protocol { .. } => false,
+        };
+        let pushback = matches!(&error.error, RequestError::Timeout { .. })
+            || matches!(&error.error, RequestError::Server(e) if matches!(e.code, 0x1001 | 0x1100));
+        if pushback {
+            // Multiplicative decrease: the cluster is saturated.
+            self.window = (self.window / 2).max(1);
+            self.successes_since_growth = 0;
+        }
+        let retry_ok = transient && (self.config.idempotent || !matches!(&error.error, RequestError::Timeout { .. }));
+        let row = &mut self.slots[slot];
+        if retry_ok && row.attempts < self.config.max_retries {
+            row.attempts += 1;
+            self.stats.retries += 1;
+            let delay = self.backoff.next_delay().value;
+            self.retry_at.push(Reverse((now.saturating_add(delay), slot)));
+            return;
+        }
+        self.stats.rows_rejected += 1;
+        let row = &self.slots[slot];
+        let attempts = row.attempts + error.attempts.max(1);
+        self.bad.push_back(BadRow {
+            raw: row.raw.clone(),
+            line: row.line,
+            offset: row.offset,
+            column: None,
+            reason: format!("rejected after {attempts} attempt(s): {}", request_error_message(&error.error)),
+        });
+        self.settle(slot);
+    }
+
+    // ---- internals ----------------------------------------------------------------------
+
+    fn send(&mut self, now: u64, session: &mut Session, slot: usize) -> bool {
+        let row = &self.slots[slot];
+        let options = QueryOptions {
+            consistency: self.config.consistency,
+            serial_consistency: self.config.serial_consistency,
+            default_timestamp: self.config.default_timestamp,
+            skip_metadata: true,
+            idempotent: self.config.idempotent,
+            ..QueryOptions::default()
+        };
+        let rmid = (!self.result_metadata_id.is_empty()).then_some(self.result_metadata_id.as_slice());
+        let request = Request::Execute { id: &self.prepared_id, result_metadata_id: rmid, values: &row.values, options };
+        let spec = RequestSpec {
+            request,
+            idempotent: self.config.idempotent,
+            token: row.token,
+            routing_key: None,
+            keyspace: None,
+            timeout_us: self.config.timeout_us,
+        };
+        match session.start_request(now, spec) {
+            Ok(id) => {
+                self.by_request.insert(id, slot);
+                true
+            }
+            Err(e) => {
+                // The session cannot take requests now (not connected): keep the row for later.
+                let row = &mut self.slots[slot];
+                if row.attempts >= self.config.max_retries {
+                    self.stats.rows_rejected += 1;
+                    self.bad.push_back(BadRow {
+                        raw: row.raw.clone(),
+                        line: row.line,
+                        offset: row.offset,
+                        column: None,
+                        reason: format!("could not be sent: {e}"),
+                    });
+                    self.settle(slot);
+                    return true;
+                }
+                row.attempts += 1;
+                let delay = self.backoff.next_delay().value;
+                self.retry_at.push(Reverse((now.saturating_add(delay), slot)));
+                false
+            }
+        }
+    }
+
+    /// Pulls the next good row into a slot, passing bad rows to the bad queue on the way.
+    fn next_good_row(&mut self) -> Option<usize> {
+        loop {
+            let seq = self.next_seq;
+            match self.encoder.next_row()? {
+                RowOutcome::Good { values, raw, token, line, offset, end_offset } => {
+                    let slot = match self.free_slots.pop() {
+                        Some(s) => s,
+                        None => {
+                            self.slots.push(RowSlot {
+                                seq: 0,
+                                values: Vec::new(),
+                                raw: Vec::new(),
+                                line: 0,
+                                offset: 0,
+                                token: None,
+                                attempts: 0,
+                            });
+                            self.slots.len() - 1
+                        }
+                    };
+                    let row = &mut self.slots[slot];
+                    row.seq = seq;
+                    row.values.clear();
+                    row.values.extend_from_slice(values);
+                    row.raw.clear();
+                    row.raw.extend_from_slice(raw);
+                    row.line = line;
+                    row.offset = offset;
+                    row.token = token;
+                    row.attempts = 0;
+                    self.next_seq += 1;
+                    self.order.push_back((seq, end_offset, false));
+                    return Some(slot);
+                }
+                RowOutcome::Bad { raw, line, offset, end_offset, column, reason } => {
+                    self.stats.rows_bad += 1;
+                    self.bad.push_back(BadRow { raw: raw.to_vec(), line, offset, column: column_name(&column), reason });
+                    self.next_seq += 1;
+                    self.order.push_back((seq, end_offset, true));
+                    self.advance_watermark();
+                }
+            }
+        }
+    }
+
+    fn settle(&mut self, slot: usize) {
+        let seq = self.slots[slot].seq;
+        if let Some(entry) = seq.checked_sub(self.first_seq).and_then(|i| self.order.get_mut(i as usize)) {
+            entry.2 = true;
+        }
+        self.free_slots.push(slot);
+        self.advance_watermark();
+    }
+
+    fn advance_watermark(&mut self) {
+        while let Some(&(_, end, true)) = self.order.front() {
+            self.watermark = end;
+            self.order.pop_front();
+            self.first_seq += 1;
+        }
+    }
+}

@@ -1,0 +1,121 @@
+/**
+ * Token-aware routing and failover on the 3-node local cluster (127.0.0.1–3), proven with
+ * the servers' own counters: each node's coordinator and local write counts per table
+ * (system_views.coordinator_write_latency / local_write_latency, which are node-local).
+ * Run by `make test-faults`, which starts the 3 nodes.
+ */
+import { Client } from "../../driver/deno.ts";
+
+const NODES = ["127.0.0.1:9042", "127.0.0.2:9042", "127.0.0.3:9042"];
+const KS = "cqlwire_routing";
+
+function assert(cond: unknown, message: string): asserts cond {
+  if (!cond) throw new Error(message);
+}
+
+async function counts(table: string): Promise<Array<{ node: string; coordinator: bigint; local: bigint }>> {
+  const out = [];
+  for (const node of NODES) {
+    // One node only: virtual tables answer for the node that coordinates the query.
+    const c = new Client({ contactPoints: [node], localDataCenter: "datacenter1", discoverPeers: false });
+    try {
+      const q = (t: string) => c.execute(`SELECT count FROM system_views.${t} WHERE keyspace_name = ? AND table_name = ?`, [KS, table]);
+      const coordinator = (await q("coordinator_write_latency")).first()?.count as bigint ?? 0n;
+      const local = (await q("local_write_latency")).first()?.count as bigint ?? 0n;
+      out.push({ node, coordinator: BigInt(coordinator), local: BigInt(local) });
+    } finally {
+      await c.shutdown();
+    }
+  }
+  return out;
+}
+
+async function kill(node: number): Promise<void> {
+  const r = await new Deno.Command("scripts/cassandra", { args: ["kill", String(node)] }).output();
+  assert(r.success, `kill node ${node}: ${new TextDecoder().decode(r.stderr)}`);
+}
+
+async function restart(node: number): Promise<void> {
+  const r = await new Deno.Command("scripts/cassandra", { args: ["start-node", String(node)] }).output();
+  assert(r.success, `restart node ${node}: ${new TextDecoder().decode(r.stderr)}`);
+}
+
+Deno.test("RF=1: every write is coordinated by the replica that owns its token", async () => {
+  const c = new Client({ contactPoints: [NODES[0]], localDataCenter: "datacenter1" });
+  try {
+    await c.connect();
+    const state = c.getState();
+    assert(state.nodes.length === 3, `3 nodes discovered, got ${JSON.stringify(state.nodes)}`);
+    await c.execute(`CREATE KEYSPACE IF NOT EXISTS ${KS} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`);
+    await c.execute(`DROP TABLE IF EXISTS ${KS}.rf1`);
+    await c.execute(`CREATE TABLE ${KS}.rf1 (k bigint PRIMARY KEY, v text)`);
+    const before = await counts("rf1");
+    const n = 3000;
+    const pending = [];
+    for (let k = 0; k < n; k++) {
+      pending.push(c.execute(`INSERT INTO ${KS}.rf1 (k, v) VALUES (?, ?)`, [BigInt(k), `v${k}`], { prepare: true }));
+      if (pending.length >= 128) await Promise.all(pending.splice(0));
+    }
+    await Promise.all(pending);
+    const after = await counts("rf1");
+    let total = 0n;
+    for (let i = 0; i < NODES.length; i++) {
+      const coordinator = after[i].coordinator - before[i].coordinator;
+      const local = after[i].local - before[i].local;
+      console.log(`${NODES[i]}: coordinator writes ${coordinator}, local writes ${local}`);
+      assert(coordinator === local, `${NODES[i]} coordinated ${coordinator} writes but applied ${local} locally: some went to a non-replica`);
+      assert(local > 0n, `${NODES[i]} owns part of the ring and must get writes`);
+      total += local;
+    }
+    assert(total === BigInt(n), `local writes add up to ${total}, expected ${n}`);
+  } finally {
+    await c.shutdown();
+  }
+});
+
+Deno.test("a node killed mid-run: requests route around it, none is lost, it is used again after restart", async () => {
+  const events: string[] = [];
+  const c = new Client({ contactPoints: [NODES[0]], localDataCenter: "datacenter1", socketOptions: { connectTimeout: 2000, readTimeout: 4000 } });
+  c.on("hostDown", (a) => events.push(`down ${a}`));
+  c.on("hostUp", (a) => events.push(`up ${a}`));
+  try {
+    await c.connect();
+    await c.execute(`CREATE KEYSPACE IF NOT EXISTS ${KS} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}`);
+    await c.execute(`DROP TABLE IF EXISTS ${KS}.rf3`);
+    await c.execute(`CREATE TABLE ${KS}.rf3 (k bigint PRIMARY KEY, v text)`);
+    const n = 6000;
+    const insert = `INSERT INTO ${KS}.rf3 (k, v) VALUES (?, ?)`;
+    let failures = 0;
+    const pending: Promise<unknown>[] = [];
+    for (let k = 0; k < n; k++) {
+      if (k === 2000) await kill(3);
+      pending.push(
+        c.execute(insert, [BigInt(k), `v${k}`], { prepare: true, idempotent: true, consistency: 4 /* QUORUM */ })
+          .catch((e) => {
+            failures++;
+            console.error(`k=${k}: ${e.message}`);
+          }),
+      );
+      if (pending.length >= 64) await Promise.all(pending.splice(0));
+    }
+    await Promise.all(pending);
+    assert(failures === 0, `${failures} inserts failed while a node was down`);
+    assert(events.some((e) => e === "down 127.0.0.3:9042"), `node 3 marked down: ${events}`);
+    const down = c.getState().nodes.find((n) => n.address === "127.0.0.3:9042");
+    assert(down && down.up === false, `node 3 is down in the view: ${JSON.stringify(down)}`);
+    const rs = await c.execute(`SELECT count(*) FROM ${KS}.rf3`, [], { consistency: 4 });
+    assert(rs.first()?.count === BigInt(n), `count ${rs.first()?.count}, expected ${n}`);
+
+    await restart(3);
+    const deadline = Date.now() + 60_000;
+    while (!events.includes("up 127.0.0.3:9042") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    assert(events.includes("up 127.0.0.3:9042"), `node 3 marked up again: ${events}`);
+    const before = c.getMetrics().core.per_node as Record<string, number>;
+    for (let k = 0; k < 600; k++) await c.execute(insert, [BigInt(n + k), "again"], { prepare: true, idempotent: true });
+    const after = c.getMetrics().core.per_node as Record<string, number>;
+    const used = (after["127.0.0.3:9042"] ?? 0) - (before["127.0.0.3:9042"] ?? 0);
+    assert(used > 0, `node 3 serves requests again after its restart (attempts ${used})`);
+  } finally {
+    await c.shutdown();
+  }
+});

@@ -1,0 +1,66 @@
+/** The core's bulk path against the real Cassandra: raw bytes in, rows and bad rows out. */
+import { assert, assertEquals, client, KS, withKeyspace } from "./helpers.ts";
+import type { BadRowRecord } from "../../driver/deno.ts";
+
+const enc = new TextEncoder();
+
+async function* chunks(text: string, size: number): AsyncGenerator<Uint8Array> {
+  const bytes = enc.encode(text);
+  for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+}
+
+Deno.test("bulkLoad: CSV with hostile rows; good rows land exactly, bad rows come back verbatim with reasons", async () => {
+  const c = client();
+  try {
+    await withKeyspace(c);
+    await c.execute(`DROP TABLE IF EXISTS ${KS}.bulk`);
+    await c.execute(`CREATE TABLE ${KS}.bulk (id int PRIMARY KEY, name text, score double, tags list<text>, at timestamp)`);
+    const lines = ["id,name,score,tags,at"];
+    for (let i = 0; i < 2000; i++) lines.push(`${i},"name ${i}, ""quoted""\nsecond line",${i / 4},"['a', 'b${i}']",2024-01-02T03:04:05.${String(i % 1000).padStart(3, "0")}Z`);
+    lines.push(`2000,emoji 🎉,1.5,[],2024-01-01`);
+    lines.push(`not-an-int,x,1,[],2024-01-01`);
+    lines.push(`2001,too,many,fields,here,extra`);
+    lines.push(`2002,,NaN,,`);
+    lines.push(`${"9".repeat(30)},big,1,[],2024-01-01`);
+    const text = lines.join("\n") + "\n";
+    const bad: BadRowRecord[] = [];
+    const state = await c.bulkLoad(chunks(text, 777), { table: `${KS}.bulk`, onBadRow: (r) => void bad.push(r) });
+    assertEquals(state.error, null);
+    assertEquals(state.rows_ok, 2002, "good rows");
+    assertEquals(bad.length, 3, `bad rows: ${bad.map((b) => b.reason).join(" | ")}`);
+    assert(bad.every((b) => b.reason.length > 0 && b.line > 1), "each bad row has a line and a reason");
+    assertEquals(new TextDecoder().decode(bad[0].raw), "not-an-int,x,1,[],2024-01-01");
+    assert(/id/.test(bad[0].column ?? bad[0].reason), `names the column: ${bad[0].column} ${bad[0].reason}`);
+    assertEquals(state.watermark, enc.encode(text).length, "watermark covers the whole input");
+    const count = await c.execute(`SELECT count(*) FROM ${KS}.bulk`);
+    assertEquals(count.first()?.count, 2002n);
+    const row = (await c.execute(`SELECT * FROM ${KS}.bulk WHERE id = 7`)).first()!;
+    assertEquals([row.name, row.score, row.tags, (row.at as Date).toISOString()], ['name 7, "quoted"\nsecond line', 1.75, ["a", "b7"], "2024-01-02T03:04:05.007Z"]);
+    const nulls = (await c.execute(`SELECT * FROM ${KS}.bulk WHERE id = 2002`)).first()!;
+    assertEquals([nulls.name, Number.isNaN(nulls.score), nulls.tags, nulls.at], [null, true, null, null]);
+  } finally {
+    await c.shutdown();
+  }
+});
+
+Deno.test("bulkLoad: JSONL, and a row the server rejects goes to the bad rows with the server's reason", async () => {
+  const c = client();
+  try {
+    await withKeyspace(c);
+    await c.execute(`DROP TABLE IF EXISTS ${KS}.bulkj`);
+    await c.execute(`CREATE TABLE ${KS}.bulkj (k text PRIMARY KEY, m map<text, int>, v vector<float, 3>)`);
+    const rows = [];
+    for (let i = 0; i < 500; i++) rows.push(JSON.stringify({ k: `k${i}`, m: { a: i, b: -i }, v: [0.5, i, -1] }));
+    rows.push(`{"k": "${"x".repeat(70000)}", "m": {}}`); // a partition key over 64 KiB
+    rows.push(`{"k": broken json`);
+    const bad: BadRowRecord[] = [];
+    const state = await c.bulkLoad(chunks(rows.join("\n") + "\n", 4096), { table: `${KS}.bulkj`, format: "jsonl", onBadRow: (r) => void bad.push(r) });
+    assertEquals(state.rows_ok, 500);
+    assertEquals(bad.length, 2, bad.map((b) => b.reason).join(" | "));
+    assert(bad.some((b) => /rejected/.test(b.reason) && /Invalid|key|length/i.test(b.reason)), bad.map((b) => b.reason).join(" | "));
+    const r = (await c.execute(`SELECT * FROM ${KS}.bulkj WHERE k = 'k3'`)).first()!;
+    assertEquals([[...(r.m as Map<string, number>)], Array.from(r.v as Float32Array)], [[["a", 3], ["b", -3]], [0.5, 3, -1]]);
+  } finally {
+    await c.shutdown();
+  }
+});

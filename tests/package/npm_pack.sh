@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# The npm package as users get it: `npm pack` the repository, install the tarball into a fresh
+# project with no network, then import `cqlwire` from Node (the "node" condition) and from Deno
+# (the "deno" condition) and query the local Cassandra, and type-check a TypeScript consumer
+# against the shipped declarations. Reports the tarball and gzipped WASM sizes.
+#
+#   bash tests/package/npm_pack.sh        (CQLWIRE_HOSTS=host:port to point elsewhere)
+set -euo pipefail
+ROOT="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
+BIN="$ROOT/node_modules/.bin"
+HOST="${CQLWIRE_HOSTS:-127.0.0.1:9042}"
+HOST="${HOST%%,*}"
+readonly WASM_GZIP_BUDGET=$((300 * 1024))
+
+failures=0
+pass() { printf 'ok    %s\n' "$*"; }
+fail() { printf 'FAIL  %s\n' "$*"; failures=$((failures + 1)); }
+die() { printf 'npm_pack: %s\n' "$*" >&2; exit 1; }
+
+for f in dist/node.js dist/deno.js dist/workerd.js dist/wasm/pkg/cqlwire_wasm_bg.wasm dist/types; do
+  [[ -e $ROOT/$f ]] || die "$f is missing: run 'make build' first"
+done
+timeout 3 bash -c "exec 3<>/dev/tcp/${HOST%:*}/${HOST##*:}" 2>/dev/null ||
+  die "Cassandra is not reachable at $HOST (start it with scripts/cassandra start)"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/cqlwire-pack.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# --- pack ------------------------------------------------------------------------------
+started=$SECONDS
+(cd "$ROOT" && npm pack --silent --pack-destination "$work" >"$work/pack.out" 2>"$work/pack.err") ||
+  { cat "$work/pack.err" >&2; die "npm pack failed"; }
+tarball=$(compgen -G "$work/cqlwire-*.tgz" | head -n 1) || die "npm pack produced no cqlwire-*.tgz"
+tar -tzf "$tarball" | sed 's|^package/||' | sort >"$work/contents"
+tarball_bytes=$(stat -c %s "$tarball")
+pass "npm pack: $(basename "$tarball"), $tarball_bytes bytes, $(wc -l <"$work/contents") files ($((SECONDS - started)) s)"
+
+for f in package.json README.md dist/node.js dist/deno.js dist/workerd.js dist/wasm/pkg/cqlwire_wasm_bg.wasm dist/types/driver/mod.d.ts; do
+  if grep -qxF "$f" "$work/contents"; then pass "tarball contains $f"; else fail "tarball lacks $f"; fi
+done
+unexpected=$(grep -vE '^(package\.json|README\.md|LICENSE|dist/.*)$' "$work/contents" || true)
+if [[ -z $unexpected ]]; then pass "tarball holds only package.json, README and dist/"; else fail "tarball also holds: $(echo $unexpected)"; fi
+
+wasm_bytes=$(tar -xzOf "$tarball" package/dist/wasm/pkg/cqlwire_wasm_bg.wasm | wc -c)
+wasm_gzip=$(tar -xzOf "$tarball" package/dist/wasm/pkg/cqlwire_wasm_bg.wasm | gzip -9c | wc -c)
+if ((wasm_gzip <= WASM_GZIP_BUDGET)); then
+  pass "WASM: $wasm_bytes bytes, $wasm_gzip gzipped (budget $WASM_GZIP_BUDGET)"
+else
+  fail "WASM: $wasm_gzip bytes gzipped exceeds the $WASM_GZIP_BUDGET budget ($wasm_bytes raw)"
+fi
+
+# --- install into a fresh project, offline: the package has no runtime dependencies ------
+app="$work/app"
+mkdir -p "$app"
+cat >"$app/package.json" <<'EOF'
+{ "name": "cqlwire-consumer", "version": "1.0.0", "private": true, "type": "module" }
+EOF
+started=$SECONDS
+if (cd "$app" && npm install --offline --no-audit --no-fund --silent "$tarball" >"$work/install.out" 2>&1); then
+  pass "npm install --offline of the tarball ($((SECONDS - started)) s)"
+else
+  cat "$work/install.out"
+  fail "npm install --offline of the tarball"
+fi
+installed_deps=$(find "$app/node_modules" -mindepth 1 -maxdepth 1 ! -name cqlwire ! -name '.*' | wc -l)
+if ((installed_deps == 0)); then pass "no runtime dependencies were installed beside cqlwire"; else fail "$installed_deps extra packages were installed"; fi
+
+# --- Node: the "node" condition ---------------------------------------------------------
+cat >"$app/query.mjs" <<'EOF'
+import { Client, ResponseError, types } from "cqlwire";
+const [host] = process.argv.slice(2);
+const client = new Client({ contactPoints: [host], localDataCenter: "datacenter1" });
+try {
+  const rs = await client.execute("SELECT release_version FROM system.local WHERE key = ?", ["local"], { prepare: true, consistency: types.consistencies.one });
+  const release = rs.first()?.release_version;
+  if (!/^5\.0\./.test(String(release))) throw new Error(`unexpected release ${release}`);
+  const e = await client.execute("SELEC 1").catch((x) => x);
+  if (!(e instanceof ResponseError)) throw new Error(`expected a ResponseError, got ${e}`);
+  console.log(`${release} ${import.meta.resolve("cqlwire")}`);
+} finally {
+  await client.shutdown();
+}
+EOF
+started=$SECONDS
+if out=$(cd "$app" && timeout 60 node query.mjs "$HOST" 2>&1) && [[ $out == 5.0.*/node_modules/cqlwire/dist/node.js ]]; then
+  pass "Node $(node --version) imports cqlwire (resolved to dist/node.js) and queries $HOST: release ${out%% *} ($((SECONDS - started)) s)"
+else
+  fail "Node import and query: $out"
+fi
+
+# --- Deno: the "deno" condition, from the same node_modules -----------------------------
+started=$SECONDS
+if out=$(cd "$app" && timeout 60 "$BIN/deno" run -A --quiet query.mjs "$HOST" 2>&1) && [[ $out == 5.0.*/node_modules/cqlwire/dist/deno.js ]]; then
+  pass "Deno $("$BIN/deno" --version | head -n 1 | cut -d' ' -f2) imports cqlwire (resolved to dist/deno.js) and queries $HOST ($((SECONDS - started)) s)"
+else
+  fail "Deno import and query: $out"
+fi
+
+# --- the workerd condition resolves to the Worker bundle --------------------------------
+if out=$(cd "$app" && node --conditions=workerd --input-type=module -e 'console.log(import.meta.resolve("cqlwire"))' 2>&1) &&
+  [[ $out == */node_modules/cqlwire/dist/workerd.js ]]; then
+  pass "the workerd condition resolves to dist/workerd.js"
+else
+  fail "the workerd condition resolves to: $out"
+fi
+
+# --- TypeScript: the declarations resolve and describe the API --------------------------
+cat >"$app/consumer.ts" <<'EOF'
+import { Client, NoHostAvailableError, ResponseError, ResultSet, types } from "cqlwire";
+import type { ClientOptions, ExecuteOptions, Row } from "cqlwire";
+
+const options: ClientOptions = { contactPoints: ["127.0.0.1:9042"], localDataCenter: "datacenter1", tls: { rejectUnauthorized: true } };
+const client: Client = new Client(options);
+const execOptions: ExecuteOptions = { prepare: true, pageSize: 100, consistency: types.consistencies.localQuorum };
+
+export async function firstRelease(): Promise<string | null> {
+  const rs: ResultSet<Row> = await client.execute("SELECT release_version FROM system.local", [], execOptions);
+  const pageState: string | null = rs.pageState;
+  void pageState;
+  for await (const row of client.stream("SELECT * FROM system.peers")) void row;
+  return (rs.first()?.release_version as string | undefined) ?? null;
+}
+
+export function describe(e: unknown): string {
+  if (e instanceof ResponseError) return `${e.codeName} ${e.code}`;
+  if (e instanceof NoHostAvailableError) return Object.keys(e.innerErrors).join(",");
+  return String(e);
+}
+
+// Misuse must not type-check, or the declarations are hollow.
+// @ts-expect-error contactPoints must be an array
+new Client({ contactPoints: "127.0.0.1" });
+// @ts-expect-error no such option
+client.execute("SELECT 1", [], { pageSise: 10 });
+EOF
+cat >"$app/tsconfig.json" <<'EOF'
+{ "compilerOptions": { "target": "es2022", "module": "nodenext", "moduleResolution": "nodenext", "strict": true, "noEmit": true, "skipLibCheck": false, "types": [] }, "files": ["consumer.ts"] }
+EOF
+started=$SECONDS
+if out=$(cd "$app" && "$BIN/tsc" -p tsconfig.json 2>&1); then
+  pass "tsc $("$BIN/tsc" --version | cut -d' ' -f2) --noEmit on a TypeScript consumer of cqlwire's declarations ($((SECONDS - started)) s)"
+else
+  printf '%s\n' "$out" | head -n 30
+  fail "tsc on a TypeScript consumer of cqlwire's declarations"
+fi
+
+echo "sizes: tarball $tarball_bytes bytes; WASM $wasm_bytes bytes, $wasm_gzip gzipped"
+if ((failures > 0)); then
+  echo "npm_pack: $failures check(s) failed"
+  exit 1
+fi
+echo "npm_pack: all checks passed"
