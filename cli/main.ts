@@ -1,18 +1,18 @@
 // cqlwire command line. Exit codes: 0 success, 1 failure, 2 usage error, 3 done with bad rows.
 
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
-import { CONSISTENCY_NAMES, type JobConfig } from "../schemas/job.ts";
-import { CliFailure, describeError, EXIT_BAD_ROWS, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./errors.ts";
+import { CONSISTENCY_NAMES } from "../schemas/job.ts";
+import { CliFailure, describeError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./errors.ts";
 import { StreamOutput } from "./output.ts";
-import { type GlobalFlags, loadJobConfig, resolveConnection } from "./settings.ts";
 import { splitStatements } from "./split.ts";
 import type { OutputFormat, QuerySettings } from "./query.ts";
+import { consistencyCode, contextOf, withClient } from "./context.ts";
 
 const VERSION = "0.1.0";
 const DEFAULT_PAGE_SIZE = 5000;
-const DEFAULT_MAX_CONCURRENCY = 64;
-const DEFAULT_BAD_DIR = "./cqlwire-logs";
-const SHUTDOWN_GRACE_MS = 2000;
+// Mirrors of the defaults in the command modules, which are imported only when run.
+const LOAD_DEFAULTS = { maxConcurrency: 512, maxRetries: 3, badDir: "./cqlwire-logs", checkpointSeconds: 5 };
+const UNLOAD_DEFAULT_CONCURRENCY = 4;
 
 function positiveInteger(name: string) {
   return (text: string): number => {
@@ -50,50 +50,8 @@ function consistencyOption(): Option {
   return new Option("--consistency <level>", "consistency level").choices(CONSISTENCY_NAMES);
 }
 
-/** local_quorum → the driver's types.consistencies.localQuorum. */
-async function consistencyCode(name: string | undefined): Promise<number | undefined> {
-  if (name === undefined) return undefined;
-  const { types } = await import("../driver/deno.ts");
-  const key = name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
-  const code = (types.consistencies as Record<string, number>)[key];
-  if (code === undefined) throw new UsageError(`unknown consistency level '${name}'`);
-  return code;
-}
-
-interface Context {
-  flags: GlobalFlags;
-  config: JobConfig;
-}
-
-async function contextOf(command: Command): Promise<Context> {
-  const flags = command.optsWithGlobals() as GlobalFlags;
-  const config = flags.config !== undefined ? await loadJobConfig(flags.config) : {};
-  return { flags, config };
-}
-
 async function readAll(stream: ReadableStream<Uint8Array>): Promise<string> {
   return await new Response(stream).text();
-}
-
-async function withClient<T>(
-  context: Context,
-  work: (client: import("../driver/deno.ts").Client, secrets: string[]) => Promise<T>,
-): Promise<T> {
-  const settings = resolveConnection(context.flags, context.config.connection);
-  const { obtainPassword, openClient } = await import("./connect.ts");
-  const password = await obtainPassword(settings.username, context.flags.passwordPrompt ?? false);
-  const { client, secrets } = await openClient(settings, password);
-  try {
-    return await work(client, secrets);
-  } catch (error) {
-    if (error instanceof UsageError || error instanceof CliFailure) throw error;
-    throw new CliFailure(describeError(error, secrets));
-  } finally {
-    await Promise.race([
-      client.shutdown().catch(() => {}),
-      new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS)),
-    ]);
-  }
 }
 
 interface QueryFlags {
@@ -164,152 +122,28 @@ async function queryCommand(cqlArgument: string | undefined, command: Command): 
   });
 }
 
-interface LoadFlags {
-  table?: string;
-  header?: boolean;
-  delimiter?: string;
-  quote?: string;
-  escape?: string;
-  comment?: string;
-  nullValue?: string[];
-  map?: string;
-  maxConcurrency?: number;
-  maxErrors?: number;
-  badDir?: string;
-  consistency?: string;
-  json?: boolean;
-}
-
-async function loadCommand(fileArguments: string[], command: Command): Promise<number> {
-  const context = await contextOf(command);
-  const flags = command.opts() as LoadFlags;
-  const fromConfig = context.config.load ?? {};
-  const files = fileArguments.length > 0 ? fileArguments : fromConfig.files ?? [];
-  if (files.length === 0) throw new UsageError("no input file given: cqlwire load FILE... --table ks.tbl");
-  const tableText = flags.table ?? fromConfig.table;
-  if (tableText === undefined) throw new UsageError("--table keyspace.table is required");
-  if (files.filter((file) => file === "-").length > 1) throw new UsageError("stdin (-) can be read only once");
-  for (const file of files) {
-    if (file === "-") continue;
-    try {
-      const info = await Deno.stat(file);
-      if (!info.isFile) throw new UsageError(`${file} is not a file`);
-    } catch (error) {
-      if (error instanceof UsageError) throw error;
-      throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
+function nonNegativeInteger(name: string) {
+  return (text: string): number => {
+    if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(Number(text))) {
+      throw new InvalidArgumentError(`${name} must be a non-negative integer.`);
     }
-  }
-
-  const { parseMapSpec, parseTableName, resolveLayout, buildInsert } = await import("./load/table.ts");
-  const { CsvFileSource } = await import("./load/csv_source.ts");
-  const { CsvRowConverter } = await import("./load/row_converter.ts");
-  const { BadRowLog, uniqueStems } = await import("./load/bad_rows.ts");
-  const { runLoad } = await import("./load/loader.ts");
-  const { readTableSchema } = await import("./load/schema.ts");
-
-  const connection = resolveConnection(context.flags, context.config.connection);
-  const { keyspace, table } = parseTableName(tableText, connection.keyspace);
-  const mapSetting = flags.map ?? fromConfig.map;
-  const map = mapSetting === undefined
-    ? null
-    : typeof mapSetting === "string"
-    ? parseMapSpec(mapSetting)
-    : Object.entries(mapSetting);
-  const hasHeader = flags.header ?? fromConfig.header ?? true;
-  const format = {
-    delimiter: flags.delimiter ?? fromConfig.delimiter ?? ",",
-    quote: flags.quote ?? fromConfig.quote ?? '"',
-    escape: flags.escape ?? fromConfig.escape,
-    comment: flags.comment ?? fromConfig.comment,
+    return Number(text);
   };
-  const nullValues = flags.nullValue ?? fromConfig.nullValues ?? [""];
-  const maxConcurrency = flags.maxConcurrency ?? fromConfig.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
-  const maxErrors = flags.maxErrors ?? fromConfig.maxErrors;
-  const badDir = flags.badDir ?? fromConfig.badDir ?? DEFAULT_BAD_DIR;
-  const json = flags.json ?? fromConfig.json ?? false;
-  const consistency = await consistencyCode(flags.consistency ?? fromConfig.consistency);
-
-  return await withClient(context, async (client, secrets) => {
-    const schema = await readTableSchema(client, keyspace, table);
-    // Mapping problems show up before any file is touched when there is no header.
-    if (!hasHeader) resolveLayout(schema, null, map);
-    try {
-      await Deno.mkdir(badDir, { recursive: true });
-    } catch (error) {
-      throw new CliFailure(`cannot create --bad-dir ${badDir}: ${(error as Error).message}`);
-    }
-    const stems = uniqueStems(files);
-    const inputs = files.map((file, i) => ({
-      source: new CsvFileSource(file, format),
-      badLog: new BadRowLog(badDir, stems[i]),
-    }));
-    for (const { badLog } of inputs) await badLog.removeStale();
-
-    const executeOptions: { prepare: boolean; idempotent: boolean; consistency?: number } = {
-      prepare: true,
-      idempotent: true,
-    };
-    if (consistency !== undefined) executeOptions.consistency = consistency;
-    const progress = Deno.stderr.isTerminal() && !json ? new ProgressLine() : null;
-    const summary = await runLoad(
-      inputs,
-      (header) => {
-        const layout = resolveLayout(schema, header, map);
-        return { statement: buildInsert(schema, layout.bindings), converter: new CsvRowConverter(layout, nullValues) };
-      },
-      { insert: async (statement, values) => void await client.execute(statement, values, executeOptions) },
-      {
-        hasHeader,
-        maxConcurrency,
-        maxErrors,
-        secrets,
-        onProgress: progress ? (state) => progress.update(state.rowsLoaded, state.badRows) : undefined,
-      },
-    );
-    progress?.clear();
-
-    const seconds = summary.elapsedMs / 1000;
-    if (json) {
-      console.log(JSON.stringify({
-        rowsLoaded: summary.rowsLoaded,
-        badRows: summary.badRows,
-        elapsedMs: Math.round(summary.elapsedMs),
-        rowsPerSecond: Math.round(summary.rowsPerSecond),
-        aborted: summary.abortedBecause,
-        badFiles: summary.badFiles,
-      }));
-    } else {
-      console.log(
-        `${summary.rowsLoaded} rows loaded, ${summary.badRows} bad rows, ${seconds.toFixed(2)} s, ` +
-          `${Math.round(summary.rowsPerSecond)} rows/s`,
-      );
-      for (const entry of summary.badFiles) {
-        console.log(`bad rows of ${entry.source}: ${entry.badFile} (reasons in ${entry.errorLog})`);
-      }
-    }
-    if (summary.abortedBecause !== null) throw new CliFailure(`load aborted: ${summary.abortedBecause}`);
-    return summary.badRows > 0 ? EXIT_BAD_ROWS : EXIT_OK;
-  });
 }
 
-/** A single self-overwriting status line on an interactive stderr, redrawn at most 4 times a second. */
-class ProgressLine {
-  private lastDraw = 0;
-  private readonly encoder = new TextEncoder();
-  update(loaded: number, bad: number): void {
-    const now = performance.now();
-    if (now - this.lastDraw < 250) return;
-    this.lastDraw = now;
-    Deno.stderr.writeSync(this.encoder.encode(`\r${loaded} rows loaded, ${bad} bad`));
-  }
-  clear(): void {
-    if (this.lastDraw > 0) Deno.stderr.writeSync(this.encoder.encode("\r\x1b[K"));
-  }
+function integerList(name: string) {
+  return (text: string): number[] => {
+    const values = text.split(",").map((part) => part.trim()).filter((part) => part !== "");
+    if (values.length === 0 || values.some((value) => !/^[0-9]+$/.test(value) || Number(value) < 1)) {
+      throw new InvalidArgumentError(`${name} must be a comma-separated list of positive integers.`);
+    }
+    return values.map(Number);
+  };
 }
 
 export function buildProgram(setExitCode: (code: number) => void): Command {
   const program = new Command("cqlwire")
-    .description("CQL client for Apache Cassandra and ScyllaDB")
+    .description("CQL client for Apache Cassandra and ScyllaDB: queries, bulk load and unload, counts, benchmarks")
     .version(VERSION)
     .exitOverride()
     .configureHelp({ showGlobalOptions: true })
@@ -348,11 +182,18 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     });
 
   program.command("load")
-    .description("load CSV files into a table; bad rows go to <bad-dir>/<name>.bad with reasons in <name>.errors.log")
-    .argument("[files...]", "CSV files ('-' for stdin, .gz decompressed)")
+    .description(
+      "load CSV or JSON Lines into a table; bad rows go to <bad-dir>/<name>.bad with reasons in <name>.errors.log",
+    )
+    .argument("[inputs...]", "files, directories, globs (quoted: 'data/*.csv'), '-' for stdin; .gz is decompressed")
     .option("--table <keyspace.table>", "target table")
-    .option("--header <true|false>", "the first record names the fields (default: true)", booleanWord)
-    .option("--delimiter <char>", "field delimiter (default: ,)", singleCharacter)
+    .option("--query <cql>", "custom INSERT or UPDATE with named bind markers (:name), matched to fields by name")
+    .addOption(
+      new Option("--format <format>", "input format (default: by extension; .jsonl/.ndjson are JSON Lines, else CSV)")
+        .choices(["csv", "jsonl"]),
+    )
+    .option("--header <true|false>", "the first CSV record names the fields (default: true)", booleanWord)
+    .option("--delimiter <char>", "field delimiter (default: ,; '\\t' or tab for TSV)", singleCharacter)
     .option("--quote <char>", 'quote character (default: ")', singleCharacter)
     .option("--escape <char>", "escape character inside quotes (default: the quote)", singleCharacter)
     .option("--comment <char>", "lines starting with this character are skipped", singleCharacter)
@@ -361,17 +202,93 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       "--map <field=column,...>",
       "map fields to columns (0-based indexes with --header false); others are skipped",
     )
+    .option("--skip <field,...>", "input fields not to load (header names; 0-based indexes without a header)")
+    .option("--set <column=value>", "give a column the same value on every row; repeatable", collect)
+    .option("--ttl <seconds>", "time to live of the written values", nonNegativeInteger("--ttl"))
+    .option("--timestamp <time>", "write time: microseconds since the epoch, or ISO-8601 (2024-05-01T00:00:00Z)")
+    .addOption(consistencyOption())
     .option(
       "--max-concurrency <n>",
-      `requests in flight (default: ${DEFAULT_MAX_CONCURRENCY})`,
+      `upper bound of requests in flight; the load starts at 32 and adapts (AIMD) below it (default: ${LOAD_DEFAULTS.maxConcurrency})`,
       positiveInteger("--max-concurrency"),
     )
+    .option("--rate <rows/s>", "write at most this many rows per second", positiveInteger("--rate"))
+    .option("--batch-size <n>", "group rows into unlogged batches of up to n (default: 1, no batches)", positiveInteger("--batch-size"))
+    .addOption(
+      new Option("--batch-by <grouping>", "batch rows of the same partition, or of the same replica set (default: partition)")
+        .choices(["partition", "replica"]),
+    )
+    .option(
+      "--max-retries <n>",
+      `retries of a row after a timeout or overload, with backoff (default: ${LOAD_DEFAULTS.maxRetries})`,
+      nonNegativeInteger("--max-retries"),
+    )
     .option("--max-errors <n>", "stop the load once n bad rows were recorded (exit 1)", positiveInteger("--max-errors"))
-    .option("--bad-dir <dir>", `directory for bad rows and their reasons (default: ${DEFAULT_BAD_DIR})`)
-    .addOption(consistencyOption())
+    .option("--bad-dir <dir>", `directory for bad rows and their reasons (default: ${LOAD_DEFAULTS.badDir})`)
+    .option("--checkpoint-dir <dir>", "directory for the checkpoint of this job (default: the --bad-dir)")
+    .option(
+      "--checkpoint-interval <seconds>",
+      `seconds between checkpoints (default: ${LOAD_DEFAULTS.checkpointSeconds})`,
+      positiveInteger("--checkpoint-interval"),
+    )
+    .option("--resume", "continue this job (same table, query and inputs) from its checkpoint")
+    .option("--split <i/n>", "load share i of n: every n-th file, or the i-th byte range of a single file")
+    .option("--dry-run", "parse and validate every row against the table's schema; write nothing")
     .option("--json", "print the summary as one JSON object")
+    .option("--quiet", "no progress output")
+    .option(
+      "--progress-interval <seconds>",
+      "seconds between progress lines when stderr is not a terminal (default: 5)",
+      positiveInteger("--progress-interval"),
+    )
     .action(async (files: string[], _options: unknown, command: Command) => {
+      const { loadCommand } = await import("./load/command.ts");
       setExitCode(await loadCommand(files, command));
+    });
+
+  program.command("unload")
+    .description("write a table (parallel token-range scans) or a query's rows as CSV or JSON Lines")
+    .option("--table <keyspace.table>", "table to unload")
+    .option("--query <cql>", "a SELECT to unload instead")
+    .option("--columns <column,...>", "columns of --table to unload (default: all)")
+    .addOption(new Option("--format <format>", "output format (default: csv)").choices(["csv", "jsonl"]))
+    .option("--out <path>", "output file (default: stdout); a directory (existing, or ending in /) gets one file per range group")
+    .option("--header <true|false>", "CSV header row (default: true)", booleanWord)
+    .option("--page-size <rows>", `rows per page (default: ${DEFAULT_PAGE_SIZE})`, positiveInteger("--page-size"))
+    .option(
+      "--max-concurrency <n>",
+      `token ranges scanned at once (default: ${UNLOAD_DEFAULT_CONCURRENCY})`,
+      positiveInteger("--max-concurrency"),
+    )
+    .addOption(consistencyOption())
+    .option("--quiet", "no progress output")
+    .action(async (_options: unknown, command: Command) => {
+      const { unloadCommand } = await import("./unload.ts");
+      setExitCode(await unloadCommand(command));
+    });
+
+  program.command("count")
+    .description("count a table's rows with parallel token-range scans")
+    .option("--table <keyspace.table>", "table to count")
+    .addOption(new Option("--by <breakdown>", "also count per node (primary replica) or per token range").choices(["node", "range"]))
+    .option("--max-concurrency <n>", "token ranges counted at once (default: 4)", positiveInteger("--max-concurrency"))
+    .addOption(consistencyOption())
+    .option("--json", "print the result as JSON")
+    .action(async (_options: unknown, command: Command) => {
+      const { countCommand } = await import("./count.ts");
+      setExitCode(await countCommand(command));
+    });
+
+  program.command("bench")
+    .description("insert then select N rows of bench.kv (k bigint, v blob) at each concurrency; report throughput and latency")
+    .option("-n, --count <n>", "operations per phase and concurrency (default: 100000)", positiveInteger("--count"))
+    .option("--concurrency <list>", "concurrency levels (default: 1,64,1024)", integerList("--concurrency"))
+    .option("--bench-keyspace <name>", "keyspace of the bench table (default: bench)")
+    .option("--out <dir>", "write results.json, throughput.svg and latency.svg there")
+    .option("--json", "print the results as JSON")
+    .action(async (_options: unknown, command: Command) => {
+      const { benchCommand } = await import("./bench.ts");
+      setExitCode(await benchCommand(command));
     });
 
   return program;

@@ -76,6 +76,9 @@ export function resolveConfigPaths(config: JobConfig, base: string): JobConfig {
   if (resolved.connection?.tls?.ca) resolved.connection.tls.ca = relativeTo(base, resolved.connection.tls.ca);
   if (resolved.load?.files) resolved.load.files = resolved.load.files.map((file) => relativeTo(base, file));
   if (resolved.load?.badDir) resolved.load.badDir = relativeTo(base, resolved.load.badDir);
+  if (resolved.load?.checkpointDir) resolved.load.checkpointDir = relativeTo(base, resolved.load.checkpointDir);
+  if (resolved.unload?.out) resolved.unload.out = relativeTo(base, resolved.unload.out);
+  if (resolved.bench?.out) resolved.bench.out = relativeTo(base, resolved.bench.out);
   return resolved;
 }
 

@@ -52,24 +52,88 @@ export const connectionSchema = z.strictObject({
 
 const singleChar = z.string().length(1, "expected exactly one character");
 
+const splitPattern = /^[0-9]+\/[0-9]+$/;
+
 export const loadSchema = z.strictObject({
-  files: z.array(z.string().min(1)).min(1).optional().describe("CSV files to load, '-' for stdin"),
+  files: z.array(z.string().min(1)).min(1).optional().describe(
+    "inputs to load: files, directories, globs (*, ?, [..], **), '-' for stdin; .gz is decompressed",
+  ),
   table: z.string().min(1).optional().describe("target table, keyspace.table or table"),
+  query: z.string().min(1).optional().describe(
+    "custom INSERT or UPDATE with named bind markers (:name) matched to fields by name",
+  ),
+  format: z.enum(["csv", "jsonl"]).optional().describe("input format (default: by extension, .jsonl/.ndjson are JSON Lines)"),
   map: z.union([
     z.string().min(1).describe("field=column,field=column"),
     z.record(z.string().min(1), z.string().min(1)).describe("{ field: column }"),
-  ]).optional().describe("which CSV field goes to which column; fields not listed are skipped"),
+  ]).optional().describe("which field goes to which column; fields not listed are skipped"),
+  skip: z.union([z.string().min(1), z.array(z.string().min(1))]).optional().describe(
+    "input fields (header names, or 0-based indexes without a header) not to load",
+  ),
+  set: z.record(z.string().min(1), z.union([z.string(), z.number(), z.boolean()])).optional().describe(
+    "constant values: { column: value } given to every row",
+  ),
   header: z.boolean().optional().describe("the first record names the fields (default true)"),
   delimiter: singleChar.optional(),
   quote: singleChar.optional(),
   escape: singleChar.optional(),
   comment: singleChar.optional(),
   nullValues: z.array(z.string()).optional().describe('unquoted field texts that mean null (default [""])'),
-  maxConcurrency: positiveInt.max(4096).optional().describe("requests in flight (default 64)"),
+  ttl: z.int().min(0).optional().describe("time to live of the written values, in seconds"),
+  timestamp: z.union([z.int(), z.string().min(1)]).optional().describe(
+    "write time: microseconds since the epoch, or an ISO-8601 date-time",
+  ),
+  maxConcurrency: positiveInt.max(4096).optional().describe(
+    "upper bound of the requests in flight; the load adapts below it (default 512)",
+  ),
   maxErrors: positiveInt.optional().describe("stop once this many bad rows were recorded"),
+  maxRetries: z.int().min(0).max(100).optional().describe("retries of a row after a timeout or overload (default 3)"),
+  rate: positiveInt.optional().describe("rows per second at most"),
+  batchSize: positiveInt.max(65535).optional().describe("rows per unlogged batch (default 1: no batches)"),
+  batchBy: z.enum(["partition", "replica"]).optional().describe(
+    "rows batched together share a partition key, or a replica set (default partition)",
+  ),
   badDir: z.string().min(1).optional().describe("directory for .bad and .errors.log files (default ./cqlwire-logs)"),
+  checkpointDir: z.string().min(1).optional().describe("directory for checkpoints (default: the bad-row directory)"),
+  checkpointInterval: positiveInt.optional().describe("seconds between checkpoints (default 5)"),
+  resume: z.boolean().optional().describe("continue from this job's checkpoint"),
+  split: z.string().regex(splitPattern, "expected i/n, e.g. 1/4").optional().describe(
+    "this process's share i/n of the inputs: whole files, or a byte range of a single file",
+  ),
+  dryRun: z.boolean().optional().describe("parse and validate against the table's schema, write nothing"),
   consistency: consistency.optional(),
   json: z.boolean().optional().describe("print the summary as JSON"),
+  quiet: z.boolean().optional().describe("no progress output"),
+  progressInterval: positiveInt.optional().describe("seconds between progress lines when stderr is not a terminal"),
+});
+
+export const unloadSchema = z.strictObject({
+  table: z.string().min(1).optional().describe("table to unload, keyspace.table or table"),
+  query: z.string().min(1).optional().describe("a SELECT to unload instead of a whole table"),
+  columns: z.array(z.string().min(1)).min(1).optional().describe("columns of --table to unload (default all)"),
+  format: z.enum(["csv", "jsonl"]).optional().describe("output format (default csv)"),
+  out: z.string().min(1).optional().describe("output file, or a directory (trailing /) for one file per range group"),
+  pageSize: positiveInt.optional(),
+  maxConcurrency: positiveInt.max(1024).optional().describe("token ranges scanned at once (default 4)"),
+  consistency: consistency.optional(),
+  header: z.boolean().optional().describe("CSV header row (default true)"),
+  quiet: z.boolean().optional(),
+});
+
+export const countSchema = z.strictObject({
+  table: z.string().min(1).optional(),
+  by: z.enum(["node", "range"]).optional().describe("breakdown of the count"),
+  maxConcurrency: positiveInt.max(1024).optional(),
+  consistency: consistency.optional(),
+  json: z.boolean().optional(),
+});
+
+export const benchSchema = z.strictObject({
+  count: positiveInt.optional().describe("operations per phase and concurrency (default 100000)"),
+  concurrency: z.array(positiveInt).min(1).optional().describe("concurrency levels (default [1, 64, 1024])"),
+  keyspace: z.string().min(1).optional().describe("keyspace of the bench table (default bench)"),
+  out: z.string().min(1).optional().describe("directory for results.json and the SVG charts"),
+  json: z.boolean().optional(),
 });
 
 export const querySchema = z.strictObject({
@@ -84,7 +148,10 @@ export const jobSchema = z.strictObject({
   $schema: z.string().optional().describe("editor hint, ignored"),
   connection: connectionSchema.optional(),
   load: loadSchema.optional(),
+  unload: unloadSchema.optional(),
+  count: countSchema.optional(),
   query: querySchema.optional(),
+  bench: benchSchema.optional(),
   password: refusedPassword,
 }).describe("cqlwire job configuration");
 
@@ -92,6 +159,9 @@ export type JobConfig = z.infer<typeof jobSchema>;
 export type ConnectionConfig = z.infer<typeof connectionSchema>;
 export type LoadConfig = z.infer<typeof loadSchema>;
 export type QueryConfig = z.infer<typeof querySchema>;
+export type UnloadConfig = z.infer<typeof unloadSchema>;
+export type CountConfig = z.infer<typeof countSchema>;
+export type BenchConfig = z.infer<typeof benchSchema>;
 
 export class JobConfigError extends Error {
   constructor(readonly source: string, readonly problems: string[]) {

@@ -814,6 +814,10 @@ impl Connection {
         }
         finish_frame(&mut self.out, start);
         self.state = State::Startup;
+        // On v4 the server may compress everything after STARTUP, READY included.
+        if self.version < 5 && self.config.compression != Compression::None {
+            self.activate_wire();
+        }
     }
 
     fn write_auth_response(&mut self) -> Result<(), CloseReason> {

@@ -467,7 +467,12 @@ mod wire_formats {
             let mut startup = Vec::new();
             c.poll_transmit(&mut startup);
             assert!(String::from_utf8_lossy(&startup).contains("COMPRESSION"));
-            c.handle_bytes(2, &response(0, 0x02, &[]));
+            // The server may compress READY already: it follows STARTUP.
+            let mut ready = Vec::new();
+            algorithm.compress(&[], &mut ready).unwrap();
+            let mut ready_frame = response(0, 0x02, &ready);
+            ready_frame[1] = 0x01;
+            c.handle_bytes(2, &ready_frame);
             assert_eq!(events(&mut c), vec![Ev::Ready]);
             let id = c
                 .start_request(3, Request::Query { cql: "SELECT x FROM t", values: &[], options: QueryOptions::default() }, None)

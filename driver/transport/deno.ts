@@ -1,12 +1,11 @@
-/** Sockets on Deno: `Deno.connect` / `Deno.connectTls` / `Deno.startTls`. */
+/** Sockets on Deno: `Deno.connect`, upgraded with `Deno.startTls` for TLS. */
 import type { CqlSocket, SocketFactory, SocketHandlers, SocketTarget, TlsSettings } from "../src/socket.ts";
 import { describeTlsFailure } from "./tls_failure.ts";
 
 export const denoSocketFactory: SocketFactory = async (target: SocketTarget, handlers: SocketHandlers): Promise<CqlSocket> => {
-  const conn: Deno.Conn = target.tls
-    ? await openTls(target, target.tls)
-    : await Deno.connect({ hostname: target.host, port: target.port, transport: "tcp" });
-  if (!target.tls) (conn as Deno.TcpConn).setNoDelay(true);
+  const tcp = await Deno.connect({ hostname: target.host, port: target.port, transport: "tcp" });
+  tcp.setNoDelay(true);
+  const conn: Deno.Conn = target.tls ? await upgradeToTls(tcp, target, target.tls) : tcp;
   let closed = false;
   const finish = (error?: Error) => {
     if (closed) return;
@@ -42,33 +41,33 @@ export const denoSocketFactory: SocketFactory = async (target: SocketTarget, han
 };
 
 /**
- * Deno checks the certificate against the name it is given, so an explicit `serverName`
- * needs a plain TCP connection upgraded with that name. `rejectUnauthorized: false` can only
- * turn off the name check here: Deno has no per-connection switch for the chain (only the
- * process-wide `--unsafely-ignore-certificate-errors`), so the CA must still be trusted.
+ * TLS over an already connected TCP socket (so it keeps TCP_NODELAY), checked against
+ * `serverName` when given, else the host connected to (an IP needs an IP SAN).
+ * `rejectUnauthorized: false` can only turn off the name check here: Deno has no
+ * per-connection switch for the chain (only the process-wide
+ * `--unsafely-ignore-certificate-errors`), so the CA must still be trusted.
  * The handshake runs before the socket is handed over; otherwise Deno would report a
  * rejected certificate only on the first read, as a connection that merely closed.
  */
-async function openTls(target: SocketTarget, tls: TlsSettings): Promise<Deno.TlsConn> {
+async function upgradeToTls(tcp: Deno.TcpConn, target: SocketTarget, tls: TlsSettings): Promise<Deno.TlsConn> {
   const verifiedName = tls.serverName ?? target.host;
-  const options = {
-    caCerts: tls.ca ? [tls.ca] : undefined,
-    unsafelyDisableHostnameVerification: tls.rejectUnauthorized === false,
-  };
-  const conn = verifiedName === target.host
-    ? await Deno.connectTls({ hostname: target.host, port: target.port, ...options })
-    : await Deno.startTls(await Deno.connect({ hostname: target.host, port: target.port, transport: "tcp" }), { hostname: verifiedName, ...options });
+  let conn: Deno.TlsConn | undefined;
   try {
+    conn = await Deno.startTls(tcp, {
+      hostname: verifiedName,
+      caCerts: tls.ca ? [tls.ca] : undefined,
+      unsafelyDisableHostnameVerification: tls.rejectUnauthorized === false,
+    });
     await conn.handshake();
+    return conn;
   } catch (e) {
     try {
-      conn.close();
+      (conn ?? tcp).close();
     } catch {
       // The failed handshake closed it already.
     }
     throw new Error(describeTlsFailure(target, verifiedName, (e as Error)?.message ?? String(e)), { cause: e });
   }
-  return conn;
 }
 
 export function denoUnrefTimer(handle: unknown): void {

@@ -14,7 +14,14 @@ export function assert(cond: unknown, message = "assertion failed"): asserts con
 export function assertEquals(actual: unknown, expected: unknown, message = ""): void {
   const a = stable(actual);
   const e = stable(expected);
-  if (a !== e) throw new Error(`${message}\n  actual:   ${a}\n  expected: ${e}`);
+  if (a !== e) {
+    // Long values (a 10k-digit varint) would bury the difference: show where it starts.
+    let i = 0;
+    while (i < a.length && a[i] === e[i]) i++;
+    const from = Math.max(0, i - 120);
+    const cut = (s: string) => (from > 0 ? "…" : "") + s.slice(from, i + 200) + (s.length > i + 200 ? "…" : "");
+    throw new Error(`${message} (first difference at character ${i})\n  actual:   ${cut(a)}\n  expected: ${cut(e)}`);
+  }
 }
 
 export async function assertRejects(fn: () => Promise<unknown>, check: (e: Error) => boolean, message = ""): Promise<Error> {

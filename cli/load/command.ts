@@ -1,0 +1,581 @@
+// `cqlwire load`: settings from flags and the job config, the inputs (with --split and
+// --resume applied), the plan of each source (statement, converter, tokens), then the load
+// loop (loader.ts) and its summary.
+
+import type { Command } from "commander";
+import { type Context, consistencyCode, contextOf, type DriverClient, onInterrupt, withClient } from "../context.ts";
+import { CliFailure, EXIT_BAD_ROWS, EXIT_FAILURE, EXIT_OK, UsageError } from "../errors.ts";
+import { resolveConnection } from "../settings.ts";
+import { ProgressDisplay } from "../progress.ts";
+import type { LoadConfig } from "../../schemas/job.ts";
+import { alignToLineStart, expandInputs, type InputFile } from "./input.ts";
+import { CsvFileSource, JsonlFileSource, type RowSource } from "./csv_source.ts";
+import { checkCsvFormat } from "./csv_parser.ts";
+import { BadRowLog, uniqueStems } from "./bad_rows.ts";
+import { CheckpointStore, type FileCheckpoint, type JobIdentity, jobFileStem } from "./checkpoint.ts";
+import { type LoadInput, type LoadPlan, type LoadSummary, type Params, runLoad } from "./loader.ts";
+import { readTableSchema } from "./schema.ts";
+import {
+  buildWrite,
+  isCounterTable,
+  isPrimaryKey,
+  parseMapSpec,
+  parseTableName,
+  resolveLayout,
+  type TableColumn,
+  type TableSchema,
+} from "./table.ts";
+import { findNamedMarkers, isIdempotentQuery, markerSchema, targetTableOf } from "./custom_query.ts";
+import { ConversionError, converterFor } from "./convert.ts";
+import { CsvRowConverter } from "./row_converter.ts";
+import { ReplicaMap, TokenCalculator } from "./token.ts";
+
+export const DEFAULT_MAX_CONCURRENCY = 512;
+export const DEFAULT_INITIAL_CONCURRENCY = 32;
+export const DEFAULT_BAD_DIR = "./cqlwire-logs";
+export const DEFAULT_MAX_RETRIES = 3;
+export const DEFAULT_CHECKPOINT_SECONDS = 5;
+export const DEFAULT_PROGRESS_SECONDS = 5;
+
+export interface LoadFlags {
+  table?: string;
+  query?: string;
+  format?: "csv" | "jsonl";
+  header?: boolean;
+  delimiter?: string;
+  quote?: string;
+  escape?: string;
+  comment?: string;
+  nullValue?: string[];
+  map?: string;
+  skip?: string;
+  set?: string[];
+  ttl?: number;
+  timestamp?: string;
+  maxConcurrency?: number;
+  maxErrors?: number;
+  maxRetries?: number;
+  rate?: number;
+  batchSize?: number;
+  batchBy?: "partition" | "replica";
+  badDir?: string;
+  checkpointDir?: string;
+  checkpointInterval?: number;
+  resume?: boolean;
+  split?: string;
+  dryRun?: boolean;
+  consistency?: string;
+  json?: boolean;
+  quiet?: boolean;
+  progressInterval?: number;
+}
+
+/** "2/4" → { index: 2, count: 4 } (1-based). */
+export function parseSplit(text: string): { index: number; count: number } {
+  const match = /^([0-9]+)\/([0-9]+)$/.exec(text.trim());
+  if (!match) throw new UsageError(`--split ${text}: expected i/n, e.g. 1/4`);
+  const index = Number(match[1]);
+  const count = Number(match[2]);
+  if (count < 1 || index < 1 || index > count) throw new UsageError(`--split ${text}: i must be between 1 and n`);
+  return { index, count };
+}
+
+/** Microseconds since the epoch, from digits (µs) or an ISO-8601 date-time. */
+export function parseWriteTimestamp(text: string): bigint {
+  if (/^-?[0-9]+$/.test(text)) return BigInt(text);
+  const millis = Date.parse(text);
+  if (Number.isNaN(millis)) {
+    throw new UsageError(`--timestamp ${text}: expected microseconds since the epoch or an ISO-8601 date-time`);
+  }
+  return BigInt(millis) * 1000n;
+}
+
+/** `col=value` of --set, split at the first '='. */
+export function parseConstant(text: string): [string, string] {
+  const equals = text.indexOf("=");
+  if (equals <= 0) throw new UsageError(`--set ${text}: expected column=value`);
+  return [text.slice(0, equals).trim(), text.slice(equals + 1)];
+}
+
+interface InputPlan {
+  input: InputFile;
+  start?: { offset: number; line: number };
+  stopAfter?: number;
+}
+
+/** The share of the inputs of process i of n: whole files, or a byte range of a single file. */
+export async function splitInputs(inputs: InputFile[], split: { index: number; count: number } | null): Promise<
+  InputPlan[]
+> {
+  if (split === null || split.count === 1) return inputs.map((input) => ({ input }));
+  if (inputs.length > 1) {
+    return inputs.filter((_, k) => k % split.count === split.index - 1).map((input) => ({ input }));
+  }
+  const [input] = inputs;
+  if (input.path === "-" || input.gzip || input.size === null) {
+    throw new UsageError("--split of a single input needs a plain (uncompressed) file: split by files instead");
+  }
+  const size = input.size;
+  const rangeStart = Math.floor((size * (split.index - 1)) / split.count);
+  const rangeEnd = Math.floor((size * split.index) / split.count);
+  const start = await alignToLineStart(input.path, rangeStart);
+  return [{ input, start, stopAfter: split.index === split.count ? undefined : rangeEnd }];
+}
+
+function normalizeNewlines(text: string): string {
+  return text.replace(/\r\n?/g, "\n");
+}
+
+interface ResolvedLoad {
+  files: string[];
+  tableText: string | undefined;
+  query: string | undefined;
+  format: "csv" | "jsonl" | undefined;
+  map: Array<[string, string]> | null;
+  skip: string[];
+  constants: Array<[string, string]>;
+  hasHeader: boolean;
+  csv: { delimiter: string; quote: string; escape?: string; comment?: string };
+  nullValues: string[];
+  ttl: number | undefined;
+  timestamp: bigint | undefined;
+  maxConcurrency: number;
+  maxErrors: number | undefined;
+  maxRetries: number;
+  rate: number | undefined;
+  batchSize: number;
+  batchBy: "partition" | "replica";
+  badDir: string;
+  checkpointDir: string;
+  checkpointSeconds: number;
+  resume: boolean;
+  split: { index: number; count: number } | null;
+  dryRun: boolean;
+  consistency: string | undefined;
+  json: boolean;
+  quiet: boolean;
+  progressSeconds: number;
+}
+
+function resolveSettings(fileArguments: string[], flags: LoadFlags, config: LoadConfig): ResolvedLoad {
+  const mapSetting = flags.map ?? config.map;
+  const map = mapSetting === undefined
+    ? null
+    : typeof mapSetting === "string"
+    ? parseMapSpec(mapSetting)
+    : Object.entries(mapSetting);
+  const skipSetting = flags.skip ?? config.skip;
+  const skip = skipSetting === undefined
+    ? []
+    : (typeof skipSetting === "string" ? skipSetting.split(",") : skipSetting).map((name) => name.trim()).filter((
+      name,
+    ) => name !== "");
+  const constants = flags.set !== undefined
+    ? flags.set.map(parseConstant)
+    : Object.entries(config.set ?? {}).map(([column, value]) => [column, String(value)] as [string, string]);
+  const timestampText = flags.timestamp ?? (config.timestamp !== undefined ? String(config.timestamp) : undefined);
+  const splitText = flags.split ?? config.split;
+  const batchSize = flags.batchSize ?? config.batchSize ?? 1;
+  return {
+    files: fileArguments.length > 0 ? fileArguments : config.files ?? [],
+    tableText: flags.table ?? config.table,
+    query: flags.query ?? config.query,
+    format: flags.format ?? config.format,
+    map,
+    skip,
+    constants,
+    hasHeader: flags.header ?? config.header ?? true,
+    csv: {
+      delimiter: flags.delimiter ?? config.delimiter ?? ",",
+      quote: flags.quote ?? config.quote ?? '"',
+      escape: flags.escape ?? config.escape,
+      comment: flags.comment ?? config.comment,
+    },
+    nullValues: flags.nullValue ?? config.nullValues ?? [""],
+    ttl: flags.ttl ?? config.ttl,
+    timestamp: timestampText !== undefined ? parseWriteTimestamp(timestampText) : undefined,
+    maxConcurrency: flags.maxConcurrency ?? config.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
+    maxErrors: flags.maxErrors ?? config.maxErrors,
+    maxRetries: flags.maxRetries ?? config.maxRetries ?? DEFAULT_MAX_RETRIES,
+    rate: flags.rate ?? config.rate,
+    batchSize,
+    batchBy: flags.batchBy ?? config.batchBy ?? "partition",
+    badDir: flags.badDir ?? config.badDir ?? DEFAULT_BAD_DIR,
+    checkpointDir: flags.checkpointDir ?? config.checkpointDir ?? flags.badDir ?? config.badDir ?? DEFAULT_BAD_DIR,
+    checkpointSeconds: flags.checkpointInterval ?? config.checkpointInterval ?? DEFAULT_CHECKPOINT_SECONDS,
+    resume: flags.resume ?? config.resume ?? false,
+    split: splitText !== undefined ? parseSplit(splitText) : null,
+    dryRun: flags.dryRun ?? config.dryRun ?? false,
+    consistency: flags.consistency ?? config.consistency,
+    json: flags.json ?? config.json ?? false,
+    quiet: flags.quiet ?? config.quiet ?? false,
+    progressSeconds: flags.progressInterval ?? config.progressInterval ?? DEFAULT_PROGRESS_SECONDS,
+  };
+}
+
+/** Everything about the target that does not depend on a source's header. */
+interface Target {
+  schema: TableSchema;
+  /** The columns (or, with --query, the bind markers) that fields are laid out against. */
+  layoutSchema: TableSchema;
+  query: string | null;
+  idempotent: boolean;
+  counter: boolean;
+  constantColumns: TableColumn[];
+  constantValues: unknown[];
+}
+
+async function resolveTarget(client: DriverClient, settings: ResolvedLoad, defaultKeyspace: string | undefined) {
+  const name = settings.query !== undefined
+    ? targetTableOf(settings.query, defaultKeyspace)
+    : parseTableName(settings.tableText!, defaultKeyspace);
+  if (settings.query !== undefined && settings.tableText !== undefined) {
+    const given = parseTableName(settings.tableText, defaultKeyspace);
+    if (given.keyspace !== name.keyspace || given.table !== name.table) {
+      throw new UsageError(`--table ${settings.tableText} is not the table --query writes to (${name.keyspace}.${name.table})`);
+    }
+  }
+  const schema = await readTableSchema(client, name.keyspace, name.table);
+  let layoutSchema = schema;
+  let idempotent = !isCounterTable(schema);
+  if (settings.query !== undefined) {
+    const markers = findNamedMarkers(settings.query);
+    if (markers.length === 0) throw new UsageError("--query has no named bind markers (:name)");
+    layoutSchema = markerSchema(schema, markers);
+    idempotent = idempotent && isIdempotentQuery(settings.query, schema);
+    if (settings.ttl !== undefined || settings.timestamp !== undefined) {
+      throw new UsageError("with --query, write USING TTL / TIMESTAMP in the query itself");
+    }
+  }
+  const constantColumns: TableColumn[] = [];
+  const constantValues: unknown[] = [];
+  for (const [name, text] of settings.constants) {
+    const column = layoutSchema.columns.find((candidate) => candidate.name === name) ??
+      layoutSchema.columns.find((candidate) => candidate.name.toLowerCase() === name.toLowerCase());
+    if (column === undefined) {
+      throw new UsageError(
+        `--set ${name}: no such ${settings.query !== undefined ? "bind marker" : "column"} (${
+          layoutSchema.columns.map((c) => c.name).join(", ")
+        })`,
+      );
+    }
+    let value: unknown;
+    try {
+      value = settings.nullValues.includes(text) && !isPrimaryKey(column) ? null : converterFor(column.type)(text);
+    } catch (error) {
+      if (error instanceof ConversionError) throw new UsageError(`--set ${name}=${text}: ${error.message}`);
+      throw error;
+    }
+    constantColumns.push(column);
+    constantValues.push(value);
+  }
+  return {
+    schema,
+    layoutSchema,
+    query: settings.query ?? null,
+    idempotent,
+    counter: isCounterTable(schema),
+    constantColumns,
+    constantValues,
+  } satisfies Target;
+}
+
+function planner(target: Target, settings: ResolvedLoad) {
+  const layoutOptions = {
+    skip: settings.skip,
+    constants: target.constantColumns.map((column) => column.name),
+    ignoreUnknown: target.query !== null,
+    requireAll: target.query !== null,
+    targetWord: target.query !== null ? "bind marker" : "column",
+  };
+  const partitionKey = target.schema.columns.filter((column) => column.kind === "partition_key");
+  return (header: string[] | null): LoadPlan => {
+    const layout = resolveLayout(target.layoutSchema, header, settings.map, layoutOptions);
+    const columns = [...layout.bindings.map((binding) => binding.column), ...target.constantColumns];
+    let statement: string;
+    let toParams: ((values: unknown[]) => Params) | undefined;
+    if (target.query !== null) {
+      statement = target.query;
+      const names = columns.map((column) => column.name);
+      toParams = (values) => {
+        const params: Record<string, unknown> = {};
+        for (let i = 0; i < names.length; i++) params[names[i]] = values[i];
+        return params;
+      };
+    } else {
+      const write = buildWrite(target.schema, columns, { ttl: settings.ttl, timestamp: settings.timestamp });
+      statement = write.statement;
+      const order = write.order;
+      if (order.some((position, i) => position !== i)) toParams = (values) => order.map((position) => values[position]);
+    }
+    const positions = partitionKey.map((key) => columns.findIndex((column) => column.name === key.name));
+    const complete = positions.every((position) => position >= 0);
+    const keyTypes = partitionKey.map((key) => key.type);
+    return {
+      statement,
+      converter: new CsvRowConverter(layout, { nullValues: settings.nullValues, constants: target.constantValues }),
+      toParams,
+      tokens: complete && TokenCalculator.supports(keyTypes) ? new TokenCalculator(positions, keyTypes) : null,
+      partitionKeyPositions: complete ? positions : [],
+    };
+  };
+}
+
+/** The field names JSON Lines members are matched by. */
+function jsonFieldNames(target: Target, settings: ResolvedLoad): string[] {
+  if (settings.map !== null) return settings.map.map(([field]) => field);
+  const constants = new Set(target.constantColumns.map((column) => column.name));
+  const skip = new Set(settings.skip);
+  return target.layoutSchema.columns.map((column) => column.name).filter((name) =>
+    !constants.has(name) && !skip.has(name)
+  );
+}
+
+function sameJob(a: JobIdentity, b: JobIdentity): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+export async function loadCommand(fileArguments: string[], command: Command): Promise<number> {
+  const context: Context = await contextOf(command);
+  const flags = command.opts() as LoadFlags;
+  const settings = resolveSettings(fileArguments, flags, context.config.load ?? {});
+  if (settings.files.length === 0) throw new UsageError("no input file given: cqlwire load FILE... --table ks.tbl");
+  if (settings.tableText === undefined && settings.query === undefined) {
+    throw new UsageError("--table keyspace.table is required (or --query with an INSERT or UPDATE)");
+  }
+  if (settings.batchSize > 1 && settings.rate !== undefined && settings.rate < settings.batchSize) {
+    throw new UsageError("--rate must be at least --batch-size");
+  }
+  try {
+    checkCsvFormat(settings.csv);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const inputs = await expandInputs(settings.files);
+  const plans = await splitInputs(inputs, settings.split);
+  const connection = resolveConnection(context.flags, context.config.connection);
+  const consistency = await consistencyCode(settings.consistency);
+
+  return await withClient(context, async (client, secrets) => {
+    const target = await resolveTarget(client, settings, connection.keyspace);
+    const planFor = planner(target, settings);
+    if (!settings.hasHeader) planFor(null);
+    for (const directory of [settings.badDir, settings.checkpointDir]) {
+      try {
+        await Deno.mkdir(directory, { recursive: true });
+      } catch (error) {
+        throw new CliFailure(`cannot create ${directory}: ${(error as Error).message}`);
+      }
+    }
+
+    const tableName = `${target.schema.keyspace}.${target.schema.table}`;
+    const job: JobIdentity = {
+      table: tableName,
+      query: target.query === null ? null : normalizeNewlines(target.query),
+      inputs: await Promise.all(
+        inputs.map((input) => input.path === "-" ? "-" : Deno.realPath(input.path).catch(() => input.path)),
+      ),
+      split: settings.split === null ? null : `${settings.split.index}/${settings.split.count}`,
+    };
+    const store = new CheckpointStore(settings.checkpointDir, await jobFileStem(job), !target.idempotent);
+    const identities = await Promise.all(plans.map(async ({ input }) => {
+      if (input.path === "-") return { path: "-", size: null, mtimeMs: null };
+      const info = await Deno.stat(input.path);
+      return { path: input.path, size: info.size, mtimeMs: info.mtime?.getTime() ?? null };
+    }));
+
+    let saved: Awaited<ReturnType<CheckpointStore["read"]>> = null;
+    if (settings.resume && !settings.dryRun) {
+      saved = await store.read();
+      if (saved === null) {
+        console.error(`note: no checkpoint at ${store.path}; loading from the beginning`);
+      } else if (!sameJob(saved.checkpoint.job, job) || saved.checkpoint.files.length !== plans.length) {
+        throw new UsageError(`${store.path} belongs to another job; remove it or drop --resume`);
+      }
+    }
+
+    const splitSuffix = settings.split === null ? "" : `.split-${settings.split.index}-of-${settings.split.count}`;
+    const stems = uniqueStems(plans.map(({ input }) => input.path)).map((stem) => stem + splitSuffix);
+    const loadInputs: LoadInput[] = [];
+    for (const [i, plan] of plans.entries()) {
+      const { input } = plan;
+      const format = settings.format ?? input.format ?? "csv";
+      const badLog = new BadRowLog(settings.badDir, stems[i]);
+      let source: RowSource;
+      let header: LoadInput["header"];
+      if (format === "jsonl") {
+        const jsonl = new JsonlFileSource(input);
+        const names = jsonFieldNames(target, settings);
+        jsonl.setFieldNames(names);
+        source = jsonl;
+        header = names;
+      } else {
+        source = new CsvFileSource(input, settings.csv, settings.hasHeader);
+        header = settings.hasHeader ? "record" : null;
+      }
+      const loadInput: LoadInput = { source, badLog, header, start: plan.start, stopAfter: plan.stopAfter };
+      const fileState: FileCheckpoint | undefined = saved?.checkpoint.files[i];
+      if (fileState !== undefined) {
+        const identity = identities[i];
+        if (identity.size !== fileState.size || identity.mtimeMs !== fileState.mtimeMs) {
+          throw new UsageError(
+            `cannot resume: ${input.path} changed since the checkpoint (size or modification time differ)`,
+          );
+        }
+        loadInput.start = { offset: fileState.offset, line: fileState.line };
+        loadInput.resume = fileState;
+        loadInput.done = fileState.done;
+        if (store.journaled) {
+          const acked = new Set(fileState.acked ?? []);
+          const sent = new Set(fileState.sent ?? []);
+          for (const key of saved!.journal.acked) {
+            const [file, offset] = key.split(":").map(Number);
+            if (file === i) acked.add(offset);
+          }
+          for (const key of saved!.journal.sent) {
+            const [file, offset] = key.split(":").map(Number);
+            if (file === i && !acked.has(offset)) sent.add(offset);
+          }
+          for (const offset of acked) sent.delete(offset);
+          loadInput.resumeAcked = acked;
+          loadInput.resumeSent = sent;
+        }
+        await badLog.resumeAt(fileState.badFiles);
+      } else {
+        await badLog.removeStale();
+      }
+      loadInputs.push(loadInput);
+    }
+    if (!settings.dryRun) await store.openJournal(saved === null);
+
+    let replicas: ReplicaMap | null = null;
+    if (settings.batchSize > 1 && settings.batchBy === "replica") {
+      replicas = new ReplicaMap(await client.getTokenRanges(target.schema.keyspace));
+    }
+
+    const executeOptions: { prepare: true; idempotent: boolean; consistency?: number } = {
+      prepare: true,
+      idempotent: target.idempotent,
+    };
+    if (consistency !== undefined) executeOptions.consistency = consistency;
+    const loadTarget = {
+      execute: async (statement: string, params: Params, options: { routingToken?: bigint }) => {
+        await client.execute(statement, params, { ...executeOptions, ...options });
+      },
+      batch: async (items: Array<{ statement: string; params: Params }>, options: { routingToken?: bigint }) => {
+        await client.batch(
+          items.map((item) => ({ query: item.statement, params: item.params })),
+          { ...executeOptions, ...options, logged: false, counter: target.counter },
+        );
+      },
+    };
+
+    const totalBytes = loadInputs.every((input) => input.source.name !== "-")
+      ? plans.reduce((sum, plan, i) => sum + (loadInputs[i].done ? 0 : (plan.input.size ?? 0)), 0)
+      : null;
+    const display = settings.quiet ? null : new ProgressDisplay({
+      label: settings.dryRun ? "dry run" : "load",
+      totalBytes,
+      interactive: Deno.stderr.isTerminal(),
+      intervalMs: settings.progressSeconds * 1000,
+    });
+    const stop = { reason: null as string | null };
+    const interrupt = onInterrupt((signal) => {
+      stop.reason ??= `interrupted by ${signal}`;
+    });
+    let summary: LoadSummary;
+    try {
+      summary = await runLoad(loadInputs, (header) => planFor(header), loadTarget, {
+        maxConcurrency: settings.maxConcurrency,
+        initialConcurrency: Math.min(DEFAULT_INITIAL_CONCURRENCY, settings.maxConcurrency),
+        maxErrors: settings.maxErrors,
+        maxRetries: settings.maxRetries,
+        idempotent: target.idempotent,
+        rate: settings.rate,
+        batch: settings.batchSize > 1 ? { size: settings.batchSize, by: settings.batchBy, replicas } : undefined,
+        dryRun: settings.dryRun,
+        secrets,
+        stop,
+        checkpoint: settings.dryRun ? undefined : {
+          store,
+          job,
+          everyMs: settings.checkpointSeconds * 1000,
+          everyRows: 100_000,
+          files: identities,
+        },
+        onProgress: display === null ? undefined : (state) =>
+          display.update({
+            rows: state.rowsLoaded,
+            bad: state.badRows,
+            retries: state.retries,
+            bytes: state.bytesRead,
+            concurrency: state.concurrency,
+          }),
+      });
+    } finally {
+      display?.stop();
+      interrupt.dispose();
+    }
+    printSummary(summary, settings, Boolean(saved));
+    if (summary.abortedBecause !== null) {
+      const hint = settings.dryRun ? "" : ` (continue with --resume)`;
+      throw new CliFailure(`load aborted: ${summary.abortedBecause}${hint}`, EXIT_FAILURE);
+    }
+    return summary.badRows > 0 || summary.uncertainRows > 0 ? EXIT_BAD_ROWS : EXIT_OK;
+  });
+}
+
+function printSummary(summary: LoadSummary, settings: ResolvedLoad, resumed: boolean): void {
+  const seconds = summary.elapsedMs / 1000;
+  if (settings.json) {
+    console.log(JSON.stringify({
+      rowsLoaded: summary.rowsLoaded,
+      badRows: summary.badRows,
+      uncertainRows: summary.uncertainRows,
+      previouslyLoaded: summary.previouslyLoaded,
+      totalRowsLoaded: summary.rowsLoaded + summary.previouslyLoaded,
+      elapsedMs: Math.round(summary.elapsedMs),
+      rowsPerSecond: Math.round(summary.rowsPerSecond),
+      latencyMs: {
+        p50: round3(summary.latencyMs.p50),
+        p99: round3(summary.latencyMs.p99),
+        mean: round3(summary.latencyMs.mean),
+        max: round3(summary.latencyMs.max),
+      },
+      retries: summary.retries,
+      peakConcurrency: summary.peakConcurrency,
+      bytesRead: summary.bytesRead,
+      dryRun: settings.dryRun,
+      resumed,
+      aborted: summary.abortedBecause,
+      badFiles: summary.badFiles,
+      checkpoint: summary.checkpointFile,
+    }));
+    return;
+  }
+  const verb = settings.dryRun ? "rows valid (dry run, nothing written)" : "rows loaded";
+  console.log(
+    `${summary.rowsLoaded} ${verb}, ${summary.badRows} bad rows, ${seconds.toFixed(2)} s, ` +
+      `${Math.round(summary.rowsPerSecond)} rows/s`,
+  );
+  if (!settings.dryRun) {
+    console.log(
+      `latency p50 ${summary.latencyMs.p50.toFixed(2)} ms, p99 ${summary.latencyMs.p99.toFixed(2)} ms; ` +
+        `${summary.retries} retries; peak concurrency ${summary.peakConcurrency}`,
+    );
+  }
+  if (summary.previouslyLoaded > 0) {
+    console.log(`${summary.previouslyLoaded} rows were loaded by earlier runs of this job`);
+  }
+  if (summary.uncertainRows > 0) {
+    console.log(`${summary.uncertainRows} rows may or may not have been applied before the interruption`);
+  }
+  for (const entry of summary.badFiles) {
+    console.log(`bad rows of ${entry.source}: ${entry.badFile} (reasons in ${entry.errorLog})`);
+    if (entry.uncertainFile) console.log(`uncertain rows of ${entry.source}: ${entry.uncertainFile}`);
+  }
+}
+
+function round3(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}

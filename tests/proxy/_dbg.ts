@@ -1,0 +1,12 @@
+import { FaultProxy } from "./proxy.ts";
+const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+(async () => { for await (const c of l) { (async () => { const b = new Uint8Array(100); for (;;) { const n = await c.read(b); if (n === null) break; await c.write(b.slice(0, n)); } })(); } })();
+const proxy = await FaultProxy.start({ target: { host: "127.0.0.1", port: (l.addr as Deno.NetAddr).port } });
+console.log("proxy", proxy.port);
+const c = await Deno.connect({ hostname: "127.0.0.1", port: proxy.port });
+const b = new Uint8Array(10);
+await c.write(Uint8Array.of(1)); console.log("r1", await c.read(b));
+proxy.setRules({ latencyMs: 150 });
+console.log("set");
+await c.write(Uint8Array.of(2)); console.log("r2", await c.read(b));
+Deno.exit(0);
