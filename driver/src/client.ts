@@ -31,6 +31,10 @@ export interface ExecuteOptions {
   hints?: Array<string | null | undefined>;
   /** Sends to the replicas of this Murmur3 token (e.g. one range of a token-range scan). */
   routingToken?: bigint;
+  /** Protocol v5: run this request in another keyspace than the session's. */
+  keyspace?: string;
+  /** Protocol v5: the server's "now" in seconds for this request (TTLs, deletions). */
+  nowInSeconds?: number;
 }
 
 /** A bulk load run in the core: raw CSV/JSONL bytes in, no JS object per row. */
@@ -262,6 +266,8 @@ export class Client {
       idempotent: o.idempotent ?? o.isIdempotent,
       tracing: o.traceQuery,
       routingToken: o.routingToken,
+      keyspace: o.keyspace,
+      nowInSeconds: o.nowInSeconds,
     };
   }
 

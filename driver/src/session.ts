@@ -34,7 +34,13 @@ export interface RequestOptions {
   tracing?: boolean;
   /** Routes to the replicas of this Murmur3 token. */
   routingToken?: bigint;
+  /** v5: the keyspace this request runs in. */
+  keyspace?: string;
+  /** v5: the server's notion of "now" for TTLs and deletions, in seconds. */
+  nowInSeconds?: number;
 }
+
+const textEncoder = new TextEncoder();
 
 /** A response as it left the core. */
 export interface RawResponse {
@@ -154,23 +160,29 @@ export class SessionHost {
 
   private packOptions(o: RequestOptions): Uint8Array {
     const ps = o.pageState ?? null;
-    const need = 36 + (ps ? ps.length : 0);
+    const ks = o.keyspace ? textEncoder.encode(o.keyspace) : null;
+    const psAt = 42 + (ks ? ks.length : 0);
+    const need = psAt + (ps ? ps.length : 0);
     if (need > this.optionsBuf.byteLength) {
       this.optionsBuf = new ArrayBuffer(need * 2);
       this.optionsView = new DataView(this.optionsBuf);
       this.optionsBytes = new Uint8Array(this.optionsBuf);
     }
     const v = this.optionsView;
+    const routed = o.routingToken !== undefined;
+    const now = o.nowInSeconds !== undefined;
     v.setUint16(0, o.consistency ?? 0xffff, true);
     v.setUint16(2, o.serialConsistency ?? 0xffff, true);
     v.setInt32(4, o.pageSize ?? 0, true);
     v.setBigInt64(8, o.timestamp === undefined ? -(2n ** 63n) : BigInt(o.timestamp), true);
     v.setUint32(16, o.timeoutMs ?? 0, true);
-    const routed = o.routingToken !== undefined;
-    v.setUint32(20, (o.skipMetadata ? 1 : 0) | (o.idempotent ? 2 : 0) | (o.tracing ? 4 : 0) | (routed ? 8 : 0), true);
+    v.setUint32(20, (o.skipMetadata ? 1 : 0) | (o.idempotent ? 2 : 0) | (o.tracing ? 4 : 0) | (routed ? 8 : 0) | (now ? 16 : 0), true);
     v.setUint32(24, ps ? ps.length : 0, true);
     v.setBigInt64(28, routed ? BigInt.asIntN(64, o.routingToken!) : 0n, true);
-    if (ps) this.optionsBytes.set(ps, 36);
+    v.setInt32(36, now ? o.nowInSeconds! : 0, true);
+    v.setUint16(40, ks ? ks.length : 0, true);
+    if (ks) this.optionsBytes.set(ks, 42);
+    if (ps) this.optionsBytes.set(ps, psAt);
     return this.optionsBytes.subarray(0, need);
   }
 

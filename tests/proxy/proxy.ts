@@ -125,7 +125,7 @@ export interface FaultRules {
   latencyMs?: number;
   /** Stop forwarding (both directions, or one); TCP pushes back on the senders until cleared. */
   stall?: boolean | Direction;
-  /** Write one byte per socket write (both directions, or one). */
+  /** Write one byte per socket write (both directions, or one); about 2 ms per byte. */
   oneByteWrites?: boolean | Direction;
   cut?: CutRule;
   corrupt?: CorruptRule;
@@ -228,6 +228,8 @@ const PASS: HeaderAction = { emit: null, dropBody: false, captureBody: false };
 class EnvelopeParser {
   private header = new Uint8Array(ENVELOPE_HEADER_BYTES);
   private fill = 0;
+  /** Whether this header's bytes wait until it is whole (so it can be edited or dropped). */
+  private holding = false;
   private current: EnvelopeHeader | null = null;
   private bodyLeft = 0;
   private dropBody = false;
@@ -235,8 +237,11 @@ class EnvelopeParser {
   private captured = 0;
 
   constructor(
-    private onHeader: (h: EnvelopeHeader, raw: Uint8Array) => HeaderAction,
+    /** `editable` is false when the header's bytes already went out unchanged. */
+    private onHeader: (h: EnvelopeHeader, raw: Uint8Array, editable: boolean) => HeaderAction,
     private onFrame: (h: EnvelopeHeader, body: Uint8Array | null) => void,
+    /** Asked at the first byte of each header: hold it back? Only rules that edit need that. */
+    private holdHeaders: () => boolean = () => false,
   ) {}
 
   /**
@@ -247,19 +252,23 @@ class EnvelopeParser {
     let i = start;
     while (i < chunk.length) {
       if (this.current === null) {
+        if (this.fill === 0) this.holding = out !== null && this.holdHeaders();
         const take = Math.min(ENVELOPE_HEADER_BYTES - this.fill, chunk.length - i);
         this.header.set(chunk.subarray(i, i + take), this.fill);
+        if (!this.holding) out?.push(chunk.subarray(i, i + take));
         this.fill += take;
         i += take;
         if (this.fill < ENVELOPE_HEADER_BYTES) break;
         const raw = this.header.slice();
         const h = readEnvelopeHeader(raw);
-        const action = this.onHeader(h, raw);
-        const emitted = action.emit ?? raw;
-        if (emitted.length > 0) out?.push(emitted);
+        const action = this.onHeader(h, raw, this.holding);
+        if (this.holding) {
+          const emitted = action.emit ?? raw;
+          if (emitted.length > 0) out?.push(emitted);
+        }
         this.current = h;
         this.bodyLeft = h.bodyLength;
-        this.dropBody = action.dropBody;
+        this.dropBody = this.holding && action.dropBody;
         this.capture = action.captureBody && h.bodyLength <= MAX_CAPTURED_BODY_BYTES ? [] : null;
         this.captured = 0;
         this.fill = 0;
@@ -512,6 +521,9 @@ class Pump {
               if (this.conn.closed) return;
               await this.write(slice.subarray(i, i + 1), true);
               this.conn.proxy.counters.oneByteWrites++;
+              // A timer turn lets a reader in this process take each byte on its own; without
+              // it the bytes pile up in the socket and arrive as one read.
+              await new Promise((r) => setTimeout(r, 0));
             }
           } else if (slice.length > 0) {
             await this.write(slice, false);
@@ -579,8 +591,19 @@ export class ProxiedConnection {
   constructor(readonly proxy: FaultProxy, readonly id: number, readonly client: NetSocket, readonly server: NetSocket) {
     this.toServer = new Pump(this, "toServer", client, server);
     this.toClient = new Pump(this, "toClient", server, client);
-    this.requestParser = new EnvelopeParser((h) => this.onRequestHeader(h), (h, body) => this.onRequest(h, body));
-    this.responseParser = new EnvelopeParser((h, raw) => this.onResponseHeader(h, raw), (h, body) => this.onResponse(h, body));
+    this.requestParser = new EnvelopeParser(
+      (h, _raw, editable) => this.onRequestHeader(h, editable),
+      (h, body) => this.onRequest(h, body),
+      () => this.awaitingAuthResponse !== null,
+    );
+    this.responseParser = new EnvelopeParser(
+      (h, raw, editable) => this.onResponseHeader(h, raw, editable),
+      (h, body) => this.onResponse(h, body),
+      () => {
+        const r = this.rules();
+        return r.replace !== undefined || r.fakeAuth !== undefined || (r.corrupt?.target !== undefined);
+      },
+    );
   }
 
   /** Global rules overlaid with this connection's own. */
@@ -614,10 +637,10 @@ export class ProxiedConnection {
 
   // ---- requests (client → server) ------------------------------------------------------------
 
-  private onRequestHeader(h: EnvelopeHeader): HeaderAction {
+  private onRequestHeader(h: EnvelopeHeader, editable: boolean): HeaderAction {
     const counters = this.proxy.counters;
     if (h.versionByte & 0x80) return PASS;
-    if (h.opcode === Opcode.AUTH_RESPONSE && this.awaitingAuthResponse) {
+    if (h.opcode === Opcode.AUTH_RESPONSE && this.awaitingAuthResponse && editable) {
       return { emit: new Uint8Array(0), dropBody: true, captureBody: true };
     }
     counters.requests[opcodeName(h.opcode)] = (counters.requests[opcodeName(h.opcode)] ?? 0) + 1;
@@ -686,7 +709,7 @@ export class ProxiedConnection {
 
   // ---- responses (server → client) -----------------------------------------------------------
 
-  private onResponseHeader(h: EnvelopeHeader, raw: Uint8Array): HeaderAction {
+  private onResponseHeader(h: EnvelopeHeader, raw: Uint8Array, editable: boolean): HeaderAction {
     const { rules, state } = this.effective();
     const counters = this.proxy.counters;
     counters.responses[opcodeName(h.opcode)] = (counters.responses[opcodeName(h.opcode)] ?? 0) + 1;
@@ -696,6 +719,10 @@ export class ProxiedConnection {
       this.proxy.noteInFlight(-1);
     }
     const framed = this.framing === "v5-frames";
+    if (!framed && !editable) {
+      // The rules changed while this header was under way; edits start with the next one.
+      return { emit: null, dropBody: false, captureBody: requestOpcode === Opcode.PREPARE && h.opcode === Opcode.RESULT };
+    }
     let action: HeaderAction = {
       emit: null,
       dropBody: false,
@@ -778,8 +805,8 @@ export class ProxiedConnection {
   private startV5Framing(): void {
     this.framing = "v5-frames";
     // Passive: the frames' CRCs cover these bytes, so envelopes inside are read, never edited.
-    const passiveRequests = new EnvelopeParser((h) => this.onRequestHeader(h), (h, body) => this.onRequest(h, body));
-    const passiveResponses = new EnvelopeParser((h, raw) => this.onResponseHeader(h, raw), (h, body) => this.onResponse(h, body));
+    const passiveRequests = new EnvelopeParser((h) => this.onRequestHeader(h, false), (h, body) => this.onRequest(h, body));
+    const passiveResponses = new EnvelopeParser((h, raw) => this.onResponseHeader(h, raw, false), (h, body) => this.onResponse(h, body));
     this.v5Requests = new V5FrameParser(this.lz4, () => ({ corruptTrailer: false }), (part) => {
       passiveRequests.feed(part, 0, null, () => false);
     });

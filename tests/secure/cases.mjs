@@ -5,8 +5,9 @@
  *
  *   secureCases({ Client, errors }, assert, settings) -> [{ name, run }]
  *
- * settings: { runtime: "deno" | "node", tlsHost, authHost, plainHost, ca, wrongHost: { cert, key },
- *             startWrongHostProxy, inspect(value) -> string }
+ * settings (see settings.mjs): { runtime: "deno" | "node", tlsHost, authHost, plainHost, ca,
+ *   wrongHost: { cert, key }, startWrongHostProxy({ cert, key, upstream }) -> { address, close },
+ *   inspect(value) -> string }
  */
 
 const RELEASE = /^5\.0\.\d+/;

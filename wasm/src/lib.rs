@@ -154,7 +154,15 @@ fn parse_options(b: &[u8]) -> Result<Descriptor<'_>, JsError> {
     let flags = le_u32(b, 20).ok_or_else(bad)?;
     let ps_len = le_u32(b, 24).ok_or_else(bad)? as usize;
     let routing_token = le_i64(b, 28).ok_or_else(bad)?;
-    let paging_state = if ps_len > 0 { Some(b.get(36..36 + ps_len).ok_or_else(bad)?) } else { None };
+    let now_in_seconds = le_i32(b, 36).ok_or_else(bad)?;
+    let ks_len = le_u16(b, 40).ok_or_else(bad)? as usize;
+    let keyspace = if ks_len > 0 {
+        Some(std::str::from_utf8(b.get(42..42 + ks_len).ok_or_else(bad)?).map_err(|_| bad())?)
+    } else {
+        None
+    };
+    let ps_at = 42 + ks_len;
+    let paging_state = if ps_len > 0 { Some(b.get(ps_at..ps_at + ps_len).ok_or_else(bad)?) } else { None };
     Ok(Descriptor {
         options: QueryOptions {
             consistency: (consistency != 0xFFFF).then_some(consistency),
@@ -165,6 +173,8 @@ fn parse_options(b: &[u8]) -> Result<Descriptor<'_>, JsError> {
             skip_metadata: flags & 1 != 0,
             idempotent: flags & 2 != 0,
             tracing: flags & 4 != 0,
+            keyspace,
+            now_in_seconds: (flags & 16 != 0).then_some(now_in_seconds),
             ..QueryOptions::default()
         },
         timeout_us: (timeout_ms > 0).then_some(timeout_ms as u64 * 1000),

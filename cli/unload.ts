@@ -1,0 +1,337 @@
+// `cqlwire unload`: a table, by parallel token-range scans, or a query's rows, written as
+// CSV (RFC 4180, values in the form `load` reads back exactly) or JSON Lines, to stdout, a
+// file, or a directory with one file per group of ranges.
+
+import type { Command } from "commander";
+import { type Context, consistencyCode, contextOf, type DriverClient, withClient } from "./context.ts";
+import { CliFailure, describeError, EXIT_OK, UsageError } from "./errors.ts";
+import { formatCsvHeader, formatCsvRow, formatJsonRow, type ResultColumn } from "./format.ts";
+import { StreamOutput, type TextSink } from "./output.ts";
+import { join } from "./paths.ts";
+import { ProgressDisplay } from "./progress.ts";
+import { resultColumns } from "./query.ts";
+import {
+  forEachConcurrently,
+  isTransientReadError,
+  rangeCondition,
+  type ScanRange,
+  scanRangesOf,
+  tokenExpression,
+} from "./ranges.ts";
+import { readTableSchema } from "./load/schema.ts";
+import { parseTableName, quoteIdentifier } from "./load/table.ts";
+import { resolveConnection } from "./settings.ts";
+import { sleep } from "./load/flow.ts";
+
+export const DEFAULT_UNLOAD_CONCURRENCY = 4;
+const DEFAULT_PAGE_SIZE = 5000;
+const READ_ATTEMPTS = 4;
+
+interface UnloadFlags {
+  table?: string;
+  query?: string;
+  columns?: string;
+  format?: "csv" | "jsonl";
+  out?: string;
+  header?: boolean;
+  pageSize?: number;
+  maxConcurrency?: number;
+  consistency?: string;
+  quiet?: boolean;
+}
+
+type Row = Record<string, unknown>;
+
+/** Formats rows of one result shape as CSV or JSON Lines. */
+export class RowFormatter {
+  constructor(private readonly format: "csv" | "jsonl") {}
+
+  header(columns: ResultColumn[]): string {
+    return this.format === "csv" ? formatCsvHeader(columns) : "";
+  }
+
+  rows(rows: Row[], columns: ResultColumn[]): string {
+    let text = "";
+    if (this.format === "csv") for (const row of rows) text += formatCsvRow(row, columns);
+    else for (const row of rows) text += formatJsonRow(row, columns) + "\n";
+    return text;
+  }
+}
+
+interface Destination {
+  /** The sink that a group of ranges writes to. */
+  sinkFor(group: number): Promise<TextSink>;
+  groups: number;
+  close(): Promise<void>;
+  /** Whether writing can stop (a closed pipe). */
+  closed(): boolean;
+}
+
+async function isDirectoryTarget(path: string): Promise<boolean> {
+  if (path.endsWith("/")) return true;
+  try {
+    return (await Deno.stat(path)).isDirectory;
+  } catch {
+    return false;
+  }
+}
+
+/** The sink of one file: a header written before the first rows. */
+class FileSink implements TextSink {
+  private output: StreamOutput;
+  constructor(readonly file: Deno.FsFile | null, target: { write(bytes: Uint8Array): Promise<number> }) {
+    this.output = new StreamOutput(target);
+  }
+  get closed(): boolean {
+    return this.output.closed;
+  }
+  write(text: string): Promise<void> {
+    return this.output.write(text);
+  }
+  flush(): Promise<void> {
+    return this.output.flush();
+  }
+}
+
+async function openDestination(out: string | undefined, groups: number, stem: string, extension: string) {
+  if (out === undefined || out === "-") {
+    const sink = new FileSink(null, Deno.stdout);
+    return {
+      groups: 1,
+      sinkFor: () => Promise.resolve(sink),
+      close: () => sink.flush(),
+      closed: () => sink.closed,
+    } satisfies Destination;
+  }
+  if (await isDirectoryTarget(out)) {
+    await Deno.mkdir(out, { recursive: true });
+    const sinks = new Map<number, FileSink>();
+    const opening = new Map<number, Promise<FileSink>>();
+    return {
+      groups,
+      sinkFor: (group: number) => {
+        let sink = opening.get(group);
+        if (sink === undefined) {
+          sink = (async () => {
+            const name = join(out, `${stem}-${String(group + 1).padStart(3, "0")}.${extension}`);
+            const file = await Deno.open(name, { write: true, create: true, truncate: true });
+            const created = new FileSink(file, file);
+            sinks.set(group, created);
+            return created;
+          })();
+          opening.set(group, sink);
+        }
+        return sink;
+      },
+      close: async () => {
+        for (const sink of sinks.values()) {
+          await sink.flush();
+          sink.file?.close();
+        }
+      },
+      closed: () => false,
+    } satisfies Destination;
+  }
+  const file = await Deno.open(out, { write: true, create: true, truncate: true });
+  const sink = new FileSink(file, file);
+  return {
+    groups: 1,
+    sinkFor: () => Promise.resolve(sink),
+    close: async () => {
+      await sink.flush();
+      file.close();
+    },
+    closed: () => false,
+  } satisfies Destination;
+}
+
+async function withReadRetries<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= READ_ATTEMPTS || !isTransientReadError(error)) throw error;
+      await sleep(200 * 2 ** (attempt - 1) * (0.5 + Math.random() / 2));
+    }
+  }
+}
+
+export async function unloadCommand(command: Command): Promise<number> {
+  const context: Context = await contextOf(command);
+  const flags = command.opts() as UnloadFlags;
+  const config = context.config.unload ?? {};
+  const tableText = flags.table ?? config.table;
+  const query = flags.query ?? config.query;
+  if ((tableText === undefined) === (query === undefined)) {
+    throw new UsageError("give either --table keyspace.table or --query \"SELECT ...\"");
+  }
+  const columnsSetting = flags.columns?.split(",").map((name) => name.trim()).filter((name) => name !== "") ??
+    config.columns;
+  if (columnsSetting !== undefined && query !== undefined) throw new UsageError("--columns goes with --table");
+  const format = flags.format ?? config.format ?? "csv";
+  const out = flags.out ?? config.out;
+  const withHeader = flags.header ?? config.header ?? true;
+  const pageSize = flags.pageSize ?? config.pageSize ?? DEFAULT_PAGE_SIZE;
+  const concurrency = flags.maxConcurrency ?? config.maxConcurrency ?? DEFAULT_UNLOAD_CONCURRENCY;
+  const consistency = await consistencyCode(flags.consistency ?? config.consistency);
+  const quiet = flags.quiet ?? config.quiet ?? false;
+  const connection = resolveConnection(context.flags, context.config.connection);
+  const formatter = new RowFormatter(format);
+  const extension = format === "csv" ? "csv" : "jsonl";
+
+  return await withClient(context, async (client, secrets) => {
+    const started = performance.now();
+    let rows = 0;
+    const display = quiet ? null : new ProgressDisplay({
+      label: "unload",
+      totalBytes: null,
+      interactive: Deno.stderr.isTerminal(),
+      intervalMs: 5000,
+    });
+    const report = () => display?.update({ rows, bad: 0, retries: 0 });
+    const baseOptions: { prepare: true; idempotent: true; pageSize: number; consistency?: number } = {
+      prepare: true,
+      idempotent: true,
+      pageSize,
+    };
+    if (consistency !== undefined) baseOptions.consistency = consistency;
+    let destination: Destination | null = null;
+    let ranges = 1;
+    try {
+      if (query !== undefined) {
+        destination = await openDestination(out, 1, "query", extension);
+        const sink = await destination.sinkFor(0);
+        const claim = withHeader ? new HeaderClaim() : null;
+        await unloadStatement(client, query, [], { ...baseOptions }, formatter, sink, claim, () => {
+          report();
+          return destination!.closed();
+        }, (count) => rows += count, true);
+      } else {
+        const { keyspace, table } = parseTableName(tableText!, connection.keyspace);
+        const schema = await readTableSchema(client, keyspace, table);
+        const columns = columnsSetting === undefined ? schema.columns : columnsSetting.map((name) => {
+          const column = schema.columns.find((candidate) => candidate.name === name) ??
+            schema.columns.find((candidate) => candidate.name.toLowerCase() === name.toLowerCase());
+          if (column === undefined) throw new UsageError(`--columns: ${keyspace}.${table} has no column '${name}'`);
+          return column;
+        });
+        const partitionKey = schema.columns.filter((column) => column.kind === "partition_key");
+        const scans = scanRangesOf(await client.getTokenRanges(keyspace));
+        ranges = scans.length;
+        const selectList = columns.map((column) => quoteIdentifier(column.name)).join(", ");
+        const tokenExpr = tokenExpression(partitionKey);
+        const from = `${quoteIdentifier(keyspace)}.${quoteIdentifier(table)}`;
+        destination = await openDestination(out, concurrency, table, extension);
+        const groups = destination.groups;
+        const claims = Array.from({ length: groups }, () => new HeaderClaim());
+        // Each group of ranges has one worker, so a file of a directory output has one writer.
+        const groupScans: ScanRange[][] = Array.from({ length: groups }, () => []);
+        scans.forEach((scan, i) => groupScans[i % groups].push(scan));
+        const single = groups === 1;
+        const work = single ? scans.map((scan) => ({ scan, group: 0 })) : groupScans.flatMap((list, group) =>
+          list.map((scan) => ({ scan, group }))
+        );
+        const dest = destination;
+        const runScan = async ({ scan, group }: { scan: ScanRange; group: number }) => {
+          const sink = await dest.sinkFor(group);
+          const statement = `SELECT ${selectList} FROM ${from} WHERE ${rangeCondition(tokenExpr, scan)}`;
+          const options = scan.routingToken === undefined
+            ? { ...baseOptions }
+            : { ...baseOptions, routingToken: scan.routingToken };
+          await unloadStatement(
+            client,
+            statement,
+            [scan.start, scan.end],
+            options,
+            formatter,
+            sink,
+            withHeader ? claims[group] : null,
+            () => {
+              report();
+              return dest.closed();
+            },
+            (count) => rows += count,
+          );
+        };
+        if (single) {
+          await forEachConcurrently(work, concurrency, runScan);
+        } else {
+          // One worker per group keeps each file's writes in one sequence.
+          await Promise.all(groupScans.map((list, group) =>
+            forEachConcurrently(list.map((scan) => ({ scan, group })), 1, runScan)
+          ));
+        }
+        if (withHeader && claims.every((claim) => !claim.taken)) {
+          // A table with no rows still gets a header, in the first output.
+          const sink = await dest.sinkFor(0);
+          await sink.write(formatter.header(columns.map((column) => ({ name: column.name, type: column.type }))));
+        }
+      }
+    } catch (error) {
+      if (error instanceof UsageError || error instanceof CliFailure) throw error;
+      throw new CliFailure(`unload failed after ${rows} rows: ${describeError(error, secrets)}`);
+    } finally {
+      display?.stop();
+      await destination?.close();
+    }
+    if (!quiet) {
+      const seconds = (performance.now() - started) / 1000;
+      console.error(
+        `${rows} rows unloaded from ${ranges} ${ranges === 1 ? "scan" : "range scans"} in ${seconds.toFixed(2)} s ` +
+          `(${Math.round(rows / Math.max(seconds, 0.001))} rows/s)`,
+      );
+    }
+    return EXIT_OK;
+  });
+}
+
+/** Who writes the header of an output: the first scan with rows claims it. */
+export class HeaderClaim {
+  private claimed = false;
+  get taken(): boolean {
+    return this.claimed;
+  }
+  claim(): boolean {
+    if (this.claimed) return false;
+    this.claimed = true;
+    return true;
+  }
+}
+
+/**
+ * Pages through one statement, writing each page as soon as it arrives. Returns the number
+ * of rows written. `shouldStop` is asked after every page (a closed pipe ends the unload).
+ * With `headerEvenIfEmpty`, a result without rows still gets its header (a query's output).
+ */
+async function unloadStatement(
+  client: DriverClient,
+  statement: string,
+  params: unknown[],
+  options: Record<string, unknown>,
+  formatter: RowFormatter,
+  sink: TextSink,
+  header: HeaderClaim | null,
+  shouldStop: () => boolean,
+  onRows: (count: number) => void,
+  headerEvenIfEmpty = false,
+): Promise<number> {
+  let pageState: string | undefined;
+  let columns: ResultColumn[] | null = null;
+  let written = 0;
+  do {
+    const pageOptions = pageState === undefined ? options : { ...options, pageState };
+    const result = await withReadRetries(() => client.execute(statement, params, pageOptions));
+    columns ??= resultColumns(result.columns);
+    if (result.rows.length > 0) {
+      // Claim and write happen without an await between them, so the header comes first.
+      const text = (header?.claim() ? formatter.header(columns) : "") + formatter.rows(result.rows, columns);
+      await sink.write(text);
+      written += result.rows.length;
+      onRows(result.rows.length);
+    }
+    if (shouldStop()) break;
+    pageState = result.pageState ?? undefined;
+  } while (pageState !== undefined);
+  if (headerEvenIfEmpty && columns !== null && header?.claim()) await sink.write(formatter.header(columns));
+  return written;
+}
