@@ -280,10 +280,12 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     });
 
   program.command("bench")
-    .description("insert then select N rows of bench.kv (k bigint, v blob) at each concurrency; report throughput and latency")
+    .description(
+      "insert then select N rows of <keyspace>.kv (k bigint, v blob) at each concurrency; report throughput and " +
+        "latency (the global -k/--keyspace names the keyspace, default: bench)",
+    )
     .option("-n, --count <n>", "operations per phase and concurrency (default: 100000)", positiveInteger("--count"))
     .option("--concurrency <list>", "concurrency levels (default: 1,64,1024)", integerList("--concurrency"))
-    .option("--bench-keyspace <name>", "keyspace of the bench table (default: bench)")
     .option("--out <dir>", "write results.json, throughput.svg and latency.svg there")
     .option("--json", "print the results as JSON")
     .action(async (_options: unknown, command: Command) => {

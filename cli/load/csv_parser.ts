@@ -65,7 +65,7 @@ export class CsvParser {
   private readonly escape: number;
   private readonly comment: number;
   /** Unparsed bytes: the start of a record whose end has not arrived yet. */
-  private buffer = new Uint8Array(0);
+  private buffer: Uint8Array = new Uint8Array(0);
   /** Absolute offset of buffer[0]. */
   private base: number;
   private line: number;

@@ -17,7 +17,7 @@ export interface JsonLine {
 }
 
 export class JsonlLineSplitter {
-  private buffer = new Uint8Array(0);
+  private buffer: Uint8Array = new Uint8Array(0);
   private base: number;
   private line: number;
   private finished = false;

@@ -44,6 +44,8 @@ pub struct Config {
     pub driver_version: String,
     /// LZ4 or Snappy bodies on v4; LZ4 frames on v5 (Snappy is v4 only).
     pub compression: Compression,
+    /// A SASL mechanism other than PLAIN; takes precedence over `credentials`.
+    pub authenticator: Option<AuthenticatorFactory>,
 }
 
 impl Default for Config {
@@ -59,7 +61,46 @@ impl Default for Config {
             orphan_limit: 1024,
             driver_version: env!("CARGO_PKG_VERSION").to_owned(),
             compression: Compression::None,
+            authenticator: None,
         }
+    }
+}
+
+/// A SASL exchange with the server's authenticator. PLAIN (Cassandra's
+/// PasswordAuthenticator) is built in through [`Config::credentials`]; anything else plugs in
+/// here through [`Config::authenticator`].
+pub trait Authenticator: Send {
+    /// The first token, given the server's authenticator class from AUTHENTICATE.
+    fn initial_response(&mut self, authenticator_class: &str) -> Result<Vec<u8>, String>;
+    /// The answer to an AUTH_CHALLENGE.
+    fn evaluate_challenge(&mut self, challenge: Option<&[u8]>) -> Result<Vec<u8>, String>;
+}
+
+/// Makes one [`Authenticator`] per connection.
+#[derive(Clone)]
+pub struct AuthenticatorFactory(pub std::sync::Arc<dyn Fn() -> Box<dyn Authenticator> + Send + Sync>);
+
+impl std::fmt::Debug for AuthenticatorFactory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AuthenticatorFactory")
+    }
+}
+
+/// SASL PLAIN: `\0username\0password`.
+pub struct PlainAuthenticator(pub Credentials);
+
+impl Authenticator for PlainAuthenticator {
+    fn initial_response(&mut self, _authenticator_class: &str) -> Result<Vec<u8>, String> {
+        let c = &self.0;
+        let mut token = Vec::with_capacity(2 + c.username.len() + c.password.len());
+        token.push(0);
+        token.extend_from_slice(c.username.as_bytes());
+        token.push(0);
+        token.extend_from_slice(c.password.as_bytes());
+        Ok(token)
+    }
+    fn evaluate_challenge(&mut self, _challenge: Option<&[u8]>) -> Result<Vec<u8>, String> {
+        Err("the server sent a SASL challenge, which PLAIN does not expect".into())
     }
 }
 
@@ -264,6 +305,7 @@ pub struct Connection {
     manual_arena: bool,
     last_activity: u64,
     heartbeat_in_flight: bool,
+    authenticator: Option<Box<dyn Authenticator>>,
     supported: Vec<(String, Vec<String>)>,
 }
 
@@ -309,6 +351,7 @@ impl Connection {
             manual_arena: false,
             last_activity: 0,
             heartbeat_in_flight: false,
+            authenticator: None,
             supported: Vec::new(),
         }
     }
@@ -820,24 +863,30 @@ impl Connection {
         }
     }
 
-    fn write_auth_response(&mut self) -> Result<(), CloseReason> {
-        let Some(c) = &self.config.credentials else {
-            return Err(CloseReason::Auth {
-                message: "the server requires authentication but no credentials were given".into(),
-                code: None,
-            });
+    fn write_auth_response(&mut self, authenticator_class: &str) -> Result<(), CloseReason> {
+        let mut auth: Box<dyn Authenticator> = match (&self.config.authenticator, &self.config.credentials) {
+            (Some(factory), _) => (factory.0)(),
+            (None, Some(c)) => Box::new(PlainAuthenticator(c.clone())),
+            (None, None) => {
+                return Err(CloseReason::Auth {
+                    message: format!("the server requires authentication ({authenticator_class}) but no credentials were given"),
+                    code: None,
+                })
+            }
         };
+        let token = auth
+            .initial_response(authenticator_class)
+            .map_err(|e| CloseReason::Auth { message: format!("authenticator failed: {e}"), code: None })?;
+        self.authenticator = Some(auth);
+        self.send_auth_token(&token);
+        Ok(())
+    }
+
+    fn send_auth_token(&mut self, token: &[u8]) {
         let start = FrameHeader::begin_request(&mut self.out, self.version, 0, HANDSHAKE_STREAM, Opcode::AuthResponse);
-        let token_len = 2 + c.username.len() + c.password.len();
-        let mut w = Writer::new(&mut self.out);
-        w.i32(token_len as i32);
-        w.u8(0);
-        w.raw(c.username.as_bytes());
-        w.u8(0);
-        w.raw(c.password.as_bytes());
+        Writer::new(&mut self.out).bytes(Some(token));
         finish_frame(&mut self.out, start);
         self.state = State::Authenticating;
-        Ok(())
     }
 
     fn after_authentication(&mut self) {
@@ -930,17 +979,26 @@ impl Connection {
                 Ok(())
             }
             (State::Startup, Opcode::Authenticate) => {
+                let class = Reader::new(body).string("authenticator class").unwrap_or("unknown").to_owned();
                 self.activate_wire();
-                self.write_auth_response()
+                self.write_auth_response(&class)
             }
             (State::Authenticating, Opcode::AuthSuccess) => {
+                self.authenticator = None;
                 self.after_authentication();
                 Ok(())
             }
-            (State::Authenticating, Opcode::AuthChallenge) => Err(CloseReason::Auth {
-                message: "the server sent a SASL challenge; only PLAIN (PasswordAuthenticator) is supported".into(),
-                code: None,
-            }),
+            (State::Authenticating, Opcode::AuthChallenge) => {
+                let challenge = Reader::new(body).bytes_opt("auth challenge token").map_err(|e| CloseReason::from_protocol(&e))?;
+                let challenge = challenge.map(<[u8]>::to_vec);
+                let answer = match self.authenticator.as_mut() {
+                    Some(a) => a.evaluate_challenge(challenge.as_deref()),
+                    None => Err("no authenticator".into()),
+                };
+                let token = answer.map_err(|e| CloseReason::Auth { message: format!("authentication failed: {e}"), code: None })?;
+                self.send_auth_token(&token);
+                Ok(())
+            }
             (State::UseKeyspace, Opcode::Result) => {
                 self.become_ready();
                 Ok(())

@@ -495,3 +495,36 @@ mod wire_formats {
         }
     }
 }
+
+#[test]
+fn a_custom_sasl_authenticator_answers_challenges() {
+    use cqlwire_core::connection::{Authenticator, AuthenticatorFactory};
+    struct Scram(u8);
+    impl Authenticator for Scram {
+        fn initial_response(&mut self, class: &str) -> Result<Vec<u8>, String> {
+            assert_eq!(class, "com.example.ScramAuthenticator");
+            Ok(b"client-first".to_vec())
+        }
+        fn evaluate_challenge(&mut self, challenge: Option<&[u8]>) -> Result<Vec<u8>, String> {
+            self.0 += 1;
+            assert_eq!(challenge, Some(&b"server-first"[..]));
+            Ok(b"client-final".to_vec())
+        }
+    }
+    let factory = AuthenticatorFactory(std::sync::Arc::new(|| Box::new(Scram(0)) as Box<dyn Authenticator>));
+    let mut c = Connection::new(Config { authenticator: Some(factory), ..Config::default() });
+    c.start(0);
+    transmit(&mut c);
+    c.handle_bytes(1, &supported());
+    transmit(&mut c);
+    let mut auth = vec![0, 30];
+    auth.extend_from_slice(b"com.example.ScramAuthenticator");
+    c.handle_bytes(2, &response(0, 0x03, &auth));
+    assert_eq!(&transmit(&mut c)[0].2[4..], b"client-first");
+    let mut challenge = 12i32.to_be_bytes().to_vec();
+    challenge.extend_from_slice(b"server-first");
+    c.handle_bytes(3, &response(0, 0x0E, &challenge));
+    assert_eq!(&transmit(&mut c)[0].2[4..], b"client-final");
+    c.handle_bytes(4, &response(0, 0x10, &(-1i32).to_be_bytes()));
+    assert_eq!(events(&mut c), vec![Ev::Ready]);
+}

@@ -144,6 +144,14 @@ else
   fail "tsc on a TypeScript consumer of cqlwire's declarations"
 fi
 
+started=$SECONDS
+if out=$(cd "$app" && "$BIN/deno" check --quiet consumer.ts 2>&1); then
+  pass "deno check on the same consumer (npm package types through the \"types\" export) ($((SECONDS - started)) s)"
+else
+  printf '%s\n' "$out" | grep -v '^\s*at ' | head -n 20
+  fail "deno check on a TypeScript consumer of cqlwire's declarations"
+fi
+
 echo "sizes: tarball $tarball_bytes bytes; WASM $wasm_bytes bytes, $wasm_gzip gzipped"
 if ((failures > 0)); then
   echo "npm_pack: $failures check(s) failed"

@@ -1143,7 +1143,11 @@ export class FaultProxy {
   }
 
   async close(): Promise<void> {
-    for (const c of this.conns.values()) c.gone();
+    for (const c of this.conns.values()) {
+      c.gone();
+      c.client.destroy();
+      c.server.destroy();
+    }
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 }
