@@ -15,6 +15,7 @@ export class AdaptiveConcurrency {
   private roundCount = 0;
   private roundLatency = 0;
   private baseline: number | null = null;
+  private baselineAt = 0;
   private round = 0;
   private lastDecreaseRound = -1;
   peak = 0;
@@ -59,12 +60,16 @@ export class AdaptiveConcurrency {
     this.roundCount = 0;
     this.roundLatency = 0;
     this.round++;
+    // The baseline is the best round seen, creeping up by 1% a second so that a cluster
+    // that became slower for good is eventually taken as it is.
+    const now = performance.now();
+    if (this.baseline !== null) this.baseline *= 1.01 ** ((now - this.baselineAt) / 1000);
+    this.baselineAt = now;
     if (this.baseline === null || mean < this.baseline) this.baseline = mean;
-    else this.baseline = this.baseline * 0.98 + mean * 0.02;
-    const fine = mean <= Math.max(2 * this.baseline, this.baseline + 5);
+    const fine = mean <= 2 * this.baseline + 0.5;
     if (fine && this.currentLimit < this.max) {
       this.currentLimit = Math.min(this.max, this.currentLimit + Math.max(1, Math.round(this.currentLimit / 8)));
-    } else if (mean > 4 * this.baseline + 10 && this.currentLimit > 1) {
+    } else if (mean > 4 * this.baseline + 2 && this.currentLimit > 1) {
       this.currentLimit = Math.max(1, Math.floor(this.currentLimit * 0.9));
     }
   }

@@ -19,7 +19,9 @@ export class ResponseError extends Error {
   [field: string]: unknown;
   constructor(fields: { code: number; name: string; message: string; [k: string]: unknown }, host?: string) {
     super(`${fields.name} (0x${fields.code.toString(16).padStart(4, "0")})${host ? ` from ${host}` : ""}: ${fields.message}`);
-    Object.assign(this, fields);
+    // The server's own text stays in `serverMessage`; `message` keeps the name, code and host.
+    const { message: serverMessage, ...rest } = fields;
+    Object.assign(this, rest, { serverMessage });
     this.name = "ResponseError";
     this.code = fields.code;
     this.codeName = fields.name;

@@ -7,7 +7,7 @@ const hostPort = z.string().min(1).refine((s) => /^(\[[0-9a-fA-F:.]+\]|[^:\s]+)(
   message: "expected host or host:port",
 });
 
-export const clientOptionsSchema = z.object({
+const clientOptionsSchema = z.object({
   contactPoints: z.array(hostPort).min(1, "at least one contact point is required"),
   localDataCenter: z.string().min(1).optional(),
   keyspace: z.string().min(1).optional(),
@@ -53,8 +53,41 @@ export const clientOptionsSchema = z.object({
   socketFactory: z.custom<SocketFactory>((v) => typeof v === "function", "expected a function").optional(),
 });
 
-export type ClientOptions = z.input<typeof clientOptionsSchema>;
-export type ResolvedOptions = z.output<typeof clientOptionsSchema>;
+/** What `new Client()` accepts. Written out so the shipped declarations do not need zod. */
+export interface ClientOptions {
+  contactPoints: string[];
+  localDataCenter?: string;
+  keyspace?: string;
+  protocolOptions?: { port?: number; maxVersion?: 4 | 5 };
+  protocolVersion?: 4 | 5;
+  credentials?: { username: string; password: string };
+  compression?: "none" | "lz4" | "snappy";
+  tls?: { ca?: string; rejectUnauthorized?: boolean; serverName?: string };
+  socketOptions?: { connectTimeout?: number; readTimeout?: number };
+  pooling?: { coreConnectionsPerHost?: number; heartBeatInterval?: number; maxRequestsPerConnection?: number };
+  queryOptions?: { consistency?: number; fetchSize?: number; prepare?: boolean; isIdempotent?: boolean };
+  policies?: { maxAttempts?: number; speculativeDelay?: number; speculativeMaxExtra?: number };
+  discoverPeers?: boolean;
+  requestTimeout?: number;
+  socketFactory?: SocketFactory;
+}
+
+/** The options after validation, with every default filled in. */
+export interface ResolvedOptions extends Omit<ClientOptions, "protocolOptions" | "compression" | "tls" | "socketOptions" | "pooling" | "queryOptions" | "policies" | "discoverPeers"> {
+  protocolOptions: { port: number; maxVersion?: 4 | 5 };
+  compression: "none" | "lz4" | "snappy";
+  tls?: { ca?: string; rejectUnauthorized: boolean; serverName?: string };
+  socketOptions: { connectTimeout: number; readTimeout: number };
+  pooling: { coreConnectionsPerHost: number; heartBeatInterval: number; maxRequestsPerConnection: number };
+  queryOptions: { consistency?: number; fetchSize: number; prepare: boolean; isIdempotent: boolean };
+  policies: { maxAttempts: number; speculativeDelay?: number; speculativeMaxExtra: number };
+  discoverPeers: boolean;
+}
+
+// The interfaces and the schema must describe the same options: this fails to compile when not.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const schemaMatchesInterfaces: Same<z.input<typeof clientOptionsSchema>, ClientOptions> & Same<z.output<typeof clientOptionsSchema>, ResolvedOptions> = true;
+void schemaMatchesInterfaces;
 
 export function resolveOptions(options: ClientOptions): ResolvedOptions {
   const parsed = clientOptionsSchema.safeParse(options);

@@ -8,7 +8,10 @@ Deno.test("--help at every level exits 0", async () => {
   const top = await runCli(["--help"]);
   assertEquals(top.code, 0);
   assertStringIncludes(top.stdout, "query [options] [cql]");
-  assertStringIncludes(top.stdout, "load [options] [files...]");
+  assertStringIncludes(top.stdout, "load [options] [inputs...]");
+  for (const command of ["unload [options]", "count [options]", "bench [options]"]) {
+    assertStringIncludes(top.stdout, command);
+  }
   for (const command of ["query", "load"]) {
     const help = await runCli([command, "--help"]);
     assertEquals(help.code, 0, help.stderr);

@@ -1,7 +1,7 @@
 import { parseCqlType } from "../../cli/cql_type.ts";
 import { UsageError } from "../../cli/errors.ts";
 import { badFileStem, BadRowLog, describeProblem, uniqueStems } from "../../cli/load/bad_rows.ts";
-import { CsvFileSource, type RowSource, type SourceRecord, stripSkippedLines } from "../../cli/load/csv_source.ts";
+import { CsvFileSource, type RowSource, type SourceRecord } from "../../cli/load/csv_source.ts";
 import { ConcurrencyWindow, runLoad } from "../../cli/load/loader.ts";
 import { CsvRowConverter } from "../../cli/load/row_converter.ts";
 import {
@@ -135,11 +135,6 @@ Deno.test("gzip input is decompressed", async () => {
   }
 });
 
-Deno.test("skipped lines are stripped from the front of a raw record only", () => {
-  assertEquals(stripSkippedLines("# c\n\r\n\nx,#y\n", "#"), "x,#y\n");
-  assertEquals(stripSkippedLines("\n# c\nx", undefined), "# c\nx");
-});
-
 Deno.test("table names and --map specs", () => {
   assertEquals(parseTableName("KS.Tbl", undefined), { keyspace: "ks", table: "tbl" });
   assertEquals(parseTableName(`"My KS"."My ""T"""`, undefined), { keyspace: "My KS", table: 'My "T"' });
@@ -254,17 +249,25 @@ Deno.test("the concurrency window never exceeds its limit", async () => {
   assertEquals(window.inFlight, 0);
 });
 
+/** Rows as records, the first flagged as the header (as CSV sources with a header do). */
 class ArraySource implements RowSource {
   constructor(readonly name: string, private readonly rows: string[][]) {}
-  async *records(): AsyncGenerator<SourceRecord> {
+  async *records(): AsyncGenerator<SourceRecord & { header?: boolean }> {
+    let offset = 0;
     for (const [i, row] of this.rows.entries()) {
       await Promise.resolve();
+      const raw = row.join(",");
       yield {
         source: this.name,
         line: i + 1,
-        raw: row.join(","),
+        raw,
         fields: row.map((text) => ({ text, quoted: false })),
+        offset,
+        end: offset + raw.length + 1,
+        nextLine: i + 2,
+        ...(i === 0 ? { header: true } : {}),
       };
+      offset += raw.length + 1;
     }
   }
 }
@@ -279,8 +282,8 @@ async function loadRows(rows: string[][], insert: (values: unknown[]) => Promise
         const layout = resolveLayout(SCHEMA, header, null);
         return { statement: buildInsert(SCHEMA, layout.bindings), converter: new CsvRowConverter(layout, [""]) };
       },
-      { insert: (_statement, values) => insert(values) },
-      { hasHeader: true, maxConcurrency: 4, maxErrors },
+      { execute: (_statement, values) => insert(values as unknown[]) },
+      { hasHeader: true, maxConcurrency: 4, initialConcurrency: 4, maxErrors, maxRetries: 0 },
     );
     const bad = summary.badRows > 0 ? await Deno.readTextFile(badLog.badPath) : "";
     const log = summary.badRows > 0 ? await Deno.readTextFile(badLog.logPath) : "";

@@ -354,10 +354,24 @@ interface RowDecoder {
   generation: number;
 }
 
+/**
+ * workerd allows code generation while modules load but refuses it while serving requests,
+ * so the probe at load time can say yes wrongly: the first refusal turns generation off.
+ */
+function generatedOrNull(columns: readonly ColumnSpec[]): RowFactory | null {
+  try {
+    return generatedFactory(columns);
+  } catch (e) {
+    if (!(e instanceof EvalError)) throw e;
+    codegen = false;
+    return null;
+  }
+}
+
 function buildRowDecoder(columns: readonly ColumnSpec[]): RowDecoder {
   const names = columns.map((c) => c.name);
   return {
-    factory: codegen ? generatedFactory(columns) : assignedFactory(names, columns.map((c) => cellReader(decoderFor(c.type), c.name))),
+    factory: (codegen && generatedOrNull(columns)) || assignedFactory(names, columns.map((c) => cellReader(decoderFor(c.type), c.name))),
     needsPrivateBytes: columns.some((c) => yieldsByteViews(c.type)),
     generation,
   };
