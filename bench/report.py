@@ -106,7 +106,12 @@ def strace_cells(rows):
     return {
         (r["driver"], r["mode"], int(r["concurrency"])): r["socket_writes"] / max(1, r["requests"])
         for r in rows
+        if not r.get("failed")
     }
+
+
+def strace_failures(rows):
+    return [r for r in rows if r.get("failed")]
 
 
 def loader_cells(rows):
@@ -265,7 +270,8 @@ def main():
     versions = read_json(os.path.join(results_dir, "versions.json"), {})
     duration = read_json(os.path.join(results_dir, "duration.json"), {})
     drivers = driver_cells(read_jsonl(os.path.join(results_dir, "drivers.jsonl")))
-    writes = strace_cells(read_jsonl(os.path.join(results_dir, "strace.jsonl")))
+    strace_rows = read_jsonl(os.path.join(results_dir, "strace.jsonl"))
+    writes = strace_cells(strace_rows)
     hotpath = read_jsonl(os.path.join(results_dir, "hotpath.jsonl"))
     wasm = read_json(os.path.join(results_dir, "wasm.json"))
     loaders = loader_cells(read_jsonl(os.path.join(results_dir, "loaders.jsonl")))
@@ -383,13 +389,19 @@ def main():
             with open(os.path.join(charts_dir, f"{mode}-{fname}.svg"), "w") as f:
                 f.write(svg)
 
-    failures = [(k, v["failure"]) for k, v in sorted(drivers.items()) if v["failed"]]
+    failures = [(k, v["failure"], "") for k, v in sorted(drivers.items()) if v["failed"]]
+    failures += [
+        ((r["driver"], r["mode"], int(r["concurrency"])), r.get("error", ""), " (the run under strace)")
+        for r in strace_failures(strace_rows)
+    ]
     if failures:
         w("### Failed runs")
         w("")
-        for (driver, mode, c), message in failures:
-            text = " ".join(message.split())[-300:]
-            w(f"- {DRIVER_LABEL.get(driver, driver)}, {mode}, {c} in flight: `{text}`")
+        w("Raw stderr of each is in `bench/out/<run>/failures/`.")
+        w("")
+        for (driver, mode, c), message, where in failures:
+            text = " ".join(message.split())[-300:].replace("`", "'")
+            w(f"- {DRIVER_LABEL.get(driver, driver)}, {mode}, {c} in flight{where}: `{text}`")
         w("")
 
     # --- Hot paths -------------------------------------------------------------------------

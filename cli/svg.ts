@@ -39,20 +39,19 @@ export function linearTicks(min: number, max: number, target = 5): number[] {
   return ticks;
 }
 
-/** Powers of ten covering [min, max] (with 2 and 5 in between when the span is short). */
+/** Powers of ten (with 2 and 5 between them when the span is short) from below min to above max. */
 export function logTicks(min: number, max: number): number[] {
   const low = Math.floor(Math.log10(min));
   const high = Math.ceil(Math.log10(max));
-  const ticks: number[] = [];
-  const dense = high - low <= 2;
+  const mantissas = high - low <= 2 ? [1, 2, 5] : [1];
+  const candidates: number[] = [];
   for (let exponent = low; exponent <= high; exponent++) {
-    for (const mantissa of dense ? [1, 2, 5] : [1]) {
-      const value = mantissa * 10 ** exponent;
-      if (value >= min / 1.0001 && value <= max * 1.0001) ticks.push(Number(value.toPrecision(12)));
-    }
+    for (const mantissa of mantissas) candidates.push(Number((mantissa * 10 ** exponent).toPrecision(12)));
   }
-  if (ticks.length < 2) return [10 ** low, 10 ** high];
-  return ticks;
+  const first = candidates.filter((value) => value <= min * 1.0001).pop() ?? candidates[0];
+  const last = candidates.find((value) => value >= max / 1.0001) ?? candidates[candidates.length - 1];
+  const ticks = candidates.filter((value) => value >= first && value <= last);
+  return ticks.length >= 2 ? ticks : [10 ** low, 10 ** (low + 1)];
 }
 
 export function formatTick(value: number): string {

@@ -127,11 +127,14 @@ export class CheckpointStore {
     this.writeJournal(text);
   }
 
-  /** After its acknowledgement: buffered, since losing it only makes the row uncertain. */
+  /**
+   * After its acknowledgement. Written at once too: an acknowledgement lost in a crash makes
+   * its row uncertain, and fewer uncertain rows is the point of the journal.
+   */
   recordAcked(file: number, offsets: readonly number[]): void {
     if (this.journal === null) return;
     for (const offset of offsets) this.pendingAcks.push(`A ${file} ${offset}\n`);
-    if (this.pendingAcks.length >= 256) this.flushAcks();
+    this.flushAcks();
   }
 
   flushAcks(): void {

@@ -470,8 +470,16 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
       },
     };
 
+    // Progress counts the raw bytes read: from the start position in a plain file, and from
+    // the beginning (decompressed and skipped) in a compressed one.
     const totalBytes = loadInputs.every((input) => input.source.name !== "-")
-      ? plans.reduce((sum, plan, i) => sum + (loadInputs[i].done ? 0 : (plan.input.size ?? 0)), 0)
+      ? plans.reduce((sum, plan, i) => {
+        const input = loadInputs[i];
+        if (input.done) return sum;
+        const size = plan.input.size ?? 0;
+        if (plan.input.gzip) return sum + size;
+        return sum + Math.max(0, (input.stopAfter ?? size) - (input.start?.offset ?? 0));
+      }, 0)
       : null;
     const display = settings.quiet ? null : new ProgressDisplay({
       label: settings.dryRun ? "dry run" : "load",
@@ -571,8 +579,10 @@ function printSummary(summary: LoadSummary, settings: ResolvedLoad, resumed: boo
     console.log(`${summary.uncertainRows} rows may or may not have been applied before the interruption`);
   }
   for (const entry of summary.badFiles) {
-    console.log(`bad rows of ${entry.source}: ${entry.badFile} (reasons in ${entry.errorLog})`);
-    if (entry.uncertainFile) console.log(`uncertain rows of ${entry.source}: ${entry.uncertainFile}`);
+    if (entry.badRows > 0) console.log(`bad rows of ${entry.source}: ${entry.badFile} (reasons in ${entry.errorLog})`);
+    if (entry.uncertainFile) {
+      console.log(`uncertain rows of ${entry.source}: ${entry.uncertainFile} (reasons in ${entry.errorLog})`);
+    }
   }
 }
 

@@ -155,7 +155,7 @@ const READ_CHUNK = 256 * 1024;
 
 /** A byte stream over one input that counts the raw (possibly compressed) bytes read. */
 export class InputReader {
-  /** Raw bytes read from the file or stdin so far, including any bytes skipped by a seek. */
+  /** Raw bytes read from the file or stdin so far (a seek skips bytes without reading them). */
   rawBytesRead = 0;
 
   constructor(readonly input: InputFile) {}
@@ -211,7 +211,6 @@ export class InputReader {
   private async *plainFile(offset: number): AsyncGenerator<Uint8Array> {
     using file = await Deno.open(this.input.path);
     if (offset > 0) await file.seek(offset, Deno.SeekMode.Start);
-    this.rawBytesRead = offset;
     for (;;) {
       // A fresh buffer per read: parsers keep views into earlier chunks.
       const buffer = new Uint8Array(READ_CHUNK);

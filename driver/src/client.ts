@@ -93,6 +93,8 @@ export interface BatchOptions extends ExecuteOptions {
 
 interface Prepared {
   id: Uint8Array;
+  /** The facade's number for this statement: EXECUTEs cross the boundary with it. */
+  handle: number;
   resultMetadataId: Uint8Array | null;
   bindTypes: TypeInfo[];
   bindNames: string[];
@@ -122,6 +124,9 @@ export class Client {
   private hosts: Array<{ address: string; host: string; port: number }> = [];
   private session: SessionHost | null = null;
   private prepared = new Map<string, Promise<Prepared>>();
+  /** Settled statements by query text, for the synchronous hot path. */
+  private preparedReady = new Map<string, { keyspace: string | undefined; statement: Prepared }>();
+  private connected = false;
   private writer = new Writer(4096);
   private connecting: Promise<void> | null = null;
   private isShutdown = false;
@@ -208,6 +213,7 @@ export class Client {
     );
     this.session = session;
     await session.start(this.hosts.map((h) => h.address));
+    this.connected = true;
   }
 
   private onServerEvent(ev: Record<string, unknown>): void {
@@ -231,20 +237,70 @@ export class Client {
     return this.session;
   }
 
-  async execute<R extends Row = Row>(query: string, params?: unknown[] | Record<string, unknown> | null, options: ExecuteOptions = {}): Promise<ResultSet<R>> {
+  execute<R extends Row = Row>(query: string, params?: unknown[] | Record<string, unknown> | null, options: ExecuteOptions = NO_OPTIONS): Promise<ResultSet<R>> {
+    // The hot path: connected, prepared before, no await between the call and the wire.
+    const session = this.session;
+    if (session !== null && this.connected && (options.prepare ?? this.options.queryOptions.prepare)) {
+      const ps = this.preparedReady.get(query);
+      if (ps !== undefined && ps.keyspace === this.keyspace) return this.executePrepared<R>(session, ps.statement, params ?? null, options);
+    }
+    return this.executeSlow<R>(query, params ?? null, options);
+  }
+
+  private async executeSlow<R extends Row>(query: string, params: unknown[] | Record<string, unknown> | null, options: ExecuteOptions): Promise<ResultSet<R>> {
     if (typeof query !== "string" || query.length === 0) throw new ArgumentError("query must be a non-empty string");
     const session = await this.ready();
+    if (options.prepare ?? this.options.queryOptions.prepare) {
+      const ps = await this.getPrepared(query, session);
+      return this.executePrepared<R>(session, ps, params, options);
+    }
     const started = performance.now();
     this.metrics.requests++;
     try {
-      const rs = await this.executeOn<R>(session, query, params ?? null, options);
+      const values = this.encodeUnprepared(params, options.hints);
+      const raw = await session.query(query, values, this.requestOptions(options));
       this.recordLatency(performance.now() - started);
-      return rs;
+      return this.toResultSet<R>(raw, session, null);
     } catch (e) {
-      this.metrics.errors++;
-      if (e instanceof OperationTimedOutError) this.metrics.timeouts++;
+      this.countError(e);
       throw e;
     }
+  }
+
+  /** Packs options and values into one staging buffer and crosses once. */
+  private executePrepared<R extends Row>(session: SessionHost, ps: Prepared, params: unknown[] | Record<string, unknown> | null, o: ExecuteOptions): Promise<ResultSet<R>> {
+    const started = performance.now();
+    this.metrics.requests++;
+    let staged: Uint8Array;
+    let optionsLength: number;
+    try {
+      const ro = this.requestOptions(o);
+      ro.skipMetadata = ps.resultColumns.length > 0;
+      const options = session.packOptions(ro);
+      optionsLength = options.length;
+      const w = this.writer.reset();
+      w.raw(options);
+      this.encodeBoundInto(ps, params, w);
+      staged = w.bytes();
+    } catch (e) {
+      this.countError(e);
+      return Promise.reject(e);
+    }
+    return session.executeHandle(ps.handle, staged, optionsLength).then(
+      (raw) => {
+        this.recordLatency(performance.now() - started);
+        return this.toResultSet<R>(raw, session, ps);
+      },
+      (e) => {
+        this.countError(e);
+        throw e;
+      },
+    );
+  }
+
+  private countError(e: unknown): void {
+    this.metrics.errors++;
+    if (e instanceof OperationTimedOutError) this.metrics.timeouts++;
   }
 
   private recordLatency(ms: number): void {
@@ -271,21 +327,6 @@ export class Client {
     };
   }
 
-  private async executeOn<R extends Row>(session: SessionHost, query: string, params: unknown[] | Record<string, unknown> | null, o: ExecuteOptions): Promise<ResultSet<R>> {
-    const ro = this.requestOptions(o);
-    const prepare = o.prepare ?? this.options.queryOptions.prepare;
-    if (!prepare) {
-      const values = this.encodeUnprepared(params, o.hints);
-      const raw = await session.query(query, values, ro);
-      return this.toResultSet<R>(raw, session, null);
-    }
-    const ps = await this.getPrepared(query, session);
-    const values = this.encodeBound(ps, params);
-    ro.skipMetadata = ps.resultColumns.length > 0;
-    const raw = await session.execute(ps.id, ps.resultMetadataId, values, ro);
-    return this.toResultSet<R>(raw, session, ps);
-  }
-
   private encodeUnprepared(params: unknown[] | Record<string, unknown> | null, hints?: Array<string | null | undefined>): Uint8Array {
     if (params === null || (Array.isArray(params) && params.length === 0)) return EMPTY;
     if (!Array.isArray(params)) throw new ArgumentError("named parameters need a prepared statement ({ prepare: true })");
@@ -299,14 +340,18 @@ export class Client {
   }
 
   private encodeBound(ps: Prepared, params: unknown[] | Record<string, unknown> | null): Uint8Array {
-    const given = params === null ? [] : params;
+    const w = this.writer.reset();
+    this.encodeBoundInto(ps, params, w);
+    return w.bytes();
+  }
+
+  private encodeBoundInto(ps: Prepared, params: unknown[] | Record<string, unknown> | null, w: Writer): void {
+    const given = params === null ? NO_PARAMS : params;
     if (Array.isArray(given) && given.length !== ps.bindTypes.length) {
       throw new ArgumentError(`the statement has ${ps.bindTypes.length} bind marker(s) but ${given.length} parameter(s) were given`);
     }
-    if (ps.bindTypes.length === 0) return EMPTY;
-    this.writer.reset();
-    encodeValueList(ps.bindTypes, given, this.writer, ps.bindNames);
-    return this.writer.bytes();
+    if (ps.bindTypes.length === 0) return;
+    encodeValueList(ps.bindTypes, given, w, ps.bindNames);
   }
 
   private preparedKey(query: string): string {
@@ -317,9 +362,13 @@ export class Client {
     const key = this.preparedKey(query);
     let p = this.prepared.get(key);
     if (!p) {
+      const keyspace = this.keyspace;
       p = this.prepareOn(query, session);
       this.prepared.set(key, p);
-      p.catch(() => this.prepared.delete(key));
+      p.then(
+        (statement) => this.preparedReady.set(query, { keyspace, statement }),
+        () => this.prepared.delete(key),
+      );
     }
     return p;
   }
@@ -331,6 +380,7 @@ export class Client {
     if (r.kind !== "prepared") throw new DriverError(`PREPARE answered with a ${r.kind} result`, "ERR_PROTOCOL");
     return {
       id: r.id,
+      handle: session.registerPrepared(r.id, r.resultMetadataId ?? null),
       resultMetadataId: r.resultMetadataId ?? null,
       bindTypes: r.bindColumns.map((c) => c.type),
       bindNames: r.bindColumns.map((c) => c.name),
@@ -341,13 +391,17 @@ export class Client {
   }
 
   private toResultSet<R extends Row>(raw: RawResponse, session: SessionHost, ps: Prepared | null): ResultSet<R> {
-    const { body, traceId, warnings } = skipPrefix(raw);
-    const r = parseResult(body, session.protocolVersion, ps?.resultColumns);
-    const info = { queriedHost: raw.node, triedHosts: {}, warnings, traceId, attempts: raw.attempts };
+    let body = raw.body;
+    let traceId: string | null = null;
+    let warnings = NO_WARNINGS;
+    if ((raw.flags & 0x0e) !== 0) ({ body, traceId, warnings } = skipPrefix(raw));
+    const r = parseResult(body, session.protocolVersion, ps?.resultColumns, { bodyIsPrivate: true });
+    const info = { queriedHost: raw.node, triedHosts: NO_TRIED, warnings, traceId, attempts: raw.attempts };
     switch (r.kind) {
       case "rows": {
         if (ps && r.newMetadataId) {
           ps.resultMetadataId = r.newMetadataId;
+          session.updatePrepared(ps.handle, r.newMetadataId);
           ps.resultColumns = r.columns;
           ps.resultInfo = columnInfo(r.columns);
         }
@@ -504,12 +558,16 @@ export class Client {
 
   async shutdown(): Promise<void> {
     this.isShutdown = true;
+    this.connected = false;
     this.session?.shutdown();
     this.session = null;
   }
 }
 
 const EMPTY = new Uint8Array(0);
+const NO_OPTIONS: ExecuteOptions = Object.freeze({});
+const NO_PARAMS: unknown[] = [];
+const NO_TRIED: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 function u32le(n: number): Uint8Array {
   return Uint8Array.of(n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, (n >>> 24) & 0xff);

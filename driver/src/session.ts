@@ -158,7 +158,7 @@ export class SessionHost {
     }
   }
 
-  private packOptions(o: RequestOptions): Uint8Array {
+  packOptions(o: RequestOptions): Uint8Array {
     const ps = o.pageState ?? null;
     const ks = o.keyspace ? textEncoder.encode(o.keyspace) : null;
     const psAt = 42 + (ks ? ks.length : 0);
@@ -195,7 +195,7 @@ export class SessionHost {
       return Promise.reject(coreCallError(e));
     }
     const p = new Promise<RawResponse>((resolve, reject) => this.pending.set(id, { resolve, reject }));
-    this.drive();
+    this.kick();
     return p;
   }
 
@@ -209,6 +209,32 @@ export class SessionHost {
 
   execute(id: Uint8Array, resultMetadataId: Uint8Array | null, values: Uint8Array, o: RequestOptions): Promise<RawResponse> {
     return this.submit(() => this.core.execute(nowMicros(), id, resultMetadataId ?? EMPTY, values, this.packOptions(o)));
+  }
+
+  /** Registers a prepared statement's ids once, so each EXECUTE passes a number instead. */
+  registerPrepared(id: Uint8Array, resultMetadataId: Uint8Array | null): number {
+    return this.core.registerPrepared(id, resultMetadataId ?? EMPTY);
+  }
+
+  updatePrepared(handle: number, resultMetadataId: Uint8Array): void {
+    if (!this.closed) this.core.updatePrepared(handle, resultMetadataId);
+  }
+
+  /**
+   * The hot path: one crossing with one buffer, `[options descriptor][values]`, which the
+   * caller packed with `packOptions` into `staging` followed by the values.
+   */
+  executeHandle(handle: number, staged: Uint8Array, optionsLength: number): Promise<RawResponse> {
+    if (this.closed) return Promise.reject(new DriverError("the client was shut down", "ERR_SHUTDOWN"));
+    let id: number;
+    try {
+      id = this.core.executeHandle(nowMicros(), handle, staged, optionsLength);
+    } catch (e) {
+      return Promise.reject(coreCallError(e));
+    }
+    const p = new Promise<RawResponse>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    this.kick();
+    return p;
   }
 
   batch(descriptor: Uint8Array, o: RequestOptions): Promise<RawResponse> {
@@ -255,13 +281,28 @@ export class SessionHost {
 
   // ---- the loop ---------------------------------------------------------------------
 
+  /** After an input from the world: open/close sockets as told, then a turn. */
   private drive(): void {
     if (this.closed) return;
     this.processCommands();
+    this.kick();
+  }
+
+  /**
+   * Schedules one turn per event-loop turn: everything queued since (by any number of
+   * requests) leaves in one write per socket, the timer is checked once, events drained once.
+   */
+  private kick(): void {
     if (!this.flushScheduled) {
       this.flushScheduled = true;
-      queueMicrotask(() => this.flush());
+      queueMicrotask(this.turn);
     }
+  }
+
+  private turn = (): void => {
+    this.flushScheduled = false;
+    if (this.closed) return;
+    this.flush();
     this.armTimer();
     this.drainEvents();
     const wake = this.bulkWaiter;
@@ -269,7 +310,7 @@ export class SessionHost {
       this.bulkWaiter = null;
       wake();
     }
-  }
+  };
 
   private bulkWaiter: (() => void) | null = null;
 
@@ -391,7 +432,6 @@ export class SessionHost {
   }
 
   private flush(): void {
-    this.flushScheduled = false;
     if (this.closed) return;
     const buf = this.core.pollTransmit();
     if (buf.length === 0) return;
@@ -448,24 +488,29 @@ export class SessionHost {
     this.drive();
   }
 
+  /**
+   * One timer for the core's next deadline. It is moved only when the deadline comes
+   * earlier; a timer that fires before a deadline that moved later is a harmless spurious
+   * `handleTimeout`, and far cheaper than re-arming on every request.
+   */
   private armTimer(): void {
     const at = this.core.pollTimeout();
-    if (at === this.timerAt) return;
+    if (at < 0 || (this.timer !== undefined && this.timerAt <= at)) return;
     if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
     this.timerAt = at;
-    if (at < 0) return;
     const delayMs = Math.max(0, Math.ceil((at - nowMicros()) / 1000));
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.timerAt = -1;
-      if (this.closed) return;
-      this.core.handleTimeout(nowMicros());
-      this.drive();
-    }, delayMs);
+    this.timer = setTimeout(this.onTimer, delayMs);
     // Heartbeats and reconnections must not keep a process alive on their own.
     if (this.pending.size === 0) this.runtime.unrefTimer?.(this.timer);
   }
+
+  private onTimer = (): void => {
+    this.timer = undefined;
+    this.timerAt = -1;
+    if (this.closed) return;
+    this.core.handleTimeout(nowMicros());
+    this.drive();
+  };
 
   private nodeAddresses: string[] = [];
 

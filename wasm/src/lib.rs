@@ -191,6 +191,8 @@ pub struct WasmSession {
     batch_index: Vec<(u8, usize, usize, usize, usize)>,
     loads: Vec<Option<BulkLoad>>,
     now: u64,
+    /// `(prepared id, result metadata id)` by handle, so an EXECUTE crosses with one buffer.
+    prepared: Vec<(Vec<u8>, Vec<u8>)>,
 }
 
 fn byte_option(v: &Value, key: &str, default: u8) -> Result<u8, JsError> {
@@ -312,6 +314,7 @@ impl WasmSession {
             batch_index: Vec::new(),
             loads: Vec::new(),
             now: 0,
+            prepared: Vec::new(),
         })
     }
 
@@ -390,6 +393,43 @@ impl WasmSession {
             timeout_us: d.timeout_us,
         };
         self.submit(now, spec)
+    }
+
+    #[wasm_bindgen(js_name = registerPrepared)]
+    pub fn register_prepared(&mut self, prepared_id: &[u8], result_metadata_id: &[u8]) -> u32 {
+        if let Some(i) = self.prepared.iter().position(|(id, _)| id == prepared_id) {
+            self.prepared[i].1 = result_metadata_id.to_vec();
+            return i as u32;
+        }
+        self.prepared.push((prepared_id.to_vec(), result_metadata_id.to_vec()));
+        (self.prepared.len() - 1) as u32
+    }
+
+    #[wasm_bindgen(js_name = updatePrepared)]
+    pub fn update_prepared(&mut self, handle: u32, result_metadata_id: &[u8]) {
+        if let Some(p) = self.prepared.get_mut(handle as usize) {
+            p.1 = result_metadata_id.to_vec();
+        }
+    }
+
+    /// EXECUTE of a registered statement: `staged` is the options descriptor
+    /// (`options_len` bytes) followed by the values.
+    #[wasm_bindgen(js_name = executeHandle)]
+    pub fn execute_handle(&mut self, now: f64, handle: u32, staged: &[u8], options_len: u32) -> Result<u32, JsError> {
+        let (id, rmid) = self.prepared.get(handle as usize).ok_or_else(|| js_error("ERR_REQUEST", "unknown prepared statement handle"))?;
+        let split = (options_len as usize).min(staged.len());
+        let (options, values) = staged.split_at(split);
+        let d = parse_options(options)?;
+        let rmid = (!rmid.is_empty()).then_some(rmid.as_slice());
+        let spec = RequestSpec {
+            request: Request::Execute { id, result_metadata_id: rmid, values, options: d.options },
+            idempotent: d.idempotent,
+            token: d.token,
+            routing_key: None,
+            keyspace: None,
+            timeout_us: d.timeout_us,
+        };
+        self.inner.start_request(micros(now), spec).map_err(|e| js_error("ERR_REQUEST", e))
     }
 
     pub fn batch(&mut self, now: f64, desc: &[u8], options: &[u8]) -> Result<u32, JsError> {
