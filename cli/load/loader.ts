@@ -475,7 +475,13 @@ export async function runLoad(
     if (isOverload(error)) window.backOff();
     const attempt = rows[0].attempts;
     const safe = kind === "not-applied" || kind === "unavailable" || (kind === "maybe-applied" && idempotent);
-    if (safe && attempt < maxRetries && stop.reason === null) {
+    if (safe && stop.reason !== null) {
+      // Stopping: a row that could have been retried is left for --resume to send again.
+      if (kind !== "maybe-applied") for (const row of rows) row.entry.sent = false;
+      finishRows(rows.length);
+      return;
+    }
+    if (safe && attempt < maxRetries) {
       progress.retries++;
       const delay = Math.min(10_000, retryBaseMs * 2 ** attempt) * (0.5 + Math.random() / 2);
       for (const row of rows) row.attempts++;

@@ -91,6 +91,11 @@ export interface BatchOptions extends ExecuteOptions {
   counter?: boolean;
 }
 
+interface PendingExecute {
+  ps: Prepared;
+  started: number;
+}
+
 interface Prepared {
   id: Uint8Array;
   /** The facade's number for this statement: EXECUTEs cross the boundary with it. */
@@ -212,6 +217,7 @@ export class Client {
       },
     );
     this.session = session;
+    session.decoder = this.decodeExecute;
     await session.start(this.hosts.map((h) => h.address));
     this.connected = true;
   }
@@ -286,17 +292,19 @@ export class Client {
       this.countError(e);
       return Promise.reject(e);
     }
-    return session.executeHandle(ps.handle, staged, optionsLength).then(
-      (raw) => {
-        this.recordLatency(performance.now() - started);
-        return this.toResultSet<R>(raw, session, ps);
-      },
-      (e) => {
-        this.countError(e);
-        throw e;
-      },
-    );
+    const context: PendingExecute = { ps, started };
+    return session.executeHandle<ResultSet<R>>(ps.handle, staged, optionsLength, context).catch((e) => {
+      this.countError(e);
+      throw e;
+    });
   }
+
+  /** Builds the ResultSet of a prepared EXECUTE in the driver loop, off the promise chain. */
+  private decodeExecute = (context: unknown, flags: number, body: Uint8Array, node: string, attempts: number): ResultSet => {
+    const { ps, started } = context as PendingExecute;
+    this.recordLatency(performance.now() - started);
+    return this.toResultSet({ flags, body, node, attempts }, this.session!, ps);
+  };
 
   private countError(e: unknown): void {
     this.metrics.errors++;
@@ -396,7 +404,8 @@ export class Client {
     let warnings = NO_WARNINGS;
     if ((raw.flags & 0x0e) !== 0) ({ body, traceId, warnings } = skipPrefix(raw));
     const r = parseResult(body, session.protocolVersion, ps?.resultColumns, { bodyIsPrivate: true });
-    const info = { queriedHost: raw.node, triedHosts: NO_TRIED, warnings, traceId, attempts: raw.attempts };
+    const host = raw.node;
+    const attempts = raw.attempts;
     switch (r.kind) {
       case "rows": {
         if (ps && r.newMetadataId) {
@@ -406,14 +415,14 @@ export class Client {
           ps.resultInfo = columnInfo(r.columns);
         }
         const cols = ps && r.columns === ps.resultColumns ? ps.resultInfo : columnInfo(r.columns);
-        return new ResultSet<R>(r.rows as R[], cols, r.pageState ?? null, info);
+        return new ResultSet<R>(r.rows as R[], cols, r.pageState ?? null, host, attempts, warnings, traceId);
       }
       case "setKeyspace":
         this.keyspace = r.keyspace;
-        return new ResultSet<R>([], [], null, info);
+        return new ResultSet<R>([], NO_COLUMNS, null, host, attempts, warnings, traceId);
       default:
         if (r.kind === "schemaChange") this.emit("schemaChange", r);
-        return new ResultSet<R>([], [], null, info);
+        return new ResultSet<R>([], NO_COLUMNS, null, host, attempts, warnings, traceId);
     }
   }
 
@@ -567,7 +576,7 @@ export class Client {
 const EMPTY = new Uint8Array(0);
 const NO_OPTIONS: ExecuteOptions = Object.freeze({});
 const NO_PARAMS: unknown[] = [];
-const NO_TRIED: Record<string, string> = Object.freeze({}) as Record<string, string>;
+const NO_COLUMNS: ColumnInfo[] = [];
 
 function u32le(n: number): Uint8Array {
   return Uint8Array.of(n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, (n >>> 24) & 0xff);

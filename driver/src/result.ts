@@ -22,17 +22,38 @@ export interface ExecutionInfo {
 export class ResultSet<R extends Row = Row> {
   rows: R[];
   columns: ColumnInfo[];
-  /** The paging state as hex, to hand back as `pageState` for the next page; null on the last. */
-  pageState: string | null;
   rawPageState: Uint8Array | null;
-  info: ExecutionInfo;
+  /** Kept as plain fields and turned into `info` on demand: most results are never asked. */
+  private host: string;
+  private attempts: number;
+  private warnings: string[];
+  private traceId: string | null;
+  private infoObject: ExecutionInfo | undefined;
 
-  constructor(rows: R[], columns: ColumnInfo[], rawPageState: Uint8Array | null, info: ExecutionInfo) {
+  constructor(rows: R[], columns: ColumnInfo[], rawPageState: Uint8Array | null, host: string, attempts: number, warnings: string[], traceId: string | null) {
     this.rows = rows;
     this.columns = columns;
     this.rawPageState = rawPageState;
-    this.pageState = rawPageState ? toHex(rawPageState) : null;
-    this.info = info;
+    this.host = host;
+    this.attempts = attempts;
+    this.warnings = warnings;
+    this.traceId = traceId;
+    this.infoObject = undefined;
+  }
+
+  /** The paging state as hex, to hand back as `pageState` for the next page; null on the last. */
+  get pageState(): string | null {
+    return this.rawPageState ? toHex(this.rawPageState) : null;
+  }
+
+  get info(): ExecutionInfo {
+    return this.infoObject ??= {
+      queriedHost: this.host,
+      triedHosts: {},
+      warnings: this.warnings,
+      traceId: this.traceId,
+      attempts: this.attempts,
+    };
   }
 
   get rowLength(): number {

@@ -50,10 +50,17 @@ export interface RawResponse {
   attempts: number;
 }
 
+/**
+ * A request waiting for its answer. With a `decode` hook the response is turned into the
+ * caller's value right here, so one promise per request is all it costs.
+ */
 interface Pending {
-  resolve(r: RawResponse): void;
+  resolve(r: unknown): void;
   reject(e: Error): void;
+  context: unknown;
 }
+
+export type ResponseDecoder = (context: unknown, flags: number, body: Uint8Array, node: string, attempts: number) => unknown;
 
 export interface SessionSettings {
   protocolVersion: 4 | 5;
@@ -194,10 +201,13 @@ export class SessionHost {
     } catch (e) {
       return Promise.reject(coreCallError(e));
     }
-    const p = new Promise<RawResponse>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    const p = new Promise<RawResponse>((resolve, reject) => this.pending.set(id, { resolve: resolve as (r: unknown) => void, reject, context: undefined }));
     this.kick();
     return p;
   }
+
+  /** Turns responses of requests sent with a context into values (see `executeHandle`). */
+  decoder: ResponseDecoder | null = null;
 
   query(cql: string, values: Uint8Array, o: RequestOptions, routingKeyspace?: string, routingKey?: Uint8Array): Promise<RawResponse> {
     return this.submit(() => this.core.query(nowMicros(), cql, values, this.packOptions(o), routingKeyspace, routingKey ?? EMPTY));
@@ -224,7 +234,7 @@ export class SessionHost {
    * The hot path: one crossing with one buffer, `[options descriptor][values]`, which the
    * caller packed with `packOptions` into `staging` followed by the values.
    */
-  executeHandle(handle: number, staged: Uint8Array, optionsLength: number): Promise<RawResponse> {
+  executeHandle<T>(handle: number, staged: Uint8Array, optionsLength: number, context: unknown): Promise<T> {
     if (this.closed) return Promise.reject(new DriverError("the client was shut down", "ERR_SHUTDOWN"));
     let id: number;
     try {
@@ -232,7 +242,7 @@ export class SessionHost {
     } catch (e) {
       return Promise.reject(coreCallError(e));
     }
-    const p = new Promise<RawResponse>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    const p = new Promise<T>((resolve, reject) => this.pending.set(id, { resolve: resolve as (r: unknown) => void, reject, context }));
     this.kick();
     return p;
   }
@@ -541,12 +551,22 @@ export class SessionHost {
           const p = this.pending.get(id);
           if (!p) break;
           this.pending.delete(id);
-          p.resolve({
-            flags: payload[0],
-            attempts: payload[1],
-            node: this.nodeAddress(payload[2] | (payload[3] << 8)),
-            body: payload.subarray(4),
-          });
+          const flags = payload[0];
+          const attempts = payload[1];
+          const node = this.nodeAddress(payload[2] | (payload[3] << 8));
+          const body = payload.subarray(4);
+          if (p.context !== undefined && this.decoder !== null) {
+            let value: unknown;
+            try {
+              value = this.decoder(p.context, flags, body, node, attempts);
+            } catch (e) {
+              p.reject(e as Error);
+              break;
+            }
+            p.resolve(value);
+          } else {
+            p.resolve({ flags, attempts, node, body });
+          }
           break;
         }
         case EVENT_FAILED: {
