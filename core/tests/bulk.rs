@@ -940,3 +940,62 @@ fn garbage_never_panics_and_cutting_never_changes_the_outcome() {
     }
     assert!(rows > 300, "only {rows} rows came out of the garbage");
 }
+
+/// Unload → load: a page formatted as CSV by the core loads back to the very same values.
+#[test]
+fn csv_formatted_pages_load_back_to_the_same_bytes() {
+    use cqlwire_core::bulk::{BulkConfig, BulkEncoder, CsvOptions, Format, RowOutcome};
+    use cqlwire_core::rows::{format_csv, CsvFormat, Rows};
+    use cqlwire_core::types::ColumnType;
+    let types = ["int", "text", "list<text>", "map<text, int>", "blob", "double", "timestamp"];
+    let cells: Vec<Vec<Option<&str>>> = vec![
+        vec![Some("1"), Some("a, \"quoted\"\nline"), Some("['x', 'y''s']"), Some("{'k': 1}"), Some("0x00ff"), Some("NaN"), Some("2024-01-02T03:04:05.678Z")],
+        vec![Some("2"), Some(""), None, None, Some("0x"), Some("-0.0"), None],
+        vec![Some("3"), Some(" padded "), Some("[]"), Some("{}"), None, Some("1e308"), Some("1969-12-31T23:59:59.999Z")],
+    ];
+    let columns: Vec<(String, ColumnType)> =
+        types.iter().enumerate().map(|(i, t)| (format!("c{i}"), ColumnType::parse_cql(t).unwrap())).collect();
+    // Encode the source values as the server would return them, in a Rows body.
+    let mut body = 2i32.to_be_bytes().to_vec();
+    body.extend_from_slice(&1i32.to_be_bytes());
+    body.extend_from_slice(&(types.len() as i32).to_be_bytes());
+    for s in ["ks", "t"] {
+        body.extend_from_slice(&(s.len() as u16).to_be_bytes());
+        body.extend_from_slice(s.as_bytes());
+    }
+    for (name, ty) in &columns {
+        body.extend_from_slice(&(name.len() as u16).to_be_bytes());
+        body.extend_from_slice(name.as_bytes());
+        let mut w = Vec::new();
+        ty.write(&mut cqlwire_core::wire::Writer::new(&mut w)).unwrap();
+        body.extend_from_slice(&w);
+    }
+    body.extend_from_slice(&(cells.len() as i32).to_be_bytes());
+    let opts = cqlwire_core::types::TextOptions { null_markers: vec![], ..Default::default() };
+    let mut expected = Vec::new();
+    for row in &cells {
+        let mut values = (types.len() as u16).to_be_bytes().to_vec();
+        for (cell, (_, ty)) in row.iter().zip(&columns) {
+            match cell {
+                Some(text) => cqlwire_core::types::encode_text(ty, text, &opts, &mut values).unwrap(),
+                None => values.extend_from_slice(&(-1i32).to_be_bytes()),
+            }
+        }
+        body.extend_from_slice(&values[2..]);
+        expected.push(values);
+    }
+    let rows = Rows::parse(&body).unwrap();
+    let mut csv = Vec::new();
+    format_csv(&rows, &CsvFormat { header: true, ..CsvFormat::default() }, &mut String::new(), &mut csv).unwrap();
+    let mut encoder = BulkEncoder::new(BulkConfig::new(Format::Csv(CsvOptions::default()), columns)).unwrap();
+    encoder.push(&csv);
+    encoder.finish();
+    let mut got = Vec::new();
+    while let Some(outcome) = encoder.next_row() {
+        match outcome {
+            RowOutcome::Good { values, .. } => got.push(values.to_vec()),
+            RowOutcome::Bad { reason, raw, .. } => panic!("{reason}: {}", String::from_utf8_lossy(raw)),
+        }
+    }
+    assert_eq!(got, expected, "csv:\n{}", String::from_utf8_lossy(&csv));
+}

@@ -251,6 +251,20 @@ export class SessionHost {
     return this.submit(() => this.core.batch(nowMicros(), descriptor, this.packOptions(o)));
   }
 
+  /** A Rows body as CSV, formatted in the core (see `Client.streamCsv`). */
+  formatCsv(body: Uint8Array, delimiter: string, quote: string, header: boolean): { rows: number; pagingState: Uint8Array | null; csv: Uint8Array } {
+    let out: Uint8Array;
+    try {
+      out = this.core.formatCsv(body, delimiter.charCodeAt(0), quote.charCodeAt(0), header);
+    } catch (e) {
+      throw coreCallError(e);
+    }
+    const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
+    const rows = view.getUint32(0, true);
+    const psLen = view.getUint32(4, true);
+    return { rows, pagingState: psLen ? out.slice(8, 8 + psLen) : null, csv: out.subarray(8 + psLen) };
+  }
+
   metrics(): Record<string, unknown> {
     return this.closed ? {} : JSON.parse(this.core.metrics());
   }
@@ -312,9 +326,11 @@ export class SessionHost {
   private turn = (): void => {
     this.flushScheduled = false;
     if (this.closed) return;
+    // Events first: draining them may start work in the core (a bulk load's next rows)
+    // whose bytes must leave in this same flush.
+    this.drainEvents();
     this.flush();
     this.armTimer();
-    this.drainEvents();
     const wake = this.bulkWaiter;
     if (wake) {
       this.bulkWaiter = null;

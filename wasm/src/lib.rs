@@ -592,6 +592,22 @@ impl WasmSession {
         std::mem::take(&mut self.out)
     }
 
+    /// A Rows RESULT body (with metadata) as CSV that the bulk loader reads back exactly:
+    /// `[rows u32 LE][paging state length u32 LE][paging state][csv]`.
+    #[wasm_bindgen(js_name = formatCsv)]
+    pub fn format_csv(&mut self, body: &[u8], delimiter: u8, quote: u8, header: bool) -> Result<Vec<u8>, JsError> {
+        let rows = cqlwire_core::rows::Rows::parse(body).map_err(|e| js_error("ERR_PROTOCOL", e))?;
+        let f = cqlwire_core::rows::CsvFormat { delimiter, quote, header };
+        let mut out = Vec::with_capacity(body.len() + body.len() / 2);
+        out.extend_from_slice(&(rows.row_count as u32).to_le_bytes());
+        let ps = rows.paging_state.unwrap_or(&[]);
+        out.extend_from_slice(&(ps.len() as u32).to_le_bytes());
+        out.extend_from_slice(ps);
+        let mut scratch = String::new();
+        cqlwire_core::rows::format_csv(&rows, &f, &mut scratch, &mut out).map_err(|e| js_error("ERR_PROTOCOL", e))?;
+        Ok(out)
+    }
+
     #[wasm_bindgen(js_name = bulkClose)]
     pub fn bulk_close(&mut self, load: u32) {
         if let Some(slot) = self.loads.get_mut(load as usize) {
