@@ -147,7 +147,9 @@ export async function benchCommand(command: Command): Promise<number> {
   const json = flags.json ?? config.json ?? false;
   if (!/^[A-Za-z0-9_]{1,48}$/.test(keyspace)) throw new UsageError(`invalid bench keyspace name '${keyspace}'`);
   // The bench keyspace may not exist yet, so the session must not start in it.
-  const connectionConfig = context.config.connection ? { ...context.config.connection, keyspace: undefined } : undefined;
+  const connectionConfig = context.config.connection
+    ? { ...context.config.connection, keyspace: undefined }
+    : undefined;
   const sessionContext: Context = {
     flags: { ...context.flags, keyspace: undefined },
     config: { ...context.config, connection: connectionConfig },
@@ -233,7 +235,9 @@ export async function benchCommand(command: Command): Promise<number> {
     }
     const failed = results.find((r) => r.errors > 0);
     if (failed !== undefined) {
-      console.error(`error: ${failed.errors} ${failed.phase}s failed at concurrency ${failed.concurrency}: ${failed.firstError}`);
+      console.error(
+        `error: ${failed.errors} ${failed.phase}s failed at concurrency ${failed.concurrency}: ${failed.firstError}`,
+      );
       return EXIT_FAILURE;
     }
     return EXIT_OK;

@@ -61,7 +61,7 @@ export async function withClient<T>(
   }
 }
 
-/** Resolves when SIGINT or SIGTERM arrives; `dispose` removes the listeners. */
+/** Calls `handler` on SIGINT or SIGTERM (instead of exiting); `dispose` removes the listeners. */
 export function onInterrupt(handler: (signal: string) => void): { dispose: () => void } {
   const listeners: Array<[Deno.Signal, () => void]> = [];
   for (const signal of ["SIGINT", "SIGTERM"] as const) {

@@ -4,7 +4,7 @@
 // counted again, so large tables do not need a larger server timeout.
 
 import type { Command } from "commander";
-import { type Context, consistencyCode, contextOf, type DriverClient, withClient } from "./context.ts";
+import { consistencyCode, type Context, contextOf, type DriverClient, withClient } from "./context.ts";
 import { CliFailure, describeError, EXIT_OK, UsageError } from "./errors.ts";
 import { formatTable } from "./format.ts";
 import {
@@ -21,8 +21,8 @@ import { readTableSchema } from "./load/schema.ts";
 import { parseTableName, quoteIdentifier } from "./load/table.ts";
 import { resolveConnection } from "./settings.ts";
 import { sleep } from "./load/flow.ts";
+import { COUNT_DEFAULT_CONCURRENCY } from "./defaults.ts";
 
-const DEFAULT_CONCURRENCY = 4;
 const MAX_SPLIT_DEPTH = 12;
 const ATTEMPTS = 4;
 
@@ -105,7 +105,7 @@ export async function countCommand(command: Command): Promise<number> {
   const tableText = flags.table ?? config.table;
   if (tableText === undefined) throw new UsageError("--table keyspace.table is required");
   const by = flags.by ?? config.by;
-  const concurrency = flags.maxConcurrency ?? config.maxConcurrency ?? DEFAULT_CONCURRENCY;
+  const concurrency = flags.maxConcurrency ?? config.maxConcurrency ?? COUNT_DEFAULT_CONCURRENCY;
   const json = flags.json ?? config.json ?? false;
   const consistency = await consistencyCode(flags.consistency ?? config.consistency);
   const connection = resolveConnection(context.flags, context.config.connection);
@@ -133,14 +133,21 @@ export async function countCommand(command: Command): Promise<number> {
     const total = ranges.reduce((sum, range) => sum + range.rows, 0n);
     const elapsedMs = Math.round(performance.now() - started);
     if (json) {
-      const result: Record<string, unknown> = { table: `${keyspace}.${table}`, rows: 0, ranges: ranges.length, elapsedMs };
+      const result: Record<string, unknown> = {
+        table: `${keyspace}.${table}`,
+        rows: 0,
+        ranges: ranges.length,
+        elapsedMs,
+      };
       let text = JSON.stringify(result).replace(`"rows":0`, `"rows":${total}`);
       if (by === "node") {
         const nodes = [...countByNode(ranges)].map(([node, rows]) => `${JSON.stringify(node)}:${rows}`);
         text = text.slice(0, -1) + `,"byNode":{${nodes.join(",")}}}`;
       } else if (by === "range") {
         const items = ranges.map((range) =>
-          `{"start":"${range.start}","end":"${range.end}","replicas":${JSON.stringify(range.replicas)},"rows":${range.rows}}`
+          `{"start":"${range.start}","end":"${range.end}","replicas":${
+            JSON.stringify(range.replicas)
+          },"rows":${range.rows}}`
         );
         text = text.slice(0, -1) + `,"byRange":[${items.join(",")}]}`;
       }

@@ -7,12 +7,9 @@ import { StreamOutput } from "./output.ts";
 import { splitStatements } from "./split.ts";
 import type { OutputFormat, QuerySettings } from "./query.ts";
 import { consistencyCode, contextOf, withClient } from "./context.ts";
+import { COUNT_DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE, LOAD_DEFAULTS, UNLOAD_DEFAULT_CONCURRENCY } from "./defaults.ts";
 
 const VERSION = "0.1.0";
-const DEFAULT_PAGE_SIZE = 5000;
-// Mirrors of the defaults in the command modules, which are imported only when run.
-const LOAD_DEFAULTS = { maxConcurrency: 512, maxRetries: 3, badDir: "./cqlwire-logs", checkpointSeconds: 5 };
-const UNLOAD_DEFAULT_CONCURRENCY = 4;
 
 function positiveInteger(name: string) {
   return (text: string): number => {
@@ -209,13 +206,20 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .addOption(consistencyOption())
     .option(
       "--max-concurrency <n>",
-      `upper bound of requests in flight; the load starts at 32 and adapts (AIMD) below it (default: ${LOAD_DEFAULTS.maxConcurrency})`,
+      `upper bound of requests in flight; the load starts at ${LOAD_DEFAULTS.initialConcurrency} and adapts (AIMD) below it (default: ${LOAD_DEFAULTS.maxConcurrency})`,
       positiveInteger("--max-concurrency"),
     )
     .option("--rate <rows/s>", "write at most this many rows per second", positiveInteger("--rate"))
-    .option("--batch-size <n>", "group rows into unlogged batches of up to n (default: 1, no batches)", positiveInteger("--batch-size"))
+    .option(
+      "--batch-size <n>",
+      "group rows into unlogged batches of up to n (default: 1, no batches)",
+      positiveInteger("--batch-size"),
+    )
     .addOption(
-      new Option("--batch-by <grouping>", "batch rows of the same partition, or of the same replica set (default: partition)")
+      new Option(
+        "--batch-by <grouping>",
+        "batch rows of the same partition, or of the same replica set (default: partition)",
+      )
         .choices(["partition", "replica"]),
     )
     .option(
@@ -238,7 +242,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("--quiet", "no progress output")
     .option(
       "--progress-interval <seconds>",
-      "seconds between progress lines when stderr is not a terminal (default: 5)",
+      `seconds between progress lines when stderr is not a terminal (default: ${LOAD_DEFAULTS.progressSeconds})`,
       positiveInteger("--progress-interval"),
     )
     .action(async (files: string[], _options: unknown, command: Command) => {
@@ -252,7 +256,10 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("--query <cql>", "a SELECT to unload instead")
     .option("--columns <column,...>", "columns of --table to unload (default: all)")
     .addOption(new Option("--format <format>", "output format (default: csv)").choices(["csv", "jsonl"]))
-    .option("--out <path>", "output file (default: stdout); a directory (existing, or ending in /) gets one file per range group")
+    .option(
+      "--out <path>",
+      "output file (default: stdout); a directory (existing, or ending in /) gets one file per range group",
+    )
     .option("--header <true|false>", "CSV header row (default: true)", booleanWord)
     .option("--page-size <rows>", `rows per page (default: ${DEFAULT_PAGE_SIZE})`, positiveInteger("--page-size"))
     .option(
@@ -270,8 +277,17 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
   program.command("count")
     .description("count a table's rows with parallel token-range scans")
     .option("--table <keyspace.table>", "table to count")
-    .addOption(new Option("--by <breakdown>", "also count per node (primary replica) or per token range").choices(["node", "range"]))
-    .option("--max-concurrency <n>", "token ranges counted at once (default: 4)", positiveInteger("--max-concurrency"))
+    .addOption(
+      new Option("--by <breakdown>", "also count per node (primary replica) or per token range").choices([
+        "node",
+        "range",
+      ]),
+    )
+    .option(
+      "--max-concurrency <n>",
+      `token ranges counted at once (default: ${COUNT_DEFAULT_CONCURRENCY})`,
+      positiveInteger("--max-concurrency"),
+    )
     .addOption(consistencyOption())
     .option("--json", "print the result as JSON")
     .action(async (_options: unknown, command: Command) => {

@@ -177,11 +177,12 @@ export async function printTrace(executor: QueryExecutor, traceId: string, out: 
     if (session !== null && session.duration !== null && session.duration !== undefined) break;
     await new Promise((resolve) => setTimeout(resolve, TRACE_POLL_INTERVAL_MS));
   }
-  const events = await executor.execute(
-    "SELECT activity, event_id, source, source_elapsed, thread FROM system_traces.events WHERE session_id = ?",
-    [traceId],
-    { prepare: true, pageSize: 5000 },
-  );
+  // Events can trail the session row, so an empty list is read again a few times.
+  let events = await readTraceEvents(executor, traceId);
+  for (let attempt = 0; events.rows.length === 0 && attempt < TRACE_POLL_ATTEMPTS / 2; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, TRACE_POLL_INTERVAL_MS));
+    events = await readTraceEvents(executor, traceId);
+  }
   const columns = resultColumns(events.columns.filter((column) => column.name !== "event_id"));
   await out.write(formatTable(columns, events.rows).replace(/\(\d+ rows\)\n$/, ""));
   if (session !== null) {
@@ -192,4 +193,12 @@ export async function printTrace(executor: QueryExecutor, traceId: string, out: 
   } else {
     await out.write("The trace session was not found in system_traces.sessions (yet).\n");
   }
+}
+
+function readTraceEvents(executor: QueryExecutor, traceId: string) {
+  return executor.execute(
+    "SELECT activity, event_id, source, source_elapsed, thread FROM system_traces.events WHERE session_id = ?",
+    [traceId],
+    { prepare: true, pageSize: 5000 },
+  );
 }

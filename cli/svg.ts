@@ -22,8 +22,10 @@ const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"
 const DASHES = ["", "6 4", "2 3", "8 3 2 3"];
 
 export function escapeXml(text: string): string {
-  return text.replace(/[<>&"']/g, (char) =>
-    ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[char]!);
+  return text.replace(
+    /[<>&"']/g,
+    (char) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[char]!,
+  );
 }
 
 /** Round numbers for a linear axis from 0 (or the minimum) to at least `max`. */
@@ -127,7 +129,9 @@ export function lineChart(spec: ChartSpec): string {
     `<line x1="${margin.left}" y1="${margin.top + plotHeight}" x2="${margin.left + plotWidth}" ` +
       `y2="${margin.top + plotHeight}" stroke="#333"/>`,
   );
-  parts.push(`<line x1="${margin.left}" y1="${margin.top}" x2="${margin.left}" y2="${margin.top + plotHeight}" stroke="#333"/>`);
+  parts.push(
+    `<line x1="${margin.left}" y1="${margin.top}" x2="${margin.left}" y2="${margin.top + plotHeight}" stroke="#333"/>`,
+  );
   parts.push(
     `<text x="${margin.left + plotWidth / 2}" y="${height - 18}" text-anchor="middle">${
       escapeXml(spec.xLabel + (spec.xLog ? " (log scale)" : ""))

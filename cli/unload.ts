@@ -3,7 +3,7 @@
 // file, or a directory with one file per group of ranges.
 
 import type { Command } from "commander";
-import { type Context, consistencyCode, contextOf, type DriverClient, withClient } from "./context.ts";
+import { consistencyCode, type Context, contextOf, type DriverClient, withClient } from "./context.ts";
 import { CliFailure, describeError, EXIT_OK, UsageError } from "./errors.ts";
 import { formatCsvHeader, formatCsvRow, formatJsonRow, type ResultColumn } from "./format.ts";
 import { StreamOutput, type TextSink } from "./output.ts";
@@ -22,9 +22,8 @@ import { readTableSchema } from "./load/schema.ts";
 import { parseTableName, quoteIdentifier } from "./load/table.ts";
 import { resolveConnection } from "./settings.ts";
 import { sleep } from "./load/flow.ts";
+import { DEFAULT_PAGE_SIZE, UNLOAD_DEFAULT_CONCURRENCY } from "./defaults.ts";
 
-export const DEFAULT_UNLOAD_CONCURRENCY = 4;
-const DEFAULT_PAGE_SIZE = 5000;
 const READ_ATTEMPTS = 4;
 
 interface UnloadFlags {
@@ -52,7 +51,7 @@ export class RowFormatter {
 
   rows(rows: Row[], columns: ResultColumn[]): string {
     let text = "";
-    if (this.format === "csv") for (const row of rows) text += formatCsvRow(row, columns);
+    if (this.format === "csv") { for (const row of rows) text += formatCsvRow(row, columns); }
     else for (const row of rows) text += formatJsonRow(row, columns) + "\n";
     return text;
   }
@@ -163,7 +162,7 @@ export async function unloadCommand(command: Command): Promise<number> {
   const tableText = flags.table ?? config.table;
   const query = flags.query ?? config.query;
   if ((tableText === undefined) === (query === undefined)) {
-    throw new UsageError("give either --table keyspace.table or --query \"SELECT ...\"");
+    throw new UsageError('give either --table keyspace.table or --query "SELECT ..."');
   }
   const columnsSetting = flags.columns?.split(",").map((name) => name.trim()).filter((name) => name !== "") ??
     config.columns;
@@ -172,7 +171,7 @@ export async function unloadCommand(command: Command): Promise<number> {
   const out = flags.out ?? config.out;
   const withHeader = flags.header ?? config.header ?? true;
   const pageSize = flags.pageSize ?? config.pageSize ?? DEFAULT_PAGE_SIZE;
-  const concurrency = flags.maxConcurrency ?? config.maxConcurrency ?? DEFAULT_UNLOAD_CONCURRENCY;
+  const concurrency = flags.maxConcurrency ?? config.maxConcurrency ?? UNLOAD_DEFAULT_CONCURRENCY;
   const consistency = await consistencyCode(flags.consistency ?? config.consistency);
   const quiet = flags.quiet ?? config.quiet ?? false;
   const connection = resolveConnection(context.flags, context.config.connection);
@@ -202,10 +201,21 @@ export async function unloadCommand(command: Command): Promise<number> {
         destination = await openDestination(out, 1, "query", extension);
         const sink = await destination.sinkFor(0);
         const claim = withHeader ? new HeaderClaim() : null;
-        await unloadStatement(client, query, [], { ...baseOptions }, formatter, sink, claim, () => {
-          report();
-          return destination!.closed();
-        }, (count) => rows += count, true);
+        await unloadStatement(
+          client,
+          query,
+          [],
+          { ...baseOptions },
+          formatter,
+          sink,
+          claim,
+          () => {
+            report();
+            return destination!.closed();
+          },
+          (count) => rows += count,
+          true,
+        );
       } else {
         const { keyspace, table } = parseTableName(tableText!, connection.keyspace);
         const schema = await readTableSchema(client, keyspace, table);
@@ -228,9 +238,9 @@ export async function unloadCommand(command: Command): Promise<number> {
         const groupScans: ScanRange[][] = Array.from({ length: groups }, () => []);
         scans.forEach((scan, i) => groupScans[i % groups].push(scan));
         const single = groups === 1;
-        const work = single ? scans.map((scan) => ({ scan, group: 0 })) : groupScans.flatMap((list, group) =>
-          list.map((scan) => ({ scan, group }))
-        );
+        const work = single
+          ? scans.map((scan) => ({ scan, group: 0 }))
+          : groupScans.flatMap((list, group) => list.map((scan) => ({ scan, group })));
         const dest = destination;
         const runScan = async ({ scan, group }: { scan: ScanRange; group: number }) => {
           const sink = await dest.sinkFor(group);
@@ -257,9 +267,9 @@ export async function unloadCommand(command: Command): Promise<number> {
           await forEachConcurrently(work, concurrency, runScan);
         } else {
           // One worker per group keeps each file's writes in one sequence.
-          await Promise.all(groupScans.map((list, group) =>
-            forEachConcurrently(list.map((scan) => ({ scan, group })), 1, runScan)
-          ));
+          await Promise.all(
+            groupScans.map((list, group) => forEachConcurrently(list.map((scan) => ({ scan, group })), 1, runScan)),
+          );
         }
         if (withHeader && claims.every((claim) => !claim.taken)) {
           // A table with no rows still gets a header, in the first output.

@@ -62,7 +62,9 @@ export const loadSchema = z.strictObject({
   query: z.string().min(1).optional().describe(
     "custom INSERT or UPDATE with named bind markers (:name) matched to fields by name",
   ),
-  format: z.enum(["csv", "jsonl"]).optional().describe("input format (default: by extension, .jsonl/.ndjson are JSON Lines)"),
+  format: z.enum(["csv", "jsonl"]).optional().describe(
+    "input format (default: by extension, .jsonl/.ndjson are JSON Lines)",
+  ),
   map: z.union([
     z.string().min(1).describe("field=column,field=column"),
     z.record(z.string().min(1), z.string().min(1)).describe("{ field: column }"),
@@ -84,7 +86,7 @@ export const loadSchema = z.strictObject({
     "write time: microseconds since the epoch, or an ISO-8601 date-time",
   ),
   maxConcurrency: positiveInt.max(4096).optional().describe(
-    "upper bound of the requests in flight; the load adapts below it (default 512)",
+    "upper bound of the requests in flight; the load adapts below it (default 256)",
   ),
   maxErrors: positiveInt.optional().describe("stop once this many bad rows were recorded"),
   maxRetries: z.int().min(0).max(100).optional().describe("retries of a row after a timeout or overload (default 3)"),

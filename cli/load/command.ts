@@ -3,16 +3,17 @@
 // loop (loader.ts) and its summary.
 
 import type { Command } from "commander";
-import { type Context, consistencyCode, contextOf, type DriverClient, onInterrupt, withClient } from "../context.ts";
+import { consistencyCode, type Context, contextOf, type DriverClient, onInterrupt, withClient } from "../context.ts";
 import { CliFailure, EXIT_BAD_ROWS, EXIT_FAILURE, EXIT_OK, UsageError } from "../errors.ts";
 import { resolveConnection } from "../settings.ts";
 import { ProgressDisplay } from "../progress.ts";
+import { LOAD_DEFAULTS } from "../defaults.ts";
 import type { LoadConfig } from "../../schemas/job.ts";
 import { alignToLineStart, expandInputs, type InputFile } from "./input.ts";
 import { CsvFileSource, JsonlFileSource, type RowSource } from "./csv_source.ts";
 import { checkCsvFormat } from "./csv_parser.ts";
 import { BadRowLog, uniqueStems } from "./bad_rows.ts";
-import { CheckpointStore, type FileCheckpoint, type JobIdentity, jobFileStem } from "./checkpoint.ts";
+import { CheckpointStore, type FileCheckpoint, jobFileStem, type JobIdentity } from "./checkpoint.ts";
 import { type LoadInput, type LoadPlan, type LoadSummary, type Params, runLoad } from "./loader.ts";
 import { readTableSchema } from "./schema.ts";
 import {
@@ -30,12 +31,12 @@ import { ConversionError, converterFor } from "./convert.ts";
 import { CsvRowConverter } from "./row_converter.ts";
 import { ReplicaMap, TokenCalculator } from "./token.ts";
 
-export const DEFAULT_MAX_CONCURRENCY = 512;
-export const DEFAULT_INITIAL_CONCURRENCY = 32;
-export const DEFAULT_BAD_DIR = "./cqlwire-logs";
-export const DEFAULT_MAX_RETRIES = 3;
-export const DEFAULT_CHECKPOINT_SECONDS = 5;
-export const DEFAULT_PROGRESS_SECONDS = 5;
+const DEFAULT_MAX_CONCURRENCY = LOAD_DEFAULTS.maxConcurrency;
+const DEFAULT_INITIAL_CONCURRENCY = LOAD_DEFAULTS.initialConcurrency;
+const DEFAULT_BAD_DIR = LOAD_DEFAULTS.badDir;
+const DEFAULT_MAX_RETRIES = LOAD_DEFAULTS.maxRetries;
+const DEFAULT_CHECKPOINT_SECONDS = LOAD_DEFAULTS.checkpointSeconds;
+const DEFAULT_PROGRESS_SECONDS = LOAD_DEFAULTS.progressSeconds;
 
 export interface LoadFlags {
   table?: string;
@@ -232,7 +233,9 @@ async function resolveTarget(client: DriverClient, settings: ResolvedLoad, defau
   if (settings.query !== undefined && settings.tableText !== undefined) {
     const given = parseTableName(settings.tableText, defaultKeyspace);
     if (given.keyspace !== name.keyspace || given.table !== name.table) {
-      throw new UsageError(`--table ${settings.tableText} is not the table --query writes to (${name.keyspace}.${name.table})`);
+      throw new UsageError(
+        `--table ${settings.tableText} is not the table --query writes to (${name.keyspace}.${name.table})`,
+      );
     }
   }
   const schema = await readTableSchema(client, name.keyspace, name.table);

@@ -24,7 +24,6 @@ const INTEGER = /^[+-]?[0-9]+$/;
 const DECIMAL = /^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$/;
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const BLOB = /^0[xX]([0-9a-fA-F]*)$/;
-const MAX_FLOAT32 = 3.4028234663852886e38;
 
 function parseBoundedInteger(text: string, type: string, bits: number): number {
   if (!INTEGER.test(text)) fail(`not an integer (expected ${type})`);
@@ -64,8 +63,8 @@ function parseFloating(text: string, type: "float" | "double"): number {
   if (special !== undefined) return special;
   if (!DECIMAL.test(text)) fail(`not a number (expected ${type})`);
   const value = Number(text);
-  const max = type === "float" ? MAX_FLOAT32 : Number.MAX_VALUE;
-  if (!Number.isFinite(value) || Math.abs(value) > max) fail(`out of range for ${type}`);
+  // A float takes any text that rounds to a finite 32-bit value, such as 3.4028235e38.
+  if (!Number.isFinite(type === "float" ? Math.fround(value) : value)) fail(`out of range for ${type}`);
   return value;
 }
 

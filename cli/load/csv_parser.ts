@@ -268,8 +268,7 @@ export class CsvParser {
     };
   }
 
-  private unescapeCache: { doubled: string; escapedEscape: string | null; quote: string; escape: string } | null =
-    null;
+  private unescapeCache: { doubled: string; escapedEscape: string | null; quote: string; escape: string } | null = null;
 
   private unescape(text: string): string {
     if (this.unescapeCache === null) {

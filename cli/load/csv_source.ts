@@ -6,7 +6,7 @@
 
 import { type CsvFormat, CsvParser } from "./csv_parser.ts";
 import { type InputFile, InputReader } from "./input.ts";
-import { type JsonMember, JsonlLineSplitter, JsonSyntaxError, splitJsonObject } from "./jsonl_parser.ts";
+import { JsonlLineSplitter, type JsonMember, JsonSyntaxError, splitJsonObject } from "./jsonl_parser.ts";
 
 export type { CsvFormat } from "./csv_parser.ts";
 
@@ -213,9 +213,7 @@ export class JsonlFileSource implements RowSource {
       let index = this.fieldIndex.get(key);
       if (index === undefined) index = this.foldedIndex.get(key.toLowerCase()) ?? undefined;
       if (index === undefined) continue;
-      fields[index] = member.kind === "null"
-        ? NULL_FIELD
-        : { text: member.value, quoted: member.kind === "string" };
+      fields[index] = member.kind === "null" ? NULL_FIELD : { text: member.value, quoted: member.kind === "string" };
     }
     record.fields = fields;
     return record;

@@ -60,7 +60,8 @@ export function findNamedMarkers(query: string): NamedMarker[] {
   return markers;
 }
 
-const TARGET = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\b[^;]*?\bFROM)\s+((?:"(?:[^"]|"")+"|[A-Za-z0-9_]+)(?:\s*\.\s*(?:"(?:[^"]|"")+"|[A-Za-z0-9_]+))?)/i;
+const TARGET =
+  /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\b[^;]*?\bFROM)\s+((?:"(?:[^"]|"")+"|[A-Za-z0-9_]+)(?:\s*\.\s*(?:"(?:[^"]|"")+"|[A-Za-z0-9_]+))?)/i;
 
 /** The table an INSERT, UPDATE or DELETE writes to. */
 export function targetTableOf(query: string, defaultKeyspace: string | undefined): { keyspace: string; table: string } {

@@ -14,6 +14,7 @@ export class AdaptiveConcurrency {
   private currentLimit: number;
   private roundCount = 0;
   private roundLatency = 0;
+  private roundPeak = 0;
   private baseline: number | null = null;
   private baselineAt = 0;
   private round = 0;
@@ -32,10 +33,20 @@ export class AdaptiveConcurrency {
     return this.active;
   }
 
+  /** Takes a slot if one is free, without waiting. */
+  tryAcquire(): boolean {
+    if (this.active >= this.currentLimit) return false;
+    this.active++;
+    if (this.active > this.peak) this.peak = this.active;
+    if (this.active > this.roundPeak) this.roundPeak = this.active;
+    return true;
+  }
+
   async acquire(): Promise<void> {
     while (this.active >= this.currentLimit) await new Promise<void>((resolve) => this.waiters.push(resolve));
     this.active++;
     if (this.active > this.peak) this.peak = this.active;
+    if (this.active > this.roundPeak) this.roundPeak = this.active;
   }
 
   /** Frees a slot; `latencyMs` of a successful request feeds the adaptation. */
@@ -49,7 +60,7 @@ export class AdaptiveConcurrency {
     // Woken acquirers check the limit again, so waking one too many costs nothing.
     let free = this.currentLimit - this.active;
     while (free-- > 0 && this.waiters.length > 0) this.waiters.shift()!();
-    if (this.active === 0) for (const drainer of this.drainers.splice(0)) drainer();
+    if (this.active === 0) { for (const drainer of this.drainers.splice(0)) drainer(); }
   }
 
   private observe(latencyMs: number): void {
@@ -57,8 +68,12 @@ export class AdaptiveConcurrency {
     this.roundLatency += latencyMs;
     if (this.roundCount < this.currentLimit) return;
     const mean = this.roundLatency / this.roundCount;
+    // A limit the load does not reach (reading or converting is the bottleneck) says
+    // nothing about the cluster, so it only grows when requests actually queued up to it.
+    const saturated = this.roundPeak >= this.currentLimit;
     this.roundCount = 0;
     this.roundLatency = 0;
+    this.roundPeak = 0;
     this.round++;
     // The baseline is the best round seen, creeping up by 1% a second so that a cluster
     // that became slower for good is eventually taken as it is.
@@ -67,7 +82,7 @@ export class AdaptiveConcurrency {
     this.baselineAt = now;
     if (this.baseline === null || mean < this.baseline) this.baseline = mean;
     const fine = mean <= 2 * this.baseline + 0.5;
-    if (fine && this.currentLimit < this.max) {
+    if (fine && saturated && this.currentLimit < this.max) {
       this.currentLimit = Math.min(this.max, this.currentLimit + Math.max(1, Math.round(this.currentLimit / 8)));
     } else if (mean > 4 * this.baseline + 2 && this.currentLimit > 1) {
       this.currentLimit = Math.max(1, Math.floor(this.currentLimit * 0.9));

@@ -212,7 +212,12 @@ class FileTracker {
   readingDone = false;
   private backlogWaiters: Array<() => void> = [];
 
-  constructor(readonly index: number, readonly badLog: BadRowLog, start: ReadStart, counts: FileCheckpoint | undefined) {
+  constructor(
+    readonly index: number,
+    readonly badLog: BadRowLog,
+    start: ReadStart,
+    counts: FileCheckpoint | undefined,
+  ) {
     this.watermark = { ...start };
     this.rowsLoaded = counts?.rowsLoaded ?? 0;
     this.badRows = counts?.badRows ?? 0;
@@ -269,7 +274,7 @@ class FileTracker {
       this.entries = this.entries.slice(this.head);
       this.head = 0;
     }
-    if (this.backlogWaiters.length > 0) for (const waiter of this.backlogWaiters.splice(0)) waiter();
+    if (this.backlogWaiters.length > 0) { for (const waiter of this.backlogWaiters.splice(0)) waiter(); }
   }
 
   /** Waits until the backlog is below `limit`. */
@@ -382,7 +387,10 @@ export async function runLoad(
   );
   const rate = settings.rate !== undefined ? new RateLimiter(settings.rate) : null;
   const batcher = settings.batch && settings.batch.size > 1 && target.batch
-    ? new Batcher(settings.batch.size, Math.max(settings.batch.size * 64, settings.maxConcurrency * settings.batch.size))
+    ? new Batcher(
+      settings.batch.size,
+      Math.max(settings.batch.size * 64, settings.maxConcurrency * settings.batch.size),
+    )
     : null;
   const latency = new LatencyHistogram();
   const stop = settings.stop ?? { reason: null };
@@ -401,7 +409,7 @@ export async function runLoad(
   let rowsSinceCheckpoint = 0;
   let lastCheckpoint = performance.now();
   let outstanding = 0;
-  let idleWaiters: Array<() => void> = [];
+  const idleWaiters: Array<() => void> = [];
   const limit = backlogLimit(settings);
 
   const noteBad = () => {
@@ -413,7 +421,7 @@ export async function runLoad(
 
   const finishRows = (count: number) => {
     outstanding -= count;
-    if (outstanding === 0) for (const waiter of idleWaiters.splice(0)) waiter();
+    if (outstanding === 0) { for (const waiter of idleWaiters.splice(0)) waiter(); }
   };
 
   const settleBad = (row: PendingRow, reason: string, stillSent: boolean) => {
@@ -422,9 +430,17 @@ export async function runLoad(
     row.tracker.settle(row.entry, BAD, { reason });
   };
 
-  const send = async (rows: PendingRow[]): Promise<void> => {
-    if (rate !== null) await rate.take(rows.length);
-    await window.acquire();
+  /**
+   * Sends once a slot is free (and the rate allows). Without waiting to do, it sends at once
+   * and returns nothing, which spares the hot path a promise per row.
+   */
+  const send = (rows: PendingRow[]): Promise<void> | void => {
+    if (rate !== null) return rate.take(rows.length).then(() => window.acquire()).then(() => dispatch(rows));
+    if (window.tryAcquire()) return dispatch(rows);
+    return window.acquire().then(() => dispatch(rows));
+  };
+
+  const dispatch = (rows: PendingRow[]): void => {
     if (stop.reason !== null) {
       // Left unsettled: the watermark stays before them and --resume sends them.
       window.release();
@@ -440,9 +456,14 @@ export async function runLoad(
     const options: WriteOptions = {};
     const token = rows[0].token;
     if (token !== null && (rows.length > 1 || batcher !== null)) options.routingToken = token;
-    const request = rows.length === 1
-      ? target.execute(rows[0].statement, rows[0].params, options)
-      : target.batch!(rows.map((row) => ({ statement: row.statement, params: row.params })), options);
+    let request: Promise<void>;
+    try {
+      request = rows.length === 1
+        ? target.execute(rows[0].statement, rows[0].params, options)
+        : target.batch!(rows.map((row) => ({ statement: row.statement, params: row.params })), options);
+    } catch (error) {
+      request = Promise.reject(error);
+    }
     request.then(
       () => {
         const elapsed = performance.now() - begin;
@@ -477,7 +498,7 @@ export async function runLoad(
     const safe = kind === "not-applied" || kind === "unavailable" || (kind === "maybe-applied" && idempotent);
     if (safe && stop.reason !== null) {
       // Stopping: a row that could have been retried is left for --resume to send again.
-      if (kind !== "maybe-applied") for (const row of rows) row.entry.sent = false;
+      if (kind !== "maybe-applied") { for (const row of rows) row.entry.sent = false; }
       finishRows(rows.length);
       return;
     }
@@ -487,7 +508,7 @@ export async function runLoad(
       for (const row of rows) row.attempts++;
       // A row being retried counts as outstanding, so the end of the load waits for it.
       setTimeout(() => {
-        send(rows).catch((failure) => handleFailure(rows, failure));
+        sendSafely(rows);
       }, delay);
       return;
     }
@@ -502,7 +523,7 @@ export async function runLoad(
       // The rows stay outstanding until their own requests settle.
       for (const row of rows) {
         row.attempts = 0;
-        send([row]).catch((failure) => handleFailure([row], failure));
+        sendSafely([row]);
       }
       return;
     }
@@ -517,13 +538,16 @@ export async function runLoad(
     finishRows(rows.length);
   };
 
-  const submit = async (row: PendingRow): Promise<void> => {
-    outstanding++;
-    if (batcher === null) {
-      await send([row]);
-      return;
+  const sendSafely = (rows: PendingRow[]): void => {
+    try {
+      send(rows)?.catch((failure) => handleFailure(rows, failure));
+    } catch (failure) {
+      handleFailure(rows, failure);
     }
-    for (const group of batcher.add(row)) await send(group);
+  };
+
+  const submit = async (row: PendingRow): Promise<void> => {
+    for (const group of batcher!.add(row)) await send(group);
   };
 
   const bytesRead = () => {
@@ -557,7 +581,14 @@ export async function runLoad(
             uncertainRows: 0,
             badFiles: { bad: 0, log: 0, uncertain: 0 },
           };
-          return { ...base, size: identity.size, mtimeMs: identity.mtimeMs };
+          const untouched: FileCheckpoint = { ...base, size: identity.size, mtimeMs: identity.mtimeMs };
+          if (settings_.store.journaled) {
+            const beyond = (offsets: Set<number> | undefined) =>
+              [...(offsets ?? [])].filter((offset) => offset >= untouched.offset).sort((x, y) => x - y);
+            untouched.acked = beyond(input.resumeAcked);
+            untouched.sent = beyond(input.resumeSent);
+          }
+          return untouched;
         }
         const file: FileCheckpoint = {
           path: identity.path,
@@ -601,18 +632,23 @@ export async function runLoad(
 
   const ticker = setInterval(() => {
     if (batcher !== null && !batcher.isEmpty && performance.now() - batcher.lastAdd > 100 && stop.reason === null) {
-      for (const group of batcher.takeAll()) send(group).catch((error) => handleFailure(group, error));
+      for (const group of batcher.takeAll()) sendSafely(group);
     }
     store?.flushAcks();
     const checkpointEvery = settings.checkpoint;
     if (
       checkpointEvery !== undefined &&
-      (performance.now() - lastCheckpoint >= checkpointEvery.everyMs || rowsSinceCheckpoint >= checkpointEvery.everyRows)
+      (performance.now() - lastCheckpoint >= checkpointEvery.everyMs ||
+        rowsSinceCheckpoint >= checkpointEvery.everyRows)
     ) {
       writeCheckpoint(false);
     }
     report();
   }, Math.min(settings.progressEveryMs ?? 250, 250));
+
+  // A checkpoint exists before the first row is sent: a journal without one would be
+  // ignored by --resume, and its rows applied a second time.
+  writeCheckpoint(false);
 
   let failure: { error: unknown } | null = null;
   try {
@@ -674,7 +710,8 @@ export async function runLoad(
           continue;
         }
         const values = converted.values;
-        const token = plan.tokens ? plan.tokens.tokenOf(values) : null;
+        // Single rows are routed by the driver; tokens matter only for grouping batches.
+        const token = batcher !== null && plan.tokens ? plan.tokens.tokenOf(values) : null;
         let groupKey: string | null = null;
         if (batcher !== null) {
           const replicas = settings.batch?.by === "replica" ? settings.batch.replicas : null;
@@ -682,7 +719,7 @@ export async function runLoad(
             ? replicas.replicaKey(token)
             : partitionKeyText(values, plan.partitionKeyPositions ?? []);
         }
-        await submit({
+        const row: PendingRow = {
           tracker,
           entry,
           statement: plan.statement,
@@ -690,7 +727,10 @@ export async function runLoad(
           token,
           groupKey,
           attempts: 0,
-        });
+        };
+        outstanding++;
+        const waiting = batcher === null ? send([row]) : submit(row);
+        if (waiting !== undefined) await waiting;
       }
       if (stop.reason === null) tracker.readingDone = true;
     }

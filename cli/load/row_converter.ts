@@ -82,7 +82,11 @@ export class CsvRowConverter implements RowConverter {
         if (binding.required) {
           return {
             ok: false,
-            problem: { column: binding.column.name, type: binding.column.typeText, reason: "the key column has no value" },
+            problem: {
+              column: binding.column.name,
+              type: binding.column.typeText,
+              reason: "the key column has no value",
+            },
           };
         }
         values[i] = UNSET;

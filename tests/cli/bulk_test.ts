@@ -2,7 +2,7 @@
 // in a keyspace of their own. Set CQLWIRE_SKIP_INTEGRATION=1 to skip them deliberately.
 
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "./assert.ts";
-import { CQLWIRE, type CliResult, runCli } from "./run.ts";
+import { type CliResult, CQLWIRE, runCli } from "./run.ts";
 
 const SKIP = Deno.env.get("CQLWIRE_SKIP_INTEGRATION") === "1";
 const KEYSPACE = "cqlwire_cli_bulk";
@@ -34,15 +34,18 @@ function describe(result: CliResult): string {
   return `exit ${result.code}\nstdout: ${result.stdout.slice(0, 3000)}\nstderr: ${result.stderr.slice(0, 3000)}`;
 }
 
+/** Commands run here, so that default output directories (./cqlwire-logs) stay out of the checkout. */
+const SCRATCH = SKIP ? "." : await Deno.makeTempDir({ prefix: "cqlwire-bulk-cwd-" });
+
 async function cli(args: string[], options: Parameters<typeof runCli>[1] = {}, expectedCode = 0): Promise<CliResult> {
-  const result = await runCli(args, options);
+  const result = await runCli(args, { cwd: SCRATCH, ...options });
   assertEquals(result.code, expectedCode, `${args.join(" ")}\n${describe(result)}`);
   return result;
 }
 
 async function waitForTable(name: string): Promise<void> {
   for (let attempt = 0;; attempt++) {
-    const result = await runCli(["query", `SELECT * FROM ${name} LIMIT 1`]);
+    const result = await runCli(["query", `SELECT * FROM ${name} LIMIT 1`], { cwd: SCRATCH });
     if (result.code === 0) return;
     if (attempt >= 20) throw new Error(`table ${name} never became queryable: ${describe(result)}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
@@ -94,7 +97,8 @@ function canonicalRows(total: number): { header: string; lines: string[] } {
 
 /** Starts a load, kills it with SIGKILL after `killAfterMs`, and returns how it ended. */
 async function loadAndKill(args: string[], killAfterMs: number): Promise<{ killed: boolean; code: number }> {
-  const child = new Deno.Command(CQLWIRE, { args, stdout: "null", stderr: "null", stdin: "null" }).spawn();
+  const child = new Deno.Command(CQLWIRE, { args, cwd: SCRATCH, stdout: "null", stderr: "null", stdin: "null" })
+    .spawn();
   let killed = false;
   const timer = setTimeout(() => {
     try {
@@ -175,6 +179,7 @@ Deno.test({
         );
         const child = new Deno.Command(CQLWIRE, {
           args: ["load", "-", "--format", "jsonl", "--table", tables.inputs, "--quiet"],
+          cwd: SCRATCH,
           stdin: "piped",
           stdout: "piped",
           stderr: "piped",
@@ -199,7 +204,10 @@ Deno.test({
       });
 
       await t.step("load --query with named markers, --ttl, --timestamp, --skip and --dry-run", async () => {
-        await Deno.writeTextFile(`${work}/custom.csv`, "id,when,note,junk\n1,2024-01-02,first,x\n2,2024-01-03,second,y\n");
+        await Deno.writeTextFile(
+          `${work}/custom.csv`,
+          "id,when,note,junk\n1,2024-01-02,first,x\n2,2024-01-03,second,y\n",
+        );
         await cli([
           "load",
           `${work}/custom.csv`,
@@ -275,7 +283,9 @@ Deno.test({
 
         await cli(["query", `TRUNCATE ${tables.batched}`]);
         const processes = [1, 2, 3].map((i) =>
-          runCli(["load", `${work}/batched.csv`, "--table", tables.batched, "--split", `${i}/3`, "--json", "--quiet"])
+          runCli(["load", `${work}/batched.csv`, "--table", tables.batched, "--split", `${i}/3`, "--json", "--quiet"], {
+            cwd: SCRATCH,
+          })
         );
         const results = await Promise.all(processes);
         let loaded = 0;
@@ -341,7 +351,7 @@ Deno.test({
           "--quiet",
         ];
         await loadAndKill(args, 700 + Math.floor(Math.random() * 1800));
-        const resumed = await runCli([...args, "--resume", "--json"]);
+        const resumed = await runCli([...args, "--resume", "--json"], { cwd: SCRATCH });
         assert(resumed.code === 0 || resumed.code === 3, describe(resumed));
         const summary = JSON.parse(resumed.stdout);
         assertEquals(summary.totalRowsLoaded + summary.uncertainRows, 20_000);
@@ -373,7 +383,16 @@ Deno.test({
         await cli(["load", `${work}/types.jsonl`, "--table", tables.copyJson, "--quiet"]);
         assertEquals(await contentOf(tables.copyJson), original);
 
-        await cli(["unload", "--table", tables.types, "--out", `${work}/types-dir/`, "--max-concurrency", "3", "--quiet"]);
+        await cli([
+          "unload",
+          "--table",
+          tables.types,
+          "--out",
+          `${work}/types-dir/`,
+          "--max-concurrency",
+          "3",
+          "--quiet",
+        ]);
         const files = [...Deno.readDirSync(`${work}/types-dir`)].map((entry) => entry.name).sort();
         assertEquals(files, ["types_" + RUN + "-001.csv", "types_" + RUN + "-002.csv", "types_" + RUN + "-003.csv"]);
         await cli(["load", `${work}/types-dir`, "--table", tables.copyDir, "--quiet"]);
@@ -386,7 +405,8 @@ Deno.test({
             "9223372036854775807",
             "-123456789012345678901234567890",
             "123.4500",
-            "-Infinity,NaN",
+            ",NaN,",
+            ",-Infinity,",
             ',"",',
             "0xcafe00",
             "2024-05-01T12:30:15.250Z",
@@ -429,6 +449,17 @@ Deno.test({
         assert(byRange.byRange.length >= 1);
         const text = await cli(["count", "--table", tables.batched, "--by", "node"]);
         assertMatch(text.stdout, /\| +500\n[\s\S]*total: 500 rows\n$/);
+        await Deno.writeTextFile(
+          `${work}/job.json`,
+          JSON.stringify({
+            count: { table: tables.batched, json: true },
+            unload: { table: tables.batched, format: "jsonl" },
+          }),
+        );
+        const configured = JSON.parse((await cli(["--config", `${work}/job.json`, "count"])).stdout);
+        assertEquals([configured.rows, configured.table], [500, tables.batched]);
+        const unloaded = await cli(["--config", `${work}/job.json`, "unload", "--quiet"]);
+        assertEquals(unloaded.stdout.trim().split("\n").length, 500);
         const missing = await cli(["count", "--table", `${KEYSPACE}.no_such_table`], {}, 1);
         assertStringIncludes(missing.stderr, "does not exist");
       });
@@ -456,7 +487,17 @@ Deno.test({
         await Deno.writeTextFile(`${work}/pw.csv`, `k,name\n100,${secret.length}\nbad,x\n`);
         const outputs: string[] = [];
         const ok = await cli(
-          ["--username", "loader", "load", `${work}/pw.csv`, "--table", tables.inputs, "--json", "--bad-dir", `${work}/pw`],
+          [
+            "--username",
+            "loader",
+            "load",
+            `${work}/pw.csv`,
+            "--table",
+            tables.inputs,
+            "--json",
+            "--bad-dir",
+            `${work}/pw`,
+          ],
           { env },
           3,
         );
@@ -466,12 +507,24 @@ Deno.test({
           1,
         );
         const refused = await cli(
-          ["--username", "loader", "--hosts", "127.0.0.1:1", "load", `${work}/pw.csv`, "--table", tables.inputs, "--json"],
+          [
+            "--username",
+            "loader",
+            "--hosts",
+            "127.0.0.1:1",
+            "load",
+            `${work}/pw.csv`,
+            "--table",
+            tables.inputs,
+            "--json",
+          ],
           { env },
           1,
         );
         for (const result of [ok, failing, refused]) outputs.push(result.stdout, result.stderr);
-        for (const entry of Deno.readDirSync(`${work}/pw`)) outputs.push(await Deno.readTextFile(`${work}/pw/${entry.name}`));
+        for (const entry of Deno.readDirSync(`${work}/pw`)) {
+          outputs.push(await Deno.readTextFile(`${work}/pw/${entry.name}`));
+        }
         assert(outputs.length >= 8, "stdout, stderr and the log files were read");
         for (const text of outputs) assertEquals(text.includes(secret), false, `the password leaked into: ${text}`);
       });
@@ -479,6 +532,7 @@ Deno.test({
       const drops = [...Object.values(tables), `${KEYSPACE}.kv`].map((name) => `DROP TABLE IF EXISTS ${name}`);
       await runCli(["query", drops.join(";")]);
       await Deno.remove(work, { recursive: true });
+      await Deno.remove(SCRATCH, { recursive: true });
     }
   },
 });

@@ -22,6 +22,22 @@ Deno.test("--help at every level exits 0", async () => {
   assertStringIncludes(load.stdout, "--max-concurrency");
 });
 
+Deno.test("--help of every command lists every one of its options and the global ones", async () => {
+  const { buildProgram } = await import("../../cli/main.ts");
+  const program = buildProgram(() => {});
+  const globals = program.options.map((option) => option.long!);
+  const commands = program.commands.map((command) => command.name());
+  assertEquals(commands, ["query", "load", "unload", "count", "bench"]);
+  for (const command of program.commands) {
+    const help = await runCli([command.name(), "--help"]);
+    assertEquals(help.code, 0, help.stderr);
+    for (const option of [...command.options.map((o) => o.long!), ...globals]) {
+      assertStringIncludes(help.stdout, option, `${command.name()} --help`);
+    }
+    assert(command.options.length >= 4, `${command.name()} has its options`);
+  }
+});
+
 Deno.test("usage errors exit 2 with one line on stderr", async () => {
   const cases: Array<[string[], RegExp]> = [
     [["query", "--format", "xml", "SELECT 1"], /argument 'xml' is invalid/],
@@ -32,6 +48,15 @@ Deno.test("usage errors exit 2 with one line on stderr", async () => {
     [["load", "--table", "ks.t"], /no input file given/],
     [["load", "/nonexistent/input.csv", "--table", "ks.t"], /cannot read \/nonexistent\/input.csv/],
     [["load", "x.csv"], /--table keyspace.table is required/],
+    [["load", "/nonexistent/*.csv", "--table", "ks.t"], /no file matches/],
+    [["load", "-", "--table", "ks.t", "--split", "3/2"], /i must be between 1 and n/],
+    [["load", "-", "--table", "ks.t", "--batch-by", "row"], /argument 'row' is invalid/],
+    [["load", "-", "--table", "ks.t", "--delimiter", "§"], /single ASCII character/],
+    [["load", "-", "--table", "ks.t", "--timestamp", "soon"], /--timestamp soon/],
+    [["unload"], /either --table keyspace.table or --query/],
+    [["unload", "--table", "ks.t", "--query", "SELECT 1"], /either --table/],
+    [["count"], /--table keyspace.table is required/],
+    [["bench", "--concurrency", "1,x"], /comma-separated list of positive integers/],
     [["--hosts", "a:b:c", "query", "SELECT 1"], /invalid host 'a:b:c'/],
     [["frobnicate"], /unknown command 'frobnicate'/],
     [["--username", "someone", "query", "SELECT 1"], /set CQLWIRE_PASSWORD or use --password-prompt/],

@@ -126,3 +126,57 @@ Deno.test("host lists", () => {
   assertThrows(() => parseHostList(["::1"], 9042), UsageError, /invalid host/);
   assertThrows(() => parseHostList([" , "], 9042), UsageError, /no hosts/);
 });
+
+Deno.test("the load, unload, count and bench sections take every option, and check them", async () => {
+  const config = parseJobConfig({
+    load: {
+      files: ["data/*.csv.gz", "-"],
+      query: "UPDATE ks.t SET v = :v WHERE k = :k",
+      format: "jsonl",
+      skip: ["junk", "1"],
+      set: { source: "import", year: 2024, active: true },
+      ttl: 0,
+      timestamp: "2024-01-01T00:00:00Z",
+      maxConcurrency: 128,
+      maxRetries: 0,
+      rate: 5000,
+      batchSize: 50,
+      batchBy: "replica",
+      checkpointDir: "ckpt",
+      checkpointInterval: 2,
+      resume: true,
+      split: "2/8",
+      dryRun: false,
+      quiet: true,
+      progressInterval: 10,
+    },
+    unload: { table: "ks.t", columns: ["a", "b"], format: "jsonl", out: "out/", maxConcurrency: 8, header: false },
+    count: { table: "ks.t", by: "node", maxConcurrency: 16, json: true },
+    bench: { count: 1000, concurrency: [1, 8], keyspace: "b2", out: "bench-out", json: true },
+  }, "job.json");
+  assertEquals(config.load?.batchBy, "replica");
+  assertEquals(config.bench?.concurrency, [1, 8]);
+  assertEquals(problemsOf({ load: { split: "2-8" } })[0], "load.split: expected i/n, e.g. 1/4");
+  assertEquals(problemsOf({ load: { batchBy: "row" } })[0].startsWith("load.batchBy: "), true);
+  assertEquals(problemsOf({ load: { ttl: -1 } })[0].startsWith("load.ttl: "), true);
+  assertEquals(problemsOf({ unload: { format: "xml" } })[0].startsWith("unload.format: "), true);
+  assertEquals(problemsOf({ count: { by: "rack" } })[0].startsWith("count.by: "), true);
+  assertEquals(problemsOf({ bench: { concurrency: [0] } })[0].startsWith("bench.concurrency[0]: "), true);
+  assertEquals(problemsOf({ unload: { password: "x" } }), [`unload.password: ${PASSWORD_REFUSAL}`]);
+
+  const dir = await Deno.makeTempDir({ prefix: "cqlwire-config-" });
+  try {
+    await Deno.writeTextFile(
+      `${dir}/job.json`,
+      JSON.stringify({ load: { checkpointDir: "ck" }, unload: { out: "dump/" }, bench: { out: "/abs/bench" } }),
+    );
+    const loaded = await loadJobConfig(`${dir}/job.json`);
+    assertEquals([loaded.load?.checkpointDir, loaded.unload?.out, loaded.bench?.out], [
+      `${dir}/ck`,
+      `${dir}/dump/`,
+      "/abs/bench",
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

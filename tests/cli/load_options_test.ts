@@ -43,7 +43,10 @@ Deno.test("named bind markers are found outside strings and comments, in order",
   );
   assertEquals(markers.map((m) => m.name), ["ttl", "name", "id", "Q"]);
   assertThrows(() => findNamedMarkers("INSERT INTO t (a) VALUES (?)"), UsageError, /named bind markers/);
-  assertEquals(targetTableOf("  insert into KS.Users (id) values (:id)", undefined), { keyspace: "ks", table: "users" });
+  assertEquals(targetTableOf("  insert into KS.Users (id) values (:id)", undefined), {
+    keyspace: "ks",
+    table: "users",
+  });
   assertEquals(targetTableOf('UPDATE "Ks"."T" SET a = :a', undefined), { keyspace: "Ks", table: "T" });
   assertEquals(targetTableOf("DELETE name FROM users WHERE id = :id", "dflt"), { keyspace: "dflt", table: "users" });
   assertThrows(() => targetTableOf("SELECT * FROM t", "ks"), UsageError, /INSERT, UPDATE or DELETE/);
@@ -68,9 +71,13 @@ Deno.test("markers take their column's type, or TTL/TIMESTAMP's", () => {
     ignoreUnknown: true,
     requireAll: true,
   });
-  assertEquals(layout.bindings.map((b) => [b.fieldIndex, b.column.name]), [[0, "id"], [2, "name"], [3, "ts"], [4, "t"]]);
+  assertEquals(layout.bindings.map((b) => [b.fieldIndex, b.column.name]), [[0, "id"], [2, "name"], [3, "ts"], [
+    4,
+    "t",
+  ]]);
   assertThrows(
-    () => resolveLayout(schema, ["id", "name"], null, { ignoreUnknown: true, requireAll: true, targetWord: "bind marker" }),
+    () =>
+      resolveLayout(schema, ["id", "name"], null, { ignoreUnknown: true, requireAll: true, targetWord: "bind marker" }),
     UsageError,
     /bind marker\(s\) 't', 'ts' get no input field/,
   );
@@ -94,7 +101,10 @@ Deno.test("write statements: INSERT with TTL and timestamp, counter UPDATE with 
   const update = buildWrite(COUNTERS, columns);
   assertEquals(update.statement, `UPDATE "ks"."hits" SET "views" = "views" + ? WHERE "page" = ? AND "day" = ?`);
   assertEquals(update.order, [0, 1, 2]);
-  const keysFirst = buildWrite(COUNTERS, ["page", "day", "clicks"].map((n) => COUNTERS.columns.find((c) => c.name === n)!));
+  const keysFirst = buildWrite(
+    COUNTERS,
+    ["page", "day", "clicks"].map((n) => COUNTERS.columns.find((c) => c.name === n)!),
+  );
   assertEquals(keysFirst.order, [2, 0, 1]);
   assertThrows(() => buildWrite(COUNTERS, columns, { ttl: 1 }), UsageError, /counter tables take neither/);
 });

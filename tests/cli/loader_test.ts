@@ -17,12 +17,16 @@ function column(name: string, kind: TableColumn["kind"], position: number, typeT
 const SCHEMA: TableSchema = {
   keyspace: "ks",
   table: "t",
-  columns: orderColumns([column("k", "partition_key", 0, "int"), column("c", "clustering", 0, "int"), column(
-    "v",
-    "regular",
-    -1,
-    "text",
-  )]),
+  columns: orderColumns([
+    column("k", "partition_key", 0, "int"),
+    column("c", "clustering", 0, "int"),
+    column(
+      "v",
+      "regular",
+      -1,
+      "text",
+    ),
+  ]),
 };
 
 const JOB: JobIdentity = { table: "ks.t", query: null, inputs: ["in.csv"], split: null };
@@ -170,7 +174,10 @@ Deno.test("batches group rows of a partition; a rejected batch is retried row by
     assertEquals([summary.rowsLoaded, summary.badRows], [60, 1]);
     assertEquals(rows.length, 60);
     assert(h.batches.filter((size) => size === 10).length >= 5, `batches ${h.batches}`);
-    assertStringIncludes(await Deno.readTextFile(log.badLog.logPath), "rejected by the server: Invalid (0x2200): poison");
+    assertStringIncludes(
+      await Deno.readTextFile(log.badLog.logPath),
+      "rejected by the server: Invalid (0x2200): poison",
+    );
   });
 });
 
@@ -194,7 +201,13 @@ Deno.test("the checkpoint's watermark stops at the first unsettled row; resume s
       maxConcurrency: 1,
       initialConcurrency: 1,
       stop,
-      checkpoint: { store, job: JOB, everyMs: 60_000, everyRows: 1_000_000, files: [{ path: h.path, size: null, mtimeMs: null }] },
+      checkpoint: {
+        store,
+        job: JOB,
+        everyMs: 60_000,
+        everyRows: 1_000_000,
+        files: [{ path: h.path, size: null, mtimeMs: null }],
+      },
     };
     const first = await runLoad([input(h)], plan, slow, settings);
     assertEquals(first.abortedBecause, "interrupted by SIGTERM");
@@ -222,7 +235,13 @@ Deno.test("bad rows reach the bad file in input order as the watermark passes th
     const store = new CheckpointStore(h.dir, "job", false);
     const summary = await runLoad([log], plan, target, {
       ...BASE,
-      checkpoint: { store, job: JOB, everyMs: 60_000, everyRows: 1_000_000, files: [{ path: h.path, size: null, mtimeMs: null }] },
+      checkpoint: {
+        store,
+        job: JOB,
+        everyMs: 60_000,
+        everyRows: 1_000_000,
+        files: [{ path: h.path, size: null, mtimeMs: null }],
+      },
     });
     assertEquals([summary.rowsLoaded, summary.badRows], [2, 2]);
     const bad = await Deno.readTextFile(log.badLog.badPath);
@@ -251,7 +270,13 @@ Deno.test("a journaled resume skips acknowledged rows and sets aside rows only s
     const summary = await runLoad([resumed], plan, target, {
       ...BASE,
       idempotent: false,
-      checkpoint: { store, job: JOB, everyMs: 60_000, everyRows: 1_000_000, files: [{ path: h.path, size: null, mtimeMs: null }] },
+      checkpoint: {
+        store,
+        job: JOB,
+        everyMs: 60_000,
+        everyRows: 1_000_000,
+        files: [{ path: h.path, size: null, mtimeMs: null }],
+      },
     });
     assertEquals([summary.rowsLoaded, summary.previouslyLoaded, summary.uncertainRows], [6, 1, 1]);
     assertEquals([...h.writes.keys()].sort((a, b) => a - b), [2, 5, 6, 7, 8, 9]);
@@ -278,7 +303,13 @@ Deno.test("the journal records sends before they leave and acknowledgements afte
       initialConcurrency: 1,
       idempotent: false,
       stop,
-      checkpoint: { store, job: JOB, everyMs: 60_000, everyRows: 1_000_000, files: [{ path: h.path, size: null, mtimeMs: null }] },
+      checkpoint: {
+        store,
+        job: JOB,
+        everyMs: 60_000,
+        everyRows: 1_000_000,
+        files: [{ path: h.path, size: null, mtimeMs: null }],
+      },
     });
     assertEquals(journalAtFirstSend, "S 0 6\n");
     // The final checkpoint folded the journal in and emptied it.

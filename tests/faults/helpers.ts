@@ -385,6 +385,12 @@ export class ErrorTally {
   }
 }
 
+/** Attempts the driver sent again (retries and speculative executions): an upper bound of duplicates. */
+export function resentByDriver(c: Client): number {
+  const core = c.getMetrics().core as { retries?: number; speculative_executions?: number };
+  return (core.retries ?? 0) + (core.speculative_executions ?? 0);
+}
+
 export const CONSISTENCY = { one: 1, quorum: 4, all: 5, localQuorum: 6 } as const;
 
 export { Client, FaultProxy };

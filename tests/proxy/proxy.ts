@@ -141,8 +141,8 @@ export interface FaultRules {
 
 /** Which statements' bound values to record, to count rows sent and sent again. */
 export interface KeyTap {
-  /** The PREPARE text must contain this, e.g. "INSERT INTO ks.t". */
-  statementContains: string;
+  /** The PREPARE text must contain this (or each of these), e.g. "INSERT INTO". */
+  statementContains: string | string[];
   /** The bound value that identifies a row (0-based). */
   valueIndex: number;
 }
@@ -910,6 +910,11 @@ export interface ReplacedResponse {
   at: number;
 }
 
+function tapMatches(tap: KeyTap, text: string): boolean {
+  const parts = typeof tap.statementContains === "string" ? [tap.statementContains] : tap.statementContains;
+  return parts.every((p) => text.includes(p));
+}
+
 export class FaultProxy {
   readonly target: { host: string; port: number };
   port = 0;
@@ -1091,12 +1096,12 @@ export class FaultProxy {
     this.keysSent.clear();
     this.tapSent = 0;
     this.tappedIds.clear();
-    for (const [id, text] of this.preparedText) if (text.includes(tap.statementContains)) this.tappedIds.add(id);
+    for (const [id, text] of this.preparedText) if (tapMatches(tap, text)) this.tappedIds.add(id);
   }
 
   notePrepared(id: string, text: string): void {
     this.preparedText.set(id, text);
-    if (this.keyTap && text.includes(this.keyTap.statementContains)) this.tappedIds.add(id);
+    if (this.keyTap && tapMatches(this.keyTap, text)) this.tappedIds.add(id);
   }
 
   tapRow(id: string, values: string[]): void {

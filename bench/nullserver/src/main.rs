@@ -8,8 +8,9 @@
 //! request and the client is what a benchmark measures.
 //!
 //! Usage: `cqlwire-nullserver [HOST:PORT]` (default 127.0.0.1:9043). It prints
-//! `listening on ADDR` once ready and runs until killed; its CPU time is read from /proc by
-//! whoever started it.
+//! `listening on ADDR` once ready and runs until killed. Whenever a connection closes it prints
+//! one JSON line with its own totals so far: connections, requests answered, read and write
+//! syscalls, and the CPU time (user + sys) it has used.
 
 mod catalog;
 mod query;
@@ -84,7 +85,16 @@ enum Cell {
     Fixed(Vec<u8>),
 }
 
+#[derive(Default)]
+struct Totals {
+    connections: u64,
+    requests: u64,
+    reads: u64,
+    writes: u64,
+}
+
 struct Server {
+    totals: Totals,
     prepared: Vec<Prepared>,
     prepared_by_text: HashMap<(Option<String>, String), usize>,
     /// Bound values of the EXECUTE being answered, as (start, end) into its frame; reused.
@@ -125,7 +135,8 @@ fn serve(addr: SocketAddr) -> io::Result<()> {
     println!("listening on {}", listener.local_addr()?);
     io::stdout().flush()?;
 
-    let mut server = Server { prepared: Vec::new(), prepared_by_text: HashMap::new(), bound: Vec::new() };
+    let mut server =
+        Server { totals: Totals::default(), prepared: Vec::new(), prepared_by_text: HashMap::new(), bound: Vec::new() };
     let mut conns: Vec<Option<Conn>> = Vec::new();
     let mut events = Events::with_capacity(1024);
     loop {
@@ -137,14 +148,14 @@ fn serve(addr: SocketAddr) -> io::Result<()> {
         }
         for event in events.iter() {
             if event.token() == LISTENER {
-                accept_all(&poll, &listener, &mut conns)?;
+                server.totals.connections += accept_all(&poll, &listener, &mut conns)?;
                 continue;
             }
             let slot = event.token().0;
             let Some(Some(conn)) = conns.get_mut(slot) else { continue };
             let mut alive = true;
             if event.is_writable() {
-                alive = flush(conn);
+                alive = flush(&mut server.totals, conn);
                 if alive && conn.reading_paused && conn.output.len() - conn.output_sent < OUTPUT_HIGH_WATER {
                     alive = service(&mut server, conn);
                 }
@@ -156,22 +167,26 @@ fn serve(addr: SocketAddr) -> io::Result<()> {
                 if let Some(mut dead) = conns[slot].take() {
                     let _ = poll.registry().deregister(&mut dead.stream);
                 }
+                report_totals(&server.totals);
             }
         }
     }
 }
 
-fn accept_all(poll: &Poll, listener: &TcpListener, conns: &mut Vec<Option<Conn>>) -> io::Result<()> {
+/// Accepts every pending connection; returns how many.
+fn accept_all(poll: &Poll, listener: &TcpListener, conns: &mut Vec<Option<Conn>>) -> io::Result<u64> {
+    let mut accepted = 0;
     loop {
         let (mut stream, _) = match listener.accept() {
-            Ok(accepted) => accepted,
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
+            Ok(pair) => pair,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(accepted),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => {
                 eprintln!("nullserver: accept failed: {e}");
-                return Ok(());
+                return Ok(accepted);
             }
         };
+        accepted += 1;
         stream.set_nodelay(true)?;
         let local_addr = stream.local_addr()?;
         let slot = conns.iter().position(Option::is_none).unwrap_or_else(|| {
@@ -215,12 +230,13 @@ fn service(server: &mut Server, conn: &mut Conn) -> bool {
             let grown = conn.input.len() * 2;
             conn.input.resize(grown, 0);
         }
+        server.totals.reads += 1;
         match conn.stream.read(&mut conn.input[conn.input_end..]) {
             Ok(0) => return false,
             Ok(n) => {
                 conn.input_end += n;
                 if !answer_frames(server, conn) {
-                    let _ = flush(conn);
+                    let _ = flush(&mut server.totals, conn);
                     return false;
                 }
             }
@@ -229,12 +245,13 @@ fn service(server: &mut Server, conn: &mut Conn) -> bool {
             Err(_) => return false,
         }
     }
-    flush(conn)
+    flush(&mut server.totals, conn)
 }
 
 /// Writes pending output; false when the peer is gone.
-fn flush(conn: &mut Conn) -> bool {
+fn flush(totals: &mut Totals, conn: &mut Conn) -> bool {
     while conn.output_sent < conn.output.len() {
+        totals.writes += 1;
         match conn.stream.write(&conn.output[conn.output_sent..]) {
             Ok(0) => return false,
             Ok(n) => conn.output_sent += n,
@@ -280,6 +297,7 @@ fn answer_frames(server: &mut Server, conn: &mut Conn) -> bool {
         }
         let body_start = conn.input_start + HEADER_LEN;
         conn.input_start = frame_end;
+        server.totals.requests += 1;
         if flags & 0x01 != 0 {
             write_error(&mut conn.output, stream, ERR_PROTOCOL, "the null server does not support compression");
             continue;
@@ -289,6 +307,26 @@ fn answer_frames(server: &mut Server, conn: &mut Conn) -> bool {
         answer(server, output, keyspace, *local_addr, stream, opcode, body);
     }
     true
+}
+
+/// One JSON line of the server's totals so far, with its own CPU time.
+fn report_totals(t: &Totals) {
+    // SAFETY: getrusage only writes the struct it is given.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let micros = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000 + tv.tv_usec as u64;
+    println!(
+        "{{\"connections\":{},\"requests\":{},\"reads\":{},\"writes\":{},\"cpu_us\":{}}}",
+        t.connections,
+        t.requests,
+        t.reads,
+        t.writes,
+        micros(usage.ru_utime) + micros(usage.ru_stime)
+    );
+    let _ = io::stdout().flush();
 }
 
 fn answer(

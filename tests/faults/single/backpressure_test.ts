@@ -3,13 +3,15 @@
  * connections' queues (backpressure), and every request still completes, with no error and
  * bounded memory.
  */
-import { assert, assertEquals, assertExactContent, directClient, ErrorTally, freshTable, RssSampler, scenario, valueOf } from "../helpers.ts";
+import { assert, assertEquals, assertExactContent, directClient, ErrorTally, freshTable, resentByDriver, RssSampler, scenario, valueOf } from "../helpers.ts";
 
 const REQUESTS = Number(Deno.env.get("CQLWIRE_FAULTS_INFLIGHT") ?? 100_000);
 /** Stream ids per connection: small enough that most requests must queue. */
 const STREAMS_PER_CONNECTION = 2048;
 /** RSS may grow by this much above the idle client for 100k pending requests (~5 KiB each). */
 const RSS_BUDGET_MB = 512;
+/** Far beyond the few seconds the drain takes at the node's pace. */
+const SETTLE_DEADLINE_MS = 60_000;
 
 scenario(
   "single",
@@ -43,14 +45,30 @@ scenario(
       const errors = new ErrorTally();
       const started = performance.now();
       const all: Promise<unknown>[] = [];
+      let settled = 0;
       for (let id = 0; id < REQUESTS; id++) {
-        all.push(c.execute(insert, [id, valueOf(id)], { prepare: true, idempotent: true }).catch((e) => errors.add(e)));
+        all.push(
+          c.execute(insert, [id, valueOf(id)], { prepare: true, idempotent: true })
+            .catch((e) => errors.add(e))
+            .finally(() => settled++),
+        );
       }
       m.rowsSent = REQUESTS;
-      await Promise.all(all);
+      // Every request must settle, one way or the other; a lost one would hang the test.
+      let deadline: ReturnType<typeof setTimeout> | undefined;
+      const lost = await Promise.race([
+        Promise.all(all).then(() => 0),
+        new Promise<number>((resolve) => deadline = setTimeout(() => resolve(REQUESTS - settled), SETTLE_DEADLINE_MS)),
+      ]);
+      clearTimeout(deadline);
       const seconds = (performance.now() - started) / 1000;
       clearInterval(watch);
       rss.stop();
+      if (lost > 0) {
+        const state = c.getState().connections as Array<{ inFlight: number; queued: number }>;
+        m.notes.push(`${lost} requests never settled; connections then: ${JSON.stringify(state)}`);
+      }
+      assertEquals(lost, 0, `requests that never settled within ${SETTLE_DEADLINE_MS / 1000} s`);
       m.peakRssMb = rss.peakMb;
       m.notes.push(
         `${(REQUESTS / seconds).toFixed(0)} req/s; peak queued ${maxQueued}; peak in flight per connection ${maxInFlightPerConnection}; RSS ${
@@ -66,7 +84,7 @@ scenario(
       const after = c.getState().connections as Array<{ inFlight: number; queued: number; orphans: number }>;
       assertEquals(after.map((x) => [x.inFlight, x.queued, x.orphans]), [[0, 0, 0], [0, 0, 0]], "nothing left behind");
       await assertExactContent(c, table, REQUESTS, m);
-      m.duplicates = null;
+      m.duplicates = resentByDriver(c);
     } finally {
       await c.shutdown();
     }
