@@ -160,6 +160,12 @@ def fmt_pct(v):
     return "–" if v is None else f"{v * 100:.0f}%"
 
 
+def plural(count, noun):
+    if count is None:
+        return f"? {noun}s"
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def verdict(ok):
     if ok is None:
         return "**not measured**"
@@ -340,9 +346,9 @@ def main():
     w(
         f"- **Scale**: N = {fmt_int(n)} requests per driver run (the driver issue asks for 500k; scaled down "
         f"to fit the 20-minute budget on 2 cores), after an unmeasured warm-up of N/10; "
-        f"{driver_params.get('runs', '?')} runs per cell; loaders move {fmt_int(csv_info.get('rows'))} rows "
+        f"{plural(driver_params.get('runs'), 'run')} per cell; loaders move {fmt_int(csv_info.get('rows'))} rows "
         f"({(csv_info.get('bytes') or 0) / 2**20:.1f} MiB of CSV; the CLI issue asks for 1M rows, and 2 GB for "
-        f"the memory target), {loader_params.get('runs', '?')} runs each."
+        f"the memory target), {plural(loader_params.get('runs'), 'run')} each."
     )
     w("")
 

@@ -7,7 +7,7 @@ import { type ClientOptions, parseHostPort, type ResolvedOptions, resolveOptions
 import type { RuntimeHooks } from "./socket.ts";
 import { ArgumentError, DriverError, OperationTimedOutError } from "./errors.ts";
 import { columnInfo, type ColumnInfo, fromHex, ResultSet, type Row } from "./result.ts";
-import { encodeValueList, parseCqlType, parseResult, Reader, type TypeInfo, Writer } from "./codec/mod.ts";
+import { encodeValueList, formatCqlType, parseCqlType, parseResult, Reader, type TypeInfo, Writer } from "./codec/mod.ts";
 
 export interface ExecuteOptions {
   prepare?: boolean;
@@ -74,8 +74,20 @@ export interface BulkLoadOptions {
   maxRetries?: number;
   /** Per-request timeout in ms. */
   timeout?: number;
+  /** Rows starting at or after this offset of the input are left to another process. */
+  stopAtOffset?: number;
   onBadRow?: (row: BadRowRecord) => void | Promise<void>;
   onProgress?: (state: BulkState) => void;
+}
+
+/** What a prepared statement binds and returns. */
+export interface PreparedInfo {
+  query: string;
+  /** Bind markers in order, with their CQL types. */
+  columns: ColumnInfo[];
+  /** Positions of the partition-key columns among the bind markers, in key order. */
+  partitionKeyIndexes: number[];
+  resultColumns: ColumnInfo[];
 }
 
 export type { BadRowRecord, BulkState };
@@ -540,6 +552,7 @@ export class Client {
       maxRetries: options.maxRetries,
       timeoutMs: options.timeout,
       seed: Math.floor(Math.random() * 2 ** 32),
+      stopAtOffset: options.stopAtOffset,
     };
     return session.bulk(ps.id, ps.resultMetadataId, config, input, options.onBadRow ?? (() => {}), options.onProgress);
   }
@@ -570,6 +583,29 @@ export class Client {
       if (!page.pagingState) return;
       pageState = page.pagingState;
     }
+  }
+
+  /** Prepares a statement (once per client) and describes its bind markers and results. */
+  async prepare(query: string): Promise<PreparedInfo> {
+    const session = await this.ready();
+    const ps = await this.getPrepared(query, session);
+    return {
+      query,
+      columns: ps.bindNames.map((name, i) => ({ name, type: formatCqlType(ps.bindTypes[i]), keyspace: "", table: "" })),
+      partitionKeyIndexes: [...ps.pkIndexes],
+      resultColumns: ps.resultInfo,
+    };
+  }
+
+  /**
+   * The Murmur3 token that `params` of a prepared statement route by (as the server's
+   * `token()` computes it), or null when the statement binds no full partition key.
+   */
+  async getToken(query: string, params: unknown[] | Record<string, unknown>): Promise<bigint | null> {
+    const session = await this.ready();
+    const ps = await this.getPrepared(query, session);
+    if (ps.pkIndexes.length === 0) return null;
+    return session.routingToken(this.encodeBound(ps, params), ps.pkIndexes);
   }
 
   /** Nodes and connections as the core sees them, with in-flight and orphaned stream ids. */

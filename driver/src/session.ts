@@ -251,6 +251,12 @@ export class SessionHost {
     return this.submit(() => this.core.batch(nowMicros(), descriptor, this.packOptions(o)));
   }
 
+  /** The Murmur3 token of an encoded value list by its partition-key positions. */
+  routingToken(values: Uint8Array, pkIndexes: number[]): bigint | null {
+    const t = WasmSession.routingToken(values, Uint16Array.from(pkIndexes));
+    return t === undefined || t === null ? null : BigInt(t);
+  }
+
   /** A Rows body as CSV, formatted in the core (see `Client.streamCsv`). */
   formatCsv(body: Uint8Array, delimiter: string, quote: string, header: boolean): { rows: number; pagingState: Uint8Array | null; csv: Uint8Array } {
     let out: Uint8Array;
@@ -638,6 +644,8 @@ export interface BulkState {
   waiting_retry: number;
   /** Input offset below which every row is acknowledged or in the bad file. */
   watermark: number;
+  /** The line where the first row past the watermark starts. */
+  watermark_line: number;
   bytes_pushed: number;
   wantsInput: boolean;
   done: boolean;

@@ -138,3 +138,22 @@ Deno.test("keyspace option and consistency", async () => {
     await c.shutdown();
   }
 });
+
+Deno.test("prepare() describes the markers, getToken() agrees with the server's token()", async () => {
+  const c = client();
+  try {
+    await withKeyspace(c);
+    await c.execute(`CREATE TABLE IF NOT EXISTS ${KS}.tokens (a int, b text, c int, PRIMARY KEY ((a, b), c))`);
+    const insert = `INSERT INTO ${KS}.tokens (a, b, c) VALUES (?, ?, ?)`;
+    const info = await c.prepare(insert);
+    assertEquals(info.columns.map((c) => `${c.name}:${c.type}`), ["a:int", "b:text", "c:int"]);
+    assertEquals(info.partitionKeyIndexes, [0, 1]);
+    for (const [a, b] of [[1, "x"], [-5, "émoji 🎉"], [2147483647, ""]] as const) {
+      await c.execute(insert, [a, b, 0], { prepare: true });
+      const server = (await c.execute(`SELECT token(a, b) AS t FROM ${KS}.tokens WHERE a = ? AND b = ?`, [a, b], { prepare: true })).first()?.t;
+      assertEquals(await c.getToken(insert, [a, b, 0]), server, `token of (${a}, ${b})`);
+    }
+  } finally {
+    await c.shutdown();
+  }
+});

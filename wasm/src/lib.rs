@@ -279,6 +279,7 @@ fn parse_bulk_config(json: &str, columns: Vec<(String, cqlwire_core::types::Colu
     if let Some(n) = num("seed") {
         load.seed = n as u64;
     }
+    load.stop_at_offset = num("stopAtOffset").map(|n| n as u64);
     Ok((config, load))
 }
 
@@ -606,6 +607,13 @@ impl WasmSession {
         let mut scratch = String::new();
         cqlwire_core::rows::format_csv(&rows, &f, &mut scratch, &mut out).map_err(|e| js_error("ERR_PROTOCOL", e))?;
         Ok(out)
+    }
+
+    /// The Murmur3 token of a value list (`[n u16][bytes]*`), from the partition-key
+    /// positions given; `None` when a key component is null or missing.
+    #[wasm_bindgen(js_name = routingToken)]
+    pub fn routing_token(values: &[u8], pk_indexes: &[u16]) -> Option<i64> {
+        cqlwire_core::session::token_from_values(values, pk_indexes)
     }
 
     #[wasm_bindgen(js_name = bulkClose)]

@@ -38,6 +38,9 @@ pub struct LoadConfig {
     pub retry_max_us: u64,
     pub timeout_us: Option<u64>,
     pub seed: u64,
+    /// Rows starting at or after this input offset are left alone (`--split` by byte
+    /// range: the row crossing the range's end is this process's, the next one is not).
+    pub stop_at_offset: Option<u64>,
 }
 
 impl Default for LoadConfig {
@@ -54,6 +57,7 @@ impl Default for LoadConfig {
             retry_max_us: 10_000_000,
             timeout_us: None,
             seed: 0,
+            stop_at_offset: None,
         }
     }
 }
@@ -78,6 +82,8 @@ pub struct LoadStats {
     pub window: usize,
     pub waiting_retry: usize,
     pub watermark: u64,
+    /// The line where the first row past the watermark starts.
+    pub watermark_line: u64,
     pub bytes_pushed: u64,
 }
 
@@ -103,16 +109,22 @@ pub struct BulkLoad {
     by_request: HashMap<SessionRequestId, usize>,
     retry_at: BinaryHeap<Reverse<(u64, usize)>>,
     backoff: Backoff,
-    /// `(seq, end_offset, settled)` in input order, for the watermark.
-    order: VecDeque<(u64, u64, bool)>,
+    /// `(seq, end_offset, next row's line, settled)` in input order, for the watermark.
+    order: VecDeque<(u64, u64, u64, bool)>,
     first_seq: u64,
     next_seq: u64,
     watermark: u64,
+    watermark_line: u64,
     bad: VecDeque<BadRow>,
     stats: LoadStats,
     finished: bool,
     /// A row the encoder produced but the window had no room for.
     held: Option<usize>,
+}
+
+/// The line after a record that starts at `line` (quoted fields may hold line breaks).
+fn next_line(line: u64, raw: &[u8]) -> u64 {
+    line + 1 + raw.iter().filter(|&&b| b == b'\n').count() as u64
 }
 
 fn column_name(c: &Option<BadColumn>) -> Option<String> {
@@ -143,6 +155,7 @@ impl BulkLoad {
             first_seq: 0,
             next_seq: 0,
             watermark: 0,
+            watermark_line: 1,
             bad: VecDeque::new(),
             stats: LoadStats::default(),
             finished: false,
@@ -158,6 +171,7 @@ impl BulkLoad {
             window: self.window,
             waiting_retry: self.retry_at.len(),
             watermark: self.watermark,
+            watermark_line: self.watermark_line,
             bytes_pushed: self.encoder.stats().bytes_pushed,
             ..self.stats
         }
@@ -338,6 +352,12 @@ impl BulkLoad {
         loop {
             let seq = self.next_seq;
             match self.encoder.next_row()? {
+                RowOutcome::Good { offset, .. } | RowOutcome::Bad { offset, .. }
+                    if self.config.stop_at_offset.is_some_and(|stop| offset >= stop) =>
+                {
+                    self.finished = true;
+                    return None;
+                }
                 RowOutcome::Good { values, raw, token, line, offset, end_offset } => {
                     let slot = match self.free_slots.pop() {
                         Some(s) => s,
@@ -365,14 +385,15 @@ impl BulkLoad {
                     row.token = token;
                     row.attempts = 0;
                     self.next_seq += 1;
-                    self.order.push_back((seq, end_offset, false));
+                    self.order.push_back((seq, end_offset, next_line(line, raw), false));
                     return Some(slot);
                 }
                 RowOutcome::Bad { raw, line, offset, end_offset, column, reason } => {
                     self.stats.rows_bad += 1;
+                    let next = next_line(line, raw);
                     self.bad.push_back(BadRow { raw: raw.to_vec(), line, offset, column: column_name(&column), reason });
                     self.next_seq += 1;
-                    self.order.push_back((seq, end_offset, true));
+                    self.order.push_back((seq, end_offset, next, true));
                     self.advance_watermark();
                 }
             }
@@ -382,15 +403,16 @@ impl BulkLoad {
     fn settle(&mut self, slot: usize) {
         let seq = self.slots[slot].seq;
         if let Some(entry) = seq.checked_sub(self.first_seq).and_then(|i| self.order.get_mut(i as usize)) {
-            entry.2 = true;
+            entry.3 = true;
         }
         self.free_slots.push(slot);
         self.advance_watermark();
     }
 
     fn advance_watermark(&mut self) {
-        while let Some(&(_, end, true)) = self.order.front() {
+        while let Some(&(_, end, line, true)) = self.order.front() {
             self.watermark = end;
+            self.watermark_line = line;
             self.order.pop_front();
             self.first_seq += 1;
         }
