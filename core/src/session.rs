@@ -160,6 +160,8 @@ struct Conn {
     /// Whether it ever completed the handshake (a contact point that never did is a
     /// connect failure, not a node going down).
     was_ready: bool,
+    /// Draining, and a fresh connection already took its place in the pool.
+    replaced: bool,
 }
 
 #[derive(Default)]
@@ -225,6 +227,8 @@ pub struct Metrics {
     pub reprepares: u64,
     pub connections_opened: u64,
     pub connections_closed: u64,
+    /// Connections replaced because too many of their stream ids were orphaned.
+    pub connections_recycled: u64,
     /// How often each decision was taken, by its reason.
     pub decisions: BTreeMap<&'static str, u64>,
     /// Attempts sent to each node.
@@ -671,6 +675,7 @@ impl Session {
             status: ConnStatus::Connecting,
             in_flight: HashMap::new(),
             was_ready: false,
+            replaced: false,
         });
         if let Some(n) = node {
             self.pool_mut(n).conns.push(id);
@@ -868,7 +873,10 @@ impl Session {
     fn process_conn_events(&mut self, now: u64, conn: ConnId) {
         loop {
             let Some(c) = self.conn_mut(conn) else { return };
-            let Some(ev) = c.inner.poll_raw_event() else { return };
+            let Some(ev) = c.inner.poll_raw_event() else {
+                self.recycle_if_draining(now, conn);
+                return;
+            };
             match ev {
                 EventRec::Ready => self.on_conn_ready(now, conn),
                 EventRec::Response { id, frame_flags, start, end } => {
@@ -892,6 +900,34 @@ impl Session {
                 EventRec::ServerEvent(e) => self.on_server_event(now, e),
                 EventRec::Closed(reason) => self.on_conn_closed(now, conn, reason),
             }
+        }
+    }
+
+    /// A connection with too many orphaned stream ids takes no new requests: a fresh one
+    /// replaces it in the pool at once, and it closes when its last request is answered.
+    fn recycle_if_draining(&mut self, now: u64, conn: ConnId) {
+        let Some(c) = self.conn_mut(conn) else { return };
+        if c.status != ConnStatus::Ready || c.inner.state() != State::Draining {
+            return;
+        }
+        if !c.replaced {
+            c.replaced = true;
+            let (address, node) = (c.address.clone(), c.node);
+            for p in self.pools.iter_mut() {
+                p.conns.retain(|id| *id != conn);
+            }
+            self.metrics.connections_recycled += 1;
+            self.open_conn(address, node);
+        }
+        if self.conn(conn).is_some_and(|c| c.inner.in_flight() == 0) {
+            if self.control == Some(conn) {
+                self.control = None;
+                let next = self.conns.iter().flatten().find(|c| c.status == ConnStatus::Ready && c.id != conn).map(|c| c.id);
+                if let Some(next) = next {
+                    self.make_control(now, next);
+                }
+            }
+            self.close_conn(conn);
         }
     }
 

@@ -589,3 +589,48 @@ mod allocations {
         assert_eq!(receive_allocs, 0, "allocations completing 1000 warm responses");
     }
 }
+
+#[test]
+fn a_new_node_event_refreshes_the_topology_and_opens_its_pool() {
+    let mut sim = Sim::new(3, config());
+    sim.start();
+    sim.nodes.push(SimNode {
+        address: "127.0.0.4:9042".into(),
+        tokens: vec![42],
+        host_id: [4; 16],
+        up: true,
+        ..SimNode::default()
+    });
+    let control = *sim.conns.iter().find(|(_, n)| **n == 0).unwrap().0;
+    let mut body = Vec::new();
+    string(&mut body, "TOPOLOGY_CHANGE");
+    string(&mut body, "NEW_NODE");
+    body.extend_from_slice(&[4, 127, 0, 0, 4]);
+    body.extend_from_slice(&9042i32.to_be_bytes());
+    sim.session.handle_bytes(sim.now, control, &frame(-1, 0x0C, &body));
+    sim.pump();
+    assert_eq!(sim.session.view().nodes().count(), 4, "the view learned the new node");
+    assert!(sim.conns.values().any(|n| *n == 3), "a pool to the new node");
+    assert!(sim.events.iter().any(|e| e.contains("TopologyChange")), "the event reaches the host: {:?}", sim.events);
+}
+
+#[test]
+fn a_connection_with_too_many_orphans_is_recycled() {
+    let mut c = config();
+    c.connection.orphan_limit = 3;
+    c.retry = RetryPolicy { max_attempts: 1 };
+    let mut sim = Sim::new(3, c);
+    sim.start();
+    sim.prepare();
+    let owner = sim.owner(murmur3_token(&11i64.to_be_bytes()));
+    sim.nodes[owner].silent = true;
+    let ids: Vec<u32> = (0..5).map(|_| sim.insert(11, false)).collect();
+    sim.advance(600 * MS);
+    assert!(ids.iter().all(|id| sim.failures.contains_key(id)), "timed out");
+    assert_eq!(sim.session.metrics().connections_recycled, 1);
+    let to_owner: Vec<_> = sim.conns.iter().filter(|(_, n)| **n == owner).collect();
+    assert_eq!(to_owner.len(), 1, "the drained connection was closed and a fresh one replaced it");
+    sim.nodes[owner].silent = false;
+    let id = sim.insert(11, false);
+    assert_eq!(sim.responses.get(&id).map(String::as_str), Some(sim.nodes[owner].address.as_str()));
+}
