@@ -219,6 +219,8 @@ export class Client {
         defaultPort: o.protocolOptions.port,
         tls: o.tls ? { ...o.tls, rejectUnauthorized: o.tls.rejectUnauthorized !== false } : undefined,
         connectTimeoutMs: o.socketOptions.connectTimeout,
+        coalescingMaxBytes: o.socketOptions.coalescingMaxBytes,
+        coalescingWindowMicros: o.socketOptions.coalescingWindowMicros,
       },
       this.runtime,
       {

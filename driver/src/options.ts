@@ -27,7 +27,15 @@ const clientOptionsSchema = z.object({
   socketOptions: z.object({
     connectTimeout: z.number().int().positive().default(5000),
     readTimeout: z.number().int().positive().default(12000),
-  }).default({ connectTimeout: 5000, readTimeout: 12000 }),
+    /** The largest single socket write; a larger flush goes out in several writes. */
+    coalescingMaxBytes: z.number().int().min(1024).default(4 * 1024 * 1024),
+    /**
+     * Extra time to let requests pile up before a flush, for very high concurrency. 0 (the
+     * default) flushes at the end of the event-loop turn; JS timers have ms granularity, so
+     * anything below 1000 µs waits one macrotask instead.
+     */
+    coalescingWindowMicros: z.number().int().min(0).max(100_000).default(0),
+  }).default({ connectTimeout: 5000, readTimeout: 12000, coalescingMaxBytes: 4 * 1024 * 1024, coalescingWindowMicros: 0 }),
   pooling: z.object({
     coreConnectionsPerHost: z.number().int().min(1).max(64).default(1),
     heartBeatInterval: z.number().int().min(0).default(30000),
@@ -63,7 +71,7 @@ export interface ClientOptions {
   credentials?: { username: string; password: string };
   compression?: "none" | "lz4" | "snappy";
   tls?: { ca?: string; rejectUnauthorized?: boolean; serverName?: string };
-  socketOptions?: { connectTimeout?: number; readTimeout?: number };
+  socketOptions?: { connectTimeout?: number; readTimeout?: number; coalescingMaxBytes?: number; coalescingWindowMicros?: number };
   pooling?: { coreConnectionsPerHost?: number; heartBeatInterval?: number; maxRequestsPerConnection?: number };
   queryOptions?: { consistency?: number; fetchSize?: number; prepare?: boolean; isIdempotent?: boolean };
   policies?: { maxAttempts?: number; speculativeDelay?: number; speculativeMaxExtra?: number };
@@ -77,7 +85,7 @@ export interface ResolvedOptions extends Omit<ClientOptions, "protocolOptions" |
   protocolOptions: { port: number; maxVersion?: 4 | 5 };
   compression: "none" | "lz4" | "snappy";
   tls?: { ca?: string; rejectUnauthorized: boolean; serverName?: string };
-  socketOptions: { connectTimeout: number; readTimeout: number };
+  socketOptions: { connectTimeout: number; readTimeout: number; coalescingMaxBytes: number; coalescingWindowMicros: number };
   pooling: { coreConnectionsPerHost: number; heartBeatInterval: number; maxRequestsPerConnection: number };
   queryOptions: { consistency?: number; fetchSize: number; prepare: boolean; isIdempotent: boolean };
   policies: { maxAttempts: number; speculativeDelay?: number; speculativeMaxExtra: number };

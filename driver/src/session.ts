@@ -79,6 +79,8 @@ export interface SessionSettings {
   defaultPort: number;
   tls?: TlsSettings;
   connectTimeoutMs: number;
+  coalescingMaxBytes?: number;
+  coalescingWindowMicros?: number;
 }
 
 export interface SessionListener {
@@ -335,7 +337,16 @@ export class SessionHost {
     // Events first: draining them may start work in the core (a bulk load's next rows)
     // whose bytes must leave in this same flush.
     this.drainEvents();
-    this.flush();
+    const window = this.settings.coalescingWindowMicros ?? 0;
+    if (window > 0) {
+      // Let more requests pile up first; one pending delayed flush at a time.
+      if (!this.delayedFlush) {
+        this.delayedFlush = true;
+        setTimeout(this.flushLater, window >= 1000 ? Math.round(window / 1000) : 0);
+      }
+    } else {
+      this.flush();
+    }
     this.armTimer();
     const wake = this.bulkWaiter;
     if (wake) {
@@ -345,6 +356,12 @@ export class SessionHost {
   };
 
   private bulkWaiter: (() => void) | null = null;
+  private delayedFlush = false;
+
+  private flushLater = (): void => {
+    this.delayedFlush = false;
+    this.flush();
+  };
 
   /**
    * Runs a bulk load in the core: input chunks go in as they are needed, rows are parsed,
@@ -478,7 +495,10 @@ export class SessionHost {
     }
   }
 
-  /** One write per socket per flush; while one is in progress, later bytes wait and go together. */
+  /**
+   * One write per socket per flush (in slices of at most `coalescingMaxBytes`); while a
+   * write is in progress, later bytes wait and leave together when it completes.
+   */
   private write(conn: number, bytes: Uint8Array): void {
     const socket = this.sockets.get(conn);
     if (!socket) return;
@@ -488,26 +508,33 @@ export class SessionHost {
       q.push(bytes);
       return;
     }
-    let r: void | Promise<void>;
-    try {
-      r = socket.write(bytes);
-    } catch (e) {
-      this.failSocket(conn, e as Error);
-      return;
-    }
-    if (r && typeof (r as Promise<void>).then === "function") {
-      this.writing.add(conn);
-      (r as Promise<void>).then(
-        () => {
-          this.writing.delete(conn);
-          const q = this.backlog.get(conn);
-          if (q && q.length) {
-            this.backlog.delete(conn);
-            this.write(conn, concat(q));
-          }
-        },
-        (e) => this.failSocket(conn, e as Error),
-      );
+    const cap = this.settings.coalescingMaxBytes ?? Infinity;
+    while (bytes.length > 0) {
+      const slice = bytes.length > cap ? bytes.subarray(0, cap) : bytes;
+      bytes = bytes.subarray(slice.length);
+      let r: void | Promise<void>;
+      try {
+        r = socket.write(slice);
+      } catch (e) {
+        this.failSocket(conn, e as Error);
+        return;
+      }
+      if (r && typeof (r as Promise<void>).then === "function") {
+        this.writing.add(conn);
+        if (bytes.length > 0) this.backlog.set(conn, [bytes]);
+        (r as Promise<void>).then(
+          () => {
+            this.writing.delete(conn);
+            const q = this.backlog.get(conn);
+            if (q && q.length) {
+              this.backlog.delete(conn);
+              this.write(conn, concat(q));
+            }
+          },
+          (e) => this.failSocket(conn, e as Error),
+        );
+        return;
+      }
     }
   }
 

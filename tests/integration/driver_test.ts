@@ -157,3 +157,33 @@ Deno.test("prepare() describes the markers, getToken() agrees with the server's 
     await c.shutdown();
   }
 });
+
+Deno.test("an injected socket carries the session; tiny write caps and a coalescing window still work", async () => {
+  const { denoSocketFactory } = await import("../../driver/transport/deno.ts");
+  let written = 0;
+  let writes = 0;
+  const c = client({
+    socketFactory: async (target: Parameters<typeof denoSocketFactory>[0], handlers: Parameters<typeof denoSocketFactory>[1]) => {
+      const inner = await denoSocketFactory(target, handlers);
+      return {
+        write(data: Uint8Array) {
+          written += data.length;
+          writes++;
+          return inner.write(data);
+        },
+        close: () => inner.close(),
+      };
+    },
+    socketOptions: { coalescingMaxBytes: 1024, coalescingWindowMicros: 2000 },
+  });
+  try {
+    await withKeyspace(c);
+    await c.execute(`CREATE TABLE IF NOT EXISTS ${KS}.injected (k int PRIMARY KEY, v text)`);
+    const big = "x".repeat(10_000);
+    await Promise.all(Array.from({ length: 50 }, (_, i) => c.execute(`INSERT INTO ${KS}.injected (k, v) VALUES (?, ?)`, [i, big], { prepare: true })));
+    assertEquals((await c.execute(`SELECT count(*) FROM ${KS}.injected`)).first()?.count, 50n);
+    assert(written > 500_000 && writes > 400, `bytes ${written} in ${writes} writes of at most 1 KiB`);
+  } finally {
+    await c.shutdown();
+  }
+});
