@@ -67,3 +67,28 @@ Deno.test("tracing id and server warnings reach the ResultSet", async () => {
     await c.shutdown();
   }
 });
+
+Deno.test("counter batches, and lightweight transactions with serial consistency", async () => {
+  const c = client();
+  try {
+    await withKeyspace(c);
+    await c.execute(`CREATE TABLE IF NOT EXISTS ${KS}.hits (page text PRIMARY KEY, n counter)`);
+    await c.execute(`TRUNCATE ${KS}.hits`);
+    await c.batch([
+      { query: `UPDATE ${KS}.hits SET n = n + ? WHERE page = ?`, params: [3n, "a"] },
+      { query: `UPDATE ${KS}.hits SET n = n + ? WHERE page = ?`, params: [4n, "b"] },
+    ], { prepare: true, counter: true });
+    const hits = (await c.execute(`SELECT page, n FROM ${KS}.hits`)).rows.map((r) => [r.page, r.n]).sort();
+    assertEquals(hits, [["a", 3n], ["b", 4n]]);
+
+    await c.execute(`CREATE TABLE IF NOT EXISTS ${KS}.accounts (id int PRIMARY KEY, owner text)`);
+    await c.execute(`DELETE FROM ${KS}.accounts WHERE id = 1`);
+    const lwt = `INSERT INTO ${KS}.accounts (id, owner) VALUES (?, ?) IF NOT EXISTS`;
+    const first = await c.execute(lwt, [1, "ada"], { prepare: true, serialConsistency: 9 /* LOCAL_SERIAL */ });
+    assertEquals(first.first()?.["[applied]"], true);
+    const second = await c.execute(lwt, [1, "alan"], { prepare: true, serialConsistency: 9 });
+    assertEquals([second.first()?.["[applied]"], second.first()?.owner], [false, "ada"]);
+  } finally {
+    await c.shutdown();
+  }
+});
