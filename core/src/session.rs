@@ -245,8 +245,7 @@ pub struct Session {
     connect_errors: Vec<(String, CloseReason)>,
 
     conns: Vec<Option<Conn>>,
-    conn_generations: Vec<u16>,
-    free_conn_slots: Vec<u16>,
+    conn_ids: SlotIds,
     control: Option<ConnId>,
     control_local: Option<PeerRow>,
     control_peers: Option<Vec<PeerRow>>,
@@ -255,8 +254,7 @@ pub struct Session {
     pools: Vec<Pool>,
 
     reqs: Vec<Option<Req>>,
-    req_generations: Vec<u16>,
-    free_req_slots: Vec<u16>,
+    req_ids: SlotIds,
     /// Request buffers returned by finished requests, so a warm session allocates nothing.
     buffer_pool: Vec<(Vec<u8>, Vec<(ConnId, u32)>)>,
     /// Attempts sent to each node, by node id.
@@ -276,8 +274,39 @@ pub struct Session {
     metrics: Metrics,
 }
 
+/// Ids are a slot index (low 20 bits: a million requests in flight) and a generation (high
+/// 12 bits), so a stale id never finds a newer occupant of its slot.
+const SLOT_BITS: u32 = 20;
+
 fn slot_of(id: u32) -> usize {
-    (id & 0xFFFF) as usize
+    (id & ((1 << SLOT_BITS) - 1)) as usize
+}
+
+/// Hands out slots of a table with generation-tagged ids; freed slots are reused first.
+#[derive(Default)]
+struct SlotIds {
+    generations: Vec<u16>,
+    free: Vec<u32>,
+}
+
+impl SlotIds {
+    /// A slot and its new id; `slot == generations.len() - 1` means the table must grow.
+    fn take(&mut self) -> (usize, u32) {
+        let slot = match self.free.pop() {
+            Some(s) => s as usize,
+            None => {
+                self.generations.push(0);
+                self.generations.len() - 1
+            }
+        };
+        let generation = self.generations[slot].wrapping_add(1) & 0xFFF;
+        self.generations[slot] = generation;
+        (slot, slot as u32 | (generation as u32) << SLOT_BITS)
+    }
+
+    fn release(&mut self, slot: usize) {
+        self.free.push(slot as u32);
+    }
 }
 
 fn close_message(r: &CloseReason) -> String {
@@ -297,8 +326,7 @@ impl Session {
             ready: false,
             connect_errors: Vec::new(),
             conns: Vec::new(),
-            conn_generations: Vec::new(),
-            free_conn_slots: Vec::new(),
+            conn_ids: SlotIds::default(),
             control: None,
             control_local: None,
             control_peers: None,
@@ -306,8 +334,7 @@ impl Session {
             control_dirty: false,
             pools: Vec::new(),
             reqs: Vec::new(),
-            req_generations: Vec::new(),
-            free_req_slots: Vec::new(),
+            req_ids: SlotIds::default(),
             buffer_pool: Vec::new(),
             attempts_per_node: Vec::new(),
             speculative: BinaryHeap::new(),
@@ -595,7 +622,7 @@ impl Session {
             let slot = slot_of(id);
             if self.conns.get(slot).and_then(|c| c.as_ref()).is_some_and(|c| c.id == id) {
                 self.conns[slot] = None;
-                self.free_conn_slots.push(slot as u16);
+                self.conn_ids.release(slot);
             }
         }
     }
@@ -613,19 +640,13 @@ impl Session {
     }
 
     fn alloc_req(&mut self, mut req: Req) -> SessionRequestId {
-        let slot = match self.free_req_slots.pop() {
-            Some(s) => s as usize,
-            None => {
-                self.reqs.push(None);
-                self.req_generations.push(0);
-                self.reqs.len() - 1
-            }
-        };
-        let generation = self.req_generations[slot].wrapping_add(1);
-        self.req_generations[slot] = generation;
-        req.id = (slot as u32) | ((generation as u32) << 16);
+        let (slot, id) = self.req_ids.take();
+        if slot == self.reqs.len() {
+            self.reqs.push(None);
+        }
+        req.id = id;
         self.reqs[slot] = Some(req);
-        self.reqs[slot].as_ref().map(|r| r.id).unwrap_or(0)
+        id
     }
 
     fn take_req(&mut self, id: SessionRequestId) -> Option<Req> {
@@ -634,7 +655,7 @@ impl Session {
         if !matches {
             return None;
         }
-        self.free_req_slots.push(slot as u16);
+        self.req_ids.release(slot);
         self.reqs[slot].take()
     }
 
@@ -654,17 +675,10 @@ impl Session {
     }
 
     fn open_conn(&mut self, address: String, node: Option<u32>) -> ConnId {
-        let slot = match self.free_conn_slots.pop() {
-            Some(s) => s as usize,
-            None => {
-                self.conns.push(None);
-                self.conn_generations.push(0);
-                self.conns.len() - 1
-            }
-        };
-        let generation = self.conn_generations[slot].wrapping_add(1);
-        self.conn_generations[slot] = generation;
-        let id = (slot as u32) | ((generation as u32) << 16);
+        let (slot, id) = self.conn_ids.take();
+        if slot == self.conns.len() {
+            self.conns.push(None);
+        }
         let mut inner = Connection::new(self.config.connection.clone());
         inner.set_manual_arena(true);
         self.conns[slot] = Some(Conn {

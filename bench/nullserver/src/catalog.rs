@@ -207,7 +207,13 @@ static TABLES: &[Table] = &[
         keyspace: "system_schema",
         name: "indexes",
         partition_key: &["keyspace_name"],
-        columns: &[("keyspace_name", Text), ("table_name", Text), ("index_name", Text), ("kind", Text), ("options", MapTextText)],
+        columns: &[
+            ("keyspace_name", Text),
+            ("table_name", Text),
+            ("index_name", Text),
+            ("kind", Text),
+            ("options", MapTextText),
+        ],
     },
     Table {
         keyspace: "system_schema",

@@ -77,7 +77,11 @@ struct Prepared {
 enum PreparedReply {
     Void,
     /// One row. Each result column either echoes a bound value or is a fixed filler.
-    OneRow { prefix_with_metadata: Vec<u8>, prefix_without_metadata: Vec<u8>, cells: Vec<Cell> },
+    OneRow {
+        prefix_with_metadata: Vec<u8>,
+        prefix_without_metadata: Vec<u8>,
+        cells: Vec<Cell>,
+    },
 }
 
 enum Cell {
@@ -346,11 +350,8 @@ fn answer(
         }
         OP_OPTIONS => {
             let start = begin_frame(out, stream, OP_SUPPORTED);
-            let supported: [(&str, &[&str]); 3] = [
-                ("CQL_VERSION", &["3.4.7"]),
-                ("COMPRESSION", &[]),
-                ("PROTOCOL_VERSIONS", &["4/v4"]),
-            ];
+            let supported: [(&str, &[&str]); 3] =
+                [("CQL_VERSION", &["3.4.7"]), ("COMPRESSION", &[]), ("PROTOCOL_VERSIONS", &["4/v4"])];
             put_u16(out, supported.len() as u16);
             for (key, values) in supported {
                 put_string(out, key);

@@ -3,9 +3,18 @@
 
 #[derive(Debug, PartialEq)]
 pub enum Statement {
-    Use { keyspace: String },
-    Select { table: String, columns: Vec<String>, binds: Vec<Bind> },
-    Insert { table: String, binds: Vec<Bind> },
+    Use {
+        keyspace: String,
+    },
+    Select {
+        table: String,
+        columns: Vec<String>,
+        binds: Vec<Bind>,
+    },
+    Insert {
+        table: String,
+        binds: Vec<Bind>,
+    },
     /// Anything else (DDL, UPDATE, DELETE, ...): acknowledged with Void.
     Other,
 }
@@ -172,9 +181,7 @@ fn parse_select(c: &mut Cursor) -> Result<Statement, String> {
             };
             match c.next() {
                 Some(Token::Marker) => binds.push(Bind { column, is_list }),
-                Some(Token::Punct('(')) => {
-                    while !matches!(c.next(), Some(Token::Punct(')')) | None) {}
-                }
+                Some(Token::Punct('(')) => while !matches!(c.next(), Some(Token::Punct(')')) | None) {},
                 Some(_) => {}
                 None => return Err(format!("missing value for {column}")),
             }
@@ -231,7 +238,11 @@ mod tests {
     fn select_columns_table_and_binds() {
         assert_eq!(
             parse("SELECT k, v FROM bench.kv WHERE k = ?").unwrap(),
-            Statement::Select { table: "bench.kv".into(), columns: vec!["k".into(), "v".into()], binds: vec![bind("k", false)] }
+            Statement::Select {
+                table: "bench.kv".into(),
+                columns: vec!["k".into(), "v".into()],
+                binds: vec![bind("k", false)]
+            }
         );
         assert_eq!(
             parse("SELECT * FROM system.local WHERE key='local'").unwrap(),
