@@ -103,12 +103,9 @@ export interface BatchOptions extends ExecuteOptions {
   counter?: boolean;
 }
 
-interface PendingExecute {
-  ps: Prepared;
-  started: number;
-}
-
 interface Prepared {
+  /** The options descriptor of a call that sets nothing but `prepare`, packed once. */
+  defaultDescriptor?: Uint8Array;
   id: Uint8Array;
   /** The facade's number for this statement: EXECUTEs cross the boundary with it. */
   handle: number;
@@ -232,6 +229,7 @@ export class Client {
     );
     this.session = session;
     session.decoder = this.decodeExecute;
+    session.onFailure = (_context, error) => this.countError(error);
     await session.start(this.hosts.map((h) => h.address));
     this.connected = true;
   }
@@ -294,9 +292,13 @@ export class Client {
     let staged: Uint8Array;
     let optionsLength: number;
     try {
-      const ro = this.requestOptions(o);
-      ro.skipMetadata = ps.resultColumns.length > 0;
-      const options = session.packOptions(ro);
+      // Most calls set nothing but `prepare`: their descriptor is the statement's default.
+      let options: Uint8Array;
+      if (usesDefaults(o)) {
+        options = ps.defaultDescriptor ??= session.packOptions(this.requestOptions(o, ps)).slice();
+      } else {
+        options = session.packOptions(this.requestOptions(o, ps));
+      }
       optionsLength = options.length;
       const w = this.writer.reset();
       w.raw(options);
@@ -306,18 +308,13 @@ export class Client {
       this.countError(e);
       return Promise.reject(e);
     }
-    const context: PendingExecute = { ps, started };
-    return session.executeHandle<ResultSet<R>>(ps.handle, staged, optionsLength, context).catch((e) => {
-      this.countError(e);
-      throw e;
-    });
+    return session.executeHandle<ResultSet<R>>(ps.handle, staged, optionsLength, ps, started);
   }
 
   /** Builds the ResultSet of a prepared EXECUTE in the driver loop, off the promise chain. */
-  private decodeExecute = (context: unknown, flags: number, body: Uint8Array, node: string, attempts: number): ResultSet => {
-    const { ps, started } = context as PendingExecute;
+  private decodeExecute = (context: unknown, started: number, flags: number, body: Uint8Array, node: string, attempts: number): ResultSet => {
     this.recordLatency(performance.now() - started);
-    return this.toResultSet({ flags, body, node, attempts }, this.session!, ps);
+    return this.toResultSet({ flags, body, node, attempts }, this.session!, context as Prepared);
   };
 
   private countError(e: unknown): void {
@@ -332,9 +329,10 @@ export class Client {
     this.metrics.latency.counts[i]++;
   }
 
-  private requestOptions(o: ExecuteOptions): RequestOptions {
+  private requestOptions(o: ExecuteOptions, prepared?: Prepared): RequestOptions {
     const ps = o.pageState;
     return {
+      skipMetadata: prepared !== undefined && prepared.resultColumns.length > 0,
       consistency: o.consistency ?? this.options.queryOptions.consistency,
       serialConsistency: o.serialConsistency,
       pageSize: o.pageSize ?? o.fetchSize ?? this.options.queryOptions.fetchSize,
@@ -425,6 +423,7 @@ export class Client {
         if (ps && r.newMetadataId) {
           ps.resultMetadataId = r.newMetadataId;
           session.updatePrepared(ps.handle, r.newMetadataId);
+          ps.defaultDescriptor = undefined;
           ps.resultColumns = r.columns;
           ps.resultInfo = columnInfo(r.columns);
         }
@@ -643,6 +642,15 @@ const EMPTY = new Uint8Array(0);
 const NO_OPTIONS: ExecuteOptions = Object.freeze({});
 const NO_PARAMS: unknown[] = [];
 const NO_COLUMNS: ColumnInfo[] = [];
+
+/** Whether an options object changes nothing that goes into the request descriptor. */
+function usesDefaults(o: ExecuteOptions): boolean {
+  return o.consistency === undefined && o.serialConsistency === undefined && o.pageSize === undefined &&
+    o.fetchSize === undefined && o.pageState === undefined && o.timestamp === undefined && o.timeout === undefined &&
+    o.readTimeout === undefined && o.idempotent === undefined && o.isIdempotent === undefined &&
+    o.traceQuery === undefined && o.routingToken === undefined && o.keyspace === undefined &&
+    o.nowInSeconds === undefined;
+}
 
 function u32le(n: number): Uint8Array {
   return Uint8Array.of(n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, (n >>> 24) & 0xff);

@@ -57,10 +57,14 @@ export interface RawResponse {
 interface Pending {
   resolve(r: unknown): void;
   reject(e: Error): void;
+  /** Whatever the decoder needs (a prepared statement); undefined for raw responses. */
   context: unknown;
+  /** When the request left, for the latency histogram. */
+  started: number;
 }
 
-export type ResponseDecoder = (context: unknown, flags: number, body: Uint8Array, node: string, attempts: number) => unknown;
+export type ResponseDecoder = (context: unknown, started: number, flags: number, body: Uint8Array, node: string, attempts: number) => unknown;
+export type FailureObserver = (context: unknown, error: Error) => void;
 
 export interface SessionSettings {
   protocolVersion: 4 | 5;
@@ -203,13 +207,15 @@ export class SessionHost {
     } catch (e) {
       return Promise.reject(coreCallError(e));
     }
-    const p = new Promise<RawResponse>((resolve, reject) => this.pending.set(id, { resolve: resolve as (r: unknown) => void, reject, context: undefined }));
+    const p = new Promise<RawResponse>((resolve, reject) => this.pending.set(id, { resolve: resolve as (r: unknown) => void, reject, context: undefined, started: 0 }));
     this.kick();
     return p;
   }
 
   /** Turns responses of requests sent with a context into values (see `executeHandle`). */
   decoder: ResponseDecoder | null = null;
+  /** Sees failures of requests sent with a context (for error counters), before rejection. */
+  onFailure: FailureObserver | null = null;
 
   query(cql: string, values: Uint8Array, o: RequestOptions, routingKeyspace?: string, routingKey?: Uint8Array): Promise<RawResponse> {
     return this.submit(() => this.core.query(nowMicros(), cql, values, this.packOptions(o), routingKeyspace, routingKey ?? EMPTY));
@@ -236,7 +242,7 @@ export class SessionHost {
    * The hot path: one crossing with one buffer, `[options descriptor][values]`, which the
    * caller packed with `packOptions` into `staging` followed by the values.
    */
-  executeHandle<T>(handle: number, staged: Uint8Array, optionsLength: number, context: unknown): Promise<T> {
+  executeHandle<T>(handle: number, staged: Uint8Array, optionsLength: number, context: unknown, started: number): Promise<T> {
     if (this.closed) return Promise.reject(new DriverError("the client was shut down", "ERR_SHUTDOWN"));
     let id: number;
     try {
@@ -244,7 +250,7 @@ export class SessionHost {
     } catch (e) {
       return Promise.reject(coreCallError(e));
     }
-    const p = new Promise<T>((resolve, reject) => this.pending.set(id, { resolve: resolve as (r: unknown) => void, reject, context }));
+    const p = new Promise<T>((resolve, reject) => this.pending.set(id, { resolve: resolve as (r: unknown) => void, reject, context, started }));
     this.kick();
     return p;
   }
@@ -607,7 +613,7 @@ export class SessionHost {
           if (p.context !== undefined && this.decoder !== null) {
             let value: unknown;
             try {
-              value = this.decoder(p.context, flags, body, node, attempts);
+              value = this.decoder(p.context, p.started, flags, body, node, attempts);
             } catch (e) {
               p.reject(e as Error);
               break;
@@ -622,7 +628,9 @@ export class SessionHost {
           const p = this.pending.get(id);
           if (!p) break;
           this.pending.delete(id);
-          p.reject(sessionError(JSON.parse(textDecoder.decode(payload))));
+          const error = sessionError(JSON.parse(textDecoder.decode(payload)));
+          if (p.context !== undefined) this.onFailure?.(p.context, error);
+          p.reject(error);
           break;
         }
         case EVENT_READY: {
