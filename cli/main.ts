@@ -238,6 +238,12 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("--resume", "continue this job (same table, query and inputs) from its checkpoint")
     .option("--split <i/n>", "load share i of n: every n-th file, or the i-th byte range of a single file")
     .option("--dry-run", "parse and validate every row against the table's schema; write nothing")
+    .addOption(
+      new Option(
+        "--engine <engine>",
+        "load loop: core (the WASM core parses and encodes raw bytes: fast), js, or auto: the core unless an option needs js (default: auto)",
+      ).choices(["auto", "core", "js"]),
+    )
     .option("--json", "print the summary as one JSON object")
     .option("--quiet", "no progress output")
     .option(

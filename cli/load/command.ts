@@ -14,7 +14,8 @@ import { CsvFileSource, JsonlFileSource, type RowSource } from "./csv_source.ts"
 import { checkCsvFormat } from "./csv_parser.ts";
 import { BadRowLog, uniqueStems } from "./bad_rows.ts";
 import { CheckpointStore, type FileCheckpoint, jobFileStem, type JobIdentity } from "./checkpoint.ts";
-import { type LoadInput, type LoadPlan, type LoadSummary, type Params, runLoad } from "./loader.ts";
+import { type LoadInput, type LoadPlan, type LoadProgress, type LoadSummary, type Params, runLoad } from "./loader.ts";
+import { type CoreLoadInput, type CorePlan, runCoreLoad } from "./core_loader.ts";
 import { readTableSchema } from "./schema.ts";
 import {
   buildWrite,
@@ -23,6 +24,7 @@ import {
   parseMapSpec,
   parseTableName,
   resolveLayout,
+  type FieldBinding,
   type TableColumn,
   type TableSchema,
 } from "./table.ts";
@@ -69,7 +71,11 @@ export interface LoadFlags {
   json?: boolean;
   quiet?: boolean;
   progressInterval?: number;
+  engine?: Engine;
 }
+
+/** Which load loop runs: the WASM core's bulk loader, the JS one, or the core where it can. */
+export type Engine = "auto" | "core" | "js";
 
 /** "2/4" → { index: 2, count: 4 } (1-based). */
 export function parseSplit(text: string): { index: number; count: number } {
@@ -156,6 +162,7 @@ interface ResolvedLoad {
   json: boolean;
   quiet: boolean;
   progressSeconds: number;
+  engine: Engine;
 }
 
 function resolveSettings(fileArguments: string[], flags: LoadFlags, config: LoadConfig): ResolvedLoad {
@@ -211,6 +218,7 @@ function resolveSettings(fileArguments: string[], flags: LoadFlags, config: Load
     json: flags.json ?? config.json ?? false,
     quiet: flags.quiet ?? config.quiet ?? false,
     progressSeconds: flags.progressInterval ?? config.progressInterval ?? DEFAULT_PROGRESS_SECONDS,
+    engine: flags.engine ?? config.engine ?? "auto",
   };
 }
 
@@ -224,6 +232,8 @@ interface Target {
   counter: boolean;
   constantColumns: TableColumn[];
   constantValues: unknown[];
+  /** The --set texts by column name, for the core, which reads them itself. */
+  constantTexts: Record<string, string>;
 }
 
 async function resolveTarget(client: DriverClient, settings: ResolvedLoad, defaultKeyspace: string | undefined) {
@@ -252,6 +262,7 @@ async function resolveTarget(client: DriverClient, settings: ResolvedLoad, defau
   }
   const constantColumns: TableColumn[] = [];
   const constantValues: unknown[] = [];
+  const constantTexts: Record<string, string> = {};
   for (const [name, text] of settings.constants) {
     const column = layoutSchema.columns.find((candidate) => candidate.name === name) ??
       layoutSchema.columns.find((candidate) => candidate.name.toLowerCase() === name.toLowerCase());
@@ -271,6 +282,7 @@ async function resolveTarget(client: DriverClient, settings: ResolvedLoad, defau
     }
     constantColumns.push(column);
     constantValues.push(value);
+    constantTexts[column.name] = text;
   }
   return {
     schema,
@@ -280,6 +292,7 @@ async function resolveTarget(client: DriverClient, settings: ResolvedLoad, defau
     counter: isCounterTable(schema),
     constantColumns,
     constantValues,
+    constantTexts,
   } satisfies Target;
 }
 
@@ -292,7 +305,7 @@ function planner(target: Target, settings: ResolvedLoad) {
     targetWord: target.query !== null ? "bind marker" : "column",
   };
   const partitionKey = target.schema.columns.filter((column) => column.kind === "partition_key");
-  return (header: string[] | null): LoadPlan => {
+  return (header: string[] | null): LoadPlan & { bindings: FieldBinding[] } => {
     const layout = resolveLayout(target.layoutSchema, header, settings.map, layoutOptions);
     const columns = [...layout.bindings.map((binding) => binding.column), ...target.constantColumns];
     let statement: string;
@@ -320,8 +333,71 @@ function planner(target: Target, settings: ResolvedLoad) {
       toParams,
       tokens: complete && TokenCalculator.supports(keyTypes) ? new TokenCalculator(positions, keyTypes) : null,
       partitionKeyPositions: complete ? positions : [],
+      bindings: layout.bindings,
     };
   };
+}
+
+/**
+ * The plan of the core path: the JS plan's statement (TTL and timestamp are literals in it,
+ * since the core binds input fields only) and converter (to describe bad rows), with the
+ * mapping in the core's terms. CSV fields are mapped by index, which is unambiguous whatever
+ * the header's spelling; without a header or --map the core maps by position itself.
+ */
+function corePlanner(target: Target, settings: ResolvedLoad, format: "csv" | "jsonl") {
+  const planFor = planner(target, settings);
+  const names = format === "jsonl" ? jsonFieldNames(target, settings) : null;
+  return (header: string[] | null): CorePlan => {
+    const plan = planFor(format === "jsonl" ? names : header);
+    let mapping: string | undefined;
+    if (format === "jsonl") {
+      if (settings.map !== null) {
+        mapping = plan.bindings.map((binding) => `${binding.fieldName}=${binding.column.name}`).join(",");
+      }
+    } else if (header !== null || settings.map !== null || settings.skip.length > 0) {
+      mapping = plan.bindings.map((binding) => `${binding.fieldIndex}=${binding.column.name}`).join(",");
+    }
+    return {
+      statement: plan.statement,
+      mapping,
+      constants: target.constantTexts,
+      converter: plan.converter,
+      toParams: plan.toParams,
+      bindings: plan.bindings,
+    };
+  };
+}
+
+/** Why the core path cannot run this load, or null when it can. */
+async function coreObstacle(
+  client: DriverClient,
+  target: Target,
+  settings: ResolvedLoad,
+  formats: ReadonlySet<"csv" | "jsonl">,
+): Promise<string | null> {
+  if (target.counter) return "a counter table needs the write-ahead journal of the JS path";
+  if (!target.idempotent) return "a statement that is not idempotent needs the write-ahead journal of the JS path";
+  if (settings.dryRun) return "--dry-run runs on the JS path";
+  if (settings.batchSize > 1) return "--batch-size runs on the JS path";
+  if (formats.has("csv") && !settings.hasHeader && settings.map === null && settings.skip.length > 0) {
+    // The core's index mapping accepts extra fields, where this layout wants an exact count.
+    return "--skip without a header or --map runs on the JS path";
+  }
+  const names = [
+    ...target.layoutSchema.columns.map((column) => column.name),
+    ...(settings.map ?? []).map(([field]) => field),
+  ];
+  if (names.some((name) => /[,=]/.test(name) || name.trim() !== name)) {
+    return "a column or field name with ',', '=' or surrounding blanks cannot be mapped by the core";
+  }
+  if (formats.has("jsonl") && (settings.map ?? []).some(([field]) => /^[0-9]+$/.test(field))) {
+    return "JSON Lines fields named by digits cannot be mapped by the core";
+  }
+  if (target.query !== null) {
+    const bound = (await client.prepare(target.query)).columns.map((column) => column.name);
+    if (new Set(bound).size !== bound.length) return "a --query that uses a bind marker twice runs on the JS path";
+  }
+  return null;
 }
 
 /** The field names JSON Lines members are matched by. */
@@ -399,24 +475,26 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
 
     const splitSuffix = settings.split === null ? "" : `.split-${settings.split.index}-of-${settings.split.count}`;
     const stems = uniqueStems(plans.map(({ input }) => input.path)).map((stem) => stem + splitSuffix);
+    const formats = plans.map(({ input }) => settings.format ?? input.format ?? "csv");
+    let engine: "core" | "js" = "js";
+    let engineNote: string | null = settings.engine === "js" ? "--engine js" : null;
+    if (settings.engine !== "js") {
+      const obstacle = await coreObstacle(client, target, settings, new Set(formats));
+      if (obstacle === null) engine = "core";
+      else if (settings.engine === "core") throw new UsageError(`--engine core: ${obstacle}`);
+      else engineNote = obstacle;
+    }
+
     const loadInputs: LoadInput[] = [];
+    const coreInputs: CoreLoadInput[] = [];
     for (const [i, plan] of plans.entries()) {
       const { input } = plan;
-      const format = settings.format ?? input.format ?? "csv";
+      const format = formats[i];
       const badLog = new BadRowLog(settings.badDir, stems[i]);
-      let source: RowSource;
-      let header: LoadInput["header"];
-      if (format === "jsonl") {
-        const jsonl = new JsonlFileSource(input);
-        const names = jsonFieldNames(target, settings);
-        jsonl.setFieldNames(names);
-        source = jsonl;
-        header = names;
-      } else {
-        source = new CsvFileSource(input, settings.csv, settings.hasHeader);
-        header = settings.hasHeader ? "record" : null;
-      }
-      const loadInput: LoadInput = { source, badLog, header, start: plan.start, stopAfter: plan.stopAfter };
+      let start = plan.start;
+      let resume: FileCheckpoint | undefined;
+      let resumeAcked: Set<number> | undefined;
+      let resumeSent: Set<number> | undefined;
       const fileState: FileCheckpoint | undefined = saved?.checkpoint.files[i];
       if (fileState !== undefined) {
         const identity = identities[i];
@@ -425,9 +503,8 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
             `cannot resume: ${input.path} changed since the checkpoint (size or modification time differ)`,
           );
         }
-        loadInput.start = { offset: fileState.offset, line: fileState.line };
-        loadInput.resume = fileState;
-        loadInput.done = fileState.done;
+        start = { offset: fileState.offset, line: fileState.line };
+        resume = fileState;
         if (store.journaled) {
           const acked = new Set(fileState.acked ?? []);
           const sent = new Set(fileState.sent ?? []);
@@ -440,19 +517,54 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
             if (file === i && !acked.has(offset)) sent.add(offset);
           }
           for (const offset of acked) sent.delete(offset);
-          loadInput.resumeAcked = acked;
-          loadInput.resumeSent = sent;
+          resumeAcked = acked;
+          resumeSent = sent;
         }
         await badLog.resumeAt(fileState.badFiles);
       } else {
         await badLog.removeStale();
       }
-      loadInputs.push(loadInput);
+      if (engine === "core") {
+        coreInputs.push({
+          input,
+          format,
+          badLog,
+          start,
+          stopAfter: plan.stopAfter,
+          resume,
+          done: resume?.done,
+          jsonFieldNames: format === "jsonl" ? jsonFieldNames(target, settings) : undefined,
+        });
+        continue;
+      }
+      let source: RowSource;
+      let header: LoadInput["header"];
+      if (format === "jsonl") {
+        const jsonl = new JsonlFileSource(input);
+        const names = jsonFieldNames(target, settings);
+        jsonl.setFieldNames(names);
+        source = jsonl;
+        header = names;
+      } else {
+        source = new CsvFileSource(input, settings.csv, settings.hasHeader);
+        header = settings.hasHeader ? "record" : null;
+      }
+      loadInputs.push({
+        source,
+        badLog,
+        header,
+        start,
+        stopAfter: plan.stopAfter,
+        resume,
+        done: resume?.done,
+        resumeAcked,
+        resumeSent,
+      });
     }
     if (!settings.dryRun) await store.openJournal(saved === null);
 
     let replicas: ReplicaMap | null = null;
-    if (settings.batchSize > 1 && settings.batchBy === "replica") {
+    if (engine === "js" && settings.batchSize > 1 && settings.batchBy === "replica") {
       replicas = new ReplicaMap(await client.getTokenRanges(target.schema.keyspace));
     }
 
@@ -475,9 +587,12 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
 
     // Progress counts the raw bytes read: from the start position in a plain file, and from
     // the beginning (decompressed and skipped) in a compressed one.
-    const totalBytes = loadInputs.every((input) => input.source.name !== "-")
+    const starts = engine === "core"
+      ? coreInputs.map((input) => ({ start: input.start, stopAfter: input.stopAfter, done: input.done }))
+      : loadInputs.map((input) => ({ start: input.start, stopAfter: input.stopAfter, done: input.done }));
+    const totalBytes = plans.every(({ input }) => input.path !== "-")
       ? plans.reduce((sum, plan, i) => {
-        const input = loadInputs[i];
+        const input = starts[i];
         if (input.done) return sum;
         const size = plan.input.size ?? 0;
         if (plan.input.gzip) return sum + size;
@@ -494,40 +609,70 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
     const interrupt = onInterrupt((signal) => {
       stop.reason ??= `interrupted by ${signal}`;
     });
+    const checkpoint = settings.dryRun ? undefined : {
+      store,
+      job,
+      everyMs: settings.checkpointSeconds * 1000,
+      everyRows: 100_000,
+      files: identities,
+    };
+    const onProgress = display === null ? undefined : (state: LoadProgress) =>
+      display.update({
+        rows: state.rowsLoaded,
+        bad: state.badRows,
+        retries: state.retries,
+        bytes: state.bytesRead,
+        concurrency: state.concurrency,
+      });
+    const corePlanners = {
+      csv: corePlanner(target, settings, "csv"),
+      jsonl: corePlanner(target, settings, "jsonl"),
+    };
     let summary: LoadSummary;
     try {
-      summary = await runLoad(loadInputs, (header) => planFor(header), loadTarget, {
-        maxConcurrency: settings.maxConcurrency,
-        initialConcurrency: Math.min(DEFAULT_INITIAL_CONCURRENCY, settings.maxConcurrency),
-        maxErrors: settings.maxErrors,
-        maxRetries: settings.maxRetries,
-        idempotent: target.idempotent,
-        rate: settings.rate,
-        batch: settings.batchSize > 1 ? { size: settings.batchSize, by: settings.batchBy, replicas } : undefined,
-        dryRun: settings.dryRun,
-        secrets,
-        stop,
-        checkpoint: settings.dryRun ? undefined : {
-          store,
-          job,
-          everyMs: settings.checkpointSeconds * 1000,
-          everyRows: 100_000,
-          files: identities,
-        },
-        onProgress: display === null ? undefined : (state) =>
-          display.update({
-            rows: state.rowsLoaded,
-            bad: state.badRows,
-            retries: state.retries,
-            bytes: state.bytesRead,
-            concurrency: state.concurrency,
-          }),
-      });
+      if (engine === "core") {
+        summary = await runCoreLoad(
+          coreInputs,
+          (header, format) => corePlanners[format](header),
+          (input, options) => client.bulkLoad(input, options),
+          {
+            csv: settings.csv,
+            hasHeader: settings.hasHeader,
+            nullValues: settings.nullValues,
+            maxConcurrency: settings.maxConcurrency,
+            initialConcurrency: Math.min(DEFAULT_INITIAL_CONCURRENCY, settings.maxConcurrency),
+            maxErrors: settings.maxErrors,
+            maxRetries: settings.maxRetries,
+            consistency,
+            secrets,
+            stop,
+            checkpoint,
+            onProgress,
+            writeRow: (statement, params) => loadTarget.execute(statement, params, {}),
+            rate: settings.rate,
+          },
+        );
+      } else {
+        summary = await runLoad(loadInputs, (header) => planFor(header), loadTarget, {
+          maxConcurrency: settings.maxConcurrency,
+          initialConcurrency: Math.min(DEFAULT_INITIAL_CONCURRENCY, settings.maxConcurrency),
+          maxErrors: settings.maxErrors,
+          maxRetries: settings.maxRetries,
+          idempotent: target.idempotent,
+          rate: settings.rate,
+          batch: settings.batchSize > 1 ? { size: settings.batchSize, by: settings.batchBy, replicas } : undefined,
+          dryRun: settings.dryRun,
+          secrets,
+          stop,
+          checkpoint,
+          onProgress,
+        });
+      }
     } finally {
       display?.stop();
       interrupt.dispose();
     }
-    printSummary(summary, settings, Boolean(saved));
+    printSummary(summary, settings, Boolean(saved), { path: engine, note: engineNote });
     if (summary.abortedBecause !== null) {
       const hint = settings.dryRun ? "" : ` (continue with --resume)`;
       throw new CliFailure(`load aborted: ${summary.abortedBecause}${hint}`, EXIT_FAILURE);
@@ -536,10 +681,17 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
   });
 }
 
-function printSummary(summary: LoadSummary, settings: ResolvedLoad, resumed: boolean): void {
+function printSummary(
+  summary: LoadSummary,
+  settings: ResolvedLoad,
+  resumed: boolean,
+  engine: { path: "core" | "js"; note: string | null },
+): void {
   const seconds = summary.elapsedMs / 1000;
   if (settings.json) {
     console.log(JSON.stringify({
+      path: engine.path,
+      ...(engine.note !== null ? { pathReason: engine.note } : {}),
       rowsLoaded: summary.rowsLoaded,
       badRows: summary.badRows,
       uncertainRows: summary.uncertainRows,
@@ -570,10 +722,12 @@ function printSummary(summary: LoadSummary, settings: ResolvedLoad, resumed: boo
       `${Math.round(summary.rowsPerSecond)} rows/s`,
   );
   if (!settings.dryRun) {
-    console.log(
-      `latency p50 ${summary.latencyMs.p50.toFixed(2)} ms, p99 ${summary.latencyMs.p99.toFixed(2)} ms; ` +
-        `${summary.retries} retries; peak concurrency ${summary.peakConcurrency}`,
-    );
+    const { p50, p99, mean } = summary.latencyMs;
+    const latency = p50 !== null && p99 !== null
+      ? `latency p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms`
+      : `latency p50/p99 n/a${mean !== null ? ` (mean ≈ ${mean.toFixed(2)} ms)` : ""}`;
+    const path = engine.path === "core" ? "core path" : `js path${engine.note !== null ? ` (${engine.note})` : ""}`;
+    console.log(`${latency}; ${summary.retries} retries; peak concurrency ${summary.peakConcurrency}; ${path}`);
   }
   if (summary.previouslyLoaded > 0) {
     console.log(`${summary.previouslyLoaded} rows were loaded by earlier runs of this job`);
@@ -589,6 +743,6 @@ function printSummary(summary: LoadSummary, settings: ResolvedLoad, resumed: boo
   }
 }
 
-function round3(value: number): number {
-  return Math.round(value * 1000) / 1000;
+function round3(value: number | null): number | null {
+  return value === null ? null : Math.round(value * 1000) / 1000;
 }

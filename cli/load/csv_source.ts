@@ -175,7 +175,7 @@ export class JsonlFileSource implements RowSource {
       for (const line of lines) {
         if (line.offset < from.offset) continue;
         if (stopAfter !== undefined && line.offset > stopAfter) return true;
-        yield this.toRecord(line);
+        yield this.recordOf(line);
       }
       return false;
     };
@@ -190,7 +190,8 @@ export class JsonlFileSource implements RowSource {
     yield* emit.call(this, splitter.drain());
   }
 
-  private toRecord(line: { offset: number; end: number; line: number; nextLine: number; raw: string }): SourceRecord {
+  /** The record of one line, its members laid out by the field names. */
+  recordOf(line: { offset: number; end: number; line: number; nextLine: number; raw: string }): SourceRecord {
     const record: SourceRecord = {
       source: this.name,
       line: line.line,

@@ -122,7 +122,8 @@ export interface LoadProgress {
 export interface LoadSummary extends LoadProgress {
   elapsedMs: number;
   rowsPerSecond: number;
-  latencyMs: { p50: number; p99: number; mean: number; max: number };
+  /** Null where the path cannot measure it (the core path has no per-request latency). */
+  latencyMs: { p50: number | null; p99: number | null; mean: number | null; max: number | null };
   peakConcurrency: number;
   /** Why the load stopped early, if it did. */
   abortedBecause: string | null;
@@ -182,6 +183,39 @@ function classify(error: unknown): ErrorClass {
 function isOverload(error: unknown): boolean {
   const code = codeOf(error);
   return (code !== null && OVERLOAD_CODES.has(code)) || nameOf(error) === "OperationTimedOutError";
+}
+
+export type SingleWriteOutcome = { ok: true } | { ok: false; fatal: boolean; reason: string };
+
+/**
+ * One idempotent row written on its own, with the load loop's retry rules: timeouts,
+ * overloads, unavailability and lost connections are retried with backoff up to
+ * `maxRetries` times; errors no row could get past are fatal.
+ */
+export async function writeWithRetries(
+  write: () => Promise<void>,
+  options: { maxRetries: number; retryBaseMs?: number; secrets?: readonly string[] },
+): Promise<SingleWriteOutcome> {
+  const retryBaseMs = options.retryBaseMs ?? 100;
+  for (let attempt = 0;; attempt++) {
+    try {
+      await write();
+      return { ok: true };
+    } catch (error) {
+      const kind = classify(error);
+      const reason = describeError(error, options.secrets);
+      if (kind === "fatal") return { ok: false, fatal: true, reason: `cannot write: ${reason}` };
+      if (kind !== "rejected" && attempt < options.maxRetries) {
+        const delay = Math.min(10_000, retryBaseMs * 2 ** attempt) * (0.5 + Math.random() / 2);
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        continue;
+      }
+      if (kind === "unavailable") return { ok: false, fatal: true, reason: `cannot write: ${reason}` };
+      const retried = attempt > 0 ? ` (after ${attempt} ${attempt === 1 ? "retry" : "retries"})` : "";
+      const prefix = kind === "rejected" && codeOf(error) !== null ? "rejected by the server" : "not written";
+      return { ok: false, fatal: false, reason: `${prefix}${retried}: ${reason}` };
+    }
+  }
 }
 
 const PENDING = 0;

@@ -125,6 +125,7 @@ Deno.test({
       custom: table("custom"),
       batched: table("batched"),
       killed: table("killed"),
+      killedCore: table("killed_core"),
       counters: table("counters"),
       types: table("types"),
       copyCsv: table("copy_csv"),
@@ -141,6 +142,7 @@ Deno.test({
           CREATE TABLE ${tables.custom} (id int, day date, note text, hits set<text>, PRIMARY KEY (id, day));
           CREATE TABLE ${tables.batched} (p int, c int, v text, PRIMARY KEY (p, c));
           CREATE TABLE ${tables.killed} (id bigint PRIMARY KEY, name text, score double, ts timestamp);
+          CREATE TABLE ${tables.killedCore} (id bigint PRIMARY KEY, name text, score double, ts timestamp);
           CREATE TABLE ${tables.counters} (id bigint PRIMARY KEY, hits counter);
           CREATE TABLE ${tables.types} (${TYPES_COLUMNS});
           CREATE TABLE ${tables.copyCsv} (${TYPES_COLUMNS});
@@ -165,6 +167,7 @@ Deno.test({
         );
         const glob = await cli(["load", `${work}/in/*.csv`, "--table", tables.inputs, "--json", "--quiet"]);
         assertEquals(JSON.parse(glob.stdout).rowsLoaded, 3);
+        assertEquals(JSON.parse(glob.stdout).path, "core");
         const dir = await cli(["load", `${work}/in/sub`, "--table", tables.inputs, "--json", "--quiet"]);
         assertEquals(JSON.parse(dir.stdout).rowsLoaded, 1);
         const jsonl = await cli(["load", `${work}/in/e.jsonl`, "--table", tables.inputs, "--json", "--quiet"]);
@@ -273,6 +276,7 @@ Deno.test({
             "--quiet",
           ]);
           assertEquals(JSON.parse(result.stdout).rowsLoaded, 3000, by);
+          assertEquals(JSON.parse(result.stdout).path, "js", "batches run on the JS path");
           assertEquals(await count(tables.batched), 3000n, by);
         }
         // --rate: 600 rows at 1500 rows/s cannot take less than 0.4 s.
@@ -280,6 +284,11 @@ Deno.test({
         const rated = await cli(["load", `${work}/rated.csv`, "--table", tables.batched, "--rate", "1500", "--json"]);
         const ratedSummary = JSON.parse(rated.stdout);
         assert(ratedSummary.elapsedMs >= 380, `took ${ratedSummary.elapsedMs} ms`);
+        assertEquals(ratedSummary.path, "core");
+        const ratedJs = await cli(
+          ["load", `${work}/rated.csv`, "--table", tables.batched, "--rate", "1500", "--json", "--engine", "js"],
+        );
+        assert(JSON.parse(ratedJs.stdout).elapsedMs >= 380, `took ${JSON.parse(ratedJs.stdout).elapsedMs} ms`);
 
         await cli(["query", `TRUNCATE ${tables.batched}`]);
         const processes = [1, 2, 3].map((i) =>
@@ -331,6 +340,60 @@ Deno.test({
         // A finished job resumed again has nothing left to do.
         const again = JSON.parse((await cli([...args, "--resume", "--json"])).stdout);
         assertEquals([again.rowsLoaded, again.totalRowsLoaded], [0, 20_000]);
+      });
+
+      await t.step("core path: SIGKILL mid-load, then --resume: exact rows, each bad row once", async () => {
+        const { header, lines } = canonicalRows(20_000);
+        const input: string[] = [];
+        const badLines: Array<{ line: number; text: string }> = [];
+        for (const [i, line] of lines.entries()) {
+          input.push(line);
+          if (i % 2000 === 1000) {
+            const text = `bad-${i},oops,1,2024-01-01T00:00:00.000Z`;
+            input.push(text);
+            badLines.push({ line: input.length + 1, text });
+          }
+        }
+        const path = `${work}/killed-core.csv`;
+        await Deno.writeTextFile(path, `${header}\n${input.join("\n")}\n`);
+        const args = [
+          "load",
+          path,
+          "--table",
+          tables.killedCore,
+          "--engine",
+          "core",
+          "--checkpoint-dir",
+          `${work}/ckpt-core`,
+          "--bad-dir",
+          `${work}/ckpt-core`,
+          "--checkpoint-interval",
+          "1",
+          "--quiet",
+        ];
+        const killAfter = 1500 + Math.floor(Math.random() * 1500);
+        // One request at a time makes the load last long enough to be killed in the middle.
+        const first = await loadAndKill([...args, "--max-concurrency", "1"], killAfter);
+        assert(first.killed, `the load was killed after ${killAfter} ms, not finished before`);
+        const resumed = await cli([...args, "--resume", "--json"], {}, 3);
+        const summary = JSON.parse(resumed.stdout);
+        assertEquals([summary.path, summary.resumed], ["core", true]);
+        assertEquals(summary.totalRowsLoaded, 20_000, `killed after ${killAfter} ms`);
+        assertEquals(await count(tables.killedCore), 20_000n);
+        const unloaded = await cli(["unload", "--table", tables.killedCore, "--quiet"]);
+        const [, ...unloadedLines] = unloaded.stdout.split("\r\n").filter((line) => line !== "");
+        assertEquals(
+          await sha256(unloadedLines.sort().join("\n")),
+          await sha256([...lines].sort().join("\n")),
+          `content after a kill at ${killAfter} ms`,
+        );
+        const bad = await Deno.readTextFile(`${work}/ckpt-core/killed-core.bad`);
+        assertEquals(bad, [header, ...badLines.map((entry) => entry.text)].join("\n") + "\n");
+        const log = (await Deno.readTextFile(`${work}/ckpt-core/killed-core.errors.log`)).trimEnd().split("\n");
+        assertEquals(
+          log.map((entry) => entry.slice(0, entry.indexOf(" (column"))),
+          badLines.map((entry) => `${path}:${entry.line}: field 1`),
+        );
       });
 
       await t.step("a counter load killed and resumed never applies a row twice", async () => {

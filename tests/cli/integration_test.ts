@@ -15,6 +15,7 @@ const TYPES_TABLE = `${KEYSPACE}.types_${RUN}`;
 const COPY_TABLE = `${KEYSPACE}.copy_${RUN}`;
 const SMALL_TABLE = `${KEYSPACE}.small_${RUN}`;
 const DURATION_TABLE = `${KEYSPACE}.durations_${RUN}`;
+const JS_PATH_TABLE = `${KEYSPACE}.js_path_${RUN}`;
 
 const TYPES_COLUMNS =
   "id int, seq bigint, label text, t text, a ascii, ti tinyint, si smallint, i int, bi bigint, vi varint, " +
@@ -111,6 +112,7 @@ Deno.test({
           CREATE TABLE ${COPY_TABLE} (${TYPES_COLUMNS});
           CREATE TABLE ${SMALL_TABLE} (k int PRIMARY KEY, name text, n bigint);
           CREATE TABLE ${DURATION_TABLE} (k int PRIMARY KEY, du duration);
+          CREATE TABLE ${JS_PATH_TABLE} (${TYPES_COLUMNS});
         `;
         const result = await runCli(["query", "-"], { stdin: script });
         assertEquals(result.code, 0, describe(result));
@@ -118,6 +120,7 @@ Deno.test({
         await waitForTable(COPY_TABLE);
         await waitForTable(SMALL_TABLE);
         await waitForTable(DURATION_TABLE);
+        await waitForTable(JS_PATH_TABLE);
       });
 
       const csv = new CsvBuilder();
@@ -303,6 +306,7 @@ Deno.test({
         ]);
         assertEquals(result.code, 3, describe(result));
         assertMatch(result.stdout, /^3 rows loaded, 8 bad rows, [0-9.]+ s, [0-9]+ rows\/s\n/);
+        assertStringIncludes(result.stdout, "; core path\n", "the default load runs on the core path");
         assertStringIncludes(result.stdout, `${badDir}/hostile.bad`);
 
         const { rows, text } = await queryJson(`SELECT * FROM ${TYPES_TABLE}`);
@@ -328,6 +332,44 @@ Deno.test({
           assertMatch(entry, row.reason);
           assert(entry.length < 1000, "log lines truncate long values");
         }
+      });
+
+      await t.step("load: the JS path loads the same rows and writes the same bad and log files", async () => {
+        const jsBadDir = `${work}/bad-js`;
+        const result = await runCli(
+          ["load", csvPath, "--table", JS_PATH_TABLE, "--bad-dir", jsBadDir, "--engine", "js", "--json"],
+        );
+        assertEquals(result.code, 3, describe(result));
+        assertEquals(JSON.parse(result.stdout).path, "js");
+        const core = await queryJson(`SELECT * FROM ${TYPES_TABLE}`);
+        const js = await queryJson(`SELECT * FROM ${JS_PATH_TABLE}`);
+        assertEquals(js.rows.sort(byIdThenLabel), core.rows.sort(byIdThenLabel));
+        // The JS path's driver errors also name the coordinator, which the core's do not.
+        const withoutCoordinator = (text: string) => text.replace(/ from [^ ]+:[0-9]+:/g, ":");
+        for (const name of ["hostile.bad", "hostile.errors.log"]) {
+          assertEquals(
+            withoutCoordinator(await Deno.readTextFile(`${jsBadDir}/${name}`)),
+            await Deno.readTextFile(`${badDir}/${name}`),
+            `${name} is the same on both paths`,
+          );
+        }
+      });
+
+      await t.step("load: --engine core refuses what only the JS path does, exit 2", async () => {
+        const result = await runCli([
+          "load",
+          csvPath,
+          "--table",
+          JS_PATH_TABLE,
+          "--engine",
+          "core",
+          "--batch-size",
+          "10",
+          "--bad-dir",
+          `${work}/bad-engine`,
+        ]);
+        assertEquals(result.code, 2, describe(result));
+        assertStringIncludes(result.stderr, "--engine core: --batch-size runs on the JS path");
       });
 
       await t.step("duration values in all three notations load and print CQL-style", async () => {
@@ -512,7 +554,7 @@ Deno.test({
     } finally {
       await runCli([
         "query",
-        `DROP TABLE IF EXISTS ${TYPES_TABLE}; DROP TABLE IF EXISTS ${COPY_TABLE}; DROP TABLE IF EXISTS ${SMALL_TABLE}; DROP TABLE IF EXISTS ${DURATION_TABLE}`,
+        `DROP TABLE IF EXISTS ${TYPES_TABLE}; DROP TABLE IF EXISTS ${COPY_TABLE}; DROP TABLE IF EXISTS ${SMALL_TABLE}; DROP TABLE IF EXISTS ${DURATION_TABLE}; DROP TABLE IF EXISTS ${JS_PATH_TABLE}`,
       ]);
       await Deno.remove(work, { recursive: true });
     }

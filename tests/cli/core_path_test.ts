@@ -1,0 +1,449 @@
+// The core path's load loop (core_loader.ts) against a stand-in for the core's bulk loader
+// with the same contract, and its helpers: the input it pushes (header first when resuming),
+// positions mapped back to the file, rejections in the JS path's words, and --rate pacing.
+
+import type { BadRowRecord, BulkLoadOptions, BulkState } from "../../driver/deno.ts";
+import { parseCqlType } from "../../cli/cql_type.ts";
+import { BadRowLog } from "../../cli/load/bad_rows.ts";
+import { type Checkpoint, CheckpointStore, type JobIdentity } from "../../cli/load/checkpoint.ts";
+import { openCoreInput, PositionMap } from "../../cli/load/core_input.ts";
+import {
+  type BulkLoadFunction,
+  type CoreLoadInput,
+  type CoreLoadSettings,
+  type CorePlan,
+  describeRejection,
+  LinePacer,
+  runCoreLoad,
+} from "../../cli/load/core_loader.ts";
+import { expandInputs } from "../../cli/load/input.ts";
+import type { Params } from "../../cli/load/loader.ts";
+import { CsvRowConverter } from "../../cli/load/row_converter.ts";
+import { buildInsert, orderColumns, resolveLayout, type TableColumn, type TableSchema } from "../../cli/load/table.ts";
+import { assert, assertEquals } from "./assert.ts";
+
+function column(name: string, kind: TableColumn["kind"], position: number, typeText: string): TableColumn {
+  return { name, kind, position, type: parseCqlType(typeText), typeText };
+}
+
+const SCHEMA: TableSchema = {
+  keyspace: "ks",
+  table: "t",
+  columns: orderColumns([column("k", "partition_key", 0, "bigint"), column("v", "regular", -1, "time")]),
+};
+
+const JOB: JobIdentity = { table: "ks.t", query: null, inputs: ["in.csv"], split: null };
+
+function plan(header: string[] | null): CorePlan {
+  const layout = resolveLayout(SCHEMA, header, null);
+  return {
+    statement: buildInsert(SCHEMA, layout.bindings),
+    mapping: layout.bindings.map((binding) => `${binding.fieldIndex}=${binding.column.name}`).join(","),
+    constants: {},
+    converter: new CsvRowConverter(layout, [""]),
+    bindings: layout.bindings,
+  };
+}
+
+/** Times that both converters read, which the stand-in's server refuses. */
+const REJECTED_TIME = "11:11:11";
+const FORBIDDEN_TIME = "12:12:12";
+
+interface CoreLog {
+  pushed: Uint8Array[];
+  options?: BulkLoadOptions;
+}
+
+/**
+ * Plays the core's part: asks for input, reads lines (CSV without quotes; the first is the
+ * header), reports a bad row as soon as it sees it, ahead of the watermark, and acknowledges
+ * good rows one turn later. `v` decides: "bad" and "00:00" (a time the core refuses and JS
+ * reads) are bad rows, REJECTED_TIME and FORBIDDEN_TIME are refused by the server.
+ */
+function fakeCore(log: CoreLog): BulkLoadFunction {
+  return async (input: AsyncIterable<Uint8Array>, options: BulkLoadOptions): Promise<BulkState> => {
+    log.options = options;
+    const iterator = input[Symbol.asyncIterator]();
+    const decoder = new TextDecoder();
+    let buffer = new Uint8Array(0);
+    let bufferOffset = 0;
+    let line = 1;
+    let headerPending = options.header !== false;
+    let finished = false;
+    const state: BulkState = {
+      rows_ok: 0,
+      rows_bad: 0,
+      rows_rejected: 0,
+      retries: 0,
+      in_flight: 0,
+      window: 8,
+      waiting_retry: 0,
+      watermark: 0,
+      watermark_line: 1,
+      bytes_pushed: 0,
+      wantsInput: true,
+      done: false,
+      error: null,
+    };
+    const order: Array<{ end: number; nextLine: number; settled: boolean }> = [];
+    let inFlight: Array<{ entry: (typeof order)[number]; row: BadRowRecord; value: string; turns: number }> = [];
+    const bad: BadRowRecord[] = [];
+    const readLines = (atEnd: boolean) => {
+      for (;;) {
+        let newline = buffer.indexOf(0x0a);
+        if (newline < 0) {
+          if (!atEnd || buffer.length === 0) return;
+          newline = buffer.length;
+        }
+        const raw = buffer.slice(0, newline);
+        const offset = bufferOffset;
+        const rowLine = line;
+        const consumed = Math.min(newline + 1, buffer.length);
+        buffer = buffer.subarray(consumed);
+        bufferOffset += consumed;
+        line++;
+        if (raw.length === 0) continue;
+        if (headerPending) {
+          headerPending = false;
+          continue;
+        }
+        if (options.stopAtOffset !== undefined && offset >= options.stopAtOffset) {
+          finished = true;
+          return;
+        }
+        const entry = { end: bufferOffset, nextLine: line, settled: false };
+        order.push(entry);
+        const value = decoder.decode(raw).split(",")[1];
+        const row: BadRowRecord = { raw, line: rowLine, offset, column: null, reason: "" };
+        if (value === "bad" || value === "00:00") {
+          bad.push({ ...row, column: "v", reason: `column v: expected time, got '${value}' (at byte 0): no` });
+          entry.settled = true;
+          state.rows_bad++;
+        } else {
+          // A refused row takes longer (as retries would), so later rows settle before it.
+          inFlight.push({ entry, row, value, turns: value === REJECTED_TIME ? 3 : 1 });
+        }
+      }
+    };
+    const advance = () => {
+      while (order.length > 0 && order[0].settled) {
+        const entry = order.shift()!;
+        state.watermark = entry.end;
+        state.watermark_line = entry.nextLine;
+      }
+    };
+    try {
+      for (;;) {
+        for (const flight of inFlight) {
+          const { entry, row, value } = flight;
+          if (--flight.turns > 0) continue;
+          entry.settled = true;
+          if (value === REJECTED_TIME) {
+            state.rows_rejected++;
+            bad.push({ ...row, reason: "rejected after 1 attempt(s): Invalid (8704): no such thing" });
+          } else if (value === FORBIDDEN_TIME) {
+            state.rows_rejected++;
+            bad.push({ ...row, reason: "rejected after 1 attempt(s): Unauthorized (8448): not you" });
+          } else {
+            state.rows_ok++;
+          }
+        }
+        inFlight = inFlight.filter((flight) => flight.turns > 0);
+        advance();
+        for (const row of bad.splice(0)) await options.onBadRow?.(row);
+        const snapshot = { ...state, wantsInput: !finished, done: finished && inFlight.length === 0 };
+        options.onProgress?.(snapshot);
+        if (snapshot.done) return snapshot;
+        const next = await iterator.next();
+        if (next.done) {
+          finished = true;
+          readLines(true);
+        } else {
+          log.pushed.push(next.value.slice());
+          const joined = new Uint8Array(buffer.length + next.value.length);
+          joined.set(buffer);
+          joined.set(next.value, buffer.length);
+          buffer = joined;
+          state.bytes_pushed += next.value.length;
+          readLines(false);
+        }
+        state.in_flight = inFlight.length;
+        advance();
+      }
+    } finally {
+      if (!finished) await iterator.return?.();
+    }
+  };
+}
+
+function valueOf(k: number): string {
+  if (k === 777) return REJECTED_TIME;
+  if (k % 100 === 7) return "bad";
+  if (k % 100 === 57) return "00:00";
+  return "10:00:00";
+}
+
+interface Scene {
+  dir: string;
+  path: string;
+  text: string;
+  lines: string[];
+}
+
+async function withScene<T>(rows: number, fn: (scene: Scene) => Promise<T>, gzip = false): Promise<T> {
+  const dir = await Deno.makeTempDir({ prefix: "cqlwire-core-path-" });
+  try {
+    const lines = ["k,v"];
+    for (let k = 0; k < rows; k++) lines.push(`${k},${valueOf(k)}`);
+    const text = lines.join("\n") + "\n";
+    const path = `${dir}/in.csv${gzip ? ".gz" : ""}`;
+    if (gzip) await Deno.writeFile(path, new Blob([text]).stream().pipeThrough(new CompressionStream("gzip")));
+    else await Deno.writeTextFile(path, text);
+    return await fn({ dir, path, text, lines });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+function settingsFor(
+  store: CheckpointStore | null,
+  path: string,
+  written: number[],
+  extra: Partial<CoreLoadSettings> = {},
+): CoreLoadSettings {
+  return {
+    csv: { delimiter: ",", quote: '"' },
+    hasHeader: true,
+    nullValues: [""],
+    maxConcurrency: 8,
+    retryBaseMs: 1,
+    writeRow: (_statement: string, params: Params) => {
+      written.push(Number((params as unknown[])[0]));
+      return Promise.resolve();
+    },
+    checkpoint: store === null ? undefined : {
+      store,
+      job: JOB,
+      everyMs: 0,
+      everyRows: 1_000_000,
+      files: [{ path, size: null, mtimeMs: null }],
+    },
+    ...extra,
+  };
+}
+
+/** Every checkpoint written, with the bad file's text at that moment. */
+function recordCheckpoints(store: CheckpointStore, badPath: string): Array<{ checkpoint: Checkpoint; bad: string }> {
+  const seen: Array<{ checkpoint: Checkpoint; bad: string }> = [];
+  const write = store.write.bind(store);
+  store.write = (checkpoint: Checkpoint) => {
+    let bad = "";
+    try {
+      bad = Deno.readTextFileSync(badPath);
+    } catch {
+      // not created yet
+    }
+    seen.push({ checkpoint: structuredClone(checkpoint), bad });
+    write(checkpoint);
+  };
+  return seen;
+}
+
+Deno.test("core path: bad rows wait for the watermark, checkpoints are exact, JS-only rows are written alone", async () => {
+  await withScene(12_000, async ({ dir, path, text, lines }) => {
+    const store = new CheckpointStore(dir, "job", false);
+    const badLog = new BadRowLog(dir, "in");
+    const seen = recordCheckpoints(store, badLog.badPath);
+    const written: number[] = [];
+    const log: CoreLog = { pushed: [] };
+    const [file] = await expandInputs([path]);
+    const summary = await runCoreLoad(
+      [{ input: file, format: "csv", badLog }],
+      plan,
+      fakeCore(log),
+      settingsFor(store, path, written),
+    );
+    const keys = lines.slice(1).map((_, k) => k);
+    const badKeys = keys.filter((k) => valueOf(k) === "bad" || valueOf(k) === REJECTED_TIME);
+    const aloneKeys = keys.filter((k) => valueOf(k) === "00:00");
+    assertEquals(written, aloneKeys, "rows only the JS converter reads are written on their own");
+    assertEquals([summary.rowsLoaded, summary.badRows, summary.abortedBecause], [
+      12_000 - badKeys.length,
+      badKeys.length,
+      null,
+    ]);
+    assertEquals(new TextDecoder().decode(log.pushed.reduce((all, chunk) => new Uint8Array([...all, ...chunk]))), text);
+
+    const badText = await Deno.readTextFile(badLog.badPath);
+    assertEquals(badText, ["k,v", ...badKeys.map((k) => `${k},${valueOf(k)}`)].join("\n") + "\n");
+    const errors = (await Deno.readTextFile(badLog.logPath)).trimEnd().split("\n");
+    assert(errors[0].startsWith(`${path}:9: field 2 (column v, time): not a time of day`), errors[0]);
+    assert(errors[0].endsWith(`; value "bad"`), errors[0]);
+    assertEquals(errors.find((entry) => entry.startsWith(`${path}:779: `)), `${path}:779: rejected by the server: Invalid (0x2200): no such thing`);
+    assertEquals(errors.length, badKeys.length);
+
+    assert(seen.length >= 4, `checkpoints before each piece and at the end (${seen.length})`);
+    for (const { checkpoint, bad } of seen) {
+      const state = checkpoint.files[0];
+      const before = text.slice(0, state.offset);
+      assert(before === "" || before.endsWith("\n"), "a watermark is a record boundary");
+      const rowsBefore = Math.max(0, before.split("\n").length - 2);
+      const badBefore = badKeys.filter((k) => k < rowsBefore);
+      assertEquals(state.line, rowsBefore + (state.offset === 0 ? 1 : 2));
+      assertEquals([state.rowsLoaded, state.badRows], [rowsBefore - badBefore.length, badBefore.length]);
+      const expectedBad = badBefore.length === 0 ? "" : ["k,v", ...badBefore.map((k) => `${k},${valueOf(k)}`)].join("\n") + "\n";
+      assertEquals(bad, expectedBad, `the bad file at a checkpoint at ${state.offset}`);
+      assertEquals(state.badFiles.bad, new TextEncoder().encode(expectedBad).length);
+    }
+    const last = seen.at(-1)!.checkpoint;
+    assertEquals([last.complete, last.files[0].done, last.files[0].offset], [true, true, text.length]);
+  });
+});
+
+for (const gzip of [false, true]) {
+  Deno.test(`core path: a resume ${gzip ? "of a .gz " : ""}pushes the header, then the data; lines map back`, async () => {
+    await withScene(3_000, async ({ dir, path, text, lines }) => {
+      const resumeLine = 1_002;
+      const offset = lines.slice(0, resumeLine - 1).join("\n").length + 1;
+      const badLog = new BadRowLog(dir, "in");
+      await Deno.writeTextFile(badLog.badPath, "k,v\n");
+      await badLog.resumeAt({ bad: 4, log: 0, uncertain: 0 });
+      const store = new CheckpointStore(dir, "job", false);
+      const [file] = await expandInputs([path]);
+      const resume = {
+        path,
+        size: null,
+        mtimeMs: null,
+        offset,
+        line: resumeLine,
+        done: false,
+        rowsLoaded: 990,
+        badRows: 10,
+        uncertainRows: 0,
+        badFiles: { bad: 4, log: 0, uncertain: 0 },
+      };
+      const input: CoreLoadInput = { input: file, format: "csv", badLog, start: { offset, line: resumeLine }, resume };
+      const log: CoreLog = { pushed: [] };
+      const summary = await runCoreLoad([input], plan, fakeCore(log), settingsFor(store, path, []));
+      const pushed = new TextDecoder().decode(log.pushed.reduce((all, chunk) => new Uint8Array([...all, ...chunk])));
+      assertEquals(pushed, "k,v\n" + text.slice(offset));
+      const errors = (await Deno.readTextFile(badLog.logPath)).trimEnd().split("\n");
+      assertEquals(errors[0].startsWith(`${path}:1009: field 2 (column v, time)`), true, errors[0]);
+      assertEquals(summary.previouslyLoaded, 990);
+      const done = (await store.read())!.checkpoint.files[0];
+      assertEquals([done.done, done.offset, done.line], [true, text.length, 3_002]);
+      assertEquals(done.rowsLoaded + done.badRows, 1_000 + 2_000);
+    }, gzip);
+  });
+}
+
+Deno.test("core path: --split stops at the core's position of the range end", async () => {
+  await withScene(100, async ({ dir, path, text }) => {
+    const start = text.indexOf("\n40,") + 1;
+    const stopAfter = text.indexOf("\n60,") + 1;
+    const [file] = await expandInputs([path]);
+    const log: CoreLog = { pushed: [] };
+    const summary = await runCoreLoad(
+      [{ input: file, format: "csv", badLog: new BadRowLog(dir, "in"), start: { offset: start, line: 42 }, stopAfter }],
+      plan,
+      fakeCore(log),
+      settingsFor(null, path, [], { checkpoint: undefined }),
+    );
+    // The row starting right at the range end is still this process's; the next is not.
+    assertEquals(log.options!.stopAtOffset, 4 + (stopAfter + 1 - start));
+    assertEquals(summary.rowsLoaded + summary.badRows, 21);
+  });
+});
+
+Deno.test("core path: a refusal no row gets past stops the load without a bad row or a checkpoint past it", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "cqlwire-core-path-" });
+  try {
+    const rows = ["k,v"];
+    for (let k = 0; k < 5000; k++) rows.push(`${k},${k === 4000 ? FORBIDDEN_TIME : "10:00"}`);
+    const text = rows.join("\n") + "\n";
+    const path = `${dir}/in.csv`;
+    await Deno.writeTextFile(path, text);
+    const store = new CheckpointStore(dir, "job", false);
+    const badLog = new BadRowLog(dir, "in");
+    const [file] = await expandInputs([path]);
+    const summary = await runCoreLoad(
+      [{ input: file, format: "csv", badLog }],
+      plan,
+      fakeCore({ pushed: [] }),
+      settingsFor(store, path, []),
+    );
+    assertEquals(summary.abortedBecause, "cannot write: Unauthorized (0x2100): not you");
+    assertEquals(summary.badRows, 0);
+    assertEquals(await Deno.stat(badLog.badPath).then(() => true, () => false), false);
+    const saved = (await store.read())!.checkpoint.files[0];
+    assert(saved.offset <= text.indexOf("\n4000,") + 1, `checkpoint at ${saved.offset}`);
+    assertEquals(saved.done, false);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("core path: the core's rejections in the JS path's words", () => {
+  assertEquals(describeRejection("rejected after 3 attempt(s): Invalid (8704): bad key"), {
+    reason: "rejected by the server (after 2 retries): Invalid (0x2200): bad key",
+    fatal: false,
+  });
+  assertEquals(describeRejection("rejected after 1 attempt(s): Write timeout (4352): 0 of 1"), {
+    reason: "rejected by the server: Write timeout (0x1100): 0 of 1",
+    fatal: false,
+  });
+  assertEquals(describeRejection("rejected after 4 attempt(s): request timed out after 12000 ms"), {
+    reason: "not written (after 3 retries): request timed out after 12000 ms",
+    fatal: false,
+  });
+  assertEquals(describeRejection("rejected after 1 attempt(s): Bad credentials (256): user s3cret", ["s3cret"]), {
+    reason: "cannot write: Bad credentials (0x0100): user ***",
+    fatal: true,
+  });
+  assertEquals(describeRejection("could not be sent: no connection is open")?.fatal, true);
+  assertEquals(describeRejection("column v: expected int"), null);
+});
+
+Deno.test("core path: input from a start offset, with the header pushed first", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "cqlwire-core-input-" });
+  try {
+    const text = "\ufeffa,b\n1,x\n2,y\n3,z\n";
+    await Deno.writeTextFile(`${dir}/in.csv`, text);
+    const [input] = await expandInputs([`${dir}/in.csv`]);
+    const bytes = new TextEncoder().encode(text);
+    const read = async (start: { offset: number; line: number }, header: boolean) => {
+      const opened = await openCoreInput(input, start, header ? { delimiter: ",", quote: '"' } : null);
+      const chunks: number[] = [];
+      for await (const chunk of opened.chunks) chunks.push(...chunk);
+      return { ...opened, pushed: new Uint8Array(chunks) };
+    };
+    const whole = await read({ offset: 0, line: 1 }, true);
+    assertEquals([whole.header?.raw, whole.pushed.length], ["a,b", bytes.length]);
+    assertEquals(whole.positions, PositionMap.identity());
+
+    const mid = await read({ offset: 15, line: 3 }, true);
+    assertEquals(mid.pushed, new Uint8Array([...bytes.subarray(0, 7), ...bytes.subarray(15)]));
+    assertEquals([mid.positions.fileOffset(7), mid.positions.fileOffset(11), mid.positions.fileOffset(3)], [15, 19, 15]);
+    assertEquals([mid.positions.fileLine(2), mid.positions.fileLine(3)], [3, 4]);
+    assertEquals(mid.positions.pushedOffset(19), 11);
+
+    const plain = await read({ offset: 15, line: 3 }, false);
+    assertEquals(plain.pushed, bytes.subarray(15));
+    assertEquals([plain.positions.fileOffset(4), plain.positions.fileLine(2)], [19, 4]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("core path: --rate pushes a twentieth of a second's lines at a time, never ahead", async () => {
+  const pacer = new LinePacer(400);
+  const chunk = new TextEncoder().encode("1\n".repeat(100));
+  assertEquals(pacer.cut(chunk, 0, chunk.length), { end: 40, lines: 20 });
+  assertEquals(pacer.cut(chunk, 190, chunk.length), { end: 200, lines: 5 });
+  assertEquals(pacer.cut(chunk, 0, 7), { end: 6, lines: 3 });
+  assertEquals(pacer.cut(new Uint8Array(10), 0, 10), { end: 10, lines: 0 });
+  const started = performance.now();
+  for (let i = 0; i < 4; i++) await pacer.wait(20);
+  const elapsed = performance.now() - started;
+  assert(elapsed >= 190, `80 lines at 400/s took ${elapsed} ms`);
+});
