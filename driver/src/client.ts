@@ -76,6 +76,8 @@ export interface BulkLoadOptions {
   timeout?: number;
   /** Rows starting at or after this offset of the input are left to another process. */
   stopAtOffset?: number;
+  /** Stops reading input: rows already parsed settle, a record cut mid-way is dropped. */
+  signal?: AbortSignal;
   onBadRow?: (row: BadRowRecord) => void | Promise<void>;
   onProgress?: (state: BulkState) => void;
 }
@@ -555,7 +557,7 @@ export class Client {
       seed: Math.floor(Math.random() * 2 ** 32),
       stopAtOffset: options.stopAtOffset,
     };
-    return session.bulk(ps.id, ps.resultMetadataId, config, input, options.onBadRow ?? (() => {}), options.onProgress);
+    return session.bulk(ps.id, ps.resultMetadataId, config, input, options.onBadRow ?? (() => {}), options.onProgress, options.signal);
   }
 
   /**

@@ -380,6 +380,7 @@ export class SessionHost {
     input: AsyncIterable<Uint8Array>,
     onBadRow: (row: BadRowRecord) => void | Promise<void>,
     onProgress?: (state: BulkState) => void,
+    signal?: AbortSignal,
   ): Promise<BulkState> {
     if (this.closed) throw new DriverError("the client was shut down", "ERR_SHUTDOWN");
     let id: number;
@@ -390,6 +391,15 @@ export class SessionHost {
     }
     const iterator = input[Symbol.asyncIterator]();
     let ended = false;
+    const stop = () => {
+      if (!ended && !this.closed) {
+        ended = true;
+        this.core.bulkStop(nowMicros(), id);
+        this.drive();
+      }
+    };
+    signal?.addEventListener("abort", stop, { once: true });
+    if (signal?.aborted) stop();
     try {
       for (;;) {
         if (this.closed) throw new DriverError("the client was shut down during a bulk load", "ERR_SHUTDOWN");
@@ -397,7 +407,10 @@ export class SessionHost {
         const bad = this.core.bulkBadRows(id);
         if (bad.length) for (const row of unpackBadRows(bad)) await onBadRow(row);
         onProgress?.(state);
-        if (state.error || state.done) return state;
+        // On an error (a header that fits no column, too many bad rows) input stops, but
+        // rows in flight still settle, so the watermark is final when this returns.
+        if (state.done || (state.error && state.in_flight === 0 && state.waiting_retry === 0)) return state;
+        if (state.error && !ended) stop();
         if (state.wantsInput && !ended) {
           const next = await iterator.next();
           if (next.done) {
@@ -412,7 +425,8 @@ export class SessionHost {
         await new Promise<void>((resolve) => (this.bulkWaiter = resolve));
       }
     } finally {
-      if (!ended) await iterator.return?.();
+      signal?.removeEventListener("abort", stop);
+      await iterator.return?.();
       if (!this.closed) this.core.bulkClose(id);
     }
   }
@@ -681,6 +695,9 @@ export interface BulkState {
   watermark: number;
   /** The line where the first row past the watermark starts. */
   watermark_line: number;
+  /** Rows below the watermark that were acknowledged, and that went to the bad rows. */
+  watermark_rows_ok: number;
+  watermark_rows_bad: number;
   bytes_pushed: number;
   wantsInput: boolean;
   done: boolean;

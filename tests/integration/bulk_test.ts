@@ -90,3 +90,32 @@ Deno.test("streamCsv → bulkLoad round trip keeps every value", async () => {
     await c.shutdown();
   }
 });
+
+Deno.test("bulkLoad stops on an abort signal at a record boundary, with an exact watermark", async () => {
+  const c = client();
+  try {
+    await withKeyspace(c);
+    await c.execute(`CREATE TABLE IF NOT EXISTS ${KS}.stopped (id int PRIMARY KEY, v text)`);
+    await c.execute(`TRUNCATE ${KS}.stopped`);
+    const controller = new AbortController();
+    async function* slow(): AsyncGenerator<Uint8Array> {
+      yield enc.encode("id,v\n");
+      for (let i = 0; i < 1000; i++) {
+        // Each chunk ends mid-record, so a stop must drop the cut record, not load it short.
+        yield enc.encode(`${i},value ${i}\n${i + 100000},cut-`);
+        yield enc.encode(`record\n`);
+        if (i === 300) controller.abort();
+        await new Promise((r) => setTimeout(r, 0));
+      }
+    }
+    const state = await c.bulkLoad(slow(), { table: `${KS}.stopped`, signal: controller.signal });
+    assert(state.done, "finished after the stop");
+    assertEquals(state.rows_ok, state.watermark_rows_ok, "every acknowledged row is below the watermark");
+    const count = (await c.execute(`SELECT count(*) FROM ${KS}.stopped`)).first()?.count;
+    assertEquals(count, BigInt(state.rows_ok));
+    const cut = (await c.execute(`SELECT v FROM ${KS}.stopped WHERE id = 100300`)).first();
+    assert(cut === null || cut.v === "cut-record", `no short row: ${JSON.stringify(cut)}`);
+  } finally {
+    await c.shutdown();
+  }
+});

@@ -545,6 +545,14 @@ impl WasmSession {
         self.pump_loads();
     }
 
+    #[wasm_bindgen(js_name = bulkStop)]
+    pub fn bulk_stop(&mut self, now: f64, load: u32) {
+        self.now = micros(now);
+        if let Some(Some(l)) = self.loads.get_mut(load as usize) {
+            l.stop();
+        }
+    }
+
     #[wasm_bindgen(js_name = bulkFinish)]
     pub fn bulk_finish(&mut self, now: f64, load: u32) {
         self.now = micros(now);

@@ -84,6 +84,9 @@ pub struct LoadStats {
     pub watermark: u64,
     /// The line where the first row past the watermark starts.
     pub watermark_line: u64,
+    /// Rows below the watermark that were acknowledged, and that went to the bad rows.
+    pub watermark_rows_ok: u64,
+    pub watermark_rows_bad: u64,
     pub bytes_pushed: u64,
 }
 
@@ -109,8 +112,11 @@ pub struct BulkLoad {
     by_request: HashMap<SessionRequestId, usize>,
     retry_at: BinaryHeap<Reverse<(u64, usize)>>,
     backoff: Backoff,
-    /// `(seq, end_offset, next row's line, settled)` in input order, for the watermark.
-    order: VecDeque<(u64, u64, u64, bool)>,
+    /// `(seq, end_offset, next row's line, settled, acknowledged)` in input order, for the
+    /// watermark.
+    order: VecDeque<(u64, u64, u64, bool, bool)>,
+    watermark_rows_ok: u64,
+    watermark_rows_bad: u64,
     first_seq: u64,
     next_seq: u64,
     watermark: u64,
@@ -118,6 +124,7 @@ pub struct BulkLoad {
     bad: VecDeque<BadRow>,
     stats: LoadStats,
     finished: bool,
+    stopped: bool,
     /// A row the encoder produced but the window had no room for.
     held: Option<usize>,
 }
@@ -156,9 +163,12 @@ impl BulkLoad {
             next_seq: 0,
             watermark: 0,
             watermark_line: 1,
+            watermark_rows_ok: 0,
+            watermark_rows_bad: 0,
             bad: VecDeque::new(),
             stats: LoadStats::default(),
             finished: false,
+            stopped: false,
             held: None,
         }
     }
@@ -172,6 +182,8 @@ impl BulkLoad {
             waiting_retry: self.retry_at.len(),
             watermark: self.watermark,
             watermark_line: self.watermark_line,
+            watermark_rows_ok: self.watermark_rows_ok,
+            watermark_rows_bad: self.watermark_rows_bad,
             bytes_pushed: self.encoder.stats().bytes_pushed,
             ..self.stats
         }
@@ -218,6 +230,13 @@ impl BulkLoad {
         self.finished = true;
     }
 
+    /// Ends the input where it stands: rows already parsed still go out, a record cut by the
+    /// last chunk is dropped (not parsed as a short row), and the watermark stops before it.
+    pub fn stop(&mut self) {
+        self.finished = true;
+        self.stopped = true;
+    }
+
     pub fn poll_bad(&mut self) -> Option<BadRow> {
         self.bad.pop_front()
     }
@@ -258,18 +277,22 @@ impl BulkLoad {
             self.successes_since_growth = 0;
         }
         self.backoff.reset();
-        self.settle(slot);
+        self.settle(slot, true);
     }
 
     pub fn on_failure(&mut self, now: u64, id: SessionRequestId, error: &SessionError) {
         let Some(slot) = self.by_request.remove(&id) else { return };
-        let transient = match &error.error {
-            RequestError::Timeout { .. } | RequestError::Closed { .. } => true,
-            RequestError::Server(e) => matches!(e.code, 0x1000 | 0x1001 | 0x1002 | 0x1100 | 0x1200 | 0x0000),
-            RequestError::Protocol { .. } => false,
-        };
+        // "No node left" wraps what each node said: an all-Overloaded cluster is push-back.
+        let said = |what: &str| error.errors.iter().any(|(_, m)| m.contains(what));
+        let transient = error.no_host_available
+            || match &error.error {
+                RequestError::Timeout { .. } | RequestError::Closed { .. } => true,
+                RequestError::Server(e) => matches!(e.code, 0x1000 | 0x1001 | 0x1002 | 0x1100 | 0x1200 | 0x0000),
+                RequestError::Protocol { .. } => false,
+            };
         let pushback = matches!(&error.error, RequestError::Timeout { .. })
-            || matches!(&error.error, RequestError::Server(e) if matches!(e.code, 0x1001 | 0x1100));
+            || matches!(&error.error, RequestError::Server(e) if matches!(e.code, 0x1001 | 0x1100))
+            || (error.no_host_available && (said("Overloaded") || said("WriteTimeout") || said("no response within")));
         if pushback {
             // Multiplicative decrease: the cluster is saturated.
             self.window = (self.window / 2).max(1);
@@ -294,7 +317,7 @@ impl BulkLoad {
             column: None,
             reason: format!("rejected after {attempts} attempt(s): {}", request_error_message(&error.error)),
         });
-        self.settle(slot);
+        self.settle(slot, false);
     }
 
     // ---- internals ----------------------------------------------------------------------
@@ -336,7 +359,7 @@ impl BulkLoad {
                         column: None,
                         reason: format!("could not be sent: {e}"),
                     });
-                    self.settle(slot);
+                    self.settle(slot, false);
                     return true;
                 }
                 row.attempts += 1;
@@ -349,6 +372,9 @@ impl BulkLoad {
 
     /// Pulls the next good row into a slot, passing bad rows to the bad queue on the way.
     fn next_good_row(&mut self) -> Option<usize> {
+        if self.stopped {
+            return None;
+        }
         loop {
             let seq = self.next_seq;
             match self.encoder.next_row()? {
@@ -385,7 +411,7 @@ impl BulkLoad {
                     row.token = token;
                     row.attempts = 0;
                     self.next_seq += 1;
-                    self.order.push_back((seq, end_offset, next_line(line, raw), false));
+                    self.order.push_back((seq, end_offset, next_line(line, raw), false, false));
                     return Some(slot);
                 }
                 RowOutcome::Bad { raw, line, offset, end_offset, column, reason } => {
@@ -393,26 +419,32 @@ impl BulkLoad {
                     let next = next_line(line, raw);
                     self.bad.push_back(BadRow { raw: raw.to_vec(), line, offset, column: column_name(&column), reason });
                     self.next_seq += 1;
-                    self.order.push_back((seq, end_offset, next, true));
+                    self.order.push_back((seq, end_offset, next, true, false));
                     self.advance_watermark();
                 }
             }
         }
     }
 
-    fn settle(&mut self, slot: usize) {
+    fn settle(&mut self, slot: usize, acknowledged: bool) {
         let seq = self.slots[slot].seq;
         if let Some(entry) = seq.checked_sub(self.first_seq).and_then(|i| self.order.get_mut(i as usize)) {
             entry.3 = true;
+            entry.4 = acknowledged;
         }
         self.free_slots.push(slot);
         self.advance_watermark();
     }
 
     fn advance_watermark(&mut self) {
-        while let Some(&(_, end, line, true)) = self.order.front() {
+        while let Some(&(_, end, line, true, acknowledged)) = self.order.front() {
             self.watermark = end;
             self.watermark_line = line;
+            if acknowledged {
+                self.watermark_rows_ok += 1;
+            } else {
+                self.watermark_rows_bad += 1;
+            }
             self.order.pop_front();
             self.first_seq += 1;
         }

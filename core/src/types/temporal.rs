@@ -297,10 +297,10 @@ pub(crate) fn check_date_days(days: i64) -> Result<i64, Reason> {
     }
 }
 
-/// `HH:MM:SS[.fffffffff]` into nanoseconds since midnight.
+/// `HH:MM[:SS[.fffffffff]]` into nanoseconds since midnight.
 pub(crate) fn parse_time(s: &str) -> Result<i64, Reason> {
     let mut c = Cursor::new(s);
-    let (seconds, nanos) = time_part(&mut c, true)?;
+    let (seconds, nanos) = time_part(&mut c, false)?;
     if !c.at_end() {
         return Err(Cow::Borrowed("unexpected text after the time"));
     }
@@ -569,7 +569,9 @@ mod tests {
         assert_eq!(parse_time("00:00:00"), Ok(0));
         assert_eq!(parse_time("23:59:59.999999999"), Ok(NANOS_PER_DAY - 1));
         assert_eq!(parse_time("08:12:54.123"), Ok(29_574_123_000_000));
-        for bad in ["", "24:00:00", "08:12", "8:12:54", "08:60:00", "08:12:54.", "08:12:54.1234567890", "08:12:54Z"] {
+        // Seconds may be left out, as spreadsheets often write times.
+        assert_eq!(parse_time("08:12"), Ok(29_520_000_000_000));
+        for bad in ["", "24:00:00", "08", "8:12:54", "08:60:00", "08:12:54.", "08:12:54.1234567890", "08:12:54Z"] {
             assert!(parse_time(bad).is_err(), "{bad:?} accepted");
         }
         for nanos in [0, 1, 29_574_123_000_000, NANOS_PER_DAY - 1] {
