@@ -80,6 +80,8 @@ function fakeCore(log: CoreLog): BulkLoadFunction {
       waiting_retry: 0,
       watermark: 0,
       watermark_line: 1,
+      watermark_rows_ok: 0,
+      watermark_rows_bad: 0,
       bytes_pushed: 0,
       wantsInput: true,
       done: false,
