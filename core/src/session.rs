@@ -188,7 +188,11 @@ struct Req {
     opcode: Opcode,
     flags: u8,
     timeout_us: Option<u64>,
+    keyspace: Option<u32>,
+    token: Option<i64>,
     cursor: Option<PlanCursor>,
+    /// Times the plan ran out and was started again after a backoff.
+    restarts: u32,
     attempt: u32,
     idempotent: bool,
     lwt: bool,
@@ -260,6 +264,8 @@ pub struct Session {
     /// Attempts sent to each node, by node id.
     attempts_per_node: Vec<u64>,
     speculative: BinaryHeap<Reverse<(u64, SessionRequestId)>>,
+    /// Requests whose plan ran out on transient errors, to start again after a backoff.
+    plan_restarts: BinaryHeap<Reverse<(u64, SessionRequestId)>>,
 
     prepared: HashMap<Vec<u8>, PreparedMeta>,
     keyspace_names: Vec<String>,
@@ -338,6 +344,7 @@ impl Session {
             buffer_pool: Vec::new(),
             attempts_per_node: Vec::new(),
             speculative: BinaryHeap::new(),
+            plan_restarts: BinaryHeap::new(),
             prepared: HashMap::new(),
             keyspace_names: Vec::new(),
             commands: VecDeque::new(),
@@ -449,7 +456,10 @@ impl Session {
             opcode,
             flags,
             timeout_us: spec.timeout_us,
+            keyspace,
+            token,
             cursor: None,
+            restarts: 0,
             attempt: 0,
             idempotent: spec.idempotent,
             lwt,
@@ -461,15 +471,7 @@ impl Session {
             errors: Vec::new(),
         });
         self.metrics.requests += 1;
-        let rotation = self.rng.next_u32();
-        let cursor = {
-            let ks = keyspace.map(|k| self.keyspace_names[k as usize].as_str());
-            let plan = if lwt { self.view.plan_for_lwt(ks, token) } else { self.view.plan_for(ks, token, rotation) };
-            plan.into_cursor()
-        };
-        if let Some(r) = self.req_mut(id) {
-            r.cursor = Some(cursor);
-        }
+        self.new_plan(id);
         self.send_to_next_node(now, id, "first attempt");
         self.arm_speculative(now, id);
         Ok(id)
@@ -536,6 +538,13 @@ impl Session {
             self.speculative.pop();
             self.speculate(now, req);
         }
+        while let Some(Reverse((at, req))) = self.plan_restarts.peek().copied() {
+            if at > now {
+                break;
+            }
+            self.plan_restarts.pop();
+            self.restart_plan(now, req);
+        }
         for node in 0..self.pools.len() {
             if self.pools[node].retry_at.is_some_and(|t| t <= now) {
                 self.pools[node].retry_at = None;
@@ -565,8 +574,9 @@ impl Session {
     pub fn poll_timeout(&self) -> Option<u64> {
         let conns = self.conns.iter().flatten().filter_map(|c| c.inner.poll_timeout());
         let spec = self.speculative.peek().map(|Reverse((t, _))| *t);
+        let restarts = self.plan_restarts.peek().map(|Reverse((t, _))| *t);
         let pools = self.pools.iter().filter_map(|p| p.retry_at);
-        conns.chain(spec).chain(pools).min()
+        conns.chain(spec).chain(restarts).chain(pools).min()
     }
 
     pub fn poll_event(&mut self) -> Option<SessionEvent<'_>> {
@@ -788,7 +798,26 @@ impl Session {
                 r.cursor = Some(cursor);
             }
             let Some(node) = next else {
-                self.fail_no_host(req_id);
+                // A retry that ran out of nodes (every replica timed out or was overloaded)
+                // waits and starts the plan again, a bounded number of times.
+                let max = self.config.retry.max_attempts;
+                let base = self.config.reconnect_base_us.max(1000);
+                let restarts = match self.req_mut(req_id) {
+                    Some(r) if why != "first attempt" && r.restarts + 1 < max => {
+                        r.restarts += 1;
+                        Some(r.restarts)
+                    }
+                    _ => None,
+                };
+                match restarts {
+                    Some(n) => {
+                        let ceiling = base.saturating_mul(1 << n.min(5)).min(2_000_000);
+                        let delay = self.rng.between(ceiling / 2, ceiling);
+                        self.plan_restarts.push(Reverse((now.saturating_add(delay), req_id)));
+                        *self.metrics.decisions.entry("plan exhausted: retry after backoff").or_default() += 1;
+                    }
+                    None => self.fail_no_host(req_id),
+                }
                 return false;
             };
             let Some(conn) = self.pick_conn(node) else { continue };
@@ -806,6 +835,29 @@ impl Session {
                 return true;
             }
         }
+    }
+
+    /// A fresh plan for the request: replicas of its token first, rotated among them.
+    fn new_plan(&mut self, req_id: SessionRequestId) {
+        let Some(req) = self.req_mut(req_id) else { return };
+        let (keyspace, token, lwt) = (req.keyspace, req.token, req.lwt);
+        let rotation = self.rng.next_u32();
+        let cursor = {
+            let ks = keyspace.map(|k| self.keyspace_names[k as usize].as_str());
+            let plan = if lwt { self.view.plan_for_lwt(ks, token) } else { self.view.plan_for(ks, token, rotation) };
+            plan.into_cursor()
+        };
+        if let Some(r) = self.req_mut(req_id) {
+            r.cursor = Some(cursor);
+        }
+    }
+
+    fn restart_plan(&mut self, now: u64, req_id: SessionRequestId) {
+        if self.req_mut(req_id).is_none() {
+            return;
+        }
+        self.new_plan(req_id);
+        self.send_to_next_node(now, req_id, "retry after backoff");
     }
 
     fn arm_speculative(&mut self, now: u64, req_id: SessionRequestId) {

@@ -634,3 +634,26 @@ fn a_connection_with_too_many_orphans_is_recycled() {
     let id = sim.insert(11, false);
     assert_eq!(sim.responses.get(&id).map(String::as_str), Some(sim.nodes[owner].address.as_str()));
 }
+
+#[test]
+fn a_plan_that_runs_out_on_overload_starts_again_after_a_backoff() {
+    let mut c = config();
+    c.retry = RetryPolicy { max_attempts: 5 };
+    let mut sim = Sim::new(3, c);
+    sim.start();
+    sim.prepare();
+    for n in sim.nodes.iter_mut() {
+        n.fail_next = vec![server_error(0x1001, "overloaded", &[])];
+    }
+    let id = sim.insert(21, true);
+    assert!(!sim.responses.contains_key(&id) && !sim.failures.contains_key(&id), "waiting for the backoff");
+    sim.advance(3_000 * MS);
+    assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
+    assert_eq!(sim.session.metrics().decisions.get("plan exhausted: retry after backoff"), Some(&1));
+    // Not idempotent: no retry at all.
+    for n in sim.nodes.iter_mut() {
+        n.fail_next = vec![server_error(0x1001, "overloaded", &[])];
+    }
+    let id = sim.insert(22, false);
+    assert!(sim.failures.contains_key(&id));
+}

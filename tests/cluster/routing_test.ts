@@ -75,7 +75,13 @@ Deno.test("RF=1: every write is coordinated by the replica that owns its token",
 
 Deno.test("a node killed mid-run: requests route around it, none is lost, it is used again after restart", async () => {
   const events: string[] = [];
-  const c = new Client({ contactPoints: [NODES[0]], localDataCenter: "datacenter1", socketOptions: { connectTimeout: 2000, readTimeout: 4000 } });
+  // Retries with backoff ride out the seconds before the cluster itself notices the death.
+  const c = new Client({
+    contactPoints: [NODES[0]],
+    localDataCenter: "datacenter1",
+    socketOptions: { connectTimeout: 2000, readTimeout: 4000 },
+    policies: { maxAttempts: 8 },
+  });
   c.on("hostDown", (a) => events.push(`down ${a}`));
   c.on("hostUp", (a) => events.push(`up ${a}`));
   try {
