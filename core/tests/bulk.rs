@@ -5,7 +5,7 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use cqlwire_core::bulk::{
     BadColumn, BulkConfig, BulkEncoder, BulkError, CsvOptions, FieldRef, Format, Mapping, RowOutcome,

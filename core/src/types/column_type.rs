@@ -533,7 +533,7 @@ impl<'a> MarshalParser<'a> {
         }
     }
 
-    fn expect(&mut self, c: u8) -> Result<(), TypeParseError> {
+    fn require(&mut self, c: u8) -> Result<(), TypeParseError> {
         self.skip_ws();
         if self.peek() == Some(c) {
             self.pos += 1;
@@ -579,7 +579,7 @@ impl<'a> MarshalParser<'a> {
             "SetType" => ColumnType::Set(Box::new(self.parse_type(depth + 1)?)),
             "MapType" => {
                 let k = self.parse_type(depth + 1)?;
-                self.expect(b',')?;
+                self.require(b',')?;
                 let v = self.parse_type(depth + 1)?;
                 ColumnType::Map(Box::new(k), Box::new(v))
             }
@@ -597,7 +597,7 @@ impl<'a> MarshalParser<'a> {
             }
             "VectorType" => {
                 let element = self.parse_type(depth + 1)?;
-                self.expect(b',')?;
+                self.require(b',')?;
                 self.skip_ws();
                 let at = self.pos;
                 let dimension = parse_dimension(self.name()).map_err(|reason| syntax(at, reason))?;
@@ -612,7 +612,7 @@ impl<'a> MarshalParser<'a> {
                 return Ok(ColumnType::Custom(self.s[start..self.pos].to_owned()));
             }
         };
-        self.expect(b')')?;
+        self.require(b')')?;
         Ok(ty)
     }
 
@@ -620,7 +620,7 @@ impl<'a> MarshalParser<'a> {
     fn parse_user_type(&mut self, depth: usize) -> Result<ColumnType, TypeParseError> {
         self.skip_ws();
         let keyspace = self.name().to_owned();
-        self.expect(b',')?;
+        self.require(b',')?;
         self.skip_ws();
         let at = self.pos;
         let name = hex_utf8(self.name()).ok_or_else(|| syntax(at, "UDT name is not hex-encoded UTF-8"))?;
@@ -631,7 +631,7 @@ impl<'a> MarshalParser<'a> {
             self.skip_ws();
             let at = self.pos;
             let field = hex_utf8(self.name()).ok_or_else(|| syntax(at, "UDT field name is not hex-encoded UTF-8"))?;
-            self.expect(b':')?;
+            self.require(b':')?;
             fields.push((field, self.parse_type(depth + 1)?));
             self.skip_ws();
         }
@@ -717,7 +717,7 @@ impl CqlTypeParser<'_, '_> {
         }
     }
 
-    fn expect(&mut self, c: u8) -> Result<(), TypeParseError> {
+    fn require(&mut self, c: u8) -> Result<(), TypeParseError> {
         if self.eat(c) {
             Ok(())
         } else {
@@ -784,7 +784,7 @@ impl CqlTypeParser<'_, '_> {
                     "frozen" => self.parse_type(depth)?,
                     "map" => {
                         let k = self.parse_type(depth + 1)?;
-                        self.expect(b',')?;
+                        self.require(b',')?;
                         let v = self.parse_type(depth + 1)?;
                         ColumnType::Map(Box::new(k), Box::new(v))
                     }
@@ -797,7 +797,7 @@ impl CqlTypeParser<'_, '_> {
                     }
                     "vector" => {
                         let element = self.parse_type(depth + 1)?;
-                        self.expect(b',')?;
+                        self.require(b',')?;
                         self.skip_ws();
                         let at = self.pos;
                         while self.peek().is_some_and(|b| b.is_ascii_digit()) {
@@ -809,7 +809,7 @@ impl CqlTypeParser<'_, '_> {
                     "udt" => return self.parse_udt_description(depth),
                     _ => return Err(syntax(start, format!("unknown parameterised type '{word}'"))),
                 };
-                self.expect(b'>')?;
+                self.require(b'>')?;
                 return Ok(ty);
             }
         }
@@ -824,18 +824,18 @@ impl CqlTypeParser<'_, '_> {
     fn parse_udt_description(&mut self, depth: usize) -> Result<ColumnType, TypeParseError> {
         let first = self.ident()?.name;
         let (keyspace, name) = if self.eat(b'.') { (first, self.ident()?.name) } else { (String::new(), first) };
-        self.expect(b'>')?;
-        self.expect(b'{')?;
+        self.require(b'>')?;
+        self.require(b'{')?;
         let mut fields = Vec::new();
         if !self.eat(b'}') {
             loop {
                 let field = self.ident()?.name;
-                self.expect(b':')?;
+                self.require(b':')?;
                 fields.push((field, self.parse_type(depth + 1)?));
                 if self.eat(b'}') {
                     break;
                 }
-                self.expect(b',')?;
+                self.require(b',')?;
             }
         }
         Ok(ColumnType::Udt(Box::new(UdtType { keyspace, name, fields })))

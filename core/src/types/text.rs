@@ -24,7 +24,7 @@
 
 use std::borrow::Cow;
 use std::fmt::{self, Write as _};
-use std::net::{Ipv4Addr, Ipv6Addr};
+use core::net::{Ipv4Addr, Ipv6Addr};
 
 use super::bignum;
 use super::column_type::{ColumnType, UdtType};

@@ -2,7 +2,7 @@
 //! never build these: they validate and transcode bytes directly.
 
 use std::fmt;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use serde_json::{json, Value as Json};
 
