@@ -1124,7 +1124,19 @@ impl Session {
             return;
         }
         self.events.push_back(EventOut::Log(format!("control query {q:?} failed: {}", request_error_message(&error))));
-        // Without metadata the session still works through the contact points alone.
+        match &error {
+            // The control connection died: its successor asks again (see make_control).
+            RequestError::Closed { .. } | RequestError::Protocol { .. } => return,
+            // Slow, not refused: ask again on the same connection.
+            RequestError::Timeout { .. } => {
+                if self.conn(conn).is_some_and(|c| c.status == ConnStatus::Ready) {
+                    self.send_control(now, conn, q);
+                }
+                return;
+            }
+            RequestError::Server(_) => {}
+        }
+        // Refused (say, no permission on system tables): the session goes on with what it has.
         match q {
             ControlQuery::Local => self.control_local = Some(PeerRow::default()),
             ControlQuery::PeersV2 | ControlQuery::Peers => self.control_peers = Some(Vec::new()),
@@ -1138,7 +1150,12 @@ impl Session {
             return;
         }
         let control_address = self.conn(conn).map(|c| c.address.clone()).unwrap_or_default();
-        let local = self.control_local.clone().unwrap_or_default();
+        let mut local = self.control_local.clone().unwrap_or_default();
+        if local.host_id.is_none() {
+            // No usable system.local: keep the node we are talking to, by its address.
+            local.host_id = Some(address_host_id(&control_address));
+            local.data_center.get_or_insert_with(|| self.config.policy.local_dc.clone().unwrap_or_default());
+        }
         let peers = self.control_peers.clone().unwrap_or_default();
         let applied = self.view.apply_topology(&control_address, &local, &peers, self.config.default_port);
         for s in &applied.skipped {
@@ -1559,6 +1576,18 @@ fn is_lwt(cql: &str) -> bool {
     let upper = cql.to_ascii_uppercase();
     let dml = upper.trim_start().starts_with("INSERT") || upper.trim_start().starts_with("UPDATE") || upper.trim_start().starts_with("DELETE");
     dml && (upper.contains(" IF NOT EXISTS") || upper.contains(" IF EXISTS") || upper.contains(" IF "))
+}
+
+/// A stable stand-in host id for a node known only by its address.
+fn address_host_id(address: &str) -> [u8; 16] {
+    let mut id = [0u8; 16];
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for (i, b) in address.bytes().enumerate() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        id[i % 16] ^= (h >> 24) as u8;
+    }
+    id[..8].copy_from_slice(&h.to_be_bytes());
+    id
 }
 
 /// The routing token of an EXECUTE's values, by the prepared partition-key indexes.

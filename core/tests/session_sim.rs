@@ -23,6 +23,8 @@ struct SimNode {
     executes: Vec<i64>,
     /// Error bodies to answer the next EXECUTEs with.
     fail_next: Vec<Vec<u8>>,
+    /// Connections that ask for system tables get closed, this many times.
+    reset_on_metadata: u32,
 }
 
 struct Sim {
@@ -96,6 +98,8 @@ fn rows(table: &str, columns: &[(&str, &[u8])], data: &[Vec<Option<Vec<u8>>>]) -
     b
 }
 
+/// What `respond` returns to have the harness reset the connection.
+const RESET: &[u8] = b"RESET";
 const INET: &[u8] = &[0, 0x10];
 const TEXT: &[u8] = &[0, 0x0D];
 const UUID: &[u8] = &[0, 0x0C];
@@ -174,6 +178,10 @@ impl Sim {
                 0x07 => {
                     let n = u32::from_be_bytes(body[0..4].try_into().unwrap()) as usize;
                     let cql = std::str::from_utf8(&body[4..4 + n]).unwrap().to_owned();
+                    if cql.contains("system") && self.nodes[node].reset_on_metadata > 0 {
+                        self.nodes[node].reset_on_metadata -= 1;
+                        return RESET.to_vec();
+                    }
                     frame(stream, 0x08, &self.query_result(node, &cql))
                 }
                 0x09 => {
@@ -292,7 +300,10 @@ impl Sim {
                 progress = true;
                 if let Some(&node) = self.conns.get(&conn) {
                     let reply = self.respond(node, &buf);
-                    if !reply.is_empty() {
+                    if reply.ends_with(RESET) {
+                        self.conns.remove(&conn);
+                        self.session.handle_eof(self.now, conn);
+                    } else if !reply.is_empty() {
                         self.session.handle_bytes(self.now, conn, &reply);
                     }
                 }
@@ -656,4 +667,20 @@ fn a_plan_that_runs_out_on_overload_starts_again_after_a_backoff() {
     }
     let id = sim.insert(22, false);
     assert!(sim.failures.contains_key(&id));
+}
+
+
+#[test]
+fn losing_the_control_connection_while_reading_metadata_keeps_the_topology() {
+    let mut sim = Sim::new(1, config());
+    sim.start();
+    sim.prepare();
+    assert_eq!(sim.session.view().nodes().count(), 1);
+    sim.nodes[0].reset_on_metadata = 2;
+    sim.kill(0);
+    sim.nodes[0].up = true;
+    sim.advance(30_000 * MS);
+    assert_eq!(sim.session.view().nodes().count(), 1, "the node is still known");
+    let id = sim.insert(1, true);
+    assert!(sim.responses.contains_key(&id), "answers again: {:?} {:?}", sim.failures.get(&id), sim.events);
 }
