@@ -247,6 +247,7 @@ enum Slot {
         id: RequestId,
         purpose: Purpose,
         deadline: u64,
+        timeout_us: u64,
     },
     /// Timed out or cancelled: the id stays reserved until the late response arrives.
     Orphaned,
@@ -259,6 +260,7 @@ struct Queued {
     start: usize,
     end: usize,
     deadline: u64,
+    timeout_us: u64,
 }
 
 /// A local error from a command: the caller asked for something this connection can't do.
@@ -450,7 +452,7 @@ impl Connection {
                     self.release_stream(stream);
                     return Err(e);
                 }
-                self.occupy(stream, id, Purpose::User, deadline);
+                self.occupy(stream, id, Purpose::User, deadline, timeout);
             }
             None => {
                 let start = self.backlog.len();
@@ -458,7 +460,7 @@ impl Connection {
                     self.backlog.truncate(start);
                     return Err(e);
                 }
-                self.queued.push_back(Queued { id, start, end: self.backlog.len(), deadline });
+                self.queued.push_back(Queued { id, start, end: self.backlog.len(), deadline, timeout_us: timeout });
                 self.deadlines.push(Reverse((deadline, -1, id)));
             }
         }
@@ -608,8 +610,8 @@ impl Connection {
             self.deadlines.pop();
             if stream < 0 {
                 if let Some(pos) = self.queued.iter().position(|q| q.id == id) {
-                    self.queued.remove(pos);
-                    self.push_timeout(id);
+                    let timeout_us = self.queued.remove(pos).map(|q| q.timeout_us).unwrap_or(0);
+                    self.push_timeout(id, timeout_us);
                 }
                 continue;
             }
@@ -617,7 +619,7 @@ impl Connection {
                 Some(s) => s,
                 None => continue,
             };
-            if let Slot::InFlight { id: sid, purpose, deadline: d } = *slot {
+            if let Slot::InFlight { id: sid, purpose, deadline: d, timeout_us } = *slot {
                 if sid != id || d != deadline {
                     continue;
                 }
@@ -633,7 +635,7 @@ impl Connection {
                     }
                     Purpose::User => {
                         self.stream_of.remove(&id);
-                        self.push_timeout(id);
+                        self.push_timeout(id, timeout_us);
                     }
                 }
             }
@@ -736,12 +738,12 @@ impl Connection {
         self.arena.get(start..end).unwrap_or(&[])
     }
 
-    fn push_timeout(&mut self, id: RequestId) {
+    fn push_timeout(&mut self, id: RequestId, timeout_us: u64) {
         self.events.push_back(EventRec::Failed {
             id,
             error: RequestError::Timeout {
-                message: format!("no response within {} ms", self.config.request_timeout_us / 1000),
-                timeout_ms: self.config.request_timeout_us / 1000,
+                message: format!("no response within {} ms", timeout_us / 1000),
+                timeout_ms: timeout_us / 1000,
             },
         });
     }
@@ -786,7 +788,7 @@ impl Connection {
         finish_frame(&mut self.out, start);
         self.heartbeat_in_flight = true;
         let deadline = now.saturating_add(self.config.request_timeout_us);
-        self.occupy(stream, 0, Purpose::Heartbeat, deadline);
+        self.occupy(stream, 0, Purpose::Heartbeat, deadline, self.config.request_timeout_us);
     }
 
     fn take_stream(&mut self) -> Option<i16> {
@@ -807,8 +809,8 @@ impl Connection {
         None
     }
 
-    fn occupy(&mut self, stream: i16, id: RequestId, purpose: Purpose, deadline: u64) {
-        self.slots[stream as usize] = Slot::InFlight { id, purpose, deadline };
+    fn occupy(&mut self, stream: i16, id: RequestId, purpose: Purpose, deadline: u64, timeout_us: u64) {
+        self.slots[stream as usize] = Slot::InFlight { id, purpose, deadline, timeout_us };
         self.in_flight += 1;
         if purpose == Purpose::User {
             self.stream_of.insert(id, stream);
@@ -823,7 +825,7 @@ impl Connection {
             let start = self.out.len();
             self.out.extend_from_slice(&self.backlog[q.start..q.end]);
             self.out[start + 2..start + 4].copy_from_slice(&stream.to_be_bytes());
-            self.occupy(stream, q.id, Purpose::User, q.deadline);
+            self.occupy(stream, q.id, Purpose::User, q.deadline, q.timeout_us);
             if self.queued.is_empty() {
                 self.backlog.clear();
             }
@@ -1091,16 +1093,22 @@ impl Connection {
         }
         self.state = State::Closed;
         let message = format!("connection closed: {}", reason.message());
+        // Requests on a connection that broke the protocol fail with that protocol error, so
+        // callers see which field and which side, not just "closed".
+        let error = match &reason {
+            CloseReason::Protocol { message, side, field, offset } => {
+                RequestError::Protocol { message: message.clone(), side: *side, field, offset: *offset }
+            }
+            _ => RequestError::Closed { message },
+        };
         for slot in self.slots.iter_mut() {
             if let Slot::InFlight { id, purpose: Purpose::User, .. } = *slot {
-                self.events
-                    .push_back(EventRec::Failed { id, error: RequestError::Closed { message: message.clone() } });
+                self.events.push_back(EventRec::Failed { id, error: error.clone() });
             }
             *slot = Slot::Free;
         }
         for q in self.queued.drain(..) {
-            self.events
-                .push_back(EventRec::Failed { id: q.id, error: RequestError::Closed { message: message.clone() } });
+            self.events.push_back(EventRec::Failed { id: q.id, error: error.clone() });
         }
         self.in_flight = 0;
         self.deadlines.clear();

@@ -124,6 +124,10 @@ enum EventOut {
 }
 
 const VOID_RESULT: &[u8] = &[0, 0, 0, 1];
+/// How often a request may find no usable node and wait for one (the backoff doubles from
+/// the reconnection base to 2 s: about 10 s in all). Attempts actually sent stay bounded by
+/// the retry policy.
+const MAX_PLAN_RESTARTS: u32 = 8;
 const NO_NODE: u32 = u32::MAX;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -193,6 +197,8 @@ struct Req {
     cursor: Option<PlanCursor>,
     /// Times the plan ran out and was started again after a backoff.
     restarts: u32,
+    /// Executions actually sent: what `attempts` reports.
+    sent: u32,
     attempt: u32,
     idempotent: bool,
     lwt: bool,
@@ -460,6 +466,7 @@ impl Session {
             token,
             cursor: None,
             restarts: 0,
+            sent: 0,
             attempt: 0,
             idempotent: spec.idempotent,
             lwt,
@@ -774,6 +781,7 @@ impl Session {
                 if let Some(r) = self.req_mut(req_id) {
                     r.executions.push((conn, stream_req));
                     r.node = node;
+                    r.sent += 1;
                 }
                 if let Some(count) = self.attempts_per_node.get_mut(node as usize) {
                     *count += 1;
@@ -800,10 +808,11 @@ impl Session {
             let Some(node) = next else {
                 // A retry that ran out of nodes (every replica timed out or was overloaded)
                 // waits and starts the plan again, a bounded number of times.
-                let max = self.config.retry.max_attempts;
                 let base = self.config.reconnect_base_us.max(1000);
+                // Waiting is safe for a request never sent anywhere, and for a retry the policy
+                // allowed: both wait for a connection (a node reconnecting) with a backoff.
                 let restarts = match self.req_mut(req_id) {
-                    Some(r) if why != "first attempt" && r.restarts + 1 < max => {
+                    Some(r) if r.restarts < MAX_PLAN_RESTARTS && (r.sent == 0 || why != "first attempt") => {
                         r.restarts += 1;
                         Some(r.restarts)
                     }
@@ -925,7 +934,7 @@ impl Session {
                 },
             },
             node: req.errors.last().map(|(n, _)| n.clone()).unwrap_or_default(),
-            attempts: req.attempt + 1,
+            attempts: req.sent,
             no_host_available: true,
             errors: req.errors.clone(),
             trace: req.trace.clone(),
@@ -1402,7 +1411,7 @@ impl Session {
         if !self.arenas_in_use.contains(&conn) {
             self.arenas_in_use.push(conn);
         }
-        self.events.push_back(EventOut::Response { id: req_id, conn, frame_flags, start, end, attempts: req.attempt + 1 });
+        self.events.push_back(EventOut::Response { id: req_id, conn, frame_flags, start, end, attempts: req.sent.max(1) });
         self.recycle(req);
     }
 
@@ -1436,7 +1445,7 @@ impl Session {
         if errors.last().is_none_or(|(n, _)| *n != node) {
             errors.push((node.clone(), request_error_message(&error)));
         }
-        let error = SessionError { error, node, attempts: req.attempt + 1, no_host_available: false, errors, trace: req.trace.clone() };
+        let error = SessionError { error, node, attempts: req.sent.max(1), no_host_available: false, errors, trace: req.trace.clone() };
         self.events.push_back(EventOut::Failed { id: req_id, error });
         self.recycle(req);
     }

@@ -53,7 +53,9 @@ export function clientVia(proxy: { address: string }, extra: Partial<ClientOptio
 
 /** A client straight to the target node, for setup and for checking invariants. */
 export function directClient(extra: Partial<ClientOptions> = {}): Client {
-  return new Client({ contactPoints: [TARGET], localDataCenter: DC, discoverPeers: false, requestTimeout: 60_000, ...extra } as ClientOptions);
+  return new Client(
+    { contactPoints: [TARGET], localDataCenter: DC, discoverPeers: false, requestTimeout: 60_000, ...extra } as ClientOptions,
+  );
 }
 
 export async function ensureKeyspace(c: Client, keyspace = KEYSPACE, replicationFactor = 1): Promise<void> {
@@ -197,7 +199,10 @@ export function procMemoryMb(pid: number): { rss: number; peak: number } | null 
   try {
     const status = Deno.readTextFileSync(`/proc/${pid}/status`);
     const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
-    return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 };
+    const rss = kb("VmRSS") / 1024;
+    const peak = kb("VmHWM") / 1024;
+    // An exiting process (a zombie) has no memory lines any more.
+    return Number.isFinite(rss) && Number.isFinite(peak) ? { rss, peak } : null;
   } catch {
     return null;
   }
@@ -213,6 +218,8 @@ export interface CliRun {
   /** The highest VmHWM seen while it ran (the launcher execs Deno, so the pid is Deno's). */
   peakRssMb: number;
   killedForMemory: boolean;
+  /** Killed at `timeoutMs`: it hung or crawled. */
+  timedOut: boolean;
 }
 
 export interface CliOptions {
@@ -240,7 +247,11 @@ export async function runCli(args: string[], options: CliOptions = {}): Promise<
       child.kill("SIGKILL");
     }
   }, 50);
-  const timeout = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 600_000);
+  let timedOut = false;
+  const timeout = setTimeout(() => {
+    timedOut = true;
+    child.kill("SIGKILL");
+  }, options.timeoutMs ?? 300_000);
   options.onSpawn?.(child);
   const [status, stdout, stderr] = await Promise.all([
     child.status,
@@ -249,12 +260,13 @@ export async function runCli(args: string[], options: CliOptions = {}): Promise<
   ]);
   clearInterval(watch);
   clearTimeout(timeout);
-  return { code: status.code, signal: status.signal, stdout, stderr, peakRssMb: Math.round(peak), killedForMemory };
+  return { code: status.code, signal: status.signal, stdout, stderr, peakRssMb: Math.round(peak), killedForMemory, timedOut };
 }
 
 export function describeRun(run: CliRun): string {
   const tail = (s: string) => s.trim().split("\n").slice(-8).join("\n    ");
-  return `exit ${run.code}${run.signal ? ` (${run.signal})` : ""}\n  stdout: ${tail(run.stdout)}\n  stderr: ${tail(run.stderr)}`;
+  const why = run.timedOut ? " (killed: timed out)" : run.killedForMemory ? " (killed: RSS over the limit)" : "";
+  return `exit ${run.code}${run.signal ? ` (${run.signal})` : ""}${why}\n  stdout: ${tail(run.stdout)}\n  stderr: ${tail(run.stderr)}`;
 }
 
 /** The CLI's connection flags for a single proxied (or direct) contact point. */

@@ -16,10 +16,10 @@
 import {
   AUTH_SUCCESS_BODY,
   authenticateBody,
+  encodeErrorFrame,
+  envelope,
   ENVELOPE_HEADER_BYTES,
   type EnvelopeHeader,
-  envelope,
-  encodeErrorFrame,
   Opcode,
   opcodeName,
   readAuthToken,
@@ -313,12 +313,13 @@ class V5FrameParser {
   private fill = 0;
   private stage: "header" | "payload" | "trailer" = "header";
   private left = 0;
-  private corruptTrailerAt = -1;
+  /** XOR mask for the first byte of the coming trailer, or 0 for none. */
+  private trailerMask = 0;
 
   constructor(
     private lz4: boolean,
     /** Decides edits once a header is whole; may change the header bytes in place. */
-    private onHeader: (header: Uint8Array) => { corruptTrailer: boolean },
+    private onHeader: (header: Uint8Array) => { trailerMask: number },
     /** Uncompressed payload bytes, for the inner envelope parser. */
     private onPayload: ((part: Uint8Array) => void) | null,
   ) {
@@ -334,12 +335,11 @@ class V5FrameParser {
         this.fill += take;
         i += take;
         if (this.fill < this.header.length) break;
-        const original = this.header.slice();
-        const { payloadLength } = readV5PayloadLength(original);
-        const edited = this.header.slice();
-        const { corruptTrailer } = this.onHeader(edited);
-        out.push(edited);
-        this.corruptTrailerAt = corruptTrailer ? 0 : -1;
+        // The length is read before any edit: the proxy keeps its own framing intact.
+        const { payloadLength } = readV5PayloadLength(this.header);
+        const emitted = this.header.slice();
+        this.trailerMask = this.onHeader(emitted).trailerMask;
+        out.push(emitted);
         this.fill = 0;
         this.left = payloadLength;
         this.stage = "payload";
@@ -352,14 +352,11 @@ class V5FrameParser {
         let part = chunk.subarray(i, i + take);
         if (this.stage === "payload") {
           if (!this.lz4) this.onPayload?.(part);
-        } else if (this.corruptTrailerAt >= 0) {
+        } else if (this.trailerMask !== 0 && this.left === V5_TRAILER_BYTES) {
           // The trailer may arrive in pieces; its first byte is the one spoiled.
-          const offsetInTrailer = V5_TRAILER_BYTES - this.left;
-          if (offsetInTrailer === 0) {
-            part = part.slice();
-            part[0] ^= 0xff;
-            this.corruptTrailerAt = -1;
-          }
+          part = part.slice();
+          part[0] ^= this.trailerMask;
+          this.trailerMask = 0;
         }
         out.push(part);
         this.left -= take;
@@ -440,7 +437,7 @@ class Pump {
     let cutAfter: CutRule | null = null;
     if (rules.cut && rules.cut.direction === this.direction) {
       let base = this.ruleBase.get(rules);
-      if (base === undefined) this.ruleBase.set(rules, (base = this.bytesIn));
+      if (base === undefined) this.ruleBase.set(rules, base = this.bytesIn);
       const allowed = rules.cut.afterBytes - (this.bytesIn - base);
       if (allowed <= chunk.length) {
         chunk = chunk.subarray(0, Math.max(0, allowed));
@@ -467,9 +464,9 @@ class Pump {
   /** Offsets and random flips, on the bytes as they leave. */
   private spoilBytes(slices: Uint8Array[], rules: FaultRules, rule: CorruptRule): Uint8Array[] {
     let base = this.outBase.get(rules);
-    if (base === undefined) this.outBase.set(rules, (base = this.bytesOut));
+    if (base === undefined) this.outBase.set(rules, base = this.bytesOut);
     let random = this.garble.get(rules);
-    if (rule.probability && !random) this.garble.set(rules, (random = prng((rule.seed ?? 1) + this.conn.id * 7919)));
+    if (rule.probability && !random) this.garble.set(rules, random = prng((rule.seed ?? 1) + this.conn.id * 7919));
     const counters = this.conn.proxy.counters;
     return slices.map((slice) => {
       const at = this.bytesOut - base!;
@@ -807,7 +804,7 @@ export class ProxiedConnection {
     // Passive: the frames' CRCs cover these bytes, so envelopes inside are read, never edited.
     const passiveRequests = new EnvelopeParser((h) => this.onRequestHeader(h, false), (h, body) => this.onRequest(h, body));
     const passiveResponses = new EnvelopeParser((h, raw) => this.onResponseHeader(h, raw, false), (h, body) => this.onResponse(h, body));
-    this.v5Requests = new V5FrameParser(this.lz4, () => ({ corruptTrailer: false }), (part) => {
+    this.v5Requests = new V5FrameParser(this.lz4, () => ({ trailerMask: 0 }), (part) => {
       passiveRequests.feed(part, 0, null, () => false);
     });
     this.v5Responses = new V5FrameParser(this.lz4, (header) => this.onV5ResponseHeader(header), (part) => {
@@ -815,24 +812,25 @@ export class ProxiedConnection {
     });
   }
 
-  private onV5ResponseHeader(header: Uint8Array): { corruptTrailer: boolean } {
+  private onV5ResponseHeader(header: Uint8Array): { trailerMask: number } {
     const { rules, state } = this.effective();
     const corrupt = rules.corrupt;
-    if (!corrupt?.target || ENVELOPE_TARGET_OFFSET[corrupt.target] !== undefined) return { corruptTrailer: false };
-    if (!this.takeCorruptTurn(corrupt, state)) return { corruptTrailer: false };
+    if (!corrupt?.target || ENVELOPE_TARGET_OFFSET[corrupt.target] !== undefined) return { trailerMask: 0 };
+    if (!this.takeCorruptTurn(corrupt, state)) return { trailerMask: 0 };
     const counters = this.proxy.counters;
     counters.corruptedFrames++;
     counters.corruptedBytes++;
     const fieldsLength = header.length - 3;
+    const mask = corrupt.xor ?? 0xff;
     switch (corrupt.target) {
       case "crc24":
-        header[fieldsLength] ^= corrupt.xor ?? 0xff;
-        return { corruptTrailer: false };
+        header[fieldsLength] ^= mask;
+        return { trailerMask: 0 };
       case "segment-length":
-        header[0] ^= corrupt.xor ?? 0xff;
-        return { corruptTrailer: false };
+        header[0] ^= mask;
+        return { trailerMask: 0 };
       default:
-        return { corruptTrailer: true };
+        return { trailerMask: mask };
     }
   }
 
@@ -1136,9 +1134,7 @@ export class FaultProxy {
       oneByteWrites: c.oneByteWrites,
       fakeAuth: { ...c.fakeAuth },
       notApplicable: { ...c.notApplicable },
-      keys: this.keyTap
-        ? { sent: this.tapSent, distinct: this.keysSent.size, duplicates: this.tapSent - this.keysSent.size }
-        : null,
+      keys: this.keyTap ? { sent: this.tapSent, distinct: this.keysSent.size, duplicates: this.tapSent - this.keysSent.size } : null,
     };
   }
 

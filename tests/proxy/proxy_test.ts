@@ -4,7 +4,7 @@
  */
 import { FaultProxy, serveControl } from "./proxy.ts";
 import { RemoteProxy } from "./remote.ts";
-import { ENVELOPE_HEADER_BYTES, envelope, Opcode, readEnvelopeHeader } from "./cql.ts";
+import { envelope, ENVELOPE_HEADER_BYTES, Opcode, readEnvelopeHeader } from "./cql.ts";
 
 function assert(cond: unknown, message = "assertion failed"): asserts cond {
   if (!cond) throw new Error(message);
@@ -568,7 +568,9 @@ Deno.test("key tap: rows of the tapped statement, resends counted as duplicates;
     await c.write(envelope(0x04, 1, Opcode.PREPARE, longString("INSERT INTO ks.t (k, v) VALUES (?, ?)")));
     await readEnvelope(c);
     const batch: Uint8Array[] = [];
-    for (const k of [1, 2, 3, 2, 1, 4]) batch.push(envelope(0x04, 10 + batch.length, Opcode.EXECUTE, executeBody(id, [Uint8Array.of(k), Uint8Array.of(9)])));
+    for (const k of [1, 2, 3, 2, 1, 4]) {
+      batch.push(envelope(0x04, 10 + batch.length, Opcode.EXECUTE, executeBody(id, [Uint8Array.of(k), Uint8Array.of(9)])));
+    }
     // Six requests in one write: all six are in flight at once.
     await c.write(concat(batch));
     for (let i = 0; i < 6; i++) await readEnvelope(c);

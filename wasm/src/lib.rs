@@ -572,7 +572,7 @@ impl WasmSession {
                 if let Value::Object(m) = &mut v {
                     m.insert("wantsInput".into(), Value::Bool(l.wants_input()));
                     m.insert("done".into(), Value::Bool(l.is_done()));
-                    m.insert("error".into(), l.error().map(|e| Value::String(e.to_string())).unwrap_or(Value::Null));
+                    m.insert("error".into(), l.failure().map(Value::String).unwrap_or(Value::Null));
                 }
                 v.to_string()
             }

@@ -41,6 +41,9 @@ pub struct LoadConfig {
     /// Rows starting at or after this input offset are left alone (`--split` by byte
     /// range: the row crossing the range's end is this process's, the next one is not).
     pub stop_at_offset: Option<u64>,
+    /// How long no node at all may be reachable before the load gives up (rows not yet
+    /// acknowledged stay past the watermark, for a resume).
+    pub unreachable_timeout_us: u64,
 }
 
 impl Default for LoadConfig {
@@ -58,6 +61,7 @@ impl Default for LoadConfig {
             timeout_us: None,
             seed: 0,
             stop_at_offset: None,
+            unreachable_timeout_us: 30_000_000,
         }
     }
 }
@@ -125,6 +129,9 @@ pub struct BulkLoad {
     stats: LoadStats,
     finished: bool,
     stopped: bool,
+    unreachable_since: Option<u64>,
+    /// Why the load gave up (the cluster stayed unreachable).
+    failure: Option<String>,
     /// A row the encoder produced but the window had no room for.
     held: Option<usize>,
 }
@@ -169,6 +176,8 @@ impl BulkLoad {
             stats: LoadStats::default(),
             finished: false,
             stopped: false,
+            unreachable_since: None,
+            failure: None,
             held: None,
         }
     }
@@ -194,6 +203,11 @@ impl BulkLoad {
         self.encoder.error()
     }
 
+    /// Why the load stopped: the encoder's error, or a cluster that stayed unreachable.
+    pub fn failure(&self) -> Option<String> {
+        self.failure.clone().or_else(|| self.encoder.error().map(|e| e.to_string()))
+    }
+
     /// The input offset below which every row is acknowledged or in the bad file: resume
     /// from here after a crash and no row is lost.
     pub fn watermark(&self) -> u64 {
@@ -202,11 +216,18 @@ impl BulkLoad {
 
     /// More input would be turned into requests now.
     pub fn wants_input(&self) -> bool {
-        !self.finished && self.encoder.error().is_none() && self.held.is_none() && self.by_request.len() < self.window
+        !self.finished
+            && self.failure.is_none()
+            && self.encoder.error().is_none()
+            && self.held.is_none()
+            && self.by_request.len() < self.window
     }
 
     /// Everything pushed is settled (or the encoder stopped and nothing is in flight).
     pub fn is_done(&self) -> bool {
+        if self.failure.is_some() {
+            return self.by_request.is_empty();
+        }
         let idle = self.by_request.is_empty() && self.retry_at.is_empty() && self.held.is_none();
         idle && (self.finished || self.encoder.error().is_some())
     }
@@ -243,6 +264,9 @@ impl BulkLoad {
 
     /// Starts rows while the window has room: retries that are due first, then new rows.
     pub fn pump(&mut self, now: u64, session: &mut Session) {
+        if self.failure.is_some() {
+            return;
+        }
         while self.by_request.len() < self.window {
             match self.retry_at.peek() {
                 Some(Reverse((t, _))) if *t <= now => {
@@ -270,6 +294,7 @@ impl BulkLoad {
     pub fn on_response(&mut self, id: SessionRequestId) {
         let Some(slot) = self.by_request.remove(&id) else { return };
         self.stats.rows_ok += 1;
+        self.unreachable_since = None;
         self.successes_since_growth += 1;
         // Additive increase: one more in flight per window's worth of successes.
         if self.successes_since_growth >= self.window && self.window < self.config.max_concurrency {
@@ -282,6 +307,20 @@ impl BulkLoad {
 
     pub fn on_failure(&mut self, now: u64, id: SessionRequestId, error: &SessionError) {
         let Some(slot) = self.by_request.remove(&id) else { return };
+        if error.no_host_available && error.errors.is_empty() {
+            // No node could even be tried: not this row's fault. It waits; if the whole
+            // cluster stays out of reach, the load stops and the row stays past the watermark.
+            let since = *self.unreachable_since.get_or_insert(now);
+            if now.saturating_sub(since) >= self.config.unreachable_timeout_us {
+                self.failure = Some(format!(
+                    "no node of the cluster was reachable for {} s; rows not acknowledged are left for --resume",
+                    self.config.unreachable_timeout_us / 1_000_000
+                ));
+            }
+            let delay = self.backoff.next_delay().value;
+            self.retry_at.push(Reverse((now.saturating_add(delay), slot)));
+            return;
+        }
         // "No node left" wraps what each node said: an all-Overloaded cluster is push-back.
         let said = |what: &str| error.errors.iter().any(|(_, m)| m.contains(what));
         let transient = error.no_host_available

@@ -3,7 +3,18 @@
  * connections' queues (backpressure), and every request still completes, with no error and
  * bounded memory.
  */
-import { assert, assertEquals, assertExactContent, directClient, ErrorTally, freshTable, resentByDriver, RssSampler, scenario, valueOf } from "../helpers.ts";
+import {
+  assert,
+  assertEquals,
+  assertExactContent,
+  directClient,
+  ErrorTally,
+  freshTable,
+  resentByDriver,
+  RssSampler,
+  scenario,
+  valueOf,
+} from "../helpers.ts";
 
 const REQUESTS = Number(Deno.env.get("CQLWIRE_FAULTS_INFLIGHT") ?? 100_000);
 /** Stream ids per connection: small enough that most requests must queue. */
@@ -71,9 +82,11 @@ scenario(
       assertEquals(lost, 0, `requests that never settled within ${SETTLE_DEADLINE_MS / 1000} s`);
       m.peakRssMb = rss.peakMb;
       m.notes.push(
-        `${(REQUESTS / seconds).toFixed(0)} req/s; peak queued ${maxQueued}; peak in flight per connection ${maxInFlightPerConnection}; RSS ${
-          baseline.toFixed(0)
-        } → peak ${rss.peakMb.toFixed(0)} MiB`,
+        `${
+          (REQUESTS / seconds).toFixed(0)
+        } req/s; peak queued ${maxQueued}; peak in flight per connection ${maxInFlightPerConnection}; RSS ${baseline.toFixed(0)} → peak ${
+          rss.peakMb.toFixed(0)
+        } MiB`,
       );
       if (errors.total > 0) m.notes.push(`errors: ${errors.summary()}`);
       assertEquals(errors.total, 0, `requests failed: ${errors.summary()}`);

@@ -11,6 +11,7 @@ import {
   describeRun,
   directClient,
   ErrorTally,
+  eventually,
   freshTable,
   type Measured,
   resentByDriver,
@@ -48,7 +49,9 @@ function cutAtPoints(proxy: FaultProxy, how: Array<"reset" | "close">, done: () 
 scenario(
   "single",
   "connection reset in mid-load (CLI load)",
-  `load of ${ROWS} rows through the proxy, every connection reset (RST) after ${CUT_POINTS.join(", ")} rows sent: exit 0, no bad row, count and content hash exact`,
+  `load of ${ROWS} rows through the proxy, every connection reset (RST) after ${
+    CUT_POINTS.join(", ")
+  } rows sent: exit 0, no bad row, count and content hash exact`,
   async (m: Measured) => {
     const setup = directClient();
     const table = await freshTable(setup, "reset_load");
@@ -138,3 +141,89 @@ scenario(
   },
 );
 
+/** Bytes of SUPPORTED + READY, as the node answers a v4 OPTIONS and STARTUP. */
+async function handshakeBytes(proxy: FaultProxy): Promise<number> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: proxy.port });
+  try {
+    const startup = Uint8Array.of(0, 1, 0, 11, ...new TextEncoder().encode("CQL_VERSION"), 0, 5, ...new TextEncoder().encode("3.0.0"));
+    const frame = (stream: number, opcode: number, body: Uint8Array) => {
+      const out = new Uint8Array(9 + body.length);
+      out.set([0x04, 0, 0, stream, opcode]);
+      new DataView(out.buffer).setUint32(5, body.length);
+      out.set(body, 9);
+      return out;
+    };
+    await conn.write(frame(1, 0x05, new Uint8Array(0)));
+    await conn.write(frame(2, 0x01, startup));
+    let total = 0;
+    let frames = 0;
+    const buf = new Uint8Array(65536);
+    let pending = new Uint8Array(0);
+    while (frames < 2) {
+      const n = await conn.read(buf);
+      if (n === null) throw new Error("the node closed the handshake");
+      const joined = new Uint8Array(pending.length + n);
+      joined.set(pending);
+      joined.set(buf.subarray(0, n), pending.length);
+      pending = joined;
+      while (pending.length >= 9) {
+        const len = 9 + new DataView(pending.buffer, pending.byteOffset).getUint32(5);
+        if (pending.length < len) break;
+        total += len;
+        frames++;
+        pending = pending.slice(len);
+      }
+    }
+    return total;
+  } finally {
+    conn.close();
+  }
+}
+
+scenario(
+  "single",
+  "control connection lost while reading metadata: the client recovers",
+  "the only connection is reset; its replacement is reset again while the cluster metadata (system.local, peers, keyspaces) is being read: once the network is healthy, the client answers again within 10 s",
+  async (m: Measured) => {
+    const proxy = await startProxy();
+    const c = clientVia(proxy, { protocolVersion: 4, requestTimeout: 2_000 });
+    const events: string[] = [];
+    c.on("hostDown", (_address, reason) => events.push(`down ${String(reason).slice(0, 80)}`));
+    c.on("hostUp", () => events.push("up"));
+    try {
+      await c.connect();
+      await c.execute("SELECT release_version FROM system.local");
+      // Past the handshake, into the first metadata result.
+      const cutAt = (await handshakeBytes(proxy)) + 64;
+      const [first] = proxy.openConnections();
+      proxy.setRules({ cut: { direction: "toClient", afterBytes: cutAt, how: "reset" } });
+      proxy.closeConnection(first.id, "reset");
+      await eventually("a reconnection cut during its metadata reads", () => proxy.stats().cuts.reset >= 2, 10_000);
+      proxy.clearRules();
+      let answered = false;
+      const errors = new ErrorTally();
+      const deadline = Date.now() + 10_000;
+      while (!answered && Date.now() < deadline) {
+        try {
+          await c.execute("SELECT release_version FROM system.local");
+          answered = true;
+        } catch (e) {
+          errors.add(e);
+          await sleep(100);
+        }
+      }
+      m.notes.push(
+        `${proxy.stats().cuts.reset} resets; events: ${events.join(", ")}; ${
+          answered ? "answered again" : `still failing: ${errors.summary(2)}`
+        }`,
+      );
+      m.notes.push(
+        `connections then: ${JSON.stringify(c.getState().connections)}; nodes: ${JSON.stringify(c.getState().nodes.map((n) => n.address))}`,
+      );
+      assert(answered, `the client never answered again: ${errors.summary(2)}; nodes known: ${c.getState().nodes.length}`);
+    } finally {
+      await c.shutdown();
+      await proxy.close();
+    }
+  },
+);
