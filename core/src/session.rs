@@ -116,6 +116,9 @@ enum EventOut {
     Response { id: SessionRequestId, conn: ConnId, frame_flags: u8, start: usize, end: usize, attempts: u32 },
     /// A response the session made up (an ignored error completes with RESULT Void).
     Synthetic { id: SessionRequestId, body: &'static [u8], node: u32 },
+    /// A response held back (a schema change waiting for agreement), copied out of its
+    /// connection's arena.
+    Owned { id: SessionRequestId, frame_flags: u8, body: Vec<u8>, node: u32, attempts: u32 },
     Failed { id: SessionRequestId, error: SessionError },
     NodeUp(String),
     NodeDown(String, String),
@@ -128,6 +131,8 @@ const VOID_RESULT: &[u8] = &[0, 0, 0, 1];
 /// the reconnection base to 2 s: about 10 s in all). Attempts actually sent stay bounded by
 /// the retry policy.
 const MAX_PLAN_RESTARTS: u32 = 8;
+const SCHEMA_AGREEMENT_TIMEOUT_US: u64 = 10_000_000;
+const SCHEMA_AGREEMENT_POLL_US: u64 = 200_000;
 const NO_NODE: u32 = u32::MAX;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,6 +141,9 @@ enum ControlQuery {
     PeersV2,
     Peers,
     Keyspaces,
+    /// Schema versions, while a DDL statement's answer waits for agreement.
+    SchemaVersions,
+    SchemaLocal,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -284,6 +292,14 @@ pub struct Session {
     graveyard: Vec<ConnId>,
     scratch: Vec<u8>,
     metrics: Metrics,
+    /// Answers to schema changes, released once every live node has the same schema.
+    awaiting_agreement: Vec<EventOut>,
+    agreement_deadline: u64,
+    agreement_check_at: Option<u64>,
+    agreement_query_in_flight: bool,
+    agreement_local: Option<Option<[u8; 16]>>,
+    agreement_peers: Option<Vec<[u8; 16]>>,
+    owned_body: Vec<u8>,
 }
 
 /// Ids are a slot index (low 20 bits: a million requests in flight) and a generation (high
@@ -359,6 +375,13 @@ impl Session {
             graveyard: Vec::new(),
             scratch: Vec::new(),
             metrics: Metrics::default(),
+            awaiting_agreement: Vec::new(),
+            agreement_deadline: 0,
+            agreement_check_at: None,
+            agreement_query_in_flight: false,
+            agreement_local: None,
+            agreement_peers: None,
+            owned_body: Vec::new(),
         }
     }
 
@@ -545,6 +568,9 @@ impl Session {
             self.speculative.pop();
             self.speculate(now, req);
         }
+        if self.agreement_check_at.is_some_and(|t| t <= now) || (!self.awaiting_agreement.is_empty() && now >= self.agreement_deadline) {
+            self.check_schema_agreement(now);
+        }
         while let Some(Reverse((at, req))) = self.plan_restarts.peek().copied() {
             if at > now {
                 break;
@@ -583,7 +609,12 @@ impl Session {
         let spec = self.speculative.peek().map(|Reverse((t, _))| *t);
         let restarts = self.plan_restarts.peek().map(|Reverse((t, _))| *t);
         let pools = self.pools.iter().filter_map(|p| p.retry_at);
-        conns.chain(spec).chain(restarts).chain(pools).min()
+        let agreement = if self.awaiting_agreement.is_empty() {
+            None
+        } else {
+            Some(self.agreement_check_at.unwrap_or(self.agreement_deadline).min(self.agreement_deadline))
+        };
+        conns.chain(spec).chain(restarts).chain(pools).chain(agreement).min()
     }
 
     pub fn poll_event(&mut self) -> Option<SessionEvent<'_>> {
@@ -613,6 +644,17 @@ impl Session {
                 node_id: node,
                 attempts: 1,
             },
+            EventOut::Owned { id, frame_flags, body, node, attempts } => {
+                self.owned_body = body;
+                SessionEvent::Response {
+                    id,
+                    frame_flags,
+                    body: &self.owned_body,
+                    node: self.view.node(node).map(|n| n.address.as_str()).unwrap_or(""),
+                    node_id: node,
+                    attempts,
+                }
+            }
             EventOut::Failed { id, error } => SessionEvent::Failed { id, error },
             EventOut::NodeUp(address) => SessionEvent::NodeUp { address },
             EventOut::NodeDown(address, reason) => SessionEvent::NodeDown { address, reason },
@@ -1068,6 +1110,10 @@ impl Session {
             }
             ControlQuery::Peers => "SELECT peer, rpc_address, data_center, rack, tokens, host_id, release_version FROM system.peers",
             ControlQuery::Keyspaces => "SELECT keyspace_name, replication FROM system_schema.keyspaces",
+            // One query answers for every node: the control node's own version is in
+            // system.local, and it gossips the others' into system.peers.
+            ControlQuery::SchemaVersions => "SELECT peer, schema_version FROM system.peers",
+            ControlQuery::SchemaLocal => "SELECT schema_version FROM system.local WHERE key = 'local'",
         };
         let version = self.config.connection.protocol_version;
         self.scratch.clear();
@@ -1097,10 +1143,19 @@ impl Session {
             Ok(r) => r,
             Err(e) => {
                 self.events.push_back(EventOut::Log(format!("could not read {q:?} on the control connection: {e}")));
+                if matches!(q, ControlQuery::SchemaVersions | ControlQuery::SchemaLocal) {
+                    self.agreement_query_in_flight = false;
+                    self.agreement_check_at = Some(now.saturating_add(SCHEMA_AGREEMENT_POLL_US));
+                }
                 return;
             }
         };
+        if matches!(q, ControlQuery::SchemaVersions | ControlQuery::SchemaLocal) {
+            self.on_schema_versions(now, q, &rows);
+            return;
+        }
         match q {
+            ControlQuery::SchemaVersions | ControlQuery::SchemaLocal => {}
             ControlQuery::Local => {
                 let mut local = None;
                 rows.for_each_row(|cells| local = Some(peer_row(&rows, cells)));
@@ -1126,7 +1181,43 @@ impl Session {
         self.try_apply_metadata(now, conn);
     }
 
+    /// Agreement: the control node and every peer it sees up report one schema version.
+    fn on_schema_versions(&mut self, now: u64, q: ControlQuery, rows: &Rows) {
+        let (peer_at, version_at) = (rows.column_index("peer"), rows.column_index("schema_version"));
+        let mut versions: Vec<[u8; 16]> = Vec::new();
+        rows.for_each_row(|cells| {
+            let get = |i: Option<usize>| i.and_then(|i| cells.get(i).copied().flatten());
+            let up = q == ControlQuery::SchemaLocal
+                || cell::inet(get(peer_at)).is_some_and(|ip| {
+                    self.view.nodes().any(|n| n.up && n.address.rsplit_once(':').is_some_and(|(h, _)| h.trim_matches(['[', ']']) == ip))
+                });
+            if let (true, Some(v)) = (up, cell::uuid(get(version_at))) {
+                versions.push(v);
+            }
+        });
+        match q {
+            ControlQuery::SchemaLocal => self.agreement_local = Some(versions.first().copied()),
+            _ => self.agreement_peers = Some(versions),
+        }
+        let (Some(local), Some(peers)) = (self.agreement_local, self.agreement_peers.as_ref()) else { return };
+        self.agreement_query_in_flight = false;
+        let agreed = match local {
+            Some(l) => peers.iter().all(|p| *p == l),
+            None => peers.windows(2).all(|w| w[0] == w[1]),
+        };
+        if agreed {
+            self.release_agreement();
+        } else {
+            self.agreement_check_at = Some(now.saturating_add(SCHEMA_AGREEMENT_POLL_US));
+        }
+    }
+
     fn on_control_failed(&mut self, now: u64, conn: ConnId, q: ControlQuery, error: RequestError) {
+        if matches!(q, ControlQuery::SchemaVersions | ControlQuery::SchemaLocal) {
+            self.agreement_query_in_flight = false;
+            self.agreement_check_at = Some(now.saturating_add(SCHEMA_AGREEMENT_POLL_US));
+            return;
+        }
         if q == ControlQuery::PeersV2 && matches!(&error, RequestError::Server(e) if e.code == 0x2200) {
             // Servers before 4.0 have no peers_v2.
             self.send_control(now, conn, ControlQuery::Peers);
@@ -1150,6 +1241,7 @@ impl Session {
             ControlQuery::Local => self.control_local = Some(PeerRow::default()),
             ControlQuery::PeersV2 | ControlQuery::Peers => self.control_peers = Some(Vec::new()),
             ControlQuery::Keyspaces => self.control_keyspaces = Some(Vec::new()),
+            ControlQuery::SchemaVersions | ControlQuery::SchemaLocal => {}
         }
         self.try_apply_metadata(now, conn);
     }
@@ -1408,11 +1500,66 @@ impl Session {
             self.remember_prepared(&req.body, conn, frame_flags, start, end);
         }
         self.metrics.responses += 1;
+        let attempts = req.sent.max(1);
+        if self.view.nodes().count() > 1 && self.is_schema_change(conn, frame_flags, start, end) {
+            // DDL answers wait until every live node runs the new schema, so the statement
+            // that follows does not meet a node that has never heard of the table.
+            let body = self.conn(conn).map(|c| c.inner.arena_slice(start, end).to_vec()).unwrap_or_default();
+            let node = self.conn(conn).and_then(|c| c.node).unwrap_or(NO_NODE);
+            if self.awaiting_agreement.is_empty() {
+                self.agreement_deadline = now.saturating_add(SCHEMA_AGREEMENT_TIMEOUT_US);
+                self.agreement_check_at = Some(now);
+            }
+            self.awaiting_agreement.push(EventOut::Owned { id: req_id, frame_flags, body, node, attempts });
+            self.recycle(req);
+            self.check_schema_agreement(now);
+            return;
+        }
         if !self.arenas_in_use.contains(&conn) {
             self.arenas_in_use.push(conn);
         }
-        self.events.push_back(EventOut::Response { id: req_id, conn, frame_flags, start, end, attempts: req.sent.max(1) });
+        self.events.push_back(EventOut::Response { id: req_id, conn, frame_flags, start, end, attempts });
         self.recycle(req);
+    }
+
+    fn is_schema_change(&self, conn: ConnId, frame_flags: u8, start: usize, end: usize) -> bool {
+        let Some(c) = self.conn(conn) else { return false };
+        let raw = c.inner.arena_slice(start, end);
+        crate::connection::skip_response_prefix(raw, frame_flags)
+            .ok()
+            .and_then(|b| b.get(..4))
+            .is_some_and(|k| i32::from_be_bytes([k[0], k[1], k[2], k[3]]) == message::RESULT_SCHEMA_CHANGE)
+    }
+
+    /// Asks the control node for every node's schema version, unless it is time to give up.
+    fn check_schema_agreement(&mut self, now: u64) {
+        if self.awaiting_agreement.is_empty() || self.agreement_query_in_flight {
+            return;
+        }
+        if now >= self.agreement_deadline {
+            self.events.push_back(EventOut::Log("schema agreement not reached within 10 s; going on".into()));
+            self.release_agreement();
+            return;
+        }
+        if self.agreement_check_at.is_some_and(|t| t > now) {
+            return;
+        }
+        self.agreement_check_at = None;
+        match self.control {
+            Some(conn) => {
+                self.agreement_query_in_flight = true;
+                self.agreement_local = None;
+                self.agreement_peers = None;
+                self.send_control(now, conn, ControlQuery::SchemaLocal);
+                self.send_control(now, conn, ControlQuery::SchemaVersions);
+            }
+            None => self.agreement_check_at = Some(now.saturating_add(SCHEMA_AGREEMENT_POLL_US)),
+        }
+    }
+
+    fn release_agreement(&mut self) {
+        self.events.extend(self.awaiting_agreement.drain(..));
+        self.agreement_check_at = None;
     }
 
     /// Keeps what routing and transparent re-preparation need from a PREPARE's result.
