@@ -48,6 +48,8 @@ pub struct SessionConfig {
     /// contact points.
     pub discover_peers: bool,
     pub default_port: u16,
+    /// How long an answer to a schema change waits for every live node to agree.
+    pub schema_agreement_timeout_us: u64,
 }
 
 impl Default for SessionConfig {
@@ -63,6 +65,7 @@ impl Default for SessionConfig {
             reconnect_max_us: 30_000_000,
             discover_peers: true,
             default_port: 9042,
+            schema_agreement_timeout_us: 10_000_000,
         }
     }
 }
@@ -131,7 +134,6 @@ const VOID_RESULT: &[u8] = &[0, 0, 0, 1];
 /// the reconnection base to 2 s: about 10 s in all). Attempts actually sent stay bounded by
 /// the retry policy.
 const MAX_PLAN_RESTARTS: u32 = 8;
-const SCHEMA_AGREEMENT_TIMEOUT_US: u64 = 10_000_000;
 const SCHEMA_AGREEMENT_POLL_US: u64 = 200_000;
 const NO_NODE: u32 = u32::MAX;
 
@@ -213,8 +215,9 @@ struct Req {
     executions: Vec<(ConnId, u32)>,
     speculative_started: u32,
     node: u32,
-    /// The connection this request was last re-prepared on, to re-prepare once per node.
-    reprepared_on: ConnId,
+    /// Re-preparations so far: a statement evicted again by a schema change in progress
+    /// may need more than one, but not forever.
+    reprepares: u8,
     trace: Vec<TraceEntry>,
     errors: Vec<(String, String)>,
 }
@@ -496,7 +499,7 @@ impl Session {
             executions,
             speculative_started: 0,
             node: NO_NODE,
-            reprepared_on: ConnId::MAX,
+            reprepares: 0,
             trace: Vec::new(),
             errors: Vec::new(),
         });
@@ -1507,7 +1510,7 @@ impl Session {
             let body = self.conn(conn).map(|c| c.inner.arena_slice(start, end).to_vec()).unwrap_or_default();
             let node = self.conn(conn).and_then(|c| c.node).unwrap_or(NO_NODE);
             if self.awaiting_agreement.is_empty() {
-                self.agreement_deadline = now.saturating_add(SCHEMA_AGREEMENT_TIMEOUT_US);
+                self.agreement_deadline = now.saturating_add(self.config.schema_agreement_timeout_us);
                 self.agreement_check_at = Some(now);
             }
             self.awaiting_agreement.push(EventOut::Owned { id: req_id, frame_flags, body, node, attempts });
@@ -1537,7 +1540,8 @@ impl Session {
             return;
         }
         if now >= self.agreement_deadline {
-            self.events.push_back(EventOut::Log("schema agreement not reached within 10 s; going on".into()));
+            let seconds = self.config.schema_agreement_timeout_us / 1_000_000;
+            self.events.push_back(EventOut::Log(format!("schema agreement not reached within {seconds} s; going on")));
             self.release_agreement();
             return;
         }
@@ -1604,8 +1608,8 @@ impl Session {
         req.errors.push((node_address.clone(), request_error_message(&error)));
         if let RequestError::Server(e) = &error {
             // Each node keeps its own prepared statements: re-prepare there, once per node.
-            if e.code == 0x2500 && req.opcode == Opcode::Execute && req.reprepared_on != conn {
-                req.reprepared_on = conn;
+            if e.code == 0x2500 && req.opcode == Opcode::Execute && req.reprepares < 3 {
+                req.reprepares += 1;
                 req.errors.pop();
                 let prepared_id = Reader::new(&req.body).short_bytes("execute id").map(<[u8]>::to_vec).unwrap_or_default();
                 if let Some(meta) = self.prepared.get(prepared_id.as_slice()) {

@@ -220,6 +220,7 @@ export class Client {
         connectTimeoutMs: o.socketOptions.connectTimeout,
         coalescingMaxBytes: o.socketOptions.coalescingMaxBytes,
         coalescingWindowMicros: o.socketOptions.coalescingWindowMicros,
+        schemaAgreementTimeoutMs: o.protocolOptions.maxSchemaAgreementWaitSeconds * 1000,
       },
       this.runtime,
       {

@@ -14,7 +14,9 @@ const clientOptionsSchema = z.object({
   protocolOptions: z.object({
     port: z.number().int().min(1).max(65535).default(9042),
     maxVersion: z.union([z.literal(4), z.literal(5)]).optional(),
-  }).default({ port: 9042 }),
+    /** How long the answer to a schema change waits for every node to agree. */
+    maxSchemaAgreementWaitSeconds: z.number().min(0).max(600).default(10),
+  }).default({ port: 9042, maxSchemaAgreementWaitSeconds: 10 }),
   /** Pins the protocol version (no negotiation). */
   protocolVersion: z.union([z.literal(4), z.literal(5)]).optional(),
   credentials: z.object({ username: z.string(), password: z.string() }).optional(),
@@ -66,7 +68,7 @@ export interface ClientOptions {
   contactPoints: string[];
   localDataCenter?: string;
   keyspace?: string;
-  protocolOptions?: { port?: number; maxVersion?: 4 | 5 };
+  protocolOptions?: { port?: number; maxVersion?: 4 | 5; maxSchemaAgreementWaitSeconds?: number };
   protocolVersion?: 4 | 5;
   credentials?: { username: string; password: string };
   compression?: "none" | "lz4" | "snappy";
@@ -82,7 +84,7 @@ export interface ClientOptions {
 
 /** The options after validation, with every default filled in. */
 export interface ResolvedOptions extends Omit<ClientOptions, "protocolOptions" | "compression" | "tls" | "socketOptions" | "pooling" | "queryOptions" | "policies" | "discoverPeers"> {
-  protocolOptions: { port: number; maxVersion?: 4 | 5 };
+  protocolOptions: { port: number; maxVersion?: 4 | 5; maxSchemaAgreementWaitSeconds: number };
   compression: "none" | "lz4" | "snappy";
   tls?: { ca?: string; rejectUnauthorized: boolean; serverName?: string };
   socketOptions: { connectTimeout: number; readTimeout: number; coalescingMaxBytes: number; coalescingWindowMicros: number };

@@ -85,6 +85,7 @@ export interface SessionSettings {
   connectTimeoutMs: number;
   coalescingMaxBytes?: number;
   coalescingWindowMicros?: number;
+  schemaAgreementTimeoutMs?: number;
 }
 
 export interface SessionListener {
@@ -147,6 +148,7 @@ export class SessionHost {
       speculativeDelayMs: settings.speculativeDelayMs,
       speculativeMaxExtra: settings.speculativeMaxExtra,
       defaultPort: settings.defaultPort,
+      schemaAgreementTimeoutMs: settings.schemaAgreementTimeoutMs,
       seed: seed(),
     }));
   }

@@ -115,6 +115,9 @@ fn parse_session_config(json: &str) -> Result<SessionConfig, JsError> {
     if let Some(n) = num("reconnectBaseMs") {
         c.reconnect_base_us = (n * 1000.0) as u64;
     }
+    if let Some(n) = num("schemaAgreementTimeoutMs") {
+        c.schema_agreement_timeout_us = (n * 1000.0) as u64;
+    }
     if let Some(n) = num("reconnectMaxMs") {
         c.reconnect_max_us = (n * 1000.0) as u64;
     }
