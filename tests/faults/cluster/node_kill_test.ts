@@ -31,7 +31,8 @@ const ROWS = Number(Deno.env.get("CQLWIRE_FAULTS_CLUSTER_ROWS") ?? 200_000);
 const KILL_AFTER_S = Number(Deno.env.get("CQLWIRE_FAULTS_KILL_AFTER_S") ?? 4);
 
 function clusterClient(extra: Record<string, unknown> = {}): Client {
-  return new Client({ contactPoints: HOSTS, localDataCenter: "datacenter1", requestTimeout: 60_000, ...extra });
+  // DDL answers wait (in the driver) until all three nodes agree on the schema.
+  return new Client({ contactPoints: HOSTS, localDataCenter: "datacenter1", requestTimeout: 60_000, protocolOptions: { maxSchemaAgreementWaitSeconds: 60 }, ...extra });
 }
 
 async function cassandra(...args: string[]): Promise<{ code: number; output: string }> {
