@@ -505,7 +505,15 @@ impl Session {
         });
         self.metrics.requests += 1;
         self.new_plan(id);
-        self.send_to_next_node(now, id, "first attempt");
+        // Schema changes go to the control node: its own version is then the new one when the
+        // answer comes, so the agreement check that holds the answer cannot pass on stale
+        // versions that all still agree.
+        let sent_to_control = is_ddl(&spec.request)
+            && self.control.is_some_and(|c| self.conn(c).is_some_and(|c| c.status == ConnStatus::Ready))
+            && self.control.is_some_and(|c| self.send_on(now, id, c, Purpose::User { req: id }));
+        if !sent_to_control {
+            self.send_to_next_node(now, id, "first attempt");
+        }
         self.arm_speculative(now, id);
         Ok(id)
     }
@@ -1729,6 +1737,13 @@ fn classify(e: &RequestError) -> ErrorKind {
             _ => ErrorKind::Other,
         },
     }
+}
+
+/// CREATE, ALTER and DROP statements.
+fn is_ddl(request: &Request) -> bool {
+    let Request::Query { cql, .. } = request else { return false };
+    let head = cql.trim_start().get(..6).unwrap_or("");
+    ["CREATE", "ALTER ", "DROP "].iter().any(|k| head.len() >= k.len() && head[..k.len()].eq_ignore_ascii_case(k))
 }
 
 /// Conditional updates (lightweight transactions) must go to the first replica.

@@ -103,8 +103,8 @@ Deno.test("a node killed mid-run: requests route around it, none is lost, it is 
       pending.push(
         c.execute(insert, [BigInt(k), `v${k}`], { prepare: true, idempotent: true, consistency: 4 /* QUORUM */ })
           .catch((e) => {
-            failures++;
-            console.error(`k=${k}: ${e.message}`);
+            // The first failures carry their attempts and routing trace, for diagnosis.
+            if (failures++ < 3) console.error(`k=${k}: ${e.message} ${JSON.stringify({ attempts: e.attempts, trace: e.trace })}`);
           }),
       );
       if (pending.length >= 64) await Promise.all(pending.splice(0));
