@@ -98,41 +98,41 @@ fn write_flags(w: &mut Writer, version: u8, flags: u32) {
 
 /// `<query_parameters>` of QUERY and EXECUTE.
 pub fn write_query_parameters(w: &mut Writer, version: u8, values: &[u8], o: &QueryOptions) {
+    write_parameters(w, version, o, Some(values));
+}
+
+/// The parameters QUERY, EXECUTE and BATCH share: consistency, flags, then each flagged
+/// field in protocol order. `values` is `None` for BATCH, whose values sit with each
+/// statement and which has no paging or result metadata to skip.
+fn write_parameters(w: &mut Writer, version: u8, o: &QueryOptions, values: Option<&[u8]>) {
+    let single = values.is_some();
+    let values = values.unwrap_or(&[]);
     let mut flags = 0u32;
-    if !values.is_empty() {
-        flags |= qflags::VALUES;
-    }
-    if o.skip_metadata {
-        flags |= qflags::SKIP_METADATA;
-    }
-    if o.page_size.is_some() {
-        flags |= qflags::PAGE_SIZE;
-    }
-    if o.paging_state.is_some() {
-        flags |= qflags::PAGING_STATE;
-    }
-    if o.serial_consistency.is_some() {
-        flags |= qflags::SERIAL_CONSISTENCY;
-    }
-    if o.default_timestamp.is_some() {
-        flags |= qflags::DEFAULT_TIMESTAMP;
-    }
-    if version >= 5 && o.keyspace.is_some() {
-        flags |= qflags::KEYSPACE;
-    }
-    if version >= 5 && o.now_in_seconds.is_some() {
-        flags |= qflags::NOW_IN_SECONDS;
-    }
+    let mut flag = |on: bool, bit: u32| {
+        if on {
+            flags |= bit;
+        }
+    };
+    flag(!values.is_empty(), qflags::VALUES);
+    flag(single && o.skip_metadata, qflags::SKIP_METADATA);
+    flag(single && o.page_size.is_some(), qflags::PAGE_SIZE);
+    flag(single && o.paging_state.is_some(), qflags::PAGING_STATE);
+    flag(o.serial_consistency.is_some(), qflags::SERIAL_CONSISTENCY);
+    flag(o.default_timestamp.is_some(), qflags::DEFAULT_TIMESTAMP);
+    flag(version >= 5 && o.keyspace.is_some(), qflags::KEYSPACE);
+    flag(version >= 5 && o.now_in_seconds.is_some(), qflags::NOW_IN_SECONDS);
     w.u16(o.consistency.unwrap_or(consistency::LOCAL_ONE));
     write_flags(w, version, flags);
     if !values.is_empty() {
         w.raw(values);
     }
-    if let Some(p) = o.page_size {
-        w.i32(p);
-    }
-    if let Some(s) = o.paging_state {
-        w.bytes(Some(s));
+    if single {
+        if let Some(p) = o.page_size {
+            w.i32(p);
+        }
+        if let Some(s) = o.paging_state {
+            w.bytes(Some(s));
+        }
     }
     if let Some(s) = o.serial_consistency {
         w.u16(s);
@@ -185,35 +185,7 @@ pub fn write_batch(w: &mut Writer, version: u8, kind: BatchType, statements: &[B
             w.raw(values);
         }
     }
-    w.u16(o.consistency.unwrap_or(consistency::LOCAL_ONE));
-    let mut flags = 0u32;
-    if o.serial_consistency.is_some() {
-        flags |= qflags::SERIAL_CONSISTENCY;
-    }
-    if o.default_timestamp.is_some() {
-        flags |= qflags::DEFAULT_TIMESTAMP;
-    }
-    if version >= 5 && o.keyspace.is_some() {
-        flags |= qflags::KEYSPACE;
-    }
-    if version >= 5 && o.now_in_seconds.is_some() {
-        flags |= qflags::NOW_IN_SECONDS;
-    }
-    write_flags(w, version, flags);
-    if let Some(s) = o.serial_consistency {
-        w.u16(s);
-    }
-    if let Some(t) = o.default_timestamp {
-        w.i64(t);
-    }
-    if version >= 5 {
-        if let Some(k) = o.keyspace {
-            w.string(k);
-        }
-        if let Some(n) = o.now_in_seconds {
-            w.i32(n);
-        }
-    }
+    write_parameters(w, version, o, None);
 }
 
 /// An ERROR body, with every field the protocol defines for its code.
