@@ -7,19 +7,22 @@
 import { Client } from "../../driver/deno.ts";
 
 const NODES = ["127.0.0.1:9042", "127.0.0.2:9042", "127.0.0.3:9042"];
-const KS = "cqlwire_routing";
+// One keyspace per replication factor: CREATE KEYSPACE IF NOT EXISTS would silently keep the
+// other test's factor.
+const KS_RF1 = "cqlwire_routing_rf1";
+const KS_RF3 = "cqlwire_routing_rf3";
 
 function assert(cond: unknown, message: string): asserts cond {
   if (!cond) throw new Error(message);
 }
 
-async function counts(table: string): Promise<Array<{ node: string; coordinator: bigint; local: bigint }>> {
+async function counts(keyspace: string, table: string): Promise<Array<{ node: string; coordinator: bigint; local: bigint }>> {
   const out = [];
   for (const node of NODES) {
     // One node only: virtual tables answer for the node that coordinates the query.
     const c = new Client({ contactPoints: [node], localDataCenter: "datacenter1", discoverPeers: false });
     try {
-      const q = (t: string) => c.execute(`SELECT count FROM system_views.${t} WHERE keyspace_name = ? AND table_name = ?`, [KS, table]);
+      const q = (t: string) => c.execute(`SELECT count FROM system_views.${t} WHERE keyspace_name = ? AND table_name = ?`, [keyspace, table]);
       const coordinator = (await q("coordinator_write_latency")).first()?.count as bigint ?? 0n;
       const local = (await q("local_write_latency")).first()?.count as bigint ?? 0n;
       out.push({ node, coordinator: BigInt(coordinator), local: BigInt(local) });
@@ -46,18 +49,19 @@ Deno.test("RF=1: every write is coordinated by the replica that owns its token",
     await c.connect();
     const state = c.getState();
     assert(state.nodes.length === 3, `3 nodes discovered, got ${JSON.stringify(state.nodes)}`);
-    await c.execute(`CREATE KEYSPACE IF NOT EXISTS ${KS} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`);
-    await c.execute(`DROP TABLE IF EXISTS ${KS}.rf1`);
-    await c.execute(`CREATE TABLE ${KS}.rf1 (k bigint PRIMARY KEY, v text)`);
-    const before = await counts("rf1");
+    await c.execute(`CREATE KEYSPACE IF NOT EXISTS ${KS_RF1} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`);
+    await c.execute(`ALTER KEYSPACE ${KS_RF1} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`);
+    await c.execute(`DROP TABLE IF EXISTS ${KS_RF1}.rf1`);
+    await c.execute(`CREATE TABLE ${KS_RF1}.rf1 (k bigint PRIMARY KEY, v text)`);
+    const before = await counts(KS_RF1, "rf1");
     const n = 3000;
     const pending = [];
     for (let k = 0; k < n; k++) {
-      pending.push(c.execute(`INSERT INTO ${KS}.rf1 (k, v) VALUES (?, ?)`, [BigInt(k), `v${k}`], { prepare: true }));
+      pending.push(c.execute(`INSERT INTO ${KS_RF1}.rf1 (k, v) VALUES (?, ?)`, [BigInt(k), `v${k}`], { prepare: true }));
       if (pending.length >= 128) await Promise.all(pending.splice(0));
     }
     await Promise.all(pending);
-    const after = await counts("rf1");
+    const after = await counts(KS_RF1, "rf1");
     let total = 0n;
     for (let i = 0; i < NODES.length; i++) {
       const coordinator = after[i].coordinator - before[i].coordinator;
@@ -90,11 +94,12 @@ Deno.test("a node killed mid-run: requests route around it, none is lost, it is 
   c.on("hostUp", (a) => events.push(`up ${a}`));
   try {
     await c.connect();
-    await c.execute(`CREATE KEYSPACE IF NOT EXISTS ${KS} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}`);
-    await c.execute(`DROP TABLE IF EXISTS ${KS}.rf3`);
-    await c.execute(`CREATE TABLE ${KS}.rf3 (k bigint PRIMARY KEY, v text)`);
+    await c.execute(`CREATE KEYSPACE IF NOT EXISTS ${KS_RF3} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}`);
+    await c.execute(`ALTER KEYSPACE ${KS_RF3} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}`);
+    await c.execute(`DROP TABLE IF EXISTS ${KS_RF3}.rf3`);
+    await c.execute(`CREATE TABLE ${KS_RF3}.rf3 (k bigint PRIMARY KEY, v text)`);
     const n = 6000;
-    const insert = `INSERT INTO ${KS}.rf3 (k, v) VALUES (?, ?)`;
+    const insert = `INSERT INTO ${KS_RF3}.rf3 (k, v) VALUES (?, ?)`;
     let failures = 0;
     killed = true;
     const pending: Promise<unknown>[] = [];
@@ -114,7 +119,9 @@ Deno.test("a node killed mid-run: requests route around it, none is lost, it is 
     assert(events.some((e) => e === "down 127.0.0.3:9042"), `node 3 marked down: ${events}`);
     const down = c.getState().nodes.find((n) => n.address === "127.0.0.3:9042");
     assert(down && down.up === false, `node 3 is down in the view: ${JSON.stringify(down)}`);
-    const rs = await c.execute(`SELECT count(*) FROM ${KS}.rf3`, [], { consistency: 4 });
+    // A full scan at QUORUM beside a dead replica can take longer than the server's range timeout
+    // (10 s) on two busy cores; the short read timeout above is for the inserts.
+    const rs = await c.execute(`SELECT count(*) FROM ${KS_RF3}.rf3`, [], { consistency: 4, readTimeout: 30_000, idempotent: true });
     assert(rs.first()?.count === BigInt(n), `count ${rs.first()?.count}, expected ${n}`);
 
     await restart(3);
