@@ -62,6 +62,15 @@ export async function ensureKeyspace(c: Client, keyspace = KEYSPACE, replication
   await c.execute(
     `CREATE KEYSPACE IF NOT EXISTS ${keyspace} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': ${replicationFactor}}`,
   );
+  // IF NOT EXISTS keeps whatever factor an earlier run chose; a scenario must get the one it asks for.
+  const rs = await c.execute("SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = ?", [keyspace]);
+  const replication = rs.first()?.replication as Map<string, string> | Record<string, string> | undefined;
+  const factor = replication instanceof Map ? replication.get("replication_factor") : replication?.replication_factor;
+  if (factor !== String(replicationFactor)) {
+    await c.execute(
+      `ALTER KEYSPACE ${keyspace} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': ${replicationFactor}}`,
+    );
+  }
 }
 
 /** Drops and creates `keyspace.table` as (id int PRIMARY KEY, v text). */
