@@ -378,7 +378,6 @@ async function coreObstacle(
   if (target.counter) return "a counter table needs the write-ahead journal of the JS path";
   if (!target.idempotent) return "a statement that is not idempotent needs the write-ahead journal of the JS path";
   if (settings.dryRun) return "--dry-run runs on the JS path";
-  if (settings.batchSize > 1) return "--batch-size runs on the JS path";
   if (formats.has("csv") && !settings.hasHeader && settings.map === null && settings.skip.length > 0) {
     // The core's index mapping accepts extra fields, where this layout wants an exact count.
     return "--skip without a header or --map runs on the JS path";
@@ -644,6 +643,7 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
             maxErrors: settings.maxErrors,
             maxRetries: settings.maxRetries,
             consistency,
+            batch: settings.batchSize > 1 ? { size: settings.batchSize, by: settings.batchBy } : undefined,
             secrets,
             stop,
             checkpoint,

@@ -89,6 +89,8 @@ export interface CoreLoadSettings {
   retryBaseMs?: number;
   /** Rows per second at most (--rate). */
   rate?: number;
+  /** Rows per request, grouped by replicas or partition (--batch-size, --batch-by). */
+  batch?: { size: number; by: "partition" | "replica" };
 }
 
 /** The JS path's boolean spellings, so that both paths accept the same input. */
@@ -594,6 +596,10 @@ export async function runCoreLoad(
     if (remainingErrors !== undefined) options.maxErrors = Math.max(0, remainingErrors - 1);
     if (settings.maxRetries !== undefined) options.maxRetries = settings.maxRetries;
     if (settings.consistency !== undefined) options.consistency = settings.consistency;
+    if (settings.batch !== undefined) {
+      options.batchSize = settings.batch.size;
+      options.batchBy = settings.batch.by;
+    }
     if (item.stopAfter !== undefined) {
       // A record belongs to the range holding the byte just before it: one starting right
       // after the range's last byte is still ours.

@@ -400,6 +400,12 @@ impl Session {
         &self.view
     }
     /// What the session learned from a PREPARE it sent, by prepared id.
+    /// See [`ClusterView::replica_set_key`]; for rows of the prepared statement `id`.
+    pub fn replica_set_key(&self, id: &[u8], token: i64) -> Option<u64> {
+        let keyspace = self.prepared.get(id)?.keyspace?;
+        self.view.replica_set_key(self.keyspace_names.get(keyspace as usize)?, token)
+    }
+
     pub fn prepared(&self, id: &[u8]) -> Option<&PreparedMeta> {
         self.prepared.get(id)
     }

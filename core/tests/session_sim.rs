@@ -21,6 +21,10 @@ struct SimNode {
     silent: bool,
     prepared: HashSet<Vec<u8>>,
     executes: Vec<i64>,
+    /// Statements per BATCH received.
+    batches: Vec<usize>,
+    /// Rows whose value starts with this byte are refused as invalid, alone or in a batch.
+    refuse_marker: Option<u8>,
     /// Error bodies to answer the next EXECUTEs with.
     fail_next: Vec<Vec<u8>>,
     /// Connections that ask for system tables get closed, this many times.
@@ -35,6 +39,8 @@ struct Sim {
     events: Vec<String>,
     responses: HashMap<u32, String>,
     failures: HashMap<u32, String>,
+    /// Every failure as the session gave it, in order.
+    errors: Vec<(u32, cqlwire_core::session::SessionError)>,
 }
 
 fn frame(stream: i16, opcode: u8, body: &[u8]) -> Vec<u8> {
@@ -132,7 +138,16 @@ impl Sim {
             })
             .collect();
         let session = Session::new(config);
-        Sim { session, nodes, conns: HashMap::new(), now: 0, events: Vec::new(), responses: HashMap::new(), failures: HashMap::new() }
+        Sim {
+            session,
+            nodes,
+            conns: HashMap::new(),
+            now: 0,
+            events: Vec::new(),
+            responses: HashMap::new(),
+            failures: HashMap::new(),
+            errors: Vec::new(),
+        }
     }
 
     fn start(&mut self) {
@@ -220,8 +235,39 @@ impl Sim {
                     } else {
                         // values start after [short bytes id][consistency u16][flags u8]
                         let values = &body[2 + idlen + 3..];
-                        let klen = i32::from_be_bytes(values[2..6].try_into().unwrap()) as usize;
-                        self.nodes[node].executes.push(murmur3_token(&values[6..6 + klen]));
+                        let (token, refused) = self.row_of(node, &values[2..]);
+                        if refused {
+                            frame(stream, 0x00, &server_error(0x2200, "invalid value", &[]))
+                        } else {
+                            self.nodes[node].executes.push(token);
+                            frame(stream, 0x08, &1i32.to_be_bytes())
+                        }
+                    }
+                }
+                0x0D => {
+                    let count = u16::from_be_bytes([body[1], body[2]]) as usize;
+                    let mut at = 3;
+                    let mut tokens = Vec::new();
+                    let mut refused = false;
+                    for _ in 0..count {
+                        assert_eq!(body[at], 1, "bulk batches hold prepared statements");
+                        let idlen = u16::from_be_bytes([body[at + 1], body[at + 2]]) as usize;
+                        at += 3 + idlen;
+                        let values = u16::from_be_bytes([body[at], body[at + 1]]) as usize;
+                        let (token, bad) = self.row_of(node, &body[at + 2..]);
+                        tokens.push(token);
+                        refused |= bad;
+                        at += 2;
+                        for _ in 0..values {
+                            let len = i32::from_be_bytes(body[at..at + 4].try_into().unwrap());
+                            at += 4 + len.max(0) as usize;
+                        }
+                    }
+                    if refused {
+                        frame(stream, 0x00, &server_error(0x2200, "invalid value in batch", &[]))
+                    } else {
+                        self.nodes[node].batches.push(count);
+                        self.nodes[node].executes.extend(tokens);
                         frame(stream, 0x08, &1i32.to_be_bytes())
                     }
                 }
@@ -230,6 +276,16 @@ impl Sim {
             out.extend(reply);
         }
         out
+    }
+
+    /// The token of a (k bigint, v blob) row's values, and whether the node refuses it.
+    fn row_of(&self, node: usize, values: &[u8]) -> (i64, bool) {
+        let klen = i32::from_be_bytes(values[0..4].try_into().unwrap()) as usize;
+        let token = murmur3_token(&values[4..4 + klen]);
+        let v = &values[4 + klen..];
+        let vlen = i32::from_be_bytes(v[0..4].try_into().unwrap());
+        let refused = vlen > 0 && self.nodes[node].refuse_marker == Some(v[4]);
+        (token, refused)
     }
 
     fn query_result(&self, node: usize, cql: &str) -> Vec<u8> {
@@ -317,6 +373,7 @@ impl Sim {
                     }
                     SessionEvent::Failed { id, error } => {
                         self.failures.insert(id, serde_json::to_string(&error).unwrap());
+                        self.errors.push((id, error));
                     }
                     other => self.events.push(format!("{other:?}")),
                 }
@@ -683,4 +740,144 @@ fn losing_the_control_connection_while_reading_metadata_keeps_the_topology() {
     assert_eq!(sim.session.view().nodes().count(), 1, "the node is still known");
     let id = sim.insert(1, true);
     assert!(sim.responses.contains_key(&id), "answers again: {:?} {:?}", sim.failures.get(&id), sim.events);
+}
+
+mod bulk_load {
+    use super::*;
+    use cqlwire_core::bulk::csv::CsvOptions;
+    use cqlwire_core::bulk::load::{BatchGrouping, BulkLoad, LoadConfig};
+    use cqlwire_core::bulk::{BulkConfig, BulkEncoder, Format};
+    use cqlwire_core::types::ColumnType;
+
+    fn csv(rows: usize, marked: &[usize]) -> Vec<u8> {
+        let mut out = String::new();
+        for k in 0..rows {
+            let v = if marked.contains(&k) { "0xee01" } else { "0x0102" };
+            out.push_str(&format!("{k},{v}\n"));
+        }
+        out.into_bytes()
+    }
+
+    fn new_load(sim: &mut Sim, config: LoadConfig) -> BulkLoad {
+        sim.prepare();
+        let columns = vec![("k".to_owned(), ColumnType::Bigint), ("v".to_owned(), ColumnType::Blob)];
+        let mut bulk = BulkConfig::new(Format::Csv(CsvOptions { header: false, ..CsvOptions::default() }), columns);
+        bulk.pk_indexes = vec![0];
+        BulkLoad::new(BulkEncoder::new(bulk).unwrap(), b"prep-insert", &[], config)
+    }
+
+    /// Feeds `input` in chunks, passes the session's answers to the load, until it is done.
+    fn run(sim: &mut Sim, load: &mut BulkLoad, input: &[u8], chunk: usize) {
+        let mut chunks = input.chunks(chunk);
+        let mut seen_errors = 0;
+        for _ in 0..100_000 {
+            while load.wants_input() {
+                match chunks.next() {
+                    Some(c) => load.push(c),
+                    None => {
+                        load.finish();
+                        break;
+                    }
+                }
+            }
+            load.pump(sim.now, &mut sim.session);
+            sim.pump();
+            let answered: Vec<u32> = sim.responses.keys().copied().filter(|id| load.owns(*id)).collect();
+            for id in answered {
+                sim.responses.remove(&id);
+                load.on_response(id);
+            }
+            while seen_errors < sim.errors.len() {
+                let (id, error) = sim.errors[seen_errors].clone();
+                seen_errors += 1;
+                load.on_failure(sim.now, id, &error);
+            }
+            if load.is_done() {
+                return;
+            }
+            if let Some(t) = load.next_timeout() {
+                if t > sim.now {
+                    sim.advance(t - sim.now);
+                }
+            }
+        }
+        panic!("the load did not finish: {:?}", load.stats());
+    }
+
+    fn batched(size: usize) -> LoadConfig {
+        LoadConfig { batch_size: size, batch_by: BatchGrouping::Replicas, ..LoadConfig::default() }
+    }
+
+    #[test]
+    fn batches_hold_rows_of_one_replica_and_every_row_lands_on_its_owner() {
+        let mut sim = Sim::new(3, config());
+        sim.start();
+        let mut load = new_load(&mut sim, batched(10));
+        let input = csv(1000, &[]);
+        run(&mut sim, &mut load, &input, 4096);
+        let stats = load.stats();
+        assert_eq!((stats.rows_ok, stats.rows_bad, stats.rows_rejected), (1000, 0, 0));
+        assert_eq!(load.watermark(), input.len() as u64);
+        let mut landed = 0;
+        let mut requests = 0;
+        for (i, node) in sim.nodes.iter().enumerate() {
+            for &token in &node.executes {
+                assert_eq!(sim.owner(token), i, "RF=1: a batched row went to a node that does not own it");
+            }
+            landed += node.executes.len();
+            requests += node.batches.len();
+            assert!(node.batches.iter().all(|&n| (2..=10).contains(&n)));
+        }
+        assert_eq!(landed, 1000);
+        // Full batches, but for the partly filled ones sent whenever a chunk runs dry.
+        assert!(requests <= 1000 / 10 + 3 * input.len().div_ceil(4096), "{requests} requests for 1000 rows");
+    }
+
+    #[test]
+    fn a_batch_the_server_refuses_is_split_and_only_the_bad_row_is_rejected() {
+        let mut sim = Sim::new(3, config());
+        for n in &mut sim.nodes {
+            n.refuse_marker = Some(0xee);
+        }
+        sim.start();
+        let mut load = new_load(&mut sim, batched(8));
+        let input = csv(300, &[17, 250]);
+        run(&mut sim, &mut load, &input, 1 << 20);
+        let stats = load.stats();
+        assert_eq!((stats.rows_ok, stats.rows_rejected), (298, 2), "{stats:?}");
+        let mut bad = Vec::new();
+        while let Some(row) = load.poll_bad() {
+            bad.push((row.line, String::from_utf8(row.raw).unwrap(), row.reason));
+        }
+        bad.sort();
+        assert_eq!(bad.len(), 2);
+        assert_eq!((bad[0].0, bad[0].1.as_str()), (18, "17,0xee01"));
+        assert_eq!((bad[1].0, bad[1].1.as_str()), (251, "250,0xee01"));
+        assert!(bad[0].2.contains("invalid value"), "{}", bad[0].2);
+        assert_eq!(load.watermark(), input.len() as u64);
+        let landed: usize = sim.nodes.iter().map(|n| n.executes.len()).sum();
+        assert_eq!(landed, 298);
+    }
+
+    #[test]
+    fn batches_close_at_the_byte_limit() {
+        let mut sim = Sim::new(1, config());
+        sim.start();
+        // Each row's values are 4+8 + 4+2 bytes, plus the count: 20 bytes; 3 fit in 64.
+        let mut load = new_load(&mut sim, LoadConfig { batch_max_bytes: 64, ..batched(100) });
+        run(&mut sim, &mut load, &csv(90, &[]), 1 << 20);
+        assert_eq!(load.stats().rows_ok, 90);
+        assert!(sim.nodes[0].batches.iter().all(|&n| n <= 3), "{:?}", sim.nodes[0].batches);
+    }
+
+    #[test]
+    fn unbatched_loads_send_one_execute_per_row() {
+        let mut sim = Sim::new(3, config());
+        sim.start();
+        let mut load = new_load(&mut sim, LoadConfig::default());
+        run(&mut sim, &mut load, &csv(200, &[]), 512);
+        assert_eq!(load.stats().rows_ok, 200);
+        assert!(sim.nodes.iter().all(|n| n.batches.is_empty()));
+        assert_eq!(sim.nodes.iter().map(|n| n.executes.len()).sum::<usize>(), 200);
+    }
 }

@@ -76,6 +76,16 @@ export interface BulkLoadOptions {
   timeout?: number;
   /** Rows starting at or after this offset of the input are left to another process. */
   stopAtOffset?: number;
+  /**
+   * Rows per request (default 1). Above 1, rows that share their replicas (or, with
+   * `batchBy: "partition"`, their partition) go out together as one UNLOGGED BATCH (COUNTER
+   * for counter updates); a batch the server refuses is retried row by row, so only the
+   * rows at fault are reported bad.
+   */
+  batchSize?: number;
+  batchBy?: "replica" | "partition";
+  /** A batch closes before its values pass this many bytes (default 32 KiB). */
+  batchMaxBytes?: number;
   /** Stops reading input: rows already parsed settle, a record cut mid-way is dropped. */
   signal?: AbortSignal;
   onBadRow?: (row: BadRowRecord) => void | Promise<void>;
@@ -557,6 +567,10 @@ export class Client {
       timeoutMs: options.timeout,
       seed: Math.floor(Math.random() * 2 ** 32),
       stopAtOffset: options.stopAtOffset,
+      batchSize: options.batchSize,
+      batchBy: options.batchBy,
+      batchMaxBytes: options.batchMaxBytes,
+      counter,
     };
     return session.bulk(ps.id, ps.resultMetadataId, config, input, options.onBadRow ?? (() => {}), options.onProgress, options.signal);
   }

@@ -16,6 +16,7 @@ const COPY_TABLE = `${KEYSPACE}.copy_${RUN}`;
 const SMALL_TABLE = `${KEYSPACE}.small_${RUN}`;
 const DURATION_TABLE = `${KEYSPACE}.durations_${RUN}`;
 const JS_PATH_TABLE = `${KEYSPACE}.js_path_${RUN}`;
+const BATCH_TABLE = `${KEYSPACE}.batched_${RUN}`;
 
 const TYPES_COLUMNS =
   "id int, seq bigint, label text, t text, a ascii, ti tinyint, si smallint, i int, bi bigint, vi varint, " +
@@ -113,6 +114,7 @@ Deno.test({
           CREATE TABLE ${SMALL_TABLE} (k int PRIMARY KEY, name text, n bigint);
           CREATE TABLE ${DURATION_TABLE} (k int PRIMARY KEY, du duration);
           CREATE TABLE ${JS_PATH_TABLE} (${TYPES_COLUMNS});
+          CREATE TABLE ${BATCH_TABLE} (${TYPES_COLUMNS});
         `;
         const result = await runCli(["query", "-"], { stdin: script });
         assertEquals(result.code, 0, describe(result));
@@ -121,6 +123,7 @@ Deno.test({
         await waitForTable(SMALL_TABLE);
         await waitForTable(DURATION_TABLE);
         await waitForTable(JS_PATH_TABLE);
+        await waitForTable(BATCH_TABLE);
       });
 
       const csv = new CsvBuilder();
@@ -355,6 +358,39 @@ Deno.test({
         }
       });
 
+      await t.step("load: batches on the core path load the same rows; a refused batch is retried row by row", async () => {
+        const batchBadDir = `${work}/bad-batched`;
+        const result = await runCli([
+          "load",
+          csvPath,
+          "--table",
+          BATCH_TABLE,
+          "--bad-dir",
+          batchBadDir,
+          "--engine",
+          "core",
+          "--batch-size",
+          "20",
+          "--batch-by",
+          "replica",
+          "--json",
+        ]);
+        assertEquals(result.code, 3, describe(result));
+        const summary = JSON.parse(result.stdout);
+        assertEquals([summary.path, summary.rowsLoaded, summary.badRows], ["core", good.length, bad.length]);
+        const core = await queryJson(`SELECT * FROM ${TYPES_TABLE}`);
+        const batched = await queryJson(`SELECT * FROM ${BATCH_TABLE}`);
+        assertEquals(batched.rows.sort(byIdThenLabel), core.rows.sort(byIdThenLabel));
+        // The over-long key shares its batch with good rows: only it is refused, for its own reason.
+        for (const name of ["hostile.bad", "hostile.errors.log"]) {
+          assertEquals(
+            await Deno.readTextFile(`${batchBadDir}/${name}`),
+            await Deno.readTextFile(`${badDir}/${name}`),
+            `${name} is the same batched and unbatched`,
+          );
+        }
+      });
+
       await t.step("load: --engine core refuses what only the JS path does, exit 2", async () => {
         const result = await runCli([
           "load",
@@ -363,13 +399,12 @@ Deno.test({
           JS_PATH_TABLE,
           "--engine",
           "core",
-          "--batch-size",
-          "10",
+          "--dry-run",
           "--bad-dir",
           `${work}/bad-engine`,
         ]);
         assertEquals(result.code, 2, describe(result));
-        assertStringIncludes(result.stderr, "--engine core: --batch-size runs on the JS path");
+        assertStringIncludes(result.stderr, "--engine core: --dry-run runs on the JS path");
       });
 
       await t.step("duration values in all three notations load and print CQL-style", async () => {
@@ -554,7 +589,7 @@ Deno.test({
     } finally {
       await runCli([
         "query",
-        `DROP TABLE IF EXISTS ${TYPES_TABLE}; DROP TABLE IF EXISTS ${COPY_TABLE}; DROP TABLE IF EXISTS ${SMALL_TABLE}; DROP TABLE IF EXISTS ${DURATION_TABLE}; DROP TABLE IF EXISTS ${JS_PATH_TABLE}`,
+        `DROP TABLE IF EXISTS ${TYPES_TABLE}; DROP TABLE IF EXISTS ${COPY_TABLE}; DROP TABLE IF EXISTS ${SMALL_TABLE}; DROP TABLE IF EXISTS ${DURATION_TABLE}; DROP TABLE IF EXISTS ${JS_PATH_TABLE}; DROP TABLE IF EXISTS ${BATCH_TABLE}`,
       ]);
       await Deno.remove(work, { recursive: true });
     }

@@ -4,7 +4,7 @@
 use cqlwire_core::cluster::{PolicyConfig, RetryPolicy, SpeculativePolicy};
 use cqlwire_core::compression::Compression;
 use cqlwire_core::connection::{Config, Credentials, Request};
-use cqlwire_core::bulk::load::{BulkLoad, LoadConfig};
+use cqlwire_core::bulk::load::{BatchGrouping, BulkLoad, LoadConfig};
 use cqlwire_core::bulk::{BulkConfig, BulkEncoder, CsvOptions, Format, Mapping};
 use cqlwire_core::session::{Command, RequestSpec, Session, SessionConfig, SessionEvent};
 use cqlwire_core::types::EpochUnit;
@@ -283,6 +283,18 @@ fn parse_bulk_config(json: &str, columns: Vec<(String, cqlwire_core::types::Colu
         load.seed = n as u64;
     }
     load.stop_at_offset = num("stopAtOffset").map(|n| n as u64);
+    if let Some(n) = num("batchSize") {
+        load.batch_size = (n as usize).max(1);
+    }
+    load.batch_by = match v.get("batchBy").and_then(Value::as_str) {
+        None | Some("replica") | Some("replicas") => BatchGrouping::Replicas,
+        Some("partition") => BatchGrouping::Partition,
+        Some(other) => return Err(js_error("ERR_CONFIG", format!("unknown batch grouping {other:?}; use replica or partition"))),
+    };
+    if let Some(n) = num("batchMaxBytes") {
+        load.batch_max_bytes = (n as usize).max(1);
+    }
+    load.counter = v.get("counter").and_then(Value::as_bool).unwrap_or(false);
     Ok((config, load))
 }
 

@@ -19,7 +19,7 @@ use std::collections::{BinaryHeap, HashMap, VecDeque};
 use super::{BadColumn, BulkEncoder, BulkError, RowOutcome};
 use crate::cluster::{Backoff, Jitter};
 use crate::connection::{Request, RequestError};
-use crate::message::QueryOptions;
+use crate::message::{BatchStatement, BatchType, QueryOptions};
 use crate::session::{request_error_message, RequestSpec, Session, SessionError, SessionRequestId};
 
 #[derive(Debug, Clone)]
@@ -44,6 +44,26 @@ pub struct LoadConfig {
     /// How long no node at all may be reachable before the load gives up (rows not yet
     /// acknowledged stay past the watermark, for a resume).
     pub unreachable_timeout_us: u64,
+    /// Rows per request: above 1, rows that share a group (see `batch_by`) go out together
+    /// as one UNLOGGED (or COUNTER) BATCH, as `cqlsh COPY` and DSBulk do.
+    pub batch_size: usize,
+    pub batch_by: BatchGrouping,
+    /// A batch closes before its rows' values pass this many bytes (Cassandra refuses
+    /// batches over `batch_size_fail_threshold`, 50 KiB by default).
+    pub batch_max_bytes: usize,
+    /// The statement updates counters: batches are COUNTER batches.
+    pub counter: bool,
+}
+
+/// Which rows may share a batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BatchGrouping {
+    /// Rows whose partitions have the same replicas: the coordinator is one of them and
+    /// writes locally or to the same peers. Falls back to `Partition` without token-aware
+    /// plans.
+    Replicas,
+    /// Rows of the same partition (same token) only.
+    Partition,
 }
 
 impl Default for LoadConfig {
@@ -62,6 +82,10 @@ impl Default for LoadConfig {
             seed: 0,
             stop_at_offset: None,
             unreachable_timeout_us: 30_000_000,
+            batch_size: 1,
+            batch_by: BatchGrouping::Replicas,
+            batch_max_bytes: 32 * 1024,
+            counter: false,
         }
     }
 }
@@ -104,6 +128,19 @@ struct RowSlot {
     attempts: u32,
 }
 
+/// What one request carries: one row, or the rows of a batch. Kept and reused by index.
+#[derive(Default)]
+struct Group {
+    rows: Vec<usize>,
+    value_bytes: usize,
+    /// While filling: the grouping key it takes rows for.
+    key: u64,
+}
+
+/// Groups still taking rows are few (one per replica set, or per partition within a
+/// chunk); past this many the fullest is sent rather than another opened.
+const MAX_OPEN_GROUPS: usize = 64;
+
 pub struct BulkLoad {
     encoder: BulkEncoder,
     prepared_id: Vec<u8>,
@@ -113,7 +150,14 @@ pub struct BulkLoad {
     successes_since_growth: usize,
     slots: Vec<RowSlot>,
     free_slots: Vec<usize>,
+    groups: Vec<Group>,
+    free_groups: Vec<usize>,
+    /// Groups taking rows, not yet sent.
+    open_groups: Vec<usize>,
+    /// A group that is due to go out but found the window full.
+    ready: Option<usize>,
     by_request: HashMap<SessionRequestId, usize>,
+    /// Groups waiting to be sent again, by when.
     retry_at: BinaryHeap<Reverse<(u64, usize)>>,
     backoff: Backoff,
     /// `(seq, end_offset, next row's line, settled, acknowledged)` in input order, for the
@@ -132,8 +176,8 @@ pub struct BulkLoad {
     unreachable_since: Option<u64>,
     /// Why the load gave up (the cluster stayed unreachable).
     failure: Option<String>,
-    /// A row the encoder produced but the window had no room for.
-    held: Option<usize>,
+    /// The encoder has no row left, ever (input finished and read, or the load stopped).
+    drained: bool,
 }
 
 /// The line after a record that starts at `line` (quoted fields may hold line breaks).
@@ -162,6 +206,10 @@ impl BulkLoad {
             successes_since_growth: 0,
             slots: Vec::new(),
             free_slots: Vec::new(),
+            groups: Vec::new(),
+            free_groups: Vec::new(),
+            open_groups: Vec::new(),
+            ready: None,
             by_request: HashMap::new(),
             retry_at: BinaryHeap::new(),
             backoff,
@@ -178,7 +226,7 @@ impl BulkLoad {
             stopped: false,
             unreachable_since: None,
             failure: None,
-            held: None,
+            drained: false,
         }
     }
 
@@ -219,7 +267,7 @@ impl BulkLoad {
         !self.finished
             && self.failure.is_none()
             && self.encoder.error().is_none()
-            && self.held.is_none()
+            && self.ready.is_none()
             && self.by_request.len() < self.window
     }
 
@@ -228,8 +276,11 @@ impl BulkLoad {
         if self.failure.is_some() {
             return self.by_request.is_empty();
         }
-        let idle = self.by_request.is_empty() && self.retry_at.is_empty() && self.held.is_none();
-        idle && (self.finished || self.encoder.error().is_some())
+        let idle = self.by_request.is_empty()
+            && self.retry_at.is_empty()
+            && self.ready.is_none()
+            && self.open_groups.is_empty();
+        idle && ((self.finished && self.drained) || self.encoder.error().is_some())
     }
 
     pub fn owns(&self, id: SessionRequestId) -> bool {
@@ -262,7 +313,9 @@ impl BulkLoad {
         self.bad.pop_front()
     }
 
-    /// Starts rows while the window has room: retries that are due first, then new rows.
+    /// Starts requests while the window has room: retries that are due first, then new
+    /// rows. With batching, a group goes out when it is full, and every partly filled group
+    /// when the input runs dry (so rows never wait on input that may not come).
     pub fn pump(&mut self, now: u64, session: &mut Session) {
         if self.failure.is_some() {
             return;
@@ -270,30 +323,38 @@ impl BulkLoad {
         while self.by_request.len() < self.window {
             match self.retry_at.peek() {
                 Some(Reverse((t, _))) if *t <= now => {
-                    let Some(Reverse((_, slot))) = self.retry_at.pop() else { break };
-                    if !self.send(now, session, slot) {
+                    let Some(Reverse((_, group))) = self.retry_at.pop() else { break };
+                    if !self.send(now, session, group) {
                         return;
                     }
                     continue;
                 }
                 _ => {}
             }
-            let slot = match self.held.take() {
-                Some(slot) => slot,
-                None => match self.next_good_row() {
-                    Some(slot) => slot,
-                    None => return,
-                },
-            };
-            if !self.send(now, session, slot) {
-                return;
+            if let Some(group) = self.ready.take() {
+                if !self.send(now, session, group) {
+                    return;
+                }
+                continue;
+            }
+            match self.next_good_row() {
+                Some(slot) => {
+                    if let Some(full) = self.add_to_group(session, slot) {
+                        self.ready = Some(full);
+                    }
+                }
+                None => {
+                    // Input ran dry (or ended): partly filled groups go now.
+                    let Some(group) = self.open_groups.pop() else { return };
+                    self.ready = Some(group);
+                }
             }
         }
     }
 
     pub fn on_response(&mut self, id: SessionRequestId) {
-        let Some(slot) = self.by_request.remove(&id) else { return };
-        self.stats.rows_ok += 1;
+        let Some(group) = self.by_request.remove(&id) else { return };
+        self.stats.rows_ok += self.groups[group].rows.len() as u64;
         self.unreachable_since = None;
         self.successes_since_growth += 1;
         // Additive increase: one more in flight per window's worth of successes.
@@ -302,11 +363,11 @@ impl BulkLoad {
             self.successes_since_growth = 0;
         }
         self.backoff.reset();
-        self.settle(slot, true);
+        self.settle_group(group, true);
     }
 
     pub fn on_failure(&mut self, now: u64, id: SessionRequestId, error: &SessionError) {
-        let Some(slot) = self.by_request.remove(&id) else { return };
+        let Some(group) = self.by_request.remove(&id) else { return };
         if error.no_host_available && error.errors.is_empty() {
             // No node could even be tried: not this row's fault. It waits; if the whole
             // cluster stays out of reach, the load stops and the row stays past the watermark.
@@ -318,7 +379,7 @@ impl BulkLoad {
                 ));
             }
             let delay = self.backoff.next_delay().value;
-            self.retry_at.push(Reverse((now.saturating_add(delay), slot)));
+            self.retry_at.push(Reverse((now.saturating_add(delay), group)));
             return;
         }
         // "No node left" wraps what each node said: an all-Overloaded cluster is push-back.
@@ -338,31 +399,119 @@ impl BulkLoad {
             self.successes_since_growth = 0;
         }
         let retry_ok = transient && (self.config.idempotent || !matches!(&error.error, RequestError::Timeout { .. }));
-        let row = &mut self.slots[slot];
-        if retry_ok && row.attempts < self.config.max_retries {
-            row.attempts += 1;
+        let first = self.groups[group].rows[0];
+        if retry_ok && self.slots[first].attempts < self.config.max_retries {
+            for &slot in &self.groups[group].rows {
+                self.slots[slot].attempts += 1;
+            }
             self.stats.retries += 1;
             let delay = self.backoff.next_delay().value;
-            self.retry_at.push(Reverse((now.saturating_add(delay), slot)));
+            self.retry_at.push(Reverse((now.saturating_add(delay), group)));
             return;
         }
-        self.stats.rows_rejected += 1;
-        let row = &self.slots[slot];
-        let attempts = row.attempts + error.attempts.max(1);
-        self.bad.push_back(BadRow {
-            raw: row.raw.clone(),
-            line: row.line,
-            offset: row.offset,
-            column: None,
-            reason: format!("rejected after {attempts} attempt(s): {}", request_error_message(&error.error)),
-        });
-        self.settle(slot, false);
+        if self.groups[group].rows.len() > 1 && !transient {
+            // The server refused the batch as a whole (a bad value, too large): each row
+            // goes again alone, so only the rows at fault end in the bad file, with their
+            // own reason.
+            let rows = std::mem::take(&mut self.groups[group].rows);
+            for &slot in &rows {
+                let single = self.new_group(0);
+                self.groups[single].rows.push(slot);
+                self.groups[single].value_bytes = self.slots[slot].values.len();
+                self.retry_at.push(Reverse((now, single)));
+            }
+            self.groups[group].rows = rows;
+            self.groups[group].rows.clear();
+            self.free_groups.push(group);
+            return;
+        }
+        let rows = std::mem::take(&mut self.groups[group].rows);
+        for &slot in &rows {
+            self.stats.rows_rejected += 1;
+            let row = &self.slots[slot];
+            let attempts = row.attempts + error.attempts.max(1);
+            self.bad.push_back(BadRow {
+                raw: row.raw.clone(),
+                line: row.line,
+                offset: row.offset,
+                column: None,
+                reason: format!("rejected after {attempts} attempt(s): {}", request_error_message(&error.error)),
+            });
+        }
+        self.groups[group].rows = rows;
+        self.settle_group(group, false);
     }
 
     // ---- internals ----------------------------------------------------------------------
 
-    fn send(&mut self, now: u64, session: &mut Session, slot: usize) -> bool {
-        let row = &self.slots[slot];
+    fn new_group(&mut self, key: u64) -> usize {
+        let group = match self.free_groups.pop() {
+            Some(g) => g,
+            None => {
+                self.groups.push(Group::default());
+                self.groups.len() - 1
+            }
+        };
+        let g = &mut self.groups[group];
+        g.rows.clear();
+        g.value_bytes = 0;
+        g.key = key;
+        group
+    }
+
+    /// Puts a fresh row in its group; returns a group that is now due to go out.
+    fn add_to_group(&mut self, session: &Session, slot: usize) -> Option<usize> {
+        let bytes = self.slots[slot].values.len();
+        let token = self.slots[slot].token;
+        let key = match (self.config.batch_size > 1, token) {
+            (true, Some(token)) => match self.config.batch_by {
+                BatchGrouping::Replicas => session.replica_set_key(&self.prepared_id, token).unwrap_or(token as u64),
+                BatchGrouping::Partition => token as u64,
+            },
+            // Unbatched, or no token to group by: the row goes alone.
+            _ => {
+                let single = self.new_group(0);
+                self.groups[single].rows.push(slot);
+                self.groups[single].value_bytes = bytes;
+                return Some(single);
+            }
+        };
+        let open = self.open_groups.iter().position(|&g| self.groups[g].key == key);
+        // A row that would take its group over the byte limit sends the group first.
+        let mut due = None;
+        let open = match open {
+            Some(i) if self.groups[self.open_groups[i]].value_bytes + bytes > self.config.batch_max_bytes => {
+                due = Some(self.open_groups.swap_remove(i));
+                None
+            }
+            other => other,
+        };
+        let group = match open {
+            Some(i) => self.open_groups[i],
+            None => {
+                if due.is_none() && self.open_groups.len() >= MAX_OPEN_GROUPS {
+                    let fullest = (0..self.open_groups.len()).max_by_key(|&i| self.groups[self.open_groups[i]].rows.len());
+                    due = fullest.map(|i| self.open_groups.swap_remove(i));
+                }
+                let g = self.new_group(key);
+                self.open_groups.push(g);
+                g
+            }
+        };
+        self.groups[group].rows.push(slot);
+        self.groups[group].value_bytes += bytes;
+        if due.is_none() && self.groups[group].rows.len() >= self.config.batch_size {
+            if let Some(i) = self.open_groups.iter().position(|&g| g == group) {
+                self.open_groups.swap_remove(i);
+            }
+            due = Some(group);
+        }
+        // A second due group (the byte-limit case and a full one at once) cannot happen:
+        // a group just opened holds one row, and batch_size > 1 here.
+        due
+    }
+
+    fn send(&mut self, now: u64, session: &mut Session, group: usize) -> bool {
         let options = QueryOptions {
             consistency: self.config.consistency,
             serial_consistency: self.config.serial_consistency,
@@ -371,39 +520,59 @@ impl BulkLoad {
             idempotent: self.config.idempotent,
             ..QueryOptions::default()
         };
-        let rmid = (!self.result_metadata_id.is_empty()).then_some(self.result_metadata_id.as_slice());
-        let request = Request::Execute { id: &self.prepared_id, result_metadata_id: rmid, values: &row.values, options };
+        let rows = &self.groups[group].rows;
+        let first = &self.slots[rows[0]];
+        let statements: Vec<BatchStatement<'_>>;
+        let request = if rows.len() == 1 {
+            let rmid = (!self.result_metadata_id.is_empty()).then_some(self.result_metadata_id.as_slice());
+            Request::Execute { id: &self.prepared_id, result_metadata_id: rmid, values: &first.values, options }
+        } else {
+            // One allocation per batch, not per row.
+            statements = rows
+                .iter()
+                .map(|&slot| BatchStatement::Prepared { id: &self.prepared_id, values: &self.slots[slot].values })
+                .collect();
+            let kind = if self.config.counter { BatchType::Counter } else { BatchType::Unlogged };
+            Request::Batch { kind, statements: &statements, options }
+        };
         let spec = RequestSpec {
             request,
             idempotent: self.config.idempotent,
-            token: row.token,
+            token: first.token,
             routing_key: None,
             keyspace: None,
             timeout_us: self.config.timeout_us,
         };
         match session.start_request(now, spec) {
             Ok(id) => {
-                self.by_request.insert(id, slot);
+                self.by_request.insert(id, group);
                 true
             }
             Err(e) => {
-                // The session cannot take requests now (not connected): keep the row for later.
-                let row = &mut self.slots[slot];
-                if row.attempts >= self.config.max_retries {
-                    self.stats.rows_rejected += 1;
-                    self.bad.push_back(BadRow {
-                        raw: row.raw.clone(),
-                        line: row.line,
-                        offset: row.offset,
-                        column: None,
-                        reason: format!("could not be sent: {e}"),
-                    });
-                    self.settle(slot, false);
+                // The session cannot take requests now (not connected): keep the rows for later.
+                let first = self.groups[group].rows[0];
+                if self.slots[first].attempts >= self.config.max_retries {
+                    let rows = std::mem::take(&mut self.groups[group].rows);
+                    for &slot in &rows {
+                        let row = &self.slots[slot];
+                        self.stats.rows_rejected += 1;
+                        self.bad.push_back(BadRow {
+                            raw: row.raw.clone(),
+                            line: row.line,
+                            offset: row.offset,
+                            column: None,
+                            reason: format!("could not be sent: {e}"),
+                        });
+                    }
+                    self.groups[group].rows = rows;
+                    self.settle_group(group, false);
                     return true;
                 }
-                row.attempts += 1;
+                for &slot in &self.groups[group].rows {
+                    self.slots[slot].attempts += 1;
+                }
                 let delay = self.backoff.next_delay().value;
-                self.retry_at.push(Reverse((now.saturating_add(delay), slot)));
+                self.retry_at.push(Reverse((now.saturating_add(delay), group)));
                 false
             }
         }
@@ -412,15 +581,22 @@ impl BulkLoad {
     /// Pulls the next good row into a slot, passing bad rows to the bad queue on the way.
     fn next_good_row(&mut self) -> Option<usize> {
         if self.stopped {
+            self.drained = true;
             return None;
         }
         loop {
             let seq = self.next_seq;
-            match self.encoder.next_row()? {
+            let Some(outcome) = self.encoder.next_row() else {
+                // After finish(), no row now means no row ever.
+                self.drained |= self.finished;
+                return None;
+            };
+            match outcome {
                 RowOutcome::Good { offset, .. } | RowOutcome::Bad { offset, .. }
                     if self.config.stop_at_offset.is_some_and(|stop| offset >= stop) =>
                 {
                     self.finished = true;
+                    self.drained = true;
                     return None;
                 }
                 RowOutcome::Good { values, raw, token, line, offset, end_offset } => {
@@ -463,6 +639,16 @@ impl BulkLoad {
                 }
             }
         }
+    }
+
+    fn settle_group(&mut self, group: usize, acknowledged: bool) {
+        let rows = std::mem::take(&mut self.groups[group].rows);
+        for &slot in &rows {
+            self.settle(slot, acknowledged);
+        }
+        self.groups[group].rows = rows;
+        self.groups[group].rows.clear();
+        self.free_groups.push(group);
     }
 
     fn settle(&mut self, slot: usize, acknowledged: bool) {

@@ -312,6 +312,19 @@ impl ClusterView {
         (PlanKind::TokenAware, Some((table, self.plans.ring.range_of(token) as u32)))
     }
 
+    /// A key equal for tokens whose ranges have the same replicas (in any order) in this
+    /// epoch's plans: rows with equal keys can share one batch without a coordinator
+    /// forwarding to replicas it is not. `None` when `keyspace` has no token-aware plans.
+    /// Allocates nothing.
+    pub fn replica_set_key(&self, keyspace: &str, token: i64) -> Option<u64> {
+        let (PlanKind::TokenAware, Some((table, range))) = self.locate(Some(keyspace), Some(token)) else { return None };
+        let table = self.plans.tables.get(table as usize)?;
+        // Order-independent: a sum of well-mixed ids.
+        Some(table.replicas_of(range as usize).iter().fold(0u64, |acc, &id| {
+            acc.wrapping_add(crate::cluster::SplitMix64::new(u64::from(id) + 1).next_u64())
+        }))
+    }
+
     /// The replicas of `token` in `keyspace` in Cassandra's placement order (primary first),
     /// whatever their distance or state; `None` when the keyspace has no token placement.
     pub fn natural_replicas(&self, keyspace: &str, token: i64) -> Option<Vec<u32>> {
