@@ -261,23 +261,27 @@ Deno.test({
         const lines = ["p,c,v"];
         for (let i = 0; i < 3000; i++) lines.push(`${i % 50},${i},value ${i}`);
         await Deno.writeTextFile(`${work}/batched.csv`, lines.join("\n") + "\n");
-        for (const by of ["partition", "replica"]) {
-          await cli(["query", `TRUNCATE ${tables.batched}`]);
-          const result = await cli([
-            "load",
-            `${work}/batched.csv`,
-            "--table",
-            tables.batched,
-            "--batch-size",
-            "25",
-            "--batch-by",
-            by,
-            "--json",
-            "--quiet",
-          ]);
-          assertEquals(JSON.parse(result.stdout).rowsLoaded, 3000, by);
-          assertEquals(JSON.parse(result.stdout).path, "js", "batches run on the JS path");
-          assertEquals(await count(tables.batched), 3000n, by);
+        for (const engine of ["core", "js"]) {
+          for (const by of ["partition", "replica"]) {
+            await cli(["query", `TRUNCATE ${tables.batched}`]);
+            const result = await cli([
+              "load",
+              `${work}/batched.csv`,
+              "--table",
+              tables.batched,
+              "--batch-size",
+              "25",
+              "--batch-by",
+              by,
+              "--engine",
+              engine,
+              "--json",
+              "--quiet",
+            ]);
+            assertEquals(JSON.parse(result.stdout).rowsLoaded, 3000, `${engine}, by ${by}`);
+            assertEquals(JSON.parse(result.stdout).path, engine);
+            assertEquals(await count(tables.batched), 3000n, `${engine}, by ${by}`);
+          }
         }
         // --rate: 600 rows at 1500 rows/s cannot take less than 0.4 s.
         await Deno.writeTextFile(`${work}/rated.csv`, lines.slice(0, 601).join("\n") + "\n");
