@@ -31,7 +31,15 @@ import { type CsvFormat, CsvParser } from "./csv_parser.ts";
 import { JsonlFileSource, type ReadStart, type SourceRecord } from "./csv_source.ts";
 import { openCoreInput, type PositionMap } from "./core_input.ts";
 import type { InputFile, InputReader } from "./input.ts";
-import { type CheckpointSettings, type LoadProgress, type LoadSummary, type Params, writeWithRetries } from "./loader.ts";
+import {
+  type CheckpointSettings,
+  finishLoad,
+  loadSummary,
+  type LoadProgress,
+  type LoadSummary,
+  type Params,
+  writeWithRetries,
+} from "./loader.ts";
 import { type RowConverter, type RowProblem, truncateForLog } from "./row_converter.ts";
 import type { FieldBinding } from "./table.ts";
 
@@ -632,25 +640,15 @@ export async function runCoreLoad(
     }
   }
 
-  const closing = await Promise.allSettled(inputs.map(({ badLog }) => badLog.close()));
-  try {
-    const complete = stop.reason === null && failure === null && snapshots.every((snapshot, i) =>
-      inputs[i].done || snapshot?.done === true
-    );
-    writeCheckpoint(complete);
-  } finally {
-    store?.close();
-  }
-  report();
-  if (failure !== null) throw failure.error;
-  const failedClose = closing.find((result): result is PromiseRejectedResult => result.status === "rejected");
-  if (failedClose) throw failedClose.reason;
-
-  const elapsedMs = performance.now() - started;
-  return {
-    ...progress,
-    elapsedMs,
-    rowsPerSecond: elapsedMs > 0 ? progress.rowsLoaded / (elapsedMs / 1000) : 0,
+  await finishLoad(
+    inputs.map(({ badLog }) => badLog),
+    () => stop.reason === null && failure === null && snapshots.every((snapshot, i) => inputs[i].done || snapshot?.done === true),
+    writeCheckpoint,
+    store,
+    report,
+    failure,
+  );
+  return loadSummary(progress, started, {
     latencyMs: {
       p50: null,
       p99: null,
@@ -666,5 +664,5 @@ export async function runCoreLoad(
       errorLog: badLog.logPath,
     })),
     checkpointFile: store !== null ? store.path : null,
-  };
+  });
 }

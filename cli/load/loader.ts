@@ -131,6 +131,46 @@ export interface LoadSummary extends LoadProgress {
   checkpointFile: string | null;
 }
 
+/**
+ * The end of a load on either path: closes the bad-row files, records the last checkpoint
+ * (`complete` is asked once the files are closed), closes the store and reports; then throws
+ * what made the load fail, or a bad-row file that could not be closed.
+ */
+export async function finishLoad(
+  badLogs: ReadonlyArray<{ close(): Promise<void> }>,
+  complete: () => boolean,
+  writeCheckpoint: (complete: boolean) => void,
+  store: { close(): void } | null,
+  report: () => void,
+  failure: { error: unknown } | null,
+): Promise<void> {
+  const closing = await Promise.allSettled(badLogs.map((badLog) => badLog.close()));
+  try {
+    writeCheckpoint(complete());
+  } finally {
+    store?.close();
+  }
+  report();
+  if (failure !== null) throw failure.error;
+  const failedClose = closing.find((result): result is PromiseRejectedResult => result.status === "rejected");
+  if (failedClose) throw failedClose.reason;
+}
+
+/** The summary of a finished load, timed from `startedMs` (a `performance.now()`). */
+export function loadSummary(
+  progress: LoadProgress,
+  startedMs: number,
+  rest: Omit<LoadSummary, keyof LoadProgress | "elapsedMs" | "rowsPerSecond">,
+): LoadSummary {
+  const elapsedMs = performance.now() - startedMs;
+  return {
+    ...progress,
+    elapsedMs,
+    rowsPerSecond: elapsedMs > 0 ? progress.rowsLoaded / (elapsedMs / 1000) : 0,
+    ...rest,
+  };
+}
+
 /** A fixed number of slots; acquire waits while all are taken. */
 export class ConcurrencyWindow extends AdaptiveConcurrency {
   constructor(limit: number) {
@@ -784,22 +824,15 @@ export async function runLoad(
   await window.drain();
   clearInterval(ticker);
   const allSettled = trackers.every((tracker, i) => inputs[i].done || (tracker !== null && tracker.settled));
-  const closing = await Promise.allSettled(inputs.map(({ badLog }) => badLog.close()));
-  try {
-    writeCheckpoint(stop.reason === null && allSettled);
-  } finally {
-    store?.close();
-  }
-  report();
-  if (failure !== null) throw failure.error;
-  const failedClose = closing.find((result): result is PromiseRejectedResult => result.status === "rejected");
-  if (failedClose) throw failedClose.reason;
-
-  const elapsedMs = performance.now() - started;
-  return {
-    ...progress,
-    elapsedMs,
-    rowsPerSecond: elapsedMs > 0 ? progress.rowsLoaded / (elapsedMs / 1000) : 0,
+  await finishLoad(
+    inputs.map(({ badLog }) => badLog),
+    () => stop.reason === null && allSettled,
+    writeCheckpoint,
+    store,
+    report,
+    failure,
+  );
+  return loadSummary(progress, started, {
     latencyMs: {
       p50: latency.quantile(0.5),
       p99: latency.quantile(0.99),
@@ -818,5 +851,5 @@ export async function runLoad(
       ...(badLog.uncertainCount > 0 ? { uncertainFile: badLog.uncertainPath } : {}),
     })),
     checkpointFile: store !== null && !settings.dryRun ? store.path : null,
-  };
+  });
 }
