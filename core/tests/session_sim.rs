@@ -881,3 +881,42 @@ mod bulk_load {
         assert_eq!(sim.nodes.iter().map(|n| n.executes.len()).sum::<usize>(), 200);
     }
 }
+
+mod bulk_load_stop {
+    use super::*;
+    use cqlwire_core::bulk::csv::CsvOptions;
+    use cqlwire_core::bulk::load::{BatchGrouping, BulkLoad, LoadConfig};
+    use cqlwire_core::bulk::{BulkConfig, BulkEncoder, Format};
+    use cqlwire_core::types::ColumnType;
+
+    #[test]
+    fn a_stopped_load_drops_the_cut_record_settles_what_it_sent_and_is_done() {
+        let mut sim = Sim::new(1, config());
+        sim.start();
+        sim.prepare();
+        let columns = vec![("k".to_owned(), ColumnType::Bigint), ("v".to_owned(), ColumnType::Blob)];
+        let mut bulk = BulkConfig::new(Format::Csv(CsvOptions { header: false, ..CsvOptions::default() }), columns);
+        bulk.pk_indexes = vec![0];
+        let config = LoadConfig { batch_size: 50, batch_by: BatchGrouping::Replicas, ..LoadConfig::default() };
+        let mut load = BulkLoad::new(BulkEncoder::new(bulk).unwrap(), b"prep-insert", &[], config);
+        // 30 whole rows and a cut one: the rows go out as one batch when the input runs dry.
+        let mut input = String::new();
+        for k in 0..30 {
+            input.push_str(&format!("{k},0x0102\n"));
+        }
+        input.push_str("30,0x01");
+        load.push(input.as_bytes());
+        load.pump(sim.now, &mut sim.session);
+        assert!(!load.is_done());
+        load.stop();
+        load.pump(sim.now, &mut sim.session);
+        sim.pump();
+        let answered: Vec<u32> = sim.responses.keys().copied().filter(|id| load.owns(*id)).collect();
+        for id in answered {
+            load.on_response(id);
+        }
+        assert!(load.is_done(), "{:?}", load.stats());
+        assert_eq!(load.stats().rows_ok, 30, "the cut row is dropped, the parsed ones are sent");
+        assert_eq!(sim.nodes[0].batches, vec![30]);
+    }
+}

@@ -566,6 +566,8 @@ impl WasmSession {
         if let Some(Some(l)) = self.loads.get_mut(load as usize) {
             l.stop();
         }
+        // Rows already parsed into batches still go out.
+        self.pump_loads();
     }
 
     #[wasm_bindgen(js_name = bulkFinish)]

@@ -307,6 +307,7 @@ impl BulkLoad {
     pub fn stop(&mut self) {
         self.finished = true;
         self.stopped = true;
+        self.drained = true;
     }
 
     pub fn poll_bad(&mut self) -> Option<BadRow> {
