@@ -28,7 +28,8 @@
 //!   memory stays bounded by the cap plus one chunk. Line numbers and offsets stay exact.
 
 use std::fmt;
-use std::ops::Range;
+
+use super::record_buffer::{RawSource, RecordBuffer};
 
 /// The default cap on one record's raw size.
 pub const DEFAULT_MAX_RECORD_BYTES: usize = 64 << 20;
@@ -192,22 +193,12 @@ enum State {
     Comment,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum RawSource {
-    Input(Range<usize>),
-    Kept,
-}
-
 /// The tokenizer. See the module documentation.
 #[derive(Debug)]
 pub struct CsvReader {
     opts: CsvOptions,
-    /// Unconsumed input: the current record's bytes from `record_start`, then unscanned bytes.
-    input: Vec<u8>,
-    /// Absolute offset of `input[0]`.
-    base: u64,
-    scan: usize,
-    record_start: usize,
+    /// Its `start` is where the record in progress, or the text skipped before it, begins.
+    buf: RecordBuffer,
     record_offset: u64,
     record_line: u64,
     line: u64,
@@ -220,14 +211,7 @@ pub struct CsvReader {
     fault: Option<CsvFault>,
     /// Past the size limit: scanning for the record's end without keeping anything.
     discarding: bool,
-    kept: Vec<u8>,
-    raw: RawSource,
-    /// Whether `raw` and `spans` describe a record just returned.
-    current: bool,
     bom_checked: bool,
-    eof: bool,
-    consumed: u64,
-    pushed: u64,
 }
 
 fn is_blank(b: u8, delimiter: u8) -> bool {
@@ -239,10 +223,7 @@ impl CsvReader {
         opts.validate()?;
         Ok(CsvReader {
             opts,
-            input: Vec::new(),
-            base: 0,
-            scan: 0,
-            record_start: 0,
+            buf: RecordBuffer::new(),
             record_offset: 0,
             record_line: 1,
             line: 1,
@@ -254,13 +235,7 @@ impl CsvReader {
             field_quoted: false,
             fault: None,
             discarding: false,
-            kept: Vec::new(),
-            raw: RawSource::Input(0..0),
-            current: false,
             bom_checked: false,
-            eof: false,
-            consumed: 0,
-            pushed: 0,
         })
     }
 
@@ -270,60 +245,46 @@ impl CsvReader {
 
     /// Appends input. Ignored after [`CsvReader::finish`]. Ends access to the current record.
     pub fn push(&mut self, chunk: &[u8]) {
-        if self.eof {
+        if self.buf.is_finished() {
             return;
         }
-        self.current = false;
+        self.buf.release_current();
         if self.state == State::RecordStart {
-            self.record_start = self.scan;
+            self.buf.start = self.buf.scan;
         }
-        if self.record_start > 0 {
-            // Only the record in progress is kept; everything before it was returned.
-            self.input.drain(..self.record_start);
-            self.base += self.record_start as u64;
-            self.scan -= self.record_start;
-            self.record_start = 0;
-        }
-        self.input.extend_from_slice(chunk);
-        self.pushed += chunk.len() as u64;
+        self.buf.append(chunk);
     }
 
     /// Marks the end of input: a last record without a line end is complete, and an open
     /// quote is an error.
     pub fn finish(&mut self) {
-        self.eof = true;
+        self.buf.finish();
     }
 
     pub fn is_finished(&self) -> bool {
-        self.eof
+        self.buf.is_finished()
     }
 
     /// Bytes pushed so far.
     pub fn bytes_pushed(&self) -> u64 {
-        self.pushed
+        self.buf.bytes_pushed()
     }
 
     /// The absolute offset up to which input has been returned as records or skipped (blank
     /// lines, comments, the byte order mark): where a restart would begin.
     pub fn consumed_offset(&self) -> u64 {
-        self.consumed
+        self.buf.consumed_offset()
     }
 
     /// The raw bytes of the record last returned, line end excluded (for a record that was
     /// too long, only its first bytes). Empty once `next_record` or `push` is called again.
     pub fn raw(&self) -> &[u8] {
-        if !self.current {
-            return &[];
-        }
-        match &self.raw {
-            RawSource::Input(range) => self.input.get(range.clone()).unwrap_or(&[]),
-            RawSource::Kept => &self.kept,
-        }
+        self.buf.raw()
     }
 
     /// The fields of the record last returned.
     pub fn fields(&self) -> &[FieldSpan] {
-        if self.current {
+        if self.buf.is_current() {
             &self.spans
         } else {
             &[]
@@ -340,43 +301,39 @@ impl CsvReader {
         self.fields().get(index).map(|span| self.field_bytes(*span))
     }
 
-    fn abs(&self, index: usize) -> u64 {
-        self.base + index as u64
-    }
-
     /// The next record, or `None` when more input is needed (or none is left after
     /// [`CsvReader::finish`]).
     pub fn next_record(&mut self) -> Option<CsvRecord> {
-        self.current = false;
+        self.buf.release_current();
         if self.state == State::RecordStart {
             // The record last returned is no longer needed.
-            self.record_start = self.scan;
+            self.buf.start = self.buf.scan;
         }
         let delimiter = self.opts.delimiter;
         let quote = self.opts.quote;
         let escape = self.opts.escape;
         loop {
             let in_record = !matches!(self.state, State::RecordStart | State::Comment);
-            if in_record && !self.discarding && self.abs(self.scan) - self.record_offset > self.max_record() {
+            if in_record && !self.discarding && self.buf.scan_offset() - self.record_offset > self.max_record() {
                 self.begin_discard();
             }
-            let Some(&b) = self.input.get(self.scan) else {
+            let Some(&b) = self.buf.unscanned().first() else {
                 return self.out_of_input();
             };
             match self.state {
                 State::RecordStart => {
                     if !self.bom_checked {
-                        if self.abs(self.scan) != 0 {
+                        if self.buf.scan_offset() != 0 {
                             self.bom_checked = true;
                         } else {
-                            let available = &self.input[self.scan..];
+                            let available = self.buf.unscanned();
                             if available.starts_with(UTF8_BOM) {
                                 self.bom_checked = true;
-                                self.scan += UTF8_BOM.len();
-                                self.skip_to_scan();
+                                self.buf.scan += UTF8_BOM.len();
+                                self.buf.skip_to_scan();
                                 continue;
                             }
-                            if UTF8_BOM.starts_with(available) && !self.eof {
+                            if UTF8_BOM.starts_with(available) && !self.buf.is_finished() {
                                 return None;
                             }
                             self.bom_checked = true;
@@ -388,55 +345,55 @@ impl CsvReader {
                                 self.line += 1;
                             }
                             self.last_was_cr = false;
-                            self.scan += 1;
-                            self.skip_to_scan();
+                            self.buf.scan += 1;
+                            self.buf.skip_to_scan();
                         }
                         b'\r' => {
                             self.line += 1;
                             self.last_was_cr = true;
-                            self.scan += 1;
-                            self.skip_to_scan();
+                            self.buf.scan += 1;
+                            self.buf.skip_to_scan();
                         }
                         _ if Some(b) == self.opts.comment => {
                             self.state = State::Comment;
                             self.last_was_cr = false;
-                            self.scan += 1;
+                            self.buf.scan += 1;
                         }
                         _ => self.begin_record(),
                     }
                 }
                 State::Comment => {
-                    let rest = &self.input[self.scan..];
+                    let rest = self.buf.unscanned();
                     match rest.iter().position(|&c| c == b'\n' || c == b'\r') {
                         // The line end is then handled as a blank line's.
                         Some(i) => {
-                            self.scan += i;
+                            self.buf.scan += i;
                             self.state = State::RecordStart;
                         }
-                        None => self.scan = self.input.len(),
+                        None => self.buf.scan = self.buf.input().len(),
                     }
                 }
                 State::FieldStart => {
                     self.last_was_cr = false;
                     if b == delimiter {
                         self.end_field();
-                        self.scan += 1;
+                        self.buf.scan += 1;
                     } else if b == b'\n' || b == b'\r' {
                         self.end_field();
                         return Some(self.end_record(b));
                     } else if b == quote {
                         self.field_quoted = true;
                         self.state = State::Quoted;
-                        self.scan += 1;
+                        self.buf.scan += 1;
                     } else if self.opts.trim && is_blank(b, delimiter) {
-                        self.scan += 1;
+                        self.buf.scan += 1;
                     } else {
                         self.state = State::Unquoted;
                     }
                 }
                 State::Unquoted => {
                     let budget = self.budget();
-                    let rest = &self.input[self.scan..];
+                    let rest = self.buf.unscanned();
                     let window = &rest[..rest.len().min(budget)];
                     let stop = window.iter().position(|&c| c == delimiter || c == b'\n' || c == b'\r');
                     let run = stop.unwrap_or(window.len());
@@ -445,7 +402,7 @@ impl CsvReader {
                     if let Some(c) = stop_byte {
                         self.end_field();
                         if c == delimiter {
-                            self.scan += 1;
+                            self.buf.scan += 1;
                             self.state = State::FieldStart;
                         } else {
                             return Some(self.end_record(c));
@@ -454,14 +411,14 @@ impl CsvReader {
                 }
                 State::Quoted => {
                     let budget = self.budget();
-                    let rest = &self.input[self.scan..];
+                    let rest = self.buf.unscanned();
                     let window = &rest[..rest.len().min(budget)];
                     let stop = window.iter().position(|&c| c == quote || c == escape || c == b'\n' || c == b'\r');
                     let run = stop.unwrap_or(window.len());
                     let stop_byte = stop.and_then(|i| rest.get(i).copied());
                     self.take_run(run);
                     if let Some(c) = stop_byte {
-                        self.scan += 1;
+                        self.buf.scan += 1;
                         if c == quote {
                             self.last_was_cr = false;
                             self.state = if escape == quote { State::QuotedQuote } else { State::AfterQuoted };
@@ -480,7 +437,7 @@ impl CsvReader {
                 State::QuotedQuote => {
                     if b == quote {
                         self.push_field_byte(quote);
-                        self.scan += 1;
+                        self.buf.scan += 1;
                         self.state = State::Quoted;
                     } else {
                         self.state = State::AfterQuoted;
@@ -489,7 +446,7 @@ impl CsvReader {
                 State::QuotedEscape => {
                     if b == quote || b == escape {
                         self.push_field_byte(b);
-                        self.scan += 1;
+                        self.buf.scan += 1;
                     } else {
                         self.push_field_byte(escape);
                     }
@@ -498,16 +455,16 @@ impl CsvReader {
                 State::AfterQuoted => {
                     if b == delimiter {
                         self.end_field();
-                        self.scan += 1;
+                        self.buf.scan += 1;
                         self.state = State::FieldStart;
                     } else if b == b'\n' || b == b'\r' {
                         self.end_field();
                         return Some(self.end_record(b));
                     } else if self.opts.trim && is_blank(b, delimiter) {
-                        self.scan += 1;
+                        self.buf.scan += 1;
                     } else {
                         if self.fault.is_none() {
-                            let offset = self.abs(self.scan);
+                            let offset = self.buf.scan_offset();
                             self.fault = Some(CsvFault::TextAfterClosingQuote { field: self.spans.len(), offset });
                         }
                         self.state = State::Unquoted;
@@ -526,7 +483,7 @@ impl CsvReader {
         if self.discarding {
             return usize::MAX;
         }
-        let used = self.abs(self.scan) - self.record_offset;
+        let used = self.buf.scan_offset() - self.record_offset;
         usize::try_from(self.max_record() + 1 - used.min(self.max_record())).unwrap_or(usize::MAX)
     }
 
@@ -536,11 +493,11 @@ impl CsvReader {
             return;
         }
         if !self.discarding {
-            if let Some(bytes) = self.input.get(self.scan..self.scan + len) {
+            if let Some(bytes) = self.buf.unscanned().get(..len) {
                 self.field_buf.extend_from_slice(bytes);
             }
         }
-        self.scan += len;
+        self.buf.scan += len;
         self.last_was_cr = false;
     }
 
@@ -550,15 +507,9 @@ impl CsvReader {
         }
     }
 
-    /// Marks everything up to `scan` as consumed between records.
-    fn skip_to_scan(&mut self) {
-        self.record_start = self.scan;
-        self.consumed = self.abs(self.scan);
-    }
-
     fn begin_record(&mut self) {
-        self.record_start = self.scan;
-        self.record_offset = self.abs(self.scan);
+        self.buf.start = self.buf.scan;
+        self.record_offset = self.buf.scan_offset();
         self.record_line = self.line;
         self.field_buf.clear();
         self.spans.clear();
@@ -596,66 +547,60 @@ impl CsvReader {
     fn end_record(&mut self, c: u8) -> CsvRecord {
         self.line += 1;
         self.last_was_cr = c == b'\r';
-        let raw_end = self.scan;
-        self.scan += 1;
+        let raw_end = self.buf.scan;
+        self.buf.scan += 1;
         self.complete(raw_end)
     }
 
     fn complete(&mut self, raw_end: usize) -> CsvRecord {
-        let fault = if self.discarding {
-            self.raw = RawSource::Kept;
-            Some(CsvFault::TooLong { limit: self.opts.max_record_bytes, kept: self.kept.len() })
+        let (raw, fault) = if self.discarding {
+            let kept = self.buf.kept_len();
+            (RawSource::Kept, Some(CsvFault::TooLong { limit: self.opts.max_record_bytes, kept }))
         } else {
-            self.raw = RawSource::Input(self.record_start..raw_end);
-            self.fault.take()
+            (RawSource::Input(self.buf.start..raw_end), self.fault.take())
         };
         self.discarding = false;
-        self.current = true;
         self.state = State::RecordStart;
-        let end_offset = self.abs(self.scan);
-        // `record_start` moves past this record only when the next one begins or input is
-        // pushed, so that `raw` stays readable until then.
-        self.consumed = end_offset;
+        // `start` moves past this record only when the next one begins or input is pushed, so
+        // that `raw` stays readable until then.
+        self.buf.hand_out(raw);
+        let end_offset = self.buf.scan_offset();
         CsvRecord { line: self.record_line, offset: self.record_offset, end_offset, fault }
     }
 
     fn begin_discard(&mut self) {
-        let kept = (self.scan - self.record_start).min(OVERSIZED_RAW_KEPT).min(self.opts.max_record_bytes);
-        self.kept.clear();
-        if let Some(head) = self.input.get(self.record_start..self.record_start + kept) {
-            self.kept.extend_from_slice(head);
-        }
+        self.buf.keep_head(self.buf.scan, self.opts.max_record_bytes);
         self.discarding = true;
         self.field_buf.clear();
         // Give back what the oversized record made the buffers grow to.
         self.field_buf.shrink_to(OVERSIZED_RAW_KEPT);
         self.spans.clear();
         self.spans.shrink_to(1024);
-        self.record_start = self.scan;
+        self.buf.start = self.buf.scan;
     }
 
     fn out_of_input(&mut self) -> Option<CsvRecord> {
         if self.discarding || self.state == State::Comment {
             // Nothing scanned so far will be needed again.
-            self.record_start = self.scan;
+            self.buf.start = self.buf.scan;
         }
-        if !self.eof {
+        if !self.buf.is_finished() {
             return None;
         }
         match self.state {
             State::RecordStart | State::Comment => {
-                self.skip_to_scan();
+                self.buf.skip_to_scan();
                 None
             }
             State::Quoted | State::QuotedEscape => {
                 if self.fault.is_none() {
                     self.fault = Some(CsvFault::UnterminatedQuote { field: self.spans.len() });
                 }
-                Some(self.complete(self.scan))
+                Some(self.complete(self.buf.scan))
             }
             State::FieldStart | State::Unquoted | State::QuotedQuote | State::AfterQuoted => {
                 self.end_field();
-                Some(self.complete(self.scan))
+                Some(self.complete(self.buf.scan))
             }
         }
     }

@@ -13,9 +13,9 @@
 //! can be handed on as its own JSON text. Nothing is allocated once the buffers are warm.
 
 use std::fmt;
-use std::ops::Range;
 
-use super::csv::{DEFAULT_MAX_RECORD_BYTES, OVERSIZED_RAW_KEPT};
+use super::csv::DEFAULT_MAX_RECORD_BYTES;
+use super::record_buffer::{RawSource, RecordBuffer};
 
 /// Arrays and objects may nest this deep inside a top-level value. Deeper than any CQL type
 /// can be (`MAX_TYPE_DEPTH` is 32), and shallow enough for the scanner's recursion.
@@ -36,29 +36,15 @@ pub struct JsonlLine {
     pub too_long: Option<(usize, usize)>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum RawSource {
-    Input(Range<usize>),
-    Kept,
-}
-
 /// Splits pushed bytes into lines. See the module documentation.
 #[derive(Debug)]
 pub struct JsonlReader {
     max_record: usize,
-    input: Vec<u8>,
-    base: u64,
-    scan: usize,
-    line_start: usize,
+    /// Its `start` is where the line in progress begins.
+    buf: RecordBuffer,
     line_offset: u64,
     line: u64,
     discarding: bool,
-    kept: Vec<u8>,
-    raw: RawSource,
-    current: bool,
-    eof: bool,
-    consumed: u64,
-    pushed: u64,
 }
 
 impl Default for JsonlReader {
@@ -72,76 +58,49 @@ impl JsonlReader {
     pub fn new(max_record_bytes: usize) -> Self {
         JsonlReader {
             max_record: max_record_bytes.max(1),
-            input: Vec::new(),
-            base: 0,
-            scan: 0,
-            line_start: 0,
+            buf: RecordBuffer::new(),
             line_offset: 0,
             line: 1,
             discarding: false,
-            kept: Vec::new(),
-            raw: RawSource::Input(0..0),
-            current: false,
-            eof: false,
-            consumed: 0,
-            pushed: 0,
         }
     }
 
     /// Appends input. Ignored after [`JsonlReader::finish`]. Ends access to the current line.
     pub fn push(&mut self, chunk: &[u8]) {
-        if self.eof {
+        if self.buf.is_finished() {
             return;
         }
         self.release_current();
-        if self.line_start > 0 {
-            self.input.drain(..self.line_start);
-            self.base += self.line_start as u64;
-            self.scan -= self.line_start;
-            self.line_start = 0;
-        }
-        self.input.extend_from_slice(chunk);
-        self.pushed += chunk.len() as u64;
+        self.buf.append(chunk);
     }
 
     pub fn finish(&mut self) {
-        self.eof = true;
+        self.buf.finish();
     }
 
     pub fn is_finished(&self) -> bool {
-        self.eof
+        self.buf.is_finished()
     }
 
     pub fn bytes_pushed(&self) -> u64 {
-        self.pushed
+        self.buf.bytes_pushed()
     }
 
     /// The absolute offset up to which input has been returned as lines or skipped.
     pub fn consumed_offset(&self) -> u64 {
-        self.consumed
+        self.buf.consumed_offset()
     }
 
     /// The line last returned, without its line end. Empty once `next_line` or `push` is
     /// called again.
     pub fn raw(&self) -> &[u8] {
-        if !self.current {
-            return &[];
-        }
-        match &self.raw {
-            RawSource::Input(range) => self.input.get(range.clone()).unwrap_or(&[]),
-            RawSource::Kept => &self.kept,
-        }
-    }
-
-    fn abs(&self, index: usize) -> u64 {
-        self.base + index as u64
+        self.buf.raw()
     }
 
     fn release_current(&mut self) {
-        if self.current {
-            self.current = false;
-            self.line_start = self.scan;
-            self.line_offset = self.abs(self.scan);
+        if self.buf.release_current() {
+            self.buf.start = self.buf.scan;
+            self.line_offset = self.buf.scan_offset();
         }
     }
 
@@ -150,48 +109,48 @@ impl JsonlReader {
     pub fn next_line(&mut self) -> Option<JsonlLine> {
         self.release_current();
         loop {
-            let rest = self.input.get(self.scan..).unwrap_or(&[]);
+            let rest = self.buf.unscanned();
             if self.discarding {
                 match rest.iter().position(|&c| c == b'\n') {
                     Some(i) => {
-                        self.scan += i + 1;
-                        return Some(self.complete(self.scan, true));
+                        self.buf.scan += i + 1;
+                        return Some(self.complete(self.buf.scan, true));
                     }
                     None => {
-                        self.scan = self.input.len();
-                        self.line_start = self.scan;
-                        if !self.eof {
+                        self.buf.scan = self.buf.input().len();
+                        self.buf.start = self.buf.scan;
+                        if !self.buf.is_finished() {
                             return None;
                         }
-                        return Some(self.complete(self.scan, false));
+                        return Some(self.complete(self.buf.scan, false));
                     }
                 }
             }
             // Enough to see `max_record` bytes, a CR and the LF.
-            let used = self.scan - self.line_start;
+            let used = self.buf.scan - self.buf.start;
             let budget = (self.max_record + 2).saturating_sub(used);
             let window = &rest[..rest.len().min(budget)];
             match window.iter().position(|&c| c == b'\n') {
                 Some(i) => {
-                    self.scan += i + 1;
-                    if let Some(line) = self.line_ended(self.scan - 1, true) {
+                    self.buf.scan += i + 1;
+                    if let Some(line) = self.line_ended(self.buf.scan - 1, true) {
                         return Some(line);
                     }
                 }
                 None => {
-                    self.scan += window.len();
-                    if self.scan - self.line_start > self.max_record + 1 {
+                    self.buf.scan += window.len();
+                    if self.buf.scan - self.buf.start > self.max_record + 1 {
                         self.begin_discard();
                         continue;
                     }
-                    if !self.eof {
+                    if !self.buf.is_finished() {
                         return None;
                     }
-                    if self.scan == self.line_start {
-                        self.consumed = self.abs(self.scan);
+                    if self.buf.scan == self.buf.start {
+                        self.buf.skip_to_scan();
                         return None;
                     }
-                    return self.line_ended(self.scan, false);
+                    return self.line_ended(self.buf.scan, false);
                 }
             }
         }
@@ -200,62 +159,52 @@ impl JsonlReader {
     /// A line ends at `content_end` (the LF's index, or the end of input). Returns it, or
     /// `None` when it was blank and skipped.
     fn line_ended(&mut self, mut content_end: usize, had_lf: bool) -> Option<JsonlLine> {
-        if had_lf && content_end > self.line_start && self.input.get(content_end - 1) == Some(&b'\r') {
+        if had_lf && content_end > self.buf.start && self.buf.input().get(content_end - 1) == Some(&b'\r') {
             content_end -= 1;
         }
-        let content = self.input.get(self.line_start..content_end).unwrap_or(&[]);
+        let content = self.buf.input().get(self.buf.start..content_end).unwrap_or(&[]);
         if content.iter().all(|&c| matches!(c, b' ' | b'\t' | b'\r')) {
             if had_lf {
                 self.line += 1;
             }
-            self.line_start = self.scan;
-            self.line_offset = self.abs(self.scan);
-            self.consumed = self.line_offset;
+            self.buf.skip_to_scan();
+            self.line_offset = self.buf.scan_offset();
             return None;
         }
         if content.len() > self.max_record {
-            let kept = self.max_record.min(OVERSIZED_RAW_KEPT);
-            self.kept.clear();
-            self.kept.extend_from_slice(&content[..kept]);
-            return Some(self.complete(self.scan, had_lf));
+            self.buf.keep_head(content_end, self.max_record);
+            return Some(self.complete(self.buf.scan, had_lf));
         }
-        self.raw = RawSource::Input(self.line_start..content_end);
         let line =
-            JsonlLine { line: self.line, offset: self.line_offset, end_offset: self.abs(self.scan), too_long: None };
-        self.finish_line(had_lf);
+            JsonlLine { line: self.line, offset: self.line_offset, end_offset: self.buf.scan_offset(), too_long: None };
+        self.finish_line(RawSource::Input(self.buf.start..content_end), had_lf);
         Some(line)
     }
 
     fn begin_discard(&mut self) {
-        let kept = (self.scan - self.line_start).min(self.max_record).min(OVERSIZED_RAW_KEPT);
-        self.kept.clear();
-        if let Some(head) = self.input.get(self.line_start..self.line_start + kept) {
-            self.kept.extend_from_slice(head);
-        }
+        self.buf.keep_head(self.buf.scan, self.max_record);
         self.discarding = true;
-        self.line_start = self.scan;
+        self.buf.start = self.buf.scan;
     }
 
     /// Reports the too-long line ending at `scan`.
     fn complete(&mut self, end: usize, had_lf: bool) -> JsonlLine {
-        self.raw = RawSource::Kept;
         self.discarding = false;
         let line = JsonlLine {
             line: self.line,
             offset: self.line_offset,
-            end_offset: self.abs(end),
-            too_long: Some((self.max_record, self.kept.len())),
+            end_offset: self.buf.absolute(end),
+            too_long: Some((self.max_record, self.buf.kept_len())),
         };
-        self.finish_line(had_lf);
+        self.finish_line(RawSource::Kept, had_lf);
         line
     }
 
-    fn finish_line(&mut self, had_lf: bool) {
+    fn finish_line(&mut self, raw: RawSource, had_lf: bool) {
         if had_lf {
             self.line += 1;
         }
-        self.current = true;
-        self.consumed = self.abs(self.scan);
+        self.buf.hand_out(raw);
     }
 }
 

@@ -65,6 +65,7 @@
 pub mod csv;
 pub mod load;
 pub mod jsonl;
+mod record_buffer;
 
 use std::collections::BTreeMap;
 use std::fmt;
