@@ -125,7 +125,6 @@ struct RowSlot {
     line: u64,
     offset: u64,
     token: Option<i64>,
-    attempts: u32,
 }
 
 /// What one request carries: one row, or the rows of a batch. Kept and reused by index.
@@ -135,6 +134,8 @@ struct Group {
     value_bytes: usize,
     /// While filling: the grouping key it takes rows for.
     key: u64,
+    /// Further attempts so far; the rows of a group always go out together.
+    attempts: u32,
 }
 
 /// Groups still taking rows are few (one per replica set, or per partition within a
@@ -400,11 +401,9 @@ impl BulkLoad {
             self.successes_since_growth = 0;
         }
         let retry_ok = transient && (self.config.idempotent || !matches!(&error.error, RequestError::Timeout { .. }));
-        let first = self.groups[group].rows[0];
-        if retry_ok && self.slots[first].attempts < self.config.max_retries {
-            for &slot in &self.groups[group].rows {
-                self.slots[slot].attempts += 1;
-            }
+        let attempts = self.groups[group].attempts;
+        if retry_ok && attempts < self.config.max_retries {
+            self.groups[group].attempts += 1;
             self.stats.retries += 1;
             let delay = self.backoff.next_delay().value;
             self.retry_at.push(Reverse((now.saturating_add(delay), group)));
@@ -419,28 +418,14 @@ impl BulkLoad {
                 let single = self.new_group(0);
                 self.groups[single].rows.push(slot);
                 self.groups[single].value_bytes = self.slots[slot].values.len();
+                self.groups[single].attempts = attempts;
                 self.retry_at.push(Reverse((now, single)));
             }
-            self.groups[group].rows = rows;
-            self.groups[group].rows.clear();
-            self.free_groups.push(group);
+            self.release_group(group, rows);
             return;
         }
-        let rows = std::mem::take(&mut self.groups[group].rows);
-        for &slot in &rows {
-            self.stats.rows_rejected += 1;
-            let row = &self.slots[slot];
-            let attempts = row.attempts + error.attempts.max(1);
-            self.bad.push_back(BadRow {
-                raw: row.raw.clone(),
-                line: row.line,
-                offset: row.offset,
-                column: None,
-                reason: format!("rejected after {attempts} attempt(s): {}", request_error_message(&error.error)),
-            });
-        }
-        self.groups[group].rows = rows;
-        self.settle_group(group, false);
+        let attempts = attempts + error.attempts.max(1);
+        self.reject_group(group, &format!("rejected after {attempts} attempt(s): {}", request_error_message(&error.error)));
     }
 
     // ---- internals ----------------------------------------------------------------------
@@ -457,6 +442,7 @@ impl BulkLoad {
         g.rows.clear();
         g.value_bytes = 0;
         g.key = key;
+        g.attempts = 0;
         group
     }
 
@@ -522,7 +508,13 @@ impl BulkLoad {
             ..QueryOptions::default()
         };
         let rows = &self.groups[group].rows;
-        let first = &self.slots[rows[0]];
+        let Some(&first) = rows.first() else {
+            // Nothing to send: groups are never empty when sent, but an empty one costs nothing.
+            let rows = std::mem::take(&mut self.groups[group].rows);
+            self.release_group(group, rows);
+            return true;
+        };
+        let first = &self.slots[first];
         let statements: Vec<BatchStatement<'_>>;
         let request = if rows.len() == 1 {
             let rmid = (!self.result_metadata_id.is_empty()).then_some(self.result_metadata_id.as_slice());
@@ -551,27 +543,11 @@ impl BulkLoad {
             }
             Err(e) => {
                 // The session cannot take requests now (not connected): keep the rows for later.
-                let first = self.groups[group].rows[0];
-                if self.slots[first].attempts >= self.config.max_retries {
-                    let rows = std::mem::take(&mut self.groups[group].rows);
-                    for &slot in &rows {
-                        let row = &self.slots[slot];
-                        self.stats.rows_rejected += 1;
-                        self.bad.push_back(BadRow {
-                            raw: row.raw.clone(),
-                            line: row.line,
-                            offset: row.offset,
-                            column: None,
-                            reason: format!("could not be sent: {e}"),
-                        });
-                    }
-                    self.groups[group].rows = rows;
-                    self.settle_group(group, false);
+                if self.groups[group].attempts >= self.config.max_retries {
+                    self.reject_group(group, &format!("could not be sent: {e}"));
                     return true;
                 }
-                for &slot in &self.groups[group].rows {
-                    self.slots[slot].attempts += 1;
-                }
+                self.groups[group].attempts += 1;
                 let delay = self.backoff.next_delay().value;
                 self.retry_at.push(Reverse((now.saturating_add(delay), group)));
                 false
@@ -611,7 +587,6 @@ impl BulkLoad {
                                 line: 0,
                                 offset: 0,
                                 token: None,
-                                attempts: 0,
                             });
                             self.slots.len() - 1
                         }
@@ -625,7 +600,6 @@ impl BulkLoad {
                     row.line = line;
                     row.offset = offset;
                     row.token = token;
-                    row.attempts = 0;
                     self.next_seq += 1;
                     self.order.push_back((seq, end_offset, next_line(line, raw), false, false));
                     return Some(slot);
@@ -647,8 +621,29 @@ impl BulkLoad {
         for &slot in &rows {
             self.settle(slot, acknowledged);
         }
+        self.release_group(group, rows);
+    }
+
+    /// Every row of `group` goes to the bad rows with `reason`, and the group is settled.
+    fn reject_group(&mut self, group: usize, reason: &str) {
+        for &slot in &self.groups[group].rows {
+            let row = &self.slots[slot];
+            self.stats.rows_rejected += 1;
+            self.bad.push_back(BadRow {
+                raw: row.raw.clone(),
+                line: row.line,
+                offset: row.offset,
+                column: None,
+                reason: reason.to_owned(),
+            });
+        }
+        self.settle_group(group, false);
+    }
+
+    /// Returns a group to the pool, with its row list (taken out to be walked) for reuse.
+    fn release_group(&mut self, group: usize, mut rows: Vec<usize>) {
+        rows.clear();
         self.groups[group].rows = rows;
-        self.groups[group].rows.clear();
         self.free_groups.push(group);
     }
 
