@@ -39,6 +39,30 @@ export interface FileCheckpoint {
   sent?: number[];
 }
 
+/**
+ * The checkpoint of an input no row of this run has settled yet: the one it resumed from,
+ * or a fresh one at its start; either way with the file's current identity.
+ */
+export function untouchedFileCheckpoint(
+  identity: { path: string; size: number | null; mtimeMs: number | null },
+  resume: FileCheckpoint | undefined,
+  start: { offset: number; line: number } | undefined,
+): FileCheckpoint {
+  const base: FileCheckpoint = resume ?? {
+    path: identity.path,
+    size: identity.size,
+    mtimeMs: identity.mtimeMs,
+    offset: start?.offset ?? 0,
+    line: start?.line ?? 1,
+    done: false,
+    rowsLoaded: 0,
+    badRows: 0,
+    uncertainRows: 0,
+    badFiles: { bad: 0, log: 0, uncertain: 0 },
+  };
+  return { ...base, size: identity.size, mtimeMs: identity.mtimeMs };
+}
+
 export interface Checkpoint {
   version: 1;
   job: JobIdentity;

@@ -26,7 +26,7 @@
 import type { BadRowRecord, BulkLoadOptions, BulkState } from "../../driver/deno.ts";
 import { describeError, SERVER_ERROR_NAMES } from "../errors.ts";
 import type { BadRowLog } from "./bad_rows.ts";
-import type { FileCheckpoint } from "./checkpoint.ts";
+import { type FileCheckpoint, untouchedFileCheckpoint } from "./checkpoint.ts";
 import { type CsvFormat, CsvParser } from "./csv_parser.ts";
 import { JsonlFileSource, type ReadStart, type SourceRecord } from "./csv_source.ts";
 import { openCoreInput, type PositionMap } from "./core_input.ts";
@@ -329,23 +329,8 @@ export async function runCoreLoad(
   const identityOf = (i: number) =>
     checkpointing?.files[i] ?? { path: inputs[i].input.path, size: inputs[i].input.size, mtimeMs: null };
 
-  const untouched = (i: number): FileCheckpoint => {
-    const identity = identityOf(i);
-    const input = inputs[i];
-    const base: FileCheckpoint = input.resume ?? {
-      path: identity.path,
-      size: identity.size,
-      mtimeMs: identity.mtimeMs,
-      offset: input.start?.offset ?? 0,
-      line: input.start?.line ?? 1,
-      done: false,
-      rowsLoaded: 0,
-      badRows: 0,
-      uncertainRows: 0,
-      badFiles: { bad: 0, log: 0, uncertain: 0 },
-    };
-    return { ...base, size: identity.size, mtimeMs: identity.mtimeMs };
-  };
+  const untouched = (i: number): FileCheckpoint =>
+    untouchedFileCheckpoint(identityOf(i), inputs[i].resume, inputs[i].start);
 
   const writeCheckpoint = (complete: boolean) => {
     if (store === null) return;

@@ -13,7 +13,7 @@
 import type { ReadStart, RowSource, SourceRecord } from "./csv_source.ts";
 import type { RowConverter, RowProblem } from "./row_converter.ts";
 import type { BadRowLog } from "./bad_rows.ts";
-import type { CheckpointStore, FileCheckpoint, JobIdentity } from "./checkpoint.ts";
+import { type CheckpointStore, type FileCheckpoint, type JobIdentity, untouchedFileCheckpoint } from "./checkpoint.ts";
 import { AdaptiveConcurrency, LatencyHistogram, RateLimiter } from "./flow.ts";
 import type { ReplicaMap, TokenCalculator } from "./token.ts";
 import { describeError } from "../errors.ts";
@@ -643,19 +643,7 @@ export async function runLoad(
         const identity = settings_.files[i];
         const tracker = trackers[i];
         if (tracker === null) {
-          const base: FileCheckpoint = input.resume ?? {
-            path: identity.path,
-            size: identity.size,
-            mtimeMs: identity.mtimeMs,
-            offset: input.start?.offset ?? 0,
-            line: input.start?.line ?? 1,
-            done: false,
-            rowsLoaded: 0,
-            badRows: 0,
-            uncertainRows: 0,
-            badFiles: { bad: 0, log: 0, uncertain: 0 },
-          };
-          const untouched: FileCheckpoint = { ...base, size: identity.size, mtimeMs: identity.mtimeMs };
+          const untouched = untouchedFileCheckpoint(identity, input.resume, input.start);
           if (settings_.store.journaled) {
             const beyond = (offsets: Set<number> | undefined) =>
               [...(offsets ?? [])].filter((offset) => offset >= untouched.offset).sort((x, y) => x - y);

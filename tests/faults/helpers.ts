@@ -283,6 +283,25 @@ export function cliHosts(address: string): string[] {
   return ["--hosts", address, "--dc", DC];
 }
 
+/**
+ * The start of a CLI load scenario through the proxy: a fresh `table`, a CSV of `rows` rows in
+ * a new temporary directory, and a proxy that counts the keys of the INSERTs into that table.
+ */
+export async function proxiedLoadSetup(
+  table: string,
+  rows: number,
+): Promise<{ table: string; dir: string; csv: string; proxy: FaultProxy }> {
+  const setup = directClient();
+  const name = await freshTable(setup, table);
+  await setup.shutdown();
+  const dir = await tempDir(table);
+  const csv = `${dir}/rows.csv`;
+  await writeRowsCsv(csv, rows);
+  const proxy = await startProxy();
+  proxy.tapKeys({ statementContains: ["INSERT INTO", `"${table}"`], valueIndex: 0 });
+  return { table: name, dir, csv, proxy };
+}
+
 export async function tempDir(prefix: string): Promise<string> {
   return await Deno.makeTempDir({ prefix: `cqlwire-faults-${prefix}-` });
 }

@@ -14,14 +14,13 @@ import {
   eventually,
   freshTable,
   type Measured,
+  proxiedLoadSetup,
   resentByDriver,
   runCli,
   scenario,
   sleep,
   startProxy,
-  tempDir,
   valueOf,
-  writeRowsCsv,
 } from "../helpers.ts";
 import type { FaultProxy } from "../../proxy/proxy.ts";
 
@@ -53,14 +52,7 @@ scenario(
     CUT_POINTS.join(", ")
   } rows sent: exit 0, no bad row, count and content hash exact`,
   async (m: Measured) => {
-    const setup = directClient();
-    const table = await freshTable(setup, "reset_load");
-    await setup.shutdown();
-    const dir = await tempDir("reset");
-    const csv = `${dir}/rows.csv`;
-    await writeRowsCsv(csv, ROWS);
-    const proxy = await startProxy();
-    proxy.tapKeys({ statementContains: ["INSERT INTO", `"reset_load"`], valueIndex: 0 });
+    const { table, dir, csv, proxy } = await proxiedLoadSetup("reset_load", ROWS);
     try {
       let finished = false;
       const cutting = cutAtPoints(proxy, ["reset"], () => finished);

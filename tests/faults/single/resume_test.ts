@@ -10,14 +10,11 @@ import {
   cliHosts,
   describeRun,
   directClient,
-  freshTable,
   type Measured,
+  proxiedLoadSetup,
   runCli,
   scenario,
   sleep,
-  startProxy,
-  tempDir,
-  writeRowsCsv,
 } from "../helpers.ts";
 
 const ROWS = 200_000;
@@ -40,14 +37,7 @@ scenario(
   "loader killed with SIGKILL, then --resume",
   `load of ${ROWS} rows with --checkpoint-dir (checkpoint every 1 s), SIGKILL at a random point after a checkpoint recorded progress, then the same command with --resume: exit 0, count and content hash exact, fewer rows sent again than were sent before the kill`,
   async (m: Measured) => {
-    const setup = directClient();
-    const table = await freshTable(setup, "resume_load");
-    await setup.shutdown();
-    const dir = await tempDir("resume");
-    const csv = `${dir}/rows.csv`;
-    await writeRowsCsv(csv, ROWS);
-    const proxy = await startProxy();
-    proxy.tapKeys({ statementContains: ["INSERT INTO", `"resume_load"`], valueIndex: 0 });
+    const { table, dir, csv, proxy } = await proxiedLoadSetup("resume_load", ROWS);
     const args = [
       "load",
       csv,

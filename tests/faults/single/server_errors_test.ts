@@ -18,13 +18,12 @@ import {
   type FaultProxy,
   freshTable,
   type Measured,
+  proxiedLoadSetup,
   runCli,
   scenario,
   sleep,
   startProxy,
-  tempDir,
   valueOf,
-  writeRowsCsv,
 } from "../helpers.ts";
 import type { ServerErrorSpec } from "../../proxy/proxy.ts";
 import { OperationTimedOutError, ResponseError } from "../../../driver/deno.ts";
@@ -243,14 +242,7 @@ scenario(
   "Overloaded in mid-load: concurrency backs off (CLI load)",
   `load of ${LOAD_ROWS} rows (v4, through the proxy); for 1.5 s every write is answered Overloaded: requests in flight drop to <= half their level before, the request rate to <= half (no retry storm), and the load completes: exit 0, count and content hash exact`,
   async (m: Measured) => {
-    const setup = directClient();
-    const table = await freshTable(setup, "srv_overload_load");
-    await setup.shutdown();
-    const dir = await tempDir("overload");
-    const csv = `${dir}/rows.csv`;
-    await writeRowsCsv(csv, LOAD_ROWS);
-    const proxy = await startProxy();
-    proxy.tapKeys({ statementContains: ["INSERT INTO", `"srv_overload_load"`], valueIndex: 0 });
+    const { table, dir, csv, proxy } = await proxiedLoadSetup("srv_overload_load", LOAD_ROWS);
     try {
       let exited = false;
       const phases = (async () => {
