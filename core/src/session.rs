@@ -399,13 +399,13 @@ impl Session {
     pub fn view(&self) -> &ClusterView {
         &self.view
     }
-    /// What the session learned from a PREPARE it sent, by prepared id.
-    /// See [`ClusterView::replica_set_key`]; for rows of the prepared statement `id`.
-    pub fn replica_set_key(&self, id: &[u8], token: i64) -> Option<u64> {
+    /// The keyspace of the table the prepared statement `id` binds, by name.
+    pub fn prepared_keyspace(&self, id: &[u8]) -> Option<&str> {
         let keyspace = self.prepared.get(id)?.keyspace?;
-        self.view.replica_set_key(self.keyspace_names.get(keyspace as usize)?, token)
+        self.keyspace_names.get(keyspace as usize).map(String::as_str)
     }
 
+    /// What the session learned from a PREPARE it sent, by prepared id.
     pub fn prepared(&self, id: &[u8]) -> Option<&PreparedMeta> {
         self.prepared.get(id)
     }

@@ -146,6 +146,8 @@ pub struct BulkLoad {
     encoder: BulkEncoder,
     prepared_id: Vec<u8>,
     result_metadata_id: Vec<u8>,
+    /// The keyspace of the prepared statement, once the session knows it.
+    keyspace: Option<String>,
     config: LoadConfig,
     window: usize,
     successes_since_growth: usize,
@@ -202,6 +204,7 @@ impl BulkLoad {
             encoder,
             prepared_id: prepared_id.to_vec(),
             result_metadata_id: result_metadata_id.to_vec(),
+            keyspace: None,
             config,
             window,
             successes_since_growth: 0,
@@ -452,7 +455,14 @@ impl BulkLoad {
         let token = self.slots[slot].token;
         let key = match (self.config.batch_size > 1, token) {
             (true, Some(token)) => match self.config.batch_by {
-                BatchGrouping::Replicas => session.replica_set_key(&self.prepared_id, token).unwrap_or(token as u64),
+                BatchGrouping::Replicas => {
+                    // The statement's keyspace never changes: looked up once, not per row.
+                    if self.keyspace.is_none() {
+                        self.keyspace = session.prepared_keyspace(&self.prepared_id).map(str::to_owned);
+                    }
+                    let replicas = self.keyspace.as_deref().and_then(|ks| session.view().replica_set_key(ks, token));
+                    replicas.unwrap_or(token as u64)
+                }
                 BatchGrouping::Partition => token as u64,
             },
             // Unbatched, or no token to group by: the row goes alone.

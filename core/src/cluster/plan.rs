@@ -91,11 +91,8 @@ pub(crate) struct ReplicaTable {
 }
 
 impl ReplicaTable {
-    pub(crate) fn replicas_of(&self, range: usize) -> &[u32] {
-        self.range(range)
-    }
-
-    fn range(&self, range: usize) -> &[u32] {
+    /// The replicas of ring range `range`, ordered for the policy.
+    pub(crate) fn range(&self, range: usize) -> &[u32] {
         let start = self.offsets.get(range).copied().unwrap_or(0) as usize;
         let end = self.offsets.get(range + 1).copied().unwrap_or(0) as usize;
         self.ids.get(start..end).unwrap_or(&[])

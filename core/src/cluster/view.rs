@@ -320,7 +320,7 @@ impl ClusterView {
         let (PlanKind::TokenAware, Some((table, range))) = self.locate(Some(keyspace), Some(token)) else { return None };
         let table = self.plans.tables.get(table as usize)?;
         // Order-independent: a sum of well-mixed ids.
-        Some(table.replicas_of(range as usize).iter().fold(0u64, |acc, &id| {
+        Some(table.range(range as usize).iter().fold(0u64, |acc, &id| {
             acc.wrapping_add(crate::cluster::SplitMix64::new(u64::from(id) + 1).next_u64())
         }))
     }
