@@ -24,6 +24,7 @@ import {
 import { setRowCodegen } from "../../driver/src/codec/result.ts";
 import { Reader } from "../../driver/src/codec/reader.ts";
 import { readTypeOption } from "../../driver/src/codec/types.ts";
+import { assertExact, show } from "../exact.mjs";
 
 // ---------------------------------------------------------------------------------------
 // A tiny assertion kit (no std library: JSR is unreachable here).
@@ -34,43 +35,8 @@ function fail(message: string): never {
   throw new AssertionError(message);
 }
 
-function show(value: unknown): string {
-  try {
-    return JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? `${v}n` : v))?.slice(0, 400) ?? String(value);
-  } catch {
-    return String(value);
-  }
-}
-
-function deepEqual(actual: unknown, expected: unknown, path = "$"): string | null {
-  if (Object.is(actual, expected)) return null;
-  if (typeof actual !== typeof expected) return `${path}: ${show(actual)} !== ${show(expected)}`;
-  if (typeof actual !== "object" || actual === null || expected === null) return `${path}: ${show(actual)} !== ${show(expected)}`;
-  if (Array.isArray(actual) !== Array.isArray(expected)) return `${path}: array vs non-array`;
-  if (Array.isArray(actual)) {
-    const e = expected as unknown[];
-    if (actual.length !== e.length) return `${path}: length ${actual.length} !== ${e.length}`;
-    for (let i = 0; i < actual.length; i++) {
-      const d = deepEqual(actual[i], e[i], `${path}[${i}]`);
-      if (d) return d;
-    }
-    return null;
-  }
-  const a = actual as Record<string, unknown>;
-  const e = expected as Record<string, unknown>;
-  const ak = Object.keys(a);
-  const ek = Object.keys(e);
-  if (ak.join("\u0000") !== ek.join("\u0000")) return `${path}: keys ${show(ak)} !== ${show(ek)}`;
-  for (const k of ak) {
-    const d = deepEqual(a[k], e[k], `${path}.${k}`);
-    if (d) return d;
-  }
-  return null;
-}
-
 function assertEquals(actual: unknown, expected: unknown, message = ""): void {
-  const diff = deepEqual(actual, expected);
-  if (diff !== null) fail(`${message ? message + ": " : ""}${diff}`);
+  assertExact(actual, expected, message);
 }
 
 function assert(condition: unknown, message: string): asserts condition {
