@@ -18,6 +18,7 @@ import {
   parseCustomClass,
   parseResult,
   type TypeInfo,
+  toCqlValue,
   unset,
   Writer,
 } from "../../driver/src/codec/mod.ts";
@@ -473,6 +474,18 @@ Deno.test("value classes print as CQL does", () => {
   assertEquals(String(new CqlTimestamp(-(2n ** 63n))), "-292275055-05-16T16:47:04.192Z");
 });
 
+Deno.test("encode takes a value class's native form through toCqlValue, at any depth", () => {
+  class Wrapped {
+    constructor(private readonly native: unknown) {}
+    [toCqlValue]() {
+      return this.native;
+    }
+  }
+  assertEquals(encodeHex("bigint", new Wrapped(-2n)), "00000008fffffffffffffffe");
+  assertEquals(encodeHex("uuid", new Wrapped("00000000-0000-0000-0000-000000000001")), "0000001000000000000000000000000000000001");
+  assertEquals(encodeHex("list<int>", [new Wrapped(7)]), "0000000c000000010000000400000007");
+});
+
 Deno.test("encode accepts the documented JS forms", () => {
   assertEquals(encodeHex("int", 1), "0000000400000001");
   assertEquals(encodeHex("int", -1n), "00000004ffffffff");
@@ -601,6 +614,13 @@ Deno.test("encodeValueList: positional, named, null and unset", () => {
   w.reset();
   encodeValueList([], undefined, w);
   assertEquals(bytesToHex(w.bytes()), "0000");
+  // The DataStax driver's useUndefinedAsUnset: undefined leaves the column unset, null deletes it.
+  w.reset();
+  encodeValueList(columns, [1, undefined, null], w, undefined, true);
+  assertEquals(bytesToHex(w.bytes()), "0003" + "0000000400000001" + "fffffffe" + "ffffffff");
+  w.reset();
+  encodeValueList(columns, { id: 1, name: undefined, score: null }, w, undefined, true);
+  assertEquals(bytesToHex(w.bytes()), "0003" + "0000000400000001" + "fffffffe" + "ffffffff");
   w.reset();
   w.u8(1);
   assertThrows(() => encodeValueList(columns, [1, "a"], w), CqlTypeError, "too few values");
