@@ -38,4 +38,5 @@ pub use bignum::{MAX_DECIMAL_DIGITS, MAX_RENDERED_BYTES};
 pub use column_type::{ColumnType, TypeParseError, UdtType, MAX_TYPE_DEPTH};
 pub use text::{encode_text, format_text, EpochUnit, FieldError, TextOptions};
 pub use validate::{validate_rows, RowsValidator};
+pub(crate) use validate::read_row_count;
 pub use value::{CqlValue, ValueError};
