@@ -262,6 +262,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       "--out <path>",
       "output file (default: stdout); a directory (existing, or ending in /) gets one file per range group",
     )
+    .option("--overwrite", "replace output files that exist (default: refuse); files appear only when complete")
     .option("--header <true|false>", "CSV header row (default: true)", booleanWord)
     .option("--page-size <rows>", `rows per page (default: ${DEFAULT_PAGE_SIZE})`, positiveInteger("--page-size"))
     .option(

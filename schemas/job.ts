@@ -110,9 +110,13 @@ export const loadSchema = z.strictObject({
   skip: z.union([z.string().min(1), z.array(z.string().min(1))]).optional().describe(
     "input fields (header names, or 0-based indexes without a header) not to load",
   ),
-  set: z.record(z.string().min(1), z.union([z.string(), z.number(), z.boolean()])).optional().describe(
-    "constant values: { column: value } given to every row",
-  ),
+  set: z.record(
+    z.string().min(1),
+    z.string({
+      error: "expected a string: write the value as CQL text in quotes (a JSON number loses digits beyond 2^53, " +
+        'e.g. 9007199254740993 reads as 9007199254740992; write "9007199254740993", "true")',
+    }),
+  ).optional().describe("constant values: { column: value } given to every row, as text"),
   header: z.boolean().optional().describe("the first record names the fields (default true)"),
   delimiter: singleChar.optional(),
   quote: singleChar.optional(),
@@ -157,6 +161,7 @@ export const unloadSchema = z.strictObject({
   columns: z.array(z.string().min(1)).min(1).optional().describe("columns of --table to unload (default all)"),
   format: z.enum(["csv", "jsonl"]).optional().describe("output format (default csv)"),
   out: z.string().min(1).optional().describe("output file, or a directory (trailing /) for one file per range group"),
+  overwrite: z.boolean().optional().describe("replace output files that exist (default: refuse)"),
   pageSize: positiveInt.optional(),
   maxConcurrency: positiveInt.max(1024).optional().describe("token ranges scanned at once (default 4)"),
   consistency: consistency.optional(),

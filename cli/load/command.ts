@@ -14,7 +14,15 @@ import { alignToLineStart, expandInputs, type InputFile } from "./input.ts";
 import { CsvFileSource, JsonlFileSource, type RowSource } from "./csv_source.ts";
 import { checkCsvFormat } from "./csv_parser.ts";
 import { BadRowLog, uniqueStems } from "./bad_rows.ts";
-import { CheckpointStore, type FileCheckpoint, jobFileStem, type JobIdentity } from "./checkpoint.ts";
+import {
+  CheckpointStore,
+  checkResumeState,
+  type FileCheckpoint,
+  inputIdentity,
+  jobFileStem,
+  type JobIdentity,
+} from "./checkpoint.ts";
+import { refuseInputsAsOutputs } from "../files.ts";
 import { type LoadInput, type LoadPlan, type LoadProgress, type LoadSummary, type Params, runLoad } from "./loader.ts";
 import { type CoreLoadInput, type CorePlan, runCoreLoad } from "./core_loader.ts";
 import { readTableSchema } from "./schema.ts";
@@ -88,10 +96,17 @@ export function parseSplit(text: string): { index: number; count: number } {
   return { index, count };
 }
 
-/** Microseconds since the epoch, from digits (µs) or an ISO-8601 date-time. */
+/** An ISO-8601 date or date-time that ends in a zone: Z, +hh, +hh:mm or +hhmm. */
+const HAS_ZONE = /(?:[Zz]|[+-][0-9]{2}(?::?[0-9]{2})?)$/;
+
+/**
+ * Microseconds since the epoch, from digits (µs) or an ISO-8601 date-time. One without a
+ * zone is UTC, as row timestamps are (Date.parse would read a date-time as local time).
+ */
 export function parseWriteTimestamp(text: string): bigint {
   if (/^-?[0-9]+$/.test(text)) return BigInt(text);
-  const millis = Date.parse(text);
+  const zoned = /^[0-9]{4}-[0-9]{2}-[0-9]{2}/.test(text) && !HAS_ZONE.test(text.slice(10)) ? `${text}Z` : text;
+  const millis = Date.parse(zoned);
   if (Number.isNaN(millis)) {
     throw new UsageError(`--timestamp ${text}: expected microseconds since the epoch or an ISO-8601 date-time`);
   }
@@ -182,7 +197,7 @@ function resolveSettings(fileArguments: string[], flags: LoadFlags, config: Load
     ) => name !== "");
   const constants = flags.set !== undefined
     ? flags.set.map(parseConstant)
-    : Object.entries(config.set ?? {}).map(([column, value]) => [column, String(value)] as [string, string]);
+    : Object.entries(config.set ?? {});
   const timestampText = flags.timestamp ?? (config.timestamp !== undefined ? String(config.timestamp) : undefined);
   const splitText = flags.split ?? config.split;
   const batchSize = flags.batchSize ?? config.batchSize ?? 1;
@@ -459,11 +474,8 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
       split: settings.split === null ? null : `${settings.split.index}/${settings.split.count}`,
     };
     const store = new CheckpointStore(settings.checkpointDir, await jobFileStem(job), !target.idempotent);
-    const identities = await Promise.all(plans.map(async ({ input }) => {
-      if (input.path === "-") return { path: "-", size: null, mtimeMs: null };
-      const info = await Deno.stat(input.path);
-      return { path: input.path, size: info.size, mtimeMs: info.mtime?.getTime() ?? null };
-    }));
+    const identities = await Promise.all(plans.map(({ input }) => inputIdentity(input.path)));
+    store.setFingerprints(identities.map((identity) => identity.fingerprint));
 
     let saved: Awaited<ReturnType<CheckpointStore["read"]>> = null;
     if (settings.resume && !settings.dryRun) {
@@ -491,24 +503,26 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
       throw new UsageError(`conversion settings (${keys}) are applied by the core path, which this load cannot use: ${engineNote}`);
     }
 
+    const badLogs = stems.map((stem) => new BadRowLog(settings.badDir, stem));
+    await refuseInputsAsOutputs(plans.map(({ input }) => input.path), [
+      { path: store.path, role: "checkpoint" },
+      { path: store.journalPath, role: "checkpoint journal" },
+      ...badLogs.flatMap((log) => log.outputs()),
+    ]);
+
     const loadInputs: LoadInput[] = [];
     const coreInputs: CoreLoadInput[] = [];
     for (const [i, plan] of plans.entries()) {
       const { input } = plan;
       const format = formats[i];
-      const badLog = new BadRowLog(settings.badDir, stems[i]);
+      const badLog = badLogs[i];
       let start = plan.start;
       let resume: FileCheckpoint | undefined;
       let resumeAcked: Set<number> | undefined;
       let resumeSent: Set<number> | undefined;
       const fileState: FileCheckpoint | undefined = saved?.checkpoint.files[i];
       if (fileState !== undefined) {
-        const identity = identities[i];
-        if (identity.size !== fileState.size || identity.mtimeMs !== fileState.mtimeMs) {
-          throw new UsageError(
-            `cannot resume: ${input.path} changed since the checkpoint (size or modification time differ)`,
-          );
-        }
+        await checkResumeState(store.path, fileState, identities[i], input);
         start = { offset: fileState.offset, line: fileState.line };
         resume = fileState;
         if (store.journaled) {

@@ -5,6 +5,7 @@
  */
 import { Client, type ClientOptions } from "../../driver/deno.ts";
 import { FaultProxy } from "../proxy/proxy.ts";
+import { assertExact } from "../exact.mjs";
 
 export const ROOT = new URL("../../", import.meta.url).pathname;
 export const CQLWIRE = `${ROOT}bin/cqlwire`;
@@ -19,14 +20,9 @@ export function assert(cond: unknown, message = "assertion failed"): asserts con
   if (!cond) throw new Error(message);
 }
 
+/** Exact equality (tests/exact.mjs): a Map is not {}, NaN is not null, -0 is not 0. */
 export function assertEquals(actual: unknown, expected: unknown, message = ""): void {
-  const a = JSON.stringify(actual, bigints);
-  const e = JSON.stringify(expected, bigints);
-  if (a !== e) throw new Error(`${message}\n  actual:   ${a}\n  expected: ${e}`);
-}
-
-function bigints(_k: string, v: unknown): unknown {
-  return typeof v === "bigint" ? `${v}n` : v;
+  assertExact(actual, expected, message);
 }
 
 export async function eventually(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {

@@ -59,6 +59,9 @@ fn parse_connection_config(v: &Value) -> Result<Config, JsError> {
     if let Some(n) = num("requestTimeoutMs") {
         c.request_timeout_us = (n * 1000.0) as u64;
     }
+    if let Some(n) = num("handshakeTimeoutMs") {
+        c.handshake_timeout_us = (n * 1000.0) as u64;
+    }
     if let Some(n) = num("heartbeatIntervalMs") {
         c.heartbeat_interval_us = (n * 1000.0) as u64;
     }

@@ -42,4 +42,5 @@ pub use conversion::{parse_time_zone, BlobFormat, ConversionSettings, NumberForm
 pub use pattern::Pattern;
 pub use text::{encode_text, format_text, EpochUnit, FieldError, TextOptions};
 pub use validate::{validate_rows, RowsValidator};
+pub(crate) use validate::read_row_count;
 pub use value::{CqlValue, ValueError};

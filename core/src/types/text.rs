@@ -1120,7 +1120,9 @@ fn format_value(ty: &ColumnType, r: Reader<'_>, out: &mut String, top: bool) -> 
             let _ = write!(out, "{}", i32::from_be_bytes(fixed::<4>(&r, "int value", true)?.unwrap_or_default()));
         }
         ColumnType::Bigint | ColumnType::Counter => {
-            let _ = write!(out, "{}", i64::from_be_bytes(fixed::<8>(&r, "bigint value", true)?.unwrap_or_default()));
+            // The same check name as decoding and validation give (the error vectors assert it).
+            let field = if matches!(ty, ColumnType::Counter) { "counter value" } else { "bigint value" };
+            let _ = write!(out, "{}", i64::from_be_bytes(fixed::<8>(&r, field, true)?.unwrap_or_default()));
         }
         ColumnType::Varint => push_big_decimal(&r, r.rest(), out)?,
         ColumnType::Decimal => {
