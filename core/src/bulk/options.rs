@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use super::load::{BatchGrouping, LoadConfig};
 use super::{BulkConfig, BulkError, CsvOptions, Format, Mapping};
-use crate::types::{ColumnType, EpochUnit};
+use crate::types::{ColumnType, ConversionSettings, EpochUnit};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
@@ -58,6 +58,8 @@ pub struct BulkOptions {
     pub constants: Option<BTreeMap<String, String>>,
     pub max_errors: Option<u64>,
     pub ignore_unknown: Option<bool>,
+    /// Text options and null-to-unset, applied after the keys above.
+    pub conversion: Option<ConversionSettings>,
     pub consistency: Option<u16>,
     /// Write timestamp (µs since the epoch) of every row.
     pub timestamp: Option<i64>,
@@ -145,6 +147,9 @@ impl BulkOptions {
         bulk.constants = self.constants.unwrap_or_default().into_iter().collect();
         bulk.max_errors = self.max_errors;
         bulk.ignore_unknown = self.ignore_unknown.unwrap_or(false);
+        if let Some(settings) = &self.conversion {
+            bulk.apply_conversion(settings)?;
+        }
 
         let defaults = LoadConfig::default();
         let max_concurrency = self.max_concurrency.unwrap_or(defaults.max_concurrency).max(1);
