@@ -5,6 +5,8 @@ import { CONSISTENCY_NAMES } from "../schemas/job.ts";
 import { CliFailure, describeError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./errors.ts";
 import { StreamOutput } from "./output.ts";
 import { splitStatements } from "./split.ts";
+import { booleanWord } from "./option_values.ts";
+import { addConversionOptions } from "./conversion_options.ts";
 import type { OutputFormat, QuerySettings } from "./query.ts";
 import { consistencyCode, contextOf, withClient } from "./context.ts";
 import { COUNT_DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE, LOAD_DEFAULTS, UNLOAD_DEFAULT_CONCURRENCY } from "./defaults.ts";
@@ -23,13 +25,6 @@ function positiveInteger(name: string) {
 function protocolVersion(text: string): 4 | 5 {
   if (text !== "4" && text !== "5") throw new InvalidArgumentError("the protocol version must be 4 or 5.");
   return Number(text) as 4 | 5;
-}
-
-function booleanWord(text: string): boolean {
-  const lowered = text.toLowerCase();
-  if (["true", "yes", "1", "on"].includes(lowered)) return true;
-  if (["false", "no", "0", "off"].includes(lowered)) return false;
-  throw new InvalidArgumentError("expected true or false.");
 }
 
 /** One character, with \t and "tab" accepted for a tab that is awkward to type. */
@@ -182,7 +177,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       setExitCode(await queryCommand(cql, command));
     });
 
-  program.command("load")
+  const load = program.command("load")
     .description(
       "load CSV or JSON Lines into a table; bad rows go to <bad-dir>/<name>.bad with reasons in <name>.errors.log",
     )
@@ -198,7 +193,8 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("--quote <char>", 'quote character (default: ")', singleCharacter)
     .option("--escape <char>", "escape character inside quotes (default: the quote)", singleCharacter)
     .option("--comment <char>", "lines starting with this character are skipped", singleCharacter)
-    .option("--null-value <text>", "unquoted field text meaning null; repeatable (default: empty)", collect)
+    .option("--null-value <text>", "unquoted field text meaning null; repeatable (default: empty)", collect);
+  addConversionOptions(load, "load")
     .option(
       "--map <field=column,...>",
       "map fields to columns (0-based indexes with --header false); others are skipped",

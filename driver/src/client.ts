@@ -38,6 +38,29 @@ export interface ExecuteOptions {
   nowInSeconds?: number;
 }
 
+/**
+ * Conversion settings of a bulk load, read and checked by the core
+ * (core/src/types/conversion.rs); an unknown key is refused.
+ */
+export interface BulkConversionOptions {
+  /** A null field leaves its column unset instead of binding null (default true). */
+  nullToUnset?: boolean;
+  /** `UTC` or a fixed offset (`+02:00`) for timestamps without a zone. */
+  timeZone?: string;
+  /** `iso` or a strftime-like pattern (`%d/%m/%Y %H:%M:%S`). */
+  timestampFormat?: string;
+  dateFormat?: string;
+  timeFormat?: string;
+  epochUnit?: "s" | "ms" | "us" | "ns";
+  trueWords?: string[];
+  falseWords?: string[];
+  decimalSeparator?: string;
+  groupingSeparator?: string;
+  blobFormat?: "hex" | "base64";
+  overflow?: "reject" | "saturate";
+  rounding?: "unnecessary" | "half-even" | "half-up" | "half-down" | "down" | "up" | "floor" | "ceiling";
+}
+
 /** A bulk load run in the core: raw CSV/JSONL bytes in, no JS object per row. */
 export interface BulkLoadOptions {
   /** An INSERT/UPDATE with `?` or named bind markers. Or give `table` (`ks.tbl`). */
@@ -61,6 +84,8 @@ export interface BulkLoadOptions {
   epochUnit?: "s" | "ms" | "us";
   /** `field=column,...` (field names or 0-based indexes). */
   mapping?: string;
+  /** How field text becomes values; the core checks every key (see BulkConversionOptions). */
+  conversion?: BulkConversionOptions;
   /** Columns given the same value (CQL text) on every row. */
   constants?: Record<string, string>;
   maxErrors?: number;
@@ -591,6 +616,7 @@ export class Client {
       falseWords: options.falseWords,
       epochUnit: options.epochUnit,
       mapping: options.mapping,
+      conversion: options.conversion,
       constants: options.constants,
       maxErrors: options.maxErrors,
       ignoreUnknown: options.ignoreUnknown,
