@@ -236,7 +236,10 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       positiveInteger("--checkpoint-interval"),
     )
     .option("--resume", "continue this job (same table, query and inputs) from its checkpoint")
-    .option("--split <i/n>", "load share i of n: every n-th file, or the i-th byte range of a single file")
+    .option(
+      "--split <i/n|auto>",
+      "load share i of n: every n-th file, or the i-th byte range of a single file; auto: i and n from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, CQLWIRE_SPLIT_COUNT), Slurm array (SLURM_ARRAY_TASK_*) or AWS Batch array (AWS_BATCH_JOB_ARRAY_INDEX, CQLWIRE_SPLIT_COUNT)",
+    )
     .option("--dry-run", "parse and validate every row against the table's schema; write nothing")
     .addOption(
       new Option(
