@@ -38,6 +38,11 @@ pub struct Config {
     /// Stream ids this connection may use at once; requests beyond it queue.
     pub max_streams: usize,
     pub request_timeout_us: u64,
+    /// The whole handshake (OPTIONS to READY, authentication and USE included) must finish
+    /// within this long after [`Connection::start`], or the connection closes with
+    /// [`CloseReason::HandshakeTimeout`]: a node that accepts TCP and then stays silent must
+    /// not hold a pool slot forever.
+    pub handshake_timeout_us: u64,
     /// An idle connection sends OPTIONS after this long; 0 disables heartbeats.
     pub heartbeat_interval_us: u64,
     /// A connection with more timed-out, still-unanswered stream ids than this drains.
@@ -58,6 +63,7 @@ impl Default for Config {
             max_frame_bytes: 256 * 1024 * 1024,
             max_streams: MAX_STREAMS,
             request_timeout_us: 12_000_000,
+            handshake_timeout_us: 10_000_000,
             heartbeat_interval_us: 30_000_000,
             orphan_limit: 1024,
             driver_version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -180,6 +186,10 @@ pub enum CloseReason {
     HeartbeatTimeout {
         message: String,
     },
+    /// The handshake did not reach READY before [`Config::handshake_timeout_us`].
+    HandshakeTimeout {
+        message: String,
+    },
     Local {
         message: String,
     },
@@ -197,6 +207,7 @@ impl CloseReason {
             | CloseReason::Handshake { message, .. }
             | CloseReason::VersionRefused { message, .. }
             | CloseReason::HeartbeatTimeout { message }
+            | CloseReason::HandshakeTimeout { message }
             | CloseReason::Local { message } => message,
         }
     }
@@ -307,6 +318,8 @@ pub struct Connection {
     /// When set, the owner (a session) decides when event bodies may be overwritten.
     manual_arena: bool,
     last_activity: u64,
+    /// When the handshake must be done by; set by [`Connection::start`].
+    handshake_deadline: u64,
     heartbeat_in_flight: bool,
     authenticator: Option<Box<dyn Authenticator>>,
     supported: Vec<(String, Vec<String>)>,
@@ -314,6 +327,19 @@ pub struct Connection {
 }
 
 const HANDSHAKE_STREAM: i16 = 0;
+
+/// What an emptied buffer keeps of its capacity: enough that ordinary traffic reuses it, but
+/// one huge result must not pin its size for the life of the connection (as in
+/// [`crate::v5::FrameDecoder`]).
+pub const BUFFER_KEEP: usize = 512 * 1024;
+
+/// Empties nothing: shrinks `buf`'s capacity back to [`BUFFER_KEEP`] (or its length, if
+/// longer) once it grew past it.
+fn shrink(buf: &mut Vec<u8>) {
+    if buf.capacity() > BUFFER_KEEP {
+        buf.shrink_to(BUFFER_KEEP.max(buf.len()));
+    }
+}
 
 /// How envelopes travel once the handshake has reached READY or AUTHENTICATE.
 enum Wire {
@@ -354,6 +380,7 @@ impl Connection {
             events: VecDeque::new(),
             manual_arena: false,
             last_activity: 0,
+            handshake_deadline: 0,
             heartbeat_in_flight: false,
             authenticator: None,
             supported: Vec::new(),
@@ -398,6 +425,7 @@ impl Connection {
             return;
         }
         self.last_activity = now;
+        self.handshake_deadline = now.saturating_add(self.config.handshake_timeout_us);
         let start = FrameHeader::begin_request(&mut self.out, self.version, 0, HANDSHAKE_STREAM, Opcode::Options);
         finish_frame(&mut self.out, start);
         self.state = State::Options;
@@ -492,6 +520,13 @@ impl Connection {
         }
     }
 
+    /// Closes the connection because its owner found the peer's bytes unacceptable (a reply
+    /// the session reads itself, say): what is in flight fails with that protocol error, and
+    /// the last event is [`Event::Closed`] with it.
+    pub fn fail(&mut self, error: &ProtocolError) {
+        self.close(CloseReason::from_protocol(error));
+    }
+
     // ---- inputs ---------------------------------------------------------------------
 
     pub fn handle_bytes(&mut self, now: u64, chunk: &[u8]) {
@@ -545,6 +580,10 @@ impl Connection {
             }
         }
         self.inbuf.drain(..consumed);
+        shrink(&mut self.inbuf);
+        // Decompressed bodies were copied to the arena: the scratch is free.
+        self.decompressed.clear();
+        shrink(&mut self.decompressed);
         self.prune_deadlines();
     }
 
@@ -610,6 +649,13 @@ impl Connection {
         if self.state == State::Closed {
             return;
         }
+        if self.is_handshaking() && now >= self.handshake_deadline {
+            let ms = self.config.handshake_timeout_us / 1000;
+            self.close(CloseReason::HandshakeTimeout {
+                message: format!("the server did not complete the handshake within {ms} ms (stuck in {:?})", self.state),
+            });
+            return;
+        }
         while let Some(Reverse((deadline, stream, id))) = self.deadlines.peek().copied() {
             if deadline > now {
                 break;
@@ -660,6 +706,7 @@ impl Connection {
         let n = self.transmit_buffer().len();
         buf.extend_from_slice(&self.wire_out);
         self.wire_out.clear();
+        shrink(&mut self.wire_out);
         n
     }
 
@@ -676,6 +723,7 @@ impl Connection {
                 }
             }
             self.out.clear();
+            shrink(&mut self.out);
         }
         &self.wire_out
     }
@@ -686,12 +734,16 @@ impl Connection {
 
     pub fn consume_transmit(&mut self) {
         self.wire_out.clear();
+        shrink(&mut self.wire_out);
     }
 
     /// The next instant at which `handle_timeout` has work, if any.
     pub fn poll_timeout(&self) -> Option<u64> {
         if self.state == State::Closed {
             return None;
+        }
+        if self.is_handshaking() {
+            return Some(self.handshake_deadline);
         }
         let request = self.deadlines.peek().map(|Reverse((d, _, _))| *d);
         let heartbeat = self.heartbeat_deadline();
@@ -725,6 +777,7 @@ impl Connection {
     fn begin_call(&mut self) {
         if self.events.is_empty() && !self.manual_arena {
             self.arena.clear();
+            shrink(&mut self.arena);
         }
     }
 
@@ -737,7 +790,22 @@ impl Connection {
     pub fn release_arena(&mut self) {
         if self.events.is_empty() {
             self.arena.clear();
+            shrink(&mut self.arena);
         }
+    }
+
+    /// Bytes of capacity held by this connection's buffers (input, decompression, event
+    /// arena, output, backlog): what a large result leaves behind once it was handed over.
+    pub fn buffer_capacity(&self) -> usize {
+        let v5 = match &self.wire {
+            Wire::V5 { decoder, .. } => decoder.buffer_capacity(),
+            _ => 0,
+        };
+        [&self.inbuf, &self.decompressed, &self.arena, &self.out, &self.wire_out, &self.backlog]
+            .iter()
+            .map(|b| b.capacity())
+            .sum::<usize>()
+            + v5
     }
 
     /// A response body previously delivered, by its range in the arena.
@@ -776,6 +844,10 @@ impl Connection {
         if self.orphans > self.config.orphan_limit && self.state == State::Ready {
             self.state = State::Draining;
         }
+    }
+
+    fn is_handshaking(&self) -> bool {
+        matches!(self.state, State::Options | State::Startup | State::Authenticating | State::UseKeyspace)
     }
 
     fn heartbeat_deadline(&self) -> Option<u64> {
@@ -835,6 +907,7 @@ impl Connection {
             self.occupy(stream, q.id, Purpose::User, q.deadline, q.timeout_us);
             if self.queued.is_empty() {
                 self.backlog.clear();
+                shrink(&mut self.backlog);
             }
             return;
         }

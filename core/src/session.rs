@@ -189,9 +189,6 @@ struct Conn {
     node: Option<u32>,
     status: ConnStatus,
     in_flight: HashMap<u32, Purpose>,
-    /// Whether it ever completed the handshake (a contact point that never did is a
-    /// connect failure, not a node going down).
-    was_ready: bool,
     /// Draining, and a fresh connection already took its place in the pool.
     replaced: bool,
     /// The shard asked for through the shard-aware port.
@@ -788,7 +785,6 @@ impl Session {
             node,
             status: ConnStatus::Connecting,
             in_flight: HashMap::new(),
-            was_ready: false,
             replaced: false,
             asked_shard: None,
             shard: None,
@@ -1078,7 +1074,6 @@ impl Session {
     fn on_conn_ready(&mut self, now: u64, conn: ConnId) {
         let Some(c) = self.conn_mut(conn) else { return };
         c.status = ConnStatus::Ready;
-        c.was_ready = true;
         let node = c.node;
         self.on_conn_sharding(conn);
         if let Some(n) = node {
@@ -1175,6 +1170,11 @@ impl Session {
                     self.agreement_query_in_flight = false;
                     self.agreement_check_at = Some(now.saturating_add(SCHEMA_AGREEMENT_POLL_US));
                 }
+                // A server that garbles its own system tables is not trusted further: the
+                // connection closes with the error, and another one takes over the control.
+                if let Some(c) = self.conn_mut(conn) {
+                    c.inner.fail(&e);
+                }
                 return;
             }
         };
@@ -1190,13 +1190,14 @@ impl Session {
                 self.control_local = local;
             }
             ControlQuery::PeersV2 | ControlQuery::Peers => {
-                let mut peers = Vec::with_capacity(rows.row_count);
+                // Grown as rows are read, never presized by the peer's count.
+                let mut peers = Vec::new();
                 rows.for_each_row(|cells| peers.push(peer_row(&rows, cells)));
                 self.control_peers = Some(peers);
             }
             ControlQuery::Keyspaces => {
                 let (name_at, repl_at) = (rows.column_index("keyspace_name"), rows.column_index("replication"));
-                let mut keyspaces = Vec::with_capacity(rows.row_count);
+                let mut keyspaces = Vec::new();
                 rows.for_each_row(|cells| {
                     let get = |i: Option<usize>| i.and_then(|i| cells.get(i).copied().flatten());
                     if let Some(name) = cell::text(get(name_at)) {
@@ -1407,9 +1408,17 @@ impl Session {
         }
     }
 
+    /// The node's next reconnection delay, from its pool's backoff.
+    fn next_reconnect_delay(&mut self, node: u32) -> crate::cluster::Decision<u64> {
+        let seed = SplitMix64::derive(self.config.seed, node as u64);
+        let (base, max) = (self.config.reconnect_base_us, self.config.reconnect_max_us);
+        let backoff = self.pool_mut(node).backoff.get_or_insert_with(|| Backoff::new(base, max, Jitter::Full, seed));
+        backoff.next_delay()
+    }
+
     fn on_conn_closed(&mut self, now: u64, conn: ConnId, reason: CloseReason) {
         let Some(c) = self.conn_mut(conn) else { return };
-        let was_ready = c.was_ready;
+        let never_ready = matches!(c.status, ConnStatus::Connecting | ConnStatus::Handshaking);
         let address = c.address.clone();
         let node = c.node;
         let already_closed = c.status == ConnStatus::Closed;
@@ -1446,9 +1455,8 @@ impl Session {
             }
         }
         if !self.ready {
-            if !was_ready {
-                self.connect_errors.push((address, reason));
-            }
+            // Also a connection that was ready: its control queries may be what failed.
+            self.connect_errors.push((address, reason));
             let pending = self.conns.iter().flatten().any(|c| c.status != ConnStatus::Closed);
             if !pending {
                 self.events.push_back(EventOut::ConnectFailed(std::mem::take(&mut self.connect_errors)));
@@ -1458,26 +1466,19 @@ impl Session {
         let Some(node) = node else { return };
         let pool_empty = self.pools.get(node as usize).is_none_or(|p| p.conns.is_empty());
         if pool_empty {
-            let seed = SplitMix64::derive(self.config.seed, node as u64);
-            let (base, max) = (self.config.reconnect_base_us, self.config.reconnect_max_us);
+            let delay = self.next_reconnect_delay(node);
             let pool = self.pool_mut(node);
-            let backoff = pool.backoff.get_or_insert_with(|| Backoff::new(base, max, Jitter::Full, seed));
-            let delay = backoff.next_delay();
             pool.retry_at = Some(now.saturating_add(delay.value));
             let report = !std::mem::replace(&mut pool.down_reported, true);
             *self.metrics.decisions.entry(delay.reason).or_default() += 1;
             if self.view.set_up(&address, false) || report {
                 self.events.push_back(EventOut::NodeDown(address, close_message(&reason)));
             }
-        } else if !was_ready {
+        } else if never_ready {
             // A connection that never came up (a refused shard, say) is tried again after a
             // backoff, not at once: a node refusing it would otherwise be asked in a loop.
-            let seed = SplitMix64::derive(self.config.seed, node as u64);
-            let (base, max) = (self.config.reconnect_base_us, self.config.reconnect_max_us);
-            let pool = self.pool_mut(node);
-            let backoff = pool.backoff.get_or_insert_with(|| Backoff::new(base, max, Jitter::Full, seed));
-            let delay = backoff.next_delay().value;
-            pool.retry_at.get_or_insert(now.saturating_add(delay));
+            let delay = self.next_reconnect_delay(node).value;
+            self.pool_mut(node).retry_at.get_or_insert(now.saturating_add(delay));
         } else {
             self.fill_pool(node);
         }
