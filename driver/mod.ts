@@ -14,6 +14,7 @@ export {
   ConnectionError,
   CqlWireProtocolError,
   DriverError,
+  DriverInternalError,
   NoHostAvailableError,
   NotSupportedError,
   OperationTimedOutError,
