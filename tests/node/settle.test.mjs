@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, test } from "vitest";
 import * as cqlwire from "../../dist/node.js";
-import { rejection } from "./rejection.mjs";
+import { rejection } from "../conformance/rejection.mjs";
 
 const HOSTS = (process.env.CQLWIRE_HOSTS ?? "127.0.0.1:9042").split(",");
 const KEYSPACE = "clisafety_driver";
@@ -154,7 +154,7 @@ describe("every promise settles (dist/node.js)", () => {
   });
 
   test("a WASM trap in a socket, timer or call closes the client; the process lives", () => {
-    const child = fileURLToPath(new URL("./trap_child.mjs", import.meta.url));
+    const child = fileURLToPath(new URL("../conformance/trap_child.mjs", import.meta.url));
     const result = spawnSync(process.execPath, [child], {
       env: { ...process.env, CQLWIRE_HOSTS: HOSTS.join(",") },
       encoding: "utf8",
