@@ -117,13 +117,14 @@ export interface DefaultAnswer {
   body: Uint8Array;
 }
 
-/** The answer to a QUERY that no script claimed. */
+/** The answer to a QUERY that no script claimed: SELECTs get Rows, the rest Void. */
 export function defaultQueryAnswer(query: string, me: NodeIdentity, peers: NodeIdentity[]): DefaultAnswer {
   const result = (body: Uint8Array) => ({ opcode: Op.RESULT, body });
   if (/schema_version/i.test(query)) return result(schemaVersionRows(query, peers));
   if (/FROM\s+system\.local\b/i.test(query)) return result(localRows(me));
   if (/FROM\s+system\.peers_v2\b/i.test(query)) return result(peersV2Rows(peers));
-  if (/FROM\s+(system\.peers|system_schema\.\w+)\b/i.test(query)) return result(rowsBody({ columns: selectedColumns(query), rows: [] }));
+  // Other tables of system and system_schema, and every user SELECT: no rows.
+  if (/^\s*SELECT\s/i.test(query)) return result(rowsBody({ columns: selectedColumns(query), rows: [] }));
   const use = /^\s*USE\s+"?([^"\s;]+)"?/i.exec(query);
   if (use) return result(setKeyspaceBody(use[1]));
   return result(voidBody());

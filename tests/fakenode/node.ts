@@ -78,10 +78,11 @@ export class FakeNode {
     return this.requests.filter((r) => r.op === op);
   }
 
-  /** Non-control QUERY/EXECUTE/BATCH requests: what the test itself caused. */
+  /** QUERY/PREPARE outside the system tables, EXECUTE and BATCH: what the test caused. */
   userRequests(): RecordedRequest[] {
     return this.requests.filter((r) =>
-      (r.opcode === Op.QUERY && !/\bsystem(_schema)?\./i.test(r.query ?? "")) || r.opcode === Op.EXECUTE || r.opcode === Op.BATCH
+      ((r.opcode === Op.QUERY || r.opcode === Op.PREPARE) && !/\bsystem(_schema)?\./i.test(r.query ?? "")) ||
+      r.opcode === Op.EXECUTE || r.opcode === Op.BATCH
     );
   }
 
