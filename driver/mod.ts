@@ -3,10 +3,10 @@
  * `workerd.ts`) initialise the WASM core, choose a transport and re-export this module.
  */
 export { Client as BaseClient } from "./src/client.ts";
-export type { BadRowRecord, BatchOptions, BatchQuery, BulkLoadOptions, BulkState, ClientMetrics, ExecuteOptions, PreparedInfo } from "./src/client.ts";
+export type { BadRowRecord, BatchOptions, BatchQuery, BulkConversionOptions, BulkLoadOptions, BulkState, ClientMetrics, ExecuteOptions, PreparedInfo } from "./src/client.ts";
 export type { ClientOptions } from "./src/options.ts";
 export { ResultSet } from "./src/result.ts";
-export type { ColumnInfo, ExecutionInfo, Row } from "./src/result.ts";
+export type { ColumnInfo, ExecutionInfo, PageSource, Row } from "./src/result.ts";
 export type { CqlSocket, RuntimeHooks, SocketFactory, SocketHandlers, SocketTarget, TlsSettings } from "./src/socket.ts";
 export {
   ArgumentError,
@@ -14,8 +14,13 @@ export {
   ConnectionError,
   CqlWireProtocolError,
   DriverError,
+  DriverInternalError,
   NoHostAvailableError,
+  NotSupportedError,
   OperationTimedOutError,
   ResponseError,
 } from "./src/errors.ts";
-export { types } from "./src/types.ts";
+export { TimeUuid, types, Uuid } from "./src/types.ts";
+export { Metadata } from "./src/metadata.ts";
+export type { ColumnMetadata, DataTypeInfo, KeyspaceMetadata, TableMetadata, UdtMetadata } from "./src/metadata.ts";
+export { toCqlValue, unset } from "./src/codec/mod.ts";

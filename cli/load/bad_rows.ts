@@ -9,6 +9,7 @@
 // back to exactly the rows below the watermark before reading on.
 
 import { basename, join } from "../paths.ts";
+import { writeAllSync } from "../files.ts";
 import type { SourceRecord } from "./csv_source.ts";
 import type { RowProblem } from "./row_converter.ts";
 
@@ -59,11 +60,6 @@ export interface BadFileSizes {
 
 type Kind = keyof BadFileSizes;
 
-function writeAllSync(file: Deno.FsFile, bytes: Uint8Array): void {
-  let offset = 0;
-  while (offset < bytes.length) offset += file.writeSync(bytes.subarray(offset));
-}
-
 export class BadRowLog {
   readonly badPath: string;
   readonly logPath: string;
@@ -86,6 +82,15 @@ export class BadRowLog {
     return kind === "bad" ? this.badPath : kind === "log" ? this.logPath : this.uncertainPath;
   }
 
+  /** The three files, named, for the check that none of them is an input. */
+  outputs(): Array<{ path: string; role: string }> {
+    return [
+      { path: this.badPath, role: "bad-rows file" },
+      { path: this.logPath, role: "error log" },
+      { path: this.uncertainPath, role: "uncertain-rows file" },
+    ];
+  }
+
   /** Output of an earlier run would be mistaken for this run's, so it is removed up front. */
   async removeStale(): Promise<void> {
     for (const path of [this.badPath, this.logPath, this.uncertainPath]) {
@@ -103,10 +108,20 @@ export class BadRowLog {
         await Deno.remove(path).catch(() => {});
         continue;
       }
+      let size: number;
+      try {
+        size = (await Deno.stat(path)).size;
+      } catch (error) {
+        throw new Error(`cannot resume: ${path} is missing (${(error as Error).message})`);
+      }
+      // Truncating to a larger size would pad the file with zero bytes.
+      if (size < sizes[kind]) {
+        throw new Error(`cannot resume: ${path} has ${size} bytes, fewer than the ${sizes[kind]} the checkpoint recorded`);
+      }
       try {
         await Deno.truncate(path, sizes[kind]);
       } catch (error) {
-        throw new Error(`cannot resume: ${path} is missing or unwritable (${(error as Error).message})`);
+        throw new Error(`cannot resume: ${path} is unwritable (${(error as Error).message})`);
       }
       this.sizes[kind] = sizes[kind];
     }

@@ -23,7 +23,7 @@
 //   written on its own through the driver with the JS values, and is settled before a
 //   checkpoint can pass it.
 
-import type { BadRowRecord, BulkLoadOptions, BulkState } from "../../driver/deno.ts";
+import type { BadRowRecord, BulkConversionOptions, BulkLoadOptions, BulkState } from "../../driver/deno.ts";
 import { describeError, SERVER_ERROR_NAMES } from "../errors.ts";
 import type { BadRowLog } from "./bad_rows.ts";
 import { type FileCheckpoint, untouchedFileCheckpoint } from "./checkpoint.ts";
@@ -79,6 +79,8 @@ export interface CoreLoadSettings {
   csv: CsvFormat;
   hasHeader: boolean;
   nullValues: string[];
+  /** Conversion settings, handed to the core as given. */
+  conversion?: BulkConversionOptions;
   maxConcurrency: number;
   initialConcurrency?: number;
   maxErrors?: number;
@@ -568,6 +570,7 @@ export async function runCoreLoad(
       trueWords: TRUE_WORDS,
       falseWords: FALSE_WORDS,
       epochUnit: "ms",
+      conversion: settings.conversion,
       constants: plan.constants,
       maxConcurrency: settings.maxConcurrency,
       initialConcurrency: Math.min(settings.initialConcurrency ?? 32, settings.maxConcurrency),

@@ -423,7 +423,8 @@ pub fn decode_prepared(body: &[u8], version: u8) -> Result<PreparedInfo<'_>, Pro
     if !(0..=1024).contains(&pk_count) {
         return Err(r.error("prepared metadata pk_count", format!("implausible count {pk_count}")));
     }
-    let mut pk_indexes = Vec::with_capacity(pk_count as usize);
+    // Sized by the bytes present (2 per index), not by the count the peer declares.
+    let mut pk_indexes = Vec::with_capacity((pk_count as usize).min(r.remaining() / 2));
     for _ in 0..pk_count {
         pk_indexes.push(r.u16("prepared metadata pk_index")?);
     }
@@ -436,7 +437,8 @@ pub fn decode_prepared(body: &[u8], version: u8) -> Result<PreparedInfo<'_>, Pro
         keyspace = Some(r.string("prepared metadata keyspace")?);
         r.string("prepared metadata table")?;
     }
-    let mut bind_columns = Vec::with_capacity(columns as usize);
+    // Each column takes at least a name length and a type id.
+    let mut bind_columns = Vec::with_capacity((columns as usize).min(r.remaining() / 4));
     for _ in 0..columns {
         if !global {
             let ks = r.string("prepared column keyspace")?;

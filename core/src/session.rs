@@ -171,9 +171,6 @@ struct Conn {
     node: Option<u32>,
     status: ConnStatus,
     in_flight: HashMap<u32, Purpose>,
-    /// Whether it ever completed the handshake (a contact point that never did is a
-    /// connect failure, not a node going down).
-    was_ready: bool,
     /// Draining, and a fresh connection already took its place in the pool.
     replaced: bool,
 }
@@ -764,7 +761,6 @@ impl Session {
             node,
             status: ConnStatus::Connecting,
             in_flight: HashMap::new(),
-            was_ready: false,
             replaced: false,
         });
         if let Some(n) = node {
@@ -1068,7 +1064,6 @@ impl Session {
     fn on_conn_ready(&mut self, now: u64, conn: ConnId) {
         let Some(c) = self.conn_mut(conn) else { return };
         c.status = ConnStatus::Ready;
-        c.was_ready = true;
         let node = c.node;
         if let Some(n) = node {
             self.on_node_reachable(n);
@@ -1164,6 +1159,11 @@ impl Session {
                     self.agreement_query_in_flight = false;
                     self.agreement_check_at = Some(now.saturating_add(SCHEMA_AGREEMENT_POLL_US));
                 }
+                // A server that garbles its own system tables is not trusted further: the
+                // connection closes with the error, and another one takes over the control.
+                if let Some(c) = self.conn_mut(conn) {
+                    c.inner.fail(&e);
+                }
                 return;
             }
         };
@@ -1179,13 +1179,14 @@ impl Session {
                 self.control_local = local;
             }
             ControlQuery::PeersV2 | ControlQuery::Peers => {
-                let mut peers = Vec::with_capacity(rows.row_count);
+                // Grown as rows are read, never presized by the peer's count.
+                let mut peers = Vec::new();
                 rows.for_each_row(|cells| peers.push(peer_row(&rows, cells)));
                 self.control_peers = Some(peers);
             }
             ControlQuery::Keyspaces => {
                 let (name_at, repl_at) = (rows.column_index("keyspace_name"), rows.column_index("replication"));
-                let mut keyspaces = Vec::with_capacity(rows.row_count);
+                let mut keyspaces = Vec::new();
                 rows.for_each_row(|cells| {
                     let get = |i: Option<usize>| i.and_then(|i| cells.get(i).copied().flatten());
                     if let Some(name) = cell::text(get(name_at)) {
@@ -1395,7 +1396,6 @@ impl Session {
 
     fn on_conn_closed(&mut self, now: u64, conn: ConnId, reason: CloseReason) {
         let Some(c) = self.conn_mut(conn) else { return };
-        let was_ready = c.was_ready;
         let address = c.address.clone();
         let node = c.node;
         let already_closed = c.status == ConnStatus::Closed;
@@ -1432,9 +1432,8 @@ impl Session {
             }
         }
         if !self.ready {
-            if !was_ready {
-                self.connect_errors.push((address, reason));
-            }
+            // Also a connection that was ready: its control queries may be what failed.
+            self.connect_errors.push((address, reason));
             let pending = self.conns.iter().flatten().any(|c| c.status != ConnStatus::Closed);
             if !pending {
                 self.events.push_back(EventOut::ConnectFailed(std::mem::take(&mut self.connect_errors)));

@@ -494,6 +494,63 @@ mod wire_formats {
             assert_eq!(events(&mut c), vec![Ev::Response(id, body.clone())], "{algorithm:?}");
         }
     }
+
+    /// After a 100 MiB result has been handed over, the connection's buffers (input,
+    /// decompression, arena, v5 reassembly) are back near their steady-state size.
+    #[test]
+    fn a_large_result_does_not_pin_its_buffers() {
+        use cqlwire_core::connection::BUFFER_KEEP;
+        const LARGE: usize = 100 << 20;
+        let mut body = 1i32.to_be_bytes().to_vec();
+        body.extend((0..LARGE).map(|i| (i / 4096) as u8));
+        for (version, algorithm) in
+            [(4, Compression::None), (4, Compression::Lz4), (4, Compression::Snappy), (5, Compression::None), (5, Compression::Lz4)]
+        {
+            let mut c = Connection::new(Config { protocol_version: version, compression: algorithm, ..Config::default() });
+            c.start(0);
+            c.poll_transmit(&mut Vec::new());
+            let mut sup = supported();
+            sup[0] = 0x80 | version;
+            c.handle_bytes(1, &sup);
+            c.poll_transmit(&mut Vec::new());
+            let mut ready = response(0, 0x02, &[]);
+            ready[0] = 0x80 | version;
+            c.handle_bytes(2, &ready);
+            assert_eq!(events(&mut c), vec![Ev::Ready]);
+            let id = query(&mut c, 3);
+            c.poll_transmit(&mut Vec::new());
+            let mut frame = if version == 4 && algorithm != Compression::None {
+                let mut compressed = Vec::new();
+                algorithm.compress(&body, &mut compressed).unwrap();
+                let mut f = response(1, 0x08, &compressed);
+                f[1] = 0x01;
+                f
+            } else {
+                response(1, 0x08, &body)
+            };
+            frame[0] = 0x80 | version;
+            let wire = if version == 5 {
+                let mut framed = Vec::new();
+                FrameEncoder::new(algorithm == Compression::Lz4).encode_large(&frame, &mut framed).unwrap();
+                framed
+            } else {
+                frame
+            };
+            for chunk in wire.chunks(1 << 20) {
+                c.handle_bytes(4, chunk);
+            }
+            assert!(c.buffer_capacity() >= LARGE, "v{version} {algorithm:?}: the result is held until handed over");
+            match c.poll_event() {
+                Some(Event::Response { id: got, body: b, .. }) => assert_eq!((got, b.len()), (id, body.len())),
+                other => panic!("v{version} {algorithm:?}: {other:?}"),
+            }
+            assert!(c.poll_event().is_none());
+            // The next call into the connection releases the arena.
+            c.handle_timeout(5);
+            let kept = c.buffer_capacity();
+            assert!(kept <= 4 * BUFFER_KEEP, "v{version} {algorithm:?}: {kept} bytes kept after a {LARGE}-byte result");
+        }
+    }
 }
 
 #[test]
@@ -527,4 +584,48 @@ fn a_custom_sasl_authenticator_answers_challenges() {
     assert_eq!(&transmit(&mut c)[0].2[4..], b"client-final");
     c.handle_bytes(4, &response(0, 0x10, &(-1i32).to_be_bytes()));
     assert_eq!(events(&mut c), vec![Ev::Ready]);
+}
+
+#[test]
+fn a_silent_server_fails_the_handshake_at_its_deadline() {
+    // Stuck at every step: no SUPPORTED, no READY after STARTUP, no AUTH_SUCCESS.
+    for answered in 0..3 {
+        let config = Config {
+            handshake_timeout_us: 3_000 * MS,
+            credentials: Some(Credentials { username: "u".into(), password: "p".into() }),
+            ..Config::default()
+        };
+        let mut c = Connection::new(config);
+        c.start(100);
+        assert_eq!(c.poll_timeout(), Some(100 + 3_000 * MS), "a deadline before READY");
+        if answered >= 1 {
+            c.handle_bytes(200, &supported());
+        }
+        if answered >= 2 {
+            let mut auth = vec![0, 5];
+            auth.extend_from_slice(b"plain");
+            c.handle_bytes(300, &response(0, 0x03, &auth));
+        }
+        transmit(&mut c);
+        // Answers do not push the deadline back: a server dripping bytes cannot hold the slot.
+        assert_eq!(c.poll_timeout(), Some(100 + 3_000 * MS));
+        c.handle_timeout(99 + 3_000 * MS);
+        assert_ne!(c.state(), State::Closed, "not before the deadline");
+        c.handle_timeout(100 + 3_000 * MS);
+        assert_eq!(c.state(), State::Closed);
+        let step = ["Options", "Startup", "Authenticating"][answered];
+        let closed = format!(
+            "{{\"kind\":\"handshake_timeout\",\"message\":\"the server did not complete the handshake within 3000 ms (stuck in {step})\"}}"
+        );
+        assert_eq!(events(&mut c), vec![Ev::Closed(closed)]);
+        assert_eq!(c.poll_timeout(), None);
+    }
+}
+
+#[test]
+fn a_ready_connection_has_no_handshake_deadline() {
+    let mut c = ready_connection(Config { handshake_timeout_us: 10 * MS, heartbeat_interval_us: 0, ..Config::default() });
+    assert_eq!(c.poll_timeout(), None);
+    c.handle_timeout(60_000 * MS);
+    assert_eq!(c.state(), State::Ready);
 }

@@ -29,6 +29,10 @@ struct SimNode {
     fail_next: Vec<Vec<u8>>,
     /// Connections that ask for system tables get closed, this many times.
     reset_on_metadata: u32,
+    /// Accepts connections and answers nothing at all, handshake included.
+    mute: bool,
+    /// Hostile answers: a query whose CQL contains the key gets the body instead, once.
+    replies: Vec<(&'static str, Vec<u8>)>,
 }
 
 struct Sim {
@@ -180,7 +184,7 @@ impl Sim {
             let len = u32::from_be_bytes(bytes[at + 5..at + 9].try_into().unwrap()) as usize;
             let body = &bytes[at + 9..at + 9 + len];
             at += 9 + len;
-            if self.nodes[node].silent && opcode != 0x05 && opcode != 0x01 {
+            if self.nodes[node].mute || (self.nodes[node].silent && opcode != 0x05 && opcode != 0x01) {
                 continue;
             }
             let reply = match opcode {
@@ -196,6 +200,11 @@ impl Sim {
                     if cql.contains("system") && self.nodes[node].reset_on_metadata > 0 {
                         self.nodes[node].reset_on_metadata -= 1;
                         return RESET.to_vec();
+                    }
+                    if let Some(i) = self.nodes[node].replies.iter().position(|(key, _)| cql.contains(key)) {
+                        let (_, body) = self.nodes[node].replies.remove(i);
+                        out.extend(frame(stream, 0x08, &body));
+                        continue;
                     }
                     frame(stream, 0x08, &self.query_result(node, &cql))
                 }
@@ -398,6 +407,30 @@ impl Sim {
         self.now = target;
     }
 
+    /// Node 0 (the control node) announces a NEW_NODE; returns its connection.
+    fn new_node_event_from_node_0(&mut self, ip: [u8; 4]) -> ConnId {
+        let control = *self.conns.iter().find(|(_, n)| **n == 0).unwrap().0;
+        let mut body = Vec::new();
+        string(&mut body, "TOPOLOGY_CHANGE");
+        string(&mut body, "NEW_NODE");
+        body.push(4);
+        body.extend_from_slice(&ip);
+        body.extend_from_slice(&9042i32.to_be_bytes());
+        self.session.handle_bytes(self.now, control, &frame(-1, 0x0C, &body));
+        self.pump();
+        control
+    }
+
+    /// Node 2 (index 1) was reported up again and takes some of 100 inserts.
+    fn assert_node_2_is_back(&mut self) {
+        assert!(self.events.iter().any(|e| e.contains("NodeUp") && e.contains("127.0.0.2")), "{:?}", self.events);
+        let before = self.nodes[1].executes.len();
+        for k in 0..100 {
+            self.insert(k, true);
+        }
+        assert!(self.nodes[1].executes.len() > before, "node 2 serves again");
+    }
+
     fn kill(&mut self, node: usize) {
         self.nodes[node].up = false;
         let conns: Vec<ConnId> = self.conns.iter().filter(|(_, n)| **n == node).map(|(c, _)| *c).collect();
@@ -512,12 +545,7 @@ fn a_killed_node_is_routed_around_marked_down_and_used_again_when_back() {
     }
     sim.nodes[1].up = true;
     sim.advance(60_000 * MS);
-    assert!(sim.events.iter().any(|e| e.contains("NodeUp") && e.contains("127.0.0.2")), "{:?}", sim.events);
-    let before = sim.nodes[1].executes.len();
-    for k in 0..100 {
-        sim.insert(k, true);
-    }
-    assert!(sim.nodes[1].executes.len() > before, "node 2 serves again");
+    sim.assert_node_2_is_back();
 }
 
 #[test]
@@ -669,14 +697,7 @@ fn a_new_node_event_refreshes_the_topology_and_opens_its_pool() {
         up: true,
         ..SimNode::default()
     });
-    let control = *sim.conns.iter().find(|(_, n)| **n == 0).unwrap().0;
-    let mut body = Vec::new();
-    string(&mut body, "TOPOLOGY_CHANGE");
-    string(&mut body, "NEW_NODE");
-    body.extend_from_slice(&[4, 127, 0, 0, 4]);
-    body.extend_from_slice(&9042i32.to_be_bytes());
-    sim.session.handle_bytes(sim.now, control, &frame(-1, 0x0C, &body));
-    sim.pump();
+    sim.new_node_event_from_node_0([127, 0, 0, 4]);
     assert_eq!(sim.session.view().nodes().count(), 4, "the view learned the new node");
     assert!(sim.conns.values().any(|n| *n == 3), "a pool to the new node");
     assert!(sim.events.iter().any(|e| e.contains("TopologyChange")), "the event reaches the host: {:?}", sim.events);
@@ -740,6 +761,62 @@ fn losing_the_control_connection_while_reading_metadata_keeps_the_topology() {
     assert_eq!(sim.session.view().nodes().count(), 1, "the node is still known");
     let id = sim.insert(1, true);
     assert!(sim.responses.contains_key(&id), "answers again: {:?} {:?}", sim.failures.get(&id), sim.events);
+}
+
+/// The 16-byte Rows body from issue #12: no columns, 2^31 - 1 rows.
+const ZERO_COLUMNS_HUGE_COUNT: [u8; 16] = [0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0x7F, 0xFF, 0xFF, 0xFF];
+
+#[test]
+fn a_control_reply_with_rows_but_no_columns_closes_that_connection_naming_the_field() {
+    for table in ["system.peers_v2", "system.local", "system_schema.keyspaces"] {
+        let mut sim = Sim::new(1, config());
+        sim.nodes[0].replies = vec![(table, ZERO_COLUMNS_HUGE_COUNT.to_vec())];
+        sim.start();
+        assert!(!sim.session.is_ready(), "{table}");
+        let failed = sim.events.iter().find(|e| e.starts_with("ConnectFailed")).unwrap_or_else(|| panic!("{table}: {:?}", sim.events));
+        assert!(
+            failed.contains("field: \"rows count\", offset: 12") && failed.contains("2147483647 rows without any column"),
+            "{table}: {failed}"
+        );
+        assert!(sim.conns.is_empty(), "{table}: the socket was closed");
+    }
+}
+
+#[test]
+fn a_hostile_control_reply_after_ready_moves_the_control_to_another_node() {
+    let mut sim = Sim::new(3, config());
+    sim.start();
+    sim.prepare();
+    sim.nodes[0].replies = vec![("system.peers_v2", ZERO_COLUMNS_HUGE_COUNT.to_vec())];
+    let control = sim.new_node_event_from_node_0([127, 0, 0, 3]);
+    assert!(!sim.conns.contains_key(&control), "the connection that garbled system.peers_v2 was closed");
+    assert!(sim.events.iter().any(|e| e.contains("could not read PeersV2") && e.contains("rows count")), "{:?}", sim.events);
+    assert_eq!(sim.session.view().nodes().count(), 3, "the topology is kept");
+    sim.advance(60_000 * MS);
+    for k in 0..30 {
+        let id = sim.insert(k, true);
+        assert!(sim.responses.contains_key(&id), "k={k}: {:?}", sim.failures.get(&id));
+    }
+    assert_eq!(sim.conns.len(), 3, "node 1 has a connection again");
+}
+
+#[test]
+fn a_node_that_accepts_and_stays_silent_is_retried_until_it_answers() {
+    let mut sim = Sim::new(3, config());
+    sim.start();
+    sim.prepare();
+    sim.kill(1);
+    sim.nodes[1].up = true;
+    sim.nodes[1].mute = true;
+    let opened = sim.session.metrics().connections_opened;
+    sim.advance(120_000 * MS);
+    let attempts = sim.session.metrics().connections_opened - opened;
+    assert!(attempts >= 3, "the silent node is tried again and again, {attempts} attempts");
+    let half_open = sim.session.connection_states().iter().filter(|s| !s.5).count();
+    assert!(half_open <= 1, "at most the attempt under way is not ready: {:?}", sim.session.connection_states());
+    sim.nodes[1].mute = false;
+    sim.advance(120_000 * MS);
+    sim.assert_node_2_is_back();
 }
 
 mod bulk_load {

@@ -6,7 +6,8 @@ import { type BadRowRecord, type BulkState, type RawResponse, type RequestOption
 import { type ClientOptions, parseHostPort, type ResolvedOptions, resolveOptions } from "./options.ts";
 import type { RuntimeHooks } from "./socket.ts";
 import { ArgumentError, DriverError, OperationTimedOutError } from "./errors.ts";
-import { columnInfo, type ColumnInfo, fromHex, ResultSet, type Row } from "./result.ts";
+import { columnInfo, type ColumnInfo, fromHex, type PageSource, ResultSet, type Row } from "./result.ts";
+import { Metadata } from "./metadata.ts";
 import { encodeValueList, formatCqlType, parseCqlType, parseResult, Reader, type TypeInfo, Writer } from "./codec/mod.ts";
 
 export interface ExecuteOptions {
@@ -37,6 +38,29 @@ export interface ExecuteOptions {
   nowInSeconds?: number;
 }
 
+/**
+ * Conversion settings of a bulk load, read and checked by the core
+ * (core/src/types/conversion.rs); an unknown key is refused.
+ */
+export interface BulkConversionOptions {
+  /** A null field leaves its column unset instead of binding null (default true). */
+  nullToUnset?: boolean;
+  /** `UTC` or a fixed offset (`+02:00`) for timestamps without a zone. */
+  timeZone?: string;
+  /** `iso` or a strftime-like pattern (`%d/%m/%Y %H:%M:%S`). */
+  timestampFormat?: string;
+  dateFormat?: string;
+  timeFormat?: string;
+  epochUnit?: "s" | "ms" | "us" | "ns";
+  trueWords?: string[];
+  falseWords?: string[];
+  decimalSeparator?: string;
+  groupingSeparator?: string;
+  blobFormat?: "hex" | "base64";
+  overflow?: "reject" | "saturate";
+  rounding?: "unnecessary" | "half-even" | "half-up" | "half-down" | "down" | "up" | "floor" | "ceiling";
+}
+
 /** A bulk load run in the core: raw CSV/JSONL bytes in, no JS object per row. */
 export interface BulkLoadOptions {
   /** An INSERT/UPDATE with `?` or named bind markers. Or give `table` (`ks.tbl`). */
@@ -60,6 +84,8 @@ export interface BulkLoadOptions {
   epochUnit?: "s" | "ms" | "us";
   /** `field=column,...` (field names or 0-based indexes). */
   mapping?: string;
+  /** How field text becomes values; the core checks every key (see BulkConversionOptions). */
+  conversion?: BulkConversionOptions;
   /** Columns given the same value (CQL text) on every row. */
   constants?: Record<string, string>;
   maxErrors?: number;
@@ -116,6 +142,7 @@ export interface BatchOptions extends ExecuteOptions {
 }
 
 interface Prepared {
+  query: string;
   /** The options descriptor of a call that sets nothing but `prepare`, packed once. */
   defaultDescriptor?: Uint8Array;
   id: Uint8Array;
@@ -147,7 +174,7 @@ type Listener = (...args: unknown[]) => void;
 export class Client {
   readonly options: ResolvedOptions;
   private runtime: RuntimeHooks;
-  private hosts: Array<{ address: string; host: string; port: number }> = [];
+  private contactHosts: Array<{ address: string; host: string; port: number }> = [];
   private session: SessionHost | null = null;
   private prepared = new Map<string, Promise<Prepared>>();
   /** Settled statements by query text, for the synchronous hot path. */
@@ -158,6 +185,8 @@ export class Client {
   private isShutdown = false;
   private listeners = new Map<string, Set<Listener>>();
   keyspace: string | undefined;
+  /** Schema (read from `system_schema` on demand), token ranges and replicas. */
+  readonly metadata: Metadata = new Metadata(this);
   metrics: ClientMetrics = {
     requests: 0,
     errors: 0,
@@ -172,7 +201,7 @@ export class Client {
     this.runtime = options.socketFactory ? { ...runtime, socketFactory: options.socketFactory, name: "custom" } : runtime;
     this.keyspace = this.options.keyspace;
     const port = this.options.protocolOptions.port;
-    this.hosts = this.options.contactPoints.map((cp) => {
+    this.contactHosts = this.options.contactPoints.map((cp) => {
       const { host, port: p } = parseHostPort(cp, port);
       return { address: `${host}:${p}`, host, port: p };
     });
@@ -190,13 +219,34 @@ export class Client {
     return this;
   }
 
+  /**
+   * Calls the listeners of `event`. One that throws must not stop the others, nor the
+   * driver loop that emits (the requests settled by the same batch of events): its error
+   * becomes a "log" event at level "warning" (or, from a "log" listener, one console.warn).
+   */
   private emit(event: string, ...args: unknown[]): void {
-    for (const fn of this.listeners.get(event) ?? []) fn(...args);
+    for (const fn of this.listeners.get(event) ?? []) {
+      try {
+        fn(...args);
+      } catch (e) {
+        const message = `a '${event}' listener threw: ${(e as Error)?.message ?? String(e)}`;
+        if (event !== "log") {
+          this.emit("log", "warning", message, e);
+        } else if (!this.warnedLogListener) {
+          this.warnedLogListener = true;
+          console.warn(`cqlwire: ${message}`);
+        }
+      }
+    }
   }
+
+  private warnedLogListener = false;
 
   /** Opens the pool. Safe to call more than once; `execute` calls it when needed. */
   connect(): Promise<void> {
     if (this.isShutdown) return Promise.reject(new DriverError("the client was shut down", "ERR_SHUTDOWN"));
+    const failure = this.session?.failure;
+    if (failure) return Promise.reject(failure);
     if (!this.connecting) {
       this.connecting = this.openSession().catch((e) => {
         this.connecting = null;
@@ -237,13 +287,13 @@ export class Client {
         onNodeUp: (address) => this.emit("hostUp", address),
         onNodeDown: (address, reason) => this.emit("hostDown", address, reason),
         onServerEvent: (ev) => this.onServerEvent(ev),
-        onLog: (message) => this.emit("log", "info", message),
+        onLog: (message, level) => this.emit("log", level ?? "info", message),
       },
     );
     this.session = session;
     session.decoder = this.decodeExecute;
     session.onFailure = (_context, error) => this.countError(error);
-    await session.start(this.hosts.map((h) => h.address));
+    await session.start(this.contactHosts.map((h) => h.address));
     this.connected = true;
   }
 
@@ -291,7 +341,9 @@ export class Client {
       const values = this.encodeUnprepared(params, options.hints);
       const raw = await session.query(query, values, this.requestOptions(options));
       this.recordLatency(performance.now() - started);
-      return this.toResultSet<R>(raw, session, null);
+      const rs = this.toResultSet<R>(raw, session, null);
+      if (rs.rawPageState !== null) rs.source = new PageRequest<R>(this, query, params, options);
+      return rs;
     } catch (e) {
       this.countError(e);
       throw e;
@@ -321,12 +373,20 @@ export class Client {
       this.countError(e);
       return Promise.reject(e);
     }
-    return session.executeHandle<ResultSet<R>>(ps.handle, staged, optionsLength, ps, started);
+    // Only a statement that returns rows can have a next page: only then does the request
+    // carry what fetching it needs (writes keep the allocation-free path).
+    const context = ps.resultColumns.length > 0 ? new PageRequest(this, ps, params, o) : ps;
+    return session.executeHandle<ResultSet<R>>(ps.handle, staged, optionsLength, context, started);
   }
 
   /** Builds the ResultSet of a prepared EXECUTE in the driver loop, off the promise chain. */
   private decodeExecute = (context: unknown, started: number, flags: number, body: Uint8Array, node: string, attempts: number): ResultSet => {
     this.recordLatency(performance.now() - started);
+    if (context instanceof PageRequest) {
+      const rs = this.toResultSet({ flags, body, node, attempts }, this.session!, context.ps as Prepared);
+      rs.source = context;
+      return rs;
+    }
     return this.toResultSet({ flags, body, node, attempts }, this.session!, context as Prepared);
   };
 
@@ -351,7 +411,7 @@ export class Client {
       pageSize: o.pageSize ?? o.fetchSize ?? this.options.queryOptions.fetchSize,
       pageState: ps === undefined || ps === null ? null : typeof ps === "string" ? fromHex(ps) : ps,
       timestamp: o.timestamp,
-      timeoutMs: o.timeout ?? o.readTimeout,
+      timeoutMs: requestTimeout(o),
       idempotent: o.idempotent ?? o.isIdempotent,
       tracing: o.traceQuery,
       routingToken: o.routingToken,
@@ -368,7 +428,7 @@ export class Client {
       return hint ? parseCqlType(hint) : inferType(v, i);
     });
     this.writer.reset();
-    encodeValueList(types, params, this.writer);
+    encodeValueList(types, params, this.writer, undefined, this.options.encoding.useUndefinedAsUnset);
     return this.writer.bytes();
   }
 
@@ -384,7 +444,7 @@ export class Client {
       throw new ArgumentError(`the statement has ${ps.bindTypes.length} bind marker(s) but ${given.length} parameter(s) were given`);
     }
     if (ps.bindTypes.length === 0) return;
-    encodeValueList(ps.bindTypes, given, w, ps.bindNames);
+    encodeValueList(ps.bindTypes, given, w, ps.bindNames, this.options.encoding.useUndefinedAsUnset);
   }
 
   private preparedKey(query: string): string {
@@ -412,6 +472,7 @@ export class Client {
     const r = parseResult(body, session.protocolVersion);
     if (r.kind !== "prepared") throw new DriverError(`PREPARE answered with a ${r.kind} result`, "ERR_PROTOCOL");
     return {
+      query,
       id: r.id,
       handle: session.registerPrepared(r.id, r.resultMetadataId ?? null),
       resultMetadataId: r.resultMetadataId ?? null,
@@ -555,6 +616,7 @@ export class Client {
       falseWords: options.falseWords,
       epochUnit: options.epochUnit,
       mapping: options.mapping,
+      conversion: options.conversion,
       constants: options.constants,
       maxErrors: options.maxErrors,
       ignoreUnknown: options.ignoreUnknown,
@@ -564,7 +626,7 @@ export class Client {
       maxConcurrency: options.maxConcurrency,
       idempotent: options.idempotent ?? !counter,
       maxRetries: options.maxRetries,
-      timeoutMs: options.timeout,
+      timeoutMs: requestTimeout(options),
       seed: Math.floor(Math.random() * 2 ** 32),
       stopAtOffset: options.stopAtOffset,
       batchSize: options.batchSize,
@@ -669,6 +731,26 @@ function usesDefaults(o: ExecuteOptions): boolean {
     o.nowInSeconds === undefined;
 }
 
+/** Longest per-request timeout: what a timer can wait (2^31 - 1 ms, about 24.8 days). */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/**
+ * The per-request timeout in ms, checked: a negative, NaN or oversized value used to wrap
+ * to 49 days or fall back to the default silently. 0 is refused too (every request has a
+ * deadline; leave the option out for the client's `readTimeout`).
+ */
+function requestTimeout(o: { timeout?: number; readTimeout?: number }): number | undefined {
+  const name = o.timeout !== undefined ? "timeout" : "readTimeout";
+  const value = o.timeout ?? o.readTimeout;
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 1 || value > MAX_TIMEOUT_MS) {
+    throw new ArgumentError(
+      `options.${name} must be a number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${String(value)}`,
+    );
+  }
+  return Math.ceil(value);
+}
+
 function u32le(n: number): Uint8Array {
   return Uint8Array.of(n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, (n >>> 24) & 0xff);
 }
@@ -724,4 +806,24 @@ const NO_WARNINGS: string[] = [];
 function formatUuid(b: Uint8Array): string {
   const h = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/** A statement with its parameters and options: fetches the pages after the first. */
+class PageRequest<R extends Row = Row> implements PageSource<R> {
+  constructor(
+    private readonly client: Client,
+    /** The prepared statement, or the query text of an unprepared one. */
+    readonly ps: Prepared | string,
+    private readonly params: unknown[] | Record<string, unknown> | null,
+    private readonly options: ExecuteOptions,
+  ) {}
+
+  get consistency(): number | undefined {
+    return this.options.consistency ?? this.client.options.queryOptions.consistency;
+  }
+
+  fetchPage(pageState: Uint8Array): Promise<ResultSet<R>> {
+    const query = typeof this.ps === "string" ? this.ps : this.ps.query;
+    return this.client.execute<R>(query, this.params, { ...this.options, pageState });
+  }
 }

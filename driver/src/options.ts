@@ -56,6 +56,10 @@ const clientOptionsSchema = z.object({
     speculativeDelay: z.number().int().positive().optional(),
     speculativeMaxExtra: z.number().int().min(1).max(5).default(1),
   }).default({ maxAttempts: 3, speculativeMaxExtra: 1 }),
+  encoding: z.object({
+    /** A parameter that is `undefined` leaves its column unset (as the DataStax driver does); false binds null. */
+    useUndefinedAsUnset: z.boolean().default(true),
+  }).default({ useUndefinedAsUnset: true }),
   /** Connect to nodes discovered through system.peers, not only the contact points. */
   discoverPeers: z.boolean().default(true),
   /** Shorthand for `socketOptions.readTimeout`. */
@@ -77,13 +81,14 @@ export interface ClientOptions {
   pooling?: { coreConnectionsPerHost?: number; heartBeatInterval?: number; maxRequestsPerConnection?: number };
   queryOptions?: { consistency?: number; fetchSize?: number; prepare?: boolean; isIdempotent?: boolean };
   policies?: { maxAttempts?: number; speculativeDelay?: number; speculativeMaxExtra?: number };
+  encoding?: { useUndefinedAsUnset?: boolean };
   discoverPeers?: boolean;
   requestTimeout?: number;
   socketFactory?: SocketFactory;
 }
 
 /** The options after validation, with every default filled in. */
-export interface ResolvedOptions extends Omit<ClientOptions, "protocolOptions" | "compression" | "tls" | "socketOptions" | "pooling" | "queryOptions" | "policies" | "discoverPeers"> {
+export interface ResolvedOptions extends Omit<ClientOptions, "protocolOptions" | "compression" | "tls" | "socketOptions" | "pooling" | "queryOptions" | "policies" | "discoverPeers" | "encoding"> {
   protocolOptions: { port: number; maxVersion?: 4 | 5; maxSchemaAgreementWaitSeconds: number };
   compression: "none" | "lz4" | "snappy";
   tls?: { ca?: string; rejectUnauthorized: boolean; serverName?: string };
@@ -91,6 +96,7 @@ export interface ResolvedOptions extends Omit<ClientOptions, "protocolOptions" |
   pooling: { coreConnectionsPerHost: number; heartBeatInterval: number; maxRequestsPerConnection: number };
   queryOptions: { consistency?: number; fetchSize: number; prepare: boolean; isIdempotent: boolean };
   policies: { maxAttempts: number; speculativeDelay?: number; speculativeMaxExtra: number };
+  encoding: { useUndefinedAsUnset: boolean };
   discoverPeers: boolean;
 }
 

@@ -1,6 +1,7 @@
 /** What `execute` returns, shaped like the DataStax driver's ResultSet. */
 import type { TypeInfo } from "./codec/mod.ts";
 import { formatCqlType } from "./codec/mod.ts";
+import { DriverError } from "./errors.ts";
 
 export type Row = Record<string, unknown>;
 
@@ -13,10 +14,22 @@ export interface ColumnInfo {
 
 export interface ExecutionInfo {
   queriedHost: string;
+  /** Hosts that answered with an error before `queriedHost` answered (none recorded yet). */
   triedHosts: Record<string, string>;
+  /** The consistency the request asked for (cqlwire's retries never downgrade it). */
+  achievedConsistency: number | undefined;
+  speculativeExecutions: number;
+  isSchemaInAgreement: boolean;
   warnings: string[];
   traceId: string | null;
+  customPayload: Record<string, Uint8Array> | undefined;
   attempts: number;
+}
+
+/** Where the next page of a result comes from: the statement, its parameters and options. */
+export interface PageSource<R extends Row = Row> {
+  fetchPage(pageState: Uint8Array): Promise<ResultSet<R>>;
+  readonly consistency: number | undefined;
 }
 
 export class ResultSet<R extends Row = Row> {
@@ -29,8 +42,11 @@ export class ResultSet<R extends Row = Row> {
   private warnings: string[];
   private traceId: string | null;
   private infoObject: ExecutionInfo | undefined;
+  /** Set when there may be a next page: what `for await` fetches it with. */
+  source: PageSource<R> | null;
 
   constructor(rows: R[], columns: ColumnInfo[], rawPageState: Uint8Array | null, host: string, attempts: number, warnings: string[], traceId: string | null) {
+    this.source = null;
     this.rows = rows;
     this.columns = columns;
     this.rawPageState = rawPageState;
@@ -50,10 +66,40 @@ export class ResultSet<R extends Row = Row> {
     return this.infoObject ??= {
       queriedHost: this.host,
       triedHosts: {},
+      achievedConsistency: this.source?.consistency,
+      speculativeExecutions: 0,
+      isSchemaInAgreement: true,
       warnings: this.warnings,
       traceId: this.traceId,
+      customPayload: undefined,
       attempts: this.attempts,
     };
+  }
+
+  /**
+   * Whether a conditional statement (`IF NOT EXISTS`, `IF col = ?`) was applied: the
+   * `[applied]` column of its first row; true for results without one, as in the DataStax driver.
+   */
+  wasApplied(): boolean {
+    const first = this.rows[0] as Record<string, unknown> | undefined;
+    const applied = first?.["[applied]"];
+    return typeof applied === "boolean" ? applied : true;
+  }
+
+  /** The next page, or null on the last one. */
+  fetchNextPage(): Promise<ResultSet<R> | null> {
+    if (this.rawPageState === null) return Promise.resolve(null);
+    if (this.source === null) return Promise.reject(new DriverError("this result set does not know the statement it came from", "ERR_NO_PAGE_SOURCE"));
+    return this.source.fetchPage(this.rawPageState);
+  }
+
+  /** Every row of every page: the following pages are fetched as the loop reaches them. */
+  async *[Symbol.asyncIterator](): AsyncGenerator<R> {
+    let page: ResultSet<R> | null = this;
+    while (page !== null) {
+      for (const row of page.rows) yield row;
+      page = await page.fetchNextPage();
+    }
   }
 
   get rowLength(): number {

@@ -1,10 +1,9 @@
 // load, unload, count and bench against the real local Cassandra (scripts/cassandra start),
-// in a keyspace of their own. Set CQLWIRE_SKIP_INTEGRATION=1 to skip them deliberately.
+// in a keyspace of their own. They need the server: there is no switch that skips them.
 
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "./assert.ts";
 import { type CliResult, CQLWIRE, runCli } from "./run.ts";
 
-const SKIP = Deno.env.get("CQLWIRE_SKIP_INTEGRATION") === "1";
 const KEYSPACE = "cqlwire_cli_bulk";
 const RUN = `${Date.now().toString(36)}_${Math.floor(Math.random() * 1e6).toString(36)}`;
 const table = (name: string) => `${KEYSPACE}.${name}_${RUN}`;
@@ -35,7 +34,7 @@ function describe(result: CliResult): string {
 }
 
 /** Commands run here, so that default output directories (./cqlwire-logs) stay out of the checkout. */
-const SCRATCH = SKIP ? "." : await Deno.makeTempDir({ prefix: "cqlwire-bulk-cwd-" });
+const SCRATCH = await Deno.makeTempDir({ prefix: "cqlwire-bulk-cwd-" });
 
 async function cli(args: string[], options: Parameters<typeof runCli>[1] = {}, expectedCode = 0): Promise<CliResult> {
   const result = await runCli(args, { cwd: SCRATCH, ...options });
@@ -115,7 +114,6 @@ async function loadAndKill(args: string[], killAfterMs: number): Promise<{ kille
 
 Deno.test({
   name: "bulk commands against a live Cassandra",
-  ignore: SKIP,
   sanitizeResources: false,
   sanitizeOps: false,
   async fn(t) {

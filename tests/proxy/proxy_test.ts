@@ -5,6 +5,7 @@
 import { FaultProxy, serveControl } from "./proxy.ts";
 import { RemoteProxy } from "./remote.ts";
 import { envelope, ENVELOPE_HEADER_BYTES, Opcode, readEnvelopeHeader } from "./cql.ts";
+import { assertExact } from "../exact.mjs";
 import { concat } from "../fakenode/bytes.ts";
 
 function assert(cond: unknown, message = "assertion failed"): asserts cond {
@@ -12,9 +13,7 @@ function assert(cond: unknown, message = "assertion failed"): asserts cond {
 }
 
 function assertEquals(actual: unknown, expected: unknown, message = ""): void {
-  const a = JSON.stringify(actual);
-  const e = JSON.stringify(expected);
-  if (a !== e) throw new Error(`${message}\n  actual:   ${a}\n  expected: ${e}`);
+  assertExact(actual, expected, message);
 }
 
 /** A TCP server whose reaction to each chunk (or each request envelope) the test scripts. */

@@ -7,7 +7,7 @@ use cqlwire_core::connection::{Config, Credentials, Request};
 use cqlwire_core::bulk::load::{BatchGrouping, BulkLoad, LoadConfig};
 use cqlwire_core::bulk::{BulkConfig, BulkEncoder, CsvOptions, Format, Mapping};
 use cqlwire_core::session::{Command, RequestSpec, Session, SessionConfig, SessionEvent};
-use cqlwire_core::types::EpochUnit;
+use cqlwire_core::types::{ConversionSettings, EpochUnit};
 use cqlwire_core::message::{BatchStatement, BatchType, QueryOptions};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -58,6 +58,9 @@ fn parse_connection_config(v: &Value) -> Result<Config, JsError> {
     }
     if let Some(n) = num("requestTimeoutMs") {
         c.request_timeout_us = (n * 1000.0) as u64;
+    }
+    if let Some(n) = num("handshakeTimeoutMs") {
+        c.handshake_timeout_us = (n * 1000.0) as u64;
     }
     if let Some(n) = num("heartbeatIntervalMs") {
         c.heartbeat_interval_us = (n * 1000.0) as u64;
@@ -256,6 +259,11 @@ fn parse_bulk_config(json: &str, columns: Vec<(String, cqlwire_core::types::Colu
     }
     config.max_errors = num("maxErrors").map(|n| n as u64);
     config.ignore_unknown = v.get("ignoreUnknown").and_then(Value::as_bool).unwrap_or(false);
+    if let Some(conversion) = v.get("conversion") {
+        let settings: ConversionSettings = serde_json::from_value(conversion.clone())
+            .map_err(|e| js_error("ERR_CONFIG", format!("conversion settings: {e}")))?;
+        config.apply_conversion(&settings).map_err(|e| js_error("ERR_CONFIG", e))?;
+    }
     let mut load = LoadConfig::default();
     if let Some(c) = num("consistency") {
         load.consistency = Some(c as u16);

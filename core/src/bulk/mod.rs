@@ -61,6 +61,14 @@
 //!   column cannot also be read from the input (for JSON Lines, its key is ignored).
 //! - A partition key column (`pk_indexes`) that is null or unset makes the row bad, since
 //!   the server would refuse it; in CSV, leaving one unmapped is a [`BulkError`].
+//!
+//! # Null or unset
+//!
+//! With [`BulkConfig::null_to_unset`] (the default, as DSBulk's `nullToUnset`) a null field
+//! (a null marker in CSV, `null` in JSON Lines) leaves its column unset (-2) rather than
+//! binding null (-1): an unset column is not written, so an existing value stays and no
+//! tombstone is created. Partition key columns keep null, so the row is reported as having a
+//! null key. Nulls inside collections, tuples and UDTs are elements, never unset.
 
 pub mod csv;
 pub mod load;
@@ -72,7 +80,7 @@ use std::fmt;
 use std::ops::Range;
 
 use crate::session::token_from_values;
-use crate::types::{encode_text, ColumnType, TextOptions};
+use crate::types::{encode_text, ColumnType, ConversionSettings, TextOptions};
 
 pub use self::csv::{CsvFault, CsvOptions, CsvReader, CsvRecord, FieldSpan, DEFAULT_MAX_RECORD_BYTES};
 pub use self::jsonl::{JsonFault, JsonKind, JsonValue, JsonlLine, JsonlReader, ObjectScanner};
@@ -154,6 +162,8 @@ pub struct BulkConfig {
     pub max_errors: Option<u64>,
     /// CSV header names that match no column are skipped instead of failing.
     pub ignore_unknown: bool,
+    /// A null field leaves its column unset instead of binding null (default true).
+    pub null_to_unset: bool,
 }
 
 impl BulkConfig {
@@ -168,7 +178,19 @@ impl BulkConfig {
             pk_indexes: Vec::new(),
             max_errors: None,
             ignore_unknown: false,
+            null_to_unset: true,
         }
+    }
+}
+
+impl BulkConfig {
+    /// Applies the host's conversion settings (text options and null-to-unset).
+    pub fn apply_conversion(&mut self, settings: &ConversionSettings) -> Result<(), BulkError> {
+        settings.apply(&mut self.text).map_err(BulkError::Config)?;
+        if let Some(null_to_unset) = settings.null_to_unset {
+            self.null_to_unset = null_to_unset;
+        }
+        Ok(())
     }
 }
 
@@ -338,6 +360,8 @@ pub struct BulkEncoder {
     pk_indexes: Vec<u16>,
     max_errors: Option<u64>,
     ignore_unknown: bool,
+    /// By column: a null field binds unset (-2) instead of null (-1).
+    null_is_unset: Vec<bool>,
     values: Vec<u8>,
     starts: Vec<usize>,
     fatal: Option<BulkError>,
@@ -363,7 +387,8 @@ fn column_list(columns: &[(String, ColumnType)]) -> String {
 
 impl BulkEncoder {
     pub fn new(config: BulkConfig) -> Result<Self, BulkError> {
-        let BulkConfig { format, text, columns, mapping, constants, pk_indexes, max_errors, ignore_unknown } = config;
+        let BulkConfig { format, text, columns, mapping, constants, pk_indexes, max_errors, ignore_unknown, null_to_unset } =
+            config;
         let config_error = |reason: String| BulkError::Config(reason);
         if columns.len() > u16::MAX as usize {
             return Err(config_error(format!("{} columns; a statement binds at most {}", columns.len(), u16::MAX)));
@@ -466,6 +491,7 @@ impl BulkEncoder {
             }
         };
 
+        let null_is_unset = (0..columns.len()).map(|i| null_to_unset && !pk_indexes.contains(&(i as u16))).collect();
         let mut encoder = BulkEncoder {
             input,
             literal: TextOptions { null_markers: Vec::new(), ..text.clone() },
@@ -477,6 +503,7 @@ impl BulkEncoder {
             pk_indexes,
             max_errors,
             ignore_unknown,
+            null_is_unset,
             values: Vec::new(),
             starts: vec![0; columns.len()],
             columns,
@@ -721,7 +748,7 @@ impl BulkEncoder {
             Width::AtLeast(n) if found < n => return bad(None, format!("expected at least {n} fields, found {found}")),
             _ => {}
         }
-        let BulkEncoder { columns, text, literal, constants, values, starts, .. } = self;
+        let BulkEncoder { columns, text, literal, constants, values, starts, null_is_unset, .. } = self;
         let encoded = encode_row(columns, &plan.sources, constants, values, starts, |index, name, ty, out| {
             let Some(&Source::Field(position)) = plan.sources.get(index) else { return Ok(()) };
             let Some(&span) = reader.fields().get(position) else {
@@ -735,10 +762,15 @@ impl BulkEncoder {
                 reason: format!("column {name}: invalid UTF-8 at byte {} of the field", e.valid_up_to()),
             })?;
             let opts = if span.quoted { &*literal } else { &*text };
+            let at = out.len();
             encode_text(ty, field, opts, out).map_err(|e| RowError {
                 column: Some(BadColumn::Name(name.to_owned())),
                 reason: format!("column {name}: {e}"),
-            })
+            })?;
+            if null_is_unset.get(index) == Some(&true) {
+                null_to_unset(out, at);
+            }
+            Ok(())
         });
         self.finish_row(encoded, record.line, record.offset, record.end_offset)
     }
@@ -766,7 +798,7 @@ impl BulkEncoder {
     }
 
     fn jsonl_step(&mut self) -> Step {
-        let BulkEncoder { input, columns, text: _, literal, constants, values, starts, plan, .. } = self;
+        let BulkEncoder { input, columns, text: _, literal, constants, values, starts, plan, null_is_unset, .. } = self;
         let Input::Jsonl { reader, scanner, slots, keys, fold_case } = input else { return Step::NeedInput };
         let Some(line) = reader.next_line() else { return Step::NeedInput };
         let Some(plan) = plan.as_ref() else { return Step::NeedInput };
@@ -810,7 +842,8 @@ impl BulkEncoder {
             };
             let field = match value.kind {
                 JsonKind::Null => {
-                    out.extend_from_slice(&(-1i32).to_be_bytes());
+                    let length: i32 = if null_is_unset.get(index) == Some(&true) { -2 } else { -1 };
+                    out.extend_from_slice(&length.to_be_bytes());
                     return Ok(());
                 }
                 JsonKind::True | JsonKind::False if *ty == ColumnType::Boolean => {
@@ -855,6 +888,15 @@ impl BulkEncoder {
         }
         let token = token_from_values(&self.values, &self.pk_indexes);
         Step::Good { token, line, offset, end_offset }
+    }
+}
+
+/// Turns the null (length -1) just written at `at` into unset (length -2).
+fn null_to_unset(out: &mut [u8], at: usize) {
+    if let Some(length) = out.get_mut(at..at + 4) {
+        if length == (-1i32).to_be_bytes() {
+            length.copy_from_slice(&(-2i32).to_be_bytes());
+        }
     }
 }
 

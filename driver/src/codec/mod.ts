@@ -2,7 +2,7 @@
 export { CqlProtocolError, CqlTypeError, type ProtocolSide } from "./errors.ts";
 export { Reader } from "./reader.ts";
 export { Writer } from "./writer.ts";
-export { CqlDate, CqlDecimal, CqlDuration, CqlTime, CqlTimestamp, type Unset, unset } from "./scalars.ts";
+export { CqlDate, CqlDecimal, CqlDuration, CqlTime, CqlTimestamp, type CqlValueSource, toCqlValue, type Unset, unset } from "./scalars.ts";
 export {
   type ColumnSpec,
   type CustomType,

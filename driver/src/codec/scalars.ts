@@ -7,6 +7,16 @@
 export const unset: unique symbol = Symbol.for("cqlwire.unset") as typeof unset;
 export type Unset = typeof unset;
 
+/**
+ * A value class (e.g. the compatibility entry's `Long`, `Uuid`, `LocalDate`) hands the
+ * encoders its native form through this method: a bigint, string, Uint8Array, CqlDate... The
+ * symbol is global so classes from another copy of the bundle (CommonJS beside ESM) work too.
+ */
+export const toCqlValue: unique symbol = Symbol.for("cqlwire.toCqlValue") as typeof toCqlValue;
+export interface CqlValueSource {
+  [toCqlValue](): unknown;
+}
+
 const MS_PER_DAY = 86_400_000;
 const NS_PER_SECOND = 1_000_000_000n;
 const NS_PER_DAY = 86_400n * NS_PER_SECOND;

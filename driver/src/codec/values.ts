@@ -38,7 +38,7 @@
 import { CqlProtocolError, CqlTypeError, renderValue } from "./errors.ts";
 import { decodeVarint, encodeVarint, readUnsignedVintNumber, readVint, vintEnd, writeUnsignedVintNumber, writeVint, unsignedVintSizeOfNumber } from "./numeric.ts";
 import { decodeAscii, decodeUtf8, formatInetAddress, viewOf } from "./reader.ts";
-import { CqlDate, CqlDecimal, CqlDuration, CqlTime, CqlTimestamp, MAX_DATE_MS, unset } from "./scalars.ts";
+import { type CqlValueSource, CqlDate, CqlDecimal, CqlDuration, CqlTime, CqlTimestamp, MAX_DATE_MS, toCqlValue, unset } from "./scalars.ts";
 import { type ColumnSpec, fixedValueSize, formatCqlType, type TypeInfo } from "./types.ts";
 import type { Writer } from "./writer.ts";
 
@@ -663,7 +663,7 @@ function writeElement(w: Writer, encode: ValueEncoder, value: unknown, container
   }
   if (value === unset) reject(container, value, "unset is only allowed for a whole bound value");
   const lengthAt = w.reserve(4);
-  encode(w, value);
+  encode(w, typeof value === "object" ? nativeValue(value) : value);
   w.patchI32(lengthAt, w.length - lengthAt - 4);
 }
 
@@ -876,23 +876,31 @@ function compileVectorEncoder(t: TypeInfo & { kind: "vector" }): ValueEncoder {
   };
 }
 
+/** A value class's native form (see `toCqlValue`); any other value as it is. */
+function nativeValue(value: object | null): unknown {
+  if (value === null) return value;
+  const convert = (value as Partial<CqlValueSource>)[toCqlValue];
+  return convert === undefined ? value : convert.call(value);
+}
+
 /**
  * Writes `value` as a protocol `[value]`: an i32 length then the serialized bytes;
- * null/undefined give length -1 and `unset` gives -2. Returns the length written.
+ * null gives length -1, `unset` gives -2, and undefined gives -2 when `undefinedAsUnset`
+ * (the DataStax driver's `useUndefinedAsUnset`) else -1. Returns the length written.
  * Throws CqlTypeError (and leaves `w` as it was) when the value does not fit the type.
  */
-export function encodeValue(t: TypeInfo, value: unknown, w: Writer): number {
-  if (value === null || value === undefined) {
+export function encodeValue(t: TypeInfo, value: unknown, w: Writer, undefinedAsUnset = false): number {
+  if (value === null || (value === undefined && !undefinedAsUnset)) {
     w.i32(-1);
     return -1;
   }
-  if (value === unset) {
+  if (value === unset || value === undefined) {
     w.i32(-2);
     return -2;
   }
   const lengthAt = w.reserve(4);
   try {
-    encoderFor(t)(w, value);
+    encoderFor(t)(w, typeof value === "object" ? nativeValue(value) : value);
   } catch (e) {
     w.length = lengthAt;
     throw e;
@@ -910,7 +918,7 @@ export function encodeValue(t: TypeInfo, value: unknown, w: Writer): number {
 export function serializeValue(t: TypeInfo, value: unknown, w: Writer): Uint8Array {
   if (value === null || value === undefined || value === unset) reject(t, value, "a standalone value cannot be null or unset");
   const start = w.length;
-  encoderFor(t)(w, value);
+  encoderFor(t)(w, typeof value === "object" ? nativeValue(value) : value);
   return w.buf.subarray(start, w.length);
 }
 
@@ -923,12 +931,14 @@ function isTypeInfo(x: TypeInfo | ColumnSpec): x is TypeInfo {
  * positional, or an object keyed by bind-marker names (taken from `columns` when they are
  * ColumnSpecs, else from `names`; an exact match wins over a case-insensitive one). A name
  * missing from the object is an error: pass `unset` to leave a column alone, or null.
+ * `undefinedAsUnset`: see `encodeValue`.
  */
 export function encodeValueList(
   columns: readonly TypeInfo[] | readonly ColumnSpec[],
   params: readonly unknown[] | Record<string, unknown> | null | undefined,
   out: Writer,
   names?: readonly string[],
+  undefinedAsUnset = false,
 ): void {
   const count = columns.length;
   if (count > 0xffff) throw new CqlTypeError("values", `[${count} values]`, "at most 65535 values can be bound");
@@ -943,7 +953,7 @@ export function encodeValueList(
       if (params.length !== count) throw new CqlTypeError("values", renderValue(params), `expected ${count} values, got ${params.length}`);
       for (let i = 0; i < count; i++) {
         const column = columns[i];
-        encodeValue(isTypeInfo(column) ? column : column.type, params[i], out);
+        encodeValue(isTypeInfo(column) ? column : column.type, params[i], out, undefinedAsUnset);
       }
       return;
     }
@@ -965,7 +975,7 @@ export function encodeValueList(
         }
         key = match;
       }
-      encodeValue(isTypeInfo(column) ? column : column.type, record[key], out);
+      encodeValue(isTypeInfo(column) ? column : column.type, record[key], out, undefinedAsUnset);
     }
   } catch (e) {
     out.length = start;

@@ -1,0 +1,269 @@
+/**
+ * `client.metadata`, shaped like the DataStax driver's: schema read from `system_schema` on
+ * demand, and the token ring and replicas from the core's cluster view.
+ */
+import { parseCqlType, type TypeInfo, type UdtType } from "./codec/mod.ts";
+import type { ResultSet, Row } from "./result.ts";
+
+/** A CQL type as the DataStax driver describes it: the protocol's code and what it holds. */
+export interface DataTypeInfo {
+  code: number;
+  info: null | string | DataTypeInfo | DataTypeInfo[] | { keyspace: string; name: string; fields: Array<{ name: string; type: DataTypeInfo }> };
+  type?: string;
+}
+
+export function dataTypeInfo(t: TypeInfo): DataTypeInfo {
+  switch (t.kind) {
+    case "list":
+    case "set":
+      return { code: t.code, info: dataTypeInfo(t.element) };
+    case "map":
+      return { code: t.code, info: [dataTypeInfo(t.key), dataTypeInfo(t.value)] };
+    case "tuple":
+      return { code: t.code, info: t.elements.map(dataTypeInfo) };
+    case "udt":
+      return { code: t.code, info: { keyspace: t.keyspace, name: t.name, fields: t.fields.map((f) => ({ name: f.name, type: dataTypeInfo(f.type) })) } };
+    case "custom":
+      return { code: t.code, info: t.className };
+    case "vector":
+      return { code: 0, info: `org.apache.cassandra.db.marshal.VectorType`, type: "vector" };
+    default:
+      return { code: t.code, info: null };
+  }
+}
+
+export interface ColumnMetadata {
+  name: string;
+  type: DataTypeInfo;
+  /** The CQL text of the type, as `system_schema` stores it. */
+  cqlType: string;
+  isStatic: boolean;
+}
+
+export interface TableMetadata {
+  keyspace: string;
+  name: string;
+  columns: ColumnMetadata[];
+  columnsByName: Record<string, ColumnMetadata>;
+  partitionKeys: ColumnMetadata[];
+  clusteringKeys: ColumnMetadata[];
+  clusteringOrder: string[];
+  comment: string;
+  defaultTtl: number;
+  gcGraceSeconds: number;
+  bloomFilterFalsePositiveChance: number;
+  caching: Record<string, string>;
+  compactionClass: string;
+  compactionOptions: Record<string, string>;
+  compression: Record<string, string>;
+  extensions: Record<string, unknown>;
+  /** Set for a materialized view: the table it is built from. */
+  tableName?: string;
+}
+
+export interface KeyspaceMetadata {
+  name: string;
+  durableWrites: boolean;
+  strategy: string;
+  strategyOptions: Record<string, string>;
+  virtual: boolean;
+}
+
+export interface UdtMetadata {
+  keyspace: string;
+  name: string;
+  fields: Array<{ name: string; type: DataTypeInfo }>;
+}
+
+/** What the metadata needs from the client. */
+export interface MetadataSource {
+  execute(query: string, params?: unknown[] | null, options?: { prepare?: boolean }): Promise<ResultSet<Row>>;
+  getTokenRanges(keyspace?: string): Promise<Array<{ start: bigint; end: bigint; replicas: string[] }>>;
+}
+
+type Callback<T> = (err: Error | null, value?: T) => void;
+
+/** Settles `promise` through `callback` when one is given, else returns it. */
+function settle<T>(promise: Promise<T>, callback?: Callback<T>): Promise<T> | undefined {
+  if (typeof callback !== "function") return promise;
+  promise.then((v) => callback(null, v), (e) => callback(e));
+  return undefined;
+}
+
+const STRATEGY_PREFIX = "org.apache.cassandra.locator.";
+
+export class Metadata {
+  /** Keyspaces by name, as of the last `refreshKeyspaces()` (the compat client runs it on connect). */
+  keyspaces: Record<string, KeyspaceMetadata> = {};
+
+  constructor(private readonly client: MetadataSource) {}
+
+  refreshKeyspaces(callback?: Callback<Record<string, KeyspaceMetadata>>): Promise<Record<string, KeyspaceMetadata>> | undefined {
+    return settle(this.loadKeyspaces(null), callback);
+  }
+
+  refreshKeyspace(name: string, callback?: Callback<KeyspaceMetadata | null>): Promise<KeyspaceMetadata | null> | undefined {
+    return settle(this.loadKeyspaces(name).then(() => this.keyspaces[name] ?? null), callback);
+  }
+
+  private async loadKeyspaces(only: string | null): Promise<Record<string, KeyspaceMetadata>> {
+    const rs = only === null
+      ? await this.client.execute("SELECT * FROM system_schema.keyspaces")
+      : await this.client.execute("SELECT * FROM system_schema.keyspaces WHERE keyspace_name = ?", [only], { prepare: true });
+    const found: Record<string, KeyspaceMetadata> = {};
+    for (const row of rs.rows) {
+      const replication = toRecord(row.replication);
+      const strategy = String(replication.class ?? "");
+      delete replication.class;
+      const name = String(row.keyspace_name);
+      found[name] = {
+        name,
+        durableWrites: row.durable_writes === true,
+        strategy: strategy.startsWith(STRATEGY_PREFIX) ? strategy.slice(STRATEGY_PREFIX.length) : strategy,
+        strategyOptions: replication,
+        virtual: false,
+      };
+    }
+    if (only === null) this.keyspaces = found;
+    else if (found[only]) this.keyspaces[only] = found[only];
+    else delete this.keyspaces[only];
+    return this.keyspaces;
+  }
+
+  /** A table's columns, keys and options, or null when there is no such table. */
+  getTable(keyspace: string, table: string, callback?: Callback<TableMetadata | null>): Promise<TableMetadata | null> | undefined {
+    return settle(this.loadTable(keyspace, table, "tables"), callback);
+  }
+
+  getMaterializedView(keyspace: string, view: string, callback?: Callback<TableMetadata | null>): Promise<TableMetadata | null> | undefined {
+    return settle(this.loadTable(keyspace, view, "views"), callback);
+  }
+
+  private async loadTable(keyspace: string, table: string, kind: "tables" | "views"): Promise<TableMetadata | null> {
+    const key = kind === "tables" ? "table_name" : "view_name";
+    const [head, cols] = await Promise.all([
+      this.client.execute(`SELECT * FROM system_schema.${kind} WHERE keyspace_name = ? AND ${key} = ?`, [keyspace, table], { prepare: true }),
+      this.client.execute("SELECT * FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?", [keyspace, table], { prepare: true }),
+    ]);
+    const row = head.rows[0];
+    if (row === undefined) return null;
+    const udts = await this.udtResolver(keyspace, cols.rows.map((c) => String(c.type)));
+    const columns: ColumnMetadata[] = [];
+    const partition: Array<[number, ColumnMetadata]> = [];
+    const clustering: Array<[number, ColumnMetadata, string]> = [];
+    for (const c of cols.rows) {
+      const cqlType = String(c.type);
+      const column = { name: String(c.column_name), type: dataTypeInfo(parseCqlType(cqlType, { keyspace, resolveUdt: udts })), cqlType, isStatic: c.kind === "static" };
+      columns.push(column);
+      if (c.kind === "partition_key") partition.push([Number(c.position), column]);
+      if (c.kind === "clustering") clustering.push([Number(c.position), column, String(c.clustering_order).toUpperCase()]);
+    }
+    partition.sort((a, b) => a[0] - b[0]);
+    clustering.sort((a, b) => a[0] - b[0]);
+    const compaction = toRecord(row.compaction);
+    const compactionClass = String(compaction.class ?? "");
+    delete compaction.class;
+    return {
+      keyspace,
+      name: table,
+      columns,
+      columnsByName: Object.fromEntries(columns.map((c) => [c.name, c])),
+      partitionKeys: partition.map(([, c]) => c),
+      clusteringKeys: clustering.map(([, c]) => c),
+      clusteringOrder: clustering.map(([, , order]) => order),
+      comment: String(row.comment ?? ""),
+      defaultTtl: Number(row.default_time_to_live ?? 0),
+      gcGraceSeconds: Number(row.gc_grace_seconds ?? 0),
+      bloomFilterFalsePositiveChance: Number(row.bloom_filter_fp_chance ?? 0),
+      caching: toRecord(row.caching),
+      compactionClass,
+      compactionOptions: compaction,
+      compression: toRecord(row.compression),
+      extensions: toRecord(row.extensions),
+      ...(kind === "views" ? { tableName: String(row.base_table_name) } : {}),
+    };
+  }
+
+  /** A user-defined type's fields, or null when there is no such type. */
+  getUdt(keyspace: string, name: string, callback?: Callback<UdtMetadata | null>): Promise<UdtMetadata | null> | undefined {
+    return settle(this.loadUdt(keyspace, name).then((t) => t && { keyspace, name, fields: t.fields.map((f) => ({ name: f.name, type: dataTypeInfo(f.type) })) }), callback);
+  }
+
+  private async loadUdt(keyspace: string, name: string, depth = 0): Promise<UdtType | null> {
+    const rs = await this.client.execute("SELECT field_names, field_types FROM system_schema.types WHERE keyspace_name = ? AND type_name = ?", [keyspace, name], { prepare: true });
+    const row = rs.rows[0];
+    if (row === undefined) return null;
+    const names = (row.field_names as string[] | null) ?? [];
+    const typeTexts = (row.field_types as string[] | null) ?? [];
+    // A UDT can hold other UDTs; the depth cap keeps a hostile schema from recursing forever.
+    const resolve = depth < 8 ? await this.udtResolver(keyspace, typeTexts, depth + 1) : undefined;
+    const fields = names.map((n, i) => ({ name: n, type: parseCqlType(typeTexts[i] ?? "blob", { keyspace, resolveUdt: resolve }) }));
+    return { kind: "udt", code: 0x0030, keyspace, name, fields, frozen: false };
+  }
+
+  /** Loads the UDTs that `typeTexts` name, for `parseCqlType`'s `resolveUdt`. */
+  private async udtResolver(keyspace: string, typeTexts: string[], depth = 0): Promise<((ks: string, name: string) => UdtType | undefined) | undefined> {
+    const named = new Set<string>();
+    for (const text of typeTexts) collectUdtNames(parseCqlType(text, { keyspace }), named);
+    if (named.size === 0) return undefined;
+    const loaded = new Map<string, UdtType>();
+    for (const name of named) {
+      const udt = await this.loadUdt(keyspace, name, depth);
+      if (udt) loaded.set(name, udt);
+    }
+    return (_ks, name) => loaded.get(name);
+  }
+
+  /** Functions named `name` in `keyspace` (one per signature). */
+  getFunctions(keyspace: string, name: string, callback?: Callback<Row[]>): Promise<Row[]> | undefined {
+    const p = this.client.execute("SELECT * FROM system_schema.functions WHERE keyspace_name = ? AND function_name = ?", [keyspace, name], { prepare: true }).then((rs) => rs.rows);
+    return settle(p, callback);
+  }
+
+  /** A query trace: the session row of `system_traces` with its events. */
+  getTrace(traceId: string | { toString(): string }, callback?: Callback<Row & { events: Row[] } | null>): Promise<Row & { events: Row[] } | null> | undefined {
+    const id = String(traceId);
+    const p = Promise.all([
+      this.client.execute("SELECT * FROM system_traces.sessions WHERE session_id = ?", [id], { prepare: true }),
+      this.client.execute("SELECT * FROM system_traces.events WHERE session_id = ?", [id], { prepare: true }),
+    ]).then(([s, e]) => (s.rows[0] ? { ...s.rows[0], events: e.rows } : null));
+    return settle(p, callback);
+  }
+
+  /** The token ring with the replicas of each range in `keyspace`. */
+  getTokenRanges(keyspace?: string): Promise<Array<{ start: bigint; end: bigint; replicas: string[] }>> {
+    return this.client.getTokenRanges(keyspace);
+  }
+
+  /** The replicas (addresses) that own `token` in `keyspace`. */
+  async getReplicas(keyspace: string, token: bigint): Promise<string[]> {
+    const ranges = await this.client.getTokenRanges(keyspace);
+    for (const r of ranges) {
+      const inside = r.start < r.end ? token > r.start && token <= r.end : r.start === r.end || token > r.start || token <= r.end;
+      if (inside) return [...r.replicas];
+    }
+    return ranges[0] ? [...ranges[0].replicas] : [];
+  }
+}
+
+function collectUdtNames(t: TypeInfo, out: Set<string>): void {
+  switch (t.kind) {
+    case "udt":
+      out.add(t.name);
+      return;
+    case "list":
+    case "set":
+    case "vector":
+      return collectUdtNames(t.element, out);
+    case "map":
+      collectUdtNames(t.key, out);
+      return collectUdtNames(t.value, out);
+    case "tuple":
+      for (const e of t.elements) collectUdtNames(e, out);
+  }
+}
+
+function toRecord(value: unknown): Record<string, string> {
+  if (value instanceof Map) return Object.fromEntries([...value].map(([k, v]) => [String(k), v as string]));
+  return {};
+}

@@ -1,0 +1,175 @@
+/**
+ * `Uuid` and `TimeUuid` as the DataStax driver shapes them. cqlwire's own API returns UUIDs as
+ * strings; these classes are accepted as parameters everywhere and returned by the
+ * compatibility entry point.
+ */
+import { toCqlValue } from "../codec/mod.ts";
+import { ArgumentError } from "../errors.ts";
+import { bytesOut } from "./bytes.ts";
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+const PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+export class Uuid {
+  protected readonly bytes: Uint8Array;
+
+  constructor(buffer: Uint8Array) {
+    if (!(buffer instanceof Uint8Array) || buffer.length !== 16) throw new ArgumentError("a UUID is built from 16 bytes");
+    this.bytes = buffer.slice();
+  }
+
+  static fromString(value: string): Uuid {
+    return new Uuid(parseUuid(value));
+  }
+
+  /** A version 4 (random) UUID. With a callback, as the DataStax driver allows, it is called with it. */
+  static random(callback?: (err: Error | null, value: Uuid) => void): Uuid {
+    const b = crypto.getRandomValues(new Uint8Array(16));
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    const uuid = new Uuid(b);
+    callback?.(null, uuid);
+    return uuid;
+  }
+
+  getBuffer(): Uint8Array {
+    return bytesOut(this.bytes);
+  }
+
+  equals(other: unknown): boolean {
+    return other instanceof Uuid && other.bytes.every((b, i) => b === this.bytes[i]);
+  }
+
+  toString(): string {
+    const h = Array.from(this.bytes, (b) => HEX[b]).join("");
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  }
+
+  toJSON(): string {
+    return this.toString();
+  }
+
+  inspect(): string {
+    return `${this.constructor.name}: ${this.toString()}`;
+  }
+
+  [toCqlValue](): Uint8Array {
+    return this.bytes;
+  }
+}
+
+export function parseUuid(value: string): Uint8Array {
+  if (typeof value !== "string" || !PATTERN.test(value)) throw new ArgumentError(`not a UUID string: ${String(value).slice(0, 40)}`);
+  const hex = value.replaceAll("-", "");
+  const out = new Uint8Array(16);
+  for (let i = 0; i < 16; i++) out[i] = parseInt(hex.substr(i * 2, 2), 16);
+  return out;
+}
+
+/** 100 ns intervals from 1582-10-15 (the Gregorian reform, UUID version 1's epoch) to 1970. */
+const GREGORIAN_OFFSET_MS = 12_219_292_800_000n;
+const TICKS_PER_MS = 10_000;
+
+/** This process's node id and clock sequence for `now()`, random as RFC 4122 §4.5 allows. */
+let processNode: Uint8Array | null = null;
+let processClock: Uint8Array | null = null;
+let lastMs = -1;
+let lastTicks = 0;
+
+function bytesOf(value: string | Uint8Array | undefined, length: number, fill: () => Uint8Array, what: string): Uint8Array {
+  if (value === undefined || value === null) return fill();
+  const b = typeof value === "string" ? new TextEncoder().encode(value) : value;
+  if (b.length !== length) throw new ArgumentError(`${what} must be ${length} bytes`);
+  return b;
+}
+
+type Callback = (err: Error | null, value: TimeUuid) => void;
+
+/** A version 1 UUID: a timestamp with 100 ns precision, a clock sequence and a node id. */
+export class TimeUuid extends Uuid {
+  constructor(buffer: Uint8Array) {
+    super(buffer);
+    if (this.bytes[6] >> 4 !== 1) throw new ArgumentError("a TimeUuid must be a version 1 UUID");
+  }
+
+  static override fromString(value: string): TimeUuid {
+    return new TimeUuid(parseUuid(value));
+  }
+
+  /**
+   * The UUID of `date` plus `ticks` (0-9999 hundreds of ns). Without `ticks`, calls within one
+   * millisecond count up so they stay distinct and ordered.
+   */
+  static fromDate(date: Date, ticks?: number, nodeId?: string | Uint8Array, clockId?: string | Uint8Array, callback?: Callback): TimeUuid {
+    const ms = date instanceof Date ? date.getTime() : NaN;
+    if (!Number.isFinite(ms)) throw new ArgumentError("fromDate needs a valid Date");
+    let t = ticks;
+    if (t === undefined || t === null) {
+      lastTicks = ms === lastMs ? lastTicks + 1 : 0;
+      lastMs = ms;
+      t = lastTicks % TICKS_PER_MS;
+    }
+    if (!Number.isInteger(t) || t < 0 || t >= TICKS_PER_MS) throw new ArgumentError("ticks must be an integer in [0, 9999]");
+    const node = bytesOf(nodeId, 6, () => (processNode ??= crypto.getRandomValues(new Uint8Array(6))), "nodeId");
+    const clock = bytesOf(clockId, 2, () => (processClock ??= crypto.getRandomValues(new Uint8Array(2))), "clockId");
+    const stamp = (BigInt(ms) + GREGORIAN_OFFSET_MS) * BigInt(TICKS_PER_MS) + BigInt(t);
+    const b = new Uint8Array(16);
+    const view = new DataView(b.buffer);
+    view.setUint32(0, Number(stamp & 0xffff_ffffn));
+    view.setUint16(4, Number((stamp >> 32n) & 0xffffn));
+    view.setUint16(6, Number((stamp >> 48n) & 0x0fffn) | 0x1000);
+    b[8] = (clock[0] & 0x3f) | 0x80;
+    b[9] = clock[1];
+    b.set(node, 10);
+    const uuid = new TimeUuid(b);
+    callback?.(null, uuid);
+    return uuid;
+  }
+
+  /** A TimeUuid of the current time (the forms with a node id, clock id and callback too). */
+  static now(nodeId?: string | Uint8Array | Callback, clockId?: string | Uint8Array, callback?: Callback): TimeUuid {
+    if (typeof nodeId === "function") return TimeUuid.fromDate(new Date(), undefined, undefined, undefined, nodeId);
+    return TimeUuid.fromDate(new Date(), undefined, nodeId, clockId, callback);
+  }
+
+  /** The smallest TimeUuid of `date`+`ticks` in Cassandra's order (for `> minTimeuuid` ranges). */
+  static min(date: Date, ticks = 0): TimeUuid {
+    return TimeUuid.fromDate(date, ticks, MIN_NODE, MIN_CLOCK);
+  }
+
+  /** The largest TimeUuid of `date`+`ticks` in Cassandra's order. */
+  static max(date: Date, ticks = 0): TimeUuid {
+    return TimeUuid.fromDate(date, ticks, MAX_NODE, MAX_CLOCK);
+  }
+
+  /** The time as a Date and the 100 ns ticks within its millisecond. */
+  getDatePrecision(): { date: Date; ticks: number } {
+    const view = new DataView(this.bytes.buffer, this.bytes.byteOffset, 16);
+    const stamp = (BigInt(view.getUint16(6) & 0x0fff) << 48n) | (BigInt(view.getUint16(4)) << 32n) | BigInt(view.getUint32(0));
+    const sinceEpoch = stamp - GREGORIAN_OFFSET_MS * BigInt(TICKS_PER_MS);
+    const ticks = Number(((sinceEpoch % 10_000n) + 10_000n) % 10_000n);
+    return { date: new Date(Number((sinceEpoch - BigInt(ticks)) / 10_000n)), ticks };
+  }
+
+  getDate(): Date {
+    return this.getDatePrecision().date;
+  }
+
+  getNodeId(): Uint8Array {
+    return bytesOut(this.bytes.subarray(10, 16));
+  }
+
+  getClockId(): Uint8Array {
+    return bytesOut(this.bytes.subarray(8, 10));
+  }
+
+  getNodeIdString(): string {
+    return new TextDecoder().decode(this.bytes.subarray(10, 16));
+  }
+}
+
+// Cassandra compares the clock sequence and node bytes as signed: 0x80 is the least, 0x7f the most.
+const MIN_NODE = new Uint8Array(6).fill(0x80);
+const MIN_CLOCK = Uint8Array.of(0x80, 0x80);
+const MAX_NODE = new Uint8Array(6).fill(0x7f);
+const MAX_CLOCK = Uint8Array.of(0x7f, 0x7f);
