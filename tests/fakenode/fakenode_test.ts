@@ -2,7 +2,7 @@
  * The fake node's own codec, checked against bytes it did not make: the v5 frame vectors
  * (generated with the Python driver's segment code) and hand-written request bodies.
  */
-import { deepStrictEqual as assertEquals } from "node:assert/strict";
+import { assertExact as assertEquals } from "../exact.mjs";
 import { crc24, crc32 } from "./crc.ts";
 import { ByteWriter, fromHex, toHex } from "./bytes.ts";
 import { lz4BlockDecode, lz4BlockEncode, snappyDecode, snappyEncode } from "./compress.ts";

@@ -1,5 +1,6 @@
 /** Helpers the hostile cases share: clients with short deadlines, and error assertions. */
-import { deepStrictEqual, ok } from "node:assert/strict";
+import { ok } from "node:assert/strict";
+import { assertExact } from "../../exact.mjs";
 import type { Bundle } from "../harness.ts";
 import type { FakeNode } from "../../fakenode/mod.ts";
 
@@ -40,8 +41,8 @@ export function assertRemoteProtocolError(bundle: Bundle, e: Any, field: string 
   const codes: Record<string, string> = { CqlWireProtocolError: "ERR_PROTOCOL", CqlProtocolError: "ERR_CQL_PROTOCOL" };
   ok(e?.name in codes, `expected a cqlwire protocol error, got ${e?.name}: ${e?.message}`);
   if (e.name === "CqlWireProtocolError") ok(e instanceof bundle.CqlWireProtocolError, "not the bundle's CqlWireProtocolError");
-  deepStrictEqual([e.code, e.side], [codes[e.name], "remote"], e.message);
-  if (typeof field === "string") deepStrictEqual(e.field, field, e.message);
+  assertExact([e.code, e.side], [codes[e.name], "remote"], e.message);
+  if (typeof field === "string") assertExact(e.field, field, e.message);
   else ok(field.test(e.field), `field ${JSON.stringify(e.field)} does not match ${field}`);
   ok(e.message.includes(`remote protocol error in ${e.field}`), `message does not name side and field: ${e.message}`);
 }
@@ -49,7 +50,7 @@ export function assertRemoteProtocolError(bundle: Bundle, e: Any, field: string 
 /** A NoHostAvailableError whose error for `node` satisfies `check`. */
 export function assertNoHost(bundle: Bundle, e: Any, node: FakeNode, check: (inner: Any) => void): void {
   ok(e instanceof bundle.NoHostAvailableError, `expected NoHostAvailableError, got ${e?.name}: ${e?.message}`);
-  deepStrictEqual(e.code, "ERR_NO_HOST");
+  assertExact(e.code, "ERR_NO_HOST");
   const inner = e.innerErrors[node.address];
   ok(inner, `no inner error for ${node.address}: ${JSON.stringify(Object.keys(e.innerErrors))}`);
   check(inner);

@@ -2,7 +2,8 @@
  * Hostile answers to the control connection's queries: system.local, system.peers_v2,
  * system.peers, system_schema.keyspaces (the system_schema table the core reads).
  */
-import { deepStrictEqual, ok } from "node:assert/strict";
+import { ok } from "node:assert/strict";
+import { assertExact } from "../../exact.mjs";
 import { startCluster, stopAll } from "../../fakenode/mod.ts";
 import type { HostileCase } from "../harness.ts";
 import { CELL_OVERRUN, DEEP_FROZEN_CLASS, HUGE_COLUMN_COUNT, rowsWithCustomType, rowsWithNestedListType, ZERO_COLUMN_HUGE_ROWS } from "./bodies.ts";
@@ -38,7 +39,7 @@ function controlCase(what: string, query: ControlQuery, body: Uint8Array, field:
       try {
         await aloneFailsOthersGoOn(bundle, bad, good, (e, logs) => {
           ok(e instanceof bundle.NoHostAvailableError, `${e?.name}: ${e?.message}`);
-          deepStrictEqual(e.code, "ERR_NO_HOST");
+          assertExact(e.code, "ERR_NO_HOST");
           const prefix = `could not read ${query.logName} on the control connection: remote protocol error in `;
           const line = logs.find((l) => l.startsWith(prefix));
           ok(line, `no log line names the query, side and field: ${JSON.stringify(logs)}`);

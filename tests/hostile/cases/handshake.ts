@@ -1,5 +1,6 @@
 /** Hostile bytes during the handshake: SUPPORTED, AUTHENTICATE, AUTH_CHALLENGE, silence. */
-import { deepStrictEqual, ok } from "node:assert/strict";
+import { ok } from "node:assert/strict";
+import { assertExact } from "../../exact.mjs";
 import { authChallengeBody, ByteWriter, FakeNode, Op, type Reply, startCluster, stopAll, utf8 } from "../../fakenode/mod.ts";
 import type { Bundle, HostileCase } from "../harness.ts";
 import { aloneFailsOthersGoOn, assertNoHost, assertRemoteProtocolError, clientOn, connectionClosedBy, eventually, queryServedBy } from "./common.ts";
@@ -59,7 +60,7 @@ export const HANDSHAKE_CASES: HostileCase[] = [
     { body: authChallengeBody(utf8("more")), opcode: Op.AUTH_CHALLENGE },
     (bundle, e) => {
       ok(e instanceof bundle.AuthenticationError, `${e.name}: ${e.message}`);
-      deepStrictEqual(e.code, "ERR_AUTH");
+      assertExact(e.code, "ERR_AUTH");
       ok(e.message.startsWith("authentication failed: the server sent a SASL challenge"), e.message);
     },
     true,
@@ -71,7 +72,7 @@ export const HANDSHAKE_CASES: HostileCase[] = [
     (bundle, e, bad) => {
       // The connect deadline (connectTimeout 1500 ms, 3 tries) ends it; no per-node error is kept.
       ok(e instanceof bundle.NoHostAvailableError, `${e.name}: ${e.message}`);
-      deepStrictEqual([e.code, e.message], ["ERR_NO_HOST", `could not connect to ${bad.address} within 4500 ms`]);
+      assertExact([e.code, e.message], ["ERR_NO_HOST", `could not connect to ${bad.address} within 4500 ms`]);
     },
   ),
   {
@@ -83,7 +84,7 @@ export const HANDSHAKE_CASES: HostileCase[] = [
       try {
         await client.connect();
         const token = node.sent("AUTH_RESPONSE")[0]?.authToken;
-        deepStrictEqual(token, Uint8Array.of(0, 0x75, 0, 0x70));
+        assertExact(token, Uint8Array.of(0, 0x75, 0, 0x70));
       } finally {
         await client.shutdown();
         await node.stop();
