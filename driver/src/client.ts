@@ -314,6 +314,8 @@ export class Client {
   private async ready(): Promise<SessionHost> {
     if (!this.session || !this.connecting) await this.connect();
     else await this.connecting;
+    // A shutdown while this call waited for the connection is a shutdown, not "not connected".
+    if (this.isShutdown) throw new DriverError("the client was shut down", "ERR_SHUTDOWN");
     if (!this.session) throw new DriverError("the client is not connected", "ERR_NOT_CONNECTED");
     return this.session;
   }

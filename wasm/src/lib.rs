@@ -513,7 +513,7 @@ impl WasmSession {
         self.out.clear();
         while let Some(c) = self.inner.poll_command() {
             let (kind, conn, address) = match &c {
-                Command::Connect { conn, address } => (COMMAND_CONNECT, *conn, address.as_str()),
+                Command::Connect { conn, address, .. } => (COMMAND_CONNECT, *conn, address.as_str()),
                 Command::Close { conn } => (COMMAND_CLOSE, *conn, ""),
             };
             self.out.push(kind);
