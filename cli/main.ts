@@ -148,7 +148,11 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .addOption(new Option("--compression <algorithm>", "frame compression").choices(["none", "lz4", "snappy"]))
     .option("--tls", "connect with TLS, verifying the server against the system's CAs")
     .option("--tls-ca <file>", "PEM file with the CA certificates to trust (implies --tls)")
-    .option("--tls-insecure", "do not verify the server certificate (implies --tls; unsafe)")
+    .option(
+      "--tls-insecure",
+      "skip only the check that the certificate names the host (implies --tls); the CLI runs on Deno, which " +
+        "still verifies the certificate chain: trust a private CA with --tls-ca",
+    )
     .option("--tls-server-name <name>", "name to verify the server certificate against")
     .option("--username <name>", "user name; the password comes from $CQLWIRE_PASSWORD or --password-prompt")
     .option("--password-prompt", "ask for the password on the terminal, without echo")
@@ -232,7 +236,10 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       positiveInteger("--checkpoint-interval"),
     )
     .option("--resume", "continue this job (same table, query and inputs) from its checkpoint")
-    .option("--split <i/n>", "load share i of n: every n-th file, or the i-th byte range of a single file")
+    .option(
+      "--split <i/n|auto>",
+      "load share i of n: every n-th file, or the i-th byte range of a single file; auto: i and n from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, CQLWIRE_SPLIT_COUNT), Slurm array (SLURM_ARRAY_TASK_*) or AWS Batch array (AWS_BATCH_JOB_ARRAY_INDEX, CQLWIRE_SPLIT_COUNT)",
+    )
     .option("--dry-run", "parse and validate every row against the table's schema; write nothing")
     .addOption(
       new Option(

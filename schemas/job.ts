@@ -43,7 +43,9 @@ export const connectionSchema = z.strictObject({
   requestTimeout: positiveInt.optional().describe("milliseconds per request"),
   tls: z.strictObject({
     ca: z.string().min(1).optional().describe("path of a PEM file with the CA certificates to trust"),
-    insecure: z.boolean().optional().describe("skip certificate verification (explicit opt-out)"),
+    insecure: z.boolean().optional().describe(
+      "skip only the check that the certificate names the host (the chain is still verified: use ca for a private CA)",
+    ),
     serverName: z.string().min(1).optional().describe("name to verify the certificate against"),
   }).optional().describe("present: connect with TLS"),
   username: z.string().min(1).optional(),
@@ -52,7 +54,7 @@ export const connectionSchema = z.strictObject({
 
 const singleChar = z.string().length(1, "expected exactly one character");
 
-const splitPattern = /^[0-9]+\/[0-9]+$/;
+const splitPattern = /^([0-9]+\/[0-9]+|auto)$/;
 
 /**
  * How field text becomes values (load) and values become text (unload, where it applies).
@@ -142,8 +144,8 @@ export const loadSchema = z.strictObject({
   checkpointDir: z.string().min(1).optional().describe("directory for checkpoints (default: the bad-row directory)"),
   checkpointInterval: positiveInt.optional().describe("seconds between checkpoints (default 5)"),
   resume: z.boolean().optional().describe("continue from this job's checkpoint"),
-  split: z.string().regex(splitPattern, "expected i/n, e.g. 1/4").optional().describe(
-    "this process's share i/n of the inputs: whole files, or a byte range of a single file",
+  split: z.string().regex(splitPattern, "expected i/n, e.g. 1/4, or auto").optional().describe(
+    "this process's share i/n of the inputs: whole files, or a byte range of a single file; auto: from a Kubernetes Indexed Job, Slurm array or AWS Batch array (see cli/README.md)",
   ),
   dryRun: z.boolean().optional().describe("parse and validate against the table's schema, write nothing"),
   consistency: consistency.optional(),

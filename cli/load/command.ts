@@ -10,6 +10,7 @@ import { ProgressDisplay } from "../progress.ts";
 import { LOAD_DEFAULTS } from "../defaults.ts";
 import type { ConversionConfig, LoadConfig } from "../../schemas/job.ts";
 import { conversionSettings } from "../conversion_options.ts";
+import { splitFromEnvironment } from "./split_auto.ts";
 import { alignToLineStart, expandInputs, type InputFile } from "./input.ts";
 import { CsvFileSource, JsonlFileSource, type RowSource } from "./csv_source.ts";
 import { checkCsvFormat } from "./csv_parser.ts";
@@ -230,7 +231,11 @@ function resolveSettings(fileArguments: string[], flags: LoadFlags, config: Load
     checkpointDir: flags.checkpointDir ?? config.checkpointDir ?? flags.badDir ?? config.badDir ?? DEFAULT_BAD_DIR,
     checkpointSeconds: flags.checkpointInterval ?? config.checkpointInterval ?? DEFAULT_CHECKPOINT_SECONDS,
     resume: flags.resume ?? config.resume ?? false,
-    split: splitText !== undefined ? parseSplit(splitText) : null,
+    split: splitText === undefined
+      ? null
+      : splitText.trim() === "auto"
+      ? splitFromEnvironment(Deno.env.toObject())
+      : parseSplit(splitText),
     dryRun: flags.dryRun ?? config.dryRun ?? false,
     consistency: flags.consistency ?? config.consistency,
     json: flags.json ?? config.json ?? false,

@@ -96,7 +96,7 @@ fn drain(encoder: &mut BulkEncoder, rows: &mut Vec<Row>) {
             RowOutcome::Good { values, token, line, offset, end_offset, .. } => {
                 Row::Good { values: values.to_vec(), token, line, offset, end_offset }
             }
-            RowOutcome::Bad { raw, line, offset, end_offset, column, reason } => {
+            RowOutcome::Bad { raw, line, offset, end_offset, column, reason, .. } => {
                 Row::Bad { raw: raw.to_vec(), line, offset, end_offset, column, reason }
             }
         });
