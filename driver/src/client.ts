@@ -2,7 +2,7 @@
  * The `Client`: a pool of core-driven connections, the prepared-statement cache, paging,
  * batches and streaming. Names follow the DataStax Node.js driver where the meaning matches.
  */
-import { type BadRowRecord, type BulkState, type RawResponse, type RequestOptions, SessionHost } from "./session.ts";
+import { type BadRowKind, type BadRowRecord, type BulkCounters, type BulkState, type RawResponse, type RequestOptions, SessionHost } from "./session.ts";
 import { type ClientOptions, parseHostPort, type ResolvedOptions, resolveOptions } from "./options.ts";
 import type { RuntimeHooks } from "./socket.ts";
 import { ArgumentError, DriverError, OperationTimedOutError } from "./errors.ts";
@@ -128,7 +128,7 @@ export interface PreparedInfo {
   resultColumns: ColumnInfo[];
 }
 
-export type { BadRowRecord, BulkState };
+export type { BadRowKind, BadRowRecord, BulkCounters, BulkState };
 
 export interface BatchQuery {
   query: string;
