@@ -29,7 +29,9 @@ use crate::message::{self, ErrorDetails, QueryOptions, ServerEvent};
 use crate::rows::{cell, Rows};
 use crate::wire::Reader;
 
+mod node_error;
 mod shards;
+pub use node_error::NodeError;
 pub use shards::ShardTarget;
 
 pub type ConnId = u32;
@@ -112,7 +114,7 @@ pub struct SessionError {
     pub attempts: u32,
     /// No node was left to try; `errors` says what each tried node answered.
     pub no_host_available: bool,
-    pub errors: Vec<(String, String)>,
+    pub errors: Vec<NodeError>,
     pub trace: Vec<TraceEntry>,
 }
 
@@ -240,7 +242,7 @@ struct Req {
     /// may need more than one, but not forever.
     reprepares: u8,
     trace: Vec<TraceEntry>,
-    errors: Vec<(String, String)>,
+    errors: Vec<NodeError>,
 }
 
 /// A request as the host describes it.
@@ -990,7 +992,7 @@ impl Session {
         let Some(req) = self.take_req(req_id) else { return };
         self.metrics.no_host_available += 1;
         self.metrics.failures += 1;
-        let last = req.errors.last().map(|(_, m)| m.clone());
+        let last = req.errors.last().map(|e| e.message.clone());
         let error = SessionError {
             error: RequestError::Closed {
                 message: match last {
@@ -998,7 +1000,7 @@ impl Session {
                     None => "no node available: every node of the plan is down or has no ready connection".into(),
                 },
             },
-            node: req.errors.last().map(|(n, _)| n.clone()).unwrap_or_default(),
+            node: req.errors.last().map(|e| e.node.clone()).unwrap_or_default(),
             attempts: req.sent,
             no_host_available: true,
             errors: req.errors.clone(),
@@ -1632,8 +1634,8 @@ impl Session {
         let node = self.conn(conn).map(|c| c.address.clone()).unwrap_or_default();
         self.metrics.failures += 1;
         let mut errors = req.errors.clone();
-        if errors.last().is_none_or(|(n, _)| *n != node) {
-            errors.push((node.clone(), request_error_message(&error)));
+        if errors.last().is_none_or(|e| e.node != node) {
+            errors.push(NodeError::new(node.clone(), &error));
         }
         let error = SessionError { error, node, attempts: req.sent.max(1), no_host_available: false, errors, trace: req.trace.clone() };
         self.events.push_back(EventOut::Failed { id: req_id, error });
@@ -1644,7 +1646,7 @@ impl Session {
         let node_address = self.conn(conn).map(|c| c.address.clone()).unwrap_or_default();
         let Some(req) = self.req_mut(req_id) else { return };
         req.executions.retain(|(c, _)| *c != conn);
-        req.errors.push((node_address.clone(), request_error_message(&error)));
+        req.errors.push(NodeError::new(node_address.clone(), &error));
         if let RequestError::Server(e) = &error {
             // Each node keeps its own prepared statements: re-prepare there, once per node.
             if e.code == 0x2500 && req.opcode == Opcode::Execute && req.reprepares < 3 {

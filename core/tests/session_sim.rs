@@ -3,6 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use cqlwire_core::bulk::registry::BulkLoads;
 use cqlwire_core::cluster::{murmur3_token, RetryPolicy, SpeculativePolicy};
 use cqlwire_core::connection::{Config, Request};
 use cqlwire_core::message::QueryOptions;
@@ -45,6 +46,8 @@ struct SimNode {
 
 struct Sim {
     session: Session,
+    /// Bulk loads on the session: their answers are routed to them by the core.
+    loads: BulkLoads,
     nodes: Vec<SimNode>,
     conns: HashMap<ConnId, usize>,
     /// The shard serving each connection to a Scylla node.
@@ -156,6 +159,7 @@ impl Sim {
         let session = Session::new(config);
         Sim {
             session,
+            loads: BulkLoads::new(),
             nodes,
             conns: HashMap::new(),
             conn_shard: HashMap::new(),
@@ -440,19 +444,18 @@ impl Sim {
                 }
                 buf.clear();
             }
-            while let Some(e) = self.session.poll_event() {
-                progress = true;
-                match e {
-                    SessionEvent::Response { id, node, .. } => {
-                        self.responses.insert(id, node.to_owned());
-                    }
-                    SessionEvent::Failed { id, error } => {
-                        self.failures.insert(id, serde_json::to_string(&error).unwrap());
-                        self.errors.push((id, error));
-                    }
-                    other => self.events.push(format!("{other:?}")),
+            let (responses, failures, errors, events) = (&mut self.responses, &mut self.failures, &mut self.errors, &mut self.events);
+            let handled = self.loads.drain_events(self.now, &mut self.session, |e| match e {
+                SessionEvent::Response { id, node, .. } => {
+                    responses.insert(id, node.to_owned());
                 }
-            }
+                SessionEvent::Failed { id, error } => {
+                    failures.insert(id, serde_json::to_string(&error).unwrap());
+                    errors.push((id, error));
+                }
+                other => events.push(format!("{other:?}")),
+            });
+            progress |= handled > 0;
             if !progress {
                 return;
             }
@@ -886,6 +889,7 @@ fn a_node_that_accepts_and_stays_silent_is_retried_until_it_answers() {
 
 mod bulk_load {
     use super::*;
+    use cqlwire_core::bulk::BadRowKind;
     use cqlwire_core::bulk::csv::CsvOptions;
     use cqlwire_core::bulk::load::{BatchGrouping, BulkLoad, LoadConfig};
     use cqlwire_core::bulk::{BulkConfig, BulkEncoder, Format};
@@ -900,50 +904,40 @@ mod bulk_load {
         out.into_bytes()
     }
 
-    fn new_load(sim: &mut Sim, config: LoadConfig) -> BulkLoad {
+    /// A load of `k,v` rows (k the partition key) on the simulated session; returns its id.
+    fn new_load(sim: &mut Sim, config: LoadConfig) -> u32 {
         sim.prepare();
         let columns = vec![("k".to_owned(), ColumnType::Bigint), ("v".to_owned(), ColumnType::Blob)];
         let mut bulk = BulkConfig::new(Format::Csv(CsvOptions { header: false, ..CsvOptions::default() }), columns);
         bulk.pk_indexes = vec![0];
-        BulkLoad::new(BulkEncoder::new(bulk).unwrap(), b"prep-insert", &[], config)
+        sim.loads.insert(BulkLoad::new(BulkEncoder::new(bulk).unwrap(), b"prep-insert", &[], config))
     }
 
-    /// Feeds `input` in chunks, passes the session's answers to the load, until it is done.
-    fn run(sim: &mut Sim, load: &mut BulkLoad, input: &[u8], chunk: usize) {
+    /// Feeds `input` in chunks and lets the core route the session's answers to the load,
+    /// until it is done.
+    fn run(sim: &mut Sim, id: u32, input: &[u8], chunk: usize) {
         let mut chunks = input.chunks(chunk);
-        let mut seen_errors = 0;
         for _ in 0..100_000 {
-            while load.wants_input() {
+            while sim.loads.get(id).unwrap().wants_input() {
                 match chunks.next() {
-                    Some(c) => load.push(c),
+                    Some(c) => sim.loads.push(sim.now, &mut sim.session, id, c),
                     None => {
-                        load.finish();
+                        sim.loads.finish(sim.now, &mut sim.session, id);
                         break;
                     }
                 }
             }
-            load.pump(sim.now, &mut sim.session);
             sim.pump();
-            let answered: Vec<u32> = sim.responses.keys().copied().filter(|id| load.owns(*id)).collect();
-            for id in answered {
-                sim.responses.remove(&id);
-                load.on_response(id);
-            }
-            while seen_errors < sim.errors.len() {
-                let (id, error) = sim.errors[seen_errors].clone();
-                seen_errors += 1;
-                load.on_failure(sim.now, id, &error);
-            }
-            if load.is_done() {
+            if sim.loads.get(id).unwrap().is_done() {
                 return;
             }
-            if let Some(t) = load.next_timeout() {
+            if let Some(t) = sim.loads.next_timeout() {
                 if t > sim.now {
                     sim.advance(t - sim.now);
                 }
             }
         }
-        panic!("the load did not finish: {:?}", load.stats());
+        panic!("the load did not finish: {:?}", sim.loads.get(id).unwrap().stats());
     }
 
     fn batched(size: usize) -> LoadConfig {
@@ -954,9 +948,10 @@ mod bulk_load {
     fn batches_hold_rows_of_one_replica_and_every_row_lands_on_its_owner() {
         let mut sim = Sim::new(3, config());
         sim.start();
-        let mut load = new_load(&mut sim, batched(10));
+        let load = new_load(&mut sim, batched(10));
         let input = csv(1000, &[]);
-        run(&mut sim, &mut load, &input, 4096);
+        run(&mut sim, load, &input, 4096);
+        let load = sim.loads.get(load).unwrap();
         let stats = load.stats();
         assert_eq!((stats.rows_ok, stats.rows_bad, stats.rows_rejected), (1000, 0, 0));
         assert_eq!(load.watermark(), input.len() as u64);
@@ -982,20 +977,25 @@ mod bulk_load {
             n.refuse_marker = Some(0xee);
         }
         sim.start();
-        let mut load = new_load(&mut sim, batched(8));
+        let id = new_load(&mut sim, batched(8));
         let input = csv(300, &[17, 250]);
-        run(&mut sim, &mut load, &input, 1 << 20);
+        run(&mut sim, id, &input, 1 << 20);
+        let load = sim.loads.get_mut(id).unwrap();
         let stats = load.stats();
         assert_eq!((stats.rows_ok, stats.rows_rejected), (298, 2), "{stats:?}");
         let mut bad = Vec::new();
         while let Some(row) = load.poll_bad() {
-            bad.push((row.line, String::from_utf8(row.raw).unwrap(), row.reason));
+            bad.push(row);
         }
-        bad.sort();
+        bad.sort_by_key(|row| row.line);
         assert_eq!(bad.len(), 2);
-        assert_eq!((bad[0].0, bad[0].1.as_str()), (18, "17,0xee01"));
-        assert_eq!((bad[1].0, bad[1].1.as_str()), (251, "250,0xee01"));
-        assert!(bad[0].2.contains("invalid value"), "{}", bad[0].2);
+        assert_eq!((bad[0].line, bad[0].raw.as_slice()), (18, &b"17,0xee01"[..]));
+        assert_eq!((bad[1].line, bad[1].raw.as_slice()), (251, &b"250,0xee01"[..]));
+        // The record says what happened as fields: the kind, the server's code (Invalid),
+        // and the attempts (the batch, then the row alone).
+        assert_eq!((bad[0].kind, bad[0].server_code, bad[0].attempts), (BadRowKind::Rejected, Some(0x2200), 1));
+        assert_eq!((bad[0].column.as_deref(), bad[0].field, bad[0].byte), (None, None, None));
+        assert!(bad[0].reason.contains("invalid value"), "{}", bad[0].reason);
         assert_eq!(load.watermark(), input.len() as u64);
         let landed: usize = sim.nodes.iter().map(|n| n.executes.len()).sum();
         assert_eq!(landed, 298);
@@ -1006,9 +1006,9 @@ mod bulk_load {
         let mut sim = Sim::new(1, config());
         sim.start();
         // Each row's values are 4+8 + 4+2 bytes, plus the count: 20 bytes; 3 fit in 64.
-        let mut load = new_load(&mut sim, LoadConfig { batch_max_bytes: 64, ..batched(100) });
-        run(&mut sim, &mut load, &csv(90, &[]), 1 << 20);
-        assert_eq!(load.stats().rows_ok, 90);
+        let load = new_load(&mut sim, LoadConfig { batch_max_bytes: 64, ..batched(100) });
+        run(&mut sim, load, &csv(90, &[]), 1 << 20);
+        assert_eq!(sim.loads.get(load).unwrap().stats().rows_ok, 90);
         assert!(sim.nodes[0].batches.iter().all(|&n| n <= 3), "{:?}", sim.nodes[0].batches);
     }
 
@@ -1016,9 +1016,9 @@ mod bulk_load {
     fn unbatched_loads_send_one_execute_per_row() {
         let mut sim = Sim::new(3, config());
         sim.start();
-        let mut load = new_load(&mut sim, LoadConfig::default());
-        run(&mut sim, &mut load, &csv(200, &[]), 512);
-        assert_eq!(load.stats().rows_ok, 200);
+        let load = new_load(&mut sim, LoadConfig::default());
+        run(&mut sim, load, &csv(200, &[]), 512);
+        assert_eq!(sim.loads.get(load).unwrap().stats().rows_ok, 200);
         assert!(sim.nodes.iter().all(|n| n.batches.is_empty()));
         assert_eq!(sim.nodes.iter().map(|n| n.executes.len()).sum::<usize>(), 200);
     }
@@ -1040,23 +1040,18 @@ mod bulk_load_stop {
         let mut bulk = BulkConfig::new(Format::Csv(CsvOptions { header: false, ..CsvOptions::default() }), columns);
         bulk.pk_indexes = vec![0];
         let config = LoadConfig { batch_size: 50, batch_by: BatchGrouping::Replicas, ..LoadConfig::default() };
-        let mut load = BulkLoad::new(BulkEncoder::new(bulk).unwrap(), b"prep-insert", &[], config);
+        let id = sim.loads.insert(BulkLoad::new(BulkEncoder::new(bulk).unwrap(), b"prep-insert", &[], config));
         // 30 whole rows and a cut one: the rows go out as one batch when the input runs dry.
         let mut input = String::new();
         for k in 0..30 {
             input.push_str(&format!("{k},0x0102\n"));
         }
         input.push_str("30,0x01");
-        load.push(input.as_bytes());
-        load.pump(sim.now, &mut sim.session);
-        assert!(!load.is_done());
-        load.stop();
-        load.pump(sim.now, &mut sim.session);
+        sim.loads.push(sim.now, &mut sim.session, id, input.as_bytes());
+        assert!(!sim.loads.get(id).unwrap().is_done());
+        sim.loads.stop(sim.now, &mut sim.session, id);
         sim.pump();
-        let answered: Vec<u32> = sim.responses.keys().copied().filter(|id| load.owns(*id)).collect();
-        for id in answered {
-            load.on_response(id);
-        }
+        let load = sim.loads.get(id).unwrap();
         assert!(load.is_done(), "{:?}", load.stats());
         assert_eq!(load.stats().rows_ok, 30, "the cut row is dropped, the parsed ones are sent");
         assert_eq!(sim.nodes[0].batches, vec![30]);

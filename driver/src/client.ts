@@ -2,7 +2,7 @@
  * The `Client`: a pool of core-driven connections, the prepared-statement cache, paging,
  * batches and streaming. Names follow the DataStax Node.js driver where the meaning matches.
  */
-import { type BadRowRecord, type BulkState, type RawResponse, type RequestOptions, SessionHost } from "./session.ts";
+import { type BadRowKind, type BadRowRecord, type BulkCounters, type BulkState, type RawResponse, type RequestOptions, SessionHost } from "./session.ts";
 import { type ClientOptions, parseHostPort, type ResolvedOptions, resolveOptions } from "./options.ts";
 import type { RuntimeHooks } from "./socket.ts";
 import { ArgumentError, DriverError, OperationTimedOutError } from "./errors.ts";
@@ -128,7 +128,7 @@ export interface PreparedInfo {
   resultColumns: ColumnInfo[];
 }
 
-export type { BadRowRecord, BulkState };
+export type { BadRowKind, BadRowRecord, BulkCounters, BulkState };
 
 export interface BatchQuery {
   query: string;
@@ -314,6 +314,8 @@ export class Client {
   private async ready(): Promise<SessionHost> {
     if (!this.session || !this.connecting) await this.connect();
     else await this.connecting;
+    // A shutdown while this call waited for the connection is a shutdown, not "not connected".
+    if (this.isShutdown) throw new DriverError("the client was shut down", "ERR_SHUTDOWN");
     if (!this.session) throw new DriverError("the client is not connected", "ERR_NOT_CONNECTED");
     return this.session;
   }

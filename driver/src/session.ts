@@ -530,14 +530,15 @@ export class SessionHost {
           throw this.failureError ?? new DriverError("the client was shut down during a bulk load", "ERR_SHUTDOWN");
         }
         const state = JSON.parse(this.coreCall(() => this.core.bulkState(id))) as BulkState;
+        const { counters, status } = state;
         const bad = this.coreCall(() => this.core.bulkBadRows(id));
         if (bad.length) for (const row of unpackBadRows(bad)) await onBadRow(row);
         onProgress?.(state);
         // On an error (a header that fits no column, too many bad rows) input stops, but
         // rows in flight still settle, so the watermark is final when this returns.
-        if (state.done || (state.error && state.in_flight === 0 && state.waiting_retry === 0)) return state;
-        if (state.error && !ended) stop();
-        if (state.wantsInput && !ended) {
+        if (status.done || (status.error && counters.inFlight === 0 && counters.waitingRetry === 0)) return state;
+        if (status.error && !ended) stop();
+        if (status.wantsInput && !ended) {
           // An input that never yields must not keep the load from settling on shutdown.
           const next = await this.untilClosed(iterator.next());
           if (this.closed) continue;
@@ -850,44 +851,93 @@ export class SessionHost {
   }
 }
 
-export interface BulkState {
-  rows_ok: number;
-  rows_bad: number;
-  rows_rejected: number;
+/** Counters of a bulk load. */
+export interface BulkCounters {
+  rowsOk: number;
+  rowsBad: number;
+  rowsRejected: number;
   retries: number;
-  in_flight: number;
+  inFlight: number;
   window: number;
-  waiting_retry: number;
+  waitingRetry: number;
   /** Input offset below which every row is acknowledged or in the bad file. */
   watermark: number;
   /** The line where the first row past the watermark starts. */
-  watermark_line: number;
+  watermarkLine: number;
   /** Rows below the watermark that were acknowledged, and that went to the bad rows. */
-  watermark_rows_ok: number;
-  watermark_rows_bad: number;
-  bytes_pushed: number;
-  wantsInput: boolean;
-  done: boolean;
-  error: string | null;
+  watermarkRowsOk: number;
+  watermarkRowsBad: number;
+  bytesPushed: number;
 }
 
+/** Where a bulk load stands: its counters, and what the loop feeding it acts on. */
+export interface BulkState {
+  counters: BulkCounters;
+  status: {
+    /** More input would be turned into requests now. */
+    wantsInput: boolean;
+    /** Every row pushed is settled, or the load stopped and nothing is in flight. */
+    done: boolean;
+    /** Why the load stopped early. */
+    error: string | null;
+  };
+}
+
+/**
+ * Why a row will not be loaded: `syntax` (CSV quoting, JSON syntax, field count), `size` (over a
+ * limit: only the record's head is kept), `encoding` (not UTF-8), `value` (a field does not fit
+ * its column, or a partition key column is null), `rejected` (the server refused it: see
+ * `serverCode`), `not_sent` (it could not be sent).
+ */
+export type BadRowKind = "syntax" | "size" | "encoding" | "value" | "rejected" | "not_sent";
+
+const BAD_ROW_KINDS: Record<number, BadRowKind> = {
+  1: "syntax",
+  2: "size",
+  3: "encoding",
+  4: "value",
+  5: "rejected",
+  6: "not_sent",
+};
+
 export interface BadRowRecord {
+  kind: BadRowKind;
+  /** The record's bytes exactly as read (line end excluded). */
   raw: Uint8Array;
+  /** 1-based line where the record starts. */
   line: number;
+  /** Input offset of the record's first byte. */
   offset: number;
+  /** The statement's column at fault. */
   column: string | null;
+  /** The 0-based CSV field at fault. */
+  field: number | null;
+  /** The 0-based byte of the record at fault. */
+  byte: number | null;
+  /** The server's error code, for a row it refused with an ERROR. */
+  serverCode: number | null;
+  /** Requests that carried the row (0: never sent). */
+  attempts: number;
   reason: string;
 }
+
+/** Fixed part of a packed bad row: kind, line, offset, attempts, code, field, byte, column length. */
+const BAD_ROW_HEAD = 1 + 8 + 8 + 4 + 4 + 4 + 8 + 2;
 
 function unpackBadRows(buf: Uint8Array): BadRowRecord[] {
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const rows: BadRowRecord[] = [];
   let at = 0;
-  while (at + 18 <= buf.length) {
-    const line = Number(view.getBigUint64(at, true));
-    const offset = Number(view.getBigUint64(at + 8, true));
-    const columnLen = view.getUint16(at + 16, true);
-    at += 18;
+  while (at + BAD_ROW_HEAD <= buf.length) {
+    const kind = BAD_ROW_KINDS[buf[at]] ?? "syntax";
+    const line = Number(view.getBigUint64(at + 1, true));
+    const offset = Number(view.getBigUint64(at + 9, true));
+    const attempts = view.getUint32(at + 17, true);
+    const code = view.getInt32(at + 21, true);
+    const field = view.getUint32(at + 25, true);
+    const byte = view.getBigUint64(at + 29, true);
+    const columnLen = view.getUint16(at + 37, true);
+    at += BAD_ROW_HEAD;
     const column = columnLen ? textDecoder.decode(buf.subarray(at, at + columnLen)) : null;
     at += columnLen;
     const reasonLen = view.getUint32(at, true);
@@ -898,7 +948,18 @@ function unpackBadRows(buf: Uint8Array): BadRowRecord[] {
     at += 4;
     const raw = buf.slice(at, at + rawLen);
     at += rawLen;
-    rows.push({ raw, line, offset, column, reason });
+    rows.push({
+      kind,
+      raw,
+      line,
+      offset,
+      column,
+      field: field === 0xFFFFFFFF ? null : field,
+      byte: byte === 0xFFFFFFFFFFFFFFFFn ? null : Number(byte),
+      serverCode: code < 0 ? null : code,
+      attempts,
+      reason,
+    });
   }
   return rows;
 }
@@ -919,7 +980,8 @@ function concat(chunks: Uint8Array[]): Uint8Array {
 /** The error for a request that failed for good, with its attempts and trace attached. */
 function sessionError(json: Record<string, unknown>): Error {
   const node = String(json.node ?? "");
-  const errors = (json.errors ?? []) as Array<[string, string]>;
+  // [node, message, server error code or null] per node tried.
+  const errors = (json.errors ?? []) as Array<[string, string, number | null]>;
   let err: Error;
   if (json.no_host_available) {
     const inner: Record<string, Error> = {};

@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, test } from "vitest";
 import * as cqlwire from "../../dist/node.js";
-import { rejection } from "./rejection.mjs";
+import { rejection } from "../conformance/rejection.mjs";
 
 const HOSTS = (process.env.CQLWIRE_HOSTS ?? "127.0.0.1:9042").split(",");
 const KEYSPACE = "clisafety_driver";
@@ -83,6 +83,42 @@ describe("every promise settles (dist/node.js)", () => {
     deepStrictEqual([error.constructor, error.code], [DriverError, "ERR_SHUTDOWN"]);
   });
 
+  test("every kind of call in flight when shutdown() is called settles, and later calls reject", async () => {
+    const client = newClient();
+    await client.connect();
+    const query = `SELECT id, v FROM ${TABLE}`;
+    const drain = async (iterable) => {
+      for await (const _ of iterable) { /* consumes */ }
+    };
+    const calls = {
+      execute: client.execute(query),
+      executePrepared: client.execute(query, [], { prepare: true }),
+      prepare: client.prepare(`SELECT v FROM ${TABLE} WHERE id = ?`),
+      batch: client.batch([`INSERT INTO ${TABLE} (id, v) VALUES (-1, 'x')`]),
+      stream: drain(client.stream(query, [], { fetchSize: 1 })),
+      eachRow: client.eachRow(query, [], { fetchSize: 1 }, () => {}),
+      eachPage: client.eachPage(query, [], { fetchSize: 1 }, () => {}),
+      streamCsv: drain(client.streamCsv(query, [], { fetchSize: 1 })),
+      getTokenRanges: client.getTokenRanges(KEYSPACE),
+    };
+    const connecting = newClient();
+    const connect = connecting.connect();
+    const shutdowns = [client.shutdown(), connecting.shutdown()];
+    const outcomes = {};
+    for (const [name, promise] of Object.entries({ ...calls, connect })) {
+      outcomes[name] = await promise.then(() => "resolved", (e) => `${e.name} ${e.code}`);
+    }
+    await Promise.all(shutdowns);
+    // Every call waits for the connection at least one microtask, so the synchronous part of
+    // shutdown() always comes first: each rejects with the shutdown error, none hangs.
+    deepStrictEqual(
+      outcomes,
+      Object.fromEntries(Object.keys(outcomes).map((name) => [name, "DriverError ERR_SHUTDOWN"])),
+    );
+    const later = await rejection(client.execute(query));
+    deepStrictEqual([later.name, later.code], ["DriverError", "ERR_SHUTDOWN"]);
+  });
+
   test("two bulkLoads on one client at once both finish with every row", async () => {
     const client = newClient();
     try {
@@ -154,7 +190,7 @@ describe("every promise settles (dist/node.js)", () => {
   });
 
   test("a WASM trap in a socket, timer or call closes the client; the process lives", () => {
-    const child = fileURLToPath(new URL("./trap_child.mjs", import.meta.url));
+    const child = fileURLToPath(new URL("../conformance/trap_child.mjs", import.meta.url));
     const result = spawnSync(process.execPath, [child], {
       env: { ...process.env, CQLWIRE_HOSTS: HOSTS.join(",") },
       encoding: "utf8",

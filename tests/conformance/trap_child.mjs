@@ -1,11 +1,14 @@
-// Run by settle.test.mjs in its own Node process: an uncaught exception here ends the
+// Run by settle.test.mjs in its own Node process (and by trap_deno_test.ts on Deno): an uncaught exception here ends the
 // process with exit 1, which is what a WASM trap in a socket or timer handler did. Each
 // scenario makes one of the core's entry points trap as a panic does (a RuntimeError
 // thrown from inside the WASM call) and prints what the client did; the parent compares.
-import * as cqlwire from "../../dist/node.js";
 import { rejection } from "./rejection.mjs";
 
-const HOSTS = (process.env.CQLWIRE_HOSTS ?? "127.0.0.1:9042").split(",");
+// The same scenarios on Deno (tests/conformance runs this file with deno) and on Node.
+const onDeno = typeof globalThis.Deno !== "undefined";
+const cqlwire = await import(onDeno ? "../../dist/deno.js" : "../../dist/node.js");
+const hosts = onDeno ? globalThis.Deno.env.get("CQLWIRE_HOSTS") : globalThis.process.env.CQLWIRE_HOSTS;
+const HOSTS = (hosts ?? "127.0.0.1:9042").split(",");
 const { Client, DriverInternalError } = cqlwire;
 const QUERY = "SELECT release_version FROM system.local";
 
