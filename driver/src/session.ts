@@ -365,7 +365,7 @@ export class SessionHost {
     const what = isTrap(cause) ? "the WASM core trapped" : "the driver loop failed";
     this.failureError = new DriverInternalError(`${what} (${detail}); the client is closed`, { cause });
     this.close(this.failureError);
-    this.reportListenerError("log", () => this.listener.onLog?.(this.failureError!.message));
+    this.reportListenerError("log", () => this.listener.onLog?.(this.failureError!.message, "warning"));
   }
 
   /** Runs a handler that the world calls: whatever it throws closes the session, never escapes. */
