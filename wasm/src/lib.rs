@@ -5,7 +5,7 @@ use cqlwire_core::cluster::{PolicyConfig, RetryPolicy, SpeculativePolicy};
 use cqlwire_core::compression::Compression;
 use cqlwire_core::connection::{Config, Credentials, Request};
 use cqlwire_core::bulk::load::{BatchGrouping, BulkLoad, LoadConfig};
-use cqlwire_core::bulk::{BulkConfig, BulkEncoder, CsvOptions, Format, Mapping};
+use cqlwire_core::bulk::{BulkConfig, BulkEncoder, CellTime, CellTimes, CsvOptions, FieldRef, Format, Mapping};
 use cqlwire_core::session::{Command, RequestSpec, Session, SessionConfig, SessionEvent};
 use cqlwire_core::types::{ConversionSettings, EpochUnit};
 use cqlwire_core::message::{BatchStatement, BatchType, QueryOptions};
@@ -210,6 +210,24 @@ fn byte_option(v: &Value, key: &str, default: u8) -> Result<u8, JsError> {
     }
 }
 
+/// `[{column, writetime, ttl}]`, each field a CSV position or header name, into the
+/// statement's `[timestamp]`/`[ttl]` cell times.
+fn cell_times(cells: &[Value]) -> Result<CellTimes, JsError> {
+    let field = |cell: &Value, key: &str| match cell.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => n.as_u64().map(|i| Some(FieldRef::Index(i as usize))).ok_or(()),
+        Some(Value::String(name)) => Ok(Some(FieldRef::Name(name.clone()))),
+        Some(_) => Err(()),
+    };
+    let mut out = Vec::with_capacity(cells.len());
+    for cell in cells {
+        let bad = || js_error("ERR_CONFIG", format!("cellTimes entry {cell}: expected {{column, writetime, ttl}}"));
+        let column = cell.get("column").and_then(Value::as_str).ok_or_else(bad)?.to_owned();
+        out.push(CellTime { column, writetime: field(cell, "writetime").map_err(|()| bad())?, ttl: field(cell, "ttl").map_err(|()| bad())? });
+    }
+    Ok(CellTimes { timestamp_marker: "[timestamp]".into(), ttl_marker: "[ttl]".into(), cells: out })
+}
+
 fn parse_bulk_config(json: &str, columns: Vec<(String, cqlwire_core::types::ColumnType)>, pk_indexes: Vec<u16>) -> Result<(BulkConfig, LoadConfig), JsError> {
     let v: Value = serde_json::from_str(json).map_err(|e| js_error("ERR_CONFIG", format!("bulk config is not JSON: {e}")))?;
     let num = |k: &str| v.get(k).and_then(Value::as_f64);
@@ -259,6 +277,9 @@ fn parse_bulk_config(json: &str, columns: Vec<(String, cqlwire_core::types::Colu
     }
     config.max_errors = num("maxErrors").map(|n| n as u64);
     config.ignore_unknown = v.get("ignoreUnknown").and_then(Value::as_bool).unwrap_or(false);
+    if let Some(cells) = v.get("cellTimes").and_then(Value::as_array) {
+        config.cell_times = Some(cell_times(cells)?);
+    }
     if let Some(conversion) = v.get("conversion") {
         let settings: ConversionSettings = serde_json::from_value(conversion.clone())
             .map_err(|e| js_error("ERR_CONFIG", format!("conversion settings: {e}")))?;
