@@ -148,7 +148,11 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .addOption(new Option("--compression <algorithm>", "frame compression").choices(["none", "lz4", "snappy"]))
     .option("--tls", "connect with TLS, verifying the server against the system's CAs")
     .option("--tls-ca <file>", "PEM file with the CA certificates to trust (implies --tls)")
-    .option("--tls-insecure", "do not verify the server certificate (implies --tls; unsafe)")
+    .option(
+      "--tls-insecure",
+      "skip only the check that the certificate names the host (implies --tls); the CLI runs on Deno, which " +
+        "still verifies the certificate chain: trust a private CA with --tls-ca",
+    )
     .option("--tls-server-name <name>", "name to verify the server certificate against")
     .option("--username <name>", "user name; the password comes from $CQLWIRE_PASSWORD or --password-prompt")
     .option("--password-prompt", "ask for the password on the terminal, without echo")

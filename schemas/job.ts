@@ -43,7 +43,9 @@ export const connectionSchema = z.strictObject({
   requestTimeout: positiveInt.optional().describe("milliseconds per request"),
   tls: z.strictObject({
     ca: z.string().min(1).optional().describe("path of a PEM file with the CA certificates to trust"),
-    insecure: z.boolean().optional().describe("skip certificate verification (explicit opt-out)"),
+    insecure: z.boolean().optional().describe(
+      "skip only the check that the certificate names the host (the chain is still verified: use ca for a private CA)",
+    ),
     serverName: z.string().min(1).optional().describe("name to verify the certificate against"),
   }).optional().describe("present: connect with TLS"),
   username: z.string().min(1).optional(),

@@ -96,7 +96,7 @@ fn drain(encoder: &mut BulkEncoder, rows: &mut Vec<Row>) {
             RowOutcome::Good { values, token, line, offset, end_offset, .. } => {
                 Row::Good { values: values.to_vec(), token, line, offset, end_offset }
             }
-            RowOutcome::Bad { raw, line, offset, end_offset, column, reason } => {
+            RowOutcome::Bad { raw, line, offset, end_offset, column, reason, .. } => {
                 Row::Bad { raw: raw.to_vec(), line, offset, end_offset, column, reason }
             }
         });
@@ -368,8 +368,8 @@ fn mapping_text() {
         Mapping::parse("a = x, 2=y").unwrap(),
         Mapping::Explicit(vec![(FieldRef::Name("a".into()), "x".into()), (FieldRef::Index(2), "y".into())])
     );
-    assert!(Mapping::parse("a").is_err());
-    assert!(Mapping::parse("a=").is_err());
+    assert_eq!(Mapping::parse("a").unwrap_err(), BulkError::Config("mapping entry 'a' is not field=column".into()));
+    assert_eq!(Mapping::parse("a=").unwrap_err(), BulkError::Config("mapping entry 'a=' is not field=column".into()));
     assert!(
         Mapping::parse("+1=x").is_ok_and(|m| m == Mapping::Explicit(vec![(FieldRef::Name("+1".into()), "x".into())]))
     );

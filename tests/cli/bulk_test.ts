@@ -398,6 +398,22 @@ Deno.test({
         );
       });
 
+      await t.step("core path: a row of invalid UTF-8 is a bad row, copied to the .bad file byte for byte", async () => {
+        const enc = new TextEncoder();
+        const latin1 = Uint8Array.of(...enc.encode("9101,caf"), 0xe9, ...enc.encode(",2"));
+        const input = [enc.encode("k,name,score\n9100,ok,1\n"), latin1, enc.encode("\n9102,x,3\n")];
+        const path = `${work}/latin1.csv`;
+        await Deno.writeFile(path, Uint8Array.from(input.flatMap((part) => [...part])));
+        const args = ["load", path, "--table", tables.inputs, "--engine", "core", "--bad-dir", `${work}/latin1-bad`];
+        await cli([...args, "--quiet"], {}, 3);
+        const bad = await Deno.readFile(`${work}/latin1-bad/latin1.bad`);
+        assertEquals(bad, Uint8Array.from([...enc.encode("k,name,score\n"), ...latin1, 0x0a]));
+        const log = await Deno.readTextFile(`${work}/latin1-bad/latin1.errors.log`);
+        assertEquals(log, `${path}:3: field 2 (column name, text): invalid UTF-8 at byte 3 of the field\n`);
+        const loaded = await rowsOf(`SELECT k FROM ${tables.inputs} WHERE k IN (9100, 9101, 9102)`);
+        assertEquals(loaded.map((row) => row.k).sort(), [9100, 9102]);
+      });
+
       await t.step("a counter load killed and resumed never applies a row twice", async () => {
         const lines = ["id,hits"];
         for (let i = 0; i < 20_000; i++) lines.push(`${i},1`);

@@ -72,9 +72,11 @@
 
 pub mod cell_times;
 pub mod csv;
-pub mod load;
 pub mod jsonl;
+pub mod load;
+mod options;
 mod record_buffer;
+pub mod registry;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -87,6 +89,7 @@ pub use self::cell_times::{CellTime, CellTimes};
 use self::cell_times::{read_time, Parts, Resolved};
 pub use self::csv::{CsvFault, CsvOptions, CsvReader, CsvRecord, FieldSpan, DEFAULT_MAX_RECORD_BYTES};
 pub use self::jsonl::{JsonFault, JsonKind, JsonValue, JsonlLine, JsonlReader, ObjectScanner};
+pub use self::options::BulkOptions;
 
 /// The input format.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -244,6 +247,38 @@ impl fmt::Display for BadColumn {
     }
 }
 
+/// Why a row will not be loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BadRowKind {
+    /// The record cannot be read: CSV quoting, JSON syntax, the number of fields.
+    Syntax,
+    /// The record is over a limit (its bytes, its number of fields): only its head is kept.
+    Size,
+    /// A field or line is not valid UTF-8.
+    Encoding,
+    /// A field's value does not fit its column, or a partition key column is null or unset.
+    Value,
+    /// The server refused the row (its error code travels beside it when it answered one).
+    Rejected,
+    /// The session could not send the row (not connected, the statement unknown).
+    NotSent,
+}
+
+impl BadRowKind {
+    /// The number that carries the kind across the WASM boundary.
+    pub fn code(self) -> u8 {
+        match self {
+            BadRowKind::Syntax => 1,
+            BadRowKind::Size => 2,
+            BadRowKind::Encoding => 3,
+            BadRowKind::Value => 4,
+            BadRowKind::Rejected => 5,
+            BadRowKind::NotSent => 6,
+        }
+    }
+}
+
 /// One input row, encoded or refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RowOutcome<'a> {
@@ -271,6 +306,7 @@ pub enum RowOutcome<'a> {
         line: u64,
         offset: u64,
         end_offset: u64,
+        kind: BadRowKind,
         column: Option<BadColumn>,
         reason: String,
     },
@@ -338,6 +374,7 @@ enum Step {
         line: u64,
         offset: u64,
         end_offset: u64,
+        kind: BadRowKind,
         column: Option<BadColumn>,
         reason: String,
     },
@@ -347,8 +384,9 @@ enum Step {
     Fatal(BulkError),
 }
 
-/// A bad row's column and reason.
+/// A bad row's kind, column and reason.
 struct RowError {
+    kind: BadRowKind,
     column: Option<BadColumn>,
     reason: String,
 }
@@ -698,6 +736,19 @@ impl BulkEncoder {
         &self.columns
     }
 
+    /// The 0-based CSV field that feeds `column`, once the mapping is known (`None` for JSON
+    /// Lines, whose fields are keys).
+    pub fn input_field(&self, column: &str) -> Option<usize> {
+        if !matches!(self.input, Input::Csv(_)) {
+            return None;
+        }
+        let index = self.columns.iter().position(|(name, _)| name == column)?;
+        match self.plan.as_ref()?.sources.get(index)? {
+            Source::Field(position) => Some(*position),
+            _ => None,
+        }
+    }
+
     /// Where a restarted load would begin: every byte before it is in a row already
     /// returned, or was skipped.
     pub fn consumed_offset(&self) -> u64 {
@@ -747,13 +798,13 @@ impl BulkEncoder {
                             self.good_rows += 1;
                             return Some(self.next_part());
                         }
-                        Err(RowError { column, reason }) => {
+                        Err(RowError { column, reason, kind }) => {
                             self.bad_rows += 1;
                             let raw = match &self.input {
                                 Input::Csv(reader) => reader.raw(),
                                 Input::Jsonl { reader, .. } => reader.raw(),
                             };
-                            return Some(RowOutcome::Bad { raw, line, offset, end_offset, column, reason });
+                            return Some(RowOutcome::Bad { raw, line, offset, end_offset, column, reason, kind });
                         }
                     }
                 }
@@ -766,7 +817,7 @@ impl BulkEncoder {
                     let values = &self.values;
                     return Some(RowOutcome::Good { values, raw, token, line, offset, end_offset, continues: false });
                 }
-                Step::Bad { line, offset, end_offset, column, reason } => {
+                Step::Bad { line, offset, end_offset, kind, column, reason } => {
                     self.bad_rows += 1;
                     if let Some(limit) = self.max_errors {
                         if self.bad_rows > limit {
@@ -777,7 +828,7 @@ impl BulkEncoder {
                         Input::Csv(reader) => reader.raw(),
                         Input::Jsonl { reader, .. } => reader.raw(),
                     };
-                    return Some(RowOutcome::Bad { raw, line, offset, end_offset, column, reason });
+                    return Some(RowOutcome::Bad { raw, line, offset, end_offset, kind, column, reason });
                 }
             }
         }
@@ -799,6 +850,7 @@ impl BulkEncoder {
         for cell in &resolved.timed {
             let name = self.columns.get(cell.column).map_or("?", |(n, _)| n.as_str());
             let fail = |reason: std::borrow::Cow<'static, str>| RowError {
+                kind: BadRowKind::Value,
                 column: Some(BadColumn::Name(name.to_owned())),
                 reason: format!("column {name}: {reason}"),
             };
@@ -831,10 +883,11 @@ impl BulkEncoder {
     fn csv_step(&mut self) -> Step {
         let Input::Csv(reader) = &mut self.input else { return Step::NeedInput };
         let Some(record) = reader.next_record() else { return Step::NeedInput };
-        let bad = |column, reason| Step::Bad {
+        let bad = |kind, column, reason| Step::Bad {
             line: record.line,
             offset: record.offset,
             end_offset: record.end_offset,
+            kind,
             column,
             reason,
         };
@@ -847,12 +900,20 @@ impl BulkEncoder {
         let Input::Csv(reader) = &self.input else { return Step::NeedInput };
         if let Some(fault) = record.fault {
             let column = fault.field().map(|field| self.field_column(plan, field));
-            return bad(column, fault.to_string());
+            let kind = match fault {
+                CsvFault::TooLong { .. } | CsvFault::TooManyFields { .. } => BadRowKind::Size,
+                CsvFault::UnterminatedQuote { .. } | CsvFault::TextAfterClosingQuote { .. } => BadRowKind::Syntax,
+            };
+            return bad(kind, column, fault.to_string());
         }
         let found = reader.fields().len();
         match plan.width {
-            Width::Exactly(n) if found != n => return bad(None, format!("expected {n} fields, found {found}")),
-            Width::AtLeast(n) if found < n => return bad(None, format!("expected at least {n} fields, found {found}")),
+            Width::Exactly(n) if found != n => {
+                return bad(BadRowKind::Syntax, None, format!("expected {n} fields, found {found}"))
+            }
+            Width::AtLeast(n) if found < n => {
+                return bad(BadRowKind::Syntax, None, format!("expected at least {n} fields, found {found}"))
+            }
             _ => {}
         }
         let BulkEncoder { columns, text, literal, constants, values, starts, null_is_unset, .. } = self;
@@ -860,17 +921,20 @@ impl BulkEncoder {
             let Some(&Source::Field(position)) = plan.sources.get(index) else { return Ok(()) };
             let Some(&span) = reader.fields().get(position) else {
                 return Err(RowError {
+                    kind: BadRowKind::Syntax,
                     column: Some(BadColumn::Name(name.to_owned())),
                     reason: "missing field".into(),
                 });
             };
             let field = std::str::from_utf8(reader.field_bytes(span)).map_err(|e| RowError {
+                kind: BadRowKind::Encoding,
                 column: Some(BadColumn::Name(name.to_owned())),
                 reason: format!("column {name}: invalid UTF-8 at byte {} of the field", e.valid_up_to()),
             })?;
             let opts = if span.quoted { &*literal } else { &*text };
             let at = out.len();
             encode_text(ty, field, opts, out).map_err(|e| RowError {
+                kind: BadRowKind::Value,
                 column: Some(BadColumn::Name(name.to_owned())),
                 reason: format!("column {name}: {e}"),
             })?;
@@ -912,21 +976,23 @@ impl BulkEncoder {
         let Input::Jsonl { reader, scanner, slots, keys, fold_case } = input else { return Step::NeedInput };
         let Some(line) = reader.next_line() else { return Step::NeedInput };
         let Some(plan) = plan.as_ref() else { return Step::NeedInput };
-        let bad = |column, reason| Step::Bad {
+        let bad = |kind, column, reason| Step::Bad {
             line: line.line,
             offset: line.offset,
             end_offset: line.end_offset,
+            kind,
             column,
             reason,
         };
         if let Some((limit, kept)) = line.too_long {
-            return bad(None, format!("record exceeds {limit} bytes (only its first {kept} bytes are kept)"));
+            let reason = format!("record exceeds {limit} bytes (only its first {kept} bytes are kept)");
+            return bad(BadRowKind::Size, None, reason);
         }
         let text = match std::str::from_utf8(reader.raw()) {
             Ok(text) => text,
             Err(e) => {
                 let at = e.valid_up_to();
-                return bad(Some(BadColumn::Byte(at)), format!("invalid UTF-8 at byte {at}"));
+                return bad(BadRowKind::Encoding, Some(BadColumn::Byte(at)), format!("invalid UTF-8 at byte {at}"));
             }
         };
         slots.clear();
@@ -943,7 +1009,7 @@ impl BulkEncoder {
                 Some((name, _)) => BadColumn::Name(name.clone()),
                 None => BadColumn::Byte(fault.offset),
             };
-            return bad(Some(column), fault.to_string());
+            return bad(BadRowKind::Syntax, Some(column), fault.to_string());
         }
         let encoded = encode_row(columns, &plan.sources, constants, values, starts, |index, name, ty, out| {
             let Some(value) = slots.get(index).copied().flatten() else {
@@ -965,6 +1031,7 @@ impl BulkEncoder {
                 _ => text.get(value.start..value.end).unwrap_or(""),
             };
             encode_text(ty, field, literal, out).map_err(|e| RowError {
+                kind: BadRowKind::Value,
                 column: Some(BadColumn::Name(name.to_owned())),
                 reason: format!("column {name}: {e}"),
             })
@@ -975,8 +1042,8 @@ impl BulkEncoder {
 
     /// Checks the partition key and computes the token of an encoded row.
     fn finish_row(&self, encoded: Result<(), RowError>, line: u64, offset: u64, end_offset: u64) -> Step {
-        if let Err(RowError { column, reason }) = encoded {
-            return Step::Bad { line, offset, end_offset, column, reason };
+        if let Err(RowError { kind, column, reason }) = encoded {
+            return Step::Bad { line, offset, end_offset, kind, column, reason };
         }
         if self.pk_indexes.is_empty() {
             return Step::Good { token: None, line, offset, end_offset };
@@ -991,6 +1058,7 @@ impl BulkEncoder {
                     line,
                     offset,
                     end_offset,
+                    kind: BadRowKind::Value,
                     column: Some(BadColumn::Name(name.to_owned())),
                     reason: format!("partition key column {name} is {state}"),
                 };
