@@ -13,7 +13,7 @@ WASM_FEATURES := --enable-bulk-memory --enable-nontrapping-float-to-int --enable
   --enable-mutable-globals --enable-reference-types --enable-multivalue
 
 .PHONY: help bootstrap bootstrap-test build wasm dist demo test test-rust test-deno test-node test-workerd \
-  test-package test-faults test-fuzz fuzz bench cassandra-start cassandra-stop clean-demo
+  test-package test-faults test-fuzz fuzz bench cassandra-start cassandra-stop clean-demo faults-results
 
 help:
 	@echo "make demo   - set up, start a local Cassandra, load a sample CSV and query it back"
@@ -58,6 +58,11 @@ test: bootstrap-test build
 
 test-faults: bootstrap build
 	@scripts/run-tests --faults
+
+# Test runs write fault measurements to tests/faults/out/ (ignored); this publishes them into
+# the committed tests/faults/results.json and RESULTS.md, on purpose.
+faults-results:
+	@$(DENO) run -A tests/faults/publish.ts
 
 fuzz:
 	@scripts/bootstrap --fuzz

@@ -60,8 +60,12 @@ export function parseCqlType(text: string): CqlType {
   return type;
 }
 
+/** Nesting limit, the core's MAX_TYPE_DEPTH: deeper text is an error, never a stack overflow. */
+export const MAX_TYPE_DEPTH = 32;
+
 class TypeParser {
   private offset = 0;
+  private depth = 0;
   constructor(private readonly text: string) {}
 
   atEnd(): boolean {
@@ -113,7 +117,18 @@ class TypeParser {
     return match[0].toLowerCase();
   }
 
+  /** Every nested type, frozen<> included, is one level deeper. */
   parseType(): CqlType {
+    if (this.depth >= MAX_TYPE_DEPTH) throw this.error(`a type nested at most ${MAX_TYPE_DEPTH} levels deep`);
+    this.depth++;
+    try {
+      return this.parseTypeAtDepth();
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private parseTypeAtDepth(): CqlType {
     if (this.peek() === "'") return this.customType();
     const name = this.identifier();
     switch (name) {

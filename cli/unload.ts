@@ -6,6 +6,7 @@ import type { Command } from "commander";
 import { consistencyCode, type Context, contextOf, type DriverClient, withClient } from "./context.ts";
 import { CliFailure, describeError, EXIT_OK, UsageError } from "./errors.ts";
 import { formatCsvHeader, formatCsvRow, formatJsonRow, type ResultColumn } from "./format.ts";
+import { AtomicOutput } from "./files.ts";
 import { StreamOutput, type TextSink } from "./output.ts";
 import { join } from "./paths.ts";
 import { ProgressDisplay } from "./progress.ts";
@@ -37,6 +38,7 @@ interface UnloadFlags {
   maxConcurrency?: number;
   consistency?: string;
   quiet?: boolean;
+  overwrite?: boolean;
 }
 
 type Row = Record<string, unknown>;
@@ -61,7 +63,9 @@ interface Destination {
   /** The sink that a group of ranges writes to. */
   sinkFor(group: number): Promise<TextSink>;
   groups: number;
+  /** Flushes and puts every file in place; after a failure, discard() instead. */
   close(): Promise<void>;
+  discard(): Promise<void>;
   /** Whether writing can stop (a closed pipe). */
   closed(): boolean;
 }
@@ -78,7 +82,7 @@ async function isDirectoryTarget(path: string): Promise<boolean> {
 /** The sink of one file: a header written before the first rows. */
 class FileSink implements TextSink {
   private output: StreamOutput;
-  constructor(readonly file: Deno.FsFile | null, target: { write(bytes: Uint8Array): Promise<number> }) {
+  constructor(readonly file: AtomicOutput | null, target: { write(bytes: Uint8Array): Promise<number> }) {
     this.output = new StreamOutput(target);
   }
   get closed(): boolean {
@@ -92,13 +96,26 @@ class FileSink implements TextSink {
   }
 }
 
-async function openDestination(out: string | undefined, groups: number, stem: string, extension: string) {
+/** A file of the output, written to a temporary name until the unload succeeds. */
+async function openFileSink(path: string, overwrite: boolean): Promise<FileSink> {
+  const output = await AtomicOutput.create(path, overwrite);
+  return new FileSink(output, output.file);
+}
+
+async function openDestination(
+  out: string | undefined,
+  groups: number,
+  stem: string,
+  extension: string,
+  overwrite: boolean,
+) {
   if (out === undefined || out === "-") {
     const sink = new FileSink(null, Deno.stdout);
     return {
       groups: 1,
       sinkFor: () => Promise.resolve(sink),
       close: () => sink.flush(),
+      discard: () => sink.flush().catch(() => {}),
       closed: () => sink.closed,
     } satisfies Destination;
   }
@@ -113,8 +130,7 @@ async function openDestination(out: string | undefined, groups: number, stem: st
         if (sink === undefined) {
           sink = (async () => {
             const name = join(out, `${stem}-${String(group + 1).padStart(3, "0")}.${extension}`);
-            const file = await Deno.open(name, { write: true, create: true, truncate: true });
-            const created = new FileSink(file, file);
+            const created = await openFileSink(name, overwrite);
             sinks.set(group, created);
             return created;
           })();
@@ -125,21 +141,25 @@ async function openDestination(out: string | undefined, groups: number, stem: st
       close: async () => {
         for (const sink of sinks.values()) {
           await sink.flush();
-          sink.file?.close();
+          await sink.file?.commit();
         }
+      },
+      discard: async () => {
+        await Promise.allSettled(opening.values());
+        for (const sink of sinks.values()) await sink.file?.abort();
       },
       closed: () => false,
     } satisfies Destination;
   }
-  const file = await Deno.open(out, { write: true, create: true, truncate: true });
-  const sink = new FileSink(file, file);
+  const sink = await openFileSink(out, overwrite);
   return {
     groups: 1,
     sinkFor: () => Promise.resolve(sink),
     close: async () => {
       await sink.flush();
-      file.close();
+      await sink.file?.commit();
     },
+    discard: () => sink.file!.abort(),
     closed: () => false,
   } satisfies Destination;
 }
@@ -174,6 +194,7 @@ export async function unloadCommand(command: Command): Promise<number> {
   const concurrency = flags.maxConcurrency ?? config.maxConcurrency ?? UNLOAD_DEFAULT_CONCURRENCY;
   const consistency = await consistencyCode(flags.consistency ?? config.consistency);
   const quiet = flags.quiet ?? config.quiet ?? false;
+  const overwrite = flags.overwrite ?? config.overwrite ?? false;
   const connection = resolveConnection(context.flags, context.config.connection);
   const formatter = new RowFormatter(format);
   const extension = format === "csv" ? "csv" : "jsonl";
@@ -198,7 +219,7 @@ export async function unloadCommand(command: Command): Promise<number> {
     let ranges = 1;
     try {
       if (query !== undefined) {
-        destination = await openDestination(out, 1, "query", extension);
+        destination = await openDestination(out, 1, "query", extension, overwrite);
         const sink = await destination.sinkFor(0);
         const claim = withHeader ? new HeaderClaim() : null;
         await unloadStatement(
@@ -231,7 +252,7 @@ export async function unloadCommand(command: Command): Promise<number> {
         const selectList = columns.map((column) => quoteIdentifier(column.name)).join(", ");
         const tokenExpr = tokenExpression(partitionKey);
         const from = `${quoteIdentifier(keyspace)}.${quoteIdentifier(table)}`;
-        destination = await openDestination(out, concurrency, table, extension);
+        destination = await openDestination(out, concurrency, table, extension, overwrite);
         const groups = destination.groups;
         const claims = Array.from({ length: groups }, () => new HeaderClaim());
         // Each group of ranges has one worker, so a file of a directory output has one writer.
@@ -278,12 +299,13 @@ export async function unloadCommand(command: Command): Promise<number> {
         }
       }
     } catch (error) {
+      display?.stop();
+      await destination?.discard();
       if (error instanceof UsageError || error instanceof CliFailure) throw error;
       throw new CliFailure(`unload failed after ${rows} rows: ${describeError(error, secrets)}`);
-    } finally {
-      display?.stop();
-      await destination?.close();
     }
+    display?.stop();
+    await destination.close();
     if (!quiet) {
       const seconds = (performance.now() - started) / 1000;
       console.error(

@@ -9,6 +9,7 @@
 // back to exactly the rows below the watermark before reading on.
 
 import { basename, join } from "../paths.ts";
+import { writeAllSync } from "../files.ts";
 import type { SourceRecord } from "./csv_source.ts";
 import type { RowProblem } from "./row_converter.ts";
 
@@ -59,11 +60,6 @@ export interface BadFileSizes {
 
 type Kind = keyof BadFileSizes;
 
-function writeAllSync(file: Deno.FsFile, bytes: Uint8Array): void {
-  let offset = 0;
-  while (offset < bytes.length) offset += file.writeSync(bytes.subarray(offset));
-}
-
 export class BadRowLog {
   readonly badPath: string;
   readonly logPath: string;
@@ -86,6 +82,15 @@ export class BadRowLog {
     return kind === "bad" ? this.badPath : kind === "log" ? this.logPath : this.uncertainPath;
   }
 
+  /** The three files, named, for the check that none of them is an input. */
+  outputs(): Array<{ path: string; role: string }> {
+    return [
+      { path: this.badPath, role: "bad-rows file" },
+      { path: this.logPath, role: "error log" },
+      { path: this.uncertainPath, role: "uncertain-rows file" },
+    ];
+  }
+
   /** Output of an earlier run would be mistaken for this run's, so it is removed up front. */
   async removeStale(): Promise<void> {
     for (const path of [this.badPath, this.logPath, this.uncertainPath]) {
@@ -103,10 +108,20 @@ export class BadRowLog {
         await Deno.remove(path).catch(() => {});
         continue;
       }
+      let size: number;
+      try {
+        size = (await Deno.stat(path)).size;
+      } catch (error) {
+        throw new Error(`cannot resume: ${path} is missing (${(error as Error).message})`);
+      }
+      // Truncating to a larger size would pad the file with zero bytes.
+      if (size < sizes[kind]) {
+        throw new Error(`cannot resume: ${path} has ${size} bytes, fewer than the ${sizes[kind]} the checkpoint recorded`);
+      }
       try {
         await Deno.truncate(path, sizes[kind]);
       } catch (error) {
-        throw new Error(`cannot resume: ${path} is missing or unwritable (${(error as Error).message})`);
+        throw new Error(`cannot resume: ${path} is unwritable (${(error as Error).message})`);
       }
       this.sizes[kind] = sizes[kind];
     }
@@ -120,7 +135,7 @@ export class BadRowLog {
     return { ...this.sizes };
   }
 
-  private write(kind: Kind, text: string): void {
+  private write(kind: Kind, content: string | Uint8Array): void {
     let file = this.files[kind];
     if (file === undefined) {
       const path = this.pathOf(kind);
@@ -133,7 +148,7 @@ export class BadRowLog {
         this.sizes[kind] += headerBytes.length;
       }
     }
-    const bytes = encoder.encode(text);
+    const bytes = typeof content === "string" ? encoder.encode(content) : content;
     writeAllSync(file, bytes);
     this.sizes[kind] += bytes.length;
   }
@@ -144,7 +159,14 @@ export class BadRowLog {
     else this.count++;
     if (this.writeFailure !== null) return;
     try {
-      this.write(uncertain ? "uncertain" : "bad", `${record.raw}\n`);
+      // The input's bytes verbatim when known, so the bad file is an exact copy of the rows.
+      const kind = uncertain ? "uncertain" : "bad";
+      if (record.bytes !== undefined) {
+        this.write(kind, record.bytes);
+        this.write(kind, "\n");
+      } else {
+        this.write(kind, `${record.raw}\n`);
+      }
       this.write("log", `${describeProblem(record, problem)}\n`);
     } catch (error) {
       this.writeFailure = error as Error;

@@ -16,10 +16,18 @@
 // check. No row is ever applied twice; at most the rows in flight at the moment of the crash
 // (bounded by the concurrency) need that check.
 //
-// Files are written atomically: to a temporary file, then renamed over the checkpoint.
+// Files are written atomically: to a temporary file, synced, then renamed over the
+// checkpoint. A checkpoint carries a checksum and, per input, a fingerprint of the file (a
+// hash of its first and last blocks); reading one validates its shape and checksum, and
+// resuming validates each input's identity and watermark (checkResumeState): a checkpoint
+// that does not fit is an error naming the file and the reason, never a silent skip.
 
+import { z } from "zod";
+import { CliFailure } from "../errors.ts";
+import { writeFileAtomicSync } from "../files.ts";
 import { join } from "../paths.ts";
 import type { BadFileSizes } from "./bad_rows.ts";
+import type { InputFile } from "./input.ts";
 
 export interface FileCheckpoint {
   path: string;
@@ -90,11 +98,173 @@ export async function jobFileStem(job: JobIdentity): Promise<string> {
   return `load-${table}-${hash}`;
 }
 
-/** Writes text to a temporary file beside `path` and renames it over `path`. */
-export function writeFileAtomicSync(path: string, text: string): void {
-  const temporary = `${path}.tmp-${Deno.pid}`;
-  Deno.writeTextFileSync(temporary, text);
-  Deno.renameSync(temporary, path);
+const count = z.int().min(0);
+const offsets = z.array(count).optional();
+
+/** The stored form: what the loaders write, plus each input's fingerprint and a checksum. */
+const storedCheckpointSchema = z.object({
+  version: z.literal(1),
+  job: z.object({
+    table: z.string(),
+    query: z.string().nullable(),
+    inputs: z.array(z.string()),
+    split: z.string().nullable(),
+  }),
+  updatedAt: z.string(),
+  complete: z.boolean(),
+  files: z.array(z.object({
+    path: z.string(),
+    size: count.nullable(),
+    mtimeMs: z.number().nullable(),
+    fingerprint: z.string().nullable(),
+    offset: count,
+    line: z.int().min(1),
+    done: z.boolean(),
+    rowsLoaded: count,
+    badRows: count,
+    uncertainRows: count,
+    badFiles: z.object({ bad: count, log: count, uncertain: count }),
+    acked: offsets,
+    sent: offsets,
+  })),
+  checksum: z.string(),
+});
+
+const CRC32_TABLE = (() => {
+  const table = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c >>> 0;
+  }
+  return table;
+})();
+
+/**
+ * CRC-32 of the checkpoint's text. It catches a damaged or hand-edited file; it must be
+ * synchronous because checkpoints are written synchronously (see write()).
+ */
+function checksumOf(text: string): string {
+  let crc = 0xffffffff;
+  for (const byte of new TextEncoder().encode(text)) crc = CRC32_TABLE[(crc ^ byte) & 0xff] ^ (crc >>> 8);
+  return `crc32:${((crc ^ 0xffffffff) >>> 0).toString(16).padStart(8, "0")}`;
+}
+
+/** What identifies an input between runs: size, modification time, and a hash of its ends. */
+export interface InputIdentity {
+  path: string;
+  size: number | null;
+  mtimeMs: number | null;
+  fingerprint: string | null;
+}
+
+const FINGERPRINT_BLOCK = 64 * 1024;
+
+async function readBlock(file: Deno.FsFile, at: number, length: number): Promise<Uint8Array> {
+  const block = new Uint8Array(length);
+  await file.seek(at, Deno.SeekMode.Start);
+  let filled = 0;
+  while (filled < length) {
+    const read = await file.read(block.subarray(filled));
+    if (read === null) break;
+    filled += read;
+  }
+  return block.subarray(0, filled);
+}
+
+/** Size, mtime and SHA-256 of the first and last 64 KiB of an input file (stdin: none). */
+export async function inputIdentity(path: string): Promise<InputIdentity> {
+  if (path === "-") return { path, size: null, mtimeMs: null, fingerprint: null };
+  const file = await Deno.open(path, { read: true });
+  try {
+    const info = await file.stat();
+    const first = await readBlock(file, 0, Math.min(FINGERPRINT_BLOCK, info.size));
+    const lastStart = Math.max(first.length, info.size - FINGERPRINT_BLOCK);
+    const last = await readBlock(file, lastStart, info.size - lastStart);
+    const both = new Uint8Array(first.length + last.length);
+    both.set(first);
+    both.set(last, first.length);
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", both));
+    return {
+      path,
+      size: info.size,
+      mtimeMs: info.mtime?.getTime() ?? null,
+      fingerprint: `sha256:${Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("")}`,
+    };
+  } finally {
+    file.close();
+  }
+}
+
+/** The bytes at `offset - 1` and `offset` of the input's data (decompressed for .gz); null past the end. */
+async function bytesAround(input: InputFile, offset: number): Promise<{ before: number | null; at: number | null }> {
+  if (!input.gzip) {
+    const file = await Deno.open(input.path, { read: true });
+    try {
+      const block = await readBlock(file, offset - 1, 2);
+      return { before: block[0] ?? null, at: block[1] ?? null };
+    } finally {
+      file.close();
+    }
+  }
+  const file = await Deno.open(input.path, { read: true });
+  const reader = file.readable.pipeThrough(new DecompressionStream("gzip")).getReader();
+  const found: { before: number | null; at: number | null } = { before: null, at: null };
+  let seen = 0;
+  try {
+    for (;;) {
+      const next = await reader.read();
+      if (next.done) return found;
+      const end = seen + next.value.length;
+      if (offset - 1 >= seen && offset - 1 < end) found.before = next.value[offset - 1 - seen];
+      if (offset >= seen && offset < end) {
+        found.at = next.value[offset - seen];
+        return found;
+      }
+      seen = end;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+}
+
+/**
+ * Refuses to resume an input from a checkpoint that does not describe it: another file, a
+ * changed one (size, mtime, fingerprint), or a watermark that is not the start of a record
+ * within the file. Bad-file sizes are checked when the files are cut back (BadRowLog).
+ */
+export async function checkResumeState(
+  checkpointPath: string,
+  state: FileCheckpoint & { fingerprint?: string | null },
+  identity: InputIdentity,
+  input: InputFile,
+): Promise<void> {
+  const refuse = (what: string): never => {
+    throw new CliFailure(
+      `cannot resume from ${checkpointPath}: ${what}; remove the checkpoint to load ${input.path} from the start`,
+    );
+  };
+  // Which file it is, is settled by the job identity (real paths); here: is it still the same?
+  if (state.size !== identity.size || state.mtimeMs !== identity.mtimeMs) {
+    refuse(
+      `${input.path} changed since the checkpoint (size ${identity.size}, was ${state.size}; ` +
+        `modified ${identity.mtimeMs}, was ${state.mtimeMs})`,
+    );
+  }
+  if ((state.fingerprint ?? null) !== identity.fingerprint) {
+    refuse(`${input.path} is not the file the checkpoint was taken of (its content fingerprint differs)`);
+  }
+  // Stdin has no identity to check; its watermark is trusted as the job's (same job hash).
+  if (input.path === "-" || state.offset === 0) return;
+  const { before, at } = await bytesAround(input, state.offset);
+  if (before === null) refuse(`offset ${state.offset} of ${input.path} is past the end of its data`);
+  // A record starts after a line end (not between the CR and LF of one), or the data ends there.
+  const afterLineEnd = before === 0x0a || (before === 0x0d && at !== 0x0a);
+  if (at !== null && !afterLineEnd) {
+    refuse(`offset ${state.offset} of ${input.path} is not at the start of a record`);
+  }
+  const beyondEnd = [...state.acked ?? [], ...state.sent ?? []].find((offset) => offset < state.offset);
+  if (beyondEnd !== undefined) refuse(`journal offset ${beyondEnd} lies below the watermark ${state.offset}`);
 }
 
 export class CheckpointStore {
@@ -103,6 +273,8 @@ export class CheckpointStore {
   private journal: Deno.FsFile | null = null;
   private pendingAcks: string[] = [];
   private readonly encoder = new TextEncoder();
+  /** Each input's fingerprint, stored beside it in every checkpoint written. */
+  private fingerprints: Array<string | null> = [];
 
   constructor(directory: string, stem: string, readonly journaled: boolean) {
     this.path = join(directory, `${stem}.checkpoint.json`);
@@ -117,8 +289,7 @@ export class CheckpointStore {
       if (error instanceof Deno.errors.NotFound) return null;
       throw error;
     }
-    const checkpoint = JSON.parse(text) as Checkpoint;
-    if (checkpoint.version !== 1) throw new Error(`${this.path}: unknown checkpoint version ${checkpoint.version}`);
+    const checkpoint = this.parse(text);
     const acked = new Set<string>();
     const sent = new Set<string>();
     let journalText = "";
@@ -134,6 +305,32 @@ export class CheckpointStore {
       (match[1] === "A" ? acked : sent).add(`${match[2]}:${match[3]}`);
     }
     return { checkpoint, journal: { acked, sent } };
+  }
+
+  /** Validates shape and checksum; a bad checkpoint is an error naming the file and the fault. */
+  private parse(text: string): Checkpoint {
+    const refuse = (what: string): never => {
+      throw new CliFailure(`${this.path} is not a valid checkpoint: ${what}; remove it to start over`);
+    };
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      refuse(`not JSON (${(error as Error).message})`);
+    }
+    const result = storedCheckpointSchema.safeParse(value);
+    if (!result.success) {
+      const issue = result.error.issues[0];
+      refuse(`${issue.path.join(".") || "(top level)"}: ${issue.message}`);
+    }
+    const { checksum, ...rest } = value as { checksum: string };
+    if (checksumOf(JSON.stringify(rest)) !== checksum) refuse("its checksum does not match its content (damaged or edited)");
+    return rest as unknown as Checkpoint;
+  }
+
+  /** The fingerprints of the inputs, in the checkpoint's file order. */
+  setFingerprints(fingerprints: Array<string | null>): void {
+    this.fingerprints = fingerprints;
   }
 
   async openJournal(fresh: boolean): Promise<void> {
@@ -180,7 +377,12 @@ export class CheckpointStore {
    * so no journal line can slip in between.
    */
   write(checkpoint: Checkpoint): void {
-    writeFileAtomicSync(this.path, JSON.stringify(checkpoint, null, 1) + "\n");
+    const stored = {
+      ...checkpoint,
+      files: checkpoint.files.map((file, i) => ({ ...file, fingerprint: this.fingerprints[i] ?? null })),
+    };
+    const checksum = checksumOf(JSON.stringify(stored));
+    writeFileAtomicSync(this.path, JSON.stringify({ ...stored, checksum }, null, 1) + "\n");
     if (this.journal !== null) {
       this.pendingAcks = [];
       this.journal.truncateSync(0);

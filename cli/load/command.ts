@@ -8,12 +8,22 @@ import { CliFailure, EXIT_BAD_ROWS, EXIT_FAILURE, EXIT_OK, UsageError } from "..
 import { resolveConnection } from "../settings.ts";
 import { ProgressDisplay } from "../progress.ts";
 import { LOAD_DEFAULTS } from "../defaults.ts";
-import type { LoadConfig } from "../../schemas/job.ts";
+import type { ConversionConfig, LoadConfig } from "../../schemas/job.ts";
+import { conversionSettings } from "../conversion_options.ts";
+import { splitFromEnvironment } from "./split_auto.ts";
 import { alignToLineStart, expandInputs, type InputFile } from "./input.ts";
 import { CsvFileSource, JsonlFileSource, type RowSource } from "./csv_source.ts";
 import { checkCsvFormat } from "./csv_parser.ts";
 import { BadRowLog, uniqueStems } from "./bad_rows.ts";
-import { CheckpointStore, type FileCheckpoint, jobFileStem, type JobIdentity } from "./checkpoint.ts";
+import {
+  CheckpointStore,
+  checkResumeState,
+  type FileCheckpoint,
+  inputIdentity,
+  jobFileStem,
+  type JobIdentity,
+} from "./checkpoint.ts";
+import { refuseInputsAsOutputs } from "../files.ts";
 import { type LoadInput, type LoadPlan, type LoadProgress, type LoadSummary, type Params, runLoad } from "./loader.ts";
 import { type CoreLoadInput, type CorePlan, runCoreLoad } from "./core_loader.ts";
 import { readTableSchema } from "./schema.ts";
@@ -40,7 +50,7 @@ const DEFAULT_MAX_RETRIES = LOAD_DEFAULTS.maxRetries;
 const DEFAULT_CHECKPOINT_SECONDS = LOAD_DEFAULTS.checkpointSeconds;
 const DEFAULT_PROGRESS_SECONDS = LOAD_DEFAULTS.progressSeconds;
 
-export interface LoadFlags {
+export interface LoadFlags extends ConversionConfig {
   table?: string;
   query?: string;
   format?: "csv" | "jsonl";
@@ -87,10 +97,17 @@ export function parseSplit(text: string): { index: number; count: number } {
   return { index, count };
 }
 
-/** Microseconds since the epoch, from digits (µs) or an ISO-8601 date-time. */
+/** An ISO-8601 date or date-time that ends in a zone: Z, +hh, +hh:mm or +hhmm. */
+const HAS_ZONE = /(?:[Zz]|[+-][0-9]{2}(?::?[0-9]{2})?)$/;
+
+/**
+ * Microseconds since the epoch, from digits (µs) or an ISO-8601 date-time. One without a
+ * zone is UTC, as row timestamps are (Date.parse would read a date-time as local time).
+ */
 export function parseWriteTimestamp(text: string): bigint {
   if (/^-?[0-9]+$/.test(text)) return BigInt(text);
-  const millis = Date.parse(text);
+  const zoned = /^[0-9]{4}-[0-9]{2}-[0-9]{2}/.test(text) && !HAS_ZONE.test(text.slice(10)) ? `${text}Z` : text;
+  const millis = Date.parse(zoned);
   if (Number.isNaN(millis)) {
     throw new UsageError(`--timestamp ${text}: expected microseconds since the epoch or an ISO-8601 date-time`);
   }
@@ -144,6 +161,7 @@ interface ResolvedLoad {
   hasHeader: boolean;
   csv: { delimiter: string; quote: string; escape?: string; comment?: string };
   nullValues: string[];
+  conversion: ConversionConfig;
   ttl: number | undefined;
   timestamp: bigint | undefined;
   maxConcurrency: number;
@@ -180,7 +198,7 @@ function resolveSettings(fileArguments: string[], flags: LoadFlags, config: Load
     ) => name !== "");
   const constants = flags.set !== undefined
     ? flags.set.map(parseConstant)
-    : Object.entries(config.set ?? {}).map(([column, value]) => [column, String(value)] as [string, string]);
+    : Object.entries(config.set ?? {});
   const timestampText = flags.timestamp ?? (config.timestamp !== undefined ? String(config.timestamp) : undefined);
   const splitText = flags.split ?? config.split;
   const batchSize = flags.batchSize ?? config.batchSize ?? 1;
@@ -200,6 +218,7 @@ function resolveSettings(fileArguments: string[], flags: LoadFlags, config: Load
       comment: flags.comment ?? config.comment,
     },
     nullValues: flags.nullValue ?? config.nullValues ?? [""],
+    conversion: conversionSettings(flags as Record<string, unknown>, config),
     ttl: flags.ttl ?? config.ttl,
     timestamp: timestampText !== undefined ? parseWriteTimestamp(timestampText) : undefined,
     maxConcurrency: flags.maxConcurrency ?? config.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
@@ -212,7 +231,11 @@ function resolveSettings(fileArguments: string[], flags: LoadFlags, config: Load
     checkpointDir: flags.checkpointDir ?? config.checkpointDir ?? flags.badDir ?? config.badDir ?? DEFAULT_BAD_DIR,
     checkpointSeconds: flags.checkpointInterval ?? config.checkpointInterval ?? DEFAULT_CHECKPOINT_SECONDS,
     resume: flags.resume ?? config.resume ?? false,
-    split: splitText !== undefined ? parseSplit(splitText) : null,
+    split: splitText === undefined
+      ? null
+      : splitText.trim() === "auto"
+      ? splitFromEnvironment(Deno.env.toObject())
+      : parseSplit(splitText),
     dryRun: flags.dryRun ?? config.dryRun ?? false,
     consistency: flags.consistency ?? config.consistency,
     json: flags.json ?? config.json ?? false,
@@ -456,11 +479,8 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
       split: settings.split === null ? null : `${settings.split.index}/${settings.split.count}`,
     };
     const store = new CheckpointStore(settings.checkpointDir, await jobFileStem(job), !target.idempotent);
-    const identities = await Promise.all(plans.map(async ({ input }) => {
-      if (input.path === "-") return { path: "-", size: null, mtimeMs: null };
-      const info = await Deno.stat(input.path);
-      return { path: input.path, size: info.size, mtimeMs: info.mtime?.getTime() ?? null };
-    }));
+    const identities = await Promise.all(plans.map(({ input }) => inputIdentity(input.path)));
+    store.setFingerprints(identities.map((identity) => identity.fingerprint));
 
     let saved: Awaited<ReturnType<CheckpointStore["read"]>> = null;
     if (settings.resume && !settings.dryRun) {
@@ -483,25 +503,31 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
       else if (settings.engine === "core") throw new UsageError(`--engine core: ${obstacle}`);
       else engineNote = obstacle;
     }
+    if (engine === "js" && Object.keys(settings.conversion).length > 0) {
+      const keys = Object.keys(settings.conversion).join(", ");
+      throw new UsageError(`conversion settings (${keys}) are applied by the core path, which this load cannot use: ${engineNote}`);
+    }
+
+    const badLogs = stems.map((stem) => new BadRowLog(settings.badDir, stem));
+    await refuseInputsAsOutputs(plans.map(({ input }) => input.path), [
+      { path: store.path, role: "checkpoint" },
+      { path: store.journalPath, role: "checkpoint journal" },
+      ...badLogs.flatMap((log) => log.outputs()),
+    ]);
 
     const loadInputs: LoadInput[] = [];
     const coreInputs: CoreLoadInput[] = [];
     for (const [i, plan] of plans.entries()) {
       const { input } = plan;
       const format = formats[i];
-      const badLog = new BadRowLog(settings.badDir, stems[i]);
+      const badLog = badLogs[i];
       let start = plan.start;
       let resume: FileCheckpoint | undefined;
       let resumeAcked: Set<number> | undefined;
       let resumeSent: Set<number> | undefined;
       const fileState: FileCheckpoint | undefined = saved?.checkpoint.files[i];
       if (fileState !== undefined) {
-        const identity = identities[i];
-        if (identity.size !== fileState.size || identity.mtimeMs !== fileState.mtimeMs) {
-          throw new UsageError(
-            `cannot resume: ${input.path} changed since the checkpoint (size or modification time differ)`,
-          );
-        }
+        await checkResumeState(store.path, fileState, identities[i], input);
         start = { offset: fileState.offset, line: fileState.line };
         resume = fileState;
         if (store.journaled) {
@@ -638,6 +664,7 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
             csv: settings.csv,
             hasHeader: settings.hasHeader,
             nullValues: settings.nullValues,
+            conversion: settings.conversion,
             maxConcurrency: settings.maxConcurrency,
             initialConcurrency: Math.min(DEFAULT_INITIAL_CONCURRENCY, settings.maxConcurrency),
             maxErrors: settings.maxErrors,

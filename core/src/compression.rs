@@ -18,6 +18,16 @@ use crate::error::ProtocolError;
 /// The v4 LZ4 body starts with the uncompressed length as a big-endian u32.
 const LZ4_LENGTH_PREFIX: usize = 4;
 
+/// No LZ4 block decompresses to more than 255 bytes per byte: a match costs at least three
+/// bytes (token and offset) for at most 19 bytes, and each further length byte adds at most
+/// 255; literals are copied one for one. A larger declared length is a lie, refused before
+/// the output is allocated.
+pub const MAX_LZ4_RATIO: usize = 255;
+
+/// No Snappy block decompresses to more than 22 bytes per byte: its best element, a 2-byte
+/// offset copy, spends 3 bytes on at most 64.
+pub const MAX_SNAPPY_RATIO: usize = 22;
+
 /// A body compression algorithm, or none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Compression {
@@ -84,6 +94,17 @@ fn over_cap(field: &'static str, offset: usize, declared: usize, max_len: usize)
     ProtocolError::remote(field, offset, format!("declares {declared} uncompressed bytes, over the limit of {max_len}"))
 }
 
+fn check_ratio(field: &'static str, declared: usize, compressed: usize, ratio: usize) -> Result<(), ProtocolError> {
+    if declared <= compressed.saturating_mul(ratio) {
+        return Ok(());
+    }
+    Err(ProtocolError::remote(
+        field,
+        0,
+        format!("declares {declared} uncompressed bytes, more than {ratio} times the {compressed} compressed bytes can hold"),
+    ))
+}
+
 fn compress_lz4(body: &[u8], out: &mut Vec<u8>) -> Result<(), ProtocolError> {
     let Ok(declared) = u32::try_from(body.len()) else {
         return Err(ProtocolError::local(
@@ -120,6 +141,7 @@ fn decompress_lz4(body: &[u8], max_len: usize, out: &mut Vec<u8>) -> Result<(), 
     if declared > max_len {
         return Err(over_cap("lz4 uncompressed length", 0, declared, max_len));
     }
+    check_ratio("lz4 uncompressed length", declared, block.len(), MAX_LZ4_RATIO)?;
     let start = out.len();
     out.resize(start + declared, 0);
     let result = lz4_flex::block::decompress_into(block, &mut out[start..]);
@@ -174,6 +196,7 @@ fn decompress_snappy(body: &[u8], max_len: usize, out: &mut Vec<u8>) -> Result<(
     if declared > max_len {
         return Err(over_cap("snappy uncompressed length", 0, declared, max_len));
     }
+    check_ratio("snappy uncompressed length", declared, body.len(), MAX_SNAPPY_RATIO)?;
     let start = out.len();
     out.resize(start + declared, 0);
     match snap::raw::Decoder::new().decompress(body, &mut out[start..]) {
@@ -268,6 +291,39 @@ mod tests {
         // None: the body itself is the size.
         let err = Compression::None.decompress(&[1, 2, 3], 2, &mut out).unwrap_err();
         assert_eq!(err.field, "body");
+    }
+
+    #[test]
+    fn a_declared_length_beyond_the_algorithm_ratio_is_refused_before_allocating() {
+        // Issue #12: a 1-byte LZ4 block that claims 256 MiB, under the frame cap.
+        let cap = 256 << 20;
+        let mut out = Vec::new();
+        let err = Compression::Lz4.decompress(&[0x10, 0, 0, 0, 0], cap, &mut out).unwrap_err();
+        assert_eq!((err.side, err.field, err.offset), (Side::Remote, "lz4 uncompressed length", 0));
+        assert_eq!(err.reason, "declares 268435456 uncompressed bytes, more than 255 times the 1 compressed bytes can hold");
+        assert_eq!(out.capacity(), 0);
+        // Snappy: a 4-byte varint claiming 256 MiB (0x80 0x80 0x80 0x80 0x01) and one byte.
+        let err = Compression::Snappy.decompress(&[0x80, 0x80, 0x80, 0x80, 0x01, 0x00], cap, &mut out).unwrap_err();
+        assert_eq!((err.field, err.offset), ("snappy uncompressed length", 0));
+        assert_eq!(err.reason, "declares 268435456 uncompressed bytes, more than 22 times the 6 compressed bytes can hold");
+        assert_eq!(out.capacity(), 0);
+    }
+
+    #[test]
+    fn the_best_real_ratios_stay_within_the_bounds() {
+        // Runs of one byte are each algorithm's best case.
+        for (algorithm, ratio) in [(Compression::Lz4, MAX_LZ4_RATIO), (Compression::Snappy, MAX_SNAPPY_RATIO)] {
+            for len in [1, 100, 70_000, 1 << 20] {
+                let body = vec![7u8; len];
+                let mut compressed = Vec::new();
+                algorithm.compress(&body, &mut compressed).unwrap();
+                let block = if algorithm == Compression::Lz4 { compressed.len() - 4 } else { compressed.len() };
+                assert!(len <= block * ratio, "{algorithm:?} {len} from {block}");
+                let mut out = Vec::new();
+                algorithm.decompress(&compressed, len, &mut out).unwrap();
+                assert_eq!(out, body);
+            }
+        }
     }
 
     #[test]

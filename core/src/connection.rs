@@ -19,6 +19,7 @@ use crate::error::{ProtocolError, Side};
 use crate::v5::{FrameDecoder, FrameEncoder};
 use crate::frame::{finish_frame, flags, FrameHeader, Opcode, HEADER_LEN};
 use crate::message::{self, BatchStatement, BatchType, QueryOptions, ServerError, ServerEvent};
+use crate::scylla::ScyllaFeatures;
 use crate::wire::{Reader, Writer};
 
 pub type RequestId = u32;
@@ -37,6 +38,11 @@ pub struct Config {
     /// Stream ids this connection may use at once; requests beyond it queue.
     pub max_streams: usize,
     pub request_timeout_us: u64,
+    /// The whole handshake (OPTIONS to READY, authentication and USE included) must finish
+    /// within this long after [`Connection::start`], or the connection closes with
+    /// [`CloseReason::HandshakeTimeout`]: a node that accepts TCP and then stays silent must
+    /// not hold a pool slot forever.
+    pub handshake_timeout_us: u64,
     /// An idle connection sends OPTIONS after this long; 0 disables heartbeats.
     pub heartbeat_interval_us: u64,
     /// A connection with more timed-out, still-unanswered stream ids than this drains.
@@ -57,6 +63,7 @@ impl Default for Config {
             max_frame_bytes: 256 * 1024 * 1024,
             max_streams: MAX_STREAMS,
             request_timeout_us: 12_000_000,
+            handshake_timeout_us: 10_000_000,
             heartbeat_interval_us: 30_000_000,
             orphan_limit: 1024,
             driver_version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -179,6 +186,10 @@ pub enum CloseReason {
     HeartbeatTimeout {
         message: String,
     },
+    /// The handshake did not reach READY before [`Config::handshake_timeout_us`].
+    HandshakeTimeout {
+        message: String,
+    },
     Local {
         message: String,
     },
@@ -196,6 +207,7 @@ impl CloseReason {
             | CloseReason::Handshake { message, .. }
             | CloseReason::VersionRefused { message, .. }
             | CloseReason::HeartbeatTimeout { message }
+            | CloseReason::HandshakeTimeout { message }
             | CloseReason::Local { message } => message,
         }
     }
@@ -306,12 +318,28 @@ pub struct Connection {
     /// When set, the owner (a session) decides when event bodies may be overwritten.
     manual_arena: bool,
     last_activity: u64,
+    /// When the handshake must be done by; set by [`Connection::start`].
+    handshake_deadline: u64,
     heartbeat_in_flight: bool,
     authenticator: Option<Box<dyn Authenticator>>,
     supported: Vec<(String, Vec<String>)>,
+    scylla: ScyllaFeatures,
 }
 
 const HANDSHAKE_STREAM: i16 = 0;
+
+/// What an emptied buffer keeps of its capacity: enough that ordinary traffic reuses it, but
+/// one huge result must not pin its size for the life of the connection (as in
+/// [`crate::v5::FrameDecoder`]).
+pub const BUFFER_KEEP: usize = 512 * 1024;
+
+/// Empties nothing: shrinks `buf`'s capacity back to [`BUFFER_KEEP`] (or its length, if
+/// longer) once it grew past it.
+fn shrink(buf: &mut Vec<u8>) {
+    if buf.capacity() > BUFFER_KEEP {
+        buf.shrink_to(BUFFER_KEEP.max(buf.len()));
+    }
+}
 
 /// How envelopes travel once the handshake has reached READY or AUTHENTICATE.
 enum Wire {
@@ -352,9 +380,11 @@ impl Connection {
             events: VecDeque::new(),
             manual_arena: false,
             last_activity: 0,
+            handshake_deadline: 0,
             heartbeat_in_flight: false,
             authenticator: None,
             supported: Vec::new(),
+            scylla: ScyllaFeatures::default(),
         }
     }
 
@@ -378,6 +408,10 @@ impl Connection {
     pub fn supported(&self) -> &[(String, Vec<String>)] {
         &self.supported
     }
+    /// Scylla's extensions the server offered (empty for Cassandra).
+    pub fn scylla(&self) -> &ScyllaFeatures {
+        &self.scylla
+    }
     pub fn is_usable(&self) -> bool {
         self.state == State::Ready
     }
@@ -391,6 +425,7 @@ impl Connection {
             return;
         }
         self.last_activity = now;
+        self.handshake_deadline = now.saturating_add(self.config.handshake_timeout_us);
         let start = FrameHeader::begin_request(&mut self.out, self.version, 0, HANDSHAKE_STREAM, Opcode::Options);
         finish_frame(&mut self.out, start);
         self.state = State::Options;
@@ -485,6 +520,13 @@ impl Connection {
         }
     }
 
+    /// Closes the connection because its owner found the peer's bytes unacceptable (a reply
+    /// the session reads itself, say): what is in flight fails with that protocol error, and
+    /// the last event is [`Event::Closed`] with it.
+    pub fn fail(&mut self, error: &ProtocolError) {
+        self.close(CloseReason::from_protocol(error));
+    }
+
     // ---- inputs ---------------------------------------------------------------------
 
     pub fn handle_bytes(&mut self, now: u64, chunk: &[u8]) {
@@ -538,6 +580,10 @@ impl Connection {
             }
         }
         self.inbuf.drain(..consumed);
+        shrink(&mut self.inbuf);
+        // Decompressed bodies were copied to the arena: the scratch is free.
+        self.decompressed.clear();
+        shrink(&mut self.decompressed);
         self.prune_deadlines();
     }
 
@@ -603,6 +649,13 @@ impl Connection {
         if self.state == State::Closed {
             return;
         }
+        if self.is_handshaking() && now >= self.handshake_deadline {
+            let ms = self.config.handshake_timeout_us / 1000;
+            self.close(CloseReason::HandshakeTimeout {
+                message: format!("the server did not complete the handshake within {ms} ms (stuck in {:?})", self.state),
+            });
+            return;
+        }
         while let Some(Reverse((deadline, stream, id))) = self.deadlines.peek().copied() {
             if deadline > now {
                 break;
@@ -653,6 +706,7 @@ impl Connection {
         let n = self.transmit_buffer().len();
         buf.extend_from_slice(&self.wire_out);
         self.wire_out.clear();
+        shrink(&mut self.wire_out);
         n
     }
 
@@ -669,6 +723,7 @@ impl Connection {
                 }
             }
             self.out.clear();
+            shrink(&mut self.out);
         }
         &self.wire_out
     }
@@ -679,12 +734,16 @@ impl Connection {
 
     pub fn consume_transmit(&mut self) {
         self.wire_out.clear();
+        shrink(&mut self.wire_out);
     }
 
     /// The next instant at which `handle_timeout` has work, if any.
     pub fn poll_timeout(&self) -> Option<u64> {
         if self.state == State::Closed {
             return None;
+        }
+        if self.is_handshaking() {
+            return Some(self.handshake_deadline);
         }
         let request = self.deadlines.peek().map(|Reverse((d, _, _))| *d);
         let heartbeat = self.heartbeat_deadline();
@@ -718,6 +777,7 @@ impl Connection {
     fn begin_call(&mut self) {
         if self.events.is_empty() && !self.manual_arena {
             self.arena.clear();
+            shrink(&mut self.arena);
         }
     }
 
@@ -730,7 +790,22 @@ impl Connection {
     pub fn release_arena(&mut self) {
         if self.events.is_empty() {
             self.arena.clear();
+            shrink(&mut self.arena);
         }
+    }
+
+    /// Bytes of capacity held by this connection's buffers (input, decompression, event
+    /// arena, output, backlog): what a large result leaves behind once it was handed over.
+    pub fn buffer_capacity(&self) -> usize {
+        let v5 = match &self.wire {
+            Wire::V5 { decoder, .. } => decoder.buffer_capacity(),
+            _ => 0,
+        };
+        [&self.inbuf, &self.decompressed, &self.arena, &self.out, &self.wire_out, &self.backlog]
+            .iter()
+            .map(|b| b.capacity())
+            .sum::<usize>()
+            + v5
     }
 
     /// A response body previously delivered, by its range in the arena.
@@ -769,6 +844,10 @@ impl Connection {
         if self.orphans > self.config.orphan_limit && self.state == State::Ready {
             self.state = State::Draining;
         }
+    }
+
+    fn is_handshaking(&self) -> bool {
+        matches!(self.state, State::Options | State::Startup | State::Authenticating | State::UseKeyspace)
     }
 
     fn heartbeat_deadline(&self) -> Option<u64> {
@@ -828,6 +907,7 @@ impl Connection {
             self.occupy(stream, q.id, Purpose::User, q.deadline, q.timeout_us);
             if self.queued.is_empty() {
                 self.backlog.clear();
+                shrink(&mut self.backlog);
             }
             return;
         }
@@ -845,18 +925,14 @@ impl Connection {
     fn write_startup(&mut self) {
         let start = FrameHeader::begin_request(&mut self.out, self.version, 0, HANDSHAKE_STREAM, Opcode::Startup);
         let driver_version = self.config.driver_version.clone();
-        let mut w = Writer::new(&mut self.out);
-        match self.config.compression.name() {
-            Some(c) => w.string_map(&[
-                ("CQL_VERSION", "3.0.0"),
-                ("DRIVER_NAME", "cqlwire"),
-                ("DRIVER_VERSION", &driver_version),
-                ("COMPRESSION", c),
-            ]),
-            None => {
-                w.string_map(&[("CQL_VERSION", "3.0.0"), ("DRIVER_NAME", "cqlwire"), ("DRIVER_VERSION", &driver_version)])
-            }
+        let extensions = self.scylla.startup_options();
+        let mut options: Vec<(&str, &str)> =
+            vec![("CQL_VERSION", "3.0.0"), ("DRIVER_NAME", "cqlwire"), ("DRIVER_VERSION", &driver_version)];
+        if let Some(c) = self.config.compression.name() {
+            options.push(("COMPRESSION", c));
         }
+        options.extend(extensions.iter().map(|(k, v)| (*k, v.as_str())));
+        Writer::new(&mut self.out).string_map(&options);
         finish_frame(&mut self.out, start);
         self.state = State::Startup;
         // On v4 the server may compress everything after STARTUP, READY included.
@@ -972,6 +1048,7 @@ impl Connection {
         match (self.state, h.opcode) {
             (State::Options, Opcode::Supported) => {
                 self.supported = message::decode_supported(body).map_err(|e| CloseReason::from_protocol(&e))?;
+                self.scylla = ScyllaFeatures::parse(&self.supported).map_err(|e| CloseReason::from_protocol(&e))?;
                 self.write_startup();
                 Ok(())
             }
@@ -1079,7 +1156,8 @@ impl Connection {
             Opcode::Error => {
                 let body = skip_response_prefix(self.body(src, body_start, body_end), h.flags)
                     .map_err(|e| CloseReason::from_protocol(&e))?;
-                let err = ServerError::decode(body, h.version).map_err(|e| CloseReason::from_protocol(&e))?;
+                let err = ServerError::decode_with(body, h.version, self.scylla.rate_limit_error_code)
+                    .map_err(|e| CloseReason::from_protocol(&e))?;
                 self.events.push_back(EventRec::Failed { id, error: RequestError::Server(err) });
                 Ok(())
             }

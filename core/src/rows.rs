@@ -55,7 +55,8 @@ impl<'a> Rows<'a> {
         } else {
             None
         };
-        let mut columns = Vec::with_capacity(count as usize);
+        // Each column spec takes at least 4 bytes (a name length and a type id).
+        let mut columns = Vec::with_capacity((count as usize).min(r.remaining() / 4));
         for _ in 0..count {
             let (keyspace, table) = match global {
                 Some(g) => g,
@@ -65,11 +66,7 @@ impl<'a> Rows<'a> {
             let ty = ColumnType::read(&mut r)?;
             columns.push(Column { keyspace, table, name, ty });
         }
-        let row_count = r.i32("rows_count")?;
-        if row_count < 0 {
-            return Err(r.error("rows_count", format!("negative count {row_count}")));
-        }
-        let row_count = row_count as usize;
+        let row_count = crate::types::read_row_count(&mut r, columns.len())?;
         let content = r;
         // Walk every cell once so that iteration below cannot fail half way.
         let mut check = content;
@@ -218,4 +215,64 @@ fn write_csv_field(text: &str, f: &CsvFormat, out: &mut Vec<u8>, empty_is_value:
         out.push(c);
     }
     out.push(f.quote);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Side;
+
+    /// A Rows body with a global table spec, `columns` int columns and the given tail.
+    fn body(columns: usize, tail: &[u8]) -> Vec<u8> {
+        let mut b = [2i32, 1, columns as i32].iter().flat_map(|v| v.to_be_bytes()).collect::<Vec<u8>>();
+        b.extend_from_slice(&[0, 1, b'k', 0, 1, b't']);
+        for i in 0..columns {
+            b.extend_from_slice(&[0, 1, b'a' + i as u8, 0, 0x09]);
+        }
+        b.extend_from_slice(tail);
+        b
+    }
+
+    #[test]
+    fn zero_columns_with_rows_are_refused_at_the_count() {
+        // The 16-byte reply from issue #12: no global spec, no columns, 2^31 - 1 rows.
+        let hostile = [0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0x7F, 0xFF, 0xFF, 0xFF];
+        let err = Rows::parse(&hostile).unwrap_err();
+        assert_eq!((err.side, err.field, err.offset), (Side::Remote, "rows count", 12));
+        assert_eq!(err.reason, "2147483647 rows without any column");
+        // Zero columns and zero rows is a well-formed empty result.
+        let empty = Rows::parse(&[0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]).unwrap();
+        assert_eq!(empty.row_count, 0);
+    }
+
+    #[test]
+    fn row_count_is_capped_by_the_bytes_present() {
+        // Two int columns need at least 8 bytes a row; 3 rows in 20 bytes cannot be.
+        let mut tail = 3i32.to_be_bytes().to_vec();
+        tail.extend_from_slice(&[0xFF; 20]);
+        let b = body(2, &tail);
+        let err = Rows::parse(&b).unwrap_err();
+        let count_at = b.len() - tail.len();
+        assert_eq!((err.field, err.offset), ("rows count", count_at));
+        assert_eq!(err.reason, "3 rows of 2 columns cannot fit in 20 bytes");
+        // 3 rows of nulls fit in 24.
+        tail.extend_from_slice(&[0xFF; 4]);
+        let b = body(2, &tail);
+        let rows = Rows::parse(&b).unwrap();
+        assert_eq!(rows.row_count, 3);
+        let mut seen = 0;
+        rows.for_each_row(|cells| {
+            assert_eq!(cells, [None, None]);
+            seen += 1;
+        });
+        assert_eq!(seen, 3);
+    }
+
+    #[test]
+    fn a_column_count_without_the_bytes_fails_at_the_first_missing_column() {
+        let mut b = [2i32, 1, 65535].iter().flat_map(|v| v.to_be_bytes()).collect::<Vec<u8>>();
+        b.extend_from_slice(&[0, 1, b'k', 0, 1, b't']);
+        let err = Rows::parse(&b).unwrap_err();
+        assert_eq!((err.field, err.offset), ("column name", 18));
+    }
 }

@@ -422,6 +422,12 @@ impl FrameDecoder {
         self.compression
     }
 
+    /// Bytes of capacity held by the decoder's buffers (partial frame, payload, large
+    /// envelope): bounded by one frame plus [`LARGE_BUFFER_KEEP`] between envelopes.
+    pub fn buffer_capacity(&self) -> usize {
+        self.partial.capacity() + self.payload.capacity() + self.large.capacity()
+    }
+
     /// Bytes of the framed stream consumed so far, modulo `usize::MAX + 1`.
     pub fn consumed(&self) -> usize {
         self.consumed

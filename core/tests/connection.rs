@@ -494,6 +494,63 @@ mod wire_formats {
             assert_eq!(events(&mut c), vec![Ev::Response(id, body.clone())], "{algorithm:?}");
         }
     }
+
+    /// After a 100 MiB result has been handed over, the connection's buffers (input,
+    /// decompression, arena, v5 reassembly) are back near their steady-state size.
+    #[test]
+    fn a_large_result_does_not_pin_its_buffers() {
+        use cqlwire_core::connection::BUFFER_KEEP;
+        const LARGE: usize = 100 << 20;
+        let mut body = 1i32.to_be_bytes().to_vec();
+        body.extend((0..LARGE).map(|i| (i / 4096) as u8));
+        for (version, algorithm) in
+            [(4, Compression::None), (4, Compression::Lz4), (4, Compression::Snappy), (5, Compression::None), (5, Compression::Lz4)]
+        {
+            let mut c = Connection::new(Config { protocol_version: version, compression: algorithm, ..Config::default() });
+            c.start(0);
+            c.poll_transmit(&mut Vec::new());
+            let mut sup = supported();
+            sup[0] = 0x80 | version;
+            c.handle_bytes(1, &sup);
+            c.poll_transmit(&mut Vec::new());
+            let mut ready = response(0, 0x02, &[]);
+            ready[0] = 0x80 | version;
+            c.handle_bytes(2, &ready);
+            assert_eq!(events(&mut c), vec![Ev::Ready]);
+            let id = query(&mut c, 3);
+            c.poll_transmit(&mut Vec::new());
+            let mut frame = if version == 4 && algorithm != Compression::None {
+                let mut compressed = Vec::new();
+                algorithm.compress(&body, &mut compressed).unwrap();
+                let mut f = response(1, 0x08, &compressed);
+                f[1] = 0x01;
+                f
+            } else {
+                response(1, 0x08, &body)
+            };
+            frame[0] = 0x80 | version;
+            let wire = if version == 5 {
+                let mut framed = Vec::new();
+                FrameEncoder::new(algorithm == Compression::Lz4).encode_large(&frame, &mut framed).unwrap();
+                framed
+            } else {
+                frame
+            };
+            for chunk in wire.chunks(1 << 20) {
+                c.handle_bytes(4, chunk);
+            }
+            assert!(c.buffer_capacity() >= LARGE, "v{version} {algorithm:?}: the result is held until handed over");
+            match c.poll_event() {
+                Some(Event::Response { id: got, body: b, .. }) => assert_eq!((got, b.len()), (id, body.len())),
+                other => panic!("v{version} {algorithm:?}: {other:?}"),
+            }
+            assert!(c.poll_event().is_none());
+            // The next call into the connection releases the arena.
+            c.handle_timeout(5);
+            let kept = c.buffer_capacity();
+            assert!(kept <= 4 * BUFFER_KEEP, "v{version} {algorithm:?}: {kept} bytes kept after a {LARGE}-byte result");
+        }
+    }
 }
 
 #[test]
@@ -527,4 +584,121 @@ fn a_custom_sasl_authenticator_answers_challenges() {
     assert_eq!(&transmit(&mut c)[0].2[4..], b"client-final");
     c.handle_bytes(4, &response(0, 0x10, &(-1i32).to_be_bytes()));
     assert_eq!(events(&mut c), vec![Ev::Ready]);
+}
+
+// ---- Scylla's extensions in the handshake ------------------------------------------------------
+
+fn supported_body(pairs: &[(&str, &[&str])]) -> Vec<u8> {
+    let mut b = (pairs.len() as u16).to_be_bytes().to_vec();
+    let put = |b: &mut Vec<u8>, s: &str| {
+        b.extend_from_slice(&(s.len() as u16).to_be_bytes());
+        b.extend_from_slice(s.as_bytes());
+    };
+    for (k, vs) in pairs {
+        put(&mut b, k);
+        b.extend_from_slice(&(vs.len() as u16).to_be_bytes());
+        for v in *vs {
+            put(&mut b, v);
+        }
+    }
+    b
+}
+
+/// The string map of the STARTUP a connection sends after this SUPPORTED.
+fn startup_after(pairs: &[(&str, &[&str])]) -> Vec<(String, String)> {
+    let mut c = Connection::new(Config::default());
+    c.start(0);
+    transmit(&mut c);
+    c.handle_bytes(0, &response(0, 0x06, &supported_body(pairs)));
+    let out = transmit(&mut c);
+    assert_eq!(out[0].1, 0x01, "a STARTUP");
+    let body = &out[0].2;
+    let mut at = 2;
+    let mut read = || {
+        let len = u16::from_be_bytes([body[at], body[at + 1]]) as usize;
+        let s = String::from_utf8(body[at + 2..at + 2 + len].to_vec()).unwrap();
+        at += 2 + len;
+        s
+    };
+    (0..u16::from_be_bytes([body[0], body[1]])).map(|_| (read(), read())).collect()
+}
+
+#[test]
+fn startup_asks_for_the_scylla_extensions_the_core_implements() {
+    let sent = startup_after(&[
+        ("SCYLLA_NR_SHARDS", &["4"]),
+        ("SCYLLA_SHARD", &["1"]),
+        ("TABLETS_ROUTING_V1", &[]),
+        ("SCYLLA_LWT_ADD_METADATA_MARK", &["LWT_OPTIMIZATION_META_BIT_MASK=2147483648"]),
+        ("SCYLLA_RATE_LIMIT_ERROR", &["ERROR_CODE=61440"]),
+    ]);
+    let extensions: Vec<(&str, &str)> = sent.iter().skip(3).map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    assert_eq!(
+        extensions,
+        [
+            ("SCYLLA_LWT_ADD_METADATA_MARK", "LWT_OPTIMIZATION_META_BIT_MASK=2147483648"),
+            ("SCYLLA_RATE_LIMIT_ERROR", ""),
+            ("TABLETS_ROUTING_V1", ""),
+        ]
+    );
+    assert_eq!(startup_after(&[("CQL_VERSION", &["3.4.7"])]).len(), 3, "Cassandra gets the plain STARTUP");
+}
+
+#[test]
+fn a_malformed_scylla_value_in_supported_closes_naming_the_key() {
+    let mut c = Connection::new(Config::default());
+    c.start(0);
+    transmit(&mut c);
+    c.handle_bytes(0, &response(0, 0x06, &supported_body(&[("SCYLLA_NR_SHARDS", &["many"])])));
+    let expected = CloseReason::Protocol {
+        message: "remote protocol error in SCYLLA_NR_SHARDS at byte 0: \"many\" is not a u16 integer".into(),
+        side: cqlwire_core::error::Side::Remote,
+        field: "SCYLLA_NR_SHARDS",
+        offset: 0,
+    };
+    assert_eq!(events(&mut c), vec![Ev::Closed(serde_json::to_string(&expected).unwrap())]);
+}
+
+#[test]
+fn a_silent_server_fails_the_handshake_at_its_deadline() {
+    // Stuck at every step: no SUPPORTED, no READY after STARTUP, no AUTH_SUCCESS.
+    for answered in 0..3 {
+        let config = Config {
+            handshake_timeout_us: 3_000 * MS,
+            credentials: Some(Credentials { username: "u".into(), password: "p".into() }),
+            ..Config::default()
+        };
+        let mut c = Connection::new(config);
+        c.start(100);
+        assert_eq!(c.poll_timeout(), Some(100 + 3_000 * MS), "a deadline before READY");
+        if answered >= 1 {
+            c.handle_bytes(200, &supported());
+        }
+        if answered >= 2 {
+            let mut auth = vec![0, 5];
+            auth.extend_from_slice(b"plain");
+            c.handle_bytes(300, &response(0, 0x03, &auth));
+        }
+        transmit(&mut c);
+        // Answers do not push the deadline back: a server dripping bytes cannot hold the slot.
+        assert_eq!(c.poll_timeout(), Some(100 + 3_000 * MS));
+        c.handle_timeout(99 + 3_000 * MS);
+        assert_ne!(c.state(), State::Closed, "not before the deadline");
+        c.handle_timeout(100 + 3_000 * MS);
+        assert_eq!(c.state(), State::Closed);
+        let step = ["Options", "Startup", "Authenticating"][answered];
+        let closed = format!(
+            "{{\"kind\":\"handshake_timeout\",\"message\":\"the server did not complete the handshake within 3000 ms (stuck in {step})\"}}"
+        );
+        assert_eq!(events(&mut c), vec![Ev::Closed(closed)]);
+        assert_eq!(c.poll_timeout(), None);
+    }
+}
+
+#[test]
+fn a_ready_connection_has_no_handshake_deadline() {
+    let mut c = ready_connection(Config { handshake_timeout_us: 10 * MS, heartbeat_interval_us: 0, ..Config::default() });
+    assert_eq!(c.poll_timeout(), None);
+    c.handle_timeout(60_000 * MS);
+    assert_eq!(c.state(), State::Ready);
 }

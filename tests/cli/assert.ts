@@ -1,5 +1,7 @@
 // Assertions for the CLI tests. jsr:@std/assert is out of reach offline and node:assert
-// needs @types/node for type checking, so these few are written here.
+// needs @types/node for type checking, so these few are written here; equality is the shared
+// exact comparison.
+import { assertExact } from "../exact.mjs";
 
 export class AssertionError extends Error {
   constructor(message: string) {
@@ -12,41 +14,9 @@ function show(value: unknown): string {
   return Deno.inspect(value, { depth: 8, colors: false, strAbbreviateSize: 400 });
 }
 
-function equal(a: unknown, b: unknown): boolean {
-  if (Object.is(a, b)) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
-  if (a instanceof Date) return a.getTime() === (b as Date).getTime();
-  if (ArrayBuffer.isView(a)) {
-    const left = Array.from(a as unknown as ArrayLike<unknown>);
-    const right = Array.from(b as unknown as ArrayLike<unknown>);
-    return equal(left, right);
-  }
-  if (a instanceof Map) {
-    const other = b as Map<unknown, unknown>;
-    if (a.size !== other.size) return false;
-    const left = [...a.entries()];
-    const right = [...other.entries()];
-    return left.every(([key, value], i) => equal(key, right[i][0]) && equal(value, right[i][1]));
-  }
-  if (a instanceof Set) return equal([...a], [...(b as Set<unknown>)]);
-  if (Array.isArray(a)) {
-    const other = b as unknown[];
-    return a.length === other.length && a.every((value, i) => equal(value, other[i]));
-  }
-  const leftKeys = Object.keys(a);
-  const rightKeys = Object.keys(b);
-  if (leftKeys.length !== rightKeys.length) return false;
-  return leftKeys.every((key) =>
-    Object.prototype.hasOwnProperty.call(b, key) &&
-    equal((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])
-  );
-}
-
+/** Exact equality: the one comparison of every suite (tests/exact.mjs). */
 export function assertEquals(actual: unknown, expected: unknown, message?: string): void {
-  if (!equal(actual, expected)) {
-    throw new AssertionError(`${message ? `${message}: ` : ""}expected ${show(expected)}, got ${show(actual)}`);
-  }
+  assertExact(actual, expected, message);
 }
 
 export function assert(condition: unknown, message = "assertion failed"): asserts condition {

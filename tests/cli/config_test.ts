@@ -134,7 +134,7 @@ Deno.test("the load, unload, count and bench sections take every option, and che
       query: "UPDATE ks.t SET v = :v WHERE k = :k",
       format: "jsonl",
       skip: ["junk", "1"],
-      set: { source: "import", year: 2024, active: true },
+      set: { source: "import", year: "2024", active: "true" },
       ttl: 0,
       timestamp: "2024-01-01T00:00:00Z",
       maxConcurrency: 128,
@@ -150,13 +150,21 @@ Deno.test("the load, unload, count and bench sections take every option, and che
       quiet: true,
       progressInterval: 10,
     },
-    unload: { table: "ks.t", columns: ["a", "b"], format: "jsonl", out: "out/", maxConcurrency: 8, header: false },
+    unload: {
+      table: "ks.t",
+      columns: ["a", "b"],
+      format: "jsonl",
+      out: "out/",
+      overwrite: true,
+      maxConcurrency: 8,
+      header: false,
+    },
     count: { table: "ks.t", by: "node", maxConcurrency: 16, json: true },
     bench: { count: 1000, concurrency: [1, 8], keyspace: "b2", out: "bench-out", json: true },
   }, "job.json");
   assertEquals(config.load?.batchBy, "replica");
   assertEquals(config.bench?.concurrency, [1, 8]);
-  assertEquals(problemsOf({ load: { split: "2-8" } })[0], "load.split: expected i/n, e.g. 1/4");
+  assertEquals(problemsOf({ load: { split: "2-8" } })[0], "load.split: expected i/n, e.g. 1/4, or auto");
   assertEquals(problemsOf({ load: { batchBy: "row" } })[0].startsWith("load.batchBy: "), true);
   assertEquals(problemsOf({ load: { ttl: -1 } })[0].startsWith("load.ttl: "), true);
   assertEquals(problemsOf({ unload: { format: "xml" } })[0].startsWith("unload.format: "), true);
@@ -179,4 +187,18 @@ Deno.test("the load, unload, count and bench sections take every option, and che
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+// load.set took JSON numbers through String(value): 9007199254740993 parses as 9007199254740992
+// before String() ever sees it, so a number (or boolean) is refused and the value must be text.
+Deno.test("load.set values must be strings: a JSON number is refused with the reason", () => {
+  const config = JSON.parse('{"load": {"set": {"id": 9007199254740993, "flag": true}}}');
+  const problems = problemsOf(config);
+  assertEquals(problems.length, 2);
+  assertEquals(problems[0].startsWith("load.set.id: expected a string"), true, problems[0]);
+  assertStringIncludes(problems[0], "9007199254740993 reads as 9007199254740992");
+  assertEquals(problems[1].startsWith("load.set.flag: expected a string"), true, problems[1]);
+  assertEquals(parseJobConfig({ load: { set: { id: "9007199254740993" } } }, "job.json").load?.set, {
+    id: "9007199254740993",
+  });
 });

@@ -1,7 +1,7 @@
 // load's option handling without a server: custom queries, write statements, inputs
 // (globs, directories), --split, --set and --timestamp parsing, JSON Lines sources.
 
-import { parseCqlType } from "../../cli/cql_type.ts";
+import { cqlTypeToString, CqlTypeSyntaxError, MAX_TYPE_DEPTH, parseCqlType } from "../../cli/cql_type.ts";
 import { UsageError } from "../../cli/errors.ts";
 import { findNamedMarkers, isIdempotentQuery, markerSchema, targetTableOf } from "../../cli/load/custom_query.ts";
 import { buildWrite, orderColumns, resolveLayout, type TableColumn, type TableSchema } from "../../cli/load/table.ts";
@@ -9,7 +9,7 @@ import { alignToLineStart, expandInputs, globToRegExp } from "../../cli/load/inp
 import { parseConstant, parseSplit, parseWriteTimestamp, splitInputs } from "../../cli/load/command.ts";
 import { CsvFileSource, JsonlFileSource, type SourceRecord } from "../../cli/load/csv_source.ts";
 import { CsvRowConverter, UNSET } from "../../cli/load/row_converter.ts";
-import { assertEquals, assertRejects, assertThrows } from "./assert.ts";
+import { assertEquals, assertRejects, assertStringIncludes, assertThrows } from "./assert.ts";
 
 function column(name: string, kind: TableColumn["kind"], position: number, typeText: string): TableColumn {
   return { name, kind, position, type: parseCqlType(typeText), typeText };
@@ -121,6 +121,13 @@ Deno.test("--skip, --set and the layout without a header", () => {
   assertEquals(parseWriteTimestamp("1700000000000000"), 1700000000000000n);
   assertEquals(parseWriteTimestamp("2024-01-01T00:00:00Z"), 1704067200000000n);
   assertThrows(() => parseWriteTimestamp("yesterday"), UsageError);
+  // Without a zone: UTC, as row timestamps are (this fails under a TZ other than UTC when it is
+  // not; tests/cli/file_safety_test.ts runs the CLI under Asia/Kolkata).
+  assertEquals(parseWriteTimestamp("2024-01-01T00:00:00"), 1704067200000000n);
+  assertEquals(parseWriteTimestamp("2024-01-01 00:00:00.5"), 1704067200500000n);
+  assertEquals(parseWriteTimestamp("2024-01-01"), 1704067200000000n);
+  assertEquals(parseWriteTimestamp("2024-01-01T02:00:00+02:00"), 1704067200000000n);
+  assertEquals(parseWriteTimestamp("2024-01-01T00:00:00-0130"), 1704072600000000n);
   assertEquals(parseSplit("2/4"), { index: 2, count: 4 });
   assertThrows(() => parseSplit("5/4"), UsageError);
   assertThrows(() => parseSplit("x"), UsageError);
@@ -239,4 +246,16 @@ Deno.test("JSON Lines records are laid out by field name; missing members stay u
     assertEquals(converter.convert(got[2]).ok, false, "a missing key column is a bad row");
     assertEquals(got[3].malformed?.startsWith("not a JSON object"), true);
   });
+});
+
+// The CQL-text type parser had no depth guard: 10 000 nested frozen< threw a RangeError
+// (stack overflow) instead of a CqlTypeSyntaxError.
+Deno.test("CQL type text nested deeper than MAX_TYPE_DEPTH is a syntax error, not a stack overflow", () => {
+  const nested = (depth: number, open: string) => `${open.repeat(depth)}int${">".repeat(depth)}`;
+  assertEquals(cqlTypeToString(parseCqlType(nested(MAX_TYPE_DEPTH - 1, "list<"))), nested(MAX_TYPE_DEPTH - 1, "list<"));
+  for (const open of ["frozen<", "list<", "map<int, "]) {
+    const error = assertThrows(() => parseCqlType(nested(10_000, open)), CqlTypeSyntaxError);
+    assertStringIncludes(error.message, `expected a type nested at most ${MAX_TYPE_DEPTH} levels deep`);
+  }
+  assertThrows(() => parseCqlType(nested(MAX_TYPE_DEPTH, "list<")), CqlTypeSyntaxError);
 });

@@ -2,16 +2,15 @@
  * A runtime-free assert adapter and a sequential runner for the conformance cases, for hosts
  * without a test framework (workerd) or where the suite's own report is wanted.
  */
-import { plain } from "./cases.mjs";
+import { assertExact } from "../exact.mjs";
 
+/** `equal` is the exact comparison of every suite (tests/exact.mjs). */
 export const neutralAssert = {
   ok(value, message = "assertion failed") {
     if (!value) throw new Error(message);
   },
   equal(actual, expected, message = "values differ") {
-    const a = JSON.stringify(plain(actual));
-    const e = JSON.stringify(plain(expected));
-    if (a !== e) throw new Error(`${message}\n  actual:   ${a}\n  expected: ${e}`);
+    assertExact(actual, expected, message);
   },
 };
 

@@ -3,7 +3,7 @@
  * protocol v4 and v5, with and without LZ4, including hostile values.
  */
 import { types } from "../../driver/deno.ts";
-import { assertEquals, client, KS, stable, withKeyspace } from "./helpers.ts";
+import { assertEquals, client, KS, withKeyspace } from "./helpers.ts";
 
 const { CqlDate, CqlDecimal, CqlDuration, CqlTime, unset } = types;
 
@@ -47,7 +47,7 @@ const ROWS: Array<Record<string, unknown>> = [
     c_date: new CqlDate(-719162), // 0001-01-01
     c_decimal: new CqlDecimal(-12345678901234567890123n, 7),
     c_double: -0,
-    c_duration: new CqlDuration(14, -0, 3_600_000_000_123n),
+    c_duration: new CqlDuration(14, 0, 3_600_000_000_123n),
     c_float: Math.fround(3.4028234663852886e38),
     c_inet: "::1",
     c_int: -2147483648,
@@ -126,7 +126,7 @@ for (const [protocolVersion, compression] of MATRIX) {
         await c.execute(`INSERT INTO ${table} (id, c_int, c_text) VALUES (?, ?, ?)`, [0, unset, unset], { prepare: true });
         for (let i = 0; i < ROWS.length; i++) {
           const got = (await c.execute(`SELECT ${names.join(", ")} FROM ${table} WHERE id = ?`, [i], { prepare: true })).first();
-          assertEquals(stable(got), stable(expected(ROWS[i])), `row ${i}`);
+          assertEquals(got, expected(ROWS[i]), `row ${i}`);
         }
         const counters = `${KS}.counters_v${protocolVersion}_${compression}`;
         await c.execute(`CREATE TABLE IF NOT EXISTS ${counters} (id int PRIMARY KEY, n counter)`);

@@ -1,13 +1,14 @@
 // The conformance suite on Node 20 against the built bundle, plus what only Node can check.
-import { deepStrictEqual, ok } from "node:assert/strict";
+import { ok } from "node:assert/strict";
 import { inspect } from "node:util";
 import { beforeAll, describe, test } from "vitest";
 import * as cqlwire from "../../dist/node.js";
 import { conformanceCases } from "../conformance/cases.mjs";
+import { assertExact } from "../exact.mjs";
 
 const HOSTS = (process.env.CQLWIRE_HOSTS ?? "127.0.0.1:9042").split(",");
 const KEYSPACE = "cqlwire_node_it";
-const nodeAssert = { ok: (value, message) => ok(value, message), equal: (actual, expected, message) => deepStrictEqual(actual, expected, message) };
+const nodeAssert = { ok: (value, message) => ok(value, message), equal: (actual, expected, message) => assertExact(actual, expected, message) };
 
 describe(`cqlwire dist/node.js on Node ${process.version} against ${HOSTS.join(",")}`, () => {
   beforeAll(async () => {
@@ -48,7 +49,7 @@ describe(`cqlwire dist/node.js on Node ${process.version} against ${HOSTS.join("
       await c.execute("SELECT key FROM system.local"); await c.shutdown(); console.log("done");`;
     const started = Date.now();
     const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 20_000 });
-    deepStrictEqual([r.status, r.stdout.trim(), r.stderr], [0, "done", ""], `child exited with ${r.status} after ${Date.now() - started} ms`);
+    assertExact([r.status, r.stdout.trim(), r.stderr], [0, "done", ""], `child exited with ${r.status} after ${Date.now() - started} ms`);
     ok(Date.now() - started < 10_000, `exit took ${Date.now() - started} ms`);
   });
 });

@@ -1,5 +1,6 @@
 // TLS and auth on Node 20, against the built bundle dist/node.js.
-import { deepStrictEqual, ok } from "node:assert/strict";
+import { ok } from "node:assert/strict";
+import { assertExact } from "../exact.mjs";
 import { readFileSync } from "node:fs";
 import net from "node:net";
 import { fileURLToPath } from "node:url";
@@ -25,7 +26,7 @@ const settings = secureSettings({
     }),
   startWrongHostProxy,
 });
-const nodeAssert = { ok: (value, message) => ok(value, message), equal: (actual, expected, message) => deepStrictEqual(actual, expected, message) };
+const nodeAssert = { ok: (value, message) => ok(value, message), equal: (actual, expected, message) => assertExact(actual, expected, message) };
 
 describe(`cqlwire dist/node.js on Node ${process.version}: TLS and auth`, () => {
   beforeAll(() => requireServers(settings));

@@ -6,8 +6,11 @@ use std::fmt;
 use crate::error::ProtocolError;
 use crate::wire::{Reader, Writer};
 
-/// Deepest type nesting accepted from any source. Every recursive walk over types and values
-/// follows the type tree, so this also bounds the stack used on hostile values.
+/// Deepest type nesting accepted from any source (`[option]`, CQL text, marshal classes);
+/// `frozen<...>`, `FrozenType(...)` and `ReversedType(...)` count as levels. Every recursive
+/// walk over types and values (validation, decoding, text parsing and formatting) follows the
+/// type tree, so this also bounds the stack used on hostile values; the JSON scanner allows
+/// twice as much ([`crate::bulk::jsonl::MAX_JSON_DEPTH`]), a map being two JSON levels.
 pub const MAX_TYPE_DEPTH: usize = 32;
 
 const MARSHAL_PREFIX: &str = "org.apache.cassandra.db.marshal.";
@@ -210,7 +213,7 @@ impl ColumnType {
     /// `org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FloatType, 3)`.
     /// Names it does not know become [`ColumnType::Custom`].
     pub fn parse_marshal_class(class: &str) -> Result<ColumnType, TypeParseError> {
-        let mut p = MarshalParser { s: class, pos: 0 };
+        let mut p = MarshalParser::new(class);
         let ty = p.parse_type(1)?;
         p.skip_ws();
         if p.pos < class.len() {
@@ -496,15 +499,17 @@ fn read_option(r: &mut Reader<'_>, depth: usize) -> Result<ColumnType, ProtocolE
 /// A custom `[option]`'s class: vectors are recognised, and so are the marshal classes of
 /// native types (v4 sends duration as `DurationType`); anything else passes through.
 fn custom_class(class: &str, depth: usize) -> Result<ColumnType, TypeParseError> {
-    let mut p = MarshalParser { s: class, pos: 0 };
+    let mut p = MarshalParser::new(class);
     p.skip_ws();
     let name = p.name();
     if short_marshal_name(name) != "VectorType" {
-        let mut whole = MarshalParser { s: class, pos: 0 };
-        return Ok(match whole.parse_type(depth) {
-            Ok(ty) if whole.pos == class.len() => ty,
-            _ => ColumnType::Custom(class.to_owned()),
-        });
+        let mut whole = MarshalParser::new(class);
+        return match whole.parse_type(depth) {
+            Ok(ty) if whole.pos == class.len() => Ok(ty),
+            // Too deep is refused rather than passed on opaque: it is no server's real type.
+            Err(e) if whole.too_deep => Err(e),
+            _ => Ok(ColumnType::Custom(class.to_owned())),
+        };
     }
     p.pos = 0;
     let ty = p.parse_type(depth)?;
@@ -525,9 +530,15 @@ fn short_marshal_name(name: &str) -> &str {
 struct MarshalParser<'a> {
     s: &'a str,
     pos: usize,
+    /// Set when parsing stopped at [`MAX_TYPE_DEPTH`].
+    too_deep: bool,
 }
 
 impl<'a> MarshalParser<'a> {
+    fn new(s: &'a str) -> Self {
+        MarshalParser { s, pos: 0, too_deep: false }
+    }
+
     fn peek(&self) -> Option<u8> {
         self.s.as_bytes().get(self.pos).copied()
     }
@@ -561,6 +572,7 @@ impl<'a> MarshalParser<'a> {
         self.skip_ws();
         let start = self.pos;
         if depth > MAX_TYPE_DEPTH {
+            self.too_deep = true;
             return Err(too_deep(start));
         }
         let name = self.name();
@@ -588,8 +600,9 @@ impl<'a> MarshalParser<'a> {
                 let v = self.parse_type(depth + 1)?;
                 ColumnType::Map(Box::new(k), Box::new(v))
             }
-            // Neither changes the encoding of values.
-            "FrozenType" | "ReversedType" => self.parse_type(depth)?,
+            // Neither changes the encoding of values, but each is a level of nesting: without
+            // counting them, `FrozenType(` repeated recursed without bound.
+            "FrozenType" | "ReversedType" => self.parse_type(depth + 1)?,
             "TupleType" => {
                 let mut items = vec![self.parse_type(depth + 1)?];
                 self.skip_ws();
@@ -786,7 +799,8 @@ impl CqlTypeParser<'_, '_> {
                 let ty = match word {
                     "list" => ColumnType::List(Box::new(self.parse_type(depth + 1)?)),
                     "set" => ColumnType::Set(Box::new(self.parse_type(depth + 1)?)),
-                    "frozen" => self.parse_type(depth)?,
+                    // A level like any other, or `frozen<` repeated would recurse without bound.
+                    "frozen" => self.parse_type(depth + 1)?,
                     "map" => {
                         let k = self.parse_type(depth + 1)?;
                         self.require(b',')?;
@@ -930,6 +944,55 @@ mod tests {
         assert!(err.reason.contains("nested deeper"), "{err}");
         let ok = "list<".repeat(31) + "int" + &">".repeat(31);
         assert!(ColumnType::parse_cql(&ok).is_ok());
+    }
+
+    /// `frozen<` once per level, `levels` of them around an int.
+    fn frozen_cql(levels: usize) -> String {
+        "frozen<".repeat(levels) + "int" + &">".repeat(levels)
+    }
+
+    /// `FrozenType(` or `ReversedType(` alternately, `levels` of them around Int32Type.
+    fn frozen_marshal(levels: usize) -> String {
+        let open: String = (0..levels).map(|i| if i % 2 == 0 { "FrozenType(" } else { "ReversedType(" }).collect();
+        open + "Int32Type" + &")".repeat(levels)
+    }
+
+    #[test]
+    fn frozen_and_reversed_wrappers_count_as_levels() {
+        // The int itself is level 32 under 31 wrappers; one more wrapper is too deep.
+        assert_eq!(ColumnType::parse_cql(&frozen_cql(MAX_TYPE_DEPTH - 1)), Ok(ColumnType::Int));
+        assert_eq!(ColumnType::parse_marshal_class(&frozen_marshal(MAX_TYPE_DEPTH - 1)), Ok(ColumnType::Int));
+        let reason = format!("types nested deeper than {MAX_TYPE_DEPTH} levels");
+        // The error is at the first byte of the level past the limit.
+        let at = "frozen<".len() * MAX_TYPE_DEPTH;
+        assert_eq!(ColumnType::parse_cql(&frozen_cql(MAX_TYPE_DEPTH)), Err(syntax(at, reason.clone())));
+        let text = frozen_marshal(MAX_TYPE_DEPTH);
+        let at = text.find("Int32Type").unwrap();
+        assert_eq!(ColumnType::parse_marshal_class(&text), Err(syntax(at, reason.clone())));
+    }
+
+    #[test]
+    fn thousands_of_wrappers_fail_fast_on_a_small_stack() {
+        // The input from issue #12 crashed the WASM build by recursing 5460 times; this runs
+        // on 256 KiB of stack, a quarter of the 1 MiB the WASM build has.
+        let handle = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(|| {
+                let class = frozen_marshal(5460);
+                let mut option = vec![0, 0];
+                option.extend_from_slice(&(class.len() as u16).to_be_bytes());
+                option.extend_from_slice(class.as_bytes());
+                let err = ColumnType::read(&mut Reader::new(&option)).unwrap_err();
+                assert_eq!(err.field, "custom type class");
+                (
+                    err.reason,
+                    ColumnType::parse_cql(&frozen_cql(5460)).unwrap_err().reason,
+                    ColumnType::parse_marshal_class(&frozen_marshal(5460)).unwrap_err().reason,
+                )
+            })
+            .unwrap();
+        let reason = format!("types nested deeper than {MAX_TYPE_DEPTH} levels");
+        assert_eq!(handle.join().unwrap(), (reason.clone(), reason.clone(), reason));
     }
 
     #[test]

@@ -39,7 +39,7 @@ pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
     (year, month, day)
 }
 
-fn days_in_month(year: i64, month: u32) -> u32 {
+pub(crate) fn days_in_month(year: i64, month: u32) -> u32 {
     match month {
         2 if year.rem_euclid(4) == 0 && (year.rem_euclid(100) != 0 || year.rem_euclid(400) == 0) => 29,
         2 => 28,
@@ -273,9 +273,17 @@ pub(crate) fn parse_timestamp(s: &str, default_offset_minutes: i32) -> Result<i6
     if !c.at_end() {
         return Err(Cow::Borrowed("unexpected text after the timestamp"));
     }
-    let millis =
-        i128::from(days) * i128::from(MILLIS_PER_DAY) + i128::from(seconds) * 1000 + i128::from(nanos / 1_000_000)
-            - i128::from(offset) * 60_000;
+    timestamp_millis(days, seconds * 1_000_000_000 + i64::from(nanos), offset)
+}
+
+/// Milliseconds since the epoch of a civil day, a time of day and an offset east of UTC;
+/// sub-millisecond digits must be zero.
+pub(crate) fn timestamp_millis(days: i64, time_nanos: i64, offset_minutes: i32) -> Result<i64, Reason> {
+    if time_nanos % 1_000_000 != 0 {
+        return Err(Cow::Borrowed("timestamps hold milliseconds: the sub-millisecond digits would be lost"));
+    }
+    let millis = i128::from(days) * i128::from(MILLIS_PER_DAY) + i128::from(time_nanos / 1_000_000)
+        - i128::from(offset_minutes) * 60_000;
     i64::try_from(millis).map_err(|_| Cow::Borrowed("timestamp out of the 64-bit millisecond range"))
 }
 

@@ -188,20 +188,7 @@ impl<'t> RowsValidator<'t> {
     /// `r` is positioned on `<rows_count><rows_content>`; on success it is left just after
     /// the last row and the row count is returned.
     pub fn validate(&self, r: &mut Reader<'_>) -> Result<usize, ProtocolError> {
-        let at = r.offset();
-        let rows = r.i32("rows count")?;
-        if rows < 0 {
-            return Err(ProtocolError::remote("rows count", at, format!("negative count {rows}")));
-        }
-        let rows = rows as usize;
-        // Every cell is at least its 4-byte length.
-        if !self.checks.is_empty() && rows.saturating_mul(4 * self.checks.len()) > r.remaining() {
-            return Err(ProtocolError::remote(
-                "rows count",
-                at,
-                format!("{rows} rows of {} columns cannot fit in {} bytes", self.checks.len(), r.remaining()),
-            ));
-        }
+        let rows = read_row_count(r, self.checks.len())?;
         for row in 0..rows {
             for (column, check) in self.checks.iter().enumerate() {
                 let Some(cell) = element(r, "row cell")? else { continue };
@@ -224,6 +211,30 @@ impl<'t> RowsValidator<'t> {
         }
         Ok(rows)
     }
+}
+
+/// Reads a Rows result's `rows_count` and checks it against the bytes that follow: every cell
+/// is at least its 4-byte length, so a count that cannot fit is a lie and must not size a loop
+/// or an allocation. Rows without columns carry no bytes at all, so any count of them would
+/// be unbounded; no server sends them, and they are refused.
+pub(crate) fn read_row_count(r: &mut Reader<'_>, columns: usize) -> Result<usize, ProtocolError> {
+    let at = r.offset();
+    let rows = r.i32("rows count")?;
+    if rows < 0 {
+        return Err(ProtocolError::remote("rows count", at, format!("negative count {rows}")));
+    }
+    let rows = rows as usize;
+    if columns == 0 && rows > 0 {
+        return Err(ProtocolError::remote("rows count", at, format!("{rows} rows without any column")));
+    }
+    if rows.saturating_mul(columns.saturating_mul(4)) > r.remaining() {
+        return Err(ProtocolError::remote(
+            "rows count",
+            at,
+            format!("{rows} rows of {columns} columns cannot fit in {} bytes", r.remaining()),
+        ));
+    }
+    Ok(rows)
 }
 
 /// [`RowsValidator::new`] then [`RowsValidator::validate`].
@@ -297,7 +308,14 @@ mod tests {
         for body in [&[0x7F, 0xFF, 0xFF, 0xFF][..], &[0xFF, 0xFF, 0xFF, 0xFF], &[0, 0], &[0, 0, 0, 1, 0, 0, 0, 4, 0]] {
             assert!(validate_rows(&columns, &mut Reader::new(body)).is_err(), "{body:?}");
         }
-        // Zero columns: any count of empty rows is fine.
-        assert_eq!(validate_rows(&[], &mut Reader::new(&[0, 0, 0, 9])).unwrap(), 9);
+        // The guard reports the count's own offset, before any cell is read.
+        let err = validate_rows(&columns, &mut Reader::new(&[0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0, 1])).unwrap_err();
+        assert_eq!((err.field, err.offset, err.side), ("rows count", 0, Side::Remote));
+        assert!(err.reason.contains("3 rows of 1 columns cannot fit in 8 bytes"), "{err}");
+        // Zero columns: rows that take no bytes are refused, whatever their count; none is fine.
+        let err = validate_rows(&[], &mut Reader::new(&[0x7F, 0xFF, 0xFF, 0xFF])).unwrap_err();
+        assert_eq!((err.field, err.offset), ("rows count", 0));
+        assert!(err.reason.contains("2147483647 rows without any column"), "{err}");
+        assert_eq!(validate_rows(&[], &mut Reader::new(&[0, 0, 0, 0])).unwrap(), 0);
     }
 }
