@@ -9,6 +9,7 @@ import {
   AuthenticationError,
   ConnectionError,
   DriverError,
+  DriverInternalError,
   NoHostAvailableError,
   NotSupportedError,
   OperationTimedOutError,
@@ -29,14 +30,6 @@ export { auth } from "./auth.ts";
 export { policies } from "./policies.ts";
 export { concurrent } from "./concurrent.ts";
 export type { EncodingOptions } from "./convert.ts";
-
-/** An internal error of the driver (a bug): kept for code that tests for it. */
-export class DriverInternalError extends DriverError {
-  constructor(message: string) {
-    super(message, "ERR_INTERNAL");
-    this.name = "DriverInternalError";
-  }
-}
 
 /** Raised by the DataStax driver when a connection has no free stream ids; cqlwire queues instead. */
 export class BusyConnectionError extends DriverError {

@@ -31,7 +31,7 @@ mkdir -p "$app"
 echo '{ "name": "compat-consumer", "version": "1.0.0", "private": true }' >"$app/package.json"
 (cd "$app" && npm install --offline --no-audit --no-fund --silent "$tarball" >"$work/install.out" 2>&1) ||
   { cat "$work/install.out"; die "npm install --offline of the tarball failed"; }
-cp "$ROOT"/tests/compat/{cases.mjs,run.mjs,callbacks.cjs} "$app/"
+cp "$ROOT"/tests/compat/{cases.mjs,run.mjs,callbacks.cjs} "$ROOT/tests/exact.mjs" "$app/"
 
 failed=()
 run() {
