@@ -368,8 +368,8 @@ fn mapping_text() {
         Mapping::parse("a = x, 2=y").unwrap(),
         Mapping::Explicit(vec![(FieldRef::Name("a".into()), "x".into()), (FieldRef::Index(2), "y".into())])
     );
-    assert!(Mapping::parse("a").is_err());
-    assert!(Mapping::parse("a=").is_err());
+    assert_eq!(Mapping::parse("a").unwrap_err(), BulkError::Config("mapping entry 'a' is not field=column".into()));
+    assert_eq!(Mapping::parse("a=").unwrap_err(), BulkError::Config("mapping entry 'a=' is not field=column".into()));
     assert!(
         Mapping::parse("+1=x").is_ok_and(|m| m == Mapping::Explicit(vec![(FieldRef::Name("+1".into()), "x".into())]))
     );

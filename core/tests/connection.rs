@@ -339,6 +339,28 @@ fn hostile_frames_close_with_a_named_remote_error() {
 }
 
 #[test]
+fn a_server_frame_without_the_response_bit_closes_the_connection() {
+    let mut c = ready_connection(Config::default());
+    let id = query(&mut c, 0);
+    transmit(&mut c);
+    let mut request_direction = void_result(1);
+    request_direction[0] = 0x04;
+    c.handle_bytes(1, &request_direction);
+    let ev = events(&mut c);
+    let closed =
+        ev.iter().find_map(|e| if let Ev::Closed(r) = e { Some(r.clone()) } else { None }).expect("closed");
+    let reason: serde_json::Value = serde_json::from_str(&closed).unwrap();
+    assert_eq!(reason["side"], "remote", "{closed}");
+    assert_eq!(reason["field"], "frame header version", "{closed}");
+    assert_eq!(reason["offset"], 0, "{closed}");
+    assert!(
+        closed.contains("remote protocol error in frame header version at byte 0: the server sent a request frame"),
+        "{closed}"
+    );
+    assert!(!ev.contains(&Ev::Response(id, 1i32.to_be_bytes().to_vec())), "the frame must not answer the query");
+}
+
+#[test]
 fn server_error_keeps_its_fields() {
     let mut c = ready_connection(Config::default());
     let a = query(&mut c, 0);

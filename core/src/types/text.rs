@@ -1430,7 +1430,15 @@ mod tests {
         let opts =
             TextOptions { true_words: vec!["ja".into()], false_words: vec!["nein".into()], ..Default::default() };
         assert_eq!(enc_with("boolean", "JA", &opts).unwrap(), [1]);
-        assert!(enc_with("boolean", "true", &opts).is_err());
+        assert_eq!(
+            enc_with("boolean", "true", &opts).unwrap_err(),
+            FieldError {
+                expected: "boolean".into(),
+                value: "true".into(),
+                offset: 0,
+                reason: "not a boolean spelling".into()
+            }
+        );
     }
 
     #[test]
@@ -1519,10 +1527,26 @@ mod tests {
         assert_eq!(ok("timestamp", "-1"), (-1i64).to_be_bytes());
         let seconds = TextOptions { epoch_unit: EpochUnit::Seconds, ..Default::default() };
         assert_eq!(enc_with("timestamp", "1704164645", &seconds).unwrap(), 1_704_164_645_000i64.to_be_bytes());
-        assert!(enc_with("timestamp", "9223372036854776", &seconds).is_err());
+        assert_eq!(
+            enc_with("timestamp", "9223372036854776", &seconds).unwrap_err(),
+            FieldError {
+                expected: "timestamp".into(),
+                value: "9223372036854776".into(),
+                offset: 0,
+                reason: "out of range".into()
+            }
+        );
         let micros = TextOptions { epoch_unit: EpochUnit::Micros, ..Default::default() };
         assert_eq!(enc_with("timestamp", "1704164645123000", &micros).unwrap(), 1_704_164_645_123i64.to_be_bytes());
-        assert!(enc_with("timestamp", "1704164645123001", &micros).is_err());
+        assert_eq!(
+            enc_with("timestamp", "1704164645123001", &micros).unwrap_err(),
+            FieldError {
+                expected: "timestamp".into(),
+                value: "1704164645123001".into(),
+                offset: 0,
+                reason: "timestamps hold milliseconds: the sub-millisecond digits would be lost".into()
+            }
+        );
         let plus_two = TextOptions { default_offset_minutes: 120, ..Default::default() };
         assert_eq!(
             enc_with("timestamp", "2024-01-02 05:04:05", &plus_two).unwrap(),
@@ -1768,9 +1792,18 @@ mod tests {
     #[test]
     fn format_rejects_bad_bytes_and_restores_output() {
         let mut out = String::from("keep");
-        assert!(format_text(&ty("list<int>"), &[0, 0, 0, 1, 0, 0, 0, 2, 0, 1], &mut out).is_err());
-        assert!(format_text(&ty("text"), &[0xC3], &mut out).is_err());
-        assert!(format_text(&ty("time"), &(-1i64).to_be_bytes(), &mut out).is_err());
+        assert_eq!(
+            format_text(&ty("list<int>"), &[0, 0, 0, 1, 0, 0, 0, 2, 0, 1], &mut out).unwrap_err(),
+            ProtocolError::remote("int value", 8, "expected 4 bytes, got 2")
+        );
+        assert_eq!(
+            format_text(&ty("text"), &[0xC3], &mut out).unwrap_err(),
+            ProtocolError::remote("text value", 0, "invalid UTF-8")
+        );
+        assert_eq!(
+            format_text(&ty("time"), &(-1i64).to_be_bytes(), &mut out).unwrap_err(),
+            ProtocolError::remote("time value", 0, "-1 ns is outside 0..86400000000000")
+        );
         assert_eq!(out, "keep");
     }
 }
