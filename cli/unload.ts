@@ -21,6 +21,7 @@ import {
 } from "./ranges.ts";
 import { readTableSchema } from "./load/schema.ts";
 import { parseTableName, quoteIdentifier } from "./load/table.ts";
+import { cellTimeSelection } from "./cell_times.ts";
 import { resolveConnection } from "./settings.ts";
 import { sleep } from "./load/flow.ts";
 import { DEFAULT_PAGE_SIZE, UNLOAD_DEFAULT_CONCURRENCY } from "./defaults.ts";
@@ -38,6 +39,8 @@ interface UnloadFlags {
   maxConcurrency?: number;
   consistency?: string;
   quiet?: boolean;
+  withWritetime?: boolean;
+  withTtl?: boolean;
   overwrite?: boolean;
 }
 
@@ -190,6 +193,11 @@ export async function unloadCommand(command: Command): Promise<number> {
   const format = flags.format ?? config.format ?? "csv";
   const out = flags.out ?? config.out;
   const withHeader = flags.header ?? config.header ?? true;
+  const withWritetime = flags.withWritetime ?? config.withWritetime ?? false;
+  const withTtl = flags.withTtl ?? config.withTtl ?? false;
+  if ((withWritetime || withTtl) && query !== undefined) {
+    throw new UsageError("--with-writetime and --with-ttl go with --table (with --query, select WRITETIME(c) yourself)");
+  }
   const pageSize = flags.pageSize ?? config.pageSize ?? DEFAULT_PAGE_SIZE;
   const concurrency = flags.maxConcurrency ?? config.maxConcurrency ?? UNLOAD_DEFAULT_CONCURRENCY;
   const consistency = await consistencyCode(flags.consistency ?? config.consistency);
@@ -249,7 +257,8 @@ export async function unloadCommand(command: Command): Promise<number> {
         const partitionKey = schema.columns.filter((column) => column.kind === "partition_key");
         const scans = scanRangesOf(await client.getTokenRanges(keyspace));
         ranges = scans.length;
-        const selectList = columns.map((column) => quoteIdentifier(column.name)).join(", ");
+        const times = cellTimeSelection(columns, { writetime: withWritetime, ttl: withTtl });
+        const selectList = [...columns.map((column) => quoteIdentifier(column.name)), ...times.expressions].join(", ");
         const tokenExpr = tokenExpression(partitionKey);
         const from = `${quoteIdentifier(keyspace)}.${quoteIdentifier(table)}`;
         destination = await openDestination(out, concurrency, table, extension, overwrite);
@@ -295,7 +304,8 @@ export async function unloadCommand(command: Command): Promise<number> {
         if (withHeader && claims.every((claim) => !claim.taken)) {
           // A table with no rows still gets a header, in the first output.
           const sink = await dest.sinkFor(0);
-          await sink.write(formatter.header(columns.map((column) => ({ name: column.name, type: column.type }))));
+          const header = [...columns.map((column) => ({ name: column.name, type: column.type })), ...times.columns];
+          await sink.write(formatter.header(header));
         }
       }
     } catch (error) {
