@@ -349,7 +349,7 @@ export class Client {
       const raw = await session.query(query, values, this.requestOptions(options));
       this.recordLatency(performance.now() - started);
       const rs = this.toResultSet<R>(raw, session, null);
-      if (rs.rawPageState !== null) rs.source = new PageRequest<R>(this, query, params, options);
+      rs.source = new PageRequest<R>(this, query, params, options);
       return rs;
     } catch (e) {
       this.countError(e);
@@ -509,7 +509,7 @@ export class Client {
           ps.resultInfo = columnInfo(r.columns);
         }
         const cols = ps && r.columns === ps.resultColumns ? ps.resultInfo : columnInfo(r.columns);
-        return new ResultSet<R>(r.rows as R[], cols, r.pageState ?? null, host, attempts, warnings, traceId);
+        return new ResultSet<R>(r.rows as R[], cols, r.pageState ?? null, host, attempts, warnings, traceId, r.columns);
       }
       case "setKeyspace":
         this.keyspace = r.keyspace;
