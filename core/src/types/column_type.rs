@@ -502,6 +502,10 @@ fn custom_class(class: &str, depth: usize) -> Result<ColumnType, TypeParseError>
     let mut p = MarshalParser::new(class);
     p.skip_ws();
     let name = p.name();
+    if name.is_empty() {
+        // Nothing names no class: refused, as a vector holding it could not be written back.
+        return Err(syntax(p.pos, "expected a class name"));
+    }
     if short_marshal_name(name) != "VectorType" {
         let mut whole = MarshalParser::new(class);
         return match whole.parse_type(depth) {
@@ -935,6 +939,8 @@ mod tests {
             "ks.address",
             "udt<ks.a>{x:int",
             "'unterminated",
+            "''",
+            "vector<'  ', 1>",
             "\"unterminated",
         ] {
             assert!(ColumnType::parse_cql(bad).is_err(), "{bad:?} parsed");
