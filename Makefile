@@ -13,12 +13,13 @@ WASM_FEATURES := --enable-bulk-memory --enable-nontrapping-float-to-int --enable
   --enable-mutable-globals --enable-reference-types --enable-multivalue
 
 .PHONY: help bootstrap bootstrap-test build wasm dist demo test test-rust test-deno test-node test-workerd \
-  test-package test-faults test-fuzz fuzz bench cassandra-start cassandra-stop clean-demo
+  test-package test-faults test-fuzz fuzz bench cassandra-start cassandra-stop clean-demo faults-results mutants mutants-diff
 
 help:
 	@echo "make demo   - set up, start a local Cassandra, load a sample CSV and query it back"
 	@echo "make test   - run every test (Rust, Deno, Node, workerd, packaging, CLI, short fuzz)"
 	@echo "make test-faults - the 3-node fault scenarios; make bench - benchmarks with peers"
+	@echo "make mutants - mutation testing of the core's decoders and parsers (cargo-mutants)"
 
 bootstrap:
 	@scripts/bootstrap
@@ -58,6 +59,23 @@ test: bootstrap-test build
 
 test-faults: bootstrap build
 	@scripts/run-tests --faults
+
+# Test runs write fault measurements to tests/faults/out/ (ignored); this publishes them into
+# the committed tests/faults/results.json and RESULTS.md, on purpose.
+faults-results:
+	@$(DENO) run -A tests/faults/publish.ts
+
+# Mutation testing of the core's decoders and parsers (cargo-mutants, bounded in time): a
+# survivor must be killed by a test or explained in core/mutants/equivalent.txt. CI runs
+# `make mutants-diff` (MUTANTS_BASE=main): only the core lines a change touches.
+mutants:
+	@scripts/bootstrap --mutants
+	@scripts/run-mutants
+
+MUTANTS_BASE ?= main
+mutants-diff:
+	@scripts/bootstrap --mutants
+	@scripts/run-mutants --in-diff $(MUTANTS_BASE)
 
 fuzz:
 	@scripts/bootstrap --fuzz

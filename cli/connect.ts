@@ -91,6 +91,10 @@ export async function openClient(settings: ConnectionSettings, password: string 
   } catch (error) {
     throw new UsageError(describeError(error, secrets));
   }
+  // The driver's warnings (e.g. credentials in clear text to a remote host) reach the user.
+  client.on("log", (level, message) => {
+    if (level === "warning") console.error(`warning: ${describeError(new Error(String(message)), secrets)}`);
+  });
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {

@@ -5,6 +5,8 @@ import { CONSISTENCY_NAMES } from "../schemas/job.ts";
 import { CliFailure, describeError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./errors.ts";
 import { StreamOutput } from "./output.ts";
 import { splitStatements } from "./split.ts";
+import { booleanWord } from "./option_values.ts";
+import { addConversionOptions } from "./conversion_options.ts";
 import type { OutputFormat, QuerySettings } from "./query.ts";
 import { consistencyCode, contextOf, withClient } from "./context.ts";
 import { COUNT_DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE, LOAD_DEFAULTS, UNLOAD_DEFAULT_CONCURRENCY } from "./defaults.ts";
@@ -23,13 +25,6 @@ function positiveInteger(name: string) {
 function protocolVersion(text: string): 4 | 5 {
   if (text !== "4" && text !== "5") throw new InvalidArgumentError("the protocol version must be 4 or 5.");
   return Number(text) as 4 | 5;
-}
-
-function booleanWord(text: string): boolean {
-  const lowered = text.toLowerCase();
-  if (["true", "yes", "1", "on"].includes(lowered)) return true;
-  if (["false", "no", "0", "off"].includes(lowered)) return false;
-  throw new InvalidArgumentError("expected true or false.");
 }
 
 /** One character, with \t and "tab" accepted for a tab that is awkward to type. */
@@ -153,7 +148,11 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .addOption(new Option("--compression <algorithm>", "frame compression").choices(["none", "lz4", "snappy"]))
     .option("--tls", "connect with TLS, verifying the server against the system's CAs")
     .option("--tls-ca <file>", "PEM file with the CA certificates to trust (implies --tls)")
-    .option("--tls-insecure", "do not verify the server certificate (implies --tls; unsafe)")
+    .option(
+      "--tls-insecure",
+      "skip only the check that the certificate names the host (implies --tls); the CLI runs on Deno, which " +
+        "still verifies the certificate chain: trust a private CA with --tls-ca",
+    )
     .option("--tls-server-name <name>", "name to verify the server certificate against")
     .option("--username <name>", "user name; the password comes from $CQLWIRE_PASSWORD or --password-prompt")
     .option("--password-prompt", "ask for the password on the terminal, without echo")
@@ -178,7 +177,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       setExitCode(await queryCommand(cql, command));
     });
 
-  program.command("load")
+  const load = program.command("load")
     .description(
       "load CSV or JSON Lines into a table; bad rows go to <bad-dir>/<name>.bad with reasons in <name>.errors.log",
     )
@@ -194,7 +193,8 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("--quote <char>", 'quote character (default: ")', singleCharacter)
     .option("--escape <char>", "escape character inside quotes (default: the quote)", singleCharacter)
     .option("--comment <char>", "lines starting with this character are skipped", singleCharacter)
-    .option("--null-value <text>", "unquoted field text meaning null; repeatable (default: empty)", collect)
+    .option("--null-value <text>", "unquoted field text meaning null; repeatable (default: empty)", collect);
+  addConversionOptions(load, "load")
     .option(
       "--map <field=column,...>",
       "map fields to columns (0-based indexes with --header false); others are skipped",
@@ -236,7 +236,10 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       positiveInteger("--checkpoint-interval"),
     )
     .option("--resume", "continue this job (same table, query and inputs) from its checkpoint")
-    .option("--split <i/n>", "load share i of n: every n-th file, or the i-th byte range of a single file")
+    .option(
+      "--split <i/n|auto>",
+      "load share i of n: every n-th file, or the i-th byte range of a single file; auto: i and n from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, CQLWIRE_SPLIT_COUNT), Slurm array (SLURM_ARRAY_TASK_*) or AWS Batch array (AWS_BATCH_JOB_ARRAY_INDEX, CQLWIRE_SPLIT_COUNT)",
+    )
     .option("--dry-run", "parse and validate every row against the table's schema; write nothing")
     .addOption(
       new Option(

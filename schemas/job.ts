@@ -43,7 +43,9 @@ export const connectionSchema = z.strictObject({
   requestTimeout: positiveInt.optional().describe("milliseconds per request"),
   tls: z.strictObject({
     ca: z.string().min(1).optional().describe("path of a PEM file with the CA certificates to trust"),
-    insecure: z.boolean().optional().describe("skip certificate verification (explicit opt-out)"),
+    insecure: z.boolean().optional().describe(
+      "skip only the check that the certificate names the host (the chain is still verified: use ca for a private CA)",
+    ),
     serverName: z.string().min(1).optional().describe("name to verify the certificate against"),
   }).optional().describe("present: connect with TLS"),
   username: z.string().min(1).optional(),
@@ -52,7 +54,45 @@ export const connectionSchema = z.strictObject({
 
 const singleChar = z.string().length(1, "expected exactly one character");
 
-const splitPattern = /^[0-9]+\/[0-9]+$/;
+const splitPattern = /^([0-9]+\/[0-9]+|auto)$/;
+
+/**
+ * How field text becomes values (load) and values become text (unload, where it applies).
+ * The core reads and checks them (core/src/types/conversion.rs); the keys are the same.
+ */
+export const conversionShape = {
+  nullToUnset: z.boolean().optional().describe(
+    "a null field (empty, or a null word) leaves its column unset: no tombstone, an existing value stays (default true); false binds null",
+  ),
+  timeZone: z.string().min(1).optional().describe(
+    "UTC or a fixed offset (+02:00, -0530) for timestamps written without a zone (default UTC); IANA names are not supported",
+  ),
+  timestampFormat: z.string().min(1).optional().describe(
+    "iso (default: ISO 8601 variants) or a strftime-like pattern such as '%d/%m/%Y %H:%M:%S'",
+  ),
+  dateFormat: z.string().min(1).optional().describe("iso (default) or a strftime-like pattern such as '%d.%m.%Y'"),
+  timeFormat: z.string().min(1).optional().describe("iso (default) or a strftime-like pattern such as '%I:%M %p'"),
+  epochUnit: z.enum(["s", "ms", "us", "ns"]).optional().describe(
+    "unit of timestamps written as integers (default ms)",
+  ),
+  trueWords: z.array(z.string().min(1)).min(1).optional().describe(
+    "spellings of true, any case (default true, yes, y, 1, t, on)",
+  ),
+  falseWords: z.array(z.string().min(1)).min(1).optional().describe(
+    "spellings of false, any case (default false, no, n, 0, f, off)",
+  ),
+  decimalSeparator: singleChar.optional().describe("decimal separator of numbers (default .)"),
+  groupingSeparator: singleChar.optional().describe("thousands separator of numbers, removed when read (default none)"),
+  blobFormat: z.enum(["hex", "base64"]).optional().describe("blobs without a 0x prefix (default hex: 0x... only)"),
+  overflow: z.enum(["reject", "saturate"]).optional().describe(
+    "a number beyond its column's range: a bad row (reject, default) or the type's largest/smallest value",
+  ),
+  rounding: z.enum(["unnecessary", "half-even", "half-up", "half-down", "down", "up", "floor", "ceiling"]).optional()
+    .describe("a fraction in an integer column: a bad row (unnecessary, default) or rounded by this rule"),
+};
+
+export const conversionSchema = z.strictObject(conversionShape);
+export const CONVERSION_KEYS = Object.keys(conversionShape) as Array<keyof typeof conversionShape>;
 
 export const loadSchema = z.strictObject({
   files: z.array(z.string().min(1)).min(1).optional().describe(
@@ -85,6 +125,7 @@ export const loadSchema = z.strictObject({
   escape: singleChar.optional(),
   comment: singleChar.optional(),
   nullValues: z.array(z.string()).optional().describe('unquoted field texts that mean null (default [""])'),
+  ...conversionShape,
   ttl: z.int().min(0).optional().describe("time to live of the written values, in seconds"),
   timestamp: z.union([z.int(), z.string().min(1)]).optional().describe(
     "write time: microseconds since the epoch, or an ISO-8601 date-time",
@@ -103,8 +144,8 @@ export const loadSchema = z.strictObject({
   checkpointDir: z.string().min(1).optional().describe("directory for checkpoints (default: the bad-row directory)"),
   checkpointInterval: positiveInt.optional().describe("seconds between checkpoints (default 5)"),
   resume: z.boolean().optional().describe("continue from this job's checkpoint"),
-  split: z.string().regex(splitPattern, "expected i/n, e.g. 1/4").optional().describe(
-    "this process's share i/n of the inputs: whole files, or a byte range of a single file",
+  split: z.string().regex(splitPattern, "expected i/n, e.g. 1/4, or auto").optional().describe(
+    "this process's share i/n of the inputs: whole files, or a byte range of a single file; auto: from a Kubernetes Indexed Job, Slurm array or AWS Batch array (see cli/README.md)",
   ),
   dryRun: z.boolean().optional().describe("parse and validate against the table's schema, write nothing"),
   consistency: consistency.optional(),
@@ -168,6 +209,7 @@ export const jobSchema = z.strictObject({
 export type JobConfig = z.infer<typeof jobSchema>;
 export type ConnectionConfig = z.infer<typeof connectionSchema>;
 export type LoadConfig = z.infer<typeof loadSchema>;
+export type ConversionConfig = z.infer<typeof conversionSchema>;
 export type QueryConfig = z.infer<typeof querySchema>;
 export type UnloadConfig = z.infer<typeof unloadSchema>;
 export type CountConfig = z.infer<typeof countSchema>;

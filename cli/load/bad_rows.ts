@@ -135,7 +135,7 @@ export class BadRowLog {
     return { ...this.sizes };
   }
 
-  private write(kind: Kind, text: string): void {
+  private write(kind: Kind, content: string | Uint8Array): void {
     let file = this.files[kind];
     if (file === undefined) {
       const path = this.pathOf(kind);
@@ -148,7 +148,7 @@ export class BadRowLog {
         this.sizes[kind] += headerBytes.length;
       }
     }
-    const bytes = encoder.encode(text);
+    const bytes = typeof content === "string" ? encoder.encode(content) : content;
     writeAllSync(file, bytes);
     this.sizes[kind] += bytes.length;
   }
@@ -159,7 +159,14 @@ export class BadRowLog {
     else this.count++;
     if (this.writeFailure !== null) return;
     try {
-      this.write(uncertain ? "uncertain" : "bad", `${record.raw}\n`);
+      // The input's bytes verbatim when known, so the bad file is an exact copy of the rows.
+      const kind = uncertain ? "uncertain" : "bad";
+      if (record.bytes !== undefined) {
+        this.write(kind, record.bytes);
+        this.write(kind, "\n");
+      } else {
+        this.write(kind, `${record.raw}\n`);
+      }
       this.write("log", `${describeProblem(record, problem)}\n`);
     } catch (error) {
       this.writeFailure = error as Error;

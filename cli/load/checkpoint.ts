@@ -196,26 +196,32 @@ export async function inputIdentity(path: string): Promise<InputIdentity> {
   }
 }
 
-/** The byte just before `offset` of the input's data (decompressed for .gz), or null past the end. */
-async function byteBefore(input: InputFile, offset: number): Promise<number | null> {
+/** The bytes at `offset - 1` and `offset` of the input's data (decompressed for .gz); null past the end. */
+async function bytesAround(input: InputFile, offset: number): Promise<{ before: number | null; at: number | null }> {
   if (!input.gzip) {
     const file = await Deno.open(input.path, { read: true });
     try {
-      const block = await readBlock(file, offset - 1, 1);
-      return block.length === 1 ? block[0] : null;
+      const block = await readBlock(file, offset - 1, 2);
+      return { before: block[0] ?? null, at: block[1] ?? null };
     } finally {
       file.close();
     }
   }
   const file = await Deno.open(input.path, { read: true });
   const reader = file.readable.pipeThrough(new DecompressionStream("gzip")).getReader();
+  const found: { before: number | null; at: number | null } = { before: null, at: null };
   let seen = 0;
   try {
     for (;;) {
       const next = await reader.read();
-      if (next.done) return null;
-      if (seen + next.value.length >= offset) return next.value[offset - 1 - seen];
-      seen += next.value.length;
+      if (next.done) return found;
+      const end = seen + next.value.length;
+      if (offset - 1 >= seen && offset - 1 < end) found.before = next.value[offset - 1 - seen];
+      if (offset >= seen && offset < end) {
+        found.at = next.value[offset - seen];
+        return found;
+      }
+      seen = end;
     }
   } finally {
     await reader.cancel().catch(() => {});
@@ -248,14 +254,13 @@ export async function checkResumeState(
   if ((state.fingerprint ?? null) !== identity.fingerprint) {
     refuse(`${input.path} is not the file the checkpoint was taken of (its content fingerprint differs)`);
   }
-  if (input.path === "-") {
-    if (state.offset !== 0 || state.done) refuse("stdin cannot be resumed past its start");
-    return;
-  }
-  if (state.offset === 0) return;
-  const before = await byteBefore(input, state.offset);
+  // Stdin has no identity to check; its watermark is trusted as the job's (same job hash).
+  if (input.path === "-" || state.offset === 0) return;
+  const { before, at } = await bytesAround(input, state.offset);
   if (before === null) refuse(`offset ${state.offset} of ${input.path} is past the end of its data`);
-  if (before !== 0x0a && before !== 0x0d) {
+  // A record starts after a line end (not between the CR and LF of one), or the data ends there.
+  const afterLineEnd = before === 0x0a || (before === 0x0d && at !== 0x0a);
+  if (at !== null && !afterLineEnd) {
     refuse(`offset ${state.offset} of ${input.path} is not at the start of a record`);
   }
   const beyondEnd = [...state.acked ?? [], ...state.sent ?? []].find((offset) => offset < state.offset);

@@ -8,7 +8,9 @@ import { CliFailure, EXIT_BAD_ROWS, EXIT_FAILURE, EXIT_OK, UsageError } from "..
 import { resolveConnection } from "../settings.ts";
 import { ProgressDisplay } from "../progress.ts";
 import { LOAD_DEFAULTS } from "../defaults.ts";
-import type { LoadConfig } from "../../schemas/job.ts";
+import type { ConversionConfig, LoadConfig } from "../../schemas/job.ts";
+import { conversionSettings } from "../conversion_options.ts";
+import { splitFromEnvironment } from "./split_auto.ts";
 import { alignToLineStart, expandInputs, type InputFile } from "./input.ts";
 import { CsvFileSource, JsonlFileSource, type RowSource } from "./csv_source.ts";
 import { checkCsvFormat } from "./csv_parser.ts";
@@ -48,7 +50,7 @@ const DEFAULT_MAX_RETRIES = LOAD_DEFAULTS.maxRetries;
 const DEFAULT_CHECKPOINT_SECONDS = LOAD_DEFAULTS.checkpointSeconds;
 const DEFAULT_PROGRESS_SECONDS = LOAD_DEFAULTS.progressSeconds;
 
-export interface LoadFlags {
+export interface LoadFlags extends ConversionConfig {
   table?: string;
   query?: string;
   format?: "csv" | "jsonl";
@@ -159,6 +161,7 @@ interface ResolvedLoad {
   hasHeader: boolean;
   csv: { delimiter: string; quote: string; escape?: string; comment?: string };
   nullValues: string[];
+  conversion: ConversionConfig;
   ttl: number | undefined;
   timestamp: bigint | undefined;
   maxConcurrency: number;
@@ -215,6 +218,7 @@ function resolveSettings(fileArguments: string[], flags: LoadFlags, config: Load
       comment: flags.comment ?? config.comment,
     },
     nullValues: flags.nullValue ?? config.nullValues ?? [""],
+    conversion: conversionSettings(flags as Record<string, unknown>, config),
     ttl: flags.ttl ?? config.ttl,
     timestamp: timestampText !== undefined ? parseWriteTimestamp(timestampText) : undefined,
     maxConcurrency: flags.maxConcurrency ?? config.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
@@ -227,7 +231,11 @@ function resolveSettings(fileArguments: string[], flags: LoadFlags, config: Load
     checkpointDir: flags.checkpointDir ?? config.checkpointDir ?? flags.badDir ?? config.badDir ?? DEFAULT_BAD_DIR,
     checkpointSeconds: flags.checkpointInterval ?? config.checkpointInterval ?? DEFAULT_CHECKPOINT_SECONDS,
     resume: flags.resume ?? config.resume ?? false,
-    split: splitText !== undefined ? parseSplit(splitText) : null,
+    split: splitText === undefined
+      ? null
+      : splitText.trim() === "auto"
+      ? splitFromEnvironment(Deno.env.toObject())
+      : parseSplit(splitText),
     dryRun: flags.dryRun ?? config.dryRun ?? false,
     consistency: flags.consistency ?? config.consistency,
     json: flags.json ?? config.json ?? false,
@@ -495,6 +503,10 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
       else if (settings.engine === "core") throw new UsageError(`--engine core: ${obstacle}`);
       else engineNote = obstacle;
     }
+    if (engine === "js" && Object.keys(settings.conversion).length > 0) {
+      const keys = Object.keys(settings.conversion).join(", ");
+      throw new UsageError(`conversion settings (${keys}) are applied by the core path, which this load cannot use: ${engineNote}`);
+    }
 
     const badLogs = stems.map((stem) => new BadRowLog(settings.badDir, stem));
     await refuseInputsAsOutputs(plans.map(({ input }) => input.path), [
@@ -652,6 +664,7 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
             csv: settings.csv,
             hasHeader: settings.hasHeader,
             nullValues: settings.nullValues,
+            conversion: settings.conversion,
             maxConcurrency: settings.maxConcurrency,
             initialConcurrency: Math.min(DEFAULT_INITIAL_CONCURRENCY, settings.maxConcurrency),
             maxErrors: settings.maxErrors,

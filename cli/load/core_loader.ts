@@ -23,7 +23,7 @@
 //   written on its own through the driver with the JS values, and is settled before a
 //   checkpoint can pass it.
 
-import type { BadRowRecord, BulkLoadOptions, BulkState } from "../../driver/deno.ts";
+import type { BadRowRecord, BulkConversionOptions, BulkCounters, BulkLoadOptions, BulkState } from "../../driver/deno.ts";
 import { describeError, SERVER_ERROR_NAMES } from "../errors.ts";
 import type { BadRowLog } from "./bad_rows.ts";
 import { type FileCheckpoint, untouchedFileCheckpoint } from "./checkpoint.ts";
@@ -79,6 +79,8 @@ export interface CoreLoadSettings {
   csv: CsvFormat;
   hasHeader: boolean;
   nullValues: string[];
+  /** Conversion settings, handed to the core as given. */
+  conversion?: BulkConversionOptions;
   maxConcurrency: number;
   initialConcurrency?: number;
   maxErrors?: number;
@@ -108,12 +110,6 @@ const FALSE_WORDS = ["false", "no", "n", "0", "f"];
 /** Server errors that no row of this load could get past (as on the JS path). */
 const FATAL_SERVER_CODES = new Set([0x0100, 0x2100, 0x000A, 0x2300]);
 
-const REJECTED = /^rejected after ([0-9]+) attempt\(s\): ([\s\S]*)$/;
-const SERVER_MESSAGE = /^([^()]*) \(([0-9]+)\): ([\s\S]*)$/;
-const NOT_SENT = /^could not be sent: ([\s\S]*)$/;
-/** Problems with the record as a whole, which a JS parse of the (possibly cut) row cannot restate. */
-const RECORD_FAULT = /^(record exceeds|record has more than)|invalid UTF-8/;
-const AT_BYTE = /at byte ([0-9]+)$/;
 
 /** Thrown by the feed to end a bulk load without closing its input (which would cut a record). */
 class StopFeeding extends Error {
@@ -170,27 +166,25 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** A rejection reported by the core, in the JS path's words; `fatal` when the load must stop. */
+/** A row the core sent (or could not send) and gave up on, in the log's words; `fatal` when the load must stop. */
 export function describeRejection(
-  reason: string,
+  row: Pick<BadRowRecord, "kind" | "serverCode" | "attempts" | "reason">,
   secrets: readonly string[] = [],
 ): { reason: string; fatal: boolean } | null {
   const mask = (text: string) => describeError(text, secrets);
-  const notSent = NOT_SENT.exec(reason);
-  if (notSent) return { reason: `cannot write: ${mask(notSent[1])}`, fatal: true };
-  const rejected = REJECTED.exec(reason);
-  if (!rejected) return null;
-  const retries = Math.max(0, Number(rejected[1]) - 1);
+  if (row.kind === "not_sent") return { reason: `cannot write: ${mask(row.reason)}`, fatal: true };
+  if (row.kind !== "rejected") return null;
+  const retries = Math.max(0, row.attempts - 1);
   const retried = retries > 0 ? ` (after ${retries} ${retries === 1 ? "retry" : "retries"})` : "";
-  const server = SERVER_MESSAGE.exec(rejected[2]);
-  if (server) {
-    const code = Number(server[2]);
+  const code = row.serverCode;
+  if (code !== null) {
     const hex = code.toString(16).padStart(4, "0");
-    const text = mask(`${SERVER_ERROR_NAMES[code] ?? server[1]} (0x${hex}): ${server[3]}`);
+    // The core's reason for a server error is the server's own message.
+    const text = mask(`${SERVER_ERROR_NAMES[code] ?? "Server error"} (0x${hex}): ${row.reason}`);
     if (FATAL_SERVER_CODES.has(code)) return { reason: `cannot write: ${text}`, fatal: true };
     return { reason: `rejected by the server${retried}: ${text}`, fatal: false };
   }
-  return { reason: `not written${retried}: ${mask(rejected[2])}`, fatal: false };
+  return { reason: `not written${retried}: ${mask(row.reason)}`, fatal: false };
 }
 
 export type Examined = { record: SourceRecord; problem: RowProblem } | { record: SourceRecord; params: Params };
@@ -233,19 +227,24 @@ export class BadRowDescriber {
     const offset = this.positions.fileOffset(row.offset);
     const line = this.positions.fileLine(row.line);
     const raw = this.decoder.decode(row.raw);
-    const plain: SourceRecord = { source: this.source, line, raw, fields: [], offset };
-    const rejection = describeRejection(row.reason, this.secrets);
+    const plain: SourceRecord = { source: this.source, line, raw, bytes: row.raw, fields: [], offset };
+    const reparse = (): SourceRecord => {
+      const parsed = this.reparse(row.raw, raw, offset, line);
+      return parsed === null ? plain : { ...parsed, bytes: row.raw };
+    };
+    const rejection = describeRejection(row, this.secrets);
     if (rejection !== null) {
       // The JS path would not have sent a row its converter refuses: that is the reason then.
-      const record = this.reparse(row.raw, raw, offset, line) ?? plain;
+      const record = reparse();
       const converted = this.plan.converter.convert(record);
       return { record, problem: converted.ok ? { reason: rejection.reason } : converted.problem };
     }
-    if (RECORD_FAULT.test(row.reason)) {
-      const reason = row.reason.replace(AT_BYTE, (_, at: string) => `at byte ${this.positions.fileOffset(Number(at))}`);
-      return { record: plain, problem: this.problemFromCore(row.column, reason, null) };
+    if (row.kind === "size" || row.kind === "encoding") {
+      // The core's verdict on the record as a whole: a JS parse of its (possibly cut, or
+      // lossily decoded) bytes cannot restate it.
+      return { record: plain, problem: this.problemFromCore(row, null) };
     }
-    const record = this.reparse(row.raw, raw, offset, line) ?? plain;
+    const record = reparse();
     const converted = this.plan.converter.convert(record);
     if (!converted.ok) return { record, problem: converted.problem };
     const params = this.plan.toParams ? this.plan.toParams(converted.values) : converted.values;
@@ -263,7 +262,8 @@ export class BadRowDescriber {
     return first === undefined ? null : { source: this.source, ...first };
   }
 
-  private problemFromCore(column: string | null, reason: string, record: SourceRecord | null): RowProblem {
+  private problemFromCore(row: BadRowRecord, record: SourceRecord | null): RowProblem {
+    const { column, reason } = row;
     if (column !== null) {
       const binding = this.plan.bindings.find((candidate) => candidate.column.name === column);
       if (binding !== undefined) {
@@ -277,16 +277,15 @@ export class BadRowDescriber {
           reason: reason.startsWith(prefix) ? reason.slice(prefix.length) : reason,
         };
       }
-      const field = /^field ([0-9]+)$/.exec(column);
-      if (field) return { field: Number(field[1]), reason };
       if (!reason.includes(column)) return { reason: `${column}: ${reason}` };
     }
+    if (row.field !== null) return { field: row.field + 1, reason };
     return { reason };
   }
 }
 
-function drained(state: BulkState | null): boolean {
-  return state !== null && state.in_flight === 0 && state.waiting_retry === 0;
+function drained(state: BulkCounters | null): boolean {
+  return state !== null && state.inFlight === 0 && state.waitingRetry === 0;
 }
 
 export async function runCoreLoad(
@@ -422,17 +421,17 @@ export async function runCoreLoad(
     const writes = new Set<Promise<void>>();
     let written = 0;
     let writtenAlone = 0;
-    let last: BulkState | null = null;
+    let last: BulkCounters | null = null;
     let lastSampleAt = performance.now();
 
     const settled = () => drained(last) && writes.size === 0;
 
-    const exactSnapshot = (state: BulkState): FileCheckpoint => ({
+    const exactSnapshot = (state: BulkCounters): FileCheckpoint => ({
       ...base,
       offset: positions.fileOffset(state.watermark),
-      line: positions.fileLine(state.watermark_line),
+      line: positions.fileLine(state.watermarkLine),
       done: false,
-      rowsLoaded: base.rowsLoaded + state.rows_ok + writtenAlone,
+      rowsLoaded: base.rowsLoaded + state.rowsOk + writtenAlone,
       badRows: base.badRows + written,
       badFiles: item.badLog.currentSizes(),
     });
@@ -454,7 +453,7 @@ export async function runCoreLoad(
     };
 
     const updateRows = () => {
-      progress.rowsLoaded = okBefore + (last?.rows_ok ?? 0) + writtenAlone;
+      progress.rowsLoaded = okBefore + (last?.rowsOk ?? 0) + writtenAlone;
     };
 
     /** A row only the JS converter accepts, written on its own with the JS values. */
@@ -482,7 +481,7 @@ export async function runCoreLoad(
     };
 
     const onBadRow = (row: BadRowRecord) => {
-      const rejection = describeRejection(row.reason, secrets);
+      const rejection = describeRejection(row, secrets);
       if (rejection?.fatal) {
         // Not a bad row: the load cannot go on, and --resume sends the row again.
         fatal = true;
@@ -500,9 +499,9 @@ export async function runCoreLoad(
       noteBad();
     };
 
-    const onProgress = (state: BulkState) => {
+    const onProgress = ({ counters: state }: BulkState) => {
       const now = performance.now();
-      inFlightArea += (last?.in_flight ?? 0) * (now - lastSampleAt);
+      inFlightArea += (last?.inFlight ?? 0) * (now - lastSampleAt);
       lastSampleAt = now;
       last = state;
       flush(state.watermark);
@@ -510,7 +509,7 @@ export async function runCoreLoad(
       updateRows();
       progress.retries = retriesBefore + state.retries;
       progress.concurrency = state.window;
-      progress.inFlight = state.in_flight;
+      progress.inFlight = state.inFlight;
       if (now - lastReport >= progressEveryMs) report();
     };
 
@@ -568,6 +567,7 @@ export async function runCoreLoad(
       trueWords: TRUE_WORDS,
       falseWords: FALSE_WORDS,
       epochUnit: "ms",
+      conversion: settings.conversion,
       constants: plan.constants,
       maxConcurrency: settings.maxConcurrency,
       initialConcurrency: Math.min(settings.initialConcurrency ?? 32, settings.maxConcurrency),
@@ -612,15 +612,16 @@ export async function runCoreLoad(
     }
     await Promise.allSettled([...writes]);
     if (final !== null) {
-      last = final;
-      flush(final.watermark);
+      const { counters, status } = final;
+      last = counters;
+      flush(counters.watermark);
       updateRows();
-      progress.retries = retriesBefore + final.retries;
-      if (final.error !== null) stop.reason ??= `failed: ${describeError(final.error, secrets)}`;
+      progress.retries = retriesBefore + counters.retries;
+      if (status.error !== null) stop.reason ??= `failed: ${describeError(status.error, secrets)}`;
       // The core returns at once on an error, possibly with rows still in flight: the
       // state is exact only once they settled, otherwise the last exact one stands.
       if (!fatal && settled()) {
-        snapshots[index] = { ...exactSnapshot(final), done: final.done && final.error === null };
+        snapshots[index] = { ...exactSnapshot(counters), done: status.done && status.error === null };
       }
     }
   }

@@ -27,6 +27,8 @@ export interface SourceRecord {
   fields: SourceField[];
   /** The record as it appeared in the input, without its line terminator. */
   raw: string;
+  /** The record's bytes exactly as read, when known: what the bad file gets (`raw` may be a lossy decoding). */
+  bytes?: Uint8Array;
   /** Set when the input around this record could not be parsed at all. */
   malformed?: string;
   /** Byte offsets of the record in the (decompressed) input: its first byte, and past its end. */

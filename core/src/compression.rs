@@ -300,12 +300,18 @@ mod tests {
         let mut out = Vec::new();
         let err = Compression::Lz4.decompress(&[0x10, 0, 0, 0, 0], cap, &mut out).unwrap_err();
         assert_eq!((err.side, err.field, err.offset), (Side::Remote, "lz4 uncompressed length", 0));
-        assert_eq!(err.reason, "declares 268435456 uncompressed bytes, more than 255 times the 1 compressed bytes can hold");
+        assert_eq!(
+            err.reason,
+            "declares 268435456 uncompressed bytes, more than 255 times the 1 compressed bytes can hold"
+        );
         assert_eq!(out.capacity(), 0);
         // Snappy: a 4-byte varint claiming 256 MiB (0x80 0x80 0x80 0x80 0x01) and one byte.
         let err = Compression::Snappy.decompress(&[0x80, 0x80, 0x80, 0x80, 0x01, 0x00], cap, &mut out).unwrap_err();
         assert_eq!((err.field, err.offset), ("snappy uncompressed length", 0));
-        assert_eq!(err.reason, "declares 268435456 uncompressed bytes, more than 22 times the 6 compressed bytes can hold");
+        assert_eq!(
+            err.reason,
+            "declares 268435456 uncompressed bytes, more than 22 times the 6 compressed bytes can hold"
+        );
         assert_eq!(out.capacity(), 0);
     }
 
@@ -335,7 +341,14 @@ mod tests {
             let mut out = Vec::new();
             algorithm.decompress(&compressed, 1000, &mut out).unwrap();
             out.clear();
-            assert!(algorithm.decompress(&compressed, 999, &mut out).is_err(), "{algorithm:?}");
+            let err = algorithm.decompress(&compressed, 999, &mut out).unwrap_err();
+            let field = match algorithm {
+                Compression::None => "body",
+                Compression::Lz4 => "lz4 uncompressed length",
+                Compression::Snappy => "snappy uncompressed length",
+            };
+            let want = ProtocolError::remote(field, 0, "declares 1000 uncompressed bytes, over the limit of 999");
+            assert_eq!(err, want, "{algorithm:?}");
             assert!(out.is_empty());
         }
     }
@@ -367,7 +380,17 @@ mod tests {
             for cut in [0, 1, 3, 4, 5, compressed.len() / 2, compressed.len() - 1] {
                 let mut out = Vec::new();
                 let result = algorithm.decompress(&compressed[..cut], 5000, &mut out);
-                assert!(result.is_err(), "{algorithm:?} cut at {cut}");
+                // The first 5 bytes hold the length prefix (LZ4's 4, Snappy's varint of 5000
+                // and its first tag); a later cut ends inside the compressed body.
+                let err = result.unwrap_err();
+                let name = if matches!(algorithm, Compression::Lz4) { "lz4" } else { "snappy" };
+                let (part, offset) = match (cut <= 5, name) {
+                    (true, _) => ("uncompressed length", 0),
+                    (false, "lz4") => ("compressed body", 4),
+                    (false, _) => ("compressed body", 0),
+                };
+                let got = (err.side, err.field.to_string(), err.offset);
+                assert_eq!(got, (Side::Remote, format!("{name} {part}"), offset), "{algorithm:?} cut at {cut}: {err}");
                 assert!(out.is_empty());
             }
         }

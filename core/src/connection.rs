@@ -19,6 +19,7 @@ use crate::error::{ProtocolError, Side};
 use crate::v5::{FrameDecoder, FrameEncoder};
 use crate::frame::{finish_frame, flags, FrameHeader, Opcode, HEADER_LEN};
 use crate::message::{self, BatchStatement, BatchType, QueryOptions, ServerError, ServerEvent};
+use crate::scylla::ScyllaFeatures;
 use crate::wire::{Reader, Writer};
 
 pub type RequestId = u32;
@@ -322,6 +323,7 @@ pub struct Connection {
     heartbeat_in_flight: bool,
     authenticator: Option<Box<dyn Authenticator>>,
     supported: Vec<(String, Vec<String>)>,
+    scylla: ScyllaFeatures,
 }
 
 const HANDSHAKE_STREAM: i16 = 0;
@@ -382,6 +384,7 @@ impl Connection {
             heartbeat_in_flight: false,
             authenticator: None,
             supported: Vec::new(),
+            scylla: ScyllaFeatures::default(),
         }
     }
 
@@ -404,6 +407,10 @@ impl Connection {
     }
     pub fn supported(&self) -> &[(String, Vec<String>)] {
         &self.supported
+    }
+    /// Scylla's extensions the server offered (empty for Cassandra).
+    pub fn scylla(&self) -> &ScyllaFeatures {
+        &self.scylla
     }
     pub fn is_usable(&self) -> bool {
         self.state == State::Ready
@@ -918,18 +925,14 @@ impl Connection {
     fn write_startup(&mut self) {
         let start = FrameHeader::begin_request(&mut self.out, self.version, 0, HANDSHAKE_STREAM, Opcode::Startup);
         let driver_version = self.config.driver_version.clone();
-        let mut w = Writer::new(&mut self.out);
-        match self.config.compression.name() {
-            Some(c) => w.string_map(&[
-                ("CQL_VERSION", "3.0.0"),
-                ("DRIVER_NAME", "cqlwire"),
-                ("DRIVER_VERSION", &driver_version),
-                ("COMPRESSION", c),
-            ]),
-            None => {
-                w.string_map(&[("CQL_VERSION", "3.0.0"), ("DRIVER_NAME", "cqlwire"), ("DRIVER_VERSION", &driver_version)])
-            }
+        let extensions = self.scylla.startup_options();
+        let mut options: Vec<(&str, &str)> =
+            vec![("CQL_VERSION", "3.0.0"), ("DRIVER_NAME", "cqlwire"), ("DRIVER_VERSION", &driver_version)];
+        if let Some(c) = self.config.compression.name() {
+            options.push(("COMPRESSION", c));
         }
+        options.extend(extensions.iter().map(|(k, v)| (*k, v.as_str())));
+        Writer::new(&mut self.out).string_map(&options);
         finish_frame(&mut self.out, start);
         self.state = State::Startup;
         // On v4 the server may compress everything after STARTUP, READY included.
@@ -1045,6 +1048,7 @@ impl Connection {
         match (self.state, h.opcode) {
             (State::Options, Opcode::Supported) => {
                 self.supported = message::decode_supported(body).map_err(|e| CloseReason::from_protocol(&e))?;
+                self.scylla = ScyllaFeatures::parse(&self.supported).map_err(|e| CloseReason::from_protocol(&e))?;
                 self.write_startup();
                 Ok(())
             }
@@ -1152,7 +1156,8 @@ impl Connection {
             Opcode::Error => {
                 let body = skip_response_prefix(self.body(src, body_start, body_end), h.flags)
                     .map_err(|e| CloseReason::from_protocol(&e))?;
-                let err = ServerError::decode(body, h.version).map_err(|e| CloseReason::from_protocol(&e))?;
+                let err = ServerError::decode_with(body, h.version, self.scylla.rate_limit_error_code)
+                    .map_err(|e| CloseReason::from_protocol(&e))?;
                 self.events.push_back(EventRec::Failed { id, error: RequestError::Server(err) });
                 Ok(())
             }

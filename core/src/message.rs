@@ -254,7 +254,15 @@ pub enum ErrorDetails {
         received: i32,
         block_for: i32,
     },
+    /// Scylla's per-partition rate limit (its code is the one SUPPORTED announced).
+    RateLimitReached {
+        op_type: &'static str,
+        rejected_by_coordinator: bool,
+    },
 }
+
+/// The name of Scylla's rate-limit error, whatever code the node gave it.
+pub const RATE_LIMIT_REACHED: &str = "RateLimitReached";
 
 pub fn error_code_name(code: i32) -> &'static str {
     match code {
@@ -324,11 +332,32 @@ pub fn format_ip(addr: &[u8]) -> String {
     }
 }
 
+/// What Scylla's rate-limit error names as the limited operation.
+fn rate_limit_op(byte: u8) -> &'static str {
+    match byte {
+        0 => "read",
+        1 => "write",
+        _ => "unknown",
+    }
+}
+
 impl ServerError {
     pub fn decode(body: &[u8], version: u8) -> Result<Self, ProtocolError> {
+        Self::decode_with(body, version, None)
+    }
+
+    /// Like [`ServerError::decode`], reading `rate_limit_code` as Scylla's rate-limit error
+    /// (`<op_type><rejected_by_coordinator>` after the message).
+    pub fn decode_with(body: &[u8], version: u8, rate_limit_code: Option<i32>) -> Result<Self, ProtocolError> {
         let mut r = Reader::new(body);
         let code = r.i32("error code")?;
         let message = r.string("error message")?.to_owned();
+        if rate_limit_code == Some(code) {
+            let op_type = rate_limit_op(r.u8("rate limit op_type")?);
+            let rejected_by_coordinator = r.u8("rate limit rejected_by_coordinator")? != 0;
+            let details = ErrorDetails::RateLimitReached { op_type, rejected_by_coordinator };
+            return Ok(Self { code, code_name: RATE_LIMIT_REACHED, message, details });
+        }
         let cl = |r: &mut Reader| -> Result<&'static str, ProtocolError> {
             Ok(consistency::name(r.u16("error consistency")?))
         };
@@ -400,6 +429,8 @@ pub struct PreparedInfo<'a> {
     pub keyspace: Option<&'a str>,
     /// The bind markers' names and types, in order.
     pub bind_columns: Vec<(&'a str, crate::types::ColumnType)>,
+    /// The prepared metadata flags (Scylla marks LWTs there).
+    pub flags: i32,
 }
 
 pub const RESULT_VOID: i32 = 1;
@@ -448,7 +479,7 @@ pub fn decode_prepared(body: &[u8], version: u8) -> Result<PreparedInfo<'_>, Pro
         let name = r.string("prepared column name")?;
         bind_columns.push((name, crate::types::ColumnType::read(&mut r)?));
     }
-    Ok(PreparedInfo { id, result_metadata_id, pk_indexes, keyspace, bind_columns })
+    Ok(PreparedInfo { id, result_metadata_id, pk_indexes, keyspace, bind_columns, flags })
 }
 
 /// A server-pushed EVENT.

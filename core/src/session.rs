@@ -29,6 +29,11 @@ use crate::message::{self, ErrorDetails, QueryOptions, ServerEvent};
 use crate::rows::{cell, Rows};
 use crate::wire::Reader;
 
+mod node_error;
+mod shards;
+pub use node_error::NodeError;
+pub use shards::ShardTarget;
+
 pub type ConnId = u32;
 pub type SessionRequestId = u32;
 
@@ -50,6 +55,11 @@ pub struct SessionConfig {
     pub default_port: u16,
     /// How long an answer to a schema change waits for every live node to agree.
     pub schema_agreement_timeout_us: u64,
+    /// The host can bind a chosen local port (Node can; Deno and Workers cannot), so a
+    /// connection to Scylla's shard-aware port can ask for a shard.
+    pub can_bind_local_port: bool,
+    /// Connections are TLS: Scylla's shard-aware port is then `SCYLLA_SHARD_AWARE_PORT_SSL`.
+    pub tls: bool,
 }
 
 impl Default for SessionConfig {
@@ -66,6 +76,8 @@ impl Default for SessionConfig {
             discover_peers: true,
             default_port: 9042,
             schema_agreement_timeout_us: 10_000_000,
+            can_bind_local_port: false,
+            tls: false,
         }
     }
 }
@@ -73,8 +85,16 @@ impl Default for SessionConfig {
 /// What the host must do with sockets.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
-    Connect { conn: ConnId, address: String },
-    Close { conn: ConnId },
+    /// `shard`: on Scylla's shard-aware port, the shard this connection is for; the host
+    /// binds a local port `p` with `p % nr_shards == shard`.
+    Connect {
+        conn: ConnId,
+        address: String,
+        shard: Option<ShardTarget>,
+    },
+    Close {
+        conn: ConnId,
+    },
 }
 
 /// One step of a request's history: where it went and why.
@@ -94,7 +114,7 @@ pub struct SessionError {
     pub attempts: u32,
     /// No node was left to try; `errors` says what each tried node answered.
     pub no_host_available: bool,
-    pub errors: Vec<(String, String)>,
+    pub errors: Vec<NodeError>,
     pub trace: Vec<TraceEntry>,
 }
 
@@ -173,6 +193,10 @@ struct Conn {
     in_flight: HashMap<u32, Purpose>,
     /// Draining, and a fresh connection already took its place in the pool.
     replaced: bool,
+    /// The shard asked for through the shard-aware port.
+    asked_shard: Option<u16>,
+    /// The Scylla shard serving it, once its handshake is done.
+    shard: Option<u16>,
 }
 
 #[derive(Default)]
@@ -182,6 +206,8 @@ struct Pool {
     backoff: Option<Backoff>,
     retry_at: Option<u64>,
     down_reported: bool,
+    /// A Scylla node's shards, learned from its first connection.
+    sharding: Option<shards::NodeShards>,
 }
 
 pub struct PreparedMeta {
@@ -216,7 +242,7 @@ struct Req {
     /// may need more than one, but not forever.
     reprepares: u8,
     trace: Vec<TraceEntry>,
-    errors: Vec<(String, String)>,
+    errors: Vec<NodeError>,
 }
 
 /// A request as the host describes it.
@@ -762,12 +788,14 @@ impl Session {
             status: ConnStatus::Connecting,
             in_flight: HashMap::new(),
             replaced: false,
+            asked_shard: None,
+            shard: None,
         });
         if let Some(n) = node {
             self.pool_mut(n).conns.push(id);
         }
         self.metrics.connections_opened += 1;
-        self.commands.push_back(Command::Connect { conn: id, address });
+        self.commands.push_back(Command::Connect { conn: id, address, shard: None });
         id
     }
 
@@ -802,23 +830,6 @@ impl Session {
                 (ks, token, false)
             }
         }
-    }
-
-    /// A ready connection of `node` with the fewest requests in flight.
-    fn pick_conn(&self, node: u32) -> Option<ConnId> {
-        let pool = self.pools.get(node as usize)?;
-        let mut best: Option<(usize, ConnId)> = None;
-        for &id in &pool.conns {
-            if let Some(c) = self.conn(id) {
-                if c.status == ConnStatus::Ready && c.inner.state() == State::Ready {
-                    let load = c.inner.in_flight() + c.inner.queued();
-                    if best.is_none_or(|(l, _)| load < l) {
-                        best = Some((load, id));
-                    }
-                }
-            }
-        }
-        best.map(|(_, id)| id)
     }
 
     fn send_on(&mut self, now: u64, req_id: SessionRequestId, conn: ConnId, purpose: Purpose) -> bool {
@@ -884,7 +895,8 @@ impl Session {
                 }
                 return false;
             };
-            let Some(conn) = self.pick_conn(node) else { continue };
+            let token = self.req_mut(req_id).and_then(|r| r.token);
+            let Some(conn) = self.pick_conn(node, token) else { continue };
             if self.send_on(now, req_id, conn, Purpose::User { req: req_id }) {
                 // The trace only records what happened after the first attempt: the common
                 // case stays allocation-free.
@@ -942,10 +954,10 @@ impl Session {
         self.metrics.speculative_executions += 1;
         *self.metrics.decisions.entry("speculative execution").or_default() += 1;
         let Some(req) = self.req_mut(req_id) else { return };
-        let Some(mut cursor) = req.cursor else { return };
+        let (Some(mut cursor), token) = (req.cursor, req.token) else { return };
         // Unlike a retry, running out of nodes here is no failure: the first execution goes on.
         while let Some(node) = cursor.next_id(&self.view) {
-            if let Some(conn) = self.pick_conn(node) {
+            if let Some(conn) = self.pick_conn(node, token) {
                 if let Some(r) = self.req_mut(req_id) {
                     r.cursor = Some(cursor);
                 }
@@ -980,7 +992,7 @@ impl Session {
         let Some(req) = self.take_req(req_id) else { return };
         self.metrics.no_host_available += 1;
         self.metrics.failures += 1;
-        let last = req.errors.last().map(|(_, m)| m.clone());
+        let last = req.errors.last().map(|e| e.message.clone());
         let error = SessionError {
             error: RequestError::Closed {
                 message: match last {
@@ -988,7 +1000,7 @@ impl Session {
                     None => "no node available: every node of the plan is down or has no ready connection".into(),
                 },
             },
-            node: req.errors.last().map(|(n, _)| n.clone()).unwrap_or_default(),
+            node: req.errors.last().map(|e| e.node.clone()).unwrap_or_default(),
             attempts: req.sent,
             no_host_available: true,
             errors: req.errors.clone(),
@@ -1065,6 +1077,7 @@ impl Session {
         let Some(c) = self.conn_mut(conn) else { return };
         c.status = ConnStatus::Ready;
         let node = c.node;
+        self.on_conn_sharding(conn);
         if let Some(n) = node {
             self.on_node_reachable(n);
         }
@@ -1328,7 +1341,7 @@ impl Session {
             return 0;
         }
         match node.distance {
-            Distance::Local => self.config.connections_per_node,
+            Distance::Local => self.wanted_sharded(node.id).unwrap_or(self.config.connections_per_node),
             Distance::Remote => 1,
             Distance::Ignored => 0,
         }
@@ -1371,6 +1384,9 @@ impl Session {
     }
 
     fn fill_pool(&mut self, node: u32) {
+        if self.view.node(node).is_some_and(|n| n.distance == Distance::Local) && self.fill_sharded_pool(node) {
+            return;
+        }
         let Some(n) = self.view.node(node) else { return };
         let wanted = self.wanted_connections(n);
         let address = n.address.clone();
@@ -1394,8 +1410,17 @@ impl Session {
         }
     }
 
+    /// The node's next reconnection delay, from its pool's backoff.
+    fn next_reconnect_delay(&mut self, node: u32) -> crate::cluster::Decision<u64> {
+        let seed = SplitMix64::derive(self.config.seed, node as u64);
+        let (base, max) = (self.config.reconnect_base_us, self.config.reconnect_max_us);
+        let backoff = self.pool_mut(node).backoff.get_or_insert_with(|| Backoff::new(base, max, Jitter::Full, seed));
+        backoff.next_delay()
+    }
+
     fn on_conn_closed(&mut self, now: u64, conn: ConnId, reason: CloseReason) {
         let Some(c) = self.conn_mut(conn) else { return };
+        let never_ready = matches!(c.status, ConnStatus::Connecting | ConnStatus::Handshaking);
         let address = c.address.clone();
         let node = c.node;
         let already_closed = c.status == ConnStatus::Closed;
@@ -1443,17 +1468,19 @@ impl Session {
         let Some(node) = node else { return };
         let pool_empty = self.pools.get(node as usize).is_none_or(|p| p.conns.is_empty());
         if pool_empty {
-            let seed = SplitMix64::derive(self.config.seed, node as u64);
-            let (base, max) = (self.config.reconnect_base_us, self.config.reconnect_max_us);
+            let delay = self.next_reconnect_delay(node);
             let pool = self.pool_mut(node);
-            let backoff = pool.backoff.get_or_insert_with(|| Backoff::new(base, max, Jitter::Full, seed));
-            let delay = backoff.next_delay();
             pool.retry_at = Some(now.saturating_add(delay.value));
             let report = !std::mem::replace(&mut pool.down_reported, true);
             *self.metrics.decisions.entry(delay.reason).or_default() += 1;
             if self.view.set_up(&address, false) || report {
                 self.events.push_back(EventOut::NodeDown(address, close_message(&reason)));
             }
+        } else if never_ready {
+            // A connection that never came up (a refused shard, say) is tried again after a
+            // backoff, not at once: a node refusing it would otherwise be asked in a loop.
+            let delay = self.next_reconnect_delay(node).value;
+            self.pool_mut(node).retry_at.get_or_insert(now.saturating_add(delay));
         } else {
             self.fill_pool(node);
         }
@@ -1585,7 +1612,8 @@ impl Session {
         let version = self.config.connection.protocol_version;
         let Ok(info) = message::decode_prepared(&body, version) else { return };
         let cql = Reader::new(prepare_body).long_string("prepare query").unwrap_or_default().to_owned();
-        let lwt = is_lwt(&cql);
+        let mask = self.conn(conn).and_then(|c| c.inner.scylla().lwt_flag_mask);
+        let lwt = crate::lwt::is_lwt(&cql, info.flags, mask);
         let keyspace = info.keyspace.map(|k| k.to_owned());
         let keyspace = keyspace.map(|k| self.intern_keyspace(&k));
         let bind_columns = info.bind_columns.into_iter().map(|(n, t)| (n.to_owned(), t)).collect();
@@ -1606,8 +1634,8 @@ impl Session {
         let node = self.conn(conn).map(|c| c.address.clone()).unwrap_or_default();
         self.metrics.failures += 1;
         let mut errors = req.errors.clone();
-        if errors.last().is_none_or(|(n, _)| *n != node) {
-            errors.push((node.clone(), request_error_message(&error)));
+        if errors.last().is_none_or(|e| e.node != node) {
+            errors.push(NodeError::new(node.clone(), &error));
         }
         let error = SessionError { error, node, attempts: req.sent.max(1), no_host_available: false, errors, trace: req.trace.clone() };
         self.events.push_back(EventOut::Failed { id: req_id, error });
@@ -1618,7 +1646,7 @@ impl Session {
         let node_address = self.conn(conn).map(|c| c.address.clone()).unwrap_or_default();
         let Some(req) = self.req_mut(req_id) else { return };
         req.executions.retain(|(c, _)| *c != conn);
-        req.errors.push((node_address.clone(), request_error_message(&error)));
+        req.errors.push(NodeError::new(node_address.clone(), &error));
         if let RequestError::Server(e) = &error {
             // Each node keeps its own prepared statements: re-prepare there, once per node.
             if e.code == 0x2500 && req.opcode == Opcode::Execute && req.reprepares < 3 {
@@ -1663,7 +1691,8 @@ impl Session {
                     r.attempt += 1;
                 }
                 let node = self.conn(conn).and_then(|c| c.node);
-                let target = node.and_then(|n| self.pick_conn(n));
+                let token = self.req_mut(req_id).and_then(|r| r.token);
+                let target = node.and_then(|n| self.pick_conn(n, token));
                 let sent = target.is_some_and(|t| self.send_on(now, req_id, t, Purpose::User { req: req_id }));
                 if !sent {
                     self.send_to_next_node(now, req_id, "retry (same node unavailable)");
@@ -1728,6 +1757,7 @@ fn classify(e: &RequestError) -> ErrorKind {
         RequestError::Timeout { .. } => ErrorKind::ClientTimeout,
         RequestError::Closed { .. } | RequestError::Protocol { .. } => ErrorKind::ConnectionClosed,
         RequestError::Server(s) => match (s.code, &s.details) {
+            (_, ErrorDetails::RateLimitReached { .. }) => ErrorKind::RateLimited,
             (0x1000, _) => ErrorKind::Unavailable,
             (0x1001, _) => ErrorKind::Overloaded,
             (0x1002, _) => ErrorKind::IsBootstrapping,
@@ -1750,13 +1780,6 @@ fn is_ddl(request: &Request) -> bool {
     // Bytes, not str: the user's text may have a multi-byte character where a keyword ends.
     let head = cql.trim_start().as_bytes();
     ["CREATE", "ALTER ", "DROP "].iter().any(|k| head.get(..k.len()).is_some_and(|h| h.eq_ignore_ascii_case(k.as_bytes())))
-}
-
-/// Conditional updates (lightweight transactions) must go to the first replica.
-fn is_lwt(cql: &str) -> bool {
-    let upper = cql.to_ascii_uppercase();
-    let dml = upper.trim_start().starts_with("INSERT") || upper.trim_start().starts_with("UPDATE") || upper.trim_start().starts_with("DELETE");
-    dml && (upper.contains(" IF NOT EXISTS") || upper.contains(" IF EXISTS") || upper.contains(" IF "))
 }
 
 /// A stable stand-in host id for a node known only by its address.

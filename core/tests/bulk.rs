@@ -96,7 +96,7 @@ fn drain(encoder: &mut BulkEncoder, rows: &mut Vec<Row>) {
             RowOutcome::Good { values, token, line, offset, end_offset, .. } => {
                 Row::Good { values: values.to_vec(), token, line, offset, end_offset }
             }
-            RowOutcome::Bad { raw, line, offset, end_offset, column, reason } => {
+            RowOutcome::Bad { raw, line, offset, end_offset, column, reason, .. } => {
                 Row::Bad { raw: raw.to_vec(), line, offset, end_offset, column, reason }
             }
         });
@@ -223,6 +223,7 @@ fn config_of(case: &Json) -> BulkConfig {
         config.text.null_markers = markers.iter().map(|m| m.as_str().unwrap().to_owned()).collect();
     }
     config.ignore_unknown = case.get("ignore_unknown").and_then(Json::as_bool).unwrap_or(false);
+    config.null_to_unset = case.get("null_to_unset").and_then(Json::as_bool).unwrap_or(true);
     config.max_errors = case.get("max_errors").and_then(Json::as_u64);
     config
 }
@@ -367,8 +368,8 @@ fn mapping_text() {
         Mapping::parse("a = x, 2=y").unwrap(),
         Mapping::Explicit(vec![(FieldRef::Name("a".into()), "x".into()), (FieldRef::Index(2), "y".into())])
     );
-    assert!(Mapping::parse("a").is_err());
-    assert!(Mapping::parse("a=").is_err());
+    assert_eq!(Mapping::parse("a").unwrap_err(), BulkError::Config("mapping entry 'a' is not field=column".into()));
+    assert_eq!(Mapping::parse("a=").unwrap_err(), BulkError::Config("mapping entry 'a=' is not field=column".into()));
     assert!(
         Mapping::parse("+1=x").is_ok_and(|m| m == Mapping::Explicit(vec![(FieldRef::Name("+1".into()), "x".into())]))
     );
@@ -592,7 +593,9 @@ fn random_values_of_every_type_round_trip_through_csv() {
         expected.push(blob);
         texts.push(row_texts);
     }
-    let config = BulkConfig::new(Format::Csv(CsvOptions::default()), columns.clone());
+    let mut config = BulkConfig::new(Format::Csv(CsvOptions::default()), columns.clone());
+    // A null goes out as an empty field and must come back as null, not unset.
+    config.null_to_unset = false;
     let mut rng = SplitMix64::new(7);
     let mut cuts: Vec<usize> = (0..300).map(|_| rng.between(0, csv.len() as u64) as usize).collect();
     cuts.sort_unstable();
@@ -969,7 +972,10 @@ fn csv_formatted_pages_load_back_to_the_same_bytes() {
     let rows = Rows::parse(&body).unwrap();
     let mut csv = Vec::new();
     format_csv(&rows, &CsvFormat { header: true, ..CsvFormat::default() }, &mut String::new(), &mut csv).unwrap();
-    let mut encoder = BulkEncoder::new(BulkConfig::new(Format::Csv(CsvOptions::default()), columns)).unwrap();
+    let mut config = BulkConfig::new(Format::Csv(CsvOptions::default()), columns);
+    // A null goes out as an empty field and must come back as null, not unset.
+    config.null_to_unset = false;
+    let mut encoder = BulkEncoder::new(config).unwrap();
     encoder.push(&csv);
     encoder.finish();
     let mut got = Vec::new();

@@ -339,6 +339,28 @@ fn hostile_frames_close_with_a_named_remote_error() {
 }
 
 #[test]
+fn a_server_frame_without_the_response_bit_closes_the_connection() {
+    let mut c = ready_connection(Config::default());
+    let id = query(&mut c, 0);
+    transmit(&mut c);
+    let mut request_direction = void_result(1);
+    request_direction[0] = 0x04;
+    c.handle_bytes(1, &request_direction);
+    let ev = events(&mut c);
+    let closed =
+        ev.iter().find_map(|e| if let Ev::Closed(r) = e { Some(r.clone()) } else { None }).expect("closed");
+    let reason: serde_json::Value = serde_json::from_str(&closed).unwrap();
+    assert_eq!(reason["side"], "remote", "{closed}");
+    assert_eq!(reason["field"], "frame header version", "{closed}");
+    assert_eq!(reason["offset"], 0, "{closed}");
+    assert!(
+        closed.contains("remote protocol error in frame header version at byte 0: the server sent a request frame"),
+        "{closed}"
+    );
+    assert!(!ev.contains(&Ev::Response(id, 1i32.to_be_bytes().to_vec())), "the frame must not answer the query");
+}
+
+#[test]
 fn server_error_keeps_its_fields() {
     let mut c = ready_connection(Config::default());
     let a = query(&mut c, 0);
@@ -584,6 +606,79 @@ fn a_custom_sasl_authenticator_answers_challenges() {
     assert_eq!(&transmit(&mut c)[0].2[4..], b"client-final");
     c.handle_bytes(4, &response(0, 0x10, &(-1i32).to_be_bytes()));
     assert_eq!(events(&mut c), vec![Ev::Ready]);
+}
+
+// ---- Scylla's extensions in the handshake ------------------------------------------------------
+
+fn supported_body(pairs: &[(&str, &[&str])]) -> Vec<u8> {
+    let mut b = (pairs.len() as u16).to_be_bytes().to_vec();
+    let put = |b: &mut Vec<u8>, s: &str| {
+        b.extend_from_slice(&(s.len() as u16).to_be_bytes());
+        b.extend_from_slice(s.as_bytes());
+    };
+    for (k, vs) in pairs {
+        put(&mut b, k);
+        b.extend_from_slice(&(vs.len() as u16).to_be_bytes());
+        for v in *vs {
+            put(&mut b, v);
+        }
+    }
+    b
+}
+
+/// The string map of the STARTUP a connection sends after this SUPPORTED.
+fn startup_after(pairs: &[(&str, &[&str])]) -> Vec<(String, String)> {
+    let mut c = Connection::new(Config::default());
+    c.start(0);
+    transmit(&mut c);
+    c.handle_bytes(0, &response(0, 0x06, &supported_body(pairs)));
+    let out = transmit(&mut c);
+    assert_eq!(out[0].1, 0x01, "a STARTUP");
+    let body = &out[0].2;
+    let mut at = 2;
+    let mut read = || {
+        let len = u16::from_be_bytes([body[at], body[at + 1]]) as usize;
+        let s = String::from_utf8(body[at + 2..at + 2 + len].to_vec()).unwrap();
+        at += 2 + len;
+        s
+    };
+    (0..u16::from_be_bytes([body[0], body[1]])).map(|_| (read(), read())).collect()
+}
+
+#[test]
+fn startup_asks_for_the_scylla_extensions_the_core_implements() {
+    let sent = startup_after(&[
+        ("SCYLLA_NR_SHARDS", &["4"]),
+        ("SCYLLA_SHARD", &["1"]),
+        ("TABLETS_ROUTING_V1", &[]),
+        ("SCYLLA_LWT_ADD_METADATA_MARK", &["LWT_OPTIMIZATION_META_BIT_MASK=2147483648"]),
+        ("SCYLLA_RATE_LIMIT_ERROR", &["ERROR_CODE=61440"]),
+    ]);
+    let extensions: Vec<(&str, &str)> = sent.iter().skip(3).map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    assert_eq!(
+        extensions,
+        [
+            ("SCYLLA_LWT_ADD_METADATA_MARK", "LWT_OPTIMIZATION_META_BIT_MASK=2147483648"),
+            ("SCYLLA_RATE_LIMIT_ERROR", ""),
+            ("TABLETS_ROUTING_V1", ""),
+        ]
+    );
+    assert_eq!(startup_after(&[("CQL_VERSION", &["3.4.7"])]).len(), 3, "Cassandra gets the plain STARTUP");
+}
+
+#[test]
+fn a_malformed_scylla_value_in_supported_closes_naming_the_key() {
+    let mut c = Connection::new(Config::default());
+    c.start(0);
+    transmit(&mut c);
+    c.handle_bytes(0, &response(0, 0x06, &supported_body(&[("SCYLLA_NR_SHARDS", &["many"])])));
+    let expected = CloseReason::Protocol {
+        message: "remote protocol error in SCYLLA_NR_SHARDS at byte 0: \"many\" is not a u16 integer".into(),
+        side: cqlwire_core::error::Side::Remote,
+        field: "SCYLLA_NR_SHARDS",
+        offset: 0,
+    };
+    assert_eq!(events(&mut c), vec![Ev::Closed(serde_json::to_string(&expected).unwrap())]);
 }
 
 #[test]

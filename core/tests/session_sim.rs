@@ -3,10 +3,11 @@
 
 use std::collections::{HashMap, HashSet};
 
+use cqlwire_core::bulk::registry::BulkLoads;
 use cqlwire_core::cluster::{murmur3_token, RetryPolicy, SpeculativePolicy};
 use cqlwire_core::connection::{Config, Request};
 use cqlwire_core::message::QueryOptions;
-use cqlwire_core::session::{Command, ConnId, RequestSpec, Session, SessionConfig, SessionEvent};
+use cqlwire_core::session::{Command, ConnId, RequestSpec, Session, SessionConfig, SessionEvent, ShardTarget};
 
 const MS: u64 = 1_000;
 const INSERT: &str = "INSERT INTO ks1.t (k, v) VALUES (?, ?)";
@@ -29,6 +30,14 @@ struct SimNode {
     fail_next: Vec<Vec<u8>>,
     /// Connections that ask for system tables get closed, this many times.
     reset_on_metadata: u32,
+    /// A Scylla node with this many shards (0: Cassandra).
+    shards: u16,
+    /// A NAT in front of the shard-aware port: the server sees another source port.
+    nat: bool,
+    /// Blind connections (regular port) so far, which the node spreads round-robin.
+    blind_conns: u16,
+    /// (token, shard of the connection) of every EXECUTE.
+    shard_hits: Vec<(i64, u16)>,
     /// Accepts connections and answers nothing at all, handshake included.
     mute: bool,
     /// Hostile answers: a query whose CQL contains the key gets the body instead, once.
@@ -37,8 +46,14 @@ struct SimNode {
 
 struct Sim {
     session: Session,
+    /// Bulk loads on the session: their answers are routed to them by the core.
+    loads: BulkLoads,
     nodes: Vec<SimNode>,
     conns: HashMap<ConnId, usize>,
+    /// The shard serving each connection to a Scylla node.
+    conn_shard: HashMap<ConnId, u16>,
+    /// Every shard a connection asked for through the shard-aware port.
+    shard_requests: Vec<ShardTarget>,
     now: u64,
     events: Vec<String>,
     responses: HashMap<u32, String>,
@@ -144,8 +159,11 @@ impl Sim {
         let session = Session::new(config);
         Sim {
             session,
+            loads: BulkLoads::new(),
             nodes,
             conns: HashMap::new(),
+            conn_shard: HashMap::new(),
+            shard_requests: Vec::new(),
             now: 0,
             events: Vec::new(),
             responses: HashMap::new(),
@@ -175,7 +193,53 @@ impl Sim {
         best.or(lowest).unwrap().1
     }
 
-    fn respond(&mut self, node: usize, bytes: &[u8]) -> Vec<u8> {
+    /// A connection lands on the shard its source port selects on the shard-aware port (off
+    /// by one behind a NAT), and round-robin on the regular port.
+    fn assign_shard(&mut self, conn: ConnId, node: usize, address: &str, shard: Option<ShardTarget>) {
+        let n = &mut self.nodes[node];
+        if n.shards == 0 {
+            return;
+        }
+        let on_shard_port = address.ends_with(":19042");
+        assert_eq!(on_shard_port, shard.is_some(), "a shard is asked for exactly on the shard-aware port");
+        let landed = match shard {
+            Some(t) => {
+                assert_eq!(t.nr_shards, n.shards);
+                self.shard_requests.push(t);
+                (t.shard + u16::from(n.nat)) % n.shards
+            }
+            None => {
+                n.blind_conns += 1;
+                (n.blind_conns - 1) % n.shards
+            }
+        };
+        self.conn_shard.insert(conn, landed);
+    }
+
+    fn supported(&self, conn: ConnId) -> Vec<u8> {
+        let Some(&shard) = self.conn_shard.get(&conn) else { return 0u16.to_be_bytes().to_vec() };
+        let node = &self.nodes[self.conns[&conn]];
+        let (shard, nr) = (shard.to_string(), node.shards.to_string());
+        let options: [(&str, &str); 7] = [
+            ("SCYLLA_SHARD", &shard),
+            ("SCYLLA_NR_SHARDS", &nr),
+            ("SCYLLA_PARTITIONER", "org.apache.cassandra.dht.Murmur3Partitioner"),
+            ("SCYLLA_SHARDING_ALGORITHM", "biased-token-round-robin"),
+            ("SCYLLA_SHARDING_IGNORE_MSB", "12"),
+            ("SCYLLA_SHARD_AWARE_PORT", "19042"),
+            ("SCYLLA_LWT_ADD_METADATA_MARK", "LWT_OPTIMIZATION_META_BIT_MASK=2147483648"),
+        ];
+        let mut b = (options.len() as u16).to_be_bytes().to_vec();
+        for (k, v) in options {
+            string(&mut b, k);
+            b.extend_from_slice(&1u16.to_be_bytes());
+            string(&mut b, v);
+        }
+        b
+    }
+
+    fn respond(&mut self, conn: ConnId, bytes: &[u8]) -> Vec<u8> {
+        let node = self.conns[&conn];
         let mut out = Vec::new();
         let mut at = 0;
         while at + 9 <= bytes.len() {
@@ -188,11 +252,7 @@ impl Sim {
                 continue;
             }
             let reply = match opcode {
-                0x05 => {
-                    let mut b = 0u16.to_be_bytes().to_vec();
-                    b.truncate(2);
-                    frame(stream, 0x06, &b)
-                }
+                0x05 => frame(stream, 0x06, &self.supported(conn)),
                 0x01 | 0x0B => frame(stream, 0x02, &[]),
                 0x07 => {
                     let n = u32::from_be_bytes(body[0..4].try_into().unwrap()) as usize;
@@ -249,6 +309,9 @@ impl Sim {
                             frame(stream, 0x00, &server_error(0x2200, "invalid value", &[]))
                         } else {
                             self.nodes[node].executes.push(token);
+                            if let Some(&shard) = self.conn_shard.get(&conn) {
+                                self.nodes[node].shard_hits.push((token, shard));
+                            }
                             frame(stream, 0x08, &1i32.to_be_bytes())
                         }
                     }
@@ -346,10 +409,16 @@ impl Sim {
             while let Some(cmd) = self.session.poll_command() {
                 progress = true;
                 match cmd {
-                    Command::Connect { conn, address } => {
-                        let node = self.nodes.iter().position(|n| n.address == address).expect("known address");
+                    Command::Connect { conn, address, shard } => {
+                        let host = address.rsplit_once(':').unwrap().0;
+                        let node = self
+                            .nodes
+                            .iter()
+                            .position(|n| n.address.starts_with(&format!("{host}:")))
+                            .expect("known address");
                         if self.nodes[node].up {
                             self.conns.insert(conn, node);
+                            self.assign_shard(conn, node, &address, shard);
                             self.session.handle_connected(self.now, conn);
                         } else {
                             self.session.handle_connect_failed(self.now, conn, "connection refused");
@@ -363,8 +432,8 @@ impl Sim {
             let mut buf = Vec::new();
             while let Some(conn) = self.session.poll_transmit(&mut buf) {
                 progress = true;
-                if let Some(&node) = self.conns.get(&conn) {
-                    let reply = self.respond(node, &buf);
+                if self.conns.contains_key(&conn) {
+                    let reply = self.respond(conn, &buf);
                     if reply.ends_with(RESET) {
                         self.conns.remove(&conn);
                         self.session.handle_eof(self.now, conn);
@@ -374,19 +443,18 @@ impl Sim {
                 }
                 buf.clear();
             }
-            while let Some(e) = self.session.poll_event() {
-                progress = true;
-                match e {
-                    SessionEvent::Response { id, node, .. } => {
-                        self.responses.insert(id, node.to_owned());
-                    }
-                    SessionEvent::Failed { id, error } => {
-                        self.failures.insert(id, serde_json::to_string(&error).unwrap());
-                        self.errors.push((id, error));
-                    }
-                    other => self.events.push(format!("{other:?}")),
+            let (responses, failures, errors, events) = (&mut self.responses, &mut self.failures, &mut self.errors, &mut self.events);
+            let handled = self.loads.drain_events(self.now, &mut self.session, |e| match e {
+                SessionEvent::Response { id, node, .. } => {
+                    responses.insert(id, node.to_owned());
                 }
-            }
+                SessionEvent::Failed { id, error } => {
+                    failures.insert(id, serde_json::to_string(&error).unwrap());
+                    errors.push((id, error));
+                }
+                other => events.push(format!("{other:?}")),
+            });
+            progress |= handled > 0;
             if !progress {
                 return;
             }
@@ -666,8 +734,7 @@ mod allocations {
             send_allocs += n;
             let (_, conn) = id;
             let conn = conn.expect("bytes to send");
-            let node = sim.conns[&conn];
-            let reply = sim.respond(node, &out);
+            let reply = sim.respond(conn, &out);
             out.clear();
             let (_, n) = counted(|| {
                 sim.session.handle_bytes(sim.now, conn, &reply);
@@ -835,6 +902,7 @@ fn a_node_that_accepts_and_stays_silent_is_retried_until_it_answers() {
 
 mod bulk_load {
     use super::*;
+    use cqlwire_core::bulk::BadRowKind;
     use cqlwire_core::bulk::csv::CsvOptions;
     use cqlwire_core::bulk::load::{BatchGrouping, BulkLoad, LoadConfig};
     use cqlwire_core::bulk::{BulkConfig, BulkEncoder, Format};
@@ -849,50 +917,40 @@ mod bulk_load {
         out.into_bytes()
     }
 
-    fn new_load(sim: &mut Sim, config: LoadConfig) -> BulkLoad {
+    /// A load of `k,v` rows (k the partition key) on the simulated session; returns its id.
+    fn new_load(sim: &mut Sim, config: LoadConfig) -> u32 {
         sim.prepare();
         let columns = vec![("k".to_owned(), ColumnType::Bigint), ("v".to_owned(), ColumnType::Blob)];
         let mut bulk = BulkConfig::new(Format::Csv(CsvOptions { header: false, ..CsvOptions::default() }), columns);
         bulk.pk_indexes = vec![0];
-        BulkLoad::new(BulkEncoder::new(bulk).unwrap(), b"prep-insert", &[], config)
+        sim.loads.insert(BulkLoad::new(BulkEncoder::new(bulk).unwrap(), b"prep-insert", &[], config))
     }
 
-    /// Feeds `input` in chunks, passes the session's answers to the load, until it is done.
-    fn run(sim: &mut Sim, load: &mut BulkLoad, input: &[u8], chunk: usize) {
+    /// Feeds `input` in chunks and lets the core route the session's answers to the load,
+    /// until it is done.
+    fn run(sim: &mut Sim, id: u32, input: &[u8], chunk: usize) {
         let mut chunks = input.chunks(chunk);
-        let mut seen_errors = 0;
         for _ in 0..100_000 {
-            while load.wants_input() {
+            while sim.loads.get(id).unwrap().wants_input() {
                 match chunks.next() {
-                    Some(c) => load.push(c),
+                    Some(c) => sim.loads.push(sim.now, &mut sim.session, id, c),
                     None => {
-                        load.finish();
+                        sim.loads.finish(sim.now, &mut sim.session, id);
                         break;
                     }
                 }
             }
-            load.pump(sim.now, &mut sim.session);
             sim.pump();
-            let answered: Vec<u32> = sim.responses.keys().copied().filter(|id| load.owns(*id)).collect();
-            for id in answered {
-                sim.responses.remove(&id);
-                load.on_response(id);
-            }
-            while seen_errors < sim.errors.len() {
-                let (id, error) = sim.errors[seen_errors].clone();
-                seen_errors += 1;
-                load.on_failure(sim.now, id, &error);
-            }
-            if load.is_done() {
+            if sim.loads.get(id).unwrap().is_done() {
                 return;
             }
-            if let Some(t) = load.next_timeout() {
+            if let Some(t) = sim.loads.next_timeout() {
                 if t > sim.now {
                     sim.advance(t - sim.now);
                 }
             }
         }
-        panic!("the load did not finish: {:?}", load.stats());
+        panic!("the load did not finish: {:?}", sim.loads.get(id).unwrap().stats());
     }
 
     fn batched(size: usize) -> LoadConfig {
@@ -903,9 +961,10 @@ mod bulk_load {
     fn batches_hold_rows_of_one_replica_and_every_row_lands_on_its_owner() {
         let mut sim = Sim::new(3, config());
         sim.start();
-        let mut load = new_load(&mut sim, batched(10));
+        let load = new_load(&mut sim, batched(10));
         let input = csv(1000, &[]);
-        run(&mut sim, &mut load, &input, 4096);
+        run(&mut sim, load, &input, 4096);
+        let load = sim.loads.get(load).unwrap();
         let stats = load.stats();
         assert_eq!((stats.rows_ok, stats.rows_bad, stats.rows_rejected), (1000, 0, 0));
         assert_eq!(load.watermark(), input.len() as u64);
@@ -931,20 +990,25 @@ mod bulk_load {
             n.refuse_marker = Some(0xee);
         }
         sim.start();
-        let mut load = new_load(&mut sim, batched(8));
+        let id = new_load(&mut sim, batched(8));
         let input = csv(300, &[17, 250]);
-        run(&mut sim, &mut load, &input, 1 << 20);
+        run(&mut sim, id, &input, 1 << 20);
+        let load = sim.loads.get_mut(id).unwrap();
         let stats = load.stats();
         assert_eq!((stats.rows_ok, stats.rows_rejected), (298, 2), "{stats:?}");
         let mut bad = Vec::new();
         while let Some(row) = load.poll_bad() {
-            bad.push((row.line, String::from_utf8(row.raw).unwrap(), row.reason));
+            bad.push(row);
         }
-        bad.sort();
+        bad.sort_by_key(|row| row.line);
         assert_eq!(bad.len(), 2);
-        assert_eq!((bad[0].0, bad[0].1.as_str()), (18, "17,0xee01"));
-        assert_eq!((bad[1].0, bad[1].1.as_str()), (251, "250,0xee01"));
-        assert!(bad[0].2.contains("invalid value"), "{}", bad[0].2);
+        assert_eq!((bad[0].line, bad[0].raw.as_slice()), (18, &b"17,0xee01"[..]));
+        assert_eq!((bad[1].line, bad[1].raw.as_slice()), (251, &b"250,0xee01"[..]));
+        // The record says what happened as fields: the kind, the server's code (Invalid),
+        // and the attempts (the batch, then the row alone).
+        assert_eq!((bad[0].kind, bad[0].server_code, bad[0].attempts), (BadRowKind::Rejected, Some(0x2200), 1));
+        assert_eq!((bad[0].column.as_deref(), bad[0].field, bad[0].byte), (None, None, None));
+        assert!(bad[0].reason.contains("invalid value"), "{}", bad[0].reason);
         assert_eq!(load.watermark(), input.len() as u64);
         let landed: usize = sim.nodes.iter().map(|n| n.executes.len()).sum();
         assert_eq!(landed, 298);
@@ -955,9 +1019,9 @@ mod bulk_load {
         let mut sim = Sim::new(1, config());
         sim.start();
         // Each row's values are 4+8 + 4+2 bytes, plus the count: 20 bytes; 3 fit in 64.
-        let mut load = new_load(&mut sim, LoadConfig { batch_max_bytes: 64, ..batched(100) });
-        run(&mut sim, &mut load, &csv(90, &[]), 1 << 20);
-        assert_eq!(load.stats().rows_ok, 90);
+        let load = new_load(&mut sim, LoadConfig { batch_max_bytes: 64, ..batched(100) });
+        run(&mut sim, load, &csv(90, &[]), 1 << 20);
+        assert_eq!(sim.loads.get(load).unwrap().stats().rows_ok, 90);
         assert!(sim.nodes[0].batches.iter().all(|&n| n <= 3), "{:?}", sim.nodes[0].batches);
     }
 
@@ -965,9 +1029,9 @@ mod bulk_load {
     fn unbatched_loads_send_one_execute_per_row() {
         let mut sim = Sim::new(3, config());
         sim.start();
-        let mut load = new_load(&mut sim, LoadConfig::default());
-        run(&mut sim, &mut load, &csv(200, &[]), 512);
-        assert_eq!(load.stats().rows_ok, 200);
+        let load = new_load(&mut sim, LoadConfig::default());
+        run(&mut sim, load, &csv(200, &[]), 512);
+        assert_eq!(sim.loads.get(load).unwrap().stats().rows_ok, 200);
         assert!(sim.nodes.iter().all(|n| n.batches.is_empty()));
         assert_eq!(sim.nodes.iter().map(|n| n.executes.len()).sum::<usize>(), 200);
     }
@@ -989,25 +1053,115 @@ mod bulk_load_stop {
         let mut bulk = BulkConfig::new(Format::Csv(CsvOptions { header: false, ..CsvOptions::default() }), columns);
         bulk.pk_indexes = vec![0];
         let config = LoadConfig { batch_size: 50, batch_by: BatchGrouping::Replicas, ..LoadConfig::default() };
-        let mut load = BulkLoad::new(BulkEncoder::new(bulk).unwrap(), b"prep-insert", &[], config);
+        let id = sim.loads.insert(BulkLoad::new(BulkEncoder::new(bulk).unwrap(), b"prep-insert", &[], config));
         // 30 whole rows and a cut one: the rows go out as one batch when the input runs dry.
         let mut input = String::new();
         for k in 0..30 {
             input.push_str(&format!("{k},0x0102\n"));
         }
         input.push_str("30,0x01");
-        load.push(input.as_bytes());
-        load.pump(sim.now, &mut sim.session);
-        assert!(!load.is_done());
-        load.stop();
-        load.pump(sim.now, &mut sim.session);
+        sim.loads.push(sim.now, &mut sim.session, id, input.as_bytes());
+        assert!(!sim.loads.get(id).unwrap().is_done());
+        sim.loads.stop(sim.now, &mut sim.session, id);
         sim.pump();
-        let answered: Vec<u32> = sim.responses.keys().copied().filter(|id| load.owns(*id)).collect();
-        for id in answered {
-            load.on_response(id);
-        }
+        let load = sim.loads.get(id).unwrap();
         assert!(load.is_done(), "{:?}", load.stats());
         assert_eq!(load.stats().rows_ok, 30, "the cut row is dropped, the parsed ones are sent");
         assert_eq!(sim.nodes[0].batches, vec![30]);
     }
+}
+
+// ---- Scylla shard awareness ---------------------------------------------------------------------
+
+fn scylla_sim(shards: u16, can_bind: bool, nat: bool) -> Sim {
+    let mut sim = Sim::new(3, SessionConfig { can_bind_local_port: can_bind, ..config() });
+    for n in sim.nodes.iter_mut() {
+        n.shards = shards;
+        n.nat = nat;
+    }
+    sim.start();
+    sim.prepare();
+    sim
+}
+
+/// Share of EXECUTEs served by the shard owning their token, by the document's formula.
+fn owning_shard_share(sim: &Sim) -> (usize, usize) {
+    let hits: Vec<(i64, u16, u16)> =
+        sim.nodes.iter().flat_map(|n| n.shard_hits.iter().map(move |&(t, s)| (t, s, n.shards))).collect();
+    let owned = hits.iter().filter(|&&(t, s, nr)| cqlwire_core::cluster::shard_of(t, nr, 12) == s).count();
+    (owned, hits.len())
+}
+
+#[test]
+fn with_port_binding_every_shard_gets_a_connection_and_every_execute_its_owning_shard() {
+    let mut sim = scylla_sim(4, true, false);
+    for k in 0..400i64 {
+        let id = sim.insert(k, false);
+        assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
+    }
+    assert_eq!(owning_shard_share(&sim), (400, 400));
+    // Each node: its first connection went to the regular port, the other three shards were
+    // asked for on the shard-aware port.
+    let mut asked: Vec<u16> = sim.shard_requests.iter().map(|t| t.shard).collect();
+    asked.sort();
+    assert_eq!(asked.len(), 9, "{asked:?}");
+    for n in &sim.nodes {
+        let shards: HashSet<u16> = n.shard_hits.iter().map(|h| h.1).collect();
+        assert_eq!(shards.len(), 4, "every shard of {} served requests", n.address);
+    }
+}
+
+#[test]
+fn without_port_binding_the_pool_fills_blindly_until_every_shard_is_covered() {
+    let mut sim = scylla_sim(4, false, false);
+    assert!(sim.shard_requests.is_empty(), "no shard asked for without a chosen local port");
+    for k in 0..400i64 {
+        sim.insert(k, false);
+    }
+    assert_eq!(owning_shard_share(&sim), (400, 400));
+}
+
+#[test]
+fn a_nat_in_front_of_the_shard_aware_port_is_detected_and_the_regular_port_used() {
+    let mut sim = scylla_sim(4, true, true);
+    for k in 0..400i64 {
+        sim.insert(k, false);
+    }
+    assert!(sim.events.iter().any(|e| e.contains("a NAT rewrites source ports")), "{:?}", sim.events);
+    // One misdirected connection per node before the fallback; blind connections cover the rest.
+    assert_eq!(sim.shard_requests.len(), 9, "{:?}", sim.shard_requests);
+    assert_eq!(owning_shard_share(&sim), (400, 400));
+}
+
+#[test]
+fn while_a_shard_has_no_connection_its_requests_go_to_another_shard_of_the_node() {
+    let mut sim = scylla_sim(4, true, false);
+    let victims: Vec<ConnId> = sim.conn_shard.iter().filter(|(_, &s)| s == 2).map(|(&c, _)| c).collect();
+    assert_eq!(victims.len(), 3, "one shard-2 connection per node");
+    for nodes in sim.nodes.iter_mut() {
+        nodes.up = false;
+    }
+    for c in victims {
+        sim.conns.remove(&c);
+        sim.session.handle_eof(sim.now, c);
+    }
+    sim.pump();
+    for nodes in sim.nodes.iter_mut() {
+        nodes.up = true;
+    }
+    let mut answered = 0;
+    for k in 0..200i64 {
+        let id = sim.insert(k, false);
+        answered += usize::from(sim.responses.contains_key(&id));
+    }
+    assert_eq!(answered, 200);
+    let (owned, total) = owning_shard_share(&sim);
+    let shard2 = sim
+        .nodes
+        .iter()
+        .flat_map(|n| n.shard_hits.iter())
+        .filter(|(t, _)| cqlwire_core::cluster::shard_of(*t, 4, 12) == 2)
+        .count();
+    assert!(shard2 > 20, "some keys belong to shard 2: {shard2}");
+    assert_eq!((owned, total), (200 - shard2, 200));
 }

@@ -7,6 +7,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 
+use cqlwire_core::error::{ProtocolError, Side};
 use cqlwire_core::types::{encode_text, format_text, ColumnType, CqlValue, RowsValidator, TextOptions};
 use cqlwire_core::wire::{Reader, Writer};
 use serde_json::Value as Json;
@@ -62,6 +63,8 @@ struct Vector {
     /// What a canonical encoder produces for this value (`canonical_hex`, else `hex`).
     canonical: Vec<u8>,
     expect: Option<Json>,
+    /// The check that must fail and the byte offset it reports (error vectors).
+    error: Option<(String, usize)>,
 }
 
 fn unhex(hex: &str) -> Vec<u8> {
@@ -83,8 +86,12 @@ fn load_file(name: &str) -> Option<Vec<Vector>> {
                 let bytes = unhex(&field("hex").unwrap_or_else(|| panic!("{name}: no hex")));
                 let canonical = field("canonical_hex").map_or_else(|| bytes.clone(), |h| unhex(&h));
                 let expect = v.get("expect").cloned();
-                assert!(expect.is_some() != v.get("error").is_some(), "{name}: needs exactly one of expect and error");
-                Vector { name, type_text, ty, bytes, canonical, expect }
+                let error = field("error").map(|check| {
+                    let offset = v.get("offset").and_then(Json::as_u64).unwrap_or_else(|| panic!("{name}: error without an offset"));
+                    (check, usize::try_from(offset).unwrap())
+                });
+                assert!(expect.is_some() != error.is_some(), "{name}: needs exactly one of expect and error");
+                Vector { name, type_text, ty, bytes, canonical, expect, error }
             })
             .collect(),
     )
@@ -94,14 +101,11 @@ fn vectors() -> Vec<Vector> {
     load_file("types.json").expect("tests/vectors/types.json is missing")
 }
 
-/// Our vectors, then the TypeScript side's extra ones when that file is present: both
+/// Our vectors, then the TypeScript side's extra ones (a missing file fails): both
 /// decoders must agree on every vector either side wrote.
 fn all_vectors() -> Vec<Vector> {
     let mut all = vectors();
-    match load_file("types_ts_extra.json") {
-        Some(extra) => all.extend(extra),
-        None => eprintln!("tests/vectors/types_ts_extra.json not present; checking types.json only"),
-    }
+    all.extend(load_file("types_ts_extra.json").expect("tests/vectors/types_ts_extra.json is missing"));
     all
 }
 
@@ -164,10 +168,15 @@ fn error_vectors_fail_to_decode_and_to_validate() {
         if v.expect.is_some() {
             continue;
         }
-        assert!(CqlValue::decode(&v.ty, &v.bytes).is_err(), "{}: decoded", v.name);
-        assert!(v.ty.validate(&v.bytes).is_err(), "{}: validated", v.name);
+        let (check, offset) = v.error.as_ref().expect("an error vector names its check");
+        let named = |what: &str, outcome: Result<(), ProtocolError>| {
+            let e = outcome.err().unwrap_or_else(|| panic!("{}: {what} succeeded", v.name));
+            assert_eq!((e.side, e.field, e.offset), (Side::Remote, check.as_str(), *offset), "{}: {what}: {e}", v.name);
+        };
+        named("decode", CqlValue::decode(&v.ty, &v.bytes).map(drop));
+        named("validate", v.ty.validate(&v.bytes));
         let mut text = String::from("kept");
-        assert!(format_text(&v.ty, &v.bytes, &mut text).is_err(), "{}: formatted", v.name);
+        named("format_text", format_text(&v.ty, &v.bytes, &mut text));
         assert_eq!(text, "kept", "{}", v.name);
     }
 }

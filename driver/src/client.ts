@@ -2,7 +2,7 @@
  * The `Client`: a pool of core-driven connections, the prepared-statement cache, paging,
  * batches and streaming. Names follow the DataStax Node.js driver where the meaning matches.
  */
-import { type BadRowRecord, type BulkState, type RawResponse, type RequestOptions, SessionHost } from "./session.ts";
+import { type BadRowKind, type BadRowRecord, type BulkCounters, type BulkState, type RawResponse, type RequestOptions, SessionHost } from "./session.ts";
 import { type ClientOptions, parseHostPort, type ResolvedOptions, resolveOptions } from "./options.ts";
 import type { RuntimeHooks } from "./socket.ts";
 import { ArgumentError, DriverError, OperationTimedOutError } from "./errors.ts";
@@ -38,6 +38,29 @@ export interface ExecuteOptions {
   nowInSeconds?: number;
 }
 
+/**
+ * Conversion settings of a bulk load, read and checked by the core
+ * (core/src/types/conversion.rs); an unknown key is refused.
+ */
+export interface BulkConversionOptions {
+  /** A null field leaves its column unset instead of binding null (default true). */
+  nullToUnset?: boolean;
+  /** `UTC` or a fixed offset (`+02:00`) for timestamps without a zone. */
+  timeZone?: string;
+  /** `iso` or a strftime-like pattern (`%d/%m/%Y %H:%M:%S`). */
+  timestampFormat?: string;
+  dateFormat?: string;
+  timeFormat?: string;
+  epochUnit?: "s" | "ms" | "us" | "ns";
+  trueWords?: string[];
+  falseWords?: string[];
+  decimalSeparator?: string;
+  groupingSeparator?: string;
+  blobFormat?: "hex" | "base64";
+  overflow?: "reject" | "saturate";
+  rounding?: "unnecessary" | "half-even" | "half-up" | "half-down" | "down" | "up" | "floor" | "ceiling";
+}
+
 /** A bulk load run in the core: raw CSV/JSONL bytes in, no JS object per row. */
 export interface BulkLoadOptions {
   /** An INSERT/UPDATE with `?` or named bind markers. Or give `table` (`ks.tbl`). */
@@ -61,6 +84,8 @@ export interface BulkLoadOptions {
   epochUnit?: "s" | "ms" | "us";
   /** `field=column,...` (field names or 0-based indexes). */
   mapping?: string;
+  /** How field text becomes values; the core checks every key (see BulkConversionOptions). */
+  conversion?: BulkConversionOptions;
   /** Columns given the same value (CQL text) on every row. */
   constants?: Record<string, string>;
   maxErrors?: number;
@@ -103,7 +128,7 @@ export interface PreparedInfo {
   resultColumns: ColumnInfo[];
 }
 
-export type { BadRowRecord, BulkState };
+export type { BadRowKind, BadRowRecord, BulkCounters, BulkState };
 
 export interface BatchQuery {
   query: string;
@@ -194,13 +219,34 @@ export class Client {
     return this;
   }
 
+  /**
+   * Calls the listeners of `event`. One that throws must not stop the others, nor the
+   * driver loop that emits (the requests settled by the same batch of events): its error
+   * becomes a "log" event at level "warning" (or, from a "log" listener, one console.warn).
+   */
   private emit(event: string, ...args: unknown[]): void {
-    for (const fn of this.listeners.get(event) ?? []) fn(...args);
+    for (const fn of this.listeners.get(event) ?? []) {
+      try {
+        fn(...args);
+      } catch (e) {
+        const message = `a '${event}' listener threw: ${(e as Error)?.message ?? String(e)}`;
+        if (event !== "log") {
+          this.emit("log", "warning", message, e);
+        } else if (!this.warnedLogListener) {
+          this.warnedLogListener = true;
+          console.warn(`cqlwire: ${message}`);
+        }
+      }
+    }
   }
+
+  private warnedLogListener = false;
 
   /** Opens the pool. Safe to call more than once; `execute` calls it when needed. */
   connect(): Promise<void> {
     if (this.isShutdown) return Promise.reject(new DriverError("the client was shut down", "ERR_SHUTDOWN"));
+    const failure = this.session?.failure;
+    if (failure) return Promise.reject(failure);
     if (!this.connecting) {
       this.connecting = this.openSession().catch((e) => {
         this.connecting = null;
@@ -241,7 +287,7 @@ export class Client {
         onNodeUp: (address) => this.emit("hostUp", address),
         onNodeDown: (address, reason) => this.emit("hostDown", address, reason),
         onServerEvent: (ev) => this.onServerEvent(ev),
-        onLog: (message) => this.emit("log", "info", message),
+        onLog: (message, level) => this.emit("log", level ?? "info", message),
       },
     );
     this.session = session;
@@ -268,6 +314,8 @@ export class Client {
   private async ready(): Promise<SessionHost> {
     if (!this.session || !this.connecting) await this.connect();
     else await this.connecting;
+    // A shutdown while this call waited for the connection is a shutdown, not "not connected".
+    if (this.isShutdown) throw new DriverError("the client was shut down", "ERR_SHUTDOWN");
     if (!this.session) throw new DriverError("the client is not connected", "ERR_NOT_CONNECTED");
     return this.session;
   }
@@ -365,7 +413,7 @@ export class Client {
       pageSize: o.pageSize ?? o.fetchSize ?? this.options.queryOptions.fetchSize,
       pageState: ps === undefined || ps === null ? null : typeof ps === "string" ? fromHex(ps) : ps,
       timestamp: o.timestamp,
-      timeoutMs: o.timeout ?? o.readTimeout,
+      timeoutMs: requestTimeout(o),
       idempotent: o.idempotent ?? o.isIdempotent,
       tracing: o.traceQuery,
       routingToken: o.routingToken,
@@ -570,6 +618,7 @@ export class Client {
       falseWords: options.falseWords,
       epochUnit: options.epochUnit,
       mapping: options.mapping,
+      conversion: options.conversion,
       constants: options.constants,
       maxErrors: options.maxErrors,
       ignoreUnknown: options.ignoreUnknown,
@@ -579,7 +628,7 @@ export class Client {
       maxConcurrency: options.maxConcurrency,
       idempotent: options.idempotent ?? !counter,
       maxRetries: options.maxRetries,
-      timeoutMs: options.timeout,
+      timeoutMs: requestTimeout(options),
       seed: Math.floor(Math.random() * 2 ** 32),
       stopAtOffset: options.stopAtOffset,
       batchSize: options.batchSize,
@@ -682,6 +731,26 @@ function usesDefaults(o: ExecuteOptions): boolean {
     o.readTimeout === undefined && o.idempotent === undefined && o.isIdempotent === undefined &&
     o.traceQuery === undefined && o.routingToken === undefined && o.keyspace === undefined &&
     o.nowInSeconds === undefined;
+}
+
+/** Longest per-request timeout: what a timer can wait (2^31 - 1 ms, about 24.8 days). */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/**
+ * The per-request timeout in ms, checked: a negative, NaN or oversized value used to wrap
+ * to 49 days or fall back to the default silently. 0 is refused too (every request has a
+ * deadline; leave the option out for the client's `readTimeout`).
+ */
+function requestTimeout(o: { timeout?: number; readTimeout?: number }): number | undefined {
+  const name = o.timeout !== undefined ? "timeout" : "readTimeout";
+  const value = o.timeout ?? o.readTimeout;
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 1 || value > MAX_TIMEOUT_MS) {
+    throw new ArgumentError(
+      `options.${name} must be a number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${String(value)}`,
+    );
+  }
+  return Math.ceil(value);
 }
 
 function u32le(n: number): Uint8Array {

@@ -102,6 +102,18 @@ export class NotSupportedError extends DriverError {
   }
 }
 
+/**
+ * The WASM core failed (a trap: a Rust panic, an out-of-bounds access, memory exhausted).
+ * Its state is lost, so the client fails closed: every pending and later call rejects
+ * with this error, and the sockets are closed. `cause` is the original RuntimeError.
+ */
+export class DriverInternalError extends DriverError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, "ERR_INTERNAL", options);
+    this.name = "DriverInternalError";
+  }
+}
+
 /** Builds the JS error for a core `Failed`/`Closed` JSON payload. */
 export function errorFromCore(json: Record<string, unknown>, host: string): Error {
   const kind = json.kind as string;

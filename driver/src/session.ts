@@ -6,10 +6,16 @@
  * 3. one timer, re-armed only when the core's next deadline changes;
  * 4. events are drained in one call and settle promises.
  * The core decides everything else: which node, which connection, retries, reconnects.
+ *
+ * Every promise handed out settles: on a response, a failure, shutdown, or a failure of the
+ * core itself. A WASM trap (a Rust panic, an out-of-bounds access) loses the core's state,
+ * so nothing may throw out of a socket, timer or microtask handler: such a throw closes the
+ * session instead (`failClosed`), rejecting everything pending, and every later call, with
+ * one DriverInternalError. A user listener that throws is reported and the batch goes on.
  */
 import { WasmSession } from "../wasm/pkg/cqlwire_wasm.js";
 import type { CqlSocket, RuntimeHooks, TlsSettings } from "./socket.ts";
-import { AuthenticationError, ConnectionError, DriverError, errorFromCore, NoHostAvailableError } from "./errors.ts";
+import { AuthenticationError, ConnectionError, DriverError, DriverInternalError, errorFromCore, NoHostAvailableError } from "./errors.ts";
 
 const EVENT_READY = 1;
 const EVENT_RESPONSE = 2;
@@ -92,7 +98,15 @@ export interface SessionListener {
   onNodeUp?(address: string): void;
   onNodeDown?(address: string, reason: string): void;
   onServerEvent?(event: Record<string, unknown>): void;
-  onLog?(message: string): void;
+  /** `level` is "warning" for what the user should act on, else undefined (information). */
+  onLog?(message: string, level?: "warning"): void;
+}
+
+/** Whether a host is this machine: credentials sent there without TLS stay on it. */
+export function isLoopback(host: string): boolean {
+  const h = host.toLowerCase();
+  return h === "localhost" || h.endsWith(".localhost") || /^127\./.test(h) || h === "::1" ||
+    /^(0{1,4}:){7}0{0,3}1$/.test(h) || /^::ffff:127\./.test(h);
 }
 
 const textDecoder = new TextDecoder();
@@ -126,6 +140,10 @@ export class SessionHost {
   private timerAt = -1;
   private readyWaiter: { resolve(): void; reject(e: Error): void } | null = null;
   private closed = false;
+  /** Set when the core failed: the error every pending and later call rejects with. */
+  private failureError: DriverInternalError | null = null;
+  /** Waits that must end when the session closes (bulk loads waiting for input or a turn). */
+  private closeWaiters = new Set<(error: Error) => void>();
   private optionsBuf = new ArrayBuffer(64);
   private optionsView = new DataView(this.optionsBuf);
   private optionsBytes = new Uint8Array(this.optionsBuf);
@@ -161,8 +179,10 @@ export class SessionHost {
     const deadline = new Promise<never>((_, reject) => {
       timeout = setTimeout(() => reject(new NoHostAvailableError({}, `could not connect to ${contactPoints.join(", ")} within ${limit} ms`)), limit);
     });
-    this.core.start(nowMicros(), contactPoints.join(","));
-    this.drive();
+    this.contain(() => {
+      this.core.start(nowMicros(), contactPoints.join(","));
+      this.drive();
+    });
     try {
       await Promise.race([ready, deadline]);
     } catch (e) {
@@ -201,13 +221,42 @@ export class SessionHost {
     return this.optionsBytes.subarray(0, need);
   }
 
+  /** Why calls are refused once closed: the core's failure, or a shutdown. */
+  private closedError(): Error {
+    return this.failureError ?? new DriverError("the client was shut down", "ERR_SHUTDOWN");
+  }
+
+  /** The core failed, if it did: the error the client keeps rejecting with. */
+  get failure(): DriverInternalError | null {
+    return this.failureError;
+  }
+
+  /** The error for a core call that threw: a trap closes the session, anything else is the call's. */
+  private callError(e: unknown): Error {
+    if (!isTrap(e)) return coreCallError(e);
+    this.failClosed(e);
+    return this.failureError!;
+  }
+
+  /** Runs a core call for a caller: a trap becomes the session's failure, thrown. */
+  private coreCall<T>(work: () => T): T {
+    if (this.closed) throw this.closedError();
+    try {
+      return work();
+    } catch (e) {
+      if (!isTrap(e)) throw e;
+      this.failClosed(e);
+      throw this.failureError!;
+    }
+  }
+
   private submit(start: () => number): Promise<RawResponse> {
-    if (this.closed) return Promise.reject(new DriverError("the client was shut down", "ERR_SHUTDOWN"));
+    if (this.closed) return Promise.reject(this.closedError());
     let id: number;
     try {
       id = start();
     } catch (e) {
-      return Promise.reject(coreCallError(e));
+      return Promise.reject(this.callError(e));
     }
     const p = new Promise<RawResponse>((resolve, reject) => this.pending.set(id, { resolve: resolve as (r: unknown) => void, reject, context: undefined, started: 0 }));
     this.kick();
@@ -233,11 +282,11 @@ export class SessionHost {
 
   /** Registers a prepared statement's ids once, so each EXECUTE passes a number instead. */
   registerPrepared(id: Uint8Array, resultMetadataId: Uint8Array | null): number {
-    return this.core.registerPrepared(id, resultMetadataId ?? EMPTY);
+    return this.coreCall(() => this.core.registerPrepared(id, resultMetadataId ?? EMPTY));
   }
 
   updatePrepared(handle: number, resultMetadataId: Uint8Array): void {
-    if (!this.closed) this.core.updatePrepared(handle, resultMetadataId);
+    if (!this.closed) this.coreCall(() => this.core.updatePrepared(handle, resultMetadataId));
   }
 
   /**
@@ -245,12 +294,12 @@ export class SessionHost {
    * caller packed with `packOptions` into `staging` followed by the values.
    */
   executeHandle<T>(handle: number, staged: Uint8Array, optionsLength: number, context: unknown, started: number): Promise<T> {
-    if (this.closed) return Promise.reject(new DriverError("the client was shut down", "ERR_SHUTDOWN"));
+    if (this.closed) return Promise.reject(this.closedError());
     let id: number;
     try {
       id = this.core.executeHandle(nowMicros(), handle, staged, optionsLength);
     } catch (e) {
-      return Promise.reject(coreCallError(e));
+      return Promise.reject(this.callError(e));
     }
     const p = new Promise<T>((resolve, reject) => this.pending.set(id, { resolve: resolve as (r: unknown) => void, reject, context, started }));
     this.kick();
@@ -269,11 +318,12 @@ export class SessionHost {
 
   /** A Rows body as CSV, formatted in the core (see `Client.streamCsv`). */
   formatCsv(body: Uint8Array, delimiter: string, quote: string, header: boolean): { rows: number; pagingState: Uint8Array | null; csv: Uint8Array } {
+    if (this.closed) throw this.closedError();
     let out: Uint8Array;
     try {
       out = this.core.formatCsv(body, delimiter.charCodeAt(0), quote.charCodeAt(0), header);
     } catch (e) {
-      throw coreCallError(e);
+      throw this.callError(e);
     }
     const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
     const rows = view.getUint32(0, true);
@@ -282,20 +332,79 @@ export class SessionHost {
   }
 
   metrics(): Record<string, unknown> {
-    return this.closed ? {} : JSON.parse(this.core.metrics());
+    return this.closed ? {} : JSON.parse(this.coreCall(() => this.core.metrics()));
   }
 
   state(): { protocolVersion: number; nodes: Array<Record<string, unknown>>; connections: Array<Record<string, unknown>> } {
-    return this.closed ? { protocolVersion: this.protocolVersion, nodes: [], connections: [] } : JSON.parse(this.core.state());
+    return this.closed ? { protocolVersion: this.protocolVersion, nodes: [], connections: [] } : JSON.parse(this.coreCall(() => this.core.state()));
   }
 
   tokenRanges(keyspace?: string): Array<{ start: bigint; end: bigint; replicas: string[] }> {
     if (this.closed) return [];
-    const raw = JSON.parse(this.core.tokenRanges(keyspace)) as Array<[string, string, string[]]>;
+    const raw = JSON.parse(this.coreCall(() => this.core.tokenRanges(keyspace))) as Array<[string, string, string[]]>;
     return raw.map(([start, end, replicas]) => ({ start: BigInt(start), end: BigInt(end), replicas }));
   }
 
   shutdown(): void {
+    this.close(new DriverError("the client was shut down", "ERR_SHUTDOWN"));
+  }
+
+  /**
+   * The core threw where nothing can catch it (a socket, timer or microtask handler), or
+   * trapped in a call: its state is gone, so the session closes and everything pending,
+   * and every later call, rejects with one DriverInternalError.
+   */
+  private failClosed(cause: unknown): void {
+    if (this.closed) return;
+    const detail = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+    const what = isTrap(cause) ? "the WASM core trapped" : "the driver loop failed";
+    this.failureError = new DriverInternalError(`${what} (${detail}); the client is closed`, { cause });
+    this.close(this.failureError);
+    this.reportListenerError("log", () => this.listener.onLog?.(this.failureError!.message));
+  }
+
+  /** Runs a handler that the world calls: whatever it throws closes the session, never escapes. */
+  private contain(work: () => void): void {
+    try {
+      work();
+    } catch (e) {
+      this.failClosed(e);
+    }
+  }
+
+  /** Calls a user listener: one that throws is reported, and the events after it still run. */
+  private reportListenerError(event: string, call: () => void): void {
+    try {
+      call();
+    } catch (e) {
+      if (!this.warnedListener) {
+        this.warnedListener = true;
+        console.warn(`cqlwire: a '${event}' listener threw, ignored: ${(e as Error)?.message ?? e}`);
+      }
+    }
+  }
+
+  private warnedListener = false;
+
+  /** Resolves with `work`, or rejects when the session closes first. */
+  private untilClosed<T>(work: Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(this.closedError());
+    return new Promise<T>((resolve, reject) => {
+      this.closeWaiters.add(reject);
+      work.then(
+        (value) => {
+          this.closeWaiters.delete(reject);
+          resolve(value);
+        },
+        (error) => {
+          this.closeWaiters.delete(reject);
+          reject(error);
+        },
+      );
+    });
+  }
+
+  private close(err: Error): void {
     if (this.closed) return;
     this.closed = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
@@ -307,11 +416,13 @@ export class SessionHost {
       }
     }
     this.sockets.clear();
-    const err = new DriverError("the client was shut down", "ERR_SHUTDOWN");
     for (const p of this.pending.values()) p.reject(err);
     this.pending.clear();
     this.readyWaiter?.reject(err);
     this.readyWaiter = null;
+    const waiters = [...this.closeWaiters];
+    this.closeWaiters.clear();
+    for (const reject of waiters) reject(err);
     try {
       this.core.free();
     } catch {
@@ -341,6 +452,10 @@ export class SessionHost {
 
   private turn = (): void => {
     this.flushScheduled = false;
+    this.contain(this.runTurn);
+  };
+
+  private runTurn = (): void => {
     if (this.closed) return;
     // Events first: draining them may start work in the core (a bulk load's next rows)
     // whose bytes must leave in this same flush.
@@ -356,19 +471,19 @@ export class SessionHost {
       this.flush();
     }
     this.armTimer();
-    const wake = this.bulkWaiter;
-    if (wake) {
-      this.bulkWaiter = null;
-      wake();
-    }
+    // Every bulk load waiting for a turn looks at its state again.
+    const waiters = [...this.bulkWaiters];
+    this.bulkWaiters.clear();
+    for (const wake of waiters) wake();
   };
 
-  private bulkWaiter: (() => void) | null = null;
+  /** One per bulk load that waits for the core to make progress. */
+  private bulkWaiters = new Set<() => void>();
   private delayedFlush = false;
 
   private flushLater = (): void => {
     this.delayedFlush = false;
-    this.flush();
+    this.contain(() => this.flush());
   };
 
   /**
@@ -384,52 +499,64 @@ export class SessionHost {
     onProgress?: (state: BulkState) => void,
     signal?: AbortSignal,
   ): Promise<BulkState> {
-    if (this.closed) throw new DriverError("the client was shut down", "ERR_SHUTDOWN");
+    if (this.closed) throw this.closedError();
     let id: number;
     try {
       id = this.core.bulkStart(nowMicros(), preparedId, resultMetadataId ?? EMPTY, JSON.stringify(config));
     } catch (e) {
-      throw coreCallError(e);
+      throw this.callError(e);
     }
     const iterator = input[Symbol.asyncIterator]();
     let ended = false;
-    const stop = () => {
-      if (!ended && !this.closed) {
-        ended = true;
-        this.core.bulkStop(nowMicros(), id);
-        this.drive();
-      }
-    };
+    // Called by the caller's AbortSignal: nothing may throw back into its abort().
+    const stop = () =>
+      this.contain(() => {
+        if (!ended && !this.closed) {
+          ended = true;
+          this.core.bulkStop(nowMicros(), id);
+          this.drive();
+        }
+      });
     signal?.addEventListener("abort", stop, { once: true });
     if (signal?.aborted) stop();
     try {
       for (;;) {
-        if (this.closed) throw new DriverError("the client was shut down during a bulk load", "ERR_SHUTDOWN");
-        const state = JSON.parse(this.core.bulkState(id)) as BulkState;
-        const bad = this.core.bulkBadRows(id);
+        if (this.closed) {
+          throw this.failureError ?? new DriverError("the client was shut down during a bulk load", "ERR_SHUTDOWN");
+        }
+        const state = JSON.parse(this.coreCall(() => this.core.bulkState(id))) as BulkState;
+        const { counters, status } = state;
+        const bad = this.coreCall(() => this.core.bulkBadRows(id));
         if (bad.length) for (const row of unpackBadRows(bad)) await onBadRow(row);
         onProgress?.(state);
         // On an error (a header that fits no column, too many bad rows) input stops, but
         // rows in flight still settle, so the watermark is final when this returns.
-        if (state.done || (state.error && state.in_flight === 0 && state.waiting_retry === 0)) return state;
-        if (state.error && !ended) stop();
-        if (state.wantsInput && !ended) {
-          const next = await iterator.next();
+        if (status.done || (status.error && counters.inFlight === 0 && counters.waitingRetry === 0)) return state;
+        if (status.error && !ended) stop();
+        if (status.wantsInput && !ended) {
+          // An input that never yields must not keep the load from settling on shutdown.
+          const next = await this.untilClosed(iterator.next());
+          if (this.closed) continue;
           if (next.done) {
             ended = true;
-            this.core.bulkFinish(nowMicros(), id);
+            this.coreCall(() => this.core.bulkFinish(nowMicros(), id));
           } else {
-            this.core.bulkPush(nowMicros(), id, next.value);
+            this.coreCall(() => this.core.bulkPush(nowMicros(), id, next.value));
           }
           this.drive();
           continue;
         }
-        await new Promise<void>((resolve) => (this.bulkWaiter = resolve));
+        await this.untilClosed(new Promise<void>((resolve) => this.bulkWaiters.add(resolve)));
       }
     } finally {
       signal?.removeEventListener("abort", stop);
-      await iterator.return?.();
-      if (!this.closed) this.core.bulkClose(id);
+      if (this.closed) {
+        // The input may be stuck in next(); its return() would wait behind it.
+        Promise.resolve(iterator.return?.()).catch(() => {});
+      } else {
+        await iterator.return?.();
+        if (!this.closed) this.coreCall(() => this.core.bulkClose(id));
+      }
     }
   }
 
@@ -449,8 +576,25 @@ export class SessionHost {
     }
   }
 
+  /** Hosts already warned about clear-text credentials: one warning per host. */
+  private clearTextWarned = new Set<string>();
+
+  /**
+   * PLAIN authentication sends the password as it is: without TLS, anyone on the path to a
+   * host off this machine can read it. Warned once per host, as a "log" event.
+   */
+  private warnClearTextCredentials(host: string, port: number): void {
+    const credentials = this.settings.credentials;
+    if (!credentials || this.settings.tls || isLoopback(host) || this.clearTextWarned.has(host)) return;
+    this.clearTextWarned.add(host);
+    const message = `credentials of user '${credentials.username}' go to ${host}:${port} in clear text ` +
+      `(no TLS) when it asks for authentication: enable TLS, or connect over loopback`;
+    this.reportListenerError("log", () => this.listener.onLog?.(message, "warning"));
+  }
+
   private openSocket(conn: number, address: string): void {
     const { host, port } = splitAddress(address);
+    this.warnClearTextCredentials(host, port);
     this.sockets.set(conn, null);
     let timeout: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
@@ -459,35 +603,39 @@ export class SessionHost {
     const opening = this.runtime.socketFactory(
       { host, port, tls: this.settings.tls, connectTimeoutMs: this.settings.connectTimeoutMs },
       {
-        onData: (chunk) => {
-          if (this.closed || !this.sockets.has(conn)) return;
-          this.core.handleBytes(nowMicros(), conn, chunk);
-          this.drive();
-        },
-        onClose: () => {
-          if (this.closed || !this.sockets.has(conn)) return;
-          this.sockets.delete(conn);
-          this.core.handleEof(nowMicros(), conn);
-          this.drive();
-        },
+        onData: (chunk) =>
+          this.contain(() => {
+            if (this.closed || !this.sockets.has(conn)) return;
+            this.core.handleBytes(nowMicros(), conn, chunk);
+            this.drive();
+          }),
+        onClose: () =>
+          this.contain(() => {
+            if (this.closed || !this.sockets.has(conn)) return;
+            this.sockets.delete(conn);
+            this.core.handleEof(nowMicros(), conn);
+            this.drive();
+          }),
       },
     );
     Promise.race([opening, deadline]).then(
-      (socket) => {
-        clearTimeout(timeout);
-        if (this.closed || !this.sockets.has(conn)) return socket.close();
-        this.sockets.set(conn, socket);
-        this.core.handleConnected(nowMicros(), conn);
-        this.drive();
-      },
-      (e) => {
-        clearTimeout(timeout);
-        opening.then((s) => s.close(), () => {});
-        if (this.closed || !this.sockets.has(conn)) return;
-        this.sockets.delete(conn);
-        this.core.handleConnectFailed(nowMicros(), conn, String((e as Error)?.message ?? e));
-        this.drive();
-      },
+      (socket) =>
+        this.contain(() => {
+          clearTimeout(timeout);
+          if (this.closed || !this.sockets.has(conn)) return socket.close();
+          this.sockets.set(conn, socket);
+          this.core.handleConnected(nowMicros(), conn);
+          this.drive();
+        }),
+      (e) =>
+        this.contain(() => {
+          clearTimeout(timeout);
+          opening.then((s) => s.close(), () => {});
+          if (this.closed || !this.sockets.has(conn)) return;
+          this.sockets.delete(conn);
+          this.core.handleConnectFailed(nowMicros(), conn, String((e as Error)?.message ?? e));
+          this.drive();
+        }),
     );
   }
 
@@ -545,15 +693,16 @@ export class SessionHost {
         this.writing.add(conn);
         if (bytes.length > 0) this.backlog.set(conn, [bytes]);
         (r as Promise<void>).then(
-          () => {
-            this.writing.delete(conn);
-            const q = this.backlog.get(conn);
-            if (q && q.length) {
-              this.backlog.delete(conn);
-              this.write(conn, concat(q));
-            }
-          },
-          (e) => this.failSocket(conn, e as Error),
+          () =>
+            this.contain(() => {
+              this.writing.delete(conn);
+              const q = this.backlog.get(conn);
+              if (q && q.length) {
+                this.backlog.delete(conn);
+                this.write(conn, concat(q));
+              }
+            }),
+          (e) => this.contain(() => this.failSocket(conn, e as Error)),
         );
         return;
       }
@@ -563,7 +712,7 @@ export class SessionHost {
   private failSocket(conn: number, _e: Error): void {
     this.writing.delete(conn);
     this.backlog.delete(conn);
-    if (!this.sockets.has(conn)) return;
+    if (this.closed || !this.sockets.has(conn)) return;
     this.closeSocket(conn);
     this.core.handleEof(nowMicros(), conn);
     this.drive();
@@ -588,9 +737,11 @@ export class SessionHost {
   private onTimer = (): void => {
     this.timer = undefined;
     this.timerAt = -1;
-    if (this.closed) return;
-    this.core.handleTimeout(nowMicros());
-    this.drive();
+    this.contain(() => {
+      if (this.closed) return;
+      this.core.handleTimeout(nowMicros());
+      this.drive();
+    });
   };
 
   private nodeAddresses: string[] = [];
@@ -645,7 +796,7 @@ export class SessionHost {
           if (!p) break;
           this.pending.delete(id);
           const error = sessionError(JSON.parse(textDecoder.decode(payload)));
-          if (p.context !== undefined) this.onFailure?.(p.context, error);
+          if (p.context !== undefined) this.reportListenerError("failure", () => this.onFailure?.(p.context, error));
           p.reject(error);
           break;
         }
@@ -664,65 +815,120 @@ export class SessionHost {
           this.readyWaiter = null;
           break;
         }
-        case EVENT_SERVER:
+        case EVENT_SERVER: {
           this.nodeAddresses = [];
-          this.listener.onServerEvent?.(JSON.parse(textDecoder.decode(payload)));
-          break;
-        case EVENT_NODE_UP:
-          this.nodeAddresses = [];
-          this.listener.onNodeUp?.(JSON.parse(textDecoder.decode(payload)).address);
-          break;
-        case EVENT_NODE_DOWN: {
-          const e = JSON.parse(textDecoder.decode(payload));
-          this.listener.onNodeDown?.(e.address, e.reason);
+          const event = JSON.parse(textDecoder.decode(payload));
+          this.reportListenerError("server event", () => this.listener.onServerEvent?.(event));
           break;
         }
-        case EVENT_LOG:
-          this.listener.onLog?.(JSON.parse(textDecoder.decode(payload)).message);
+        case EVENT_NODE_UP: {
+          this.nodeAddresses = [];
+          const { address } = JSON.parse(textDecoder.decode(payload));
+          this.reportListenerError("hostUp", () => this.listener.onNodeUp?.(address));
           break;
+        }
+        case EVENT_NODE_DOWN: {
+          const e = JSON.parse(textDecoder.decode(payload));
+          this.reportListenerError("hostDown", () => this.listener.onNodeDown?.(e.address, e.reason));
+          break;
+        }
+        case EVENT_LOG: {
+          const { message } = JSON.parse(textDecoder.decode(payload));
+          this.reportListenerError("log", () => this.listener.onLog?.(message));
+          break;
+        }
       }
     }
   }
 }
 
-export interface BulkState {
-  rows_ok: number;
-  rows_bad: number;
-  rows_rejected: number;
+/** Counters of a bulk load. */
+export interface BulkCounters {
+  rowsOk: number;
+  rowsBad: number;
+  rowsRejected: number;
   retries: number;
-  in_flight: number;
+  inFlight: number;
   window: number;
-  waiting_retry: number;
+  waitingRetry: number;
   /** Input offset below which every row is acknowledged or in the bad file. */
   watermark: number;
   /** The line where the first row past the watermark starts. */
-  watermark_line: number;
+  watermarkLine: number;
   /** Rows below the watermark that were acknowledged, and that went to the bad rows. */
-  watermark_rows_ok: number;
-  watermark_rows_bad: number;
-  bytes_pushed: number;
-  wantsInput: boolean;
-  done: boolean;
-  error: string | null;
+  watermarkRowsOk: number;
+  watermarkRowsBad: number;
+  bytesPushed: number;
 }
 
+/** Where a bulk load stands: its counters, and what the loop feeding it acts on. */
+export interface BulkState {
+  counters: BulkCounters;
+  status: {
+    /** More input would be turned into requests now. */
+    wantsInput: boolean;
+    /** Every row pushed is settled, or the load stopped and nothing is in flight. */
+    done: boolean;
+    /** Why the load stopped early. */
+    error: string | null;
+  };
+}
+
+/**
+ * Why a row will not be loaded: `syntax` (CSV quoting, JSON syntax, field count), `size` (over a
+ * limit: only the record's head is kept), `encoding` (not UTF-8), `value` (a field does not fit
+ * its column, or a partition key column is null), `rejected` (the server refused it: see
+ * `serverCode`), `not_sent` (it could not be sent).
+ */
+export type BadRowKind = "syntax" | "size" | "encoding" | "value" | "rejected" | "not_sent";
+
+const BAD_ROW_KINDS: Record<number, BadRowKind> = {
+  1: "syntax",
+  2: "size",
+  3: "encoding",
+  4: "value",
+  5: "rejected",
+  6: "not_sent",
+};
+
 export interface BadRowRecord {
+  kind: BadRowKind;
+  /** The record's bytes exactly as read (line end excluded). */
   raw: Uint8Array;
+  /** 1-based line where the record starts. */
   line: number;
+  /** Input offset of the record's first byte. */
   offset: number;
+  /** The statement's column at fault. */
   column: string | null;
+  /** The 0-based CSV field at fault. */
+  field: number | null;
+  /** The 0-based byte of the record at fault. */
+  byte: number | null;
+  /** The server's error code, for a row it refused with an ERROR. */
+  serverCode: number | null;
+  /** Requests that carried the row (0: never sent). */
+  attempts: number;
   reason: string;
 }
+
+/** Fixed part of a packed bad row: kind, line, offset, attempts, code, field, byte, column length. */
+const BAD_ROW_HEAD = 1 + 8 + 8 + 4 + 4 + 4 + 8 + 2;
 
 function unpackBadRows(buf: Uint8Array): BadRowRecord[] {
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const rows: BadRowRecord[] = [];
   let at = 0;
-  while (at + 18 <= buf.length) {
-    const line = Number(view.getBigUint64(at, true));
-    const offset = Number(view.getBigUint64(at + 8, true));
-    const columnLen = view.getUint16(at + 16, true);
-    at += 18;
+  while (at + BAD_ROW_HEAD <= buf.length) {
+    const kind = BAD_ROW_KINDS[buf[at]] ?? "syntax";
+    const line = Number(view.getBigUint64(at + 1, true));
+    const offset = Number(view.getBigUint64(at + 9, true));
+    const attempts = view.getUint32(at + 17, true);
+    const code = view.getInt32(at + 21, true);
+    const field = view.getUint32(at + 25, true);
+    const byte = view.getBigUint64(at + 29, true);
+    const columnLen = view.getUint16(at + 37, true);
+    at += BAD_ROW_HEAD;
     const column = columnLen ? textDecoder.decode(buf.subarray(at, at + columnLen)) : null;
     at += columnLen;
     const reasonLen = view.getUint32(at, true);
@@ -733,7 +939,18 @@ function unpackBadRows(buf: Uint8Array): BadRowRecord[] {
     at += 4;
     const raw = buf.slice(at, at + rawLen);
     at += rawLen;
-    rows.push({ raw, line, offset, column, reason });
+    rows.push({
+      kind,
+      raw,
+      line,
+      offset,
+      column,
+      field: field === 0xFFFFFFFF ? null : field,
+      byte: byte === 0xFFFFFFFFFFFFFFFFn ? null : Number(byte),
+      serverCode: code < 0 ? null : code,
+      attempts,
+      reason,
+    });
   }
   return rows;
 }
@@ -754,7 +971,8 @@ function concat(chunks: Uint8Array[]): Uint8Array {
 /** The error for a request that failed for good, with its attempts and trace attached. */
 function sessionError(json: Record<string, unknown>): Error {
   const node = String(json.node ?? "");
-  const errors = (json.errors ?? []) as Array<[string, string]>;
+  // [node, message, server error code or null] per node tried.
+  const errors = (json.errors ?? []) as Array<[string, string, number | null]>;
   let err: Error;
   if (json.no_host_available) {
     const inner: Record<string, Error> = {};
@@ -765,6 +983,11 @@ function sessionError(json: Record<string, unknown>): Error {
   }
   Object.assign(err, { attempts: json.attempts, trace: json.trace, coordinator: node });
   return err;
+}
+
+/** A WebAssembly trap: the core's state is lost (a panic aborts, an access went out of bounds). */
+function isTrap(e: unknown): boolean {
+  return typeof WebAssembly !== "undefined" && e instanceof WebAssembly.RuntimeError;
 }
 
 /** A JsError from the facade carries `[CODE] message`. */

@@ -1,10 +1,9 @@
 // load, unload, count and bench against the real local Cassandra (scripts/cassandra start),
-// in a keyspace of their own. Set CQLWIRE_SKIP_INTEGRATION=1 to skip them deliberately.
+// in a keyspace of their own. They need the server: there is no switch that skips them.
 
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "./assert.ts";
 import { type CliResult, CQLWIRE, runCli } from "./run.ts";
 
-const SKIP = Deno.env.get("CQLWIRE_SKIP_INTEGRATION") === "1";
 const KEYSPACE = "cqlwire_cli_bulk";
 const RUN = `${Date.now().toString(36)}_${Math.floor(Math.random() * 1e6).toString(36)}`;
 const table = (name: string) => `${KEYSPACE}.${name}_${RUN}`;
@@ -35,7 +34,7 @@ function describe(result: CliResult): string {
 }
 
 /** Commands run here, so that default output directories (./cqlwire-logs) stay out of the checkout. */
-const SCRATCH = SKIP ? "." : await Deno.makeTempDir({ prefix: "cqlwire-bulk-cwd-" });
+const SCRATCH = await Deno.makeTempDir({ prefix: "cqlwire-bulk-cwd-" });
 
 async function cli(args: string[], options: Parameters<typeof runCli>[1] = {}, expectedCode = 0): Promise<CliResult> {
   const result = await runCli(args, { cwd: SCRATCH, ...options });
@@ -115,7 +114,6 @@ async function loadAndKill(args: string[], killAfterMs: number): Promise<{ kille
 
 Deno.test({
   name: "bulk commands against a live Cassandra",
-  ignore: SKIP,
   sanitizeResources: false,
   sanitizeOps: false,
   async fn(t) {
@@ -398,6 +396,22 @@ Deno.test({
           log.map((entry) => entry.slice(0, entry.indexOf(" (column"))),
           badLines.map((entry) => `${path}:${entry.line}: field 1`),
         );
+      });
+
+      await t.step("core path: a row of invalid UTF-8 is a bad row, copied to the .bad file byte for byte", async () => {
+        const enc = new TextEncoder();
+        const latin1 = Uint8Array.of(...enc.encode("9101,caf"), 0xe9, ...enc.encode(",2"));
+        const input = [enc.encode("k,name,score\n9100,ok,1\n"), latin1, enc.encode("\n9102,x,3\n")];
+        const path = `${work}/latin1.csv`;
+        await Deno.writeFile(path, Uint8Array.from(input.flatMap((part) => [...part])));
+        const args = ["load", path, "--table", tables.inputs, "--engine", "core", "--bad-dir", `${work}/latin1-bad`];
+        await cli([...args, "--quiet"], {}, 3);
+        const bad = await Deno.readFile(`${work}/latin1-bad/latin1.bad`);
+        assertEquals(bad, Uint8Array.from([...enc.encode("k,name,score\n"), ...latin1, 0x0a]));
+        const log = await Deno.readTextFile(`${work}/latin1-bad/latin1.errors.log`);
+        assertEquals(log, `${path}:3: field 2 (column name, text): invalid UTF-8 at byte 3 of the field\n`);
+        const loaded = await rowsOf(`SELECT k FROM ${tables.inputs} WHERE k IN (9100, 9101, 9102)`);
+        assertEquals(loaded.map((row) => row.k).sort(), [9100, 9102]);
       });
 
       await t.step("a counter load killed and resumed never applies a row twice", async () => {

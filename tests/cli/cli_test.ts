@@ -159,3 +159,22 @@ Deno.test("the launcher works through a symlink and explains a missing Deno", as
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a --username without TLS to a remote host warns once that the password goes in clear text", async () => {
+  // 192.0.2.10 (TEST-NET-1) never answers: the warning comes as the socket opens, before any byte.
+  const result = await runCli(
+    ["--hosts", "192.0.2.10:9042", "--connect-timeout", "300", "--username", "loader", "query", "SELECT 1"],
+    { env: { CQLWIRE_PASSWORD: "Hunter2Secret" } },
+  );
+  assertEquals(result.code, 1, result.stderr);
+  const warnings = result.stderr.split("\n").filter((line) => line.startsWith("warning: "));
+  assertEquals(warnings, [
+    "warning: credentials of user 'loader' go to 192.0.2.10:9042 in clear text (no TLS) when it asks for " +
+    "authentication: enable TLS, or connect over loopback",
+  ]);
+  assertEquals(result.stderr.includes("Hunter2Secret"), false);
+  const local = await runCli(["--hosts", `127.0.0.1:${closedPort()}`, "--username", "loader", "query", "SELECT 1"], {
+    env: { CQLWIRE_PASSWORD: "Hunter2Secret" },
+  });
+  assertEquals(local.stderr.includes("warning:"), false, local.stderr);
+});

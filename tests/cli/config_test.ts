@@ -164,7 +164,7 @@ Deno.test("the load, unload, count and bench sections take every option, and che
   }, "job.json");
   assertEquals(config.load?.batchBy, "replica");
   assertEquals(config.bench?.concurrency, [1, 8]);
-  assertEquals(problemsOf({ load: { split: "2-8" } })[0], "load.split: expected i/n, e.g. 1/4");
+  assertEquals(problemsOf({ load: { split: "2-8" } })[0], "load.split: expected i/n, e.g. 1/4, or auto");
   assertEquals(problemsOf({ load: { batchBy: "row" } })[0].startsWith("load.batchBy: "), true);
   assertEquals(problemsOf({ load: { ttl: -1 } })[0].startsWith("load.ttl: "), true);
   assertEquals(problemsOf({ unload: { format: "xml" } })[0].startsWith("unload.format: "), true);

@@ -2,7 +2,7 @@
 // with the same contract, and its helpers: the input it pushes (header first when resuming),
 // positions mapped back to the file, rejections in the JS path's words, and --rate pacing.
 
-import type { BadRowRecord, BulkLoadOptions, BulkState } from "../../driver/deno.ts";
+import type { BadRowRecord, BulkCounters, BulkLoadOptions, BulkState } from "../../driver/deno.ts";
 import { parseCqlType } from "../../cli/cql_type.ts";
 import { BadRowLog } from "../../cli/load/bad_rows.ts";
 import { type Checkpoint, CheckpointStore, type JobIdentity } from "../../cli/load/checkpoint.ts";
@@ -70,22 +70,19 @@ function fakeCore(log: CoreLog): BulkLoadFunction {
     let line = 1;
     let headerPending = options.header !== false;
     let finished = false;
-    const state: BulkState = {
-      rows_ok: 0,
-      rows_bad: 0,
-      rows_rejected: 0,
+    const state: BulkCounters = {
+      rowsOk: 0,
+      rowsBad: 0,
+      rowsRejected: 0,
       retries: 0,
-      in_flight: 0,
+      inFlight: 0,
       window: 8,
-      waiting_retry: 0,
+      waitingRetry: 0,
       watermark: 0,
-      watermark_line: 1,
-      watermark_rows_ok: 0,
-      watermark_rows_bad: 0,
-      bytes_pushed: 0,
-      wantsInput: true,
-      done: false,
-      error: null,
+      watermarkLine: 1,
+      watermarkRowsOk: 0,
+      watermarkRowsBad: 0,
+      bytesPushed: 0,
     };
     const order: Array<{ end: number; nextLine: number; settled: boolean }> = [];
     let inFlight: Array<{ entry: (typeof order)[number]; row: BadRowRecord; value: string; turns: number }> = [];
@@ -116,11 +113,22 @@ function fakeCore(log: CoreLog): BulkLoadFunction {
         const entry = { end: bufferOffset, nextLine: line, settled: false };
         order.push(entry);
         const value = decoder.decode(raw).split(",")[1];
-        const row: BadRowRecord = { raw, line: rowLine, offset, column: null, reason: "" };
+        const row: BadRowRecord = {
+          kind: "value",
+          raw,
+          line: rowLine,
+          offset,
+          column: null,
+          field: null,
+          byte: null,
+          serverCode: null,
+          attempts: 0,
+          reason: "",
+        };
         if (value === "bad" || value === "00:00") {
-          bad.push({ ...row, column: "v", reason: `column v: expected time, got '${value}' (at byte 0): no` });
+          bad.push({ ...row, column: "v", field: 1, reason: `column v: expected time, got '${value}' (at byte 0): no` });
           entry.settled = true;
-          state.rows_bad++;
+          state.rowsBad++;
         } else {
           // A refused row takes longer (as retries would), so later rows settle before it.
           inFlight.push({ entry, row, value, turns: value === REJECTED_TIME ? 3 : 1 });
@@ -131,7 +139,7 @@ function fakeCore(log: CoreLog): BulkLoadFunction {
       while (order.length > 0 && order[0].settled) {
         const entry = order.shift()!;
         state.watermark = entry.end;
-        state.watermark_line = entry.nextLine;
+        state.watermarkLine = entry.nextLine;
       }
     };
     try {
@@ -141,21 +149,22 @@ function fakeCore(log: CoreLog): BulkLoadFunction {
           if (--flight.turns > 0) continue;
           entry.settled = true;
           if (value === REJECTED_TIME) {
-            state.rows_rejected++;
-            bad.push({ ...row, reason: "rejected after 1 attempt(s): Invalid (8704): no such thing" });
+            state.rowsRejected++;
+            bad.push({ ...row, kind: "rejected", serverCode: 0x2200, attempts: 1, reason: "no such thing" });
           } else if (value === FORBIDDEN_TIME) {
-            state.rows_rejected++;
-            bad.push({ ...row, reason: "rejected after 1 attempt(s): Unauthorized (8448): not you" });
+            state.rowsRejected++;
+            bad.push({ ...row, kind: "rejected", serverCode: 0x2100, attempts: 1, reason: "not you" });
           } else {
-            state.rows_ok++;
+            state.rowsOk++;
           }
         }
         inFlight = inFlight.filter((flight) => flight.turns > 0);
         advance();
         for (const row of bad.splice(0)) await options.onBadRow?.(row);
-        const snapshot = { ...state, wantsInput: !finished, done: finished && inFlight.length === 0 };
+        const done = finished && inFlight.length === 0;
+        const snapshot: BulkState = { counters: { ...state }, status: { wantsInput: !finished, done, error: null } };
         options.onProgress?.(snapshot);
-        if (snapshot.done) return snapshot;
+        if (done) return snapshot;
         const next = await iterator.next();
         if (next.done) {
           finished = true;
@@ -166,10 +175,10 @@ function fakeCore(log: CoreLog): BulkLoadFunction {
           joined.set(buffer);
           joined.set(next.value, buffer.length);
           buffer = joined;
-          state.bytes_pushed += next.value.length;
+          state.bytesPushed += next.value.length;
           readLines(false);
         }
-        state.in_flight = inFlight.length;
+        state.inFlight = inFlight.length;
         advance();
       }
     } finally {
@@ -385,25 +394,28 @@ Deno.test("core path: a refusal no row gets past stops the load without a bad ro
   }
 });
 
-Deno.test("core path: the core's rejections in the JS path's words", () => {
-  assertEquals(describeRejection("rejected after 3 attempt(s): Invalid (8704): bad key"), {
+Deno.test("core path: the core's rejections, read from the record's fields, in the JS path's words", () => {
+  const rejected = (serverCode: number | null, attempts: number, reason: string) =>
+    ({ kind: "rejected", serverCode, attempts, reason }) as const;
+  assertEquals(describeRejection(rejected(0x2200, 3, "bad key")), {
     reason: "rejected by the server (after 2 retries): Invalid (0x2200): bad key",
     fatal: false,
   });
-  assertEquals(describeRejection("rejected after 1 attempt(s): Write timeout (4352): 0 of 1"), {
+  assertEquals(describeRejection(rejected(0x1100, 1, "0 of 1")), {
     reason: "rejected by the server: Write timeout (0x1100): 0 of 1",
     fatal: false,
   });
-  assertEquals(describeRejection("rejected after 4 attempt(s): request timed out after 12000 ms"), {
+  assertEquals(describeRejection(rejected(null, 4, "request timed out after 12000 ms")), {
     reason: "not written (after 3 retries): request timed out after 12000 ms",
     fatal: false,
   });
-  assertEquals(describeRejection("rejected after 1 attempt(s): Bad credentials (256): user s3cret", ["s3cret"]), {
+  assertEquals(describeRejection(rejected(0x0100, 1, "user s3cret"), ["s3cret"]), {
     reason: "cannot write: Bad credentials (0x0100): user ***",
     fatal: true,
   });
-  assertEquals(describeRejection("could not be sent: no connection is open")?.fatal, true);
-  assertEquals(describeRejection("column v: expected int"), null);
+  const notSent = { kind: "not_sent", serverCode: null, attempts: 0, reason: "no connection is open" } as const;
+  assertEquals(describeRejection(notSent), { reason: "cannot write: no connection is open", fatal: true });
+  assertEquals(describeRejection({ kind: "value", serverCode: null, attempts: 0, reason: "column v: expected int" }), null);
 });
 
 Deno.test("core path: input from a start offset, with the header pushed first", async () => {

@@ -108,6 +108,23 @@ Deno.test({
         assertEquals((await Deno.lstat(`${work}/link.csv`)).isSymlink, false);
         assertEquals((await Deno.readTextFile(`${work}/link.csv`)).startsWith("id,v\r\n"), true);
         assertEquals((await listing(work)).filter((name) => name.includes(".tmp-")), []);
+
+        // A directory output: the same rules for each of its files.
+        const dir = `${work}/parts/`;
+        await ok(["unload", "--table", TABLE, "--out", dir, "--max-concurrency", "2", "--quiet"]);
+        const parts = await listing(dir);
+        const table = TABLE.split(".")[1];
+        assertEquals(parts, [`${table}-001.csv`, `${table}-002.csv`]);
+        const partsBefore = await Promise.all(parts.map((name) => Deno.readTextFile(`${dir}${name}`)));
+        const again = await cli(["unload", "--table", TABLE, "--out", dir, "--max-concurrency", "2", "--quiet"]);
+        assertEquals(again.code, 2, describe(again));
+        assertStringIncludes(again.stderr, "exists; pass --overwrite to replace it");
+        assertEquals(await listing(dir), parts);
+        assertEquals(await Promise.all(parts.map((name) => Deno.readTextFile(`${dir}${name}`))), partsBefore);
+        const empty = `${work}/empty/`;
+        const missing = await cli(["unload", "--table", `${KEYSPACE}.missing_${RUN}`, "--out", empty, "--quiet"]);
+        assertEquals([missing.code, missing.stderr], [1, `error: table ${KEYSPACE}.missing_${RUN} does not exist\n`]);
+        assertEquals(await listing(empty).catch((error) => String(error.name)), "NotFound");
       });
 
       await t.step("checkpoints: damaged, edited or of another file is an error naming the checkpoint", async () => {

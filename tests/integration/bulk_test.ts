@@ -25,13 +25,14 @@ Deno.test("bulkLoad: CSV with hostile rows; good rows land exactly, bad rows com
     const text = lines.join("\n") + "\n";
     const bad: BadRowRecord[] = [];
     const state = await c.bulkLoad(chunks(text, 777), { table: `${KS}.bulk`, onBadRow: (r) => void bad.push(r) });
-    assertEquals(state.error, null);
-    assertEquals(state.rows_ok, 2002, "good rows");
+    assertEquals(state.status.error, null);
+    assertEquals(state.counters.rowsOk, 2002, "good rows");
     assertEquals(bad.length, 3, `bad rows: ${bad.map((b) => b.reason).join(" | ")}`);
     assert(bad.every((b) => b.reason.length > 0 && b.line > 1), "each bad row has a line and a reason");
     assertEquals(new TextDecoder().decode(bad[0].raw), "not-an-int,x,1,[],2024-01-01");
-    assert(/id/.test(bad[0].column ?? bad[0].reason), `names the column: ${bad[0].column} ${bad[0].reason}`);
-    assertEquals(state.watermark, enc.encode(text).length, "watermark covers the whole input");
+    assertEquals([bad[0].kind, bad[0].column, bad[0].field], ["value", "id", 0], `names the column: ${bad[0].reason}`);
+    assertEquals([bad[1].kind, bad[1].column, bad[1].reason], ["syntax", null, "expected 5 fields, found 6"]);
+    assertEquals(state.counters.watermark, enc.encode(text).length, "watermark covers the whole input");
     const count = await c.execute(`SELECT count(*) FROM ${KS}.bulk`);
     assertEquals(count.first()?.count, 2002n);
     const row = (await c.execute(`SELECT * FROM ${KS}.bulk WHERE id = 7`)).first()!;
@@ -55,9 +56,13 @@ Deno.test("bulkLoad: JSONL, and a row the server rejects goes to the bad rows wi
     rows.push(`{"k": broken json`);
     const bad: BadRowRecord[] = [];
     const state = await c.bulkLoad(chunks(rows.join("\n") + "\n", 4096), { table: `${KS}.bulkj`, format: "jsonl", onBadRow: (r) => void bad.push(r) });
-    assertEquals(state.rows_ok, 500);
+    assertEquals(state.counters.rowsOk, 500);
     assertEquals(bad.length, 2, bad.map((b) => b.reason).join(" | "));
-    assert(bad.some((b) => /rejected/.test(b.reason) && /Invalid|key|length/i.test(b.reason)), bad.map((b) => b.reason).join(" | "));
+    // The server's refusal arrives as fields: the kind and the code (0x2200 Invalid), not as words to parse.
+    const refused = bad.find((b) => b.kind === "rejected");
+    assertEquals([refused?.serverCode, refused?.attempts], [0x2200, 1], bad.map((b) => b.reason).join(" | "));
+    assert(/key|length/i.test(refused!.reason), refused!.reason);
+    assertEquals([bad.find((b) => b.kind === "syntax")?.line], [502]);
     const r = (await c.execute(`SELECT * FROM ${KS}.bulkj WHERE k = 'k3'`)).first()!;
     assertEquals([[...(r.m as Map<string, number>)], Array.from(r.v as Float32Array)], [[["a", 3], ["b", -3]], [0.5, 3, -1]]);
   } finally {
@@ -82,7 +87,7 @@ Deno.test("streamCsv → bulkLoad round trip keeps every value", async () => {
       for await (const p of pages) yield p.csv;
     }
     const state = await c.bulkLoad(bytes(), { table: `${KS}.rt_dst`, onBadRow: (r) => { throw new Error(r.reason); } });
-    assertEquals(state.rows_ok, 1200);
+    assertEquals(state.counters.rowsOk, 1200);
     const a = (await c.execute(`SELECT * FROM ${KS}.rt_src`, [], { pageSize: 5000 })).rows.sort((x, y) => Number(x.id) - Number(y.id));
     const b = (await c.execute(`SELECT * FROM ${KS}.rt_dst`, [], { pageSize: 5000 })).rows.sort((x, y) => Number(x.id) - Number(y.id));
     assertEquals(b, a);
@@ -109,10 +114,10 @@ Deno.test("bulkLoad stops on an abort signal at a record boundary, with an exact
       }
     }
     const state = await c.bulkLoad(slow(), { table: `${KS}.stopped`, signal: controller.signal });
-    assert(state.done, "finished after the stop");
-    assertEquals(state.rows_ok, state.watermark_rows_ok, "every acknowledged row is below the watermark");
+    assert(state.status.done, "finished after the stop");
+    assertEquals(state.counters.rowsOk, state.counters.watermarkRowsOk, "every acknowledged row is below the watermark");
     const count = (await c.execute(`SELECT count(*) FROM ${KS}.stopped`)).first()?.count;
-    assertEquals(count, BigInt(state.rows_ok));
+    assertEquals(count, BigInt(state.counters.rowsOk));
     const cut = (await c.execute(`SELECT v FROM ${KS}.stopped WHERE id = 100300`)).first();
     assert(cut === null || cut.v === "cut-record", `no short row: ${JSON.stringify(cut)}`);
   } finally {

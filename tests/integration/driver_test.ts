@@ -1,5 +1,6 @@
 /** The driver against the real local Cassandra: prepared and unprepared, paging, batches, errors. */
 import { ArgumentError, NoHostAvailableError, ResponseError, types } from "../../driver/deno.ts";
+import { CqlTypeError } from "../../driver/src/codec/mod.ts";
 import { assert, assertEquals, assertRejects, client, KS, withKeyspace } from "./helpers.ts";
 
 Deno.test("system.local answers with a 5.0 release", async () => {
@@ -103,7 +104,15 @@ Deno.test("server errors are ResponseError with the protocol's fields", async ()
     ) as ResponseError;
     assertEquals([exists.codeName, exists.keyspace], ["AlreadyExists", KS]);
     await assertRejects(() => c.execute(`INSERT INTO ${KS}.kv (k, v) VALUES (?, ?)`, ["x"], { prepare: true }), (e) => e instanceof ArgumentError && /2 bind marker/.test(e.message), "arity");
-    await assertRejects(() => c.execute(`INSERT INTO ${KS}.kv (k, v) VALUES (?, ?)`, ["x", "not an int"], { prepare: true }), (e) => /int/.test(e.message), "type");
+    const typeError = await assertRejects(
+      () => c.execute(`INSERT INTO ${KS}.kv (k, v) VALUES (?, ?)`, ["x", "not an int"], { prepare: true }),
+      (e) => e instanceof CqlTypeError,
+      "type",
+    ) as CqlTypeError;
+    assertEquals(
+      [typeError.code, typeError.cqlType, typeError.value, typeError.message],
+      ["ERR_CQL_TYPE", "int", "\"not an int\"", 'cannot encode "not an int" as int: expected a number, got a string'],
+    );
     // The connection survives all of that.
     assertEquals((await c.execute("SELECT key FROM system.local")).rows.length, 1);
   } finally {

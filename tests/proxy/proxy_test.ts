@@ -6,6 +6,7 @@ import { FaultProxy, serveControl } from "./proxy.ts";
 import { RemoteProxy } from "./remote.ts";
 import { envelope, ENVELOPE_HEADER_BYTES, Opcode, readEnvelopeHeader } from "./cql.ts";
 import { assertExact } from "../exact.mjs";
+import { concat } from "../fakenode/bytes.ts";
 
 function assert(cond: unknown, message = "assertion failed"): asserts cond {
   if (!cond) throw new Error(message);
@@ -87,16 +88,6 @@ function envelopeServer(answer: (h: ReturnType<typeof readEnvelopeHeader>, body:
     }
     pending.set(conn, buf);
   };
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
 
 async function readExactly(conn: Deno.Conn, n: number, timeoutMs = 5000): Promise<Uint8Array> {

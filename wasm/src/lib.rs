@@ -4,10 +4,8 @@
 use cqlwire_core::cluster::{PolicyConfig, RetryPolicy, SpeculativePolicy};
 use cqlwire_core::compression::Compression;
 use cqlwire_core::connection::{Config, Credentials, Request};
-use cqlwire_core::bulk::load::{BatchGrouping, BulkLoad, LoadConfig};
-use cqlwire_core::bulk::{BulkConfig, BulkEncoder, CsvOptions, Format, Mapping};
+use cqlwire_core::bulk::registry::BulkLoads;
 use cqlwire_core::session::{Command, RequestSpec, Session, SessionConfig, SessionEvent};
-use cqlwire_core::types::EpochUnit;
 use cqlwire_core::message::{BatchStatement, BatchType, QueryOptions};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -195,128 +193,48 @@ pub struct WasmSession {
     out: Vec<u8>,
     scratch: Vec<u8>,
     batch_index: Vec<(u8, usize, usize, usize, usize)>,
-    loads: Vec<Option<BulkLoad>>,
+    loads: BulkLoads,
     now: u64,
     /// `(prepared id, result metadata id)` by handle, so an EXECUTE crosses with one buffer.
     prepared: Vec<(Vec<u8>, Vec<u8>)>,
 }
 
-fn byte_option(v: &Value, key: &str, default: u8) -> Result<u8, JsError> {
-    match v.get(key).and_then(Value::as_str) {
-        None => Ok(default),
-        Some(s) if s.len() == 1 => Ok(s.as_bytes()[0]),
-        Some("\\t") => Ok(b'\t'),
-        Some(s) => Err(js_error("ERR_CONFIG", format!("{key} must be a single ASCII character, got {s:?}"))),
-    }
+fn push_json(out: &mut Vec<u8>, kind: u8, id: u32, value: &impl serde::Serialize) {
+    let json = serde_json::to_vec(value).unwrap_or_else(|_| b"{\"kind\":\"local\",\"message\":\"unserialisable event\"}".to_vec());
+    out.push(kind);
+    out.extend_from_slice(&id.to_le_bytes());
+    out.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    out.extend_from_slice(&json);
 }
 
-fn parse_bulk_config(json: &str, columns: Vec<(String, cqlwire_core::types::ColumnType)>, pk_indexes: Vec<u16>) -> Result<(BulkConfig, LoadConfig), JsError> {
-    let v: Value = serde_json::from_str(json).map_err(|e| js_error("ERR_CONFIG", format!("bulk config is not JSON: {e}")))?;
-    let num = |k: &str| v.get(k).and_then(Value::as_f64);
-    let strings = |k: &str| -> Option<Vec<String>> {
-        v.get(k).and_then(Value::as_array).map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_owned)).collect())
-    };
-    let max_record_bytes = num("maxRecordBytes").map(|n| n as usize).unwrap_or(64 << 20);
-    let format = match v.get("format").and_then(Value::as_str).unwrap_or("csv") {
-        "csv" => {
-            let mut o = CsvOptions { max_record_bytes, ..CsvOptions::default() };
-            o.delimiter = byte_option(&v, "delimiter", o.delimiter)?;
-            o.quote = byte_option(&v, "quote", o.quote)?;
-            o.escape = byte_option(&v, "escape", o.quote)?;
-            o.comment = match v.get("comment").and_then(Value::as_str) {
-                Some(c) if c.len() == 1 => Some(c.as_bytes()[0]),
-                _ => None,
-            };
-            o.header = v.get("header").and_then(Value::as_bool).unwrap_or(true);
-            o.trim = v.get("trim").and_then(Value::as_bool).unwrap_or(false);
-            Format::Csv(o)
+/// One event, packed: `[kind u8][request id u32 LE][len u32 LE][payload]`.
+fn marshal_event(out: &mut Vec<u8>, event: SessionEvent<'_>) {
+    match event {
+        SessionEvent::Response { id, frame_flags, body, node_id, attempts, .. } => {
+            // The coordinator travels as a node id: its address is in `state()`.
+            out.push(EVENT_RESPONSE);
+            out.extend_from_slice(&id.to_le_bytes());
+            out.extend_from_slice(&((body.len() + 4) as u32).to_le_bytes());
+            out.push(frame_flags);
+            out.push(attempts.min(255) as u8);
+            out.extend_from_slice(&(node_id.min(0xFFFF) as u16).to_le_bytes());
+            out.extend_from_slice(body);
         }
-        "jsonl" => Format::Jsonl { max_record_bytes },
-        other => return Err(js_error("ERR_CONFIG", format!("unknown input format {other:?}; use csv or jsonl"))),
-    };
-    let mut config = BulkConfig::new(format, columns);
-    config.pk_indexes = pk_indexes;
-    if let Some(n) = strings("nullValues") {
-        config.text.null_markers = n;
+        SessionEvent::Ready { protocol_version } => {
+            push_json(out, EVENT_READY, 0, &serde_json::json!({ "protocolVersion": protocol_version }))
+        }
+        SessionEvent::Failed { id, error } => push_json(out, EVENT_FAILED, id, &error),
+        SessionEvent::ServerEvent(e) => push_json(out, EVENT_SERVER, 0, &e),
+        SessionEvent::ConnectFailed { errors } => push_json(out, EVENT_CONNECT_FAILED, 0, &serde_json::json!({ "errors": errors })),
+        SessionEvent::NodeUp { address } => push_json(out, EVENT_NODE_UP, 0, &serde_json::json!({ "address": address })),
+        SessionEvent::NodeDown { address, reason } => {
+            push_json(out, EVENT_NODE_DOWN, 0, &serde_json::json!({ "address": address, "reason": reason }))
+        }
+        SessionEvent::Log { message } => push_json(out, EVENT_LOG, 0, &serde_json::json!({ "message": message })),
     }
-    if let Some(w) = strings("trueWords") {
-        config.text.true_words = w;
-    }
-    if let Some(w) = strings("falseWords") {
-        config.text.false_words = w;
-    }
-    config.text.epoch_unit = match v.get("epochUnit").and_then(Value::as_str) {
-        None | Some("ms") | Some("millis") => EpochUnit::Millis,
-        Some("s") | Some("seconds") => EpochUnit::Seconds,
-        Some("us") | Some("micros") => EpochUnit::Micros,
-        Some(other) => return Err(js_error("ERR_CONFIG", format!("unknown epoch unit {other:?}; use s, ms or us"))),
-    };
-    if let Some(m) = v.get("mapping").and_then(Value::as_str).filter(|m| !m.trim().is_empty()) {
-        config.mapping = Mapping::parse(m).map_err(|e| js_error("ERR_CONFIG", e))?;
-    }
-    if let Some(c) = v.get("constants").and_then(Value::as_object) {
-        config.constants = c.iter().filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_owned()))).collect();
-    }
-    config.max_errors = num("maxErrors").map(|n| n as u64);
-    config.ignore_unknown = v.get("ignoreUnknown").and_then(Value::as_bool).unwrap_or(false);
-    let mut load = LoadConfig::default();
-    if let Some(c) = num("consistency") {
-        load.consistency = Some(c as u16);
-    }
-    if let Some(t) = num("timestamp") {
-        load.default_timestamp = Some(t as i64);
-    }
-    if let Some(n) = num("maxConcurrency") {
-        load.max_concurrency = (n as usize).max(1);
-    }
-    if let Some(n) = num("initialConcurrency") {
-        load.initial_concurrency = (n as usize).max(1);
-    }
-    load.initial_concurrency = load.initial_concurrency.min(load.max_concurrency);
-    if let Some(b) = v.get("idempotent").and_then(Value::as_bool) {
-        load.idempotent = b;
-    }
-    if let Some(n) = num("maxRetries") {
-        load.max_retries = n as u32;
-    }
-    if let Some(n) = num("timeoutMs") {
-        load.timeout_us = Some((n * 1000.0) as u64);
-    }
-    if let Some(n) = num("seed") {
-        load.seed = n as u64;
-    }
-    load.stop_at_offset = num("stopAtOffset").map(|n| n as u64);
-    if let Some(n) = num("batchSize") {
-        load.batch_size = (n as usize).max(1);
-    }
-    load.batch_by = match v.get("batchBy").and_then(Value::as_str) {
-        None | Some("replica") | Some("replicas") => BatchGrouping::Replicas,
-        Some("partition") => BatchGrouping::Partition,
-        Some(other) => return Err(js_error("ERR_CONFIG", format!("unknown batch grouping {other:?}; use replica or partition"))),
-    };
-    if let Some(n) = num("batchMaxBytes") {
-        load.batch_max_bytes = (n as usize).max(1);
-    }
-    load.counter = v.get("counter").and_then(Value::as_bool).unwrap_or(false);
-    Ok((config, load))
 }
 
 impl WasmSession {
-    fn pump_loads(&mut self) {
-        let now = self.now;
-        for l in self.loads.iter_mut().flatten() {
-            l.pump(now, &mut self.inner);
-        }
-    }
-
-    fn push_json(&mut self, kind: u8, id: u32, value: &impl serde::Serialize) {
-        let json = serde_json::to_vec(value).unwrap_or_else(|_| b"{\"kind\":\"local\",\"message\":\"unserialisable event\"}".to_vec());
-        self.out.push(kind);
-        self.out.extend_from_slice(&id.to_le_bytes());
-        self.out.extend_from_slice(&(json.len() as u32).to_le_bytes());
-        self.out.extend_from_slice(&json);
-    }
-
     fn submit(&mut self, now: f64, spec: RequestSpec) -> Result<u32, JsError> {
         self.inner.start_request(micros(now), spec).map_err(|e| js_error("ERR_REQUEST", e))
     }
@@ -331,7 +249,7 @@ impl WasmSession {
             out: Vec::new(),
             scratch: Vec::new(),
             batch_index: Vec::new(),
-            loads: Vec::new(),
+            loads: BulkLoads::new(),
             now: 0,
             prepared: Vec::new(),
         })
@@ -371,7 +289,8 @@ impl WasmSession {
     pub fn handle_timeout(&mut self, now: f64) {
         self.now = micros(now);
         self.inner.handle_timeout(self.now);
-        self.pump_loads();
+        // Bulk rows whose retry is due go out.
+        self.loads.pump(self.now, &mut self.inner);
     }
 
     /// `routing_key` (empty for none) and `keyspace` route an unprepared statement.
@@ -507,7 +426,7 @@ impl WasmSession {
         self.out.clear();
         while let Some(c) = self.inner.poll_command() {
             let (kind, conn, address) = match &c {
-                Command::Connect { conn, address } => (COMMAND_CONNECT, *conn, address.as_str()),
+                Command::Connect { conn, address, .. } => (COMMAND_CONNECT, *conn, address.as_str()),
                 Command::Close { conn } => (COMMAND_CLOSE, *conn, ""),
             };
             self.out.push(kind);
@@ -535,87 +454,64 @@ impl WasmSession {
 
     #[wasm_bindgen(js_name = pollTimeout)]
     pub fn poll_timeout(&self) -> f64 {
-        let loads = self.loads.iter().flatten().filter_map(|l| l.next_timeout());
-        self.inner.poll_timeout().into_iter().chain(loads).min().map(|t| t as f64).unwrap_or(-1.0)
+        self.inner.poll_timeout().into_iter().chain(self.loads.next_timeout()).min().map(|t| t as f64).unwrap_or(-1.0)
     }
 
     /// Starts a bulk load of raw CSV/JSONL input through a statement prepared on this
     /// session; rows are encoded, routed and acknowledged in the core. Returns a load id.
     #[wasm_bindgen(js_name = bulkStart)]
-    pub fn bulk_start(&mut self, now: f64, prepared_id: &[u8], result_metadata_id: &[u8], config_json: &str) -> Result<u32, JsError> {
+    pub fn bulk_start(&mut self, now: f64, prepared_id: &[u8], result_metadata_id: &[u8], options_json: &str) -> Result<u32, JsError> {
         self.now = micros(now);
-        let meta = self.inner.prepared(prepared_id).ok_or_else(|| js_error("ERR_BULK", "the statement was not prepared through this client"))?;
-        let (config, load) = parse_bulk_config(config_json, meta.bind_columns.clone(), meta.pk_indexes.clone())?;
-        let encoder = BulkEncoder::new(config).map_err(|e| js_error("ERR_BULK", e))?;
-        let load = BulkLoad::new(encoder, prepared_id, result_metadata_id, load);
-        self.loads.push(Some(load));
-        Ok((self.loads.len() - 1) as u32)
+        self.loads.start(&self.inner, prepared_id, result_metadata_id, options_json).map_err(|e| js_error("ERR_BULK", e))
     }
 
     /// Feeds one chunk of input (cut anywhere) and starts what the window allows.
     #[wasm_bindgen(js_name = bulkPush)]
     pub fn bulk_push(&mut self, now: f64, load: u32, chunk: &[u8]) {
         self.now = micros(now);
-        if let Some(Some(l)) = self.loads.get_mut(load as usize) {
-            l.push(chunk);
-        }
-        self.pump_loads();
+        self.loads.push(self.now, &mut self.inner, load, chunk);
     }
 
     #[wasm_bindgen(js_name = bulkStop)]
     pub fn bulk_stop(&mut self, now: f64, load: u32) {
         self.now = micros(now);
-        if let Some(Some(l)) = self.loads.get_mut(load as usize) {
-            l.stop();
-        }
-        // Rows already parsed into batches still go out.
-        self.pump_loads();
+        self.loads.stop(self.now, &mut self.inner, load);
     }
 
     #[wasm_bindgen(js_name = bulkFinish)]
     pub fn bulk_finish(&mut self, now: f64, load: u32) {
         self.now = micros(now);
-        if let Some(Some(l)) = self.loads.get_mut(load as usize) {
-            l.finish();
-        }
-        self.pump_loads();
+        self.loads.finish(self.now, &mut self.inner, load);
     }
 
-    /// Counters as JSON: `{ rows_ok, rows_bad, rows_rejected, retries, in_flight, window,
-    /// waiting_retry, watermark, bytes_pushed, wantsInput, done, error }`.
+    /// `{ counters: {...}, status: { wantsInput, done, error } }` as JSON (README.md).
     #[wasm_bindgen(js_name = bulkState)]
     pub fn bulk_state(&self, load: u32) -> String {
-        match self.loads.get(load as usize) {
-            Some(Some(l)) => {
-                let mut v = serde_json::to_value(l.stats()).unwrap_or(Value::Null);
-                if let Value::Object(m) = &mut v {
-                    m.insert("wantsInput".into(), Value::Bool(l.wants_input()));
-                    m.insert("done".into(), Value::Bool(l.is_done()));
-                    m.insert("error".into(), l.failure().map(Value::String).unwrap_or(Value::Null));
-                }
-                v.to_string()
-            }
-            _ => "null".into(),
-        }
+        serde_json::to_string(&self.loads.status(load)).unwrap_or_else(|_| "null".into())
     }
 
-    /// Rows that will not be loaded, packed: `[line u64 LE][offset u64 LE][column len u16 LE]
-    /// [column][reason len u32 LE][reason][raw len u32 LE][raw]`.
+    /// Rows that will not be loaded, packed: `[kind u8][line u64 LE][offset u64 LE]
+    /// [attempts u32 LE][server code i32 LE, -1: none][field u32 LE, u32::MAX: none]
+    /// [byte u64 LE, u64::MAX: none][column len u16 LE][column][reason len u32 LE][reason]
+    /// [raw len u32 LE][raw]`.
     #[wasm_bindgen(js_name = bulkBadRows)]
     pub fn bulk_bad_rows(&mut self, load: u32) -> Vec<u8> {
         self.out.clear();
-        if let Some(Some(l)) = self.loads.get_mut(load as usize) {
-            while let Some(b) = l.poll_bad() {
-                let column = b.column.unwrap_or_default();
-                self.out.extend_from_slice(&b.line.to_le_bytes());
-                self.out.extend_from_slice(&b.offset.to_le_bytes());
-                self.out.extend_from_slice(&(column.len() as u16).to_le_bytes());
-                self.out.extend_from_slice(column.as_bytes());
-                self.out.extend_from_slice(&(b.reason.len() as u32).to_le_bytes());
-                self.out.extend_from_slice(b.reason.as_bytes());
-                self.out.extend_from_slice(&(b.raw.len() as u32).to_le_bytes());
-                self.out.extend_from_slice(&b.raw);
-            }
+        while let Some(b) = self.loads.poll_bad(load) {
+            let column = b.column.unwrap_or_default();
+            self.out.push(b.kind.code());
+            self.out.extend_from_slice(&b.line.to_le_bytes());
+            self.out.extend_from_slice(&b.offset.to_le_bytes());
+            self.out.extend_from_slice(&b.attempts.to_le_bytes());
+            self.out.extend_from_slice(&b.server_code.unwrap_or(-1).to_le_bytes());
+            self.out.extend_from_slice(&b.field.unwrap_or(u32::MAX).to_le_bytes());
+            self.out.extend_from_slice(&b.byte.unwrap_or(u64::MAX).to_le_bytes());
+            self.out.extend_from_slice(&(column.len().min(u16::MAX as usize) as u16).to_le_bytes());
+            self.out.extend_from_slice(&column.as_bytes()[..column.len().min(u16::MAX as usize)]);
+            self.out.extend_from_slice(&(b.reason.len() as u32).to_le_bytes());
+            self.out.extend_from_slice(b.reason.as_bytes());
+            self.out.extend_from_slice(&(b.raw.len() as u32).to_le_bytes());
+            self.out.extend_from_slice(&b.raw);
         }
         std::mem::take(&mut self.out)
     }
@@ -645,67 +541,17 @@ impl WasmSession {
 
     #[wasm_bindgen(js_name = bulkClose)]
     pub fn bulk_close(&mut self, load: u32) {
-        if let Some(slot) = self.loads.get_mut(load as usize) {
-            *slot = None;
-        }
+        self.loads.close(load);
     }
 
     /// Every pending event, packed: `[kind u8][request id u32 LE][len u32 LE][payload]`.
     /// Responses to bulk-load rows are counted by their load, not reported.
     #[wasm_bindgen(js_name = pollEvents)]
     pub fn poll_events(&mut self) -> Vec<u8> {
-        self.out.clear();
-        loop {
-            let Some(ev) = self.inner.poll_event() else {
-                if self.loads.iter().flatten().any(|l| !l.is_done()) {
-                    self.pump_loads();
-                    if self.inner.has_events() {
-                        continue;
-                    }
-                }
-                break;
-            };
-            match &ev {
-                SessionEvent::Response { id, .. } => {
-                    if let Some(l) = self.loads.iter_mut().flatten().find(|l| l.owns(*id)) {
-                        l.on_response(*id);
-                        continue;
-                    }
-                }
-                SessionEvent::Failed { id, error } => {
-                    let now = self.now;
-                    if let Some(l) = self.loads.iter_mut().flatten().find(|l| l.owns(*id)) {
-                        l.on_failure(now, *id, error);
-                        continue;
-                    }
-                }
-                _ => {}
-            }
-            match ev {
-                SessionEvent::Response { id, frame_flags, body, node_id, attempts, .. } => {
-                    // The coordinator travels as a node id: its address is in `state()`.
-                    self.out.push(EVENT_RESPONSE);
-                    self.out.extend_from_slice(&id.to_le_bytes());
-                    self.out.extend_from_slice(&((body.len() + 4) as u32).to_le_bytes());
-                    self.out.push(frame_flags);
-                    self.out.push(attempts.min(255) as u8);
-                    self.out.extend_from_slice(&(node_id.min(0xFFFF) as u16).to_le_bytes());
-                    self.out.extend_from_slice(body);
-                }
-                SessionEvent::Ready { protocol_version } => {
-                    self.push_json(EVENT_READY, 0, &serde_json::json!({ "protocolVersion": protocol_version }))
-                }
-                SessionEvent::Failed { id, error } => self.push_json(EVENT_FAILED, id, &error),
-                SessionEvent::ServerEvent(e) => self.push_json(EVENT_SERVER, 0, &e),
-                SessionEvent::ConnectFailed { errors } => self.push_json(EVENT_CONNECT_FAILED, 0, &serde_json::json!({ "errors": errors })),
-                SessionEvent::NodeUp { address } => self.push_json(EVENT_NODE_UP, 0, &serde_json::json!({ "address": address })),
-                SessionEvent::NodeDown { address, reason } => {
-                    self.push_json(EVENT_NODE_DOWN, 0, &serde_json::json!({ "address": address, "reason": reason }))
-                }
-                SessionEvent::Log { message } => self.push_json(EVENT_LOG, 0, &serde_json::json!({ "message": message })),
-            }
-        }
-        std::mem::take(&mut self.out)
+        let mut out = std::mem::take(&mut self.out);
+        out.clear();
+        self.loads.drain_events(self.now, &mut self.inner, |event| marshal_event(&mut out, event));
+        out
     }
 
     /// Counters and decisions, as JSON.

@@ -762,14 +762,26 @@ mod tests {
     #[test]
     fn options_are_checked() {
         let bad = [
-            CsvOptions { delimiter: b'"', ..CsvOptions::default() },
-            CsvOptions { delimiter: b'\n', ..CsvOptions::default() },
-            CsvOptions { quote: 0xC3, ..CsvOptions::default() },
-            CsvOptions { comment: Some(b','), ..CsvOptions::default() },
-            CsvOptions { max_record_bytes: 0, ..CsvOptions::default() },
+            (CsvOptions { delimiter: b'"', ..CsvOptions::default() }, "the CSV delimiter and quote must differ"),
+            (
+                CsvOptions { delimiter: b'\n', ..CsvOptions::default() },
+                "the CSV delimiter must be an ASCII byte other than CR and LF, not 0x0a",
+            ),
+            (
+                CsvOptions { quote: 0xC3, ..CsvOptions::default() },
+                "the CSV quote must be an ASCII byte other than CR and LF, not 0xc3",
+            ),
+            (
+                CsvOptions { comment: Some(b','), ..CsvOptions::default() },
+                "the CSV comment character must differ from the delimiter and the quote",
+            ),
+            (
+                CsvOptions { max_record_bytes: 0, ..CsvOptions::default() },
+                "the CSV record size limit must be at least 1 byte",
+            ),
         ];
-        for opts in bad {
-            assert!(CsvReader::new(opts.clone()).is_err(), "{opts:?}");
+        for (opts, reason) in bad {
+            assert_eq!(CsvReader::new(opts.clone()).err().as_deref(), Some(reason), "{opts:?}");
         }
     }
 }

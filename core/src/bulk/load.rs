@@ -16,7 +16,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 
-use super::{BadColumn, BulkEncoder, BulkError, RowOutcome};
+use super::{BadColumn, BadRowKind, BulkEncoder, BulkError, RowOutcome};
 use crate::cluster::{Backoff, Jitter};
 use crate::connection::{Request, RequestError};
 use crate::message::{BatchStatement, BatchType, QueryOptions};
@@ -90,17 +90,34 @@ impl Default for LoadConfig {
     }
 }
 
-/// A row that will not be loaded, with why.
+/// A row that will not be loaded, with why: the contract the host writes bad files and
+/// logs from, field by field, without reading the reason's text.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BadRow {
+    pub kind: BadRowKind,
+    /// The record's bytes exactly as read (line end excluded; for an oversized record, its
+    /// head only).
     pub raw: Vec<u8>,
+    /// 1-based line where the record starts.
     pub line: u64,
+    /// Input offset of the record's first byte.
     pub offset: u64,
+    /// The statement's column at fault.
     pub column: Option<String>,
+    /// The 0-based CSV field at fault (the one feeding `column`, or one feeding none).
+    pub field: Option<u32>,
+    /// The 0-based byte in the record at fault (JSON syntax, invalid UTF-8 in a line).
+    pub byte: Option<u64>,
+    /// The server's error code, for a row the server refused with an ERROR.
+    pub server_code: Option<i32>,
+    /// Requests that carried the row (0 when it was never sent).
+    pub attempts: u32,
+    /// What went wrong, in words (the converter's or the server's message).
     pub reason: String,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct LoadStats {
     pub rows_ok: u64,
     pub rows_bad: u64,
@@ -116,6 +133,14 @@ pub struct LoadStats {
     pub watermark_rows_ok: u64,
     pub watermark_rows_bad: u64,
     pub bytes_pushed: u64,
+}
+
+/// Why the rows of a group were given up on after sending (or trying to).
+struct Rejection {
+    kind: BadRowKind,
+    server_code: Option<i32>,
+    attempts: u32,
+    reason: String,
 }
 
 struct RowSlot {
@@ -188,12 +213,32 @@ fn next_line(line: u64, raw: &[u8]) -> u64 {
     line + 1 + raw.iter().filter(|&&b| b == b'\n').count() as u64
 }
 
-fn column_name(c: &Option<BadColumn>) -> Option<String> {
-    c.as_ref().map(|c| match c {
-        BadColumn::Name(n) => n.clone(),
-        BadColumn::Field(i) => format!("field {}", i + 1),
-        BadColumn::Byte(b) => format!("byte {b}"),
-    })
+/// Whether the failure says the cluster is saturated: it timed out or said Overloaded or
+/// WriteTimeout (for "no node left", any node that was tried).
+fn is_pushback(error: &SessionError) -> bool {
+    matches!(&error.error, RequestError::Timeout { .. })
+        || matches!(&error.error, RequestError::Server(e) if matches!(e.code, 0x1001 | 0x1100))
+        || (error.no_host_available && error.errors.iter().any(|e| e.is_pushback()))
+}
+
+/// Whether another attempt may succeed: the node was unavailable, overloaded, bootstrapping,
+/// timed out, failed internally (0x0000) or the connection closed. WriteFailure (0x1500)
+/// and every other refusal are final, as in the Java driver's default retry policy.
+fn is_transient(error: &SessionError) -> bool {
+    error.no_host_available
+        || match &error.error {
+            RequestError::Timeout { .. } | RequestError::Closed { .. } => true,
+            RequestError::Server(e) => matches!(e.code, 0x1000 | 0x1001 | 0x1002 | 0x1100 | 0x1200 | 0x0000),
+            RequestError::Protocol { .. } => false,
+        }
+}
+
+/// The server's error code and its own message, or no code and the failure in words.
+fn rejection_reason(error: &SessionError) -> (Option<i32>, String) {
+    match &error.error {
+        RequestError::Server(e) => (Some(e.code), e.message.clone()),
+        other => (None, request_error_message(other)),
+    }
 }
 
 impl BulkLoad {
@@ -387,18 +432,8 @@ impl BulkLoad {
             self.retry_at.push(Reverse((now.saturating_add(delay), group)));
             return;
         }
-        // "No node left" wraps what each node said: an all-Overloaded cluster is push-back.
-        let said = |what: &str| error.errors.iter().any(|(_, m)| m.contains(what));
-        let transient = error.no_host_available
-            || match &error.error {
-                RequestError::Timeout { .. } | RequestError::Closed { .. } => true,
-                RequestError::Server(e) => matches!(e.code, 0x1000 | 0x1001 | 0x1002 | 0x1100 | 0x1200 | 0x0000),
-                RequestError::Protocol { .. } => false,
-            };
-        let pushback = matches!(&error.error, RequestError::Timeout { .. })
-            || matches!(&error.error, RequestError::Server(e) if matches!(e.code, 0x1001 | 0x1100))
-            || (error.no_host_available && (said("Overloaded") || said("WriteTimeout") || said("no response within")));
-        if pushback {
+        let transient = is_transient(error);
+        if is_pushback(error) {
             // Multiplicative decrease: the cluster is saturated.
             self.window = (self.window / 2).max(1);
             self.successes_since_growth = 0;
@@ -427,8 +462,10 @@ impl BulkLoad {
             self.release_group(group, rows);
             return;
         }
-        let attempts = attempts + error.attempts.max(1);
-        self.reject_group(group, &format!("rejected after {attempts} attempt(s): {}", request_error_message(&error.error)));
+        let (server_code, reason) = rejection_reason(error);
+        let rejection =
+            Rejection { kind: BadRowKind::Rejected, server_code, attempts: attempts + error.attempts.max(1), reason };
+        self.reject_group(group, &rejection);
     }
 
     // ---- internals ----------------------------------------------------------------------
@@ -487,7 +524,8 @@ impl BulkLoad {
             Some(i) => self.open_groups[i],
             None => {
                 if due.is_none() && self.open_groups.len() >= MAX_OPEN_GROUPS {
-                    let fullest = (0..self.open_groups.len()).max_by_key(|&i| self.groups[self.open_groups[i]].rows.len());
+                    let fullest =
+                        (0..self.open_groups.len()).max_by_key(|&i| self.groups[self.open_groups[i]].rows.len());
                     due = fullest.map(|i| self.open_groups.swap_remove(i));
                 }
                 let g = self.new_group(key);
@@ -554,7 +592,9 @@ impl BulkLoad {
             Err(e) => {
                 // The session cannot take requests now (not connected): keep the rows for later.
                 if self.groups[group].attempts >= self.config.max_retries {
-                    self.reject_group(group, &format!("could not be sent: {e}"));
+                    let rejection =
+                        Rejection { kind: BadRowKind::NotSent, server_code: None, attempts: 0, reason: e.to_string() };
+                    self.reject_group(group, &rejection);
                     return true;
                 }
                 self.groups[group].attempts += 1;
@@ -614,10 +654,22 @@ impl BulkLoad {
                     self.order.push_back((seq, end_offset, next_line(line, raw), false, false));
                     return Some(slot);
                 }
-                RowOutcome::Bad { raw, line, offset, end_offset, column, reason } => {
+                RowOutcome::Bad { raw, line, offset, end_offset, kind, column, reason } => {
                     self.stats.rows_bad += 1;
                     let next = next_line(line, raw);
-                    self.bad.push_back(BadRow { raw: raw.to_vec(), line, offset, column: column_name(&column), reason });
+                    let raw = raw.to_vec();
+                    let (column, field, byte) = match column {
+                        Some(BadColumn::Name(name)) => {
+                            let field = self.encoder.input_field(&name).map(|f| f as u32);
+                            (Some(name), field, None)
+                        }
+                        Some(BadColumn::Field(field)) => (None, Some(field as u32), None),
+                        Some(BadColumn::Byte(byte)) => (None, None, Some(byte as u64)),
+                        None => (None, None, None),
+                    };
+                    let row =
+                        BadRow { kind, raw, line, offset, column, field, byte, server_code: None, attempts: 0, reason };
+                    self.bad.push_back(row);
                     self.next_seq += 1;
                     self.order.push_back((seq, end_offset, next, true, false));
                     self.advance_watermark();
@@ -634,17 +686,22 @@ impl BulkLoad {
         self.release_group(group, rows);
     }
 
-    /// Every row of `group` goes to the bad rows with `reason`, and the group is settled.
-    fn reject_group(&mut self, group: usize, reason: &str) {
+    /// Every row of `group` goes to the bad rows with `rejection`, and the group is settled.
+    fn reject_group(&mut self, group: usize, rejection: &Rejection) {
         for &slot in &self.groups[group].rows {
             let row = &self.slots[slot];
             self.stats.rows_rejected += 1;
             self.bad.push_back(BadRow {
+                kind: rejection.kind,
                 raw: row.raw.clone(),
                 line: row.line,
                 offset: row.offset,
                 column: None,
-                reason: reason.to_owned(),
+                field: None,
+                byte: None,
+                server_code: rejection.server_code,
+                attempts: rejection.attempts,
+                reason: rejection.reason.clone(),
             });
         }
         self.settle_group(group, false);
@@ -679,5 +736,58 @@ impl BulkLoad {
             self.order.pop_front();
             self.first_seq += 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::{ErrorDetails, ServerError};
+    use crate::session::NodeError;
+
+    fn server(code: i32, message: &str) -> RequestError {
+        RequestError::Server(ServerError {
+            code,
+            code_name: "",
+            message: message.into(),
+            details: ErrorDetails::None {},
+        })
+    }
+
+    fn no_node_left(answers: &[RequestError]) -> SessionError {
+        SessionError {
+            error: RequestError::Closed { message: "no node left to try".into() },
+            node: String::new(),
+            attempts: answers.len() as u32,
+            no_host_available: true,
+            errors: answers.iter().enumerate().map(|(i, e)| NodeError::new(format!("10.0.0.{i}:9042"), e)).collect(),
+            trace: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn push_back_is_decided_by_what_each_node_answered_not_by_its_words() {
+        // Every node overloaded: push-back, whatever the message says.
+        assert!(is_pushback(&no_node_left(&[server(0x1001, "busy"), server(0x1001, "busy")])));
+        // A node that timed out (a client-side deadline) is push-back too.
+        let timeout = RequestError::Timeout { message: "late".into(), timeout_ms: 10 };
+        assert!(is_pushback(&no_node_left(&[server(0x2200, "x"), timeout])));
+        // Messages that merely mention overload are not.
+        assert!(!is_pushback(&no_node_left(&[server(0x2200, "Overloaded"), server(0x0000, "WriteTimeout")])));
+    }
+
+    #[test]
+    fn a_server_error_is_retried_and_a_write_failure_is_not() {
+        let alone = |error| SessionError {
+            error,
+            node: "10.0.0.1:9042".into(),
+            attempts: 1,
+            no_host_available: false,
+            errors: Vec::new(),
+            trace: Vec::new(),
+        };
+        assert!(is_transient(&alone(server(0x0000, "internal"))));
+        assert!(!is_transient(&alone(server(0x1500, "write failure"))));
+        assert_eq!(rejection_reason(&alone(server(0x2200, "bad key"))), (Some(0x2200), "bad key".to_owned()));
     }
 }

@@ -61,21 +61,32 @@
 //!   column cannot also be read from the input (for JSON Lines, its key is ignored).
 //! - A partition key column (`pk_indexes`) that is null or unset makes the row bad, since
 //!   the server would refuse it; in CSV, leaving one unmapped is a [`BulkError`].
+//!
+//! # Null or unset
+//!
+//! With [`BulkConfig::null_to_unset`] (the default, as DSBulk's `nullToUnset`) a null field
+//! (a null marker in CSV, `null` in JSON Lines) leaves its column unset (-2) rather than
+//! binding null (-1): an unset column is not written, so an existing value stays and no
+//! tombstone is created. Partition key columns keep null, so the row is reported as having a
+//! null key. Nulls inside collections, tuples and UDTs are elements, never unset.
 
 pub mod csv;
-pub mod load;
 pub mod jsonl;
+pub mod load;
+mod options;
 mod record_buffer;
+pub mod registry;
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::Range;
 
 use crate::session::token_from_values;
-use crate::types::{encode_text, ColumnType, TextOptions};
+use crate::types::{encode_text, ColumnType, ConversionSettings, TextOptions};
 
 pub use self::csv::{CsvFault, CsvOptions, CsvReader, CsvRecord, FieldSpan, DEFAULT_MAX_RECORD_BYTES};
 pub use self::jsonl::{JsonFault, JsonKind, JsonValue, JsonlLine, JsonlReader, ObjectScanner};
+pub use self::options::BulkOptions;
 
 /// The input format.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -154,6 +165,8 @@ pub struct BulkConfig {
     pub max_errors: Option<u64>,
     /// CSV header names that match no column are skipped instead of failing.
     pub ignore_unknown: bool,
+    /// A null field leaves its column unset instead of binding null (default true).
+    pub null_to_unset: bool,
 }
 
 impl BulkConfig {
@@ -168,7 +181,19 @@ impl BulkConfig {
             pk_indexes: Vec::new(),
             max_errors: None,
             ignore_unknown: false,
+            null_to_unset: true,
         }
+    }
+}
+
+impl BulkConfig {
+    /// Applies the host's conversion settings (text options and null-to-unset).
+    pub fn apply_conversion(&mut self, settings: &ConversionSettings) -> Result<(), BulkError> {
+        settings.apply(&mut self.text).map_err(BulkError::Config)?;
+        if let Some(null_to_unset) = settings.null_to_unset {
+            self.null_to_unset = null_to_unset;
+        }
+        Ok(())
     }
 }
 
@@ -216,6 +241,38 @@ impl fmt::Display for BadColumn {
     }
 }
 
+/// Why a row will not be loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BadRowKind {
+    /// The record cannot be read: CSV quoting, JSON syntax, the number of fields.
+    Syntax,
+    /// The record is over a limit (its bytes, its number of fields): only its head is kept.
+    Size,
+    /// A field or line is not valid UTF-8.
+    Encoding,
+    /// A field's value does not fit its column, or a partition key column is null or unset.
+    Value,
+    /// The server refused the row (its error code travels beside it when it answered one).
+    Rejected,
+    /// The session could not send the row (not connected, the statement unknown).
+    NotSent,
+}
+
+impl BadRowKind {
+    /// The number that carries the kind across the WASM boundary.
+    pub fn code(self) -> u8 {
+        match self {
+            BadRowKind::Syntax => 1,
+            BadRowKind::Size => 2,
+            BadRowKind::Encoding => 3,
+            BadRowKind::Value => 4,
+            BadRowKind::Rejected => 5,
+            BadRowKind::NotSent => 6,
+        }
+    }
+}
+
 /// One input row, encoded or refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RowOutcome<'a> {
@@ -239,6 +296,7 @@ pub enum RowOutcome<'a> {
         line: u64,
         offset: u64,
         end_offset: u64,
+        kind: BadRowKind,
         column: Option<BadColumn>,
         reason: String,
     },
@@ -306,6 +364,7 @@ enum Step {
         line: u64,
         offset: u64,
         end_offset: u64,
+        kind: BadRowKind,
         column: Option<BadColumn>,
         reason: String,
     },
@@ -315,8 +374,9 @@ enum Step {
     Fatal(BulkError),
 }
 
-/// A bad row's column and reason.
+/// A bad row's kind, column and reason.
 struct RowError {
+    kind: BadRowKind,
     column: Option<BadColumn>,
     reason: String,
 }
@@ -338,6 +398,8 @@ pub struct BulkEncoder {
     pk_indexes: Vec<u16>,
     max_errors: Option<u64>,
     ignore_unknown: bool,
+    /// By column: a null field binds unset (-2) instead of null (-1).
+    null_is_unset: Vec<bool>,
     values: Vec<u8>,
     starts: Vec<usize>,
     fatal: Option<BulkError>,
@@ -363,7 +425,8 @@ fn column_list(columns: &[(String, ColumnType)]) -> String {
 
 impl BulkEncoder {
     pub fn new(config: BulkConfig) -> Result<Self, BulkError> {
-        let BulkConfig { format, text, columns, mapping, constants, pk_indexes, max_errors, ignore_unknown } = config;
+        let BulkConfig { format, text, columns, mapping, constants, pk_indexes, max_errors, ignore_unknown, null_to_unset } =
+            config;
         let config_error = |reason: String| BulkError::Config(reason);
         if columns.len() > u16::MAX as usize {
             return Err(config_error(format!("{} columns; a statement binds at most {}", columns.len(), u16::MAX)));
@@ -466,6 +529,7 @@ impl BulkEncoder {
             }
         };
 
+        let null_is_unset = (0..columns.len()).map(|i| null_to_unset && !pk_indexes.contains(&(i as u16))).collect();
         let mut encoder = BulkEncoder {
             input,
             literal: TextOptions { null_markers: Vec::new(), ..text.clone() },
@@ -477,6 +541,7 @@ impl BulkEncoder {
             pk_indexes,
             max_errors,
             ignore_unknown,
+            null_is_unset,
             values: Vec::new(),
             starts: vec![0; columns.len()],
             columns,
@@ -629,6 +694,19 @@ impl BulkEncoder {
         &self.columns
     }
 
+    /// The 0-based CSV field that feeds `column`, once the mapping is known (`None` for JSON
+    /// Lines, whose fields are keys).
+    pub fn input_field(&self, column: &str) -> Option<usize> {
+        if !matches!(self.input, Input::Csv(_)) {
+            return None;
+        }
+        let index = self.columns.iter().position(|(name, _)| name == column)?;
+        match self.plan.as_ref()?.sources.get(index)? {
+            Source::Field(position) => Some(*position),
+            _ => None,
+        }
+    }
+
     /// Where a restarted load would begin: every byte before it is in a row already
     /// returned, or was skipped.
     pub fn consumed_offset(&self) -> u64 {
@@ -677,7 +755,7 @@ impl BulkEncoder {
                     };
                     return Some(RowOutcome::Good { values: &self.values, raw, token, line, offset, end_offset });
                 }
-                Step::Bad { line, offset, end_offset, column, reason } => {
+                Step::Bad { line, offset, end_offset, kind, column, reason } => {
                     self.bad_rows += 1;
                     if let Some(limit) = self.max_errors {
                         if self.bad_rows > limit {
@@ -688,7 +766,7 @@ impl BulkEncoder {
                         Input::Csv(reader) => reader.raw(),
                         Input::Jsonl { reader, .. } => reader.raw(),
                     };
-                    return Some(RowOutcome::Bad { raw, line, offset, end_offset, column, reason });
+                    return Some(RowOutcome::Bad { raw, line, offset, end_offset, kind, column, reason });
                 }
             }
         }
@@ -697,10 +775,11 @@ impl BulkEncoder {
     fn csv_step(&mut self) -> Step {
         let Input::Csv(reader) = &mut self.input else { return Step::NeedInput };
         let Some(record) = reader.next_record() else { return Step::NeedInput };
-        let bad = |column, reason| Step::Bad {
+        let bad = |kind, column, reason| Step::Bad {
             line: record.line,
             offset: record.offset,
             end_offset: record.end_offset,
+            kind,
             column,
             reason,
         };
@@ -713,32 +792,48 @@ impl BulkEncoder {
         let Input::Csv(reader) = &self.input else { return Step::NeedInput };
         if let Some(fault) = record.fault {
             let column = fault.field().map(|field| self.field_column(plan, field));
-            return bad(column, fault.to_string());
+            let kind = match fault {
+                CsvFault::TooLong { .. } | CsvFault::TooManyFields { .. } => BadRowKind::Size,
+                CsvFault::UnterminatedQuote { .. } | CsvFault::TextAfterClosingQuote { .. } => BadRowKind::Syntax,
+            };
+            return bad(kind, column, fault.to_string());
         }
         let found = reader.fields().len();
         match plan.width {
-            Width::Exactly(n) if found != n => return bad(None, format!("expected {n} fields, found {found}")),
-            Width::AtLeast(n) if found < n => return bad(None, format!("expected at least {n} fields, found {found}")),
+            Width::Exactly(n) if found != n => {
+                return bad(BadRowKind::Syntax, None, format!("expected {n} fields, found {found}"))
+            }
+            Width::AtLeast(n) if found < n => {
+                return bad(BadRowKind::Syntax, None, format!("expected at least {n} fields, found {found}"))
+            }
             _ => {}
         }
-        let BulkEncoder { columns, text, literal, constants, values, starts, .. } = self;
+        let BulkEncoder { columns, text, literal, constants, values, starts, null_is_unset, .. } = self;
         let encoded = encode_row(columns, &plan.sources, constants, values, starts, |index, name, ty, out| {
             let Some(&Source::Field(position)) = plan.sources.get(index) else { return Ok(()) };
             let Some(&span) = reader.fields().get(position) else {
                 return Err(RowError {
+                    kind: BadRowKind::Syntax,
                     column: Some(BadColumn::Name(name.to_owned())),
                     reason: "missing field".into(),
                 });
             };
             let field = std::str::from_utf8(reader.field_bytes(span)).map_err(|e| RowError {
+                kind: BadRowKind::Encoding,
                 column: Some(BadColumn::Name(name.to_owned())),
                 reason: format!("column {name}: invalid UTF-8 at byte {} of the field", e.valid_up_to()),
             })?;
             let opts = if span.quoted { &*literal } else { &*text };
+            let at = out.len();
             encode_text(ty, field, opts, out).map_err(|e| RowError {
+                kind: BadRowKind::Value,
                 column: Some(BadColumn::Name(name.to_owned())),
                 reason: format!("column {name}: {e}"),
-            })
+            })?;
+            if null_is_unset.get(index) == Some(&true) {
+                null_to_unset(out, at);
+            }
+            Ok(())
         });
         self.finish_row(encoded, record.line, record.offset, record.end_offset)
     }
@@ -766,25 +861,27 @@ impl BulkEncoder {
     }
 
     fn jsonl_step(&mut self) -> Step {
-        let BulkEncoder { input, columns, text: _, literal, constants, values, starts, plan, .. } = self;
+        let BulkEncoder { input, columns, text: _, literal, constants, values, starts, plan, null_is_unset, .. } = self;
         let Input::Jsonl { reader, scanner, slots, keys, fold_case } = input else { return Step::NeedInput };
         let Some(line) = reader.next_line() else { return Step::NeedInput };
         let Some(plan) = plan.as_ref() else { return Step::NeedInput };
-        let bad = |column, reason| Step::Bad {
+        let bad = |kind, column, reason| Step::Bad {
             line: line.line,
             offset: line.offset,
             end_offset: line.end_offset,
+            kind,
             column,
             reason,
         };
         if let Some((limit, kept)) = line.too_long {
-            return bad(None, format!("record exceeds {limit} bytes (only its first {kept} bytes are kept)"));
+            let reason = format!("record exceeds {limit} bytes (only its first {kept} bytes are kept)");
+            return bad(BadRowKind::Size, None, reason);
         }
         let text = match std::str::from_utf8(reader.raw()) {
             Ok(text) => text,
             Err(e) => {
                 let at = e.valid_up_to();
-                return bad(Some(BadColumn::Byte(at)), format!("invalid UTF-8 at byte {at}"));
+                return bad(BadRowKind::Encoding, Some(BadColumn::Byte(at)), format!("invalid UTF-8 at byte {at}"));
             }
         };
         slots.clear();
@@ -801,7 +898,7 @@ impl BulkEncoder {
                 Some((name, _)) => BadColumn::Name(name.clone()),
                 None => BadColumn::Byte(fault.offset),
             };
-            return bad(Some(column), fault.to_string());
+            return bad(BadRowKind::Syntax, Some(column), fault.to_string());
         }
         let encoded = encode_row(columns, &plan.sources, constants, values, starts, |index, name, ty, out| {
             let Some(value) = slots.get(index).copied().flatten() else {
@@ -810,7 +907,8 @@ impl BulkEncoder {
             };
             let field = match value.kind {
                 JsonKind::Null => {
-                    out.extend_from_slice(&(-1i32).to_be_bytes());
+                    let length: i32 = if null_is_unset.get(index) == Some(&true) { -2 } else { -1 };
+                    out.extend_from_slice(&length.to_be_bytes());
                     return Ok(());
                 }
                 JsonKind::True | JsonKind::False if *ty == ColumnType::Boolean => {
@@ -822,6 +920,7 @@ impl BulkEncoder {
                 _ => text.get(value.start..value.end).unwrap_or(""),
             };
             encode_text(ty, field, literal, out).map_err(|e| RowError {
+                kind: BadRowKind::Value,
                 column: Some(BadColumn::Name(name.to_owned())),
                 reason: format!("column {name}: {e}"),
             })
@@ -832,8 +931,8 @@ impl BulkEncoder {
 
     /// Checks the partition key and computes the token of an encoded row.
     fn finish_row(&self, encoded: Result<(), RowError>, line: u64, offset: u64, end_offset: u64) -> Step {
-        if let Err(RowError { column, reason }) = encoded {
-            return Step::Bad { line, offset, end_offset, column, reason };
+        if let Err(RowError { kind, column, reason }) = encoded {
+            return Step::Bad { line, offset, end_offset, kind, column, reason };
         }
         if self.pk_indexes.is_empty() {
             return Step::Good { token: None, line, offset, end_offset };
@@ -848,6 +947,7 @@ impl BulkEncoder {
                     line,
                     offset,
                     end_offset,
+                    kind: BadRowKind::Value,
                     column: Some(BadColumn::Name(name.to_owned())),
                     reason: format!("partition key column {name} is {state}"),
                 };
@@ -855,6 +955,15 @@ impl BulkEncoder {
         }
         let token = token_from_values(&self.values, &self.pk_indexes);
         Step::Good { token, line, offset, end_offset }
+    }
+}
+
+/// Turns the null (length -1) just written at `at` into unset (length -2).
+fn null_to_unset(out: &mut [u8], at: usize) {
+    if let Some(length) = out.get_mut(at..at + 4) {
+        if length == (-1i32).to_be_bytes() {
+            length.copy_from_slice(&(-2i32).to_be_bytes());
+        }
     }
 }
 

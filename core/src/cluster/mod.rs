@@ -59,6 +59,7 @@ mod plan;
 mod retry;
 mod ring;
 mod rng;
+mod shard;
 mod topology;
 mod view;
 
@@ -68,6 +69,7 @@ pub use murmur3::{murmur3_token, routing_key, routing_key_into, routing_token, M
 pub use plan::{PlanCursor, PlanIter, PlanKind, PolicyConfig, MAX_NODES};
 pub use retry::{ErrorKind, RetryDecision, RetryPolicy, SpeculativePolicy, WriteType};
 pub use rng::SplitMix64;
+pub use shard::{missing_shards, shard_of, PoolSlot};
 pub use topology::{format_address, Distance, KeyspaceRow, Node, PeerRow, Replication, SkippedRow};
 pub use view::{Applied, ClusterView};
 

@@ -57,6 +57,8 @@ pub enum ErrorKind {
     ConnectionClosed,
     /// SERVER_ERROR.
     ServerError,
+    /// Scylla's per-partition rate limit: the extension's document says the caller decides.
+    RateLimited,
     /// Anything else (syntax, invalid, unauthorized, read/write failure, ...).
     Other,
 }
@@ -148,6 +150,7 @@ impl RetryPolicy {
             ErrorKind::ConnectionClosed => decision(RetryNextNode, "connection closed: statement is idempotent"),
 
             ErrorKind::ServerError => decision(Rethrow, "server error: not retried"),
+            ErrorKind::RateLimited => decision(Rethrow, "rate limit reached: never retried, the caller decides"),
             ErrorKind::Other => decision(Rethrow, "error is not retryable"),
         }
     }

@@ -254,7 +254,14 @@ mod tests {
         let err = Replication::from_map(&map(&[("class", "NetworkTopologyStrategy"), ("dc1", "-1")])).unwrap_err();
         assert_eq!((err.field, err.offset), ("replication.datacenter", 1));
         assert_eq!(Replication::from_map(&map(&[("dc1", "1")])).unwrap_err().field, "replication.class");
-        assert!(Replication::from_map(&map(&[("class", "SimpleStrategy")])).is_err());
+        assert_eq!(
+            Replication::from_map(&map(&[("class", "SimpleStrategy")])).unwrap_err(),
+            ProtocolError::remote(
+                "replication.replication_factor",
+                0,
+                "SimpleStrategy without a \"replication_factor\" entry"
+            )
+        );
     }
 
     #[test]

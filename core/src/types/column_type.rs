@@ -924,26 +924,34 @@ mod tests {
 
     #[test]
     fn rejects_bad_cql_text() {
-        for bad in [
-            "",
-            "integer",
-            "list<int",
-            "list<>",
-            "map<int>",
-            "vector<float, 0>",
-            "vector<float, 2147483648>",
-            "vector<float>",
-            "tuple<>",
-            "int int",
-            "address",
-            "ks.address",
-            "udt<ks.a>{x:int",
-            "'unterminated",
-            "''",
-            "vector<'  ', 1>",
-            "\"unterminated",
+        for (bad, offset, reason) in [
+            ("", 0, "expected a type or a name"),
+            ("integer", 0, "unknown type 'integer' (a UDT needs the form udt<ks.name>{field:type,...})"),
+            ("list<int", 8, "expected '>'"),
+            ("list<>", 5, "expected a type or a name"),
+            ("map<int>", 7, "expected ','"),
+            ("vector<float, 0>", 14, "vector dimension must be an integer from 1 to 2147483647, got '0'"),
+            (
+                "vector<float, 2147483648>",
+                14,
+                "vector dimension must be an integer from 1 to 2147483647, got '2147483648'",
+            ),
+            ("vector<float>", 12, "expected ','"),
+            ("tuple<>", 6, "expected a type or a name"),
+            ("int int", 4, "unexpected text after the type"),
+            ("address", 0, "unknown type 'address' (a UDT needs the form udt<ks.name>{field:type,...})"),
+            ("ks.address", 0, "unknown type 'address' (a UDT needs the form udt<ks.name>{field:type,...})"),
+            ("udt<ks.a>{x:int", 15, "expected ','"),
+            ("'unterminated", 0, "unterminated string"),
+            ("''", 1, "expected a class name"),
+            ("vector<'  ', 1>", 10, "expected a class name"),
+            ("\"unterminated", 0, "unterminated quoted identifier"),
         ] {
-            assert!(ColumnType::parse_cql(bad).is_err(), "{bad:?} parsed");
+            assert_eq!(
+                ColumnType::parse_cql(bad).unwrap_err(),
+                TypeParseError { offset, reason: reason.into() },
+                "{bad:?} parsed"
+            );
         }
         let deep = "list<".repeat(40) + "int" + &">".repeat(40);
         let err = ColumnType::parse_cql(&deep).unwrap_err();
@@ -1070,10 +1078,19 @@ mod tests {
     fn rejects_bad_options() {
         let err = ColumnType::read(&mut Reader::new(&[0x00, 0x0A])).unwrap_err();
         assert_eq!(err.field, "type option id");
-        assert!(ColumnType::read(&mut Reader::new(&[0x00, 0x20])).is_err());
-        assert!(ColumnType::read(&mut Reader::new(&[0x00])).is_err());
+        assert_eq!(
+            ColumnType::read(&mut Reader::new(&[0x00, 0x20])).unwrap_err(),
+            ProtocolError::remote("type option id", 2, "needs 2 bytes, 0 left")
+        );
+        assert_eq!(
+            ColumnType::read(&mut Reader::new(&[0x00])).unwrap_err(),
+            ProtocolError::remote("type option id", 0, "needs 2 bytes, 1 left")
+        );
         // A tuple claiming 65535 components with none present.
-        assert!(ColumnType::read(&mut Reader::new(&[0x00, 0x31, 0xff, 0xff])).is_err());
+        assert_eq!(
+            ColumnType::read(&mut Reader::new(&[0x00, 0x31, 0xff, 0xff])).unwrap_err(),
+            ProtocolError::remote("type option id", 4, "needs 2 bytes, 0 left")
+        );
         // 40 nested lists.
         let mut deep = Vec::new();
         for _ in 0..40 {
@@ -1128,18 +1145,25 @@ mod tests {
             ColumnType::parse_marshal_class("UserType(ks,61,78:Int32Type,79:UTF8Type)").unwrap(),
             parse("udt<ks.a>{x:int,y:text}")
         );
-        for bad in [
-            "",
-            "Int32Type(x)",
-            "ListType(Int32Type",
-            "UserType(ks,zz)",
-            "VectorType(FloatType, -1)",
-            "Foo((",
-            "ListType(Int32Type) x",
+        for (bad, offset, reason) in [
+            ("", 0, "expected a class name"),
+            ("Int32Type(x)", 0, "Int32Type takes no parameters"),
+            ("ListType(Int32Type", 18, "expected ')'"),
+            ("UserType(ks,zz)", 12, "UDT name is not hex-encoded UTF-8"),
+            ("VectorType(FloatType, -1)", 22, "vector dimension must be an integer from 1 to 2147483647, got '-1'"),
+            ("Foo((", 3, "unbalanced '('"),
+            ("ListType(Int32Type) x", 20, "unexpected text after the class name"),
         ] {
-            assert!(ColumnType::parse_marshal_class(bad).is_err(), "{bad:?} parsed");
+            assert_eq!(
+                ColumnType::parse_marshal_class(bad).unwrap_err(),
+                TypeParseError { offset, reason: reason.into() },
+                "{bad:?} parsed"
+            );
         }
         let deep = "ListType(".repeat(40) + "Int32Type" + &")".repeat(40);
-        assert!(ColumnType::parse_marshal_class(&deep).is_err());
+        assert_eq!(
+            ColumnType::parse_marshal_class(&deep).unwrap_err(),
+            TypeParseError { offset: 288, reason: "types nested deeper than 32 levels".into() }
+        );
     }
 }

@@ -28,6 +28,8 @@
 
 mod bignum;
 mod column_type;
+mod conversion;
+mod pattern;
 mod scalar;
 mod temporal;
 mod text;
@@ -36,6 +38,8 @@ mod value;
 
 pub use bignum::{MAX_DECIMAL_DIGITS, MAX_RENDERED_BYTES};
 pub use column_type::{ColumnType, TypeParseError, UdtType, MAX_TYPE_DEPTH};
+pub use conversion::{parse_time_zone, BlobFormat, ConversionSettings, NumberFormat, Overflow, Rounding};
+pub use pattern::Pattern;
 pub use text::{encode_text, format_text, EpochUnit, FieldError, TextOptions};
 pub use validate::{validate_rows, RowsValidator};
 pub(crate) use validate::read_row_count;

@@ -214,8 +214,14 @@ mod tests {
                 break;
             }
         }
-        assert!(read_unsigned_vint(&mut Reader::new(&[0xC0, 0]), "t").is_err());
-        assert!(read_unsigned_vint(&mut Reader::new(&[]), "t").is_err());
+        assert_eq!(
+            read_unsigned_vint(&mut Reader::new(&[0xC0, 0]), "t").unwrap_err(),
+            ProtocolError::remote("t", 1, "needs 2 bytes, 1 left")
+        );
+        assert_eq!(
+            read_unsigned_vint(&mut Reader::new(&[]), "t").unwrap_err(),
+            ProtocolError::remote("t", 0, "needs 1 bytes, 0 left")
+        );
     }
 
     #[test]

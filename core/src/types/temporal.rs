@@ -39,7 +39,7 @@ pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
     (year, month, day)
 }
 
-fn days_in_month(year: i64, month: u32) -> u32 {
+pub(crate) fn days_in_month(year: i64, month: u32) -> u32 {
     match month {
         2 if year.rem_euclid(4) == 0 && (year.rem_euclid(100) != 0 || year.rem_euclid(400) == 0) => 29,
         2 => 28,
@@ -273,9 +273,17 @@ pub(crate) fn parse_timestamp(s: &str, default_offset_minutes: i32) -> Result<i6
     if !c.at_end() {
         return Err(Cow::Borrowed("unexpected text after the timestamp"));
     }
-    let millis =
-        i128::from(days) * i128::from(MILLIS_PER_DAY) + i128::from(seconds) * 1000 + i128::from(nanos / 1_000_000)
-            - i128::from(offset) * 60_000;
+    timestamp_millis(days, seconds * 1_000_000_000 + i64::from(nanos), offset)
+}
+
+/// Milliseconds since the epoch of a civil day, a time of day and an offset east of UTC;
+/// sub-millisecond digits must be zero.
+pub(crate) fn timestamp_millis(days: i64, time_nanos: i64, offset_minutes: i32) -> Result<i64, Reason> {
+    if time_nanos % 1_000_000 != 0 {
+        return Err(Cow::Borrowed("timestamps hold milliseconds: the sub-millisecond digits would be lost"));
+    }
+    let millis = i128::from(days) * i128::from(MILLIS_PER_DAY) + i128::from(time_nanos / 1_000_000)
+        - i128::from(offset_minutes) * 60_000;
     i64::try_from(millis).map_err(|_| Cow::Borrowed("timestamp out of the 64-bit millisecond range"))
 }
 
@@ -509,28 +517,28 @@ mod tests {
 
     #[test]
     fn timestamps_rejected() {
-        for bad in [
-            "",
-            "2024",
-            "2024-1-02",
-            "2024-13-01",
-            "2024-02-30",
-            "2023-02-29",
-            "2024-01-02T24:00:00Z",
-            "2024-01-02T03:60:00Z",
-            "2024-01-02T03:04:60Z",
-            "2024-01-02T03:04:05.1234Z",
-            "2024-01-02T03:04:05.Z",
-            "2024-01-02T03:04:05.0123456789Z",
-            "2024-01-02T03Z",
-            "2024-01-02T03:04:05+19:00",
-            "2024-01-02T03:04:05 PST",
-            "2024-01-02T03:04:05Zjunk",
-            "+292278994-08-17T07:12:55.808Z",
-            "12345678901-01-01",
-            "24-01-02",
+        for (bad, want) in [
+            ("", "expected a year of 4 to 10 digits"),
+            ("2024", "expected '-' after the year"),
+            ("2024-1-02", "expected two digits for the month"),
+            ("2024-13-01", "month 13 is not 1 to 12"),
+            ("2024-02-30", "day 30 does not exist in 2024-02"),
+            ("2023-02-29", "day 29 does not exist in 2023-02"),
+            ("2024-01-02T24:00:00Z", "24:00:00 is not a time of day"),
+            ("2024-01-02T03:60:00Z", "03:60:00 is not a time of day"),
+            ("2024-01-02T03:04:60Z", "03:04:60 is not a time of day"),
+            ("2024-01-02T03:04:05.1234Z", "timestamps hold milliseconds: the sub-millisecond digits would be lost"),
+            ("2024-01-02T03:04:05.Z", "expected 1 to 9 digits of fraction"),
+            ("2024-01-02T03:04:05.0123456789Z", "expected 1 to 9 digits of fraction"),
+            ("2024-01-02T03Z", "expected ':' after the hour"),
+            ("2024-01-02T03:04:05+19:00", "zone offset out of range"),
+            ("2024-01-02T03:04:05 PST", "unexpected text after the timestamp"),
+            ("2024-01-02T03:04:05Zjunk", "unexpected text after the timestamp"),
+            ("+292278994-08-17T07:12:55.808Z", "timestamp out of the 64-bit millisecond range"),
+            ("12345678901-01-01", "expected a year of 4 to 10 digits"),
+            ("24-01-02", "expected a year of 4 to 10 digits"),
         ] {
-            assert!(ts(bad).is_err(), "{bad:?} accepted");
+            assert_eq!(ts(bad).unwrap_err(), want, "{bad:?} accepted");
         }
     }
 
@@ -552,8 +560,17 @@ mod tests {
         assert_eq!(parse_date("+5881580-07-11"), Ok(DATE_EPOCH - 1));
         assert_eq!(parse_date("5881580-07-11"), Ok(DATE_EPOCH - 1));
         assert_eq!(parse_date("0000-02-29"), Ok(days_from_civil(0, 2, 29)));
-        for bad in ["", "-5877641-06-22", "5881580-07-12", "1970-01-01T00:00", "1970-1-1", "1970-01-32", "0", "x"] {
-            assert!(parse_date(bad).is_err(), "{bad:?} accepted");
+        for (bad, want) in [
+            ("", "expected a year of 4 to 10 digits"),
+            ("-5877641-06-22", "date out of range (-5877641-06-23 to 5881580-07-11)"),
+            ("5881580-07-12", "date out of range (-5877641-06-23 to 5881580-07-11)"),
+            ("1970-01-01T00:00", "unexpected text after the date"),
+            ("1970-1-1", "expected two digits for the month"),
+            ("1970-01-32", "day 32 does not exist in 1970-01"),
+            ("0", "expected a year of 4 to 10 digits"),
+            ("x", "expected a year of 4 to 10 digits"),
+        ] {
+            assert_eq!(parse_date(bad).unwrap_err(), want, "{bad:?} accepted");
         }
         for days in [-DATE_EPOCH, -25_567, -1, 0, 19_723, 2_932_896, DATE_EPOCH - 1] {
             let s = text(|out| format_date(days, out));
@@ -571,15 +588,24 @@ mod tests {
         assert_eq!(parse_time("08:12:54.123"), Ok(29_574_123_000_000));
         // Seconds may be left out, as spreadsheets often write times.
         assert_eq!(parse_time("08:12"), Ok(29_520_000_000_000));
-        for bad in ["", "24:00:00", "08", "8:12:54", "08:60:00", "08:12:54.", "08:12:54.1234567890", "08:12:54Z"] {
-            assert!(parse_time(bad).is_err(), "{bad:?} accepted");
+        for (bad, want) in [
+            ("", "expected two digits for the hour"),
+            ("24:00:00", "24:00:00 is not a time of day"),
+            ("08", "expected ':' after the hour"),
+            ("8:12:54", "expected two digits for the hour"),
+            ("08:60:00", "08:60:00 is not a time of day"),
+            ("08:12:54.", "expected 1 to 9 digits of fraction"),
+            ("08:12:54.1234567890", "expected 1 to 9 digits of fraction"),
+            ("08:12:54Z", "unexpected text after the time"),
+        ] {
+            assert_eq!(parse_time(bad).unwrap_err(), want, "{bad:?} accepted");
         }
         for nanos in [0, 1, 29_574_123_000_000, NANOS_PER_DAY - 1] {
             let s = text(|out| format_time(nanos, out));
             assert_eq!(parse_time(&s), Ok(nanos), "{s}");
         }
         assert_eq!(text(|out| format_time(29_574_123_000_000, out)), "08:12:54.123000000");
-        assert!(check_time_nanos(NANOS_PER_DAY).is_err());
+        assert_eq!(check_time_nanos(NANOS_PER_DAY).unwrap_err(), "time must be 0 to 86399999999999 ns");
     }
 
     #[test]
@@ -609,31 +635,31 @@ mod tests {
 
     #[test]
     fn durations_rejected() {
-        for bad in [
-            "",
-            "-",
-            "1",
-            "h",
-            "1x",
-            "1h 30m",
-            "+1h",
-            "1h-30m",
-            "178956970y8mo",
-            "2147483648d",
-            "9223372036854775808ns",
-            "99999999999999999999ns",
-            "P",
-            "PT",
-            "P1H",
-            "PT1D",
-            "P1D2Y",
-            "P1W1D",
-            "P1Y1W",
-            "P1.5D",
-            "P0001-02-03",
-            "P0001-02-03T04:05",
+        for (bad, want) in [
+            ("", "expected a number and a unit"),
+            ("-", "expected a number and a unit"),
+            ("1", "unknown unit (use y, mo, w, d, h, m, s, ms, us, ns)"),
+            ("h", "expected a number of at most 19 digits"),
+            ("1x", "unknown unit (use y, mo, w, d, h, m, s, ms, us, ns)"),
+            ("1h 30m", "expected a number of at most 19 digits"),
+            ("+1h", "expected a number of at most 19 digits"),
+            ("1h-30m", "expected a number of at most 19 digits"),
+            ("178956970y8mo", "months out of the 32-bit range"),
+            ("2147483648d", "days out of the 32-bit range"),
+            ("9223372036854775808ns", "nanoseconds out of the 64-bit range"),
+            ("99999999999999999999ns", "expected a number of at most 19 digits"),
+            ("P", "expected at least one component after 'P'"),
+            ("PT", "expected hours, minutes or seconds after 'T'"),
+            ("P1H", "expected designators in the order Y M D T H M S (or nW alone)"),
+            ("PT1D", "expected designators in the order Y M D T H M S (or nW alone)"),
+            ("P1D2Y", "expected designators in the order Y M D T H M S (or nW alone)"),
+            ("P1W1D", "weeks (nW) cannot be combined with other designators"),
+            ("P1Y1W", "weeks (nW) cannot be combined with other designators"),
+            ("P1.5D", "expected designators in the order Y M D T H M S (or nW alone)"),
+            ("P0001-02-03", "expected PYYYY-MM-DDThh:mm:ss"),
+            ("P0001-02-03T04:05", "expected PYYYY-MM-DDThh:mm:ss"),
         ] {
-            assert!(parse_duration(bad).is_err(), "{bad:?} accepted");
+            assert_eq!(parse_duration(bad).unwrap_err(), want, "{bad:?} accepted");
         }
     }
 

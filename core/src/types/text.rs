@@ -28,6 +28,8 @@ use core::net::{Ipv4Addr, Ipv6Addr};
 
 use super::bignum;
 use super::column_type::{ColumnType, UdtType};
+use super::conversion::{decode_base64, rounded_integer, BlobFormat, NumberFormat, Overflow, Rounding};
+use super::pattern::Pattern;
 use super::scalar::{
     check_time, check_timeuuid, collection_count, element as wire_element, fixed, no_trailing, push_duration,
     read_duration, vector_element, DATE_EPOCH,
@@ -45,6 +47,7 @@ pub enum EpochUnit {
     #[default]
     Millis,
     Micros,
+    Nanos,
 }
 
 /// How [`encode_text`] reads fields.
@@ -60,6 +63,19 @@ pub struct TextOptions {
     pub epoch_unit: EpochUnit,
     /// Offset east of UTC, in minutes, for timestamps written without a zone. Default: 0.
     pub default_offset_minutes: i32,
+    /// Timestamps, dates and times in this pattern instead of ISO 8601 (integers are still
+    /// epoch numbers, days and nanoseconds).
+    pub timestamp_pattern: Option<Pattern>,
+    pub date_pattern: Option<Pattern>,
+    pub time_pattern: Option<Pattern>,
+    /// Decimal and grouping separators of numbers.
+    pub number: NumberFormat,
+    /// How blobs without a `0x` prefix are read.
+    pub blob: BlobFormat,
+    /// A number beyond its column's range: an error, or the nearest value that fits.
+    pub overflow: Overflow,
+    /// A fraction in an integer column: an error, or rounded by this rule.
+    pub rounding: Rounding,
 }
 
 impl Default for TextOptions {
@@ -71,6 +87,13 @@ impl Default for TextOptions {
             false_words: words(&["false", "no", "n", "0", "f", "off"]),
             epoch_unit: EpochUnit::Millis,
             default_offset_minutes: 0,
+            timestamp_pattern: None,
+            date_pattern: None,
+            time_pattern: None,
+            number: NumberFormat::default(),
+            blob: BlobFormat::default(),
+            overflow: Overflow::default(),
+            rounding: Rounding::default(),
         }
     }
 }
@@ -214,27 +237,31 @@ fn scalar<'t>(ty: &'t ColumnType, s: &str, at: usize, opts: &TextOptions, out: &
             };
             out.push(u8::from(value));
         }
-        ColumnType::Tinyint => out.extend_from_slice(&small_int::<i8>(s).map_err(wrap)?.to_be_bytes()),
-        ColumnType::Smallint => out.extend_from_slice(&small_int::<i16>(s).map_err(wrap)?.to_be_bytes()),
-        ColumnType::Int => out.extend_from_slice(&small_int::<i32>(s).map_err(wrap)?.to_be_bytes()),
-        ColumnType::Bigint | ColumnType::Counter => out.extend_from_slice(&big_int(s).map_err(wrap)?.to_be_bytes()),
-        ColumnType::Varint => varint(s, out).map_err(wrap)?,
-        ColumnType::Decimal => decimal(s, out).map_err(wrap)?,
-        ColumnType::Float => out.extend_from_slice(&float::<f32>(s).map_err(wrap)?.to_be_bytes()),
-        ColumnType::Double => out.extend_from_slice(&float::<f64>(s).map_err(wrap)?.to_be_bytes()),
+        ColumnType::Tinyint => out.extend_from_slice(&fixed_int::<i8>(s, opts).map_err(wrap)?.to_be_bytes()),
+        ColumnType::Smallint => out.extend_from_slice(&fixed_int::<i16>(s, opts).map_err(wrap)?.to_be_bytes()),
+        ColumnType::Int => out.extend_from_slice(&fixed_int::<i32>(s, opts).map_err(wrap)?.to_be_bytes()),
+        ColumnType::Bigint | ColumnType::Counter => {
+            out.extend_from_slice(&fixed_int::<i64>(s, opts).map_err(wrap)?.to_be_bytes())
+        }
+        ColumnType::Varint => varint(&opts.number.plain(s), opts.rounding, out).map_err(wrap)?,
+        ColumnType::Decimal => decimal(&opts.number.plain(s), out).map_err(wrap)?,
+        ColumnType::Float => out.extend_from_slice(&float::<f32>(&opts.number.plain(s), opts.overflow).map_err(wrap)?.to_be_bytes()),
+        ColumnType::Double => out.extend_from_slice(&float::<f64>(&opts.number.plain(s), opts.overflow).map_err(wrap)?.to_be_bytes()),
         ColumnType::Timestamp => out.extend_from_slice(&timestamp(s, opts).map_err(wrap)?.to_be_bytes()),
         ColumnType::Date => {
-            let days = match temporal::integer(s) {
-                Some(days) => days.and_then(temporal::check_date_days),
-                None => temporal::parse_date(s),
+            let days = match (temporal::integer(s), &opts.date_pattern) {
+                (Some(days), _) => days.and_then(temporal::check_date_days),
+                (None, Some(pattern)) => pattern.read(s).and_then(|f| f.days()).and_then(temporal::check_date_days),
+                (None, None) => temporal::parse_date(s),
             }
             .map_err(wrap)?;
             out.extend_from_slice(&((days + DATE_EPOCH) as u32).to_be_bytes());
         }
         ColumnType::Time => {
-            let nanos = match temporal::integer(s) {
-                Some(nanos) => nanos.and_then(temporal::check_time_nanos),
-                None => temporal::parse_time(s),
+            let nanos = match (temporal::integer(s), &opts.time_pattern) {
+                (Some(nanos), _) => nanos.and_then(temporal::check_time_nanos),
+                (None, Some(pattern)) => pattern.read(s).map(|f| f.time_nanos()),
+                (None, None) => temporal::parse_time(s),
             }
             .map_err(wrap)?;
             out.extend_from_slice(&nanos.to_be_bytes());
@@ -260,20 +287,40 @@ fn scalar<'t>(ty: &'t ColumnType, s: &str, at: usize, opts: &TextOptions, out: &
                 return Err(wrap(Cow::Borrowed("not an IPv4 or IPv6 address")));
             }
         }
-        ColumnType::Blob | ColumnType::Custom(_) => blob(s, out).map_err(wrap)?,
+        ColumnType::Blob | ColumnType::Custom(_) => blob(s, opts.blob, out).map_err(wrap)?,
         _ => return Err(wrap(Cow::Borrowed("expected a literal"))),
     }
     Ok(())
 }
 
-fn small_int<T: TryFrom<i64>>(s: &str) -> Result<T, Reason> {
-    let v = big_int(s)?;
-    T::try_from(v).map_err(|_| Cow::Borrowed("out of range"))
+/// A fixed-width integer: plain digits, or (with a number format, a rounding rule or
+/// saturation) any decimal text, rounded and fitted by the options.
+fn fixed_int<T: TryFrom<i128> + Bounded>(s: &str, opts: &TextOptions) -> Result<T, Reason> {
+    let plain = opts.number.plain(s);
+    let (negative, magnitude) = match temporal::integer(&plain) {
+        Some(Ok(v)) => (v < 0, Some(v.unsigned_abs() as u128)),
+        // Without a rounding rule only integer text is an integer (`1.0` is not).
+        None if opts.rounding == Rounding::Unnecessary => return Err(Cow::Borrowed("not an integer")),
+        _ => rounded_integer(&plain, opts.rounding).map_err(|e| {
+            if e == "not a number" { Cow::Borrowed("not an integer") } else { e }
+        })?,
+    };
+    let value = magnitude.and_then(|m| i128::try_from(m).ok()).map(|m| if negative { -m } else { m });
+    match (value.and_then(|v| T::try_from(v).ok()), opts.overflow) {
+        (Some(v), _) => Ok(v),
+        (None, Overflow::Saturate) => Ok(if negative { T::MIN } else { T::MAX }),
+        (None, Overflow::Reject) => Err(Cow::Borrowed("out of range")),
+    }
 }
 
-fn big_int(s: &str) -> Result<i64, Reason> {
-    temporal::integer(s).unwrap_or(Err(Cow::Borrowed("not an integer")))
+trait Bounded {
+    const MIN: Self;
+    const MAX: Self;
 }
+macro_rules! bounded {
+    ($($t:ty),*) => {$(impl Bounded for $t { const MIN: $t = <$t>::MIN; const MAX: $t = <$t>::MAX; })*};
+}
+bounded!(i8, i16, i32, i64);
 
 fn split_sign(s: &str) -> (bool, &str) {
     match s.as_bytes().first() {
@@ -287,7 +334,15 @@ fn too_many_digits() -> Reason {
     Cow::Owned(format!("more than {} digits", bignum::MAX_DECIMAL_DIGITS))
 }
 
-fn varint(s: &str, out: &mut Vec<u8>) -> Result<(), Reason> {
+fn varint(s: &str, rounding: Rounding, out: &mut Vec<u8>) -> Result<(), Reason> {
+    if rounding != Rounding::Unnecessary && s.contains('.') {
+        // Rounded varints stay within 2^127: beyond that a fraction is rarely meaningful.
+        let (negative, magnitude) = rounded_integer(s, rounding)?;
+        let magnitude = magnitude.ok_or(Cow::Borrowed("out of range for rounding (38 digits at most)"))?;
+        let digits = magnitude.to_string();
+        bignum::push_decimal_digits(&[digits.as_bytes()], negative && magnitude != 0, out);
+        return Ok(());
+    }
     let (negative, digits) = split_sign(s);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Err(Cow::Borrowed("not an integer"));
@@ -341,6 +396,9 @@ trait Float: std::str::FromStr + Copy {
     fn is_infinite(self) -> bool;
     fn is_nan(self) -> bool;
     const NAN: Self;
+    /// The largest finite value, and its negation.
+    const MAX: Self;
+    const MIN: Self;
 }
 impl Float for f32 {
     fn is_infinite(self) -> bool {
@@ -350,6 +408,8 @@ impl Float for f32 {
         f32::is_nan(self)
     }
     const NAN: f32 = f32::NAN;
+    const MAX: f32 = f32::MAX;
+    const MIN: f32 = f32::MIN;
 }
 impl Float for f64 {
     fn is_infinite(self) -> bool {
@@ -359,11 +419,13 @@ impl Float for f64 {
         f64::is_nan(self)
     }
     const NAN: f64 = f64::NAN;
+    const MAX: f64 = f64::MAX;
+    const MIN: f64 = f64::MIN;
 }
 
 /// Decimal or exponent notation, `NaN`, `Infinity`, `-Infinity` (also `inf`), any case.
 /// A finite number too large for the type is an error rather than infinity.
-fn float<T: Float>(s: &str) -> Result<T, Reason> {
+fn float<T: Float>(s: &str, overflow: Overflow) -> Result<T, Reason> {
     let v: T = s.parse().map_err(|_| Cow::Borrowed("not a number"))?;
     if v.is_nan() {
         // One NaN, whatever sign or spelling came in.
@@ -372,7 +434,11 @@ fn float<T: Float>(s: &str) -> Result<T, Reason> {
     if v.is_infinite() {
         let word = s.trim_start_matches(['+', '-']);
         if !(word.eq_ignore_ascii_case("infinity") || word.eq_ignore_ascii_case("inf")) {
-            return Err(Cow::Borrowed("out of range"));
+            return match overflow {
+                Overflow::Reject => Err(Cow::Borrowed("out of range")),
+                Overflow::Saturate if s.starts_with('-') => Ok(T::MIN),
+                Overflow::Saturate => Ok(T::MAX),
+            };
         }
     }
     Ok(v)
@@ -380,7 +446,15 @@ fn float<T: Float>(s: &str) -> Result<T, Reason> {
 
 fn timestamp(s: &str, opts: &TextOptions) -> Result<i64, Reason> {
     let Some(n) = temporal::integer(s) else {
-        return temporal::parse_timestamp(s, opts.default_offset_minutes);
+        let Some(pattern) = &opts.timestamp_pattern else {
+            return temporal::parse_timestamp(s, opts.default_offset_minutes);
+        };
+        let fields = pattern.read(s)?;
+        return temporal::timestamp_millis(
+            fields.days()?,
+            fields.time_nanos(),
+            fields.offset.unwrap_or(opts.default_offset_minutes),
+        );
     };
     let n = n?;
     match opts.epoch_unit {
@@ -388,6 +462,10 @@ fn timestamp(s: &str, opts: &TextOptions) -> Result<i64, Reason> {
         EpochUnit::Seconds => n.checked_mul(1000).ok_or(Cow::Borrowed("out of range")),
         EpochUnit::Micros if n % 1000 == 0 => Ok(n / 1000),
         EpochUnit::Micros => {
+            Err(Cow::Borrowed("timestamps hold milliseconds: the sub-millisecond digits would be lost"))
+        }
+        EpochUnit::Nanos if n % 1_000_000 == 0 => Ok(n / 1_000_000),
+        EpochUnit::Nanos => {
             Err(Cow::Borrowed("timestamps hold milliseconds: the sub-millisecond digits would be lost"))
         }
     }
@@ -418,9 +496,12 @@ fn uuid(s: &str) -> Result<[u8; 16], Reason> {
     Ok(out)
 }
 
-fn blob(s: &str, out: &mut Vec<u8>) -> Result<(), Reason> {
+fn blob(s: &str, format: BlobFormat, out: &mut Vec<u8>) -> Result<(), Reason> {
     let Some(hex) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) else {
-        return Err(Cow::Borrowed("expected 0x followed by hex digits"));
+        return match format {
+            BlobFormat::Hex => Err(Cow::Borrowed("expected 0x followed by hex digits")),
+            BlobFormat::Base64 => decode_base64(s, out),
+        };
     };
     if !hex.len().is_multiple_of(2) {
         return Err(Cow::Borrowed("odd number of hex digits"));
@@ -1039,7 +1120,9 @@ fn format_value(ty: &ColumnType, r: Reader<'_>, out: &mut String, top: bool) -> 
             let _ = write!(out, "{}", i32::from_be_bytes(fixed::<4>(&r, "int value", true)?.unwrap_or_default()));
         }
         ColumnType::Bigint | ColumnType::Counter => {
-            let _ = write!(out, "{}", i64::from_be_bytes(fixed::<8>(&r, "bigint value", true)?.unwrap_or_default()));
+            // The same check name as decoding and validation give (the error vectors assert it).
+            let field = if matches!(ty, ColumnType::Counter) { "counter value" } else { "bigint value" };
+            let _ = write!(out, "{}", i64::from_be_bytes(fixed::<8>(&r, field, true)?.unwrap_or_default()));
         }
         ColumnType::Varint => push_big_decimal(&r, r.rest(), out)?,
         ColumnType::Decimal => {
@@ -1347,7 +1430,15 @@ mod tests {
         let opts =
             TextOptions { true_words: vec!["ja".into()], false_words: vec!["nein".into()], ..Default::default() };
         assert_eq!(enc_with("boolean", "JA", &opts).unwrap(), [1]);
-        assert!(enc_with("boolean", "true", &opts).is_err());
+        assert_eq!(
+            enc_with("boolean", "true", &opts).unwrap_err(),
+            FieldError {
+                expected: "boolean".into(),
+                value: "true".into(),
+                offset: 0,
+                reason: "not a boolean spelling".into()
+            }
+        );
     }
 
     #[test]
@@ -1436,10 +1527,26 @@ mod tests {
         assert_eq!(ok("timestamp", "-1"), (-1i64).to_be_bytes());
         let seconds = TextOptions { epoch_unit: EpochUnit::Seconds, ..Default::default() };
         assert_eq!(enc_with("timestamp", "1704164645", &seconds).unwrap(), 1_704_164_645_000i64.to_be_bytes());
-        assert!(enc_with("timestamp", "9223372036854776", &seconds).is_err());
+        assert_eq!(
+            enc_with("timestamp", "9223372036854776", &seconds).unwrap_err(),
+            FieldError {
+                expected: "timestamp".into(),
+                value: "9223372036854776".into(),
+                offset: 0,
+                reason: "out of range".into()
+            }
+        );
         let micros = TextOptions { epoch_unit: EpochUnit::Micros, ..Default::default() };
         assert_eq!(enc_with("timestamp", "1704164645123000", &micros).unwrap(), 1_704_164_645_123i64.to_be_bytes());
-        assert!(enc_with("timestamp", "1704164645123001", &micros).is_err());
+        assert_eq!(
+            enc_with("timestamp", "1704164645123001", &micros).unwrap_err(),
+            FieldError {
+                expected: "timestamp".into(),
+                value: "1704164645123001".into(),
+                offset: 0,
+                reason: "timestamps hold milliseconds: the sub-millisecond digits would be lost".into()
+            }
+        );
         let plus_two = TextOptions { default_offset_minutes: 120, ..Default::default() };
         assert_eq!(
             enc_with("timestamp", "2024-01-02 05:04:05", &plus_two).unwrap(),
@@ -1685,9 +1792,18 @@ mod tests {
     #[test]
     fn format_rejects_bad_bytes_and_restores_output() {
         let mut out = String::from("keep");
-        assert!(format_text(&ty("list<int>"), &[0, 0, 0, 1, 0, 0, 0, 2, 0, 1], &mut out).is_err());
-        assert!(format_text(&ty("text"), &[0xC3], &mut out).is_err());
-        assert!(format_text(&ty("time"), &(-1i64).to_be_bytes(), &mut out).is_err());
+        assert_eq!(
+            format_text(&ty("list<int>"), &[0, 0, 0, 1, 0, 0, 0, 2, 0, 1], &mut out).unwrap_err(),
+            ProtocolError::remote("int value", 8, "expected 4 bytes, got 2")
+        );
+        assert_eq!(
+            format_text(&ty("text"), &[0xC3], &mut out).unwrap_err(),
+            ProtocolError::remote("text value", 0, "invalid UTF-8")
+        );
+        assert_eq!(
+            format_text(&ty("time"), &(-1i64).to_be_bytes(), &mut out).unwrap_err(),
+            ProtocolError::remote("time value", 0, "-1 ns is outside 0..86400000000000")
+        );
         assert_eq!(out, "keep");
     }
 }

@@ -305,8 +305,16 @@ mod tests {
     #[test]
     fn hostile_row_counts_fail_fast() {
         let columns = [ty("int")];
-        for body in [&[0x7F, 0xFF, 0xFF, 0xFF][..], &[0xFF, 0xFF, 0xFF, 0xFF], &[0, 0], &[0, 0, 0, 1, 0, 0, 0, 4, 0]] {
-            assert!(validate_rows(&columns, &mut Reader::new(body)).is_err(), "{body:?}");
+        for (body, want) in [
+            (
+                &[0x7F, 0xFF, 0xFF, 0xFF][..],
+                ProtocolError::remote("rows count", 0, "2147483647 rows of 1 columns cannot fit in 0 bytes"),
+            ),
+            (&[0xFF, 0xFF, 0xFF, 0xFF], ProtocolError::remote("rows count", 0, "negative count -1")),
+            (&[0, 0], ProtocolError::remote("rows count", 0, "needs 4 bytes, 2 left")),
+            (&[0, 0, 0, 1, 0, 0, 0, 4, 0], ProtocolError::remote("row cell", 8, "needs 4 bytes, 1 left")),
+        ] {
+            assert_eq!(validate_rows(&columns, &mut Reader::new(body)).unwrap_err(), want, "{body:?}");
         }
         // The guard reports the count's own offset, before any cell is read.
         let err = validate_rows(&columns, &mut Reader::new(&[0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0, 1])).unwrap_err();

@@ -184,7 +184,13 @@ scenario(
         await c.connect();
         driverText.push("connected with a wrong password");
       } catch (e) {
-        assert(e instanceof AuthenticationError || (e as Error).name === "NoHostAvailableError", `unexpected ${(e as Error).name}`);
+        assert(e instanceof AuthenticationError, `expected AuthenticationError, got ${(e as Error).name}: ${(e as Error).message}`);
+        assertEquals([e.code, e.host], ["ERR_AUTH", proxy.address], "the refusal's code and host");
+        assertEquals(
+          e.message,
+          `authentication failed: Provided username and/or password are incorrect (host ${proxy.address})`,
+          "the refusal's message",
+        );
         driverText.push(String(e), (e as Error).stack ?? "", Deno.inspect(e, { depth: 10 }), JSON.stringify(e));
       } finally {
         await c.shutdown();

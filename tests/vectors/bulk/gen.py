@@ -107,16 +107,23 @@ case("csv: no newline after the last record", "csv", ID_NAME, "id,name\n1,a\n2,b
 case("csv: blank lines are skipped", "csv", ID_NAME, "\nid,name\n\n\n1,a\n\n",
      [good(5, [i32(1), text("a")])])
 
-case("csv: unquoted empty is null, quoted empty is an empty string", "csv",
+case("csv: unquoted empty is unset by default, quoted empty is an empty string", "csv",
      [["id", "int"], ["a", "text"], ["b", "int"]],
      'id,a,b\n1,,\n2,"",\n3,"",""\n',
-     [good(2, [i32(1), NULL, NULL]),
-      good(3, [i32(2), "", NULL]),
+     [good(2, [i32(1), UNSET, UNSET]),
+      good(3, [i32(2), "", UNSET]),
       bad(4, "column b: expected int", "b", raw='3,"",""')])
+
+case("csv: unquoted empty is null without null_to_unset", "csv",
+     [["id", "int"], ["a", "text"], ["b", "int"]],
+     'id,a,b\n1,,\n2,"",\n',
+     [good(2, [i32(1), NULL, NULL]),
+      good(3, [i32(2), "", NULL])],
+     null_to_unset=False)
 
 case("csv: other null markers", "csv", [["id", "int"], ["a", "text"], ["b", "text"]],
      'id,a,b\n1,NULL,"NULL"\n2,,x\n',
-     [good(2, [i32(1), NULL, text("NULL")]),
+     [good(2, [i32(1), UNSET, text("NULL")]),
       good(3, [i32(2), "", text("x")])],
      null_markers=["NULL"])
 
@@ -260,9 +267,15 @@ case("jsonl: nulls, missing keys, unknown keys", "jsonl", [["id", "int"], ["name
      '{"extra": true, "id": 2}\r\n'
      '\n'
      '{"ID": 3, "Name": "", "n": 9007199254740993}\n',
-     [good(1, [i32(1), NULL, UNSET]),
+     [good(1, [i32(1), UNSET, UNSET]),
       good(2, [i32(2), UNSET, UNSET]),
       good(4, [i32(3), "", i64(9007199254740993)])])
+
+case("jsonl: null binds null without null_to_unset; nested nulls stay null", "jsonl",
+     [["id", "int"], ["name", "text"], ["pair", "tuple<int, text>"]],
+     '{"id": 1, "name": null, "pair": [null, "x"]}\n',
+     [good(1, [i32(1), NULL, fields(None, text("x"))])],
+     null_to_unset=False)
 
 s = ('{"id": 1}\n'
      'not json\n'

@@ -1,0 +1,214 @@
+//! The bulk-load options as the host writes them (JSON, camelCase): one typed contract,
+//! read by serde. An unknown key is an error that names it, so a misspelt option is never
+//! silently ignored.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use super::load::{BatchGrouping, LoadConfig};
+use super::{BulkConfig, BulkError, CsvOptions, Format, Mapping};
+use crate::types::{ColumnType, ConversionSettings, EpochUnit};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum InputFormat {
+    #[default]
+    Csv,
+    Jsonl,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub enum EpochUnitName {
+    #[serde(rename = "s", alias = "seconds")]
+    Seconds,
+    #[serde(rename = "ms", alias = "millis")]
+    Millis,
+    #[serde(rename = "us", alias = "micros")]
+    Micros,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub enum BatchByName {
+    #[serde(rename = "replica", alias = "replicas")]
+    Replica,
+    #[serde(rename = "partition")]
+    Partition,
+}
+
+/// Every option of a bulk load; absent (or `null`) keys take the defaults.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BulkOptions {
+    pub format: Option<InputFormat>,
+    pub delimiter: Option<String>,
+    pub quote: Option<String>,
+    pub escape: Option<String>,
+    pub comment: Option<String>,
+    pub header: Option<bool>,
+    pub trim: Option<bool>,
+    pub max_record_bytes: Option<usize>,
+    pub null_values: Option<Vec<String>>,
+    pub true_words: Option<Vec<String>>,
+    pub false_words: Option<Vec<String>>,
+    pub epoch_unit: Option<EpochUnitName>,
+    /// `field=column,...`; see [`Mapping::parse`].
+    pub mapping: Option<String>,
+    /// Column to CQL text, the same on every row.
+    pub constants: Option<BTreeMap<String, String>>,
+    pub max_errors: Option<u64>,
+    pub ignore_unknown: Option<bool>,
+    /// Text options and null-to-unset, applied after the keys above.
+    pub conversion: Option<ConversionSettings>,
+    pub consistency: Option<u16>,
+    /// Write timestamp (µs since the epoch) of every row.
+    pub timestamp: Option<i64>,
+    pub max_concurrency: Option<usize>,
+    pub initial_concurrency: Option<usize>,
+    pub idempotent: Option<bool>,
+    pub max_retries: Option<u32>,
+    pub timeout_ms: Option<u64>,
+    pub seed: Option<u64>,
+    pub stop_at_offset: Option<u64>,
+    pub batch_size: Option<usize>,
+    pub batch_by: Option<BatchByName>,
+    pub batch_max_bytes: Option<usize>,
+    pub counter: Option<bool>,
+}
+
+fn config_error(reason: String) -> BulkError {
+    BulkError::Config(reason)
+}
+
+/// One ASCII byte given as a one-character string (`\t` spelled out is a tab).
+fn byte_option(key: &str, value: Option<&str>, default: u8) -> Result<u8, BulkError> {
+    match value {
+        None => Ok(default),
+        Some("\\t") => Ok(b'\t'),
+        Some(s) if s.len() == 1 => Ok(s.as_bytes()[0]),
+        Some(s) => Err(config_error(format!("{key} must be a single ASCII character, got {s:?}"))),
+    }
+}
+
+impl BulkOptions {
+    /// Reads the options from JSON; an unknown key or a value of the wrong type is an error
+    /// naming the key.
+    pub fn from_json(json: &str) -> Result<Self, BulkError> {
+        serde_json::from_str(json).map_err(|e| config_error(format!("bulk options: {e}")))
+    }
+
+    /// The encoder's and the load's configuration, for a statement binding `columns` with
+    /// its partition key at `pk_indexes`.
+    pub fn into_configs(
+        self,
+        columns: Vec<(String, ColumnType)>,
+        pk_indexes: Vec<u16>,
+    ) -> Result<(BulkConfig, LoadConfig), BulkError> {
+        let max_record_bytes = self.max_record_bytes.unwrap_or(64 << 20);
+        let format = match self.format.unwrap_or_default() {
+            InputFormat::Csv => {
+                let defaults = CsvOptions::default();
+                let quote = byte_option("quote", self.quote.as_deref(), defaults.quote)?;
+                let comment = match self.comment.as_deref() {
+                    Some(c) if c.len() == 1 => Some(c.as_bytes()[0]),
+                    _ => None,
+                };
+                Format::Csv(CsvOptions {
+                    delimiter: byte_option("delimiter", self.delimiter.as_deref(), defaults.delimiter)?,
+                    quote,
+                    escape: byte_option("escape", self.escape.as_deref(), quote)?,
+                    comment,
+                    header: self.header.unwrap_or(true),
+                    trim: self.trim.unwrap_or(false),
+                    max_record_bytes,
+                })
+            }
+            InputFormat::Jsonl => Format::Jsonl { max_record_bytes },
+        };
+        let mut bulk = BulkConfig::new(format, columns);
+        bulk.pk_indexes = pk_indexes;
+        if let Some(markers) = self.null_values {
+            bulk.text.null_markers = markers;
+        }
+        if let Some(words) = self.true_words {
+            bulk.text.true_words = words;
+        }
+        if let Some(words) = self.false_words {
+            bulk.text.false_words = words;
+        }
+        bulk.text.epoch_unit = match self.epoch_unit {
+            None | Some(EpochUnitName::Millis) => EpochUnit::Millis,
+            Some(EpochUnitName::Seconds) => EpochUnit::Seconds,
+            Some(EpochUnitName::Micros) => EpochUnit::Micros,
+        };
+        if let Some(mapping) = self.mapping.as_deref().filter(|m| !m.trim().is_empty()) {
+            bulk.mapping = Mapping::parse(mapping)?;
+        }
+        bulk.constants = self.constants.unwrap_or_default().into_iter().collect();
+        bulk.max_errors = self.max_errors;
+        bulk.ignore_unknown = self.ignore_unknown.unwrap_or(false);
+        if let Some(settings) = &self.conversion {
+            bulk.apply_conversion(settings)?;
+        }
+
+        let defaults = LoadConfig::default();
+        let max_concurrency = self.max_concurrency.unwrap_or(defaults.max_concurrency).max(1);
+        let load = LoadConfig {
+            consistency: self.consistency,
+            default_timestamp: self.timestamp,
+            max_concurrency,
+            initial_concurrency: self
+                .initial_concurrency
+                .unwrap_or(defaults.initial_concurrency)
+                .clamp(1, max_concurrency),
+            idempotent: self.idempotent.unwrap_or(defaults.idempotent),
+            max_retries: self.max_retries.unwrap_or(defaults.max_retries),
+            timeout_us: self.timeout_ms.map(|ms| ms.saturating_mul(1000)),
+            seed: self.seed.unwrap_or(defaults.seed),
+            stop_at_offset: self.stop_at_offset,
+            batch_size: self.batch_size.unwrap_or(defaults.batch_size).max(1),
+            batch_by: match self.batch_by {
+                None | Some(BatchByName::Replica) => BatchGrouping::Replicas,
+                Some(BatchByName::Partition) => BatchGrouping::Partition,
+            },
+            batch_max_bytes: self.batch_max_bytes.unwrap_or(defaults.batch_max_bytes).max(1),
+            counter: self.counter.unwrap_or(false),
+            ..defaults
+        };
+        Ok((bulk, load))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_key_is_an_error_naming_it() {
+        let error = BulkOptions::from_json(r#"{"format":"csv","batchSise":10}"#).unwrap_err();
+        let BulkError::Config(message) = error else { panic!("{error:?}") };
+        assert!(message.starts_with("bulk options: unknown field `batchSise`, expected one of"), "{message}");
+    }
+
+    #[test]
+    fn a_value_out_of_its_set_is_an_error_listing_the_set() {
+        let error = BulkOptions::from_json(r#"{"epochUnit":"fortnights"}"#).unwrap_err();
+        assert_eq!(
+            error,
+            BulkError::Config(
+                "bulk options: unknown variant `fortnights`, expected one of `s`, `seconds`, `millis`, `ms`, `micros`, `us` at line 1 column 25"
+                    .into()
+            )
+        );
+    }
+
+    #[test]
+    fn absent_and_null_keys_take_the_defaults() {
+        let options = BulkOptions::from_json(r#"{"comment":null,"delimiter":"\\t","batchBy":"partition"}"#).unwrap();
+        let (bulk, load) = options.into_configs(vec![("a".into(), ColumnType::Int)], vec![0]).unwrap();
+        let Format::Csv(csv) = bulk.format else { panic!("csv by default") };
+        assert_eq!((csv.delimiter, csv.quote, csv.escape, csv.comment, csv.header), (b'\t', b'"', b'"', None, true));
+        assert_eq!(load.batch_by, BatchGrouping::Partition);
+        assert_eq!(load.batch_size, LoadConfig::default().batch_size);
+    }
+}

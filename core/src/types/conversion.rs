@@ -1,0 +1,338 @@
+//! The conversion settings users give for real files (time zone, patterns, boolean words,
+//! number formats, blob encoding, overflow and rounding), read once into [`TextOptions`].
+//!
+//! [`ConversionSettings`] is the host-facing form: camelCase keys, every key optional,
+//! unknown keys refused by name. [`ConversionSettings::apply`] checks each setting and
+//! writes its typed form into the options [`super::encode_text`] reads.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+
+use super::pattern::{self, Pattern};
+use super::temporal::Reason;
+use super::text::{EpochUnit, TextOptions};
+
+/// How numbers are written: the decimal separator and an optional grouping separator
+/// (`1.234,5` is `decimal: ','`, `grouping: Some('.')`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NumberFormat {
+    pub decimal: char,
+    pub grouping: Option<char>,
+}
+
+impl Default for NumberFormat {
+    fn default() -> Self {
+        NumberFormat { decimal: '.', grouping: None }
+    }
+}
+
+impl NumberFormat {
+    /// `s` in the plain form the readers take (`.` as decimal point, no grouping); borrowed
+    /// when nothing needs changing.
+    pub(crate) fn plain<'s>(&self, s: &'s str) -> Cow<'s, str> {
+        let grouped = self.grouping.is_some_and(|g| s.contains(g));
+        if !grouped && (self.decimal == '.' || !s.contains(self.decimal)) {
+            return Cow::Borrowed(s);
+        }
+        let mut out = String::with_capacity(s.len());
+        for c in s.chars() {
+            if Some(c) == self.grouping {
+                continue;
+            }
+            out.push(if c == self.decimal { '.' } else { c });
+        }
+        Cow::Owned(out)
+    }
+}
+
+/// How blobs are written in the file (besides `0x...`, which is always read as hex).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BlobFormat {
+    #[default]
+    Hex,
+    Base64,
+}
+
+/// What a number that does not fit its column becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Overflow {
+    /// The row is bad.
+    #[default]
+    Reject,
+    /// The type's largest or smallest value.
+    Saturate,
+}
+
+/// How a number with a fraction becomes an integer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Rounding {
+    /// A fraction is an error (a zero fraction, `3.00`, is not).
+    #[default]
+    Unnecessary,
+    HalfEven,
+    HalfUp,
+    HalfDown,
+    /// Toward zero.
+    Down,
+    /// Away from zero.
+    Up,
+    Floor,
+    Ceiling,
+}
+
+/// The conversion settings as the host gives them. See the module documentation.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct ConversionSettings {
+    /// A null field leaves its column unset (default true). Read by the bulk encoder.
+    pub null_to_unset: Option<bool>,
+    /// `UTC` or a fixed offset (`+02:00`, `-0530`) for timestamps written without a zone.
+    pub time_zone: Option<String>,
+    /// `iso` (default) or a `strftime`-like pattern ([`Pattern`]).
+    pub timestamp_format: Option<String>,
+    pub date_format: Option<String>,
+    pub time_format: Option<String>,
+    /// Unit of timestamps written as integers: `s`, `ms` (default), `us` or `ns`.
+    pub epoch_unit: Option<String>,
+    pub true_words: Option<Vec<String>>,
+    pub false_words: Option<Vec<String>>,
+    /// One character (default `.`).
+    pub decimal_separator: Option<String>,
+    /// One character (default: none).
+    pub grouping_separator: Option<String>,
+    /// `hex` (default) or `base64`.
+    pub blob_format: Option<String>,
+    /// `reject` (default) or `saturate`.
+    pub overflow: Option<String>,
+    /// `unnecessary` (default), `half-even`, `half-up`, `half-down`, `down`, `up`, `floor`, `ceiling`.
+    pub rounding: Option<String>,
+}
+
+fn one_char(key: &str, text: &str) -> Result<char, String> {
+    let mut chars = text.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) => Ok(c),
+        _ => Err(format!("{key} must be one character, got {text:?}")),
+    }
+}
+
+fn pattern_or_iso(key: &str, text: &Option<String>) -> Result<Option<Pattern>, String> {
+    match text.as_deref() {
+        None | Some("iso") | Some("ISO") => Ok(None),
+        Some(p) => Pattern::parse(p).map(Some).map_err(|e| format!("{key}: {e}")),
+    }
+}
+
+/// `UTC`, `Z`, `GMT` or `±HH[:MM]` into minutes east of UTC.
+pub fn parse_time_zone(text: &str) -> Result<i32, String> {
+    match pattern::zone(text.trim()) {
+        Some((offset, "")) => Ok(offset),
+        _ => Err(format!(
+            "time zone {text:?}: give UTC or a fixed offset such as +02:00 (IANA names like Europe/Paris are not supported)"
+        )),
+    }
+}
+
+impl ConversionSettings {
+    /// Writes the given settings into `opts`, leaving the others as they are.
+    pub fn apply(&self, opts: &mut TextOptions) -> Result<(), String> {
+        if let Some(zone) = &self.time_zone {
+            opts.default_offset_minutes = parse_time_zone(zone)?;
+        }
+        opts.timestamp_pattern = pattern_or_iso("timestampFormat", &self.timestamp_format)?;
+        opts.date_pattern = pattern_or_iso("dateFormat", &self.date_format)?;
+        opts.time_pattern = pattern_or_iso("timeFormat", &self.time_format)?;
+        if let Some(unit) = &self.epoch_unit {
+            opts.epoch_unit = match unit.as_str() {
+                "s" | "seconds" => EpochUnit::Seconds,
+                "ms" | "millis" | "milliseconds" => EpochUnit::Millis,
+                "us" | "micros" | "microseconds" => EpochUnit::Micros,
+                "ns" | "nanos" | "nanoseconds" => EpochUnit::Nanos,
+                other => return Err(format!("epochUnit {other:?}: use s, ms, us or ns")),
+            };
+        }
+        if let Some(words) = &self.true_words {
+            opts.true_words = words.clone();
+        }
+        if let Some(words) = &self.false_words {
+            opts.false_words = words.clone();
+        }
+        if let Some(word) = opts.true_words.iter().find(|w| opts.false_words.iter().any(|f| f.eq_ignore_ascii_case(w)))
+        {
+            return Err(format!("{word:?} is both a true and a false word"));
+        }
+        if let Some(c) = &self.decimal_separator {
+            opts.number.decimal = one_char("decimalSeparator", c)?;
+        }
+        if let Some(c) = &self.grouping_separator {
+            opts.number.grouping = Some(one_char("groupingSeparator", c)?);
+        }
+        if opts.number.grouping == Some(opts.number.decimal) {
+            return Err("the decimal and grouping separators must differ".into());
+        }
+        if let Some(format) = &self.blob_format {
+            opts.blob = match format.as_str() {
+                "hex" => BlobFormat::Hex,
+                "base64" => BlobFormat::Base64,
+                other => return Err(format!("blobFormat {other:?}: use hex or base64")),
+            };
+        }
+        if let Some(overflow) = &self.overflow {
+            opts.overflow = match overflow.as_str() {
+                "reject" => Overflow::Reject,
+                "saturate" => Overflow::Saturate,
+                other => return Err(format!("overflow {other:?}: use reject or saturate")),
+            };
+        }
+        if let Some(rounding) = &self.rounding {
+            opts.rounding = match rounding.as_str() {
+                "unnecessary" => Rounding::Unnecessary,
+                "half-even" => Rounding::HalfEven,
+                "half-up" => Rounding::HalfUp,
+                "half-down" => Rounding::HalfDown,
+                "down" => Rounding::Down,
+                "up" => Rounding::Up,
+                "floor" => Rounding::Floor,
+                "ceiling" => Rounding::Ceiling,
+                other => {
+                    return Err(format!(
+                        "rounding {other:?}: use unnecessary, half-even, half-up, half-down, down, up, floor or ceiling"
+                    ))
+                }
+            };
+        }
+        Ok(())
+    }
+}
+
+/// An integer read from decimal text, rounded by `rounding`: sign and magnitude, or
+/// `None` for a magnitude beyond 2^127 (an overflow for every fixed-width type).
+pub(crate) fn rounded_integer(s: &str, rounding: Rounding) -> Result<(bool, Option<u128>), Reason> {
+    let (negative, body) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let (whole, fraction) = body.split_once('.').unwrap_or((body, ""));
+    let digits_only = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
+    if (whole.is_empty() && fraction.is_empty()) || !digits_only(whole) || !digits_only(fraction) {
+        return Err(Cow::Borrowed("not a number"));
+    }
+    let whole = whole.trim_start_matches('0');
+    let mut magnitude =
+        if whole.len() > 38 { None } else { Some(whole.bytes().fold(0u128, |v, d| v * 10 + u128::from(d - b'0'))) };
+    let first = fraction.bytes().next().map_or(0, |d| d - b'0');
+    let rest_nonzero = fraction.bytes().skip(1).any(|d| d != b'0');
+    if first == 0 && !rest_nonzero {
+        return Ok((negative, magnitude));
+    }
+    let odd = whole.bytes().last().is_some_and(|d| (d - b'0') % 2 == 1);
+    let away = match rounding {
+        Rounding::Unnecessary => return Err(Cow::Borrowed("has a fraction (choose a rounding rule to round it)")),
+        Rounding::Down => false,
+        Rounding::Up => true,
+        Rounding::Floor => negative,
+        Rounding::Ceiling => !negative,
+        Rounding::HalfUp => first >= 5,
+        Rounding::HalfDown => first > 5 || (first == 5 && rest_nonzero),
+        Rounding::HalfEven => first > 5 || (first == 5 && (rest_nonzero || odd)),
+    };
+    if away {
+        magnitude = magnitude.and_then(|m| m.checked_add(1));
+    }
+    Ok((negative, magnitude))
+}
+
+/// Base64 (standard or URL-safe alphabet, padding optional) appended to `out`.
+pub(crate) fn decode_base64(s: &str, out: &mut Vec<u8>) -> Result<(), Reason> {
+    let start = out.len();
+    let body = s.trim_end_matches('=');
+    if s.len() - body.len() > 2 || body.len() % 4 == 1 {
+        return Err(Cow::Borrowed("not base64 (bad length or padding)"));
+    }
+    let mut acc: u32 = 0;
+    let mut bits = 0;
+    for b in body.bytes() {
+        let v = match b {
+            b'A'..=b'Z' => b - b'A',
+            b'a'..=b'z' => b - b'a' + 26,
+            b'0'..=b'9' => b - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => {
+                out.truncate(start);
+                return Err(Cow::Borrowed("not a base64 character"));
+            }
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounding_rules() {
+        let r = |s, mode| rounded_integer(s, mode).map(|(neg, m)| (neg, m.unwrap()));
+        assert_eq!(r("2.5", Rounding::HalfEven), Ok((false, 2)));
+        assert_eq!(r("3.5", Rounding::HalfEven), Ok((false, 4)));
+        assert_eq!(r("2.5", Rounding::HalfUp), Ok((false, 3)));
+        assert_eq!(r("2.5", Rounding::HalfDown), Ok((false, 2)));
+        assert_eq!(r("2.51", Rounding::HalfDown), Ok((false, 3)));
+        assert_eq!(r("-2.1", Rounding::Floor), Ok((true, 3)));
+        assert_eq!(r("-2.1", Rounding::Ceiling), Ok((true, 2)));
+        assert_eq!(r("2.1", Rounding::Up), Ok((false, 3)));
+        assert_eq!(r("2.9", Rounding::Down), Ok((false, 2)));
+        assert_eq!(r("7.000", Rounding::Unnecessary), Ok((false, 7)));
+        assert_eq!(
+            r("7.01", Rounding::Unnecessary).unwrap_err(),
+            "has a fraction (choose a rounding rule to round it)"
+        );
+        assert_eq!(rounded_integer("1e3", Rounding::Down).unwrap_err(), "not a number");
+        assert_eq!(rounded_integer(&"9".repeat(39), Rounding::Down), Ok((false, None)));
+    }
+
+    #[test]
+    fn base64_both_alphabets() {
+        let mut out = Vec::new();
+        decode_base64("+/8=", &mut out).unwrap();
+        decode_base64("-_8", &mut out).unwrap();
+        assert_eq!(out, [0xfb, 0xff, 0xfb, 0xff]);
+        assert_eq!(decode_base64("a", &mut out).unwrap_err(), "not base64 (bad length or padding)");
+        assert_eq!(decode_base64("ab!d", &mut out).unwrap_err(), "not a base64 character");
+        assert_eq!(out.len(), 4);
+    }
+
+    #[test]
+    fn settings_are_checked_and_named() {
+        let mut opts = TextOptions::default();
+        let parse = |json: &str| serde_json::from_str::<ConversionSettings>(json);
+        assert!(parse(r#"{"timeZone": "+01:00", "bogus": 1}"#)
+            .unwrap_err()
+            .to_string()
+            .contains("unknown field `bogus`"));
+        parse(r#"{"timeZone": "-05:30", "decimalSeparator": ",", "groupingSeparator": "."}"#)
+            .unwrap()
+            .apply(&mut opts)
+            .unwrap();
+        assert_eq!((opts.default_offset_minutes, opts.number.plain("1.234,5")), (-330, Cow::Owned("1234.5".into())));
+        let error = |json: &str| parse(json).unwrap().apply(&mut TextOptions::default()).unwrap_err();
+        assert_eq!(
+            error(r#"{"timeZone": "Europe/Paris"}"#),
+            "time zone \"Europe/Paris\": give UTC or a fixed offset such as +02:00 (IANA names like Europe/Paris are not supported)"
+        );
+        assert_eq!(error(r#"{"timestampFormat": "%d/%q"}"#), "timestampFormat: pattern '%d/%q': unknown spec %q");
+        assert_eq!(error(r#"{"trueWords": ["x"], "falseWords": ["X"]}"#), "\"x\" is both a true and a false word");
+        assert_eq!(error(r#"{"groupingSeparator": "."}"#), "the decimal and grouping separators must differ");
+        assert_eq!(error(r#"{"rounding": "nearest"}"#).split(':').next(), Some("rounding \"nearest\""));
+    }
+}

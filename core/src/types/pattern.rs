@@ -1,0 +1,345 @@
+//! `strftime`-like patterns for timestamps, dates and times in files that do not use ISO
+//! 8601: `%d/%m/%Y %H:%M:%S`, `%b %e %Y %I:%M %p`, `%Y%m%d`.
+//!
+//! | spec | reads |
+//! |---|---|
+//! | `%Y` | year, 1 to 4 digits, or up to 9 after a sign |
+//! | `%y` | two-digit year: 00-68 is 2000-2068, 69-99 is 1969-1999 (as POSIX) |
+//! | `%m` `%d` `%e` `%H` `%I` `%M` `%S` | month, day, hour (24h), hour (12h), minute, second: 1 or 2 digits (`%e` may start with a space) |
+//! | `%j` | day of the year, 1 to 3 digits |
+//! | `%f` | fraction of a second, 1 to 9 digits (the dot is a literal before it) |
+//! | `%b` `%B` | English month name, abbreviated or full, any case |
+//! | `%p` | `AM` or `PM`, any case |
+//! | `%z` | `Z`, `UTC`, `+HH`, `+HHMM` or `+HH:MM` (or `-`) |
+//! | `%T` | `%H:%M:%S` |
+//! | `%F` | `%Y-%m-%d` |
+//! | `%%` | a percent sign |
+//!
+//! Any other character must appear as written. A pattern is parsed once, when the load is
+//! configured, and then matched against every field without allocating.
+
+use std::borrow::Cow;
+
+use super::temporal::{self, Reason};
+
+/// One piece of a pattern.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Item {
+    Literal(char),
+    Year,
+    ShortYear,
+    Month,
+    MonthName,
+    Day,
+    DayOfYear,
+    Hour,
+    Hour12,
+    AmPm,
+    Minute,
+    Second,
+    Fraction,
+    Zone,
+}
+
+/// A parsed pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pattern {
+    items: Vec<Item>,
+    text: String,
+}
+
+/// What a field matched against a pattern gave; absent parts take their defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Fields {
+    pub year: i64,
+    pub month: u32,
+    pub day: u32,
+    pub day_of_year: Option<u32>,
+    pub hour: u32,
+    pub minute: u32,
+    pub second: u32,
+    pub nanos: u32,
+    /// Minutes east of UTC, when the text gave a zone.
+    pub offset: Option<i32>,
+}
+
+const MONTHS: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+impl Pattern {
+    /// Parses `%`-specs; an unknown spec or a lone `%` at the end is an error.
+    pub fn parse(text: &str) -> Result<Pattern, String> {
+        let mut items = Vec::new();
+        let mut chars = text.chars();
+        while let Some(c) = chars.next() {
+            if c != '%' {
+                items.push(Item::Literal(c));
+                continue;
+            }
+            let spec = chars.next().ok_or_else(|| format!("pattern '{text}' ends with a lone %"))?;
+            match spec {
+                'Y' => items.push(Item::Year),
+                'y' => items.push(Item::ShortYear),
+                'm' => items.push(Item::Month),
+                'b' | 'B' | 'h' => items.push(Item::MonthName),
+                'd' | 'e' => items.push(Item::Day),
+                'j' => items.push(Item::DayOfYear),
+                'H' | 'k' => items.push(Item::Hour),
+                'I' | 'l' => items.push(Item::Hour12),
+                'p' | 'P' => items.push(Item::AmPm),
+                'M' => items.push(Item::Minute),
+                'S' => items.push(Item::Second),
+                'f' => items.push(Item::Fraction),
+                'z' | 'Z' => items.push(Item::Zone),
+                'T' => items.extend([Item::Hour, Item::Literal(':'), Item::Minute, Item::Literal(':'), Item::Second]),
+                'F' => items.extend([Item::Year, Item::Literal('-'), Item::Month, Item::Literal('-'), Item::Day]),
+                '%' => items.push(Item::Literal('%')),
+                other => return Err(format!("pattern '{text}': unknown spec %{other}")),
+            }
+        }
+        Ok(Pattern { items, text: text.to_owned() })
+    }
+
+    /// The pattern as given.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// Matches the whole of `s`.
+    pub(crate) fn read(&self, s: &str) -> Result<Fields, Reason> {
+        let mut f = Fields {
+            year: 1970,
+            month: 1,
+            day: 1,
+            day_of_year: None,
+            hour: 0,
+            minute: 0,
+            second: 0,
+            nanos: 0,
+            offset: None,
+        };
+        let mut pm: Option<bool> = None;
+        let mut hour12: Option<u32> = None;
+        let mut rest = s;
+        for item in &self.items {
+            rest = match *item {
+                Item::Literal(c) => rest.strip_prefix(c).ok_or_else(|| self.mismatch(s, rest))?,
+                Item::Year => {
+                    let (negative, body) = match rest.as_bytes().first() {
+                        Some(b'-') => (true, &rest[1..]),
+                        Some(b'+') => (false, &rest[1..]),
+                        _ => (false, rest),
+                    };
+                    // Four digits, so that `%Y%m%d` works; a signed year may be longer.
+                    let longest = if body.len() == rest.len() { 4 } else { 9 };
+                    let (n, tail) = digits(body, 1, longest).ok_or_else(|| self.mismatch(s, rest))?;
+                    f.year = if negative { -(n as i64) } else { n as i64 };
+                    tail
+                }
+                Item::ShortYear => {
+                    let (n, tail) = digits(rest, 2, 2).ok_or_else(|| self.mismatch(s, rest))?;
+                    f.year = if n < 69 { 2000 + n as i64 } else { 1900 + n as i64 };
+                    tail
+                }
+                Item::Month => number(rest, 2, &mut f.month).ok_or_else(|| self.mismatch(s, rest))?,
+                Item::Day => number(rest.strip_prefix(' ').unwrap_or(rest), 2, &mut f.day)
+                    .ok_or_else(|| self.mismatch(s, rest))?,
+                Item::DayOfYear => {
+                    let (n, tail) = digits(rest, 1, 3).ok_or_else(|| self.mismatch(s, rest))?;
+                    f.day_of_year = Some(n as u32);
+                    tail
+                }
+                Item::Hour => number(rest.strip_prefix(' ').unwrap_or(rest), 2, &mut f.hour)
+                    .ok_or_else(|| self.mismatch(s, rest))?,
+                Item::Hour12 => {
+                    let mut h = 0;
+                    let tail = number(rest.strip_prefix(' ').unwrap_or(rest), 2, &mut h)
+                        .ok_or_else(|| self.mismatch(s, rest))?;
+                    hour12 = Some(h);
+                    tail
+                }
+                Item::Minute => number(rest, 2, &mut f.minute).ok_or_else(|| self.mismatch(s, rest))?,
+                Item::Second => number(rest, 2, &mut f.second).ok_or_else(|| self.mismatch(s, rest))?,
+                Item::Fraction => {
+                    let (_, tail) = digits(rest, 1, 9).ok_or_else(|| self.mismatch(s, rest))?;
+                    let used = &rest[..rest.len() - tail.len()];
+                    f.nanos = used
+                        .bytes()
+                        .chain(std::iter::repeat(b'0'))
+                        .take(9)
+                        .fold(0, |v, d| v * 10 + u32::from(d - b'0'));
+                    tail
+                }
+                Item::MonthName => {
+                    let (month, tail) = month_name(rest).ok_or_else(|| self.mismatch(s, rest))?;
+                    f.month = month;
+                    tail
+                }
+                Item::AmPm => {
+                    let head = rest.get(..2).ok_or_else(|| self.mismatch(s, rest))?;
+                    pm = Some(match head.to_ascii_uppercase().as_str() {
+                        "AM" => false,
+                        "PM" => true,
+                        _ => return Err(self.mismatch(s, rest)),
+                    });
+                    &rest[2..]
+                }
+                Item::Zone => {
+                    let (offset, tail) = zone(rest).ok_or_else(|| self.mismatch(s, rest))?;
+                    f.offset = Some(offset);
+                    tail
+                }
+            };
+        }
+        if !rest.is_empty() {
+            return Err(Cow::Owned(format!("unexpected text '{rest}' after pattern '{}'", self.text)));
+        }
+        if let Some(h) = hour12 {
+            if !(1..=12).contains(&h) {
+                return Err(Cow::Owned(format!("hour {h} is not a 12-hour clock hour")));
+            }
+            f.hour = (h % 12) + if pm == Some(true) { 12 } else { 0 };
+        }
+        if f.hour > 23 || f.minute > 59 || f.second > 59 {
+            return Err(Cow::Owned(format!("{:02}:{:02}:{:02} is not a time of day", f.hour, f.minute, f.second)));
+        }
+        Ok(f)
+    }
+
+    fn mismatch(&self, s: &str, rest: &str) -> Reason {
+        let at = s.len() - rest.len();
+        Cow::Owned(format!("does not match pattern '{}' at byte {at}", self.text))
+    }
+}
+
+impl Fields {
+    /// Days since 1970-01-01, checking the calendar.
+    pub(crate) fn days(&self) -> Result<i64, Reason> {
+        if let Some(yday) = self.day_of_year {
+            let length = if temporal::days_in_month(self.year, 2) == 29 { 366 } else { 365 };
+            if !(1..=length).contains(&yday) {
+                return Err(Cow::Owned(format!("day {yday} is not a day of year {}", self.year)));
+            }
+            return Ok(temporal::days_from_civil(self.year, 1, 1) + i64::from(yday) - 1);
+        }
+        if !(1..=12).contains(&self.month) || self.day < 1 || self.day > temporal::days_in_month(self.year, self.month)
+        {
+            return Err(Cow::Owned(format!("{:04}-{:02}-{:02} is not a date", self.year, self.month, self.day)));
+        }
+        Ok(temporal::days_from_civil(self.year, self.month, self.day))
+    }
+
+    /// Nanoseconds since midnight.
+    pub(crate) fn time_nanos(&self) -> i64 {
+        i64::from(self.hour * 3600 + self.minute * 60 + self.second) * 1_000_000_000 + i64::from(self.nanos)
+    }
+}
+
+/// `min..=max` ASCII digits at the start of `s`, as a number, and the rest.
+fn digits(s: &str, min: usize, max: usize) -> Option<(u64, &str)> {
+    let n = s.bytes().take(max).take_while(u8::is_ascii_digit).count();
+    if n < min {
+        return None;
+    }
+    let value = s.as_bytes()[..n].iter().fold(0u64, |v, d| v * 10 + u64::from(d - b'0'));
+    Some((value, &s[n..]))
+}
+
+fn number<'s>(s: &'s str, max: usize, into: &mut u32) -> Option<&'s str> {
+    let (n, tail) = digits(s, 1, max)?;
+    *into = n as u32;
+    Some(tail)
+}
+
+/// A full or three-letter English month name, any case.
+fn month_name(s: &str) -> Option<(u32, &str)> {
+    for (index, name) in MONTHS.iter().enumerate() {
+        for candidate in [*name, &name[..3]] {
+            if s.get(..candidate.len()).is_some_and(|head| head.eq_ignore_ascii_case(candidate)) {
+                return Some((index as u32 + 1, &s[candidate.len()..]));
+            }
+        }
+    }
+    None
+}
+
+/// `Z`, `UTC`, `GMT`, or `+HH[[:]MM]` / `-HH[[:]MM]` at the start of `s`: minutes east of UTC.
+pub(crate) fn zone(s: &str) -> Option<(i32, &str)> {
+    for utc in ["UTC", "GMT", "Z"] {
+        if s.get(..utc.len()).is_some_and(|head| head.eq_ignore_ascii_case(utc)) {
+            let rest = &s[utc.len()..];
+            // `UTC+02:00` is an offset from UTC.
+            return match rest.as_bytes().first() {
+                Some(b'+' | b'-') if utc != "Z" => zone(rest),
+                _ => Some((0, rest)),
+            };
+        }
+    }
+    let sign = match s.as_bytes().first()? {
+        b'+' => 1,
+        b'-' => -1,
+        _ => return None,
+    };
+    let (hours, tail) = digits(&s[1..], 2, 2)?;
+    let tail_after_colon = tail.strip_prefix(':').unwrap_or(tail);
+    let (minutes, tail) = match digits(tail_after_colon, 2, 2) {
+        Some((m, t)) => (m, t),
+        None if tail_after_colon.len() == tail.len() => (0, tail),
+        None => return None,
+    };
+    if hours > 18 || minutes > 59 {
+        return None;
+    }
+    Some((sign * (hours * 60 + minutes) as i32, tail))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(pattern: &str, s: &str) -> Result<Fields, Reason> {
+        Pattern::parse(pattern).unwrap().read(s)
+    }
+
+    #[test]
+    fn day_month_year_with_a_12_hour_clock() {
+        let f = read("%d/%m/%Y %I:%M:%S %p", "03/11/2024 07:05:09 pm").unwrap();
+        assert_eq!((f.year, f.month, f.day, f.hour, f.minute, f.second), (2024, 11, 3, 19, 5, 9));
+        assert_eq!(read("%I %p", "12 AM").unwrap().hour, 0);
+        assert_eq!(read("%I %p", "12 PM").unwrap().hour, 12);
+        assert_eq!(read("%I %p", "13 PM").unwrap_err(), "hour 13 is not a 12-hour clock hour");
+    }
+
+    #[test]
+    fn month_names_fractions_and_zones() {
+        let f = read("%b %e %Y %T.%f %z", "Mar  7 2021 23:59:58.25 +05:30").unwrap();
+        assert_eq!((f.month, f.day, f.nanos, f.offset), (3, 7, 250_000_000, Some(330)));
+        assert_eq!(read("%B %d, %Y", "september 01, 1999").unwrap().month, 9);
+        assert_eq!(read("%F%z", "2020-02-29UTC").unwrap().offset, Some(0));
+        assert_eq!(read("%F %z", "2020-02-29 UTC-08").unwrap().offset, Some(-480));
+        assert_eq!(read("%Y%m%d", "20240102").unwrap().days(), Ok(19724));
+        assert_eq!(read("%y-%j", "24-366").unwrap().days(), Ok(temporal::days_from_civil(2024, 12, 31)));
+    }
+
+    #[test]
+    fn mismatches_name_the_pattern_and_the_byte() {
+        assert_eq!(read("%d/%m/%Y", "03-11-2024").unwrap_err(), "does not match pattern '%d/%m/%Y' at byte 2");
+        assert_eq!(read("%d/%m/%Y", "03/11/2024x").unwrap_err(), "unexpected text 'x' after pattern '%d/%m/%Y'");
+        assert_eq!(read("%F", "2023-02-29").unwrap().days().unwrap_err(), "2023-02-29 is not a date");
+        assert_eq!(read("%T", "24:00:00").unwrap_err(), "24:00:00 is not a time of day");
+        assert_eq!(Pattern::parse("%Q").unwrap_err(), "pattern '%Q': unknown spec %Q");
+        assert_eq!(Pattern::parse("x%").unwrap_err(), "pattern 'x%' ends with a lone %");
+    }
+}

@@ -1,0 +1,8 @@
+/** Every hostile case, by stage of the conversation. */
+import type { HostileCase } from "../harness.ts";
+import { HANDSHAKE_CASES } from "./handshake.ts";
+import { CONTROL_CASES } from "./control.ts";
+import { RESULT_CASES } from "./results.ts";
+import { FRAME_CASES } from "./frames.ts";
+
+export const CASES: HostileCase[] = [...HANDSHAKE_CASES, ...CONTROL_CASES, ...RESULT_CASES, ...FRAME_CASES];

@@ -1,0 +1,108 @@
+/** Hostile RESULT bodies for the user's requests: PREPARE, QUERY/EXECUTE rows and pages. */
+import { ok } from "node:assert/strict";
+import { cell, Op, rowsBody, startCluster, stopAll } from "../../fakenode/mod.ts";
+import type { Bundle, HostileCase } from "../harness.ts";
+import {
+  CELL_OVERRUN,
+  HUGE_COLUMN_COUNT,
+  PAGING_STATE_OVERRUN,
+  preparedHugeBindCount,
+  preparedHugePkCount,
+  rowsWithNestedListType,
+  UNKNOWN_RESULT_KIND,
+  ZERO_COLUMN_HUGE_ROWS,
+} from "./bodies.ts";
+import { assertRemoteProtocolError, clientOn, failureOn, queryServedBy } from "./common.ts";
+
+// deno-lint-ignore no-explicit-any
+type Any = any;
+
+/**
+ * `bad` answers the user's requests that fit `match` with `body`; the request that reaches
+ * it fails with a protocol error naming `field`, and the session goes on on both nodes.
+ */
+function resultCase(
+  name: string,
+  match: { opcode?: number; query?: RegExp },
+  body: (version: number) => Uint8Array,
+  field: string | RegExp,
+  send: (client: Any) => Promise<unknown>,
+  version: 4 | 5 = 5,
+): HostileCase {
+  return {
+    name: `v${version} ${name}`,
+    async run(bundle: Bundle) {
+      const [bad, good] = await startCluster(2);
+      bad.on(match, (req) => ({ body: body(req.version) }));
+      const { client } = clientOn(bundle, [good], { protocolVersion: version });
+      try {
+        await client.connect();
+        const e = await failureOn(client, bad, () => send(client));
+        assertRemoteProtocolError(bundle, e, field);
+        await queryServedBy(client, good);
+        await queryServedBy(client, bad);
+      } finally {
+        await client.shutdown();
+        await stopAll([bad, good]);
+      }
+    },
+  };
+}
+
+const USER_TABLE = /FROM ks\.t\b/;
+const select = (client: Any) => client.execute("SELECT a FROM ks.t");
+const prepare = (client: Any) => client.prepare(`SELECT a FROM ks.t WHERE k = ? AND n = ${Math.random()}`);
+const streamCsv = async (client: Any) => {
+  let bytes = 0;
+  for await (const page of client.streamCsv("SELECT a FROM ks.t")) bytes += page.csv.length;
+  return bytes;
+};
+
+/** A first page with one row and a paging state, and whatever the second page is. */
+function pagesThen(second: Uint8Array) {
+  let pages = 0;
+  return (req: { params?: { pagingState?: Uint8Array | null } }) =>
+    req.params?.pagingState ? second : (pages++, rowsBody({ columns: [{ name: "a", type: "int" }], rows: [[cell.int(1)]], pagingState: Uint8Array.of(pages) }));
+}
+
+export const RESULT_CASES: HostileCase[] = [5, 4].flatMap((v) => {
+  const version = v as 4 | 5;
+  return [
+    resultCase("PREPARE: bind metadata declares 2^31-1 columns", { opcode: Op.PREPARE }, preparedHugeBindCount, "column name", prepare, version),
+    resultCase("PREPARE: 2^31-1 partition-key indexes", { opcode: Op.PREPARE }, preparedHugePkCount, "partition key index", prepare, version),
+    resultCase("QUERY rows: a cell declares 2 GiB", { query: USER_TABLE }, () => CELL_OVERRUN, /^column c$/, select, version),
+    resultCase("QUERY rows: 2^31-1 columns declared", { query: USER_TABLE }, () => HUGE_COLUMN_COUNT, "column name", select, version),
+    resultCase("QUERY rows: a list type nested 100000 deep", { query: USER_TABLE }, () => rowsWithNestedListType(100000), "column type", select, version),
+    resultCase("QUERY rows: a paging state declares 2 GiB", { query: USER_TABLE }, () => PAGING_STATE_OVERRUN, "paging state", select, version),
+    resultCase("QUERY: a result kind no version defines", { query: USER_TABLE }, () => UNKNOWN_RESULT_KIND, "result kind", select, version),
+    resultCase("QUERY rows: zero columns and 2^31-1 rows", { query: USER_TABLE }, () => ZERO_COLUMN_HUGE_ROWS, /^rows?[ _]count$/, select, version),
+    resultCase("streamCsv: zero columns and 2^31-1 rows", { query: USER_TABLE }, () => ZERO_COLUMN_HUGE_ROWS, /^rows?[ _]count$/, streamCsv, version),
+  ];
+}).concat([
+  {
+    name: "v5 the second page of a stream is hostile",
+    async run(bundle) {
+      const [bad] = await startCluster(1);
+      const page = pagesThen(CELL_OVERRUN);
+      bad.on({ query: USER_TABLE }, (req) => ({ body: page(req) }));
+      const { client } = clientOn(bundle, [bad]);
+      try {
+        const rows: unknown[] = [];
+        const e = await (async () => {
+          try {
+            for await (const row of client.stream("SELECT a FROM ks.t", [], { pageSize: 1 })) rows.push(row);
+          } catch (e) {
+            return e;
+          }
+          throw new Error("the stream ended without an error");
+        })();
+        ok(rows.length === 1, `one row before the hostile page, got ${rows.length}`);
+        assertRemoteProtocolError(bundle, e, "column c");
+        await queryServedBy(client, bad);
+      } finally {
+        await client.shutdown();
+        await stopAll([bad]);
+      }
+    },
+  },
+]);
