@@ -69,7 +69,7 @@ fn fix_crcs(compression: bool, stream: &mut [u8]) {
     }
 }
 
-fn run(data: &[u8]) {
+fn fuzz_one(data: &[u8]) {
     let Some((&control, stream)) = data.split_first() else {
         return;
     };
@@ -92,4 +92,4 @@ fn run(data: &[u8]) {
     assert_eq!(whole, bytewise, "outcome differs when fed byte by byte");
 }
 
-fuzz_target!(|data: &[u8]| on_wasm_stack(data, run));
+fuzz_target!(|data: &[u8]| on_wasm_stack(data, fuzz_one));
