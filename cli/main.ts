@@ -279,6 +279,8 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     )
     .addOption(consistencyOption())
     .option("--quiet", "no progress output")
+    .option("--with-writetime", "also write each regular column's WRITETIME() (µs) as a field writetime(c); load maps it back")
+    .option("--with-ttl", "also write each regular column's TTL() (s) as a field ttl(c); load maps it back")
     .action(async (_options: unknown, command: Command) => {
       const { unloadCommand } = await import("./unload.ts");
       setExitCode(await unloadCommand(command));

@@ -11,6 +11,7 @@ import { LOAD_DEFAULTS } from "../defaults.ts";
 import type { ConversionConfig, LoadConfig } from "../../schemas/job.ts";
 import { conversionSettings } from "../conversion_options.ts";
 import { splitFromEnvironment } from "./split_auto.ts";
+import { cellTimeFields } from "../cell_times.ts";
 import { alignToLineStart, expandInputs, type InputFile } from "./input.ts";
 import { CsvFileSource, JsonlFileSource, type RowSource } from "./csv_source.ts";
 import { checkCsvFormat } from "./csv_parser.ts";
@@ -328,8 +329,9 @@ function planner(target: Target, settings: ResolvedLoad) {
     targetWord: target.query !== null ? "bind marker" : "column",
   };
   const partitionKey = target.schema.columns.filter((column) => column.kind === "partition_key");
-  return (header: string[] | null): LoadPlan & { bindings: FieldBinding[] } => {
-    const layout = resolveLayout(target.layoutSchema, header, settings.map, layoutOptions);
+  return (header: string[] | null, timeFields: string[] = []): LoadPlan & { bindings: FieldBinding[] } => {
+    const options = { ...layoutOptions, skip: [...layoutOptions.skip, ...timeFields] };
+    const layout = resolveLayout(target.layoutSchema, header, settings.map, options);
     const columns = [...layout.bindings.map((binding) => binding.column), ...target.constantColumns];
     let statement: string;
     let toParams: ((values: unknown[]) => Params) | undefined;
@@ -371,7 +373,15 @@ function corePlanner(target: Target, settings: ResolvedLoad, format: "csv" | "js
   const planFor = planner(target, settings);
   const names = format === "jsonl" ? jsonFieldNames(target, settings) : null;
   return (header: string[] | null): CorePlan => {
-    const plan = planFor(format === "jsonl" ? names : header);
+    // A CSV header from `unload --with-writetime --with-ttl`: its writetime(c)/ttl(c) fields
+    // go to the core as cell times, written back with USING TIMESTAMP ? AND TTL ?.
+    const times = format === "csv" && header !== null && target.query === null && settings.map === null
+      ? cellTimeFields(header, target.schema.columns)
+      : { names: [], cells: [] };
+    if (times.cells.length > 0 && (settings.ttl !== undefined || settings.timestamp !== undefined)) {
+      throw new UsageError("the input has writetime()/ttl() fields: it cannot also take --ttl or --timestamp");
+    }
+    const plan = planFor(format === "jsonl" ? names : header, times.names);
     let mapping: string | undefined;
     if (format === "jsonl") {
       if (settings.map !== null) {
@@ -380,8 +390,10 @@ function corePlanner(target: Target, settings: ResolvedLoad, format: "csv" | "js
     } else if (header !== null || settings.map !== null || settings.skip.length > 0) {
       mapping = plan.bindings.map((binding) => `${binding.fieldIndex}=${binding.column.name}`).join(",");
     }
+    const timed = times.cells.length > 0;
     return {
-      statement: plan.statement,
+      statement: timed ? `${plan.statement} USING TIMESTAMP ? AND TTL ?` : plan.statement,
+      ...(timed ? { cellTimes: times.cells } : {}),
       mapping,
       constants: target.constantTexts,
       converter: plan.converter,

@@ -220,7 +220,7 @@ impl Sim {
         let Some(&shard) = self.conn_shard.get(&conn) else { return 0u16.to_be_bytes().to_vec() };
         let node = &self.nodes[self.conns[&conn]];
         let (shard, nr) = (shard.to_string(), node.shards.to_string());
-        let options: [(&str, &str); 7] = [
+        let options: [(&str, &str); 8] = [
             ("SCYLLA_SHARD", &shard),
             ("SCYLLA_NR_SHARDS", &nr),
             ("SCYLLA_PARTITIONER", "org.apache.cassandra.dht.Murmur3Partitioner"),
@@ -228,6 +228,7 @@ impl Sim {
             ("SCYLLA_SHARDING_IGNORE_MSB", "12"),
             ("SCYLLA_SHARD_AWARE_PORT", "19042"),
             ("SCYLLA_LWT_ADD_METADATA_MARK", "LWT_OPTIMIZATION_META_BIT_MASK=2147483648"),
+            ("SCYLLA_RATE_LIMIT_ERROR", "ERROR_CODE=61440"),
         ];
         let mut b = (options.len() as u16).to_be_bytes().to_vec();
         for (k, v) in options {
@@ -1164,4 +1165,21 @@ fn while_a_shard_has_no_connection_its_requests_go_to_another_shard_of_the_node(
         .count();
     assert!(shard2 > 20, "some keys belong to shard 2: {shard2}");
     assert_eq!((owned, total), (200 - shard2, 200));
+}
+
+#[test]
+fn a_rate_limit_error_fails_the_request_without_a_retry_anywhere() {
+    let mut sim = scylla_sim(4, true, false);
+    for n in sim.nodes.iter_mut() {
+        n.fail_next = vec![server_error(61440, "rate limit reached", &[1, 0]); 3];
+    }
+    let id = sim.insert(7, true);
+    let (_, error) = sim.errors.iter().find(|(i, _)| *i == id).expect("the insert failed");
+    let json = serde_json::to_value(&error.error).unwrap();
+    assert_eq!(
+        (json["name"].as_str(), json["op_type"].as_str(), json["rejected_by_coordinator"].as_bool(), error.attempts),
+        (Some("RateLimitReached"), Some("write"), Some(false), 1)
+    );
+    let untouched: usize = sim.nodes.iter().map(|n| n.fail_next.len()).sum();
+    assert_eq!(untouched, 8, "one node answered once; no other attempt anywhere");
 }

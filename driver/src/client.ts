@@ -84,6 +84,11 @@ export interface BulkLoadOptions {
   epochUnit?: "s" | "ms" | "us";
   /** `field=column,...` (field names or 0-based indexes). */
   mapping?: string;
+  /**
+   * Per-cell write times (µs) and TTLs (s) to load back: for each column, the CSV fields (0-based
+   * positions or header names) that carry them. The statement must end `USING TIMESTAMP ? AND TTL ?`.
+   */
+  cellTimes?: Array<{ column: string; writetime?: number | string; ttl?: number | string }>;
   /** How field text becomes values; the core checks every key (see BulkConversionOptions). */
   conversion?: BulkConversionOptions;
   /** Columns given the same value (CQL text) on every row. */
@@ -619,6 +624,7 @@ export class Client {
       epochUnit: options.epochUnit,
       mapping: options.mapping,
       conversion: options.conversion,
+      cellTimes: options.cellTimes,
       constants: options.constants,
       maxErrors: options.maxErrors,
       ignoreUnknown: options.ignoreUnknown,

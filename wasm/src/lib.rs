@@ -21,6 +21,9 @@ const EVENT_LOG: u8 = 8;
 
 const COMMAND_CONNECT: u8 = 1;
 const COMMAND_CLOSE: u8 = 2;
+/// A connect to Scylla's shard-aware port: the address is followed by `[shard u16 LE]
+/// [nr_shards u16 LE]`, and the host binds a local port of that residue.
+const COMMAND_CONNECT_SHARD: u8 = 3;
 
 /// Microseconds arrive as f64 (exact up to 2^53 µs, ~285 years).
 fn micros(now: f64) -> u64 {
@@ -110,6 +113,8 @@ fn parse_session_config(json: &str) -> Result<SessionConfig, JsError> {
     if let Some(b) = v.get("discoverPeers").and_then(Value::as_bool) {
         c.discover_peers = b;
     }
+    c.can_bind_local_port = v.get("canBindLocalPort").and_then(Value::as_bool).unwrap_or(false);
+    c.tls = v.get("tls").and_then(Value::as_bool).unwrap_or(false);
     if let Some(p) = num("defaultPort") {
         c.default_port = p as u16;
     }
@@ -420,19 +425,25 @@ impl WasmSession {
         self.inner.cancel(micros(now), id);
     }
 
-    /// Sockets to open or close, packed: `[kind u8][conn u32 LE][len u16 LE][address]`.
+    /// Sockets to open or close, packed: `[kind u8][conn u32 LE][len u16 LE][address]`, and
+    /// for [`COMMAND_CONNECT_SHARD`] `[shard u16 LE][nr_shards u16 LE]` after it.
     #[wasm_bindgen(js_name = pollCommands)]
     pub fn poll_commands(&mut self) -> Vec<u8> {
         self.out.clear();
         while let Some(c) = self.inner.poll_command() {
-            let (kind, conn, address) = match &c {
-                Command::Connect { conn, address, .. } => (COMMAND_CONNECT, *conn, address.as_str()),
-                Command::Close { conn } => (COMMAND_CLOSE, *conn, ""),
+            let (kind, conn, address, shard) = match &c {
+                Command::Connect { conn, address, shard: None } => (COMMAND_CONNECT, *conn, address.as_str(), None),
+                Command::Connect { conn, address, shard: Some(t) } => (COMMAND_CONNECT_SHARD, *conn, address.as_str(), Some(*t)),
+                Command::Close { conn } => (COMMAND_CLOSE, *conn, "", None),
             };
             self.out.push(kind);
             self.out.extend_from_slice(&conn.to_le_bytes());
             self.out.extend_from_slice(&(address.len() as u16).to_le_bytes());
             self.out.extend_from_slice(address.as_bytes());
+            if let Some(t) = shard {
+                self.out.extend_from_slice(&t.shard.to_le_bytes());
+                self.out.extend_from_slice(&t.nr_shards.to_le_bytes());
+            }
         }
         std::mem::take(&mut self.out)
     }

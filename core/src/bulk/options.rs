@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use super::load::{BatchGrouping, LoadConfig};
-use super::{BulkConfig, BulkError, CsvOptions, Format, Mapping};
+use super::{BulkConfig, BulkError, CellTime, CellTimes, CsvOptions, FieldRef, Format, Mapping};
 use crate::types::{ColumnType, ConversionSettings, EpochUnit};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
@@ -36,6 +36,32 @@ pub enum BatchByName {
     Partition,
 }
 
+/// A CSV field: a 0-based position or a header name.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum FieldName {
+    Position(usize),
+    Name(String),
+}
+
+impl From<FieldName> for FieldRef {
+    fn from(field: FieldName) -> FieldRef {
+        match field {
+            FieldName::Position(position) => FieldRef::Index(position),
+            FieldName::Name(name) => FieldRef::Name(name),
+        }
+    }
+}
+
+/// The fields that carry a column's write time (µs) and TTL (s); see [`super::cell_times`].
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CellTimeFields {
+    pub column: String,
+    pub writetime: Option<FieldName>,
+    pub ttl: Option<FieldName>,
+}
+
 /// Every option of a bulk load; absent (or `null`) keys take the defaults.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -60,6 +86,8 @@ pub struct BulkOptions {
     pub ignore_unknown: Option<bool>,
     /// Text options and null-to-unset, applied after the keys above.
     pub conversion: Option<ConversionSettings>,
+    /// Per-cell write times and TTLs; the statement ends `USING TIMESTAMP ? AND TTL ?`.
+    pub cell_times: Option<Vec<CellTimeFields>>,
     pub consistency: Option<u16>,
     /// Write timestamp (µs since the epoch) of every row.
     pub timestamp: Option<i64>,
@@ -150,6 +178,18 @@ impl BulkOptions {
         if let Some(settings) = &self.conversion {
             bulk.apply_conversion(settings)?;
         }
+        bulk.cell_times = self.cell_times.map(|cells| CellTimes {
+            timestamp_marker: "[timestamp]".into(),
+            ttl_marker: "[ttl]".into(),
+            cells: cells
+                .into_iter()
+                .map(|cell| CellTime {
+                    column: cell.column,
+                    writetime: cell.writetime.map(FieldRef::from),
+                    ttl: cell.ttl.map(FieldRef::from),
+                })
+                .collect(),
+        });
 
         let defaults = LoadConfig::default();
         let max_concurrency = self.max_concurrency.unwrap_or(defaults.max_concurrency).max(1);
