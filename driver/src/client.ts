@@ -108,7 +108,7 @@ export interface BulkLoadOptions {
   /** Rows starting at or after this offset of the input are left to another process. */
   stopAtOffset?: number;
   /**
-   * Rows per request (default 1). Above 1, rows that share their replicas (or, with
+   * Rows per request (default 32; 1: one row per request). Above 1, rows that share their replicas (or, with
    * `batchBy: "partition"`, their partition) go out together as one UNLOGGED BATCH (COUNTER
    * for counter updates); a batch the server refuses is retried row by row, so only the
    * rows at fault are reported bad.
