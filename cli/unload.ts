@@ -3,8 +3,8 @@
 // file, or a directory with one file per group of ranges.
 
 import type { Command } from "commander";
-import { consistencyCode, type Context, contextOf, type DriverClient, withClient } from "./context.ts";
-import { CliFailure, describeError, EXIT_OK, UsageError } from "./errors.ts";
+import { consistencyCode, type Context, contextOf, type DriverClient, onInterrupt, withClient } from "./context.ts";
+import { CliFailure, describeError, EXIT_FAILURE, EXIT_OK, UsageError } from "./errors.ts";
 import { formatCsvHeader, formatCsvRow, formatJsonRow, type ResultColumn } from "./format.ts";
 import { AtomicOutput } from "./files.ts";
 import { StreamOutput, type TextSink } from "./output.ts";
@@ -225,6 +225,15 @@ export async function unloadCommand(command: Command): Promise<number> {
     if (consistency !== undefined) baseOptions.consistency = consistency;
     let destination: Destination | null = null;
     let ranges = 1;
+    // Interrupted, the unload is incomplete: its temporary files go, and nothing is put in place.
+    const interrupt = onInterrupt((signal) => {
+      display?.stop();
+      void (destination?.discard() ?? Promise.resolve()).finally(() => {
+        const toFile = out !== undefined && out !== "-";
+        console.error(`error: unload interrupted by ${signal} after ${rows} rows${toFile ? "; no output file was written" : ""}`);
+        Deno.exit(EXIT_FAILURE);
+      });
+    });
     try {
       if (query !== undefined) {
         destination = await openDestination(out, 1, "query", extension, overwrite);
@@ -309,11 +318,13 @@ export async function unloadCommand(command: Command): Promise<number> {
         }
       }
     } catch (error) {
+      interrupt.dispose();
       display?.stop();
       await destination?.discard();
       if (error instanceof UsageError || error instanceof CliFailure) throw error;
       throw new CliFailure(`unload failed after ${rows} rows: ${describeError(error, secrets)}`);
     }
+    interrupt.dispose();
     display?.stop();
     await destination.close();
     if (!quiet) {
