@@ -169,7 +169,8 @@ interface ResolvedLoad {
   maxErrors: number | undefined;
   maxRetries: number;
   rate: number | undefined;
-  batchSize: number;
+  /** Rows per batch when given; otherwise the core path batches by its default and the JS path does not. */
+  batchSize: number | undefined;
   batchBy: "partition" | "replica";
   badDir: string;
   checkpointDir: string;
@@ -202,7 +203,6 @@ function resolveSettings(fileArguments: string[], flags: LoadFlags, config: Load
     : Object.entries(config.set ?? {});
   const timestampText = flags.timestamp ?? (config.timestamp !== undefined ? String(config.timestamp) : undefined);
   const splitText = flags.split ?? config.split;
-  const batchSize = flags.batchSize ?? config.batchSize ?? 1;
   return {
     files: fileArguments.length > 0 ? fileArguments : config.files ?? [],
     tableText: flags.table ?? config.table,
@@ -226,8 +226,8 @@ function resolveSettings(fileArguments: string[], flags: LoadFlags, config: Load
     maxErrors: flags.maxErrors ?? config.maxErrors,
     maxRetries: flags.maxRetries ?? config.maxRetries ?? DEFAULT_MAX_RETRIES,
     rate: flags.rate ?? config.rate,
-    batchSize,
-    batchBy: flags.batchBy ?? config.batchBy ?? "partition",
+    batchSize: flags.batchSize ?? config.batchSize,
+    batchBy: flags.batchBy ?? config.batchBy ?? "replica",
     badDir: flags.badDir ?? config.badDir ?? DEFAULT_BAD_DIR,
     checkpointDir: flags.checkpointDir ?? config.checkpointDir ?? flags.badDir ?? config.badDir ?? DEFAULT_BAD_DIR,
     checkpointSeconds: flags.checkpointInterval ?? config.checkpointInterval ?? DEFAULT_CHECKPOINT_SECONDS,
@@ -456,7 +456,7 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
   if (settings.tableText === undefined && settings.query === undefined) {
     throw new UsageError("--table keyspace.table is required (or --query with an INSERT or UPDATE)");
   }
-  if (settings.batchSize > 1 && settings.rate !== undefined && settings.rate < settings.batchSize) {
+  if (settings.batchSize !== undefined && settings.rate !== undefined && settings.rate < settings.batchSize) {
     throw new UsageError("--rate must be at least --batch-size");
   }
   try {
@@ -601,7 +601,7 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
     if (!settings.dryRun) await store.openJournal(saved === null);
 
     let replicas: ReplicaMap | null = null;
-    if (engine === "js" && settings.batchSize > 1 && settings.batchBy === "replica") {
+    if (engine === "js" && (settings.batchSize ?? 1) > 1 && settings.batchBy === "replica") {
       replicas = new ReplicaMap(await client.getTokenRanges(target.schema.keyspace));
     }
 
@@ -682,7 +682,8 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
             maxErrors: settings.maxErrors,
             maxRetries: settings.maxRetries,
             consistency,
-            batch: settings.batchSize > 1 ? { size: settings.batchSize, by: settings.batchBy } : undefined,
+            // Not given: the core's default (adaptive batches of up to 32 rows by replica set).
+            batch: settings.batchSize !== undefined ? { size: settings.batchSize, by: settings.batchBy } : undefined,
             secrets,
             stop,
             checkpoint,
@@ -699,7 +700,9 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
           maxRetries: settings.maxRetries,
           idempotent: target.idempotent,
           rate: settings.rate,
-          batch: settings.batchSize > 1 ? { size: settings.batchSize, by: settings.batchBy, replicas } : undefined,
+          batch: (settings.batchSize ?? 1) > 1
+            ? { size: settings.batchSize!, by: settings.batchBy, replicas }
+            : undefined,
           dryRun: settings.dryRun,
           secrets,
           stop,

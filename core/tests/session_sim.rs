@@ -891,7 +891,7 @@ mod bulk_load {
     use super::*;
     use cqlwire_core::bulk::BadRowKind;
     use cqlwire_core::bulk::csv::CsvOptions;
-    use cqlwire_core::bulk::load::{BatchGrouping, BulkLoad, LoadConfig};
+    use cqlwire_core::bulk::load::{BatchGrouping, BulkLoad, LoadConfig, DEFAULT_BATCH_SIZE};
     use cqlwire_core::bulk::{BulkConfig, BulkEncoder, Format};
     use cqlwire_core::types::ColumnType;
 
@@ -1013,10 +1013,34 @@ mod bulk_load {
     }
 
     #[test]
-    fn unbatched_loads_send_one_execute_per_row() {
+    fn by_default_rows_batch_by_replica_set_and_go_alone_when_no_batch_forms() {
+        // Plenty of input at once: rows of one replica set share batches of up to the default size.
         let mut sim = Sim::new(3, config());
         sim.start();
         let load = new_load(&mut sim, LoadConfig::default());
+        run(&mut sim, load, &csv(600, &[]), 1 << 20);
+        assert_eq!(sim.loads.get(load).unwrap().stats().rows_ok, 600);
+        let batches: Vec<usize> = sim.nodes.iter().flat_map(|n| n.batches.iter().copied()).collect();
+        assert!(!batches.is_empty() && batches.iter().all(|&n| (2..=DEFAULT_BATCH_SIZE).contains(&n)), "{batches:?}");
+        assert_eq!(sim.nodes.iter().map(|n| n.executes.len()).sum::<usize>(), 600);
+
+        // One row per chunk: the input read so far runs out after every row, so each goes
+        // alone at once instead of waiting for a batch that may never form.
+        let mut sim = Sim::new(3, config());
+        sim.start();
+        let load = new_load(&mut sim, LoadConfig::default());
+        let input: String = (10..60).map(|k| format!("{k},0x0102\n")).collect();
+        run(&mut sim, load, input.as_bytes(), 10);
+        assert_eq!(sim.loads.get(load).unwrap().stats().rows_ok, 50);
+        assert!(sim.nodes.iter().all(|n| n.batches.is_empty()));
+        assert_eq!(sim.nodes.iter().map(|n| n.executes.len()).sum::<usize>(), 50);
+    }
+
+    #[test]
+    fn unbatched_loads_send_one_execute_per_row() {
+        let mut sim = Sim::new(3, config());
+        sim.start();
+        let load = new_load(&mut sim, LoadConfig { batch_size: 1, ..LoadConfig::default() });
         run(&mut sim, load, &csv(200, &[]), 512);
         assert_eq!(sim.loads.get(load).unwrap().stats().rows_ok, 200);
         assert!(sim.nodes.iter().all(|n| n.batches.is_empty()));

@@ -108,7 +108,7 @@ export interface BulkLoadOptions {
   /** Rows starting at or after this offset of the input are left to another process. */
   stopAtOffset?: number;
   /**
-   * Rows per request (default 1). Above 1, rows that share their replicas (or, with
+   * Rows per request (default 32; 1: one row per request). Above 1, rows that share their replicas (or, with
    * `batchBy: "partition"`, their partition) go out together as one UNLOGGED BATCH (COUNTER
    * for counter updates); a batch the server refuses is retried row by row, so only the
    * rows at fault are reported bad.
@@ -349,7 +349,7 @@ export class Client {
       const raw = await session.query(query, values, this.requestOptions(options));
       this.recordLatency(performance.now() - started);
       const rs = this.toResultSet<R>(raw, session, null);
-      if (rs.rawPageState !== null) rs.source = new PageRequest<R>(this, query, params, options);
+      rs.source = new PageRequest<R>(this, query, params, options);
       return rs;
     } catch (e) {
       this.countError(e);
@@ -509,7 +509,7 @@ export class Client {
           ps.resultInfo = columnInfo(r.columns);
         }
         const cols = ps && r.columns === ps.resultColumns ? ps.resultInfo : columnInfo(r.columns);
-        return new ResultSet<R>(r.rows as R[], cols, r.pageState ?? null, host, attempts, warnings, traceId);
+        return new ResultSet<R>(r.rows as R[], cols, r.pageState ?? null, host, attempts, warnings, traceId, r.columns);
       }
       case "setKeyspace":
         this.keyspace = r.keyspace;

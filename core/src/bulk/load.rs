@@ -55,6 +55,11 @@ pub struct LoadConfig {
     pub counter: bool,
 }
 
+/// Rows per batch by default, as DSBulk's `maxBatchStatements`. A row whose group has not
+/// filled when the input read so far runs out goes alone (an EXECUTE, not a batch of one), so
+/// data without locality loses nothing.
+pub const DEFAULT_BATCH_SIZE: usize = 32;
+
 /// Which rows may share a batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BatchGrouping {
@@ -82,7 +87,9 @@ impl Default for LoadConfig {
             seed: 0,
             stop_at_offset: None,
             unreachable_timeout_us: 30_000_000,
-            batch_size: 1,
+            // Measured in bench/LOADER_BATCHES.md: 1.8x the rows/s of single rows on data with
+            // partition locality, 1.6x on random keys (one node), at less client CPU.
+            batch_size: DEFAULT_BATCH_SIZE,
             batch_by: BatchGrouping::Replicas,
             batch_max_bytes: 32 * 1024,
             counter: false,

@@ -193,6 +193,11 @@ impl BulkOptions {
 
         let defaults = LoadConfig::default();
         let max_concurrency = self.max_concurrency.unwrap_or(defaults.max_concurrency).max(1);
+        let idempotent = self.idempotent.unwrap_or(defaults.idempotent);
+        let counter = self.counter.unwrap_or(false);
+        // Batches by default only where a refused batch may be sent again row by row: a
+        // counter or non-idempotent batch refused after a partial write would apply twice.
+        let default_batch = if idempotent && !counter { defaults.batch_size } else { 1 };
         let load = LoadConfig {
             consistency: self.consistency,
             default_timestamp: self.timestamp,
@@ -201,18 +206,18 @@ impl BulkOptions {
                 .initial_concurrency
                 .unwrap_or(defaults.initial_concurrency)
                 .clamp(1, max_concurrency),
-            idempotent: self.idempotent.unwrap_or(defaults.idempotent),
+            idempotent,
             max_retries: self.max_retries.unwrap_or(defaults.max_retries),
             timeout_us: self.timeout_ms.map(|ms| ms.saturating_mul(1000)),
             seed: self.seed.unwrap_or(defaults.seed),
             stop_at_offset: self.stop_at_offset,
-            batch_size: self.batch_size.unwrap_or(defaults.batch_size).max(1),
+            batch_size: self.batch_size.unwrap_or(default_batch).max(1),
             batch_by: match self.batch_by {
                 None | Some(BatchByName::Replica) => BatchGrouping::Replicas,
                 Some(BatchByName::Partition) => BatchGrouping::Partition,
             },
             batch_max_bytes: self.batch_max_bytes.unwrap_or(defaults.batch_max_bytes).max(1),
-            counter: self.counter.unwrap_or(false),
+            counter,
             ..defaults
         };
         Ok((bulk, load))
@@ -240,6 +245,17 @@ mod tests {
                     .into()
             )
         );
+    }
+
+    #[test]
+    fn only_idempotent_loads_batch_by_default() {
+        let columns = || vec![("a".to_owned(), ColumnType::Int)];
+        let batch =
+            |json: &str| BulkOptions::from_json(json).unwrap().into_configs(columns(), vec![0]).unwrap().1.batch_size;
+        assert_eq!(batch("{}"), LoadConfig::default().batch_size);
+        assert_eq!(batch(r#"{"counter":true,"idempotent":false}"#), 1);
+        assert_eq!(batch(r#"{"idempotent":false}"#), 1);
+        assert_eq!(batch(r#"{"idempotent":false,"batchSize":8}"#), 8);
     }
 
     #[test]
