@@ -831,6 +831,20 @@ fn losing_the_control_connection_while_reading_metadata_keeps_the_topology() {
     assert!(sim.responses.contains_key(&id), "answers again: {:?} {:?}", sim.failures.get(&id), sim.events);
 }
 
+#[test]
+fn a_statement_with_a_multi_byte_character_where_a_keyword_would_end_is_sent() {
+    let mut sim = Sim::new(1, config());
+    sim.start();
+    // "DROP " is 5 bytes; here byte 5 is inside 'ǫ', which once panicked in the DDL check.
+    for cql in ["ALTEǫ", "DROPǫ x", "CREATǫ"] {
+        let request = Request::Query { cql, values: &[], options: QueryOptions::default() };
+        let spec = RequestSpec { request, idempotent: true, token: None, routing_key: None, keyspace: None, timeout_us: None };
+        let id = sim.session.start_request(sim.now, spec).unwrap();
+        sim.pump();
+        assert!(sim.responses.contains_key(&id), "{cql}: {:?}", sim.failures.get(&id));
+    }
+}
+
 /// The 16-byte Rows body from issue #12: no columns, 2^31 - 1 rows.
 const ZERO_COLUMNS_HUGE_COUNT: [u8; 16] = [0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0x7F, 0xFF, 0xFF, 0xFF];
 

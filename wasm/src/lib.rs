@@ -138,16 +138,16 @@ struct Descriptor<'a> {
 }
 
 fn le_u16(b: &[u8], at: usize) -> Option<u16> {
-    Some(u16::from_le_bytes(b.get(at..at + 2)?.try_into().ok()?))
+    Some(u16::from_le_bytes(b.get(at..at.checked_add(2)?)?.try_into().ok()?))
 }
 fn le_u32(b: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
+    Some(u32::from_le_bytes(b.get(at..at.checked_add(4)?)?.try_into().ok()?))
 }
 fn le_i32(b: &[u8], at: usize) -> Option<i32> {
-    Some(i32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
+    Some(i32::from_le_bytes(b.get(at..at.checked_add(4)?)?.try_into().ok()?))
 }
 fn le_i64(b: &[u8], at: usize) -> Option<i64> {
-    Some(i64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?))
+    Some(i64::from_le_bytes(b.get(at..at.checked_add(8)?)?.try_into().ok()?))
 }
 
 fn parse_options(b: &[u8]) -> Result<Descriptor<'_>, JsError> {
@@ -171,7 +171,7 @@ fn parse_options(b: &[u8]) -> Result<Descriptor<'_>, JsError> {
         None
     };
     let ps_at = 42 + ks_len;
-    let paging_state = if ps_len > 0 { Some(b.get(ps_at..ps_at + ps_len).ok_or_else(bad)?) } else { None };
+    let paging_state = if ps_len > 0 { Some(b.get(ps_at..ps_at.checked_add(ps_len).ok_or_else(bad)?).ok_or_else(bad)?) } else { None };
     Ok(Descriptor {
         options: QueryOptions {
             consistency: (consistency != 0xFFFF).then_some(consistency),
@@ -394,11 +394,10 @@ impl WasmSession {
             let vlen_at = body.checked_add(len).ok_or_else(bad)?;
             let vlen = le_u32(desc, vlen_at).ok_or_else(bad)? as usize;
             let vstart = vlen_at + 4;
-            if desc.len() < vstart + vlen {
-                return Err(bad());
-            }
+            // Checked: on wasm32 a length near 4 GiB would wrap past the check and trap below.
+            let vend = vstart.checked_add(vlen).filter(|&end| end <= desc.len()).ok_or_else(bad)?;
             self.batch_index.push((stmt_kind, body, len, vstart, vlen));
-            at = vstart + vlen;
+            at = vend;
         }
         let mut statements = Vec::with_capacity(n);
         for &(k, body, len, vstart, vlen) in &self.batch_index {
