@@ -212,13 +212,13 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("--rate <rows/s>", "write at most this many rows per second", positiveInteger("--rate"))
     .option(
       "--batch-size <n>",
-      "group rows into unlogged batches of up to n (default: 1, no batches)",
+      "group rows into unlogged batches of up to n; 1: no batches (default: 32 on the core path, which sends a row alone when no batch forms; 1 on the JS path)",
       positiveInteger("--batch-size"),
     )
     .addOption(
       new Option(
         "--batch-by <grouping>",
-        "batch rows of the same partition, or of the same replica set (default: partition)",
+        "batch rows of the same partition, or of the same replica set (default: replica)",
       )
         .choices(["partition", "replica"]),
     )
@@ -279,6 +279,8 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     )
     .addOption(consistencyOption())
     .option("--quiet", "no progress output")
+    .option("--with-writetime", "also write each regular column's WRITETIME() (µs) as a field writetime(c); load maps it back")
+    .option("--with-ttl", "also write each regular column's TTL() (s) as a field ttl(c); load maps it back")
     .action(async (_options: unknown, command: Command) => {
       const { unloadCommand } = await import("./unload.ts");
       setExitCode(await unloadCommand(command));

@@ -3,8 +3,8 @@
 // file, or a directory with one file per group of ranges.
 
 import type { Command } from "commander";
-import { consistencyCode, type Context, contextOf, type DriverClient, withClient } from "./context.ts";
-import { CliFailure, describeError, EXIT_OK, UsageError } from "./errors.ts";
+import { consistencyCode, type Context, contextOf, type DriverClient, onInterrupt, withClient } from "./context.ts";
+import { CliFailure, describeError, EXIT_FAILURE, EXIT_OK, UsageError } from "./errors.ts";
 import { formatCsvHeader, formatCsvRow, formatJsonRow, type ResultColumn } from "./format.ts";
 import { AtomicOutput } from "./files.ts";
 import { StreamOutput, type TextSink } from "./output.ts";
@@ -21,6 +21,7 @@ import {
 } from "./ranges.ts";
 import { readTableSchema } from "./load/schema.ts";
 import { parseTableName, quoteIdentifier } from "./load/table.ts";
+import { cellTimeSelection } from "./cell_times.ts";
 import { resolveConnection } from "./settings.ts";
 import { sleep } from "./load/flow.ts";
 import { DEFAULT_PAGE_SIZE, UNLOAD_DEFAULT_CONCURRENCY } from "./defaults.ts";
@@ -38,6 +39,8 @@ interface UnloadFlags {
   maxConcurrency?: number;
   consistency?: string;
   quiet?: boolean;
+  withWritetime?: boolean;
+  withTtl?: boolean;
   overwrite?: boolean;
 }
 
@@ -190,6 +193,11 @@ export async function unloadCommand(command: Command): Promise<number> {
   const format = flags.format ?? config.format ?? "csv";
   const out = flags.out ?? config.out;
   const withHeader = flags.header ?? config.header ?? true;
+  const withWritetime = flags.withWritetime ?? config.withWritetime ?? false;
+  const withTtl = flags.withTtl ?? config.withTtl ?? false;
+  if ((withWritetime || withTtl) && query !== undefined) {
+    throw new UsageError("--with-writetime and --with-ttl go with --table (with --query, select WRITETIME(c) yourself)");
+  }
   const pageSize = flags.pageSize ?? config.pageSize ?? DEFAULT_PAGE_SIZE;
   const concurrency = flags.maxConcurrency ?? config.maxConcurrency ?? UNLOAD_DEFAULT_CONCURRENCY;
   const consistency = await consistencyCode(flags.consistency ?? config.consistency);
@@ -217,6 +225,15 @@ export async function unloadCommand(command: Command): Promise<number> {
     if (consistency !== undefined) baseOptions.consistency = consistency;
     let destination: Destination | null = null;
     let ranges = 1;
+    // Interrupted, the unload is incomplete: its temporary files go, and nothing is put in place.
+    const interrupt = onInterrupt((signal) => {
+      display?.stop();
+      void (destination?.discard() ?? Promise.resolve()).finally(() => {
+        const toFile = out !== undefined && out !== "-";
+        console.error(`error: unload interrupted by ${signal} after ${rows} rows${toFile ? "; no output file was written" : ""}`);
+        Deno.exit(EXIT_FAILURE);
+      });
+    });
     try {
       if (query !== undefined) {
         destination = await openDestination(out, 1, "query", extension, overwrite);
@@ -249,7 +266,8 @@ export async function unloadCommand(command: Command): Promise<number> {
         const partitionKey = schema.columns.filter((column) => column.kind === "partition_key");
         const scans = scanRangesOf(await client.getTokenRanges(keyspace));
         ranges = scans.length;
-        const selectList = columns.map((column) => quoteIdentifier(column.name)).join(", ");
+        const times = cellTimeSelection(columns, { writetime: withWritetime, ttl: withTtl });
+        const selectList = [...columns.map((column) => quoteIdentifier(column.name)), ...times.expressions].join(", ");
         const tokenExpr = tokenExpression(partitionKey);
         const from = `${quoteIdentifier(keyspace)}.${quoteIdentifier(table)}`;
         destination = await openDestination(out, concurrency, table, extension, overwrite);
@@ -295,15 +313,18 @@ export async function unloadCommand(command: Command): Promise<number> {
         if (withHeader && claims.every((claim) => !claim.taken)) {
           // A table with no rows still gets a header, in the first output.
           const sink = await dest.sinkFor(0);
-          await sink.write(formatter.header(columns.map((column) => ({ name: column.name, type: column.type }))));
+          const header = [...columns.map((column) => ({ name: column.name, type: column.type })), ...times.columns];
+          await sink.write(formatter.header(header));
         }
       }
     } catch (error) {
+      interrupt.dispose();
       display?.stop();
       await destination?.discard();
       if (error instanceof UsageError || error instanceof CliFailure) throw error;
       throw new CliFailure(`unload failed after ${rows} rows: ${describeError(error, secrets)}`);
     }
+    interrupt.dispose();
     display?.stop();
     await destination.close();
     if (!quiet) {

@@ -18,6 +18,7 @@ export {
   NoHostAvailableError,
   NotSupportedError,
   OperationTimedOutError,
+  RateLimitError,
   ResponseError,
 } from "./src/errors.ts";
 export { TimeUuid, types, Uuid } from "./src/types.ts";

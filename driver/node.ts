@@ -6,7 +6,7 @@ import { nodeSocketFactory, nodeUnrefTimer } from "./transport/node.ts";
 
 initSync({ module: new WebAssembly.Module(readFileSync(new URL("./wasm/pkg/cqlwire_wasm_bg.wasm", import.meta.url))) });
 
-const runtime = { name: "node" as const, socketFactory: nodeSocketFactory, unrefTimer: nodeUnrefTimer };
+const runtime = { name: "node" as const, socketFactory: nodeSocketFactory, unrefTimer: nodeUnrefTimer, canBindLocalPort: true };
 
 export class Client extends BaseClient {
   constructor(options: ClientOptions) {

@@ -169,6 +169,8 @@ export const unloadSchema = z.strictObject({
   consistency: consistency.optional(),
   header: z.boolean().optional().describe("CSV header row (default true)"),
   quiet: z.boolean().optional(),
+  withWritetime: z.boolean().optional().describe("also write each regular column's WRITETIME() as a field writetime(c)"),
+  withTtl: z.boolean().optional().describe("also write each regular column's TTL() as a field ttl(c)"),
 });
 
 export const countSchema = z.strictObject({

@@ -11,6 +11,7 @@ import { LOAD_DEFAULTS } from "../defaults.ts";
 import type { ConversionConfig, LoadConfig } from "../../schemas/job.ts";
 import { conversionSettings } from "../conversion_options.ts";
 import { splitFromEnvironment } from "./split_auto.ts";
+import { cellTimeFields } from "../cell_times.ts";
 import { alignToLineStart, expandInputs, type InputFile } from "./input.ts";
 import { CsvFileSource, JsonlFileSource, type RowSource } from "./csv_source.ts";
 import { checkCsvFormat } from "./csv_parser.ts";
@@ -168,7 +169,8 @@ interface ResolvedLoad {
   maxErrors: number | undefined;
   maxRetries: number;
   rate: number | undefined;
-  batchSize: number;
+  /** Rows per batch when given; otherwise the core path batches by its default and the JS path does not. */
+  batchSize: number | undefined;
   batchBy: "partition" | "replica";
   badDir: string;
   checkpointDir: string;
@@ -201,7 +203,6 @@ function resolveSettings(fileArguments: string[], flags: LoadFlags, config: Load
     : Object.entries(config.set ?? {});
   const timestampText = flags.timestamp ?? (config.timestamp !== undefined ? String(config.timestamp) : undefined);
   const splitText = flags.split ?? config.split;
-  const batchSize = flags.batchSize ?? config.batchSize ?? 1;
   return {
     files: fileArguments.length > 0 ? fileArguments : config.files ?? [],
     tableText: flags.table ?? config.table,
@@ -225,8 +226,8 @@ function resolveSettings(fileArguments: string[], flags: LoadFlags, config: Load
     maxErrors: flags.maxErrors ?? config.maxErrors,
     maxRetries: flags.maxRetries ?? config.maxRetries ?? DEFAULT_MAX_RETRIES,
     rate: flags.rate ?? config.rate,
-    batchSize,
-    batchBy: flags.batchBy ?? config.batchBy ?? "partition",
+    batchSize: flags.batchSize ?? config.batchSize,
+    batchBy: flags.batchBy ?? config.batchBy ?? "replica",
     badDir: flags.badDir ?? config.badDir ?? DEFAULT_BAD_DIR,
     checkpointDir: flags.checkpointDir ?? config.checkpointDir ?? flags.badDir ?? config.badDir ?? DEFAULT_BAD_DIR,
     checkpointSeconds: flags.checkpointInterval ?? config.checkpointInterval ?? DEFAULT_CHECKPOINT_SECONDS,
@@ -328,8 +329,9 @@ function planner(target: Target, settings: ResolvedLoad) {
     targetWord: target.query !== null ? "bind marker" : "column",
   };
   const partitionKey = target.schema.columns.filter((column) => column.kind === "partition_key");
-  return (header: string[] | null): LoadPlan & { bindings: FieldBinding[] } => {
-    const layout = resolveLayout(target.layoutSchema, header, settings.map, layoutOptions);
+  return (header: string[] | null, timeFields: string[] = []): LoadPlan & { bindings: FieldBinding[] } => {
+    const options = { ...layoutOptions, skip: [...layoutOptions.skip, ...timeFields] };
+    const layout = resolveLayout(target.layoutSchema, header, settings.map, options);
     const columns = [...layout.bindings.map((binding) => binding.column), ...target.constantColumns];
     let statement: string;
     let toParams: ((values: unknown[]) => Params) | undefined;
@@ -371,7 +373,15 @@ function corePlanner(target: Target, settings: ResolvedLoad, format: "csv" | "js
   const planFor = planner(target, settings);
   const names = format === "jsonl" ? jsonFieldNames(target, settings) : null;
   return (header: string[] | null): CorePlan => {
-    const plan = planFor(format === "jsonl" ? names : header);
+    // A CSV header from `unload --with-writetime --with-ttl`: its writetime(c)/ttl(c) fields
+    // go to the core as cell times, written back with USING TIMESTAMP ? AND TTL ?.
+    const times = format === "csv" && header !== null && target.query === null && settings.map === null
+      ? cellTimeFields(header, target.schema.columns)
+      : { names: [], cells: [] };
+    if (times.cells.length > 0 && (settings.ttl !== undefined || settings.timestamp !== undefined)) {
+      throw new UsageError("the input has writetime()/ttl() fields: it cannot also take --ttl or --timestamp");
+    }
+    const plan = planFor(format === "jsonl" ? names : header, times.names);
     let mapping: string | undefined;
     if (format === "jsonl") {
       if (settings.map !== null) {
@@ -380,8 +390,10 @@ function corePlanner(target: Target, settings: ResolvedLoad, format: "csv" | "js
     } else if (header !== null || settings.map !== null || settings.skip.length > 0) {
       mapping = plan.bindings.map((binding) => `${binding.fieldIndex}=${binding.column.name}`).join(",");
     }
+    const timed = times.cells.length > 0;
     return {
-      statement: plan.statement,
+      statement: timed ? `${plan.statement} USING TIMESTAMP ? AND TTL ?` : plan.statement,
+      ...(timed ? { cellTimes: times.cells } : {}),
       mapping,
       constants: target.constantTexts,
       converter: plan.converter,
@@ -444,7 +456,7 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
   if (settings.tableText === undefined && settings.query === undefined) {
     throw new UsageError("--table keyspace.table is required (or --query with an INSERT or UPDATE)");
   }
-  if (settings.batchSize > 1 && settings.rate !== undefined && settings.rate < settings.batchSize) {
+  if (settings.batchSize !== undefined && settings.rate !== undefined && settings.rate < settings.batchSize) {
     throw new UsageError("--rate must be at least --batch-size");
   }
   try {
@@ -589,7 +601,7 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
     if (!settings.dryRun) await store.openJournal(saved === null);
 
     let replicas: ReplicaMap | null = null;
-    if (engine === "js" && settings.batchSize > 1 && settings.batchBy === "replica") {
+    if (engine === "js" && (settings.batchSize ?? 1) > 1 && settings.batchBy === "replica") {
       replicas = new ReplicaMap(await client.getTokenRanges(target.schema.keyspace));
     }
 
@@ -670,7 +682,8 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
             maxErrors: settings.maxErrors,
             maxRetries: settings.maxRetries,
             consistency,
-            batch: settings.batchSize > 1 ? { size: settings.batchSize, by: settings.batchBy } : undefined,
+            // Not given: the core's default (adaptive batches of up to 32 rows by replica set).
+            batch: settings.batchSize !== undefined ? { size: settings.batchSize, by: settings.batchBy } : undefined,
             secrets,
             stop,
             checkpoint,
@@ -687,7 +700,9 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
           maxRetries: settings.maxRetries,
           idempotent: target.idempotent,
           rate: settings.rate,
-          batch: settings.batchSize > 1 ? { size: settings.batchSize, by: settings.batchBy, replicas } : undefined,
+          batch: (settings.batchSize ?? 1) > 1
+            ? { size: settings.batchSize!, by: settings.batchBy, replicas }
+            : undefined,
           dryRun: settings.dryRun,
           secrets,
           stop,

@@ -23,6 +23,7 @@
 //   written on its own through the driver with the JS values, and is settled before a
 //   checkpoint can pass it.
 
+import type { CellTimeFields } from "../cell_times.ts";
 import type { BadRowRecord, BulkConversionOptions, BulkCounters, BulkLoadOptions, BulkState } from "../../driver/deno.ts";
 import { describeError, SERVER_ERROR_NAMES } from "../errors.ts";
 import type { BadRowLog } from "./bad_rows.ts";
@@ -55,6 +56,8 @@ export interface CorePlan {
   /** Converted values to the statement's parameters (default: the values as they are). */
   toParams?: (values: unknown[]) => Params;
   bindings: FieldBinding[];
+  /** Per-cell write time and TTL fields (CSV positions); the statement ends USING TIMESTAMP ? AND TTL ?. */
+  cellTimes?: CellTimeFields[];
 }
 
 export type CorePlanFor = (header: string[] | null, format: "csv" | "jsonl") => CorePlan;
@@ -585,6 +588,7 @@ export async function runCoreLoad(
       if (settings.csv.comment !== undefined) options.comment = settings.csv.comment;
     }
     if (plan.mapping !== undefined) options.mapping = plan.mapping;
+    if (plan.cellTimes !== undefined) options.cellTimes = plan.cellTimes;
     // The core stops once more than maxErrors rows were bad: at the one that reaches the limit.
     if (remainingErrors !== undefined) options.maxErrors = Math.max(0, remainingErrors - 1);
     if (settings.maxRetries !== undefined) options.maxRetries = settings.maxRetries;

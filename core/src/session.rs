@@ -1777,8 +1777,9 @@ fn classify(e: &RequestError) -> ErrorKind {
 /// CREATE, ALTER and DROP statements.
 fn is_ddl(request: &Request) -> bool {
     let Request::Query { cql, .. } = request else { return false };
-    let head = cql.trim_start().get(..6).unwrap_or("");
-    ["CREATE", "ALTER ", "DROP "].iter().any(|k| head.len() >= k.len() && head[..k.len()].eq_ignore_ascii_case(k))
+    // Bytes, not str: the user's text may have a multi-byte character where a keyword ends.
+    let head = cql.trim_start().as_bytes();
+    ["CREATE", "ALTER ", "DROP "].iter().any(|k| head.get(..k.len()).is_some_and(|h| h.eq_ignore_ascii_case(k.as_bytes())))
 }
 
 /// A stable stand-in host id for a node known only by its address.

@@ -220,7 +220,7 @@ impl Sim {
         let Some(&shard) = self.conn_shard.get(&conn) else { return 0u16.to_be_bytes().to_vec() };
         let node = &self.nodes[self.conns[&conn]];
         let (shard, nr) = (shard.to_string(), node.shards.to_string());
-        let options: [(&str, &str); 7] = [
+        let options: [(&str, &str); 8] = [
             ("SCYLLA_SHARD", &shard),
             ("SCYLLA_NR_SHARDS", &nr),
             ("SCYLLA_PARTITIONER", "org.apache.cassandra.dht.Murmur3Partitioner"),
@@ -228,6 +228,7 @@ impl Sim {
             ("SCYLLA_SHARDING_IGNORE_MSB", "12"),
             ("SCYLLA_SHARD_AWARE_PORT", "19042"),
             ("SCYLLA_LWT_ADD_METADATA_MARK", "LWT_OPTIMIZATION_META_BIT_MASK=2147483648"),
+            ("SCYLLA_RATE_LIMIT_ERROR", "ERROR_CODE=61440"),
         ];
         let mut b = (options.len() as u16).to_be_bytes().to_vec();
         for (k, v) in options {
@@ -830,6 +831,20 @@ fn losing_the_control_connection_while_reading_metadata_keeps_the_topology() {
     assert!(sim.responses.contains_key(&id), "answers again: {:?} {:?}", sim.failures.get(&id), sim.events);
 }
 
+#[test]
+fn a_statement_with_a_multi_byte_character_where_a_keyword_would_end_is_sent() {
+    let mut sim = Sim::new(1, config());
+    sim.start();
+    // "DROP " is 5 bytes; here byte 5 is inside 'ǫ', which once panicked in the DDL check.
+    for cql in ["ALTEǫ", "DROPǫ x", "CREATǫ"] {
+        let request = Request::Query { cql, values: &[], options: QueryOptions::default() };
+        let spec = RequestSpec { request, idempotent: true, token: None, routing_key: None, keyspace: None, timeout_us: None };
+        let id = sim.session.start_request(sim.now, spec).unwrap();
+        sim.pump();
+        assert!(sim.responses.contains_key(&id), "{cql}: {:?}", sim.failures.get(&id));
+    }
+}
+
 /// The 16-byte Rows body from issue #12: no columns, 2^31 - 1 rows.
 const ZERO_COLUMNS_HUGE_COUNT: [u8; 16] = [0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0x7F, 0xFF, 0xFF, 0xFF];
 
@@ -890,7 +905,7 @@ mod bulk_load {
     use super::*;
     use cqlwire_core::bulk::BadRowKind;
     use cqlwire_core::bulk::csv::CsvOptions;
-    use cqlwire_core::bulk::load::{BatchGrouping, BulkLoad, LoadConfig};
+    use cqlwire_core::bulk::load::{BatchGrouping, BulkLoad, LoadConfig, DEFAULT_BATCH_SIZE};
     use cqlwire_core::bulk::{BulkConfig, BulkEncoder, Format};
     use cqlwire_core::types::ColumnType;
 
@@ -1012,10 +1027,34 @@ mod bulk_load {
     }
 
     #[test]
-    fn unbatched_loads_send_one_execute_per_row() {
+    fn by_default_rows_batch_by_replica_set_and_go_alone_when_no_batch_forms() {
+        // Plenty of input at once: rows of one replica set share batches of up to the default size.
         let mut sim = Sim::new(3, config());
         sim.start();
         let load = new_load(&mut sim, LoadConfig::default());
+        run(&mut sim, load, &csv(600, &[]), 1 << 20);
+        assert_eq!(sim.loads.get(load).unwrap().stats().rows_ok, 600);
+        let batches: Vec<usize> = sim.nodes.iter().flat_map(|n| n.batches.iter().copied()).collect();
+        assert!(!batches.is_empty() && batches.iter().all(|&n| (2..=DEFAULT_BATCH_SIZE).contains(&n)), "{batches:?}");
+        assert_eq!(sim.nodes.iter().map(|n| n.executes.len()).sum::<usize>(), 600);
+
+        // One row per chunk: the input read so far runs out after every row, so each goes
+        // alone at once instead of waiting for a batch that may never form.
+        let mut sim = Sim::new(3, config());
+        sim.start();
+        let load = new_load(&mut sim, LoadConfig::default());
+        let input: String = (10..60).map(|k| format!("{k},0x0102\n")).collect();
+        run(&mut sim, load, input.as_bytes(), 10);
+        assert_eq!(sim.loads.get(load).unwrap().stats().rows_ok, 50);
+        assert!(sim.nodes.iter().all(|n| n.batches.is_empty()));
+        assert_eq!(sim.nodes.iter().map(|n| n.executes.len()).sum::<usize>(), 50);
+    }
+
+    #[test]
+    fn unbatched_loads_send_one_execute_per_row() {
+        let mut sim = Sim::new(3, config());
+        sim.start();
+        let load = new_load(&mut sim, LoadConfig { batch_size: 1, ..LoadConfig::default() });
         run(&mut sim, load, &csv(200, &[]), 512);
         assert_eq!(sim.loads.get(load).unwrap().stats().rows_ok, 200);
         assert!(sim.nodes.iter().all(|n| n.batches.is_empty()));
@@ -1150,4 +1189,21 @@ fn while_a_shard_has_no_connection_its_requests_go_to_another_shard_of_the_node(
         .count();
     assert!(shard2 > 20, "some keys belong to shard 2: {shard2}");
     assert_eq!((owned, total), (200 - shard2, 200));
+}
+
+#[test]
+fn a_rate_limit_error_fails_the_request_without_a_retry_anywhere() {
+    let mut sim = scylla_sim(4, true, false);
+    for n in sim.nodes.iter_mut() {
+        n.fail_next = vec![server_error(61440, "rate limit reached", &[1, 0]); 3];
+    }
+    let id = sim.insert(7, true);
+    let (_, error) = sim.errors.iter().find(|(i, _)| *i == id).expect("the insert failed");
+    let json = serde_json::to_value(&error.error).unwrap();
+    assert_eq!(
+        (json["name"].as_str(), json["op_type"].as_str(), json["rejected_by_coordinator"].as_bool(), error.attempts),
+        (Some("RateLimitReached"), Some("write"), Some(false), 1)
+    );
+    let untouched: usize = sim.nodes.iter().map(|n| n.fail_next.len()).sum();
+    assert_eq!(untouched, 8, "one node answered once; no other attempt anywhere");
 }

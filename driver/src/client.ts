@@ -84,6 +84,11 @@ export interface BulkLoadOptions {
   epochUnit?: "s" | "ms" | "us";
   /** `field=column,...` (field names or 0-based indexes). */
   mapping?: string;
+  /**
+   * Per-cell write times (µs) and TTLs (s) to load back: for each column, the CSV fields (0-based
+   * positions or header names) that carry them. The statement must end `USING TIMESTAMP ? AND TTL ?`.
+   */
+  cellTimes?: Array<{ column: string; writetime?: number | string; ttl?: number | string }>;
   /** How field text becomes values; the core checks every key (see BulkConversionOptions). */
   conversion?: BulkConversionOptions;
   /** Columns given the same value (CQL text) on every row. */
@@ -103,7 +108,7 @@ export interface BulkLoadOptions {
   /** Rows starting at or after this offset of the input are left to another process. */
   stopAtOffset?: number;
   /**
-   * Rows per request (default 1). Above 1, rows that share their replicas (or, with
+   * Rows per request (default 32; 1: one row per request). Above 1, rows that share their replicas (or, with
    * `batchBy: "partition"`, their partition) go out together as one UNLOGGED BATCH (COUNTER
    * for counter updates); a batch the server refuses is retried row by row, so only the
    * rows at fault are reported bad.
@@ -344,7 +349,7 @@ export class Client {
       const raw = await session.query(query, values, this.requestOptions(options));
       this.recordLatency(performance.now() - started);
       const rs = this.toResultSet<R>(raw, session, null);
-      if (rs.rawPageState !== null) rs.source = new PageRequest<R>(this, query, params, options);
+      rs.source = new PageRequest<R>(this, query, params, options);
       return rs;
     } catch (e) {
       this.countError(e);
@@ -504,7 +509,7 @@ export class Client {
           ps.resultInfo = columnInfo(r.columns);
         }
         const cols = ps && r.columns === ps.resultColumns ? ps.resultInfo : columnInfo(r.columns);
-        return new ResultSet<R>(r.rows as R[], cols, r.pageState ?? null, host, attempts, warnings, traceId);
+        return new ResultSet<R>(r.rows as R[], cols, r.pageState ?? null, host, attempts, warnings, traceId, r.columns);
       }
       case "setKeyspace":
         this.keyspace = r.keyspace;
@@ -619,6 +624,7 @@ export class Client {
       epochUnit: options.epochUnit,
       mapping: options.mapping,
       conversion: options.conversion,
+      cellTimes: options.cellTimes,
       constants: options.constants,
       maxErrors: options.maxErrors,
       ignoreUnknown: options.ignoreUnknown,

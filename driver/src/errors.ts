@@ -35,6 +35,23 @@ export class ResponseError extends DriverError {
   }
 }
 
+/**
+ * ScyllaDB's per-partition rate limit (its `SCYLLA_RATE_LIMIT_ERROR` extension): never
+ * retried by the driver; back off and try again, or give up.
+ */
+export class RateLimitError extends ResponseError {
+  /** The limited operation: `read` or `write`. */
+  declare opType: "read" | "write" | "unknown";
+  /** The coordinator refused it (rather than a replica). */
+  declare rejectedByCoordinator: boolean;
+  constructor(fields: { code: number; name: string; message: string; op_type: string; rejected_by_coordinator: boolean }, host?: string) {
+    super(fields, host);
+    this.name = "RateLimitError";
+    this.opType = fields.op_type as "read" | "write" | "unknown";
+    this.rejectedByCoordinator = fields.rejected_by_coordinator;
+  }
+}
+
 export class OperationTimedOutError extends DriverError {
   declare code: string;
   host?: string;
@@ -120,6 +137,9 @@ export function errorFromCore(json: Record<string, unknown>, host: string): Erro
   const message = String(json.message ?? "unknown error");
   switch (kind) {
     case "server":
+      if (json.name === "RateLimitReached") {
+        return new RateLimitError(json as ConstructorParameters<typeof RateLimitError>[0], host);
+      }
       return new ResponseError(json as { code: number; name: string; message: string }, host);
     case "timeout":
       return new OperationTimedOutError(`${message} (host ${host})`, host);

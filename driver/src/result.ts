@@ -1,5 +1,5 @@
 /** What `execute` returns, shaped like the DataStax driver's ResultSet. */
-import type { TypeInfo } from "./codec/mod.ts";
+import type { ColumnSpec, TypeInfo } from "./codec/mod.ts";
 import { formatCqlType } from "./codec/mod.ts";
 import { DriverError } from "./errors.ts";
 
@@ -44,9 +44,12 @@ export class ResultSet<R extends Row = Row> {
   private infoObject: ExecutionInfo | undefined;
   /** Set when there may be a next page: what `for await` fetches it with. */
   source: PageSource<R> | null;
+  /** The columns' parsed types (what `columns` prints), for converting the values. */
+  readonly columnSpecs: readonly ColumnSpec[];
 
-  constructor(rows: R[], columns: ColumnInfo[], rawPageState: Uint8Array | null, host: string, attempts: number, warnings: string[], traceId: string | null) {
+  constructor(rows: R[], columns: ColumnInfo[], rawPageState: Uint8Array | null, host: string, attempts: number, warnings: string[], traceId: string | null, columnSpecs: readonly ColumnSpec[] = NO_SPECS) {
     this.source = null;
+    this.columnSpecs = columnSpecs;
     this.rows = rows;
     this.columns = columns;
     this.rawPageState = rawPageState;
@@ -118,6 +121,8 @@ export class ResultSet<R extends Row = Row> {
     return this.rows[Symbol.iterator]();
   }
 }
+
+const NO_SPECS: readonly ColumnSpec[] = [];
 
 export function columnInfo(specs: Array<{ keyspace: string; table: string; name: string; type: TypeInfo }>): ColumnInfo[] {
   return specs.map((c) => ({ name: c.name, type: formatCqlType(c.type), keyspace: c.keyspace, table: c.table }));

@@ -14,7 +14,7 @@
  * one DriverInternalError. A user listener that throws is reported and the batch goes on.
  */
 import { WasmSession } from "../wasm/pkg/cqlwire_wasm.js";
-import type { CqlSocket, RuntimeHooks, TlsSettings } from "./socket.ts";
+import type { CqlSocket, RuntimeHooks, ShardPort, TlsSettings } from "./socket.ts";
 import { AuthenticationError, ConnectionError, DriverError, DriverInternalError, errorFromCore, NoHostAvailableError } from "./errors.ts";
 
 const EVENT_READY = 1;
@@ -27,6 +27,8 @@ const EVENT_NODE_DOWN = 7;
 const EVENT_LOG = 8;
 const COMMAND_CONNECT = 1;
 const COMMAND_CLOSE = 2;
+/** A connect to Scylla's shard-aware port: `[shard u16][nr_shards u16]` follow the address. */
+const COMMAND_CONNECT_SHARD = 3;
 
 export interface RequestOptions {
   consistency?: number;
@@ -166,6 +168,9 @@ export class SessionHost {
       speculativeDelayMs: settings.speculativeDelayMs,
       speculativeMaxExtra: settings.speculativeMaxExtra,
       defaultPort: settings.defaultPort,
+      // Scylla's shard-aware port needs a chosen local port; a user's own factory may not bind one.
+      canBindLocalPort: runtime.name !== "custom" && runtime.canBindLocalPort === true,
+      tls: settings.tls !== undefined,
       schemaAgreementTimeoutMs: settings.schemaAgreementTimeoutMs,
       seed: seed(),
     }));
@@ -360,7 +365,7 @@ export class SessionHost {
     const what = isTrap(cause) ? "the WASM core trapped" : "the driver loop failed";
     this.failureError = new DriverInternalError(`${what} (${detail}); the client is closed`, { cause });
     this.close(this.failureError);
-    this.reportListenerError("log", () => this.listener.onLog?.(this.failureError!.message));
+    this.reportListenerError("log", () => this.listener.onLog?.(this.failureError!.message, "warning"));
   }
 
   /** Runs a handler that the world calls: whatever it throws closes the session, never escapes. */
@@ -571,7 +576,11 @@ export class SessionHost {
       const len = view.getUint16(at + 5, true);
       const address = textDecoder.decode(buf.subarray(at + 7, at + 7 + len));
       at += 7 + len;
-      if (kind === COMMAND_CONNECT) this.openSocket(conn, address);
+      if (kind === COMMAND_CONNECT_SHARD) {
+        const shard = { shard: view.getUint16(at, true), nrShards: view.getUint16(at + 2, true) };
+        at += 4;
+        this.openSocket(conn, address, shard);
+      } else if (kind === COMMAND_CONNECT) this.openSocket(conn, address);
       else if (kind === COMMAND_CLOSE) this.closeSocket(conn);
     }
   }
@@ -592,7 +601,7 @@ export class SessionHost {
     this.reportListenerError("log", () => this.listener.onLog?.(message, "warning"));
   }
 
-  private openSocket(conn: number, address: string): void {
+  private openSocket(conn: number, address: string, shard?: ShardPort): void {
     const { host, port } = splitAddress(address);
     this.warnClearTextCredentials(host, port);
     this.sockets.set(conn, null);
@@ -601,7 +610,7 @@ export class SessionHost {
       timeout = setTimeout(() => reject(new Error(`connect timed out after ${this.settings.connectTimeoutMs} ms`)), this.settings.connectTimeoutMs);
     });
     const opening = this.runtime.socketFactory(
-      { host, port, tls: this.settings.tls, connectTimeoutMs: this.settings.connectTimeoutMs },
+      { host, port, tls: this.settings.tls, connectTimeoutMs: this.settings.connectTimeoutMs, shard },
       {
         onData: (chunk) =>
           this.contain(() => {

@@ -23,11 +23,19 @@ export interface TlsSettings {
   serverName?: string;
 }
 
+/** On Scylla's shard-aware port, the local port's residue modulo `nrShards` picks the shard. */
+export interface ShardPort {
+  shard: number;
+  nrShards: number;
+}
+
 export interface SocketTarget {
   host: string;
   port: number;
   tls?: TlsSettings;
   connectTimeoutMs: number;
+  /** Bind a local port `p` with `p % nrShards === shard` (only runtimes with `canBindLocalPort`). */
+  shard?: ShardPort;
 }
 
 export type SocketFactory = (target: SocketTarget, handlers: SocketHandlers) => Promise<CqlSocket>;
@@ -38,4 +46,6 @@ export interface RuntimeHooks {
   /** Lets a timer not keep the process alive (heartbeats must not block exit). */
   unrefTimer?(handle: unknown): void;
   name: "deno" | "node" | "workerd" | "custom";
+  /** The factory honours `SocketTarget.shard` (Node can bind a local port; Deno and Workers cannot). */
+  canBindLocalPort?: boolean;
 }

@@ -4,7 +4,7 @@
 // and --timestamp values mean what they say.
 
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { type CliResult, runCli } from "./run.ts";
+import { type CliResult, CQLWIRE, runCli } from "./run.ts";
 import { CheckpointStore } from "../../cli/load/checkpoint.ts";
 
 const KEYSPACE = "clisafety_files";
@@ -125,6 +125,31 @@ Deno.test({
         const missing = await cli(["unload", "--table", `${KEYSPACE}.missing_${RUN}`, "--out", empty, "--quiet"]);
         assertEquals([missing.code, missing.stderr], [1, `error: table ${KEYSPACE}.missing_${RUN} does not exist\n`]);
         assertEquals(await listing(empty).catch((error) => String(error.name)), "NotFound");
+      });
+
+      await t.step("unload interrupted by SIGINT: its temporary file goes, no output appears", async () => {
+        const big = `${KEYSPACE}.big_${RUN}`;
+        await ok(["query", `CREATE TABLE ${big} (id int PRIMARY KEY, v text)`]);
+        const rows = Array.from({ length: 3000 }, (_, id) => `${id},v${id}`).join("\n");
+        await Deno.writeTextFile(`${work}/big.csv`, `id,v\n${rows}\n`);
+        await ok(["load", `${work}/big.csv`, "--table", big, "--quiet"], { cwd: work });
+        const dir = `${work}/interrupted`;
+        await Deno.mkdir(dir);
+        // One row per page: the unload takes thousands of round trips, time enough to interrupt.
+        const child = new Deno.Command(CQLWIRE, {
+          args: ["unload", "--table", big, "--out", `${dir}/big.csv`, "--page-size", "1", "--max-concurrency", "1", "--quiet"],
+          stdout: "piped",
+          stderr: "piped",
+        }).spawn();
+        while (!(await listing(dir)).some((name) => name.startsWith(".big.csv.tmp-"))) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        child.kill("SIGINT");
+        const output = await child.output();
+        const stderr = new TextDecoder().decode(output.stderr);
+        assertEquals(output.code, 1, stderr);
+        assertEquals(/^error: unload interrupted by SIGINT after [0-9]+ rows; no output file was written\n$/.test(stderr), true, stderr);
+        assertEquals(await listing(dir), []);
       });
 
       await t.step("checkpoints: damaged, edited or of another file is an error naming the checkpoint", async () => {

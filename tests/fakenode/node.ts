@@ -12,7 +12,7 @@ import { decodeRequest, type RecordedRequest } from "./requests.ts";
 import { type Handler, type Match, type Reply, Rule } from "./script.ts";
 import { Op } from "./opcodes.ts";
 import { authenticateBody, authSuccessBody } from "./results.ts";
-import { defaultPrepared, defaultQueryAnswer, defaultSupported, type NodeIdentity, preparedIdFor } from "./defaults.ts";
+import { defaultPrepared, defaultQueryAnswer, defaultSupported, type NodeIdentity } from "./defaults.ts";
 
 export interface FakeNodeOptions {
   /** Protocol versions the node accepts (default 4 and 5). */
@@ -116,7 +116,6 @@ export class FakeNode {
       (id) => this.prepared.get(id),
     );
     this.requests.push(req);
-    if (req.opcode === Op.PREPARE && req.query !== undefined) this.prepared.set(toHex(preparedIdFor(req.query)), req.query);
     let reply: Reply | undefined;
     for (const rule of this.rules) {
       reply = await rule.reply(req, { connection: conn.id, version });
@@ -168,6 +167,7 @@ export class FakeNode {
     const r = e as { body: Uint8Array; opcode?: number; flags?: number; stream?: number; versionByte?: number };
     const opcode = r.opcode ?? Op.RESULT;
     if (req.opcode === Op.STARTUP) this.startup(conn, req);
+    if (req.opcode === Op.PREPARE && opcode === Op.RESULT) this.rememberPrepared(req, r.body);
     conn.sendEnvelope(encodeEnvelope({
       versionByte: r.versionByte ?? (0x80 | req.version),
       flags: r.flags ?? 0,
@@ -177,6 +177,13 @@ export class FakeNode {
     }));
     // v5 frames begin after the READY or AUTHENTICATE that answers STARTUP.
     if (req.opcode === Op.STARTUP && req.version >= 5 && (opcode === Op.READY || opcode === Op.AUTHENTICATE)) conn.framed = true;
+  }
+
+  /** EXECUTEs of the id this (default or scripted) Prepared result gives are known. */
+  private rememberPrepared(req: RecordedRequest, body: Uint8Array): void {
+    if (body.length < 6 || body[3] !== 0x04 || req.query === undefined) return;
+    const idLength = (body[4] << 8) | body[5];
+    this.prepared.set(toHex(body.subarray(6, 6 + idLength)), req.query);
   }
 
   private startup(conn: FakeConnection, req: RecordedRequest): void {

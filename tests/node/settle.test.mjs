@@ -74,7 +74,7 @@ describe("every promise settles (dist/node.js)", () => {
       table: TABLE,
       // The load waits for the core (not for input) right after this progress report.
       onProgress: (state) => {
-        if (shutdown === null && !state.wantsInput && state.in_flight > 0) shutdown = client.shutdown();
+        if (shutdown === null && !state.status.wantsInput && state.counters.inFlight > 0) shutdown = client.shutdown();
       },
     });
     const error = await rejection(load);
@@ -126,7 +126,8 @@ describe("every promise settles (dist/node.js)", () => {
         client.bulkLoad(chunksOf(csv(10_000, 2000), 4096), { table: TABLE }),
         client.bulkLoad(chunksOf(csv(20_000, 3000), 4096), { table: TABLE }),
       ]);
-      deepStrictEqual([a.done, a.rows_ok, a.rows_bad, b.done, b.rows_ok, b.rows_bad], [true, 2000, 0, true, 3000, 0]);
+      const summary = (state) => [state.status.done, state.counters.rowsOk, state.counters.rowsBad];
+      deepStrictEqual([summary(a), summary(b)], [[true, 2000, 0], [true, 3000, 0]]);
       const count = await client.execute(`SELECT count(*) AS n FROM ${TABLE} WHERE id >= 10000 AND id < 23000 ALLOW FILTERING`);
       deepStrictEqual(count.rows[0].n, 5000n);
     } finally {

@@ -21,6 +21,9 @@ const EVENT_LOG: u8 = 8;
 
 const COMMAND_CONNECT: u8 = 1;
 const COMMAND_CLOSE: u8 = 2;
+/// A connect to Scylla's shard-aware port: the address is followed by `[shard u16 LE]
+/// [nr_shards u16 LE]`, and the host binds a local port of that residue.
+const COMMAND_CONNECT_SHARD: u8 = 3;
 
 /// Microseconds arrive as f64 (exact up to 2^53 µs, ~285 years).
 fn micros(now: f64) -> u64 {
@@ -110,6 +113,8 @@ fn parse_session_config(json: &str) -> Result<SessionConfig, JsError> {
     if let Some(b) = v.get("discoverPeers").and_then(Value::as_bool) {
         c.discover_peers = b;
     }
+    c.can_bind_local_port = v.get("canBindLocalPort").and_then(Value::as_bool).unwrap_or(false);
+    c.tls = v.get("tls").and_then(Value::as_bool).unwrap_or(false);
     if let Some(p) = num("defaultPort") {
         c.default_port = p as u16;
     }
@@ -133,16 +138,16 @@ struct Descriptor<'a> {
 }
 
 fn le_u16(b: &[u8], at: usize) -> Option<u16> {
-    Some(u16::from_le_bytes(b.get(at..at + 2)?.try_into().ok()?))
+    Some(u16::from_le_bytes(b.get(at..at.checked_add(2)?)?.try_into().ok()?))
 }
 fn le_u32(b: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
+    Some(u32::from_le_bytes(b.get(at..at.checked_add(4)?)?.try_into().ok()?))
 }
 fn le_i32(b: &[u8], at: usize) -> Option<i32> {
-    Some(i32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
+    Some(i32::from_le_bytes(b.get(at..at.checked_add(4)?)?.try_into().ok()?))
 }
 fn le_i64(b: &[u8], at: usize) -> Option<i64> {
-    Some(i64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?))
+    Some(i64::from_le_bytes(b.get(at..at.checked_add(8)?)?.try_into().ok()?))
 }
 
 fn parse_options(b: &[u8]) -> Result<Descriptor<'_>, JsError> {
@@ -166,7 +171,7 @@ fn parse_options(b: &[u8]) -> Result<Descriptor<'_>, JsError> {
         None
     };
     let ps_at = 42 + ks_len;
-    let paging_state = if ps_len > 0 { Some(b.get(ps_at..ps_at + ps_len).ok_or_else(bad)?) } else { None };
+    let paging_state = if ps_len > 0 { Some(b.get(ps_at..ps_at.checked_add(ps_len).ok_or_else(bad)?).ok_or_else(bad)?) } else { None };
     Ok(Descriptor {
         options: QueryOptions {
             consistency: (consistency != 0xFFFF).then_some(consistency),
@@ -389,11 +394,10 @@ impl WasmSession {
             let vlen_at = body.checked_add(len).ok_or_else(bad)?;
             let vlen = le_u32(desc, vlen_at).ok_or_else(bad)? as usize;
             let vstart = vlen_at + 4;
-            if desc.len() < vstart + vlen {
-                return Err(bad());
-            }
+            // Checked: on wasm32 a length near 4 GiB would wrap past the check and trap below.
+            let vend = vstart.checked_add(vlen).filter(|&end| end <= desc.len()).ok_or_else(bad)?;
             self.batch_index.push((stmt_kind, body, len, vstart, vlen));
-            at = vstart + vlen;
+            at = vend;
         }
         let mut statements = Vec::with_capacity(n);
         for &(k, body, len, vstart, vlen) in &self.batch_index {
@@ -421,19 +425,25 @@ impl WasmSession {
         self.inner.cancel(micros(now), id);
     }
 
-    /// Sockets to open or close, packed: `[kind u8][conn u32 LE][len u16 LE][address]`.
+    /// Sockets to open or close, packed: `[kind u8][conn u32 LE][len u16 LE][address]`, and
+    /// for [`COMMAND_CONNECT_SHARD`] `[shard u16 LE][nr_shards u16 LE]` after it.
     #[wasm_bindgen(js_name = pollCommands)]
     pub fn poll_commands(&mut self) -> Vec<u8> {
         self.out.clear();
         while let Some(c) = self.inner.poll_command() {
-            let (kind, conn, address) = match &c {
-                Command::Connect { conn, address, .. } => (COMMAND_CONNECT, *conn, address.as_str()),
-                Command::Close { conn } => (COMMAND_CLOSE, *conn, ""),
+            let (kind, conn, address, shard) = match &c {
+                Command::Connect { conn, address, shard: None } => (COMMAND_CONNECT, *conn, address.as_str(), None),
+                Command::Connect { conn, address, shard: Some(t) } => (COMMAND_CONNECT_SHARD, *conn, address.as_str(), Some(*t)),
+                Command::Close { conn } => (COMMAND_CLOSE, *conn, "", None),
             };
             self.out.push(kind);
             self.out.extend_from_slice(&conn.to_le_bytes());
             self.out.extend_from_slice(&(address.len() as u16).to_le_bytes());
             self.out.extend_from_slice(address.as_bytes());
+            if let Some(t) = shard {
+                self.out.extend_from_slice(&t.shard.to_le_bytes());
+                self.out.extend_from_slice(&t.nr_shards.to_le_bytes());
+            }
         }
         std::mem::take(&mut self.out)
     }

@@ -7,13 +7,16 @@
 //! connection goes out in one write, so the server's own syscalls stay far below one per
 //! request and the client is what a benchmark measures.
 //!
-//! Usage: `cqlwire-nullserver [HOST:PORT]` (default 127.0.0.1:9043). It prints
+//! Usage: `cqlwire-nullserver [HOST:PORT] [--scylla-shards N [--scylla-shard-port P]
+//! [--scylla-nat] [--scylla-rate-limit-every K]]` (default 127.0.0.1:9043). It prints
 //! `listening on ADDR` once ready and runs until killed. Whenever a connection closes it prints
 //! one JSON line with its own totals so far: connections, requests answered, read and write
-//! syscalls, and the CPU time (user + sys) it has used.
+//! syscalls, and the CPU time (user + sys) it has used; with the Scylla personality
+//! (see `scylla.rs`) also which shards served the EXECUTEs.
 
 mod catalog;
 mod query;
+mod scylla;
 
 use std::collections::HashMap;
 use std::io::{self, Read, Write};
@@ -26,6 +29,7 @@ use catalog::{CqlType, Table};
 use query::Statement;
 
 const LISTENER: Token = Token(usize::MAX);
+const SHARD_LISTENER: Token = Token(usize::MAX - 1);
 
 const OP_ERROR: u8 = 0x00;
 const OP_STARTUP: u8 = 0x01;
@@ -72,6 +76,8 @@ struct Prepared {
     /// The body of the RESULT Prepared message.
     prepared_body: Vec<u8>,
     reply: PreparedReply,
+    /// Which bound values make the partition key, in key order (empty: not routable).
+    pk_indexes: Vec<usize>,
 }
 
 enum PreparedReply {
@@ -103,6 +109,7 @@ struct Server {
     prepared_by_text: HashMap<(Option<String>, String), usize>,
     /// Bound values of the EXECUTE being answered, as (start, end) into its frame; reused.
     bound: Vec<Option<(usize, usize)>>,
+    scylla: scylla::Personality,
 }
 
 struct Conn {
@@ -115,32 +122,69 @@ struct Conn {
     output_sent: usize,
     keyspace: Option<String>,
     reading_paused: bool,
+    /// The Scylla shard serving it (0 without the Scylla personality).
+    shard: u16,
 }
 
 fn main() {
-    let addr_text = std::env::args().nth(1).unwrap_or_else(|| "127.0.0.1:9043".to_owned());
-    let addr: SocketAddr = match addr_text.parse() {
+    let (addr, scylla) = match parse_args(std::env::args().skip(1)) {
         Ok(a) => a,
         Err(e) => {
-            eprintln!("nullserver: bad listen address {addr_text:?}: {e}");
+            eprintln!("nullserver: {e}");
             std::process::exit(2);
         }
     };
-    if let Err(e) = serve(addr) {
+    if let Err(e) = serve(addr, scylla) {
         eprintln!("nullserver: {e}");
         std::process::exit(1);
     }
 }
 
-fn serve(addr: SocketAddr) -> io::Result<()> {
+fn parse_args(mut args: impl Iterator<Item = String>) -> Result<(SocketAddr, scylla::Options), String> {
+    let mut addr_text = "127.0.0.1:9043".to_owned();
+    let mut o = scylla::Options::default();
+    while let Some(a) = args.next() {
+        let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
+        match a.as_str() {
+            "--scylla-shards" => o.shards = value(&a)?.parse().map_err(|e| format!("--scylla-shards: {e}"))?,
+            "--scylla-shard-port" => o.shard_port = Some(value(&a)?.parse().map_err(|e| format!("--scylla-shard-port: {e}"))?),
+            "--scylla-rate-limit-every" => {
+                o.rate_limit_every = value(&a)?.parse().map_err(|e| format!("--scylla-rate-limit-every: {e}"))?
+            }
+            "--scylla-nat" => o.nat = true,
+            _ if !a.starts_with("--") => addr_text = a,
+            _ => return Err(format!("unknown option {a}")),
+        }
+    }
+    let addr = addr_text.parse().map_err(|e| format!("bad listen address {addr_text:?}: {e}"))?;
+    Ok((addr, o))
+}
+
+fn serve(addr: SocketAddr, mut scylla: scylla::Options) -> io::Result<()> {
     let mut poll = Poll::new()?;
     let mut listener = TcpListener::bind(addr)?;
     poll.registry().register(&mut listener, LISTENER, Interest::READABLE)?;
     println!("listening on {}", listener.local_addr()?);
+    let mut shard_listener = match scylla.shard_port {
+        Some(p) if scylla.shards > 0 => {
+            let mut l = TcpListener::bind(SocketAddr::new(addr.ip(), p))?;
+            poll.registry().register(&mut l, SHARD_LISTENER, Interest::READABLE)?;
+            // Port 0 takes a free one: SUPPORTED then tells the one taken.
+            scylla.shard_port = Some(l.local_addr()?.port());
+            println!("shard-aware port on {}", l.local_addr()?);
+            Some(l)
+        }
+        _ => None,
+    };
     io::stdout().flush()?;
 
-    let mut server =
-        Server { totals: Totals::default(), prepared: Vec::new(), prepared_by_text: HashMap::new(), bound: Vec::new() };
+    let mut server = Server {
+        totals: Totals::default(),
+        prepared: Vec::new(),
+        prepared_by_text: HashMap::new(),
+        bound: Vec::new(),
+        scylla: scylla::Personality::new(scylla),
+    };
     let mut conns: Vec<Option<Conn>> = Vec::new();
     let mut events = Events::with_capacity(1024);
     loop {
@@ -152,7 +196,11 @@ fn serve(addr: SocketAddr) -> io::Result<()> {
         }
         for event in events.iter() {
             if event.token() == LISTENER {
-                server.totals.connections += accept_all(&poll, &listener, &mut conns)?;
+                server.totals.connections += accept_all(&poll, &listener, false, &mut server.scylla, &mut conns)?;
+                continue;
+            }
+            if let (SHARD_LISTENER, Some(l)) = (event.token(), shard_listener.as_mut()) {
+                server.totals.connections += accept_all(&poll, l, true, &mut server.scylla, &mut conns)?;
                 continue;
             }
             let slot = event.token().0;
@@ -171,17 +219,23 @@ fn serve(addr: SocketAddr) -> io::Result<()> {
                 if let Some(mut dead) = conns[slot].take() {
                     let _ = poll.registry().deregister(&mut dead.stream);
                 }
-                report_totals(&server.totals);
+                report_totals(&server.totals, &server.scylla);
             }
         }
     }
 }
 
 /// Accepts every pending connection; returns how many.
-fn accept_all(poll: &Poll, listener: &TcpListener, conns: &mut Vec<Option<Conn>>) -> io::Result<u64> {
+fn accept_all(
+    poll: &Poll,
+    listener: &TcpListener,
+    shard_aware: bool,
+    scylla: &mut scylla::Personality,
+    conns: &mut Vec<Option<Conn>>,
+) -> io::Result<u64> {
     let mut accepted = 0;
     loop {
-        let (mut stream, _) = match listener.accept() {
+        let (mut stream, peer) = match listener.accept() {
             Ok(pair) => pair,
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(accepted),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -209,6 +263,7 @@ fn accept_all(poll: &Poll, listener: &TcpListener, conns: &mut Vec<Option<Conn>>
             output_sent: 0,
             keyspace: None,
             reading_paused: false,
+            shard: if scylla.enabled() { scylla.assign(shard_aware.then_some(peer.port())) } else { 0 },
         });
     }
 }
@@ -306,15 +361,15 @@ fn answer_frames(server: &mut Server, conn: &mut Conn) -> bool {
             write_error(&mut conn.output, stream, ERR_PROTOCOL, "the null server does not support compression");
             continue;
         }
-        let Conn { input, output, keyspace, local_addr, .. } = conn;
+        let Conn { input, output, keyspace, local_addr, shard, .. } = conn;
         let body = &input[body_start..frame_end];
-        answer(server, output, keyspace, *local_addr, stream, opcode, body);
+        answer(server, output, keyspace, (*local_addr, *shard), stream, opcode, body);
     }
     true
 }
 
 /// One JSON line of the server's totals so far, with its own CPU time.
-fn report_totals(t: &Totals) {
+fn report_totals(t: &Totals, scylla: &scylla::Personality) {
     // SAFETY: getrusage only writes the struct it is given.
     let usage = unsafe {
         let mut usage: libc::rusage = std::mem::zeroed();
@@ -322,8 +377,9 @@ fn report_totals(t: &Totals) {
         usage
     };
     let micros = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000 + tv.tv_usec as u64;
+    let scylla = if scylla.enabled() { format!(",\"scylla\":{}", scylla.report()) } else { String::new() };
     println!(
-        "{{\"connections\":{},\"requests\":{},\"reads\":{},\"writes\":{},\"cpu_us\":{}}}",
+        "{{\"connections\":{},\"requests\":{},\"reads\":{},\"writes\":{},\"cpu_us\":{}{scylla}}}",
         t.connections,
         t.requests,
         t.reads,
@@ -337,23 +393,29 @@ fn answer(
     server: &mut Server,
     out: &mut Vec<u8>,
     keyspace: &mut Option<String>,
-    local_addr: SocketAddr,
+    (local_addr, shard): (SocketAddr, u16),
     stream: i16,
     opcode: u8,
     body: &[u8],
 ) {
     match opcode {
-        OP_EXECUTE => answer_execute(server, out, stream, body),
+        OP_EXECUTE => answer_execute(server, out, shard, stream, body),
         OP_STARTUP | OP_REGISTER => {
             let start = begin_frame(out, stream, OP_READY);
             end_frame(out, start);
         }
         OP_OPTIONS => {
             let start = begin_frame(out, stream, OP_SUPPORTED);
-            let supported: [(&str, &[&str]); 3] =
-                [("CQL_VERSION", &["3.4.7"]), ("COMPRESSION", &[]), ("PROTOCOL_VERSIONS", &["4/v4"])];
+            let mut supported: Vec<(&str, Vec<String>)> = vec![
+                ("CQL_VERSION", vec!["3.4.7".to_owned()]),
+                ("COMPRESSION", vec![]),
+                ("PROTOCOL_VERSIONS", vec!["4/v4".to_owned()]),
+            ];
+            if server.scylla.enabled() {
+                supported.extend(server.scylla.supported(shard));
+            }
             put_u16(out, supported.len() as u16);
-            for (key, values) in supported {
+            for (key, values) in &supported {
                 put_string(out, key);
                 put_u16(out, values.len() as u16);
                 for v in values {
@@ -380,7 +442,7 @@ fn answer(
     }
 }
 
-fn answer_execute(server: &mut Server, out: &mut Vec<u8>, stream: i16, body: &[u8]) {
+fn answer_execute(server: &mut Server, out: &mut Vec<u8>, shard: u16, stream: i16, body: &[u8]) {
     let Some((id, mut at)) = read_short_bytes(body, 0) else {
         return write_error(out, stream, ERR_PROTOCOL, "EXECUTE body too short for the statement id");
     };
@@ -392,9 +454,10 @@ fn answer_execute(server: &mut Server, out: &mut Vec<u8>, stream: i16, body: &[u
         out.extend_from_slice(id);
         return end_frame(out, start);
     };
-    let PreparedReply::OneRow { prefix_with_metadata, prefix_without_metadata, cells } = &prepared.reply else {
+    let scylla = server.scylla.enabled();
+    if !scylla && matches!(prepared.reply, PreparedReply::Void) {
         return write_void(out, stream);
-    };
+    }
     // consistency [short], flags [byte], then the values.
     let Some(&flags) = body.get(at + 2) else {
         return write_error(out, stream, ERR_PROTOCOL, "EXECUTE body too short for its flags");
@@ -429,6 +492,21 @@ fn answer_execute(server: &mut Server, out: &mut Vec<u8>, stream: i16, body: &[u
             at = end;
         }
     }
+    if scylla {
+        let key: Option<Vec<&[u8]>> = (!prepared.pk_indexes.is_empty())
+            .then(|| prepared.pk_indexes.iter().map(|&i| server.bound.get(i).copied().flatten().map(|(a, b)| &body[a..b])).collect())
+            .flatten();
+        if server.scylla.count_execute(shard, key.as_deref()) {
+            let start = begin_frame(out, stream, OP_ERROR);
+            put_i32(out, scylla::RATE_LIMIT_ERROR);
+            put_string(out, "Per-partition rate limit reached (the null server's --scylla-rate-limit-every)");
+            out.extend_from_slice(&[u8::from(matches!(prepared.reply, PreparedReply::Void)), 1]);
+            return end_frame(out, start);
+        }
+    }
+    let PreparedReply::OneRow { prefix_with_metadata, prefix_without_metadata, cells } = &prepared.reply else {
+        return write_void(out, stream);
+    };
     let start = begin_frame(out, stream, OP_RESULT);
     if flags & EXECUTE_FLAG_SKIP_METADATA != 0 {
         out.extend_from_slice(prefix_without_metadata);
@@ -503,7 +581,7 @@ fn answer_prepare(server: &mut Server, out: &mut Vec<u8>, keyspace: Option<&str>
     let mut id = [0u8; 16];
     id[..8].copy_from_slice(&PREPARED_ID_MAGIC);
     id[8..].copy_from_slice(&(index as u64).to_be_bytes());
-    let prepared = match build_prepared(id, keyspace, text) {
+    let prepared = match build_prepared(id, keyspace, text, server.scylla.enabled()) {
         Ok(p) => p,
         Err(message) => return write_error(out, stream, ERR_INVALID, &message),
     };
@@ -514,7 +592,8 @@ fn answer_prepare(server: &mut Server, out: &mut Vec<u8>, keyspace: Option<&str>
     server.prepared_by_text.insert(key, index);
 }
 
-fn build_prepared(id: [u8; 16], keyspace: Option<&str>, text: &str) -> Result<Prepared, String> {
+/// `scylla`: mark a conditional statement with Scylla's LWT flag.
+fn build_prepared(id: [u8; 16], keyspace: Option<&str>, text: &str, scylla: bool) -> Result<Prepared, String> {
     let statement = query::parse(text)?;
     let (table_name, binds, result, is_select): (String, Vec<query::Bind>, Vec<String>, bool) = match statement {
         Statement::Insert { table, binds } => (table, binds, Vec::new(), false),
@@ -535,7 +614,8 @@ fn build_prepared(id: [u8; 16], keyspace: Option<&str>, text: &str) -> Result<Pr
     put_u16(&mut body, id.len() as u16);
     body.extend_from_slice(&id);
     // Bound-variable metadata: flags, count, partition-key indexes, table spec, columns.
-    put_i32(&mut body, ROWS_GLOBAL_TABLES_SPEC);
+    let lwt = if scylla && query::is_conditional(text) { scylla::LWT_FLAG } else { 0 };
+    put_i32(&mut body, ROWS_GLOBAL_TABLES_SPEC | lwt);
     put_i32(&mut body, bind_columns.len() as i32);
     let pk_indexes: Vec<u16> = table
         .partition_key
@@ -543,7 +623,8 @@ fn build_prepared(id: [u8; 16], keyspace: Option<&str>, text: &str) -> Result<Pr
         .filter_map(|pk| bind_columns.iter().position(|(name, _, is_list)| name == pk && !is_list))
         .map(|i| i as u16)
         .collect();
-    if pk_indexes.len() == table.partition_key.len() {
+    let routable = pk_indexes.len() == table.partition_key.len();
+    if routable {
         put_i32(&mut body, pk_indexes.len() as i32);
         for i in &pk_indexes {
             put_u16(&mut body, *i);
@@ -551,6 +632,7 @@ fn build_prepared(id: [u8; 16], keyspace: Option<&str>, text: &str) -> Result<Pr
     } else {
         put_i32(&mut body, 0);
     }
+    let pk_indexes: Vec<usize> = if routable { pk_indexes.iter().map(|&i| usize::from(i)).collect() } else { Vec::new() };
     put_string(&mut body, table.keyspace);
     put_string(&mut body, table.name);
     for (name, ty, is_list) in &bind_columns {
@@ -565,7 +647,7 @@ fn build_prepared(id: [u8; 16], keyspace: Option<&str>, text: &str) -> Result<Pr
         // No result metadata: a write returns Void.
         put_i32(&mut body, ROWS_NO_METADATA);
         put_i32(&mut body, 0);
-        return Ok(Prepared { id, prepared_body: body, reply: PreparedReply::Void });
+        return Ok(Prepared { id, prepared_body: body, reply: PreparedReply::Void, pk_indexes });
     }
     let columns = result_columns(table, &result)?;
     write_rows_metadata(&mut body, table, &columns, true);
@@ -589,6 +671,7 @@ fn build_prepared(id: [u8; 16], keyspace: Option<&str>, text: &str) -> Result<Pr
         id,
         prepared_body: body,
         reply: PreparedReply::OneRow { prefix_with_metadata, prefix_without_metadata, cells },
+        pk_indexes,
     })
 }
 

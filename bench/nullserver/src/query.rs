@@ -35,6 +35,12 @@ enum Token {
     Punct(char),
 }
 
+/// A statement with an `IF` clause (a lightweight transaction), by its words alone: string
+/// literals and quoted names never count.
+pub fn is_conditional(text: &str) -> bool {
+    tokenize(text).is_ok_and(|tokens| tokens.iter().any(|t| matches!(t, Token::Word(w) if w == "if")))
+}
+
 fn tokenize(text: &str) -> Result<Vec<Token>, String> {
     let chars: Vec<char> = text.chars().collect();
     let mut tokens = Vec::new();

@@ -6,6 +6,7 @@
 use cqlwire_core::compression::Compression;
 use cqlwire_core::connection::{Config, Connection, Event, Request};
 use cqlwire_core::message::QueryOptions;
+use cqlwire_core_fuzz::on_wasm_stack;
 use libfuzzer_sys::fuzz_target;
 
 fn ready(version: u8, compression: Compression) -> Connection {
@@ -20,7 +21,7 @@ fn ready(version: u8, compression: Compression) -> Connection {
     c
 }
 
-fuzz_target!(|data: &[u8]| {
+fn run(data: &[u8]) {
     let Some((&control, rest)) = data.split_first() else { return };
     let (version, compression) = match control % 3 {
         0 => (4, Compression::None),
@@ -44,4 +45,6 @@ fuzz_target!(|data: &[u8]| {
     }
     c.handle_timeout(u64::MAX / 2);
     while c.poll_event().is_some() {}
-});
+}
+
+fuzz_target!(|data: &[u8]| on_wasm_stack(data, run));

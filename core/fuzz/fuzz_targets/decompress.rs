@@ -6,11 +6,12 @@
 #![no_main]
 
 use cqlwire_core::compression::Compression;
+use cqlwire_core_fuzz::on_wasm_stack;
 use libfuzzer_sys::fuzz_target;
 
 const MARKER: &[u8] = b"keep";
 
-fuzz_target!(|data: &[u8]| {
+fn run(data: &[u8]) {
     let Some((&control, body)) = data.split_first() else {
         return;
     };
@@ -32,4 +33,6 @@ fuzz_target!(|data: &[u8]| {
     let mut plain = Vec::new();
     algorithm.decompress(&compressed, body.len(), &mut plain).expect("our own output decompresses");
     assert!(plain == body, "round trip changed the body");
-});
+}
+
+fuzz_target!(|data: &[u8]| on_wasm_stack(data, run));

@@ -6,9 +6,10 @@
 use cqlwire_core::rows::Rows;
 use cqlwire_core::types::{ColumnType, CqlValue};
 use cqlwire_core::wire::Reader;
+use cqlwire_core_fuzz::on_wasm_stack;
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
+fn run(data: &[u8]) {
     if let Ok(rows) = Rows::parse(data) {
         let mut cells = 0usize;
         rows.for_each_row(|row| cells += row.len());
@@ -22,4 +23,6 @@ fuzz_target!(|data: &[u8]| {
         let decoded = CqlValue::decode(&ty, value);
         assert_eq!(valid, decoded.is_ok(), "validate and decode disagree for {ty}");
     }
-});
+}
+
+fuzz_target!(|data: &[u8]| on_wasm_stack(data, run));

@@ -12,6 +12,7 @@ use cqlwire_core::v5::{
     crc24, crc32_cassandra, FrameDecoder, ENVELOPE_HEADER_LEN, LZ4_HEADER_LEN, MAX_PAYLOAD, TRAILER_LEN,
     UNCOMPRESSED_HEADER_LEN,
 };
+use cqlwire_core_fuzz::on_wasm_stack;
 use libfuzzer_sys::fuzz_target;
 
 /// Small cap so that a fuzzed large envelope cannot make a run slow.
@@ -68,7 +69,7 @@ fn fix_crcs(compression: bool, stream: &mut [u8]) {
     }
 }
 
-fuzz_target!(|data: &[u8]| {
+fn fuzz_one(data: &[u8]) {
     let Some((&control, stream)) = data.split_first() else {
         return;
     };
@@ -89,4 +90,6 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(whole, cut, "outcome depends on how the stream was cut");
     let bytewise = run(compression, stream, |_| 1);
     assert_eq!(whole, bytewise, "outcome differs when fed byte by byte");
-});
+}
+
+fuzz_target!(|data: &[u8]| on_wasm_stack(data, fuzz_one));

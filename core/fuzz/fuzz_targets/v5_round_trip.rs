@@ -7,12 +7,13 @@
 #![no_main]
 
 use cqlwire_core::v5::{FrameDecoder, FrameEncoder};
+use cqlwire_core_fuzz::on_wasm_stack;
 use libfuzzer_sys::fuzz_target;
 
 /// Just over one frame, so large envelopes are reached while runs stay fast.
 const MAX_BODY: usize = 140_000;
 
-fuzz_target!(|data: &[u8]| {
+fn run(data: &[u8]) {
     let Some((&control, rest)) = data.split_first() else {
         return;
     };
@@ -51,4 +52,6 @@ fuzz_target!(|data: &[u8]| {
     }
     assert!(decoded == envelopes, "round trip changed the envelopes");
     assert_eq!(decoder.pending_len(), 0);
-});
+}
+
+fuzz_target!(|data: &[u8]| on_wasm_stack(data, run));

@@ -55,6 +55,11 @@ pub struct LoadConfig {
     pub counter: bool,
 }
 
+/// Rows per batch by default, as DSBulk's `maxBatchStatements`. A row whose group has not
+/// filled when the input read so far runs out goes alone (an EXECUTE, not a batch of one), so
+/// data without locality loses nothing.
+pub const DEFAULT_BATCH_SIZE: usize = 32;
+
 /// Which rows may share a batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BatchGrouping {
@@ -82,7 +87,9 @@ impl Default for LoadConfig {
             seed: 0,
             stop_at_offset: None,
             unreachable_timeout_us: 30_000_000,
-            batch_size: 1,
+            // Measured in bench/LOADER_BATCHES.md: 1.8x the rows/s of single rows on data with
+            // partition locality, 1.6x on random keys (one node), at less client CPU.
+            batch_size: DEFAULT_BATCH_SIZE,
             batch_by: BatchGrouping::Replicas,
             batch_max_bytes: 32 * 1024,
             counter: false,
@@ -150,6 +157,8 @@ struct RowSlot {
     line: u64,
     offset: u64,
     token: Option<i64>,
+    /// More parts of the same input row follow: this one is not counted as a row.
+    continues: bool,
 }
 
 /// What one request carries: one row, or the rows of a batch. Kept and reused by index.
@@ -404,7 +413,8 @@ impl BulkLoad {
 
     pub fn on_response(&mut self, id: SessionRequestId) {
         let Some(group) = self.by_request.remove(&id) else { return };
-        self.stats.rows_ok += self.groups[group].rows.len() as u64;
+        let rows = &self.groups[group].rows;
+        self.stats.rows_ok += rows.iter().filter(|&&slot| !self.slots[slot].continues).count() as u64;
         self.unreachable_since = None;
         self.successes_since_growth += 1;
         // Additive increase: one more in flight per window's worth of successes.
@@ -626,7 +636,7 @@ impl BulkLoad {
                     self.drained = true;
                     return None;
                 }
-                RowOutcome::Good { values, raw, token, line, offset, end_offset } => {
+                RowOutcome::Good { values, raw, token, line, offset, end_offset, continues } => {
                     let slot = match self.free_slots.pop() {
                         Some(s) => s,
                         None => {
@@ -637,6 +647,7 @@ impl BulkLoad {
                                 line: 0,
                                 offset: 0,
                                 token: None,
+                                continues: false,
                             });
                             self.slots.len() - 1
                         }
@@ -650,8 +661,11 @@ impl BulkLoad {
                     row.line = line;
                     row.offset = offset;
                     row.token = token;
+                    row.continues = continues;
                     self.next_seq += 1;
-                    self.order.push_back((seq, end_offset, next_line(line, raw), false, false));
+                    // A row's parts but the last keep the watermark at the row's start.
+                    let next = if continues { line } else { next_line(line, raw) };
+                    self.order.push_back((seq, end_offset, next, false, false));
                     return Some(slot);
                 }
                 RowOutcome::Bad { raw, line, offset, end_offset, kind, column, reason } => {

@@ -70,6 +70,7 @@
 //! tombstone is created. Partition key columns keep null, so the row is reported as having a
 //! null key. Nulls inside collections, tuples and UDTs are elements, never unset.
 
+pub mod cell_times;
 pub mod csv;
 pub mod jsonl;
 pub mod load;
@@ -84,6 +85,8 @@ use std::ops::Range;
 use crate::session::token_from_values;
 use crate::types::{encode_text, ColumnType, ConversionSettings, TextOptions};
 
+pub use self::cell_times::{CellTime, CellTimes};
+use self::cell_times::{read_time, Parts, Resolved};
 pub use self::csv::{CsvFault, CsvOptions, CsvReader, CsvRecord, FieldSpan, DEFAULT_MAX_RECORD_BYTES};
 pub use self::jsonl::{JsonFault, JsonKind, JsonValue, JsonlLine, JsonlReader, ObjectScanner};
 pub use self::options::BulkOptions;
@@ -167,6 +170,8 @@ pub struct BulkConfig {
     pub ignore_unknown: bool,
     /// A null field leaves its column unset instead of binding null (default true).
     pub null_to_unset: bool,
+    /// Per-cell write times and TTLs to load back (CSV only). See [`cell_times`].
+    pub cell_times: Option<CellTimes>,
 }
 
 impl BulkConfig {
@@ -182,6 +187,7 @@ impl BulkConfig {
             max_errors: None,
             ignore_unknown: false,
             null_to_unset: true,
+            cell_times: None,
         }
     }
 }
@@ -287,8 +293,12 @@ pub enum RowOutcome<'a> {
         line: u64,
         /// Absolute byte offset of the row's first byte.
         offset: u64,
-        /// Absolute byte offset just past the row's line end.
+        /// Absolute byte offset just past the row's line end (equal to `offset` while
+        /// `continues`).
         end_offset: u64,
+        /// More parts of the same input row follow (per-cell write times, see
+        /// [`cell_times`]).
+        continues: bool,
     },
     Bad {
         /// The row's bytes as read, line end excluded (for an oversized row, its head only).
@@ -400,6 +410,9 @@ pub struct BulkEncoder {
     ignore_unknown: bool,
     /// By column: a null field binds unset (-2) instead of null (-1).
     null_is_unset: Vec<bool>,
+    cell_times: Option<Resolved>,
+    /// The parts of the current row not yet returned (with cell times).
+    parts: Parts,
     values: Vec<u8>,
     starts: Vec<usize>,
     fatal: Option<BulkError>,
@@ -425,8 +438,18 @@ fn column_list(columns: &[(String, ColumnType)]) -> String {
 
 impl BulkEncoder {
     pub fn new(config: BulkConfig) -> Result<Self, BulkError> {
-        let BulkConfig { format, text, columns, mapping, constants, pk_indexes, max_errors, ignore_unknown, null_to_unset } =
-            config;
+        let BulkConfig {
+            format,
+            text,
+            columns,
+            mapping,
+            constants,
+            pk_indexes,
+            max_errors,
+            ignore_unknown,
+            null_to_unset,
+            cell_times,
+        } = config;
         let config_error = |reason: String| BulkError::Config(reason);
         if columns.len() > u16::MAX as usize {
             return Err(config_error(format!("{} columns; a statement binds at most {}", columns.len(), u16::MAX)));
@@ -530,6 +553,20 @@ impl BulkEncoder {
         };
 
         let null_is_unset = (0..columns.len()).map(|i| null_to_unset && !pk_indexes.contains(&(i as u16))).collect();
+        let cell_times = match (&cell_times, &input) {
+            (None, _) => None,
+            (Some(_), Input::Jsonl { .. }) => return Err(config_error("cell times need CSV input".into())),
+            (Some(config), Input::Csv(_)) => {
+                let mut resolved = Resolved::new(config, |name| find_column(&columns, name)).map_err(config_error)?;
+                if plan.is_some() {
+                    if explicit.is_none() {
+                        return Err(config_error("cell times without a header need an explicit mapping".into()));
+                    }
+                    resolved.place(None).map_err(config_error)?;
+                }
+                Some(resolved)
+            }
+        };
         let mut encoder = BulkEncoder {
             input,
             literal: TextOptions { null_markers: Vec::new(), ..text.clone() },
@@ -542,6 +579,8 @@ impl BulkEncoder {
             max_errors,
             ignore_unknown,
             null_is_unset,
+            cell_times,
+            parts: Parts::default(),
             values: Vec::new(),
             starts: vec![0; columns.len()],
             columns,
@@ -604,6 +643,9 @@ impl BulkEncoder {
         match &self.explicit {
             None => {
                 for (position, name) in names.iter().enumerate() {
+                    if self.cell_times.as_ref().is_some_and(|r| r.fields().any(|field| field == position)) {
+                        continue;
+                    }
                     let Some(index) = find_column(columns, name) else {
                         if self.ignore_unknown {
                             continue;
@@ -732,6 +774,9 @@ impl BulkEncoder {
     /// The next row, or `None` when more input is needed, all input is consumed, or the
     /// encoder stopped ([`BulkEncoder::error`]).
     pub fn next_row(&mut self) -> Option<RowOutcome<'_>> {
+        if self.parts.pending() {
+            return Some(self.next_part());
+        }
         loop {
             if self.fatal.is_some() {
                 return None;
@@ -747,13 +792,30 @@ impl BulkEncoder {
                     self.fatal = Some(error);
                     return None;
                 }
+                Step::Good { token, line, offset, end_offset } if self.cell_times.is_some() => {
+                    match self.start_parts(token, line, offset, end_offset) {
+                        Ok(()) => {
+                            self.good_rows += 1;
+                            return Some(self.next_part());
+                        }
+                        Err(RowError { column, reason, kind }) => {
+                            self.bad_rows += 1;
+                            let raw = match &self.input {
+                                Input::Csv(reader) => reader.raw(),
+                                Input::Jsonl { reader, .. } => reader.raw(),
+                            };
+                            return Some(RowOutcome::Bad { raw, line, offset, end_offset, column, reason, kind });
+                        }
+                    }
+                }
                 Step::Good { token, line, offset, end_offset } => {
                     self.good_rows += 1;
                     let raw = match &self.input {
                         Input::Csv(reader) => reader.raw(),
                         Input::Jsonl { reader, .. } => reader.raw(),
                     };
-                    return Some(RowOutcome::Good { values: &self.values, raw, token, line, offset, end_offset });
+                    let values = &self.values;
+                    return Some(RowOutcome::Good { values, raw, token, line, offset, end_offset, continues: false });
                 }
                 Step::Bad { line, offset, end_offset, kind, column, reason } => {
                     self.bad_rows += 1;
@@ -770,6 +832,52 @@ impl BulkEncoder {
                 }
             }
         }
+    }
+
+    /// Reads the current CSV row's cell times and groups its encoded values into parts.
+    fn start_parts(&mut self, token: Option<i64>, line: u64, offset: u64, end_offset: u64) -> Result<(), RowError> {
+        let (Some(resolved), Input::Csv(reader)) = (&self.cell_times, &self.input) else { return Ok(()) };
+        let parts = &mut self.parts;
+        parts.full.clear();
+        parts.full.extend_from_slice(&self.values);
+        parts.starts.clear();
+        parts.starts.extend_from_slice(&self.starts);
+        parts.times.clear();
+        let field = |position: Option<usize>| -> &str {
+            let span = position.and_then(|p| reader.fields().get(p).copied());
+            span.and_then(|span| std::str::from_utf8(reader.field_bytes(span)).ok()).unwrap_or("")
+        };
+        for cell in &resolved.timed {
+            let name = self.columns.get(cell.column).map_or("?", |(n, _)| n.as_str());
+            let fail = |reason: std::borrow::Cow<'static, str>| RowError {
+                kind: BadRowKind::Value,
+                column: Some(BadColumn::Name(name.to_owned())),
+                reason: format!("column {name}: {reason}"),
+            };
+            let at = parts.starts.get(cell.column).copied().unwrap_or(0);
+            let unset = parts.full.get(at..at + 4) == Some(&(-2i32).to_be_bytes()[..]);
+            let writetime = read_time::<i64>(field(cell.writetime), "write time").map_err(fail)?;
+            let ttl = read_time::<i32>(field(cell.ttl), "TTL").map_err(fail)?;
+            parts.times.push((!unset).then_some((writetime, ttl)));
+        }
+        parts.group();
+        (parts.token, parts.line, parts.offset, parts.end_offset) = (token, line, offset, end_offset);
+        Ok(())
+    }
+
+    /// The next part of the current row (see [`cell_times`]).
+    fn next_part(&mut self) -> RowOutcome<'_> {
+        let last = match &self.cell_times {
+            Some(resolved) => self.parts.build(resolved, &self.columns, &mut self.values, &mut self.starts),
+            None => true,
+        };
+        let raw = match &self.input {
+            Input::Csv(reader) => reader.raw(),
+            Input::Jsonl { reader, .. } => reader.raw(),
+        };
+        let Parts { token, line, offset, end_offset, .. } = self.parts;
+        let end_offset = if last { end_offset } else { offset };
+        RowOutcome::Good { values: &self.values, raw, token, line, offset, end_offset, continues: !last }
     }
 
     fn csv_step(&mut self) -> Step {
@@ -855,6 +963,9 @@ impl BulkEncoder {
             let name = std::str::from_utf8(reader.field_bytes(*span))
                 .map_err(|e| format!("field {} is not UTF-8 (at byte {})", position + 1, e.valid_up_to()))?;
             names.push(name);
+        }
+        if let Some(resolved) = &mut self.cell_times {
+            resolved.place(Some(&names))?;
         }
         let plan = self.header_plan(&names)?;
         self.install_plan(plan, true)

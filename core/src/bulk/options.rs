@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use super::load::{BatchGrouping, LoadConfig};
-use super::{BulkConfig, BulkError, CsvOptions, Format, Mapping};
+use super::{BulkConfig, BulkError, CellTime, CellTimes, CsvOptions, FieldRef, Format, Mapping};
 use crate::types::{ColumnType, ConversionSettings, EpochUnit};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
@@ -36,6 +36,32 @@ pub enum BatchByName {
     Partition,
 }
 
+/// A CSV field: a 0-based position or a header name.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum FieldName {
+    Position(usize),
+    Name(String),
+}
+
+impl From<FieldName> for FieldRef {
+    fn from(field: FieldName) -> FieldRef {
+        match field {
+            FieldName::Position(position) => FieldRef::Index(position),
+            FieldName::Name(name) => FieldRef::Name(name),
+        }
+    }
+}
+
+/// The fields that carry a column's write time (µs) and TTL (s); see [`super::cell_times`].
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CellTimeFields {
+    pub column: String,
+    pub writetime: Option<FieldName>,
+    pub ttl: Option<FieldName>,
+}
+
 /// Every option of a bulk load; absent (or `null`) keys take the defaults.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -60,6 +86,8 @@ pub struct BulkOptions {
     pub ignore_unknown: Option<bool>,
     /// Text options and null-to-unset, applied after the keys above.
     pub conversion: Option<ConversionSettings>,
+    /// Per-cell write times and TTLs; the statement ends `USING TIMESTAMP ? AND TTL ?`.
+    pub cell_times: Option<Vec<CellTimeFields>>,
     pub consistency: Option<u16>,
     /// Write timestamp (µs since the epoch) of every row.
     pub timestamp: Option<i64>,
@@ -150,9 +178,26 @@ impl BulkOptions {
         if let Some(settings) = &self.conversion {
             bulk.apply_conversion(settings)?;
         }
+        bulk.cell_times = self.cell_times.map(|cells| CellTimes {
+            timestamp_marker: "[timestamp]".into(),
+            ttl_marker: "[ttl]".into(),
+            cells: cells
+                .into_iter()
+                .map(|cell| CellTime {
+                    column: cell.column,
+                    writetime: cell.writetime.map(FieldRef::from),
+                    ttl: cell.ttl.map(FieldRef::from),
+                })
+                .collect(),
+        });
 
         let defaults = LoadConfig::default();
         let max_concurrency = self.max_concurrency.unwrap_or(defaults.max_concurrency).max(1);
+        let idempotent = self.idempotent.unwrap_or(defaults.idempotent);
+        let counter = self.counter.unwrap_or(false);
+        // Batches by default only where a refused batch may be sent again row by row: a
+        // counter or non-idempotent batch refused after a partial write would apply twice.
+        let default_batch = if idempotent && !counter { defaults.batch_size } else { 1 };
         let load = LoadConfig {
             consistency: self.consistency,
             default_timestamp: self.timestamp,
@@ -161,18 +206,18 @@ impl BulkOptions {
                 .initial_concurrency
                 .unwrap_or(defaults.initial_concurrency)
                 .clamp(1, max_concurrency),
-            idempotent: self.idempotent.unwrap_or(defaults.idempotent),
+            idempotent,
             max_retries: self.max_retries.unwrap_or(defaults.max_retries),
             timeout_us: self.timeout_ms.map(|ms| ms.saturating_mul(1000)),
             seed: self.seed.unwrap_or(defaults.seed),
             stop_at_offset: self.stop_at_offset,
-            batch_size: self.batch_size.unwrap_or(defaults.batch_size).max(1),
+            batch_size: self.batch_size.unwrap_or(default_batch).max(1),
             batch_by: match self.batch_by {
                 None | Some(BatchByName::Replica) => BatchGrouping::Replicas,
                 Some(BatchByName::Partition) => BatchGrouping::Partition,
             },
             batch_max_bytes: self.batch_max_bytes.unwrap_or(defaults.batch_max_bytes).max(1),
-            counter: self.counter.unwrap_or(false),
+            counter,
             ..defaults
         };
         Ok((bulk, load))
@@ -200,6 +245,17 @@ mod tests {
                     .into()
             )
         );
+    }
+
+    #[test]
+    fn only_idempotent_loads_batch_by_default() {
+        let columns = || vec![("a".to_owned(), ColumnType::Int)];
+        let batch =
+            |json: &str| BulkOptions::from_json(json).unwrap().into_configs(columns(), vec![0]).unwrap().1.batch_size;
+        assert_eq!(batch("{}"), LoadConfig::default().batch_size);
+        assert_eq!(batch(r#"{"counter":true,"idempotent":false}"#), 1);
+        assert_eq!(batch(r#"{"idempotent":false}"#), 1);
+        assert_eq!(batch(r#"{"idempotent":false,"batchSize":8}"#), 8);
     }
 
     #[test]

@@ -502,6 +502,10 @@ fn custom_class(class: &str, depth: usize) -> Result<ColumnType, TypeParseError>
     let mut p = MarshalParser::new(class);
     p.skip_ws();
     let name = p.name();
+    if name.is_empty() {
+        // Nothing names no class: refused, as a vector holding it could not be written back.
+        return Err(syntax(p.pos, "expected a class name"));
+    }
     if short_marshal_name(name) != "VectorType" {
         let mut whole = MarshalParser::new(class);
         return match whole.parse_type(depth) {
@@ -939,6 +943,8 @@ mod tests {
             ("ks.address", 0, "unknown type 'address' (a UDT needs the form udt<ks.name>{field:type,...})"),
             ("udt<ks.a>{x:int", 15, "expected ','"),
             ("'unterminated", 0, "unterminated string"),
+            ("''", 1, "expected a class name"),
+            ("vector<'  ', 1>", 10, "expected a class name"),
             ("\"unterminated", 0, "unterminated quoted identifier"),
         ] {
             assert_eq!(

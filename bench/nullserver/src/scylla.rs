@@ -1,0 +1,113 @@
+//! The Scylla personality (`--scylla-shards N`): what a ScyllaDB node tells drivers about its
+//! shards, per the protocol-extension document, and counters of which shard served what.
+//!
+//! Each connection belongs to one shard. On the shard-aware port the client's source port
+//! modulo N picks it (plus one with `--scylla-nat`, as if a NAT rewrote the port); on the
+//! regular port connections go round-robin. Every EXECUTE with a routable partition key is
+//! counted as served by its connection's shard, and as on the owning shard or not, by the
+//! core's own `shard_of` (its vectors come from an independent implementation).
+
+use cqlwire_core::cluster::{routing_token, shard_of};
+
+pub const IGNORE_MSB: u8 = 12;
+pub const LWT_FLAG: i32 = i32::MIN;
+pub const RATE_LIMIT_ERROR: i32 = 0xF000;
+
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub shards: u16,
+    pub shard_port: Option<u16>,
+    pub nat: bool,
+    /// Every Kth EXECUTE is refused with the rate-limit error (0: never).
+    pub rate_limit_every: u64,
+}
+
+#[derive(Default)]
+pub struct Personality {
+    pub options: Options,
+    round_robin: u16,
+    /// Connections accepted on the shard-aware port.
+    shard_port_connections: u64,
+    executes: u64,
+    on_owning_shard: u64,
+    unroutable: u64,
+    rate_limited: u64,
+    per_shard: Vec<u64>,
+}
+
+impl Personality {
+    pub fn new(options: Options) -> Self {
+        let per_shard = vec![0; usize::from(options.shards)];
+        Self { options, per_shard, ..Self::default() }
+    }
+
+    pub fn enabled(&self) -> bool {
+        self.options.shards > 0
+    }
+
+    /// The shard of a connection accepted on the shard-aware port from `peer_port`, or on
+    /// the regular port (`None`).
+    pub fn assign(&mut self, peer_port: Option<u16>) -> u16 {
+        let n = self.options.shards.max(1);
+        match peer_port {
+            Some(p) => {
+                self.shard_port_connections += 1;
+                (p % n + u16::from(self.options.nat)) % n
+            }
+            None => {
+                self.round_robin = self.round_robin.wrapping_add(1);
+                (self.round_robin - 1) % n
+            }
+        }
+    }
+
+    /// The SUPPORTED entries of a connection served by `shard`.
+    pub fn supported(&self, shard: u16) -> Vec<(&'static str, Vec<String>)> {
+        let mut out = vec![
+            ("SCYLLA_SHARD", vec![shard.to_string()]),
+            ("SCYLLA_NR_SHARDS", vec![self.options.shards.to_string()]),
+            ("SCYLLA_PARTITIONER", vec!["org.apache.cassandra.dht.Murmur3Partitioner".to_owned()]),
+            ("SCYLLA_SHARDING_ALGORITHM", vec!["biased-token-round-robin".to_owned()]),
+            ("SCYLLA_SHARDING_IGNORE_MSB", vec![IGNORE_MSB.to_string()]),
+            ("SCYLLA_LWT_ADD_METADATA_MARK", vec![format!("LWT_OPTIMIZATION_META_BIT_MASK={}", LWT_FLAG as u32)]),
+            ("SCYLLA_RATE_LIMIT_ERROR", vec![format!("ERROR_CODE={RATE_LIMIT_ERROR}")]),
+        ];
+        if let Some(p) = self.options.shard_port {
+            out.push(("SCYLLA_SHARD_AWARE_PORT", vec![p.to_string()]));
+        }
+        out
+    }
+
+    /// Counts an EXECUTE served by `shard` with these partition-key components; true when
+    /// it is to be refused with the rate-limit error.
+    pub fn count_execute(&mut self, shard: u16, key: Option<&[&[u8]]>) -> bool {
+        self.executes += 1;
+        if let Some(n) = self.per_shard.get_mut(usize::from(shard)) {
+            *n += 1;
+        }
+        match key.and_then(|k| routing_token(k).ok()) {
+            Some(token) if shard_of(token, self.options.shards, IGNORE_MSB) == shard => self.on_owning_shard += 1,
+            Some(_) => {}
+            None => self.unroutable += 1,
+        }
+        let every = self.options.rate_limit_every;
+        let refuse = every > 0 && self.executes % every == 0;
+        self.rate_limited += u64::from(refuse);
+        refuse
+    }
+
+    /// The counters as a JSON object, for the totals line.
+    pub fn report(&self) -> String {
+        let per_shard: Vec<String> = self.per_shard.iter().map(u64::to_string).collect();
+        format!(
+            "{{\"shards\":{},\"shard_port_connections\":{},\"executes\":{},\"on_owning_shard\":{},\"unroutable\":{},\"rate_limited\":{},\"per_shard\":[{}]}}",
+            self.options.shards,
+            self.shard_port_connections,
+            self.executes,
+            self.on_owning_shard,
+            self.unroutable,
+            self.rate_limited,
+            per_shard.join(",")
+        )
+    }
+}

@@ -1,0 +1,317 @@
+/**
+ * The DataStax driver's `Client` over cqlwire's: callbacks or promises, `eachRow` with
+ * `autoPage`/`nextPage`, `stream()`, Host objects and events, DataStax value representations.
+ * Each runtime entry (compat/node.ts, compat/deno.ts, compat/workerd.ts) plugs in its client.
+ */
+import type { BaseClient, ClientOptions, Row as CoreRow } from "../mod.ts";
+import { ArgumentError, DriverError } from "../src/errors.ts";
+import { consistencies } from "../src/types.ts";
+import type { Metadata } from "../src/metadata.ts";
+import { type EncodingOptions, hintFor } from "./convert.ts";
+import { Host, HostMap } from "./hosts.ts";
+import { type CompatClientOptions, type CompatQueryOptions, clientOptions, executeOptions, ExecutionProfile } from "./options.ts";
+import { convertRows, ResultSet } from "./result.ts";
+import type { Row } from "./values.ts";
+
+type Params = unknown[] | Record<string, unknown> | null | undefined;
+type Callback<T> = (err: Error | null, value?: T) => void;
+type Listener = (...args: unknown[]) => void;
+
+/** What a runtime provides: its cqlwire client and how to make a stream of rows. */
+export interface CompatRuntime {
+  Client: new (options: ClientOptions) => BaseClient;
+  /** A Node `Readable` (object mode) where there is one; else an async iterable emitter. */
+  readable(source: AsyncIterable<Row>): RowStream;
+}
+
+export interface RowStream extends AsyncIterable<Row> {
+  on(event: string, listener: Listener): unknown;
+}
+
+let runtime: CompatRuntime | null = null;
+
+export function setCompatRuntime(r: CompatRuntime): void {
+  runtime = r;
+}
+
+/** Runs `promise` through `callback` when there is one; else returns it. */
+function settle<T>(promise: Promise<T>, callback: Callback<T> | undefined): Promise<T> | undefined {
+  if (typeof callback !== "function") return promise;
+  promise.then((v) => callback(null, v), (e) => callback(e));
+  return undefined;
+}
+
+export class Client {
+  readonly options: CompatClientOptions;
+  readonly hosts = new HostMap();
+  readonly profiles = new Map<string, ExecutionProfile>();
+  /** cqlwire's own client underneath (its modern API: bigint, bulkLoad, streamCsv...). */
+  readonly cqlwire: BaseClient;
+  private readonly encoding: EncodingOptions;
+  private readonly listeners = new Map<string, Set<Listener>>();
+  private connected = false;
+
+  constructor(options: CompatClientOptions) {
+    if (runtime === null) throw new DriverError("cqlwire/compat was loaded without a runtime entry", "ERR_NO_RUNTIME");
+    if (options === null || typeof options !== "object") throw new ArgumentError("Client options must be an object");
+    this.options = options;
+    this.encoding = options.encoding ?? {};
+    for (const p of options.profiles ?? []) this.profiles.set(p.name, p);
+    this.cqlwire = new runtime.Client(clientOptions(options));
+    this.cqlwire.on("hostUp", (address) => this.hostChanged(String(address), true));
+    this.cqlwire.on("hostDown", (address) => this.hostChanged(String(address), false));
+    this.cqlwire.on("log", (level, message) => this.emit("log", level, "Client", message));
+  }
+
+  get keyspace(): string | undefined {
+    return this.cqlwire.keyspace;
+  }
+
+  get metadata(): Metadata {
+    return this.cqlwire.metadata;
+  }
+
+  get metrics() {
+    return this.cqlwire.getMetrics();
+  }
+
+  on(event: string, listener: Listener): this {
+    let set = this.listeners.get(event);
+    if (!set) this.listeners.set(event, (set = new Set()));
+    set.add(listener);
+    return this;
+  }
+
+  addListener(event: string, listener: Listener): this {
+    return this.on(event, listener);
+  }
+
+  once(event: string, listener: Listener): this {
+    const once: Listener = (...args) => {
+      this.off(event, once);
+      listener(...args);
+    };
+    return this.on(event, once);
+  }
+
+  off(event: string, listener: Listener): this {
+    this.listeners.get(event)?.delete(listener);
+    return this;
+  }
+
+  removeListener(event: string, listener: Listener): this {
+    return this.off(event, listener);
+  }
+
+  removeAllListeners(event?: string): this {
+    if (event === undefined) this.listeners.clear();
+    else this.listeners.delete(event);
+    return this;
+  }
+
+  emit(event: string, ...args: unknown[]): boolean {
+    const set = this.listeners.get(event);
+    if (!set || set.size === 0) return false;
+    for (const fn of [...set]) {
+      // A listener that throws must not break the driver loop that emitted.
+      try {
+        fn(...args);
+      } catch (e) {
+        queueMicrotask(() => {
+          throw e;
+        });
+      }
+    }
+    return true;
+  }
+
+  connect(callback?: Callback<void>): Promise<void> | undefined {
+    return settle(this.connectOnce(), callback);
+  }
+
+  private async connectOnce(): Promise<void> {
+    await this.cqlwire.connect();
+    if (this.connected) return;
+    this.connected = true;
+    this.syncHosts();
+    if (this.options.isMetadataSyncEnabled !== false) await this.cqlwire.metadata.refreshKeyspaces();
+    this.emit("connected");
+  }
+
+  /** Host objects for the nodes the core knows, with hostAdd/hostRemove for the changes. */
+  private syncHosts(): void {
+    const nodes = this.cqlwire.getState().nodes;
+    const seen = new Set<string>();
+    for (const n of nodes) {
+      const address = String(n.address);
+      seen.add(address);
+      const existing = this.hosts.get(address);
+      if (existing) existing.update(n);
+      else {
+        const host = new Host(address, n);
+        this.hosts.set(address, host);
+        this.emit("hostAdd", host);
+      }
+    }
+    for (const address of this.hosts.keys()) {
+      if (!seen.has(address)) {
+        const host = this.hosts.get(address)!;
+        this.hosts.delete(address);
+        this.emit("hostRemove", host);
+      }
+    }
+  }
+
+  private hostChanged(address: string, up: boolean): void {
+    this.syncHosts();
+    const host = this.hosts.get(address);
+    if (!host) return;
+    host.setUp(up);
+    this.emit(up ? "hostUp" : "hostDown", host);
+  }
+
+  execute(query: string, params?: Params | Callback<ResultSet>, options?: CompatQueryOptions | Callback<ResultSet>, callback?: Callback<ResultSet>): Promise<ResultSet> | undefined {
+    if (typeof params === "function") return settle(this.run(query, null, undefined), params);
+    if (typeof options === "function") return settle(this.run(query, params, undefined), options);
+    return settle(this.run(query, params, options), callback);
+  }
+
+  private async run(query: string, params: Params, options: CompatQueryOptions | undefined): Promise<ResultSet> {
+    if (!this.connected) await this.connectOnce();
+    const o = this.queryOptions(params, options);
+    const raw = await this.cqlwire.execute(query, params ?? null, o);
+    return new ResultSet(raw, this.encoding, this.consistencyOf(o));
+  }
+
+  /** The statement's options, with hints for DataStax values in unprepared statements. */
+  private queryOptions(params: Params, options: CompatQueryOptions | undefined) {
+    const o = executeOptions(options, this.profiles);
+    const prepare = o.prepare ?? this.options.queryOptions?.prepare ?? false;
+    if (!prepare && Array.isArray(params) && o.hints === undefined) {
+      let hints: Array<string | null> | undefined;
+      for (let i = 0; i < params.length; i++) {
+        const h = hintFor(params[i]);
+        if (h !== null) (hints ??= new Array(params.length).fill(null))[i] = h;
+      }
+      if (hints) o.hints = hints;
+    }
+    return o;
+  }
+
+  /** The consistency a request goes out with: its own, the client's, else the core's LOCAL_ONE. */
+  private consistencyOf(o: { consistency?: number }): number {
+    return o.consistency ?? this.cqlwire.options.queryOptions.consistency ?? consistencies.localOne;
+  }
+
+  batch(queries: Array<string | { query: string; params?: Params }>, options?: CompatQueryOptions | Callback<ResultSet>, callback?: Callback<ResultSet>): Promise<ResultSet> | undefined {
+    if (typeof options === "function") return settle(this.runBatch(queries, undefined), options);
+    return settle(this.runBatch(queries, options), callback);
+  }
+
+  private async runBatch(queries: Array<string | { query: string; params?: Params }>, options: CompatQueryOptions | undefined): Promise<ResultSet> {
+    if (!this.connected) await this.connectOnce();
+    if (!Array.isArray(queries)) throw new ArgumentError("batch needs an array of queries");
+    const o = executeOptions(options, this.profiles);
+    const items = queries.map((q) => {
+      const item = typeof q === "string" ? { query: q } : q;
+      const prepare = o.prepare ?? this.options.queryOptions?.prepare ?? false;
+      const hints = !prepare && Array.isArray(item.params) ? item.params.map(hintFor) : undefined;
+      return { query: item.query, params: item.params ?? undefined, hints: hints?.some((h) => h !== null) ? hints : undefined };
+    });
+    return new ResultSet(await this.cqlwire.batch(items as never, o), this.encoding, this.consistencyOf(o));
+  }
+
+  /**
+   * Calls `rowCallback(n, row)` for each row, then `callback(err, result)`. With `autoPage`
+   * every page is fetched; without, `result.nextPage()` fetches the next one and the same
+   * callbacks run again.
+   */
+  eachRow(query: string, ...args: unknown[]): void {
+    const fns = args.filter((a) => typeof a === "function") as Array<(...x: unknown[]) => void>;
+    const rest = args.filter((a) => typeof a !== "function");
+    const [rowCallback, callback] = fns;
+    if (typeof rowCallback !== "function") throw new ArgumentError("eachRow needs a row callback");
+    const params = rest[0] as Params;
+    const options = (rest[1] ?? {}) as CompatQueryOptions;
+    let n = 0;
+    const page = (pageState: Uint8Array | undefined) => {
+      this.run(query, params, pageState ? { ...options, pageState } : options).then(
+        (rs) => {
+          try {
+            for (const row of rs.rows) rowCallback(n++, row);
+          } catch (e) {
+            callback?.(e as Error);
+            return;
+          }
+          const next = rs.raw.rawPageState;
+          if (next && options.autoPage) return page(next);
+          if (next) rs.nextPage = () => page(next);
+          callback?.(null, rs);
+        },
+        (e) => callback?.(e),
+      );
+    };
+    page(undefined);
+  }
+
+  /** The rows across pages: a Node `Readable` in object mode on Node, and async iterable everywhere. */
+  stream(query: string, params?: Params, options?: CompatQueryOptions, callback?: Callback<void>): RowStream {
+    const rows = this.rowsAcrossPages(query, params, options);
+    const s = runtime!.readable(rows);
+    if (typeof callback === "function") {
+      s.on("end", () => callback(null));
+      s.on("error", (e) => callback(e as Error));
+    }
+    return s;
+  }
+
+  private async *rowsAcrossPages(query: string, params: Params, options: CompatQueryOptions | undefined): AsyncGenerator<Row> {
+    if (!this.connected) await this.connectOnce();
+    const o = this.queryOptions(params, options);
+    let rs = await this.cqlwire.execute<CoreRow>(query, params ?? null, o);
+    for (;;) {
+      yield* convertRows(rs, this.encoding);
+      const next = await rs.fetchNextPage();
+      if (next === null) return;
+      rs = next;
+    }
+  }
+
+  shutdown(callback?: Callback<void>): Promise<void> | undefined {
+    return settle(this.cqlwire.shutdown().then(() => {
+      this.connected = false;
+    }), callback);
+  }
+
+  getState(): ClientState {
+    return new ClientState(this.cqlwire.getState(), this.hosts);
+  }
+
+  /** The replicas of a Murmur3 token (cqlwire's bigint form) in `keyspace`. */
+  async getReplicas(keyspace: string, token: bigint): Promise<Host[]> {
+    const addresses = await this.cqlwire.metadata.getReplicas(keyspace, token);
+    return addresses.map((a) => this.hosts.get(a)).filter((h): h is Host => h !== undefined);
+  }
+}
+
+/** `client.getState()`: connections and in-flight requests per host. */
+export class ClientState {
+  constructor(private readonly state: ReturnType<BaseClient["getState"]>, private readonly hosts: HostMap) {}
+
+  getConnectedHosts(): Host[] {
+    const open = new Set(this.state.connections.map((c) => String(c.address)));
+    return this.hosts.values().filter((h) => open.has(h.address));
+  }
+
+  getOpenConnections(host: Host): number {
+    return this.state.connections.filter((c) => c.address === host.address).length;
+  }
+
+  getInFlightQueries(host: Host): number {
+    return this.state.connections.filter((c) => c.address === host.address).reduce((sum, c) => sum + Number(c.inFlight ?? 0), 0);
+  }
+
+  toString(): string {
+    return this.getConnectedHosts().map((h) => `${h.address} (${this.getOpenConnections(h)}/${this.getInFlightQueries(h)})`).join(", ");
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * cqlwire's values turned into the DataStax driver's representations, one converter compiled
+ * per column type, and the CQL type of a DataStax value for unprepared statements.
+ */
+import { CqlDate, CqlDecimal, CqlDuration, CqlTime, CqlTimestamp, type TypeInfo } from "../src/codec/mod.ts";
+import { TimeUuid, Uuid } from "../src/values/uuid.ts";
+import { parseUuid } from "../src/values/uuid.ts";
+import { BigDecimal, Integer, Long, longFromBigInt } from "./numbers.ts";
+import { Duration, InetAddress, LocalDate, LocalTime, Tuple } from "./values.ts";
+
+/** The `encoding` client options of the DataStax driver. */
+export interface EncodingOptions {
+  /** A Map-like constructor for CQL maps (default: plain objects, as the DataStax driver). */
+  map?: new (entries?: Iterable<[unknown, unknown]>) => unknown;
+  /** A Set-like constructor for CQL sets (default: arrays). */
+  set?: new (values?: Iterable<unknown>) => unknown;
+  copyBuffer?: boolean;
+  useUndefinedAsUnset?: boolean;
+  /** bigint and counter columns as native bigint rather than Long. */
+  useBigIntAsLong?: boolean;
+  /** varint columns as native bigint rather than Integer. */
+  useBigIntAsVarint?: boolean;
+}
+
+export type Converter = (value: unknown) => unknown;
+
+const identity: Converter = (v) => v;
+
+type BufferLike = { from(b: ArrayBufferLike, offset: number, length: number): Uint8Array };
+const NodeBuffer = (globalThis as { Buffer?: BufferLike }).Buffer;
+
+/** A blob as a Buffer where Node's Buffer exists (a view, no copy). */
+const toBuffer: Converter = NodeBuffer
+  ? (v) => (v instanceof Uint8Array ? NodeBuffer.from(v.buffer, v.byteOffset, v.byteLength) : v)
+  : identity;
+
+export function converterFor(t: TypeInfo, enc: EncodingOptions): Converter {
+  const c = compile(t, enc);
+  return c === identity ? identity : (v) => (v === null || v === undefined ? v : c(v));
+}
+
+function compile(t: TypeInfo, enc: EncodingOptions): Converter {
+  switch (t.kind) {
+    case "bigint":
+    case "counter":
+      return enc.useBigIntAsLong ? identity : (v) => longFromBigInt(v as bigint);
+    case "varint":
+      return enc.useBigIntAsVarint ? identity : (v) => Integer.fromBigInt(v as bigint);
+    case "decimal":
+      return (v) => BigDecimal.of(v as CqlDecimal);
+    case "uuid":
+      return (v) => new Uuid(parseUuid(v as string));
+    case "timeuuid":
+      return (v) => new TimeUuid(parseUuid(v as string));
+    case "inet":
+      return (v) => InetAddress.fromString(v as string);
+    case "date":
+      return (v) => new LocalDate((v as CqlDate).days);
+    case "time":
+      return (v) => new LocalTime((v as CqlTime).nanos);
+    case "duration":
+      return (v) => new Duration((v as CqlDuration).months, (v as CqlDuration).days, (v as CqlDuration).nanos);
+    case "timestamp":
+      // Beyond Date's range there is no DataStax form: the Long of its milliseconds.
+      return (v) => (v instanceof CqlTimestamp ? longFromBigInt(v.ms) : v);
+    case "blob":
+    case "custom":
+      return toBuffer;
+    case "list": {
+      const e = converterFor(t.element, enc);
+      return e === identity ? identity : (v) => (v as unknown[]).map(e);
+    }
+    case "set": {
+      const e = converterFor(t.element, enc);
+      const Set = enc.set;
+      if (Set) return (v) => new Set((v as unknown[]).map(e));
+      return e === identity ? identity : (v) => (v as unknown[]).map(e);
+    }
+    case "map": {
+      const k = converterFor(t.key, enc);
+      const val = converterFor(t.value, enc);
+      const MapClass = enc.map;
+      if (MapClass) return (v) => new MapClass([...(v as Map<unknown, unknown>)].map(([a, b]) => [k(a), val(b)] as [unknown, unknown]));
+      // The DataStax default: a plain object keyed by the keys' text.
+      return (v) => {
+        const out: Record<string, unknown> = {};
+        for (const [a, b] of v as Map<unknown, unknown>) out[String(k(a))] = val(b);
+        return out;
+      };
+    }
+    case "tuple": {
+      const cs = t.elements.map((e) => converterFor(e, enc));
+      return (v) => Tuple.fromArray((v as unknown[]).map((x, i) => (cs[i] ?? identity)(x)));
+    }
+    case "udt": {
+      const fields = t.fields.map((f) => [f.name, converterFor(f.type, enc)] as const);
+      return (v) => {
+        const record = v as Record<string, unknown>;
+        const out: Record<string, unknown> = {};
+        for (const [name, c] of fields) if (name in record) out[name] = c(record[name]);
+        return out;
+      };
+    }
+    default:
+      return identity;
+  }
+}
+
+/** The CQL type of a DataStax value class, for an unprepared statement without hints. */
+export function hintFor(value: unknown): string | null {
+  if (value instanceof TimeUuid) return "timeuuid";
+  if (value instanceof Uuid) return "uuid";
+  if (Long.isLong(value)) return "bigint";
+  if (value instanceof Integer) return "varint";
+  if (value instanceof BigDecimal) return "decimal";
+  if (value instanceof InetAddress) return "inet";
+  if (value instanceof LocalDate) return "date";
+  if (value instanceof LocalTime) return "time";
+  if (value instanceof Duration) return "duration";
+  return null;
+}

@@ -1,0 +1,128 @@
+/**
+ * `cqlwire/compat`: the DataStax Node.js driver's (`cassandra-driver` 4.x) API over cqlwire.
+ * Code written for it runs by changing the import or the `require`. The runtime entries
+ * (node.ts, deno.ts, workerd.ts) plug in their client and re-export this module.
+ */
+import { CqlDate, CqlDecimal, CqlDuration, CqlTime, CqlTimestamp, unset } from "../src/codec/mod.ts";
+import {
+  ArgumentError,
+  AuthenticationError,
+  ConnectionError,
+  DriverError,
+  DriverInternalError,
+  NoHostAvailableError,
+  NotSupportedError,
+  OperationTimedOutError,
+  ResponseError,
+} from "../src/errors.ts";
+import { consistencies, dataTypes, distance, responseErrorCodes } from "../src/types.ts";
+import { TimeUuid, Uuid } from "../src/values/uuid.ts";
+import { BigDecimal, Integer, Long } from "./numbers.ts";
+import { ResultSet } from "./result.ts";
+import { Duration, InetAddress, LocalDate, LocalTime, Row, Tuple } from "./values.ts";
+
+export { Client, ClientState, setCompatRuntime } from "./client.ts";
+export type { CompatRuntime, RowStream } from "./client.ts";
+export { ExecutionProfile } from "./options.ts";
+export type { CompatClientOptions as ClientOptions, CompatQueryOptions as QueryOptions } from "./options.ts";
+export { Host, HostMap } from "./hosts.ts";
+export { auth } from "./auth.ts";
+export { policies } from "./policies.ts";
+export { concurrent } from "./concurrent.ts";
+export type { EncodingOptions } from "./convert.ts";
+
+/** Raised by the DataStax driver when a connection has no free stream ids; cqlwire queues instead. */
+export class BusyConnectionError extends DriverError {
+  constructor(address: string, maxRequestsPerConnection: number, connectionLength: number) {
+    super(`All connections to host ${address} are busy, ${maxRequestsPerConnection} requests are in-flight on ${connectionLength} connection(s)`, "ERR_BUSY");
+    this.name = "BusyConnectionError";
+  }
+}
+
+export const errors = {
+  ArgumentError,
+  AuthenticationError,
+  BusyConnectionError,
+  ConnectionError,
+  DriverError,
+  DriverInternalError,
+  NoHostAvailableError,
+  NotSupportedError,
+  OperationTimedOutError,
+  ResponseError,
+};
+
+export const protocolVersion = {
+  v1: 0x01,
+  v2: 0x02,
+  v3: 0x03,
+  v4: 0x04,
+  v5: 0x05,
+  v6: 0x06,
+  dseV1: 0x41,
+  dseV2: 0x42,
+  maxSupported: 0x05,
+  minSupported: 0x04,
+  isSupported: (v: number) => v === 4 || v === 5,
+};
+
+export const types = {
+  consistencies,
+  dataTypes,
+  distance,
+  responseErrorCodes,
+  protocolVersion,
+  unset,
+  Long,
+  Integer,
+  BigDecimal,
+  Uuid,
+  TimeUuid,
+  LocalDate,
+  LocalTime,
+  InetAddress,
+  Tuple,
+  Duration,
+  Row,
+  ResultSet,
+  // cqlwire's own exact forms are accepted as parameters too.
+  CqlDate,
+  CqlDecimal,
+  CqlDuration,
+  CqlTime,
+  CqlTimestamp,
+};
+
+function notSupported(what: string, why: string) {
+  return new Proxy({}, {
+    get(_t, key) {
+      if (typeof key === "symbol" || key === "then") return undefined;
+      throw new NotSupportedError(`${what}.${String(key)} is not supported by cqlwire: ${why}`);
+    },
+  });
+}
+
+/** DSE-only features (graph, geotypes, DSE auth schemes) have no Apache Cassandra counterpart. */
+export const datastax = notSupported("datastax", "DSE graph and search run only on DataStax Enterprise");
+export const geometry = notSupported("geometry", "DSE geotypes (Point, LineString, Polygon) exist only on DataStax Enterprise");
+export const mapping = notSupported("mapping", "the object mapper is not implemented yet (see the README's migration table)");
+export const tracker = notSupported("tracker", "request trackers are not implemented yet");
+export const metrics = notSupported("metrics", "use client.metrics (cqlwire's counters and latency histogram)");
+
+/** The DataStax driver's version this API follows. */
+export const version = "4.8.0-cqlwire";
+
+export function defaultOptions() {
+  return {
+    policies: {},
+    queryOptions: { fetchSize: 5000, prepare: false, consistency: consistencies.localOne },
+    protocolOptions: { port: 9042, maxSchemaAgreementWaitSeconds: 10 },
+    socketOptions: { connectTimeout: 5000, readTimeout: 12000 },
+    pooling: { heartBeatInterval: 30000 },
+    encoding: { useUndefinedAsUnset: true },
+    isMetadataSyncEnabled: true,
+    maxPrepared: 500,
+    prepareOnAllHosts: true,
+    rePrepareOnUp: true,
+  };
+}

@@ -1,0 +1,159 @@
+/**
+ * The DataStax driver's client and query options translated to cqlwire's. What has no
+ * counterpart is dropped here, on purpose, with the reason in the README's migration table.
+ */
+import type { BatchOptions, ClientOptions, ExecuteOptions } from "../mod.ts";
+import { NotSupportedError } from "../src/errors.ts";
+import type { EncodingOptions } from "./convert.ts";
+import { longToBigInt } from "./numbers.ts";
+import type { AuthProvider } from "./auth.ts";
+import { type Policies, policyOptions } from "./policies.ts";
+
+export interface CompatQueryOptions {
+  autoPage?: boolean;
+  captureStackTrace?: boolean;
+  consistency?: number;
+  counter?: boolean;
+  customPayload?: unknown;
+  executionProfile?: string | ExecutionProfile;
+  fetchSize?: number;
+  hints?: Array<string | null | undefined>;
+  host?: unknown;
+  isIdempotent?: boolean;
+  keyspace?: string;
+  logged?: boolean;
+  pageState?: Uint8Array | string;
+  prepare?: boolean;
+  readTimeout?: number;
+  retry?: unknown;
+  routingIndexes?: number[];
+  routingKey?: Uint8Array | Uint8Array[];
+  routingNames?: string[];
+  serialConsistency?: number;
+  timestamp?: number | bigint | { high: number; low: number };
+  traceQuery?: boolean;
+}
+
+export interface CompatClientOptions {
+  contactPoints?: string[];
+  localDataCenter?: string;
+  keyspace?: string;
+  authProvider?: AuthProvider;
+  credentials?: { username: string; password: string };
+  cloud?: unknown;
+  encoding?: EncodingOptions;
+  isMetadataSyncEnabled?: boolean;
+  maxPrepared?: number;
+  policies?: Policies;
+  pooling?: { coreConnectionsPerHost?: Record<number, number>; heartBeatInterval?: number; maxRequestsPerConnection?: number; warmup?: boolean };
+  prepareOnAllHosts?: boolean;
+  profiles?: ExecutionProfile[];
+  protocolOptions?: { maxSchemaAgreementWaitSeconds?: number; maxVersion?: number; noCompact?: boolean; port?: number };
+  queryOptions?: CompatQueryOptions;
+  refreshSchemaDelay?: number;
+  rePrepareOnUp?: boolean;
+  socketOptions?: { coalescingThreshold?: number; connectTimeout?: number; defunctReadTimeoutThreshold?: number; keepAlive?: boolean; keepAliveDelay?: number; readTimeout?: number; tcpNoDelay?: boolean };
+  sslOptions?: { ca?: string | Uint8Array | Array<string | Uint8Array>; rejectUnauthorized?: boolean; servername?: string; [k: string]: unknown };
+  /** cqlwire's own options, for what the DataStax options cannot say. */
+  cqlwire?: Partial<ClientOptions>;
+}
+
+/** A named set of query options, chosen per query with `executionProfile`. */
+export class ExecutionProfile {
+  name: string;
+  consistency?: number;
+  serialConsistency?: number;
+  readTimeout?: number;
+  loadBalancing?: unknown;
+  retry?: unknown;
+  graphOptions?: unknown;
+
+  constructor(name: string, options: { consistency?: number; serialConsistency?: number; readTimeout?: number; loadBalancing?: unknown; retry?: unknown; graphOptions?: unknown } = {}) {
+    if (typeof name !== "string" || name === "") throw new TypeError("an ExecutionProfile needs a name");
+    this.name = name;
+    Object.assign(this, options);
+  }
+}
+
+/** DataStax's 0 ("no timeout") in cqlwire's terms: the longest timer JavaScript keeps. */
+const NO_TIMEOUT_MS = 2_147_483_647;
+
+function timeout(ms: number | undefined): number | undefined {
+  return ms === undefined ? undefined : ms === 0 ? NO_TIMEOUT_MS : ms;
+}
+
+function text(value: string | Uint8Array): string {
+  return typeof value === "string" ? value : new TextDecoder().decode(value);
+}
+
+export function clientOptions(o: CompatClientOptions): ClientOptions {
+  if (o.cloud !== undefined) throw new NotSupportedError("DataStax Astra secure-connect bundles (cloud) are not supported");
+  const maxVersion = o.protocolOptions?.maxVersion;
+  if (maxVersion !== undefined && maxVersion < 4) throw new NotSupportedError(`protocol v${maxVersion}: cqlwire speaks v4 and v5`);
+  const qo = o.queryOptions ?? {};
+  const ssl = o.sslOptions;
+  const credentials = o.authProvider?.credentials() ?? o.credentials;
+  const ca = ssl?.ca === undefined ? undefined : (Array.isArray(ssl.ca) ? ssl.ca : [ssl.ca]).map(text).join("\n");
+  const policy = policyOptions(o.policies);
+  const options: ClientOptions = {
+    contactPoints: o.contactPoints ?? [],
+    localDataCenter: o.localDataCenter ?? policy.localDataCenter,
+    keyspace: o.keyspace,
+    credentials,
+    protocolOptions: {
+      port: o.protocolOptions?.port,
+      maxVersion: maxVersion === undefined ? undefined : maxVersion >= 5 ? 5 : 4,
+      maxSchemaAgreementWaitSeconds: o.protocolOptions?.maxSchemaAgreementWaitSeconds,
+    },
+    socketOptions: { connectTimeout: o.socketOptions?.connectTimeout, readTimeout: timeout(o.socketOptions?.readTimeout) },
+    pooling: {
+      coreConnectionsPerHost: o.pooling?.coreConnectionsPerHost?.[0],
+      heartBeatInterval: o.pooling?.heartBeatInterval,
+      maxRequestsPerConnection: o.pooling?.maxRequestsPerConnection,
+    },
+    queryOptions: { consistency: qo.consistency, fetchSize: qo.fetchSize, prepare: qo.prepare, isIdempotent: qo.isIdempotent },
+    policies: policy.policies,
+    encoding: { useUndefinedAsUnset: o.encoding?.useUndefinedAsUnset ?? true },
+    tls: ssl ? { ca, rejectUnauthorized: ssl.rejectUnauthorized ?? true, serverName: ssl.servername } : undefined,
+    ...o.cqlwire,
+  };
+  return dropUndefined(options) as ClientOptions;
+}
+
+/** zod treats an explicit `undefined` as given: leave absent fields absent (in plain objects only). */
+function dropUndefined(v: unknown): unknown {
+  if (v === null || typeof v !== "object" || Object.getPrototypeOf(v) !== Object.prototype) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) {
+    if (x === undefined) continue;
+    const inner = dropUndefined(x);
+    if (inner !== null && typeof inner === "object" && !Array.isArray(inner) && Object.keys(inner).length === 0 && typeof x === "object" && x !== null && x.constructor === Object) continue;
+    out[k] = inner;
+  }
+  return out;
+}
+
+/** Per-query options: the profile's settings under the query's own. */
+export function executeOptions(q: CompatQueryOptions | undefined, profiles: Map<string, ExecutionProfile>): ExecuteOptions & BatchOptions {
+  if (q === undefined || q === null) return {};
+  const named = q.executionProfile;
+  const profile = typeof named === "string" ? profiles.get(named) : named;
+  if (typeof named === "string" && profile === undefined) throw new TypeError(`execution profile "${named}" is not defined`);
+  const ts = q.timestamp;
+  const out: ExecuteOptions & BatchOptions = {
+    prepare: q.prepare,
+    consistency: q.consistency ?? profile?.consistency,
+    serialConsistency: q.serialConsistency ?? profile?.serialConsistency,
+    fetchSize: q.fetchSize,
+    pageState: q.pageState,
+    isIdempotent: q.isIdempotent,
+    readTimeout: timeout(q.readTimeout ?? profile?.readTimeout),
+    traceQuery: q.traceQuery,
+    timestamp: ts === undefined || ts === null ? undefined : typeof ts === "object" ? longToBigInt(ts as never) : ts,
+    hints: q.hints,
+    keyspace: q.keyspace,
+    logged: q.logged,
+    counter: q.counter,
+  };
+  return dropUndefined(out) as ExecuteOptions & BatchOptions;
+}

@@ -1,0 +1,89 @@
+/** The DataStax driver's ResultSet over cqlwire's: Row objects with DataStax values. */
+import type { ResultSet as CoreResultSet, Row as CoreRow } from "../mod.ts";
+import { dataTypeInfo, type DataTypeInfo } from "../src/metadata.ts";
+import { type Converter, converterFor, type EncodingOptions } from "./convert.ts";
+import { bytesOut } from "../src/values/bytes.ts";
+import { Row } from "./values.ts";
+
+export class ResultSet implements Iterable<Row>, AsyncIterable<Row> {
+  rows: Row[];
+  rowLength: number;
+  columns: Array<{ name: string; type: DataTypeInfo }> | null;
+  pageState: string | null;
+  /** Set by `eachRow` without `autoPage` when more pages follow: fetches the next one. */
+  nextPage: (() => void) | null = null;
+  /** cqlwire's own result underneath. */
+  readonly raw: CoreResultSet;
+  private readonly encoding: EncodingOptions;
+
+  private readonly consistency: number;
+
+  /** `consistency`: what the request asked for, reported as `info.achievedConsistency`. */
+  constructor(raw: CoreResultSet, encoding: EncodingOptions, consistency: number) {
+    this.consistency = consistency;
+    this.raw = raw;
+    this.encoding = encoding;
+    const specs = raw.columnSpecs;
+    this.columns = specs.length > 0 ? specs.map((c) => ({ name: c.name, type: dataTypeInfo(c.type) })) : null;
+    this.rows = convertRows(raw, encoding);
+    this.rowLength = this.rows.length;
+    this.pageState = raw.pageState;
+  }
+
+  get rawPageState(): Uint8Array | undefined {
+    return this.raw.rawPageState ? bytesOut(this.raw.rawPageState) : undefined;
+  }
+
+  get info() {
+    return { ...this.raw.info, achievedConsistency: this.consistency };
+  }
+
+  first(): Row | null {
+    return this.rows[0] ?? null;
+  }
+
+  wasApplied(): boolean {
+    return this.raw.wasApplied();
+  }
+
+  isPaged(): boolean {
+    return this.raw.isPaged();
+  }
+
+  [Symbol.iterator](): Iterator<Row> {
+    return this.rows[Symbol.iterator]();
+  }
+
+  /** Every row of every page, fetching the next pages as the loop reaches them. */
+  async *[Symbol.asyncIterator](): AsyncGenerator<Row> {
+    yield* this.rows;
+    let page = await this.raw.fetchNextPage();
+    while (page !== null) {
+      yield* convertRows(page, this.encoding);
+      page = await page.fetchNextPage();
+    }
+  }
+}
+
+const converterCache = new WeakMap<object, Converter[]>();
+
+export function convertRows(raw: CoreResultSet, encoding: EncodingOptions): Row[] {
+  const specs = raw.columnSpecs;
+  let converters = converterCache.get(specs);
+  if (converters === undefined) {
+    converters = specs.map((c) => converterFor(c.type, encoding));
+    converterCache.set(specs, converters);
+  }
+  const out: Row[] = new Array(raw.rows.length);
+  for (let r = 0; r < raw.rows.length; r++) out[r] = convertRow(raw.rows[r], specs, converters);
+  return out;
+}
+
+function convertRow(source: CoreRow, specs: ReadonlyArray<{ name: string }>, converters: Converter[]): Row {
+  const row = new Row(specs);
+  for (let i = 0; i < specs.length; i++) {
+    const name = specs[i].name;
+    row[name] = converters[i](source[name]);
+  }
+  return row;
+}

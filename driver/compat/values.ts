@@ -1,0 +1,295 @@
+/**
+ * The DataStax driver's value classes for dates, times, addresses, tuples and durations,
+ * and its `Row`. Each wraps cqlwire's exact value and hands it to the encoders.
+ */
+import { CqlDate, CqlDuration, CqlTime, parseInetAddress, toCqlValue } from "../src/codec/mod.ts";
+import { civilFromDays, daysFromCivil } from "../src/codec/scalars.ts";
+import { ArgumentError } from "../src/errors.ts";
+import { bytesOut } from "../src/values/bytes.ts";
+import { Long, longFromBigInt, longToBigInt } from "./numbers.ts";
+
+/** A date without a time zone; years outside 1-9999 are kept as a day count as in Cassandra. */
+export class LocalDate {
+  readonly year: number;
+  readonly month: number;
+  readonly day: number;
+  /** Days since 1970-01-01. */
+  readonly days: number;
+
+  constructor(year: number, month?: number, day?: number) {
+    // `new LocalDate(days)` is the DataStax driver's form for dates beyond the civil range.
+    const days = month === undefined ? year : daysFromCivil(year, month, day ?? 1);
+    if (!Number.isInteger(days)) throw new ArgumentError("LocalDate needs integers");
+    [this.year, this.month, this.day] = civilFromDays(days);
+    if (month !== undefined && (this.month !== month || this.day !== day)) throw new ArgumentError(`${year}-${month}-${day} is not a date`);
+    this.days = days;
+  }
+
+  static fromDate(date: Date): LocalDate {
+    return new LocalDate(CqlDate.fromDate(date).days);
+  }
+
+  static fromString(value: string): LocalDate {
+    return new LocalDate(CqlDate.parse(value).days);
+  }
+
+  static now(): LocalDate {
+    const d = new Date();
+    return new LocalDate(d.getFullYear(), d.getMonth() + 1, d.getDate());
+  }
+
+  static utcNow(): LocalDate {
+    return LocalDate.fromDate(new Date());
+  }
+
+  equals(other: unknown): boolean {
+    return other instanceof LocalDate && other.days === this.days;
+  }
+
+  compare(other: LocalDate): number {
+    return Math.sign(this.days - other.days);
+  }
+
+  toString(): string {
+    return new CqlDate(this.days).toString();
+  }
+
+  toJSON(): string {
+    return this.toString();
+  }
+
+  inspect(): string {
+    return `LocalDate: ${this.toString()}`;
+  }
+
+  [toCqlValue](): CqlDate {
+    return new CqlDate(this.days);
+  }
+}
+
+const NS_PER_MS = 1_000_000n;
+
+/** A time of day with nanosecond precision. */
+export class LocalTime {
+  readonly hour: number;
+  readonly minute: number;
+  readonly second: number;
+  readonly nanosecond: number;
+  private readonly nanos: bigint;
+
+  constructor(totalNanoseconds: Long | bigint | number) {
+    const n = typeof totalNanoseconds === "bigint" ? totalNanoseconds : typeof totalNanoseconds === "number" ? BigInt(totalNanoseconds) : longToBigInt(totalNanoseconds);
+    if (n < 0n || n > CqlTime.MAX_NANOS) throw new ArgumentError("a LocalTime is between 00:00 and 23:59:59.999999999");
+    this.nanos = n;
+    this.hour = Number(n / 3_600_000_000_000n);
+    this.minute = Number((n / 60_000_000_000n) % 60n);
+    this.second = Number((n / 1_000_000_000n) % 60n);
+    this.nanosecond = Number(n % 1_000_000_000n);
+  }
+
+  static fromString(value: string): LocalTime {
+    return new LocalTime(CqlTime.parse(value).nanos);
+  }
+
+  static fromMilliseconds(milliseconds: number, nanoseconds = 0): LocalTime {
+    return new LocalTime(BigInt(milliseconds) * NS_PER_MS + BigInt(nanoseconds));
+  }
+
+  static fromDate(date: Date, nanoseconds = 0): LocalTime {
+    const ms = ((date.getHours() * 60 + date.getMinutes()) * 60 + date.getSeconds()) * 1000 + date.getMilliseconds();
+    return LocalTime.fromMilliseconds(ms, nanoseconds);
+  }
+
+  static now(nanoseconds = 0): LocalTime {
+    return LocalTime.fromDate(new Date(), nanoseconds);
+  }
+
+  getTotalNanoseconds(): Long {
+    return longFromBigInt(this.nanos);
+  }
+
+  compare(other: LocalTime): number {
+    return this.nanos < other.nanos ? -1 : this.nanos > other.nanos ? 1 : 0;
+  }
+
+  equals(other: unknown): boolean {
+    return other instanceof LocalTime && other.nanos === this.nanos;
+  }
+
+  toString(): string {
+    return new CqlTime(this.nanos).toString();
+  }
+
+  toJSON(): string {
+    return this.toString();
+  }
+
+  inspect(): string {
+    return `LocalTime: ${this.toString()}`;
+  }
+
+  [toCqlValue](): CqlTime {
+    return new CqlTime(this.nanos);
+  }
+}
+
+/** An IPv4 or IPv6 address. */
+export class InetAddress {
+  readonly length: number;
+  readonly version: number;
+  private readonly bytes: Uint8Array;
+  private readonly text: string | undefined;
+
+  constructor(buffer: Uint8Array, text?: string) {
+    if (!(buffer instanceof Uint8Array) || (buffer.length !== 4 && buffer.length !== 16)) throw new ArgumentError("an InetAddress has 4 or 16 bytes");
+    this.bytes = buffer.slice();
+    this.length = buffer.length;
+    this.version = buffer.length === 4 ? 4 : 6;
+    this.text = text;
+  }
+
+  static fromString(value: string): InetAddress {
+    const bytes = parseInetAddress(value);
+    if (bytes === null) throw new ArgumentError(`not an IP address: ${value}`);
+    return new InetAddress(bytes);
+  }
+
+  getBuffer(): Uint8Array {
+    return bytesOut(this.bytes);
+  }
+
+  equals(other: unknown): boolean {
+    return other instanceof InetAddress && other.length === this.length && other.bytes.every((b, i) => b === this.bytes[i]);
+  }
+
+  toString(): string {
+    if (this.text !== undefined) return this.text;
+    if (this.length === 4) return this.bytes.join(".");
+    const groups: string[] = [];
+    for (let i = 0; i < 16; i += 2) groups.push(((this.bytes[i] << 8) | this.bytes[i + 1]).toString(16));
+    return groups.join(":").replace(/(^|:)0(:0)+(:|$)/, "::");
+  }
+
+  toJSON(): string {
+    return this.toString();
+  }
+
+  [toCqlValue](): Uint8Array {
+    return this.bytes;
+  }
+}
+
+/** A CQL tuple's values, in order. */
+export class Tuple {
+  readonly elements: unknown[];
+  readonly length: number;
+
+  constructor(...args: unknown[]) {
+    this.elements = args;
+    this.length = args.length;
+  }
+
+  static fromArray(elements: unknown[]): Tuple {
+    return new Tuple(...elements);
+  }
+
+  get(index: number): unknown {
+    return this.elements[index];
+  }
+
+  values(): unknown[] {
+    return this.elements.slice();
+  }
+
+  toString(): string {
+    return `(${this.elements.map((e) => String(e)).join(",")})`;
+  }
+
+  toJSON(): string {
+    return JSON.stringify(this.elements, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
+  }
+
+  [toCqlValue](): unknown[] {
+    return this.elements;
+  }
+}
+
+const NANOS_PER_UNIT: Record<string, bigint> = { h: 3_600_000_000_000n, m: 60_000_000_000n, s: 1_000_000_000n, ms: 1_000_000n, us: 1_000n, "µs": 1_000n, ns: 1n };
+
+/** A CQL duration: months, days and nanoseconds, each signed. */
+export class Duration {
+  readonly months: number;
+  readonly days: number;
+  readonly nanoseconds: Long;
+
+  constructor(months: number, days: number, nanoseconds: number | Long | bigint) {
+    this.months = months;
+    this.days = days;
+    this.nanoseconds = typeof nanoseconds === "bigint" ? longFromBigInt(nanoseconds) : typeof nanoseconds === "number" ? Long.fromNumber(nanoseconds) : nanoseconds;
+  }
+
+  /** CQL's notation, e.g. `1y2mo3w4d5h6m7s8ms9us10ns` or `-2d`. */
+  static fromString(input: string): Duration {
+    const m = /^(-)?((?:\d+(?:y|mo|w|d|h|m|s|ms|us|µs|ns))+)$/i.exec(input.trim());
+    if (m === null) throw new ArgumentError(`not a duration: ${input}`);
+    let months = 0, days = 0, nanos = 0n;
+    for (const [, amount, unit] of m[2].matchAll(/(\d+)(mo|ms|us|µs|ns|y|w|d|h|m|s)/gi)) {
+      const n = BigInt(amount);
+      const u = unit.toLowerCase();
+      if (u === "y") months += Number(n) * 12;
+      else if (u === "mo") months += Number(n);
+      else if (u === "w") days += Number(n) * 7;
+      else if (u === "d") days += Number(n);
+      else nanos += n * NANOS_PER_UNIT[u];
+    }
+    const sign = m[1] ? -1 : 1;
+    return new Duration(sign * months, sign * days, BigInt(sign) * nanos);
+  }
+
+  equals(other: unknown): boolean {
+    return other instanceof Duration && other.months === this.months && other.days === this.days && other.nanoseconds.equals(this.nanoseconds);
+  }
+
+  toString(): string {
+    return this[toCqlValue]().toString();
+  }
+
+  toJSON(): string {
+    return this.toString();
+  }
+
+  [toCqlValue](): CqlDuration {
+    return new CqlDuration(this.months, this.days, longToBigInt(this.nanoseconds));
+  }
+}
+
+/** A row: the columns as own properties, with the DataStax driver's accessors. */
+export class Row {
+  [column: string]: unknown;
+
+  constructor(columns: ReadonlyArray<{ name: string }>) {
+    Object.defineProperty(this, "__columns", { value: columns, enumerable: false });
+  }
+
+  /** A column by name or by position. */
+  get(columnName: string | number): unknown {
+    if (typeof columnName === "number") {
+      const columns = (this as unknown as { __columns: Array<{ name: string }> }).__columns;
+      const c = columns[columnName];
+      return c === undefined ? undefined : this[c.name];
+    }
+    return this[columnName];
+  }
+
+  keys(): string[] {
+    return Object.keys(this);
+  }
+
+  values(): unknown[] {
+    return Object.values(this);
+  }
+
+  forEach(callback: (value: unknown, columnName: string) => void): void {
+    for (const key of Object.keys(this)) callback(this[key], key);
+  }
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+// The Scylla extensions through the Node transport (dist/node.js), against the null server's
+// Scylla personality (not a real ScyllaDB). Node binds a local port of the wanted residue,
+// so every shard but the first is reached through the shard-aware port.
+//
+//   node --test tests/scylla/node_run.mjs
+import assert from "node:assert/strict";
+import { spawn as spawnChild } from "node:child_process";
+import { test } from "node:test";
+import { Client, RateLimitError } from "../../dist/node.js";
+import { assertExact } from "../exact.mjs";
+import { rateLimitedInsert, shardAwareRun } from "./scenarios.mjs";
+
+function spawn(path, args, onStdout) {
+  const child = spawnChild(path, args, { stdio: ["ignore", "pipe", "inherit"] });
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", onStdout);
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  return {
+    exitCode: () => child.exitCode,
+    kill: async () => {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+test("node: every shard is reached through the shard-aware port and requests reach their owning shard", async () => {
+  const { totals, share } = await shardAwareRun(Client, spawn);
+  // The first connection (regular port) lands on one shard; the pool asks for the other three.
+  assertExact(totals.shard_port_connections, 3);
+  assertExact([totals.executes, totals.unroutable], [10000, 0]);
+  assert.ok(share >= 0.99, `share on the owning shard ${share} (${JSON.stringify(totals)})`);
+});
+
+test("node: behind a NAT the shard-aware port is given up for the regular port", async () => {
+  const { totals, logs, share } = await shardAwareRun(Client, spawn, { extra: ["--scylla-nat"] });
+  assert.ok(logs.some((l) => l.includes("a NAT rewrites source ports; using the regular port")), logs.join("\n"));
+  assertExact(totals.shard_port_connections, 3, "the three asked before the first answer, then none");
+  assert.ok(share >= 0.99, `share on the owning shard ${share} (${JSON.stringify(totals)})`);
+});
+
+test("node: a rate-limit error is its own class and is not retried", async () => {
+  const { error, totals } = await rateLimitedInsert(Client, spawn);
+  assert.ok(error instanceof RateLimitError, `got ${error}`);
+  assertExact(
+    [error.name, error.code, error.codeName, error.opType, error.rejectedByCoordinator],
+    ["RateLimitError", 0xF000, "RateLimitReached", "write", true],
+  );
+  assertExact([totals.executes, totals.rate_limited], [1, 1], "one attempt, never retried");
+});

@@ -1,0 +1,40 @@
+// The Scylla extensions through the Deno transport, against the null server's Scylla
+// personality (not a real ScyllaDB). Deno cannot bind a chosen local port, so the driver
+// fills each node's pool over the regular port until every shard is covered.
+import { assert, assertEquals } from "../cli/assert.ts";
+import { Client, RateLimitError } from "../../driver/deno.ts";
+import { rateLimitedInsert, shardAwareRun } from "./scenarios.mjs";
+
+function spawn(path: string, args: string[], onStdout: (chunk: string) => void) {
+  const child = new Deno.Command(path, { args, stdout: "piped", stderr: "inherit" }).spawn();
+  let code: number | null = null;
+  const status = child.status.then((s) => (code = s.code));
+  const pumped = child.stdout.pipeThrough(new TextDecoderStream()).pipeTo(
+    new WritableStream({ write: (chunk) => onStdout(chunk) }),
+  );
+  return {
+    exitCode: () => code,
+    kill: async () => {
+      child.kill("SIGTERM");
+      await Promise.all([status, pumped]);
+    },
+  };
+}
+
+Deno.test("deno: requests reach the owning shard over blindly filled pools", async () => {
+  const { totals, share } = await shardAwareRun(Client, spawn);
+  assertEquals(totals.shard_port_connections, 0, "Deno never uses the shard-aware port");
+  assertEquals(totals.executes, 10000);
+  assertEquals(totals.unroutable, 0);
+  assert(share >= 0.99, `share on the owning shard ${share} (${JSON.stringify(totals)})`);
+});
+
+Deno.test("deno: a rate-limit error is its own class and is not retried", async () => {
+  const { error, totals } = await rateLimitedInsert(Client, spawn);
+  assert(error instanceof RateLimitError, `got ${error}`);
+  assertEquals(
+    [error.name, error.code, error.codeName, error.opType, error.rejectedByCoordinator],
+    ["RateLimitError", 0xF000, "RateLimitReached", "write", true],
+  );
+  assertEquals([totals.executes, totals.rate_limited], [1, 1], "one attempt, never retried");
+});
