@@ -463,14 +463,32 @@ export class Client {
     let p = this.prepared.get(key);
     if (!p) {
       const keyspace = this.keyspace;
-      p = this.prepareOn(query, session);
-      this.prepared.set(key, p);
-      p.then(
-        (statement) => this.preparedReady.set(query, { keyspace, statement }),
-        () => this.prepared.delete(key),
+      const pending = this.prepareOn(query, session);
+      p = pending;
+      this.prepared.set(key, pending);
+      this.evictPrepared();
+      pending.then(
+        // A statement evicted while it was being prepared stays out of the cache.
+        (statement) => this.prepared.get(key) === pending && this.preparedReady.set(query, { keyspace, statement }),
+        () => this.prepared.get(key) === pending && this.prepared.delete(key),
       );
     }
     return p;
+  }
+
+  /**
+   * Keeps at most `maxPrepared` statements: the oldest prepared goes first (a lookup does not
+   * reorder, so the hot path stays one Map read); using it again prepares it again.
+   */
+  private evictPrepared(): void {
+    while (this.prepared.size > this.options.maxPrepared) {
+      const oldest = this.prepared.keys().next().value as string;
+      this.prepared.delete(oldest);
+      const cut = oldest.indexOf("\u0000");
+      const keyspace = oldest.slice(0, cut) || undefined;
+      const query = oldest.slice(cut + 1);
+      if (this.preparedReady.get(query)?.keyspace === keyspace) this.preparedReady.delete(query);
+    }
   }
 
   private async prepareOn(query: string, session: SessionHost): Promise<Prepared> {

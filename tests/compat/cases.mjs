@@ -349,6 +349,34 @@ export function compatCases(cassandra, settings) {
       ok(rs.first().n.toNumber() >= 40, "rows written");
     }));
 
+  test("timestamps: monotonic client-side by default, a custom TimestampGenerator is used, null leaves them to the server", async () => {
+    const generator = new policies.timestampGeneration.MonotonicTimestampGenerator();
+    const stamps = Array.from({ length: 1000 }, () => generator.next());
+    ok(stamps.every((t, i) => i === 0 || t > stamps[i - 1]), "strictly increasing within a millisecond");
+    class Fixed extends policies.timestampGeneration.TimestampGenerator {
+      next() {
+        return 1234567;
+      }
+    }
+    const id = types.Uuid.random();
+    await withClient({ policies: { timestampGeneration: new Fixed() } }, async (client) => {
+      await client.execute("INSERT INTO users (id, name) VALUES (?, ?)", [id, "stamped"], { prepare: true });
+      const row = (await client.execute("SELECT writetime(name) AS w FROM users WHERE id = ?", [id], { prepare: true })).first();
+      equal(row.w.toString(), "1234567", "the generator's timestamp");
+    });
+    await withClient({ policies: { timestampGeneration: null } }, async (client) => {
+      await client.execute("INSERT INTO users (id, name) VALUES (?, ?)", [id, "server"], { prepare: true });
+      const row = (await client.execute("SELECT writetime(name) AS w FROM users WHERE id = ?", [id], { prepare: true })).first();
+      ok(row.w.greaterThan(types.Long.fromNumber(1234567)), `the server's timestamp: ${row.w}`);
+    });
+    await withClient({}, async (client) => {
+      const before = Date.now() * 1000;
+      await client.execute("INSERT INTO users (id, name) VALUES (?, ?)", [id, "default"], { prepare: true, timestamp: types.Long.fromNumber(before + 5) });
+      const row = (await client.execute("SELECT writetime(name) AS w FROM users WHERE id = ?", [id], { prepare: true })).first();
+      equal(row.w.toString(), String(before + 5), "a query's own timestamp (a Long) wins");
+    });
+  });
+
   test("DSE-only features say NotSupportedError", async () => {
     let caught;
     try {
