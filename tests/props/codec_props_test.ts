@@ -33,18 +33,23 @@ function encoded(t: TypeInfo, v: unknown): Uint8Array {
   return w.bytes().slice(4);
 }
 
+/** Column specs with a global table spec: columns named `<prefix><index>`. */
+function writeGlobalColumns(w: Writer, prefix: string, types: readonly TypeInfo[]): void {
+  w.string("ks");
+  w.string("tb");
+  types.forEach((t, i) => {
+    w.string(`${prefix}${i}`);
+    writeTypeOption(w, t);
+  });
+}
+
 /** A RESULT Rows body with one column of type `t` per value, one row of `values`. */
 function rowsBody(columns: { t: TypeInfo; v: unknown }[], rowCount = 1): Uint8Array {
   const w = new Writer();
   w.i32(2);
   w.i32(0x0001);
   w.i32(columns.length);
-  w.string("ks");
-  w.string("tb");
-  columns.forEach((c, i) => {
-    w.string(`c${i}`);
-    writeTypeOption(w, c.t);
-  });
+  writeGlobalColumns(w, "c", columns.map((c) => c.t));
   w.i32(rowCount);
   for (let r = 0; r < rowCount; r++) for (const c of columns) encodeValue(c.t, c.v, w);
   return w.bytes().slice();
@@ -206,20 +211,10 @@ function preparedBody(types: TypeInfo[], pkIndexes: number[], version: number): 
   w.i32(types.length);
   w.i32(pkIndexes.length);
   for (const i of pkIndexes) w.u16(i);
-  w.string("ks");
-  w.string("tb");
-  types.forEach((t, i) => {
-    w.string(`b${i}`);
-    writeTypeOption(w, t);
-  });
+  writeGlobalColumns(w, "b", types);
   w.i32(0x0001);
   w.i32(types.length);
-  w.string("ks");
-  w.string("tb");
-  types.forEach((t, i) => {
-    w.string(`r${i}`);
-    writeTypeOption(w, t);
-  });
+  writeGlobalColumns(w, "r", types);
   return w.bytes().slice();
 }
 
