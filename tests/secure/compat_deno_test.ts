@@ -5,23 +5,10 @@
  */
 import * as cassandra from "../../dist/compat-deno.js";
 import { assertExact } from "../exact.mjs";
-import { requireServers, secureSettings } from "./settings.mjs";
+import { requireServers } from "./settings.mjs";
+import { denoSecureSettings } from "./deno_settings.ts";
 
-const settings = secureSettings({
-  runtime: "deno",
-  root: new URL("../../", import.meta.url).pathname,
-  env: (name: string) => Deno.env.get(name),
-  readText: (path: string) => Deno.readTextFileSync(path),
-  inspect: (v: unknown) => Deno.inspect(v, { depth: 6 }),
-  canConnect: async (hostname: string, port: number) => {
-    try {
-      (await Deno.connect({ hostname, port })).close();
-      return true;
-    } catch {
-      return false;
-    }
-  },
-});
+const settings = denoSecureSettings();
 
 // deno-lint-ignore no-explicit-any
 async function releaseOf(options: any): Promise<string> {
