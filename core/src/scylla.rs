@@ -113,9 +113,8 @@ impl ScyllaFeatures {
         if self.rate_limit_error_code.is_some() {
             out.push((SCYLLA_RATE_LIMIT_ERROR, String::new()));
         }
-        if self.tablets_routing_v1 {
-            out.push((TABLETS_ROUTING_V1, String::new()));
-        }
+        // TABLETS_ROUTING_V1 is read but not asked for: the tablet map is not built yet, and
+        // asking would make the server compute payloads nobody reads.
         out
     }
 }

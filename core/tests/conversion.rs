@@ -2,7 +2,7 @@
 //! blob encoding, overflow and rounding) as `encode_text` applies them, compared with the
 //! value bytes worked out by hand.
 
-use cqlwire_core::types::{encode_text, ColumnType, ConversionSettings, TextOptions};
+use cqlwire_core::types::{encode_text, format_text_with, ColumnType, ConversionSettings, TextOptions};
 
 fn options(json: &str) -> TextOptions {
     let settings: ConversionSettings = serde_json::from_str(json).unwrap();
@@ -137,4 +137,36 @@ fn blobs_as_hex_or_base64() {
     let list =
         [&2i32.to_be_bytes()[..], &4i32.to_be_bytes(), &[0xde, 0xad, 0xbe, 0xef], &2i32.to_be_bytes(), &[0xfb, 0xff]];
     assert_eq!(enc("list<blob>", "['3q2+7w', '+/8=']", &base64), Ok(list.concat()));
+}
+
+/// Formats `bytes` with `opts`, checks the text, and reads it back with the same options.
+fn round_trip(t: &str, bytes: &[u8], opts: &TextOptions, text: &str) {
+    let mut out = String::from("keep:");
+    format_text_with(&ColumnType::parse_cql(t).unwrap(), bytes, opts, &mut out).unwrap();
+    assert_eq!(out, format!("keep:{text}"), "{t}");
+    assert_eq!(enc(t, text, opts), Ok(bytes.to_vec()), "{t} {text:?} read back");
+}
+
+#[test]
+fn unload_writes_what_load_reads_with_the_same_settings() {
+    let opts = options(
+        r#"{"timestampFormat": "%d %B %Y, %I:%M:%S.%f %p %z", "dateFormat": "%d.%m.%y", "timeFormat": "%H:%M:%S.%f",
+            "timeZone": "-05:30", "trueWords": ["ja"], "falseWords": ["nein", "n"], "decimalSeparator": ",",
+            "blobFormat": "base64"}"#,
+    );
+    round_trip("timestamp", &millis(T), &opts, "05 March 2024, 12:37:08.009 AM -05:30");
+    round_trip("date", &(19_787u32 + (1 << 31)).to_be_bytes(), &opts, "05.03.24");
+    round_trip("time", &123_456_789_012i64.to_be_bytes(), &opts, "00:02:03.456789012");
+    round_trip("boolean", &[1], &opts, "ja");
+    round_trip("boolean", &[0], &opts, "nein");
+    round_trip("double", &(-1234.5f64).to_be_bytes(), &opts, "-1234,5");
+    round_trip("decimal", &[&2i32.to_be_bytes()[..], &[0x01, 0xe2, 0x3a]].concat(), &opts, "1234,50");
+    round_trip("blob", &[0xfb, 0xff, 0x00, 0x01], &opts, "+/8AAQ==");
+    // A zone alone gives ISO 8601 in local time with the offset.
+    round_trip("timestamp", &millis(T), &options(r#"{"timeZone": "+02:00"}"#), "2024-03-05T08:07:08.009+02:00");
+    // Defaults are format_text's text.
+    round_trip("timestamp", &millis(T), &TextOptions::default(), "2024-03-05T06:07:08.009Z");
+    round_trip("blob", &[0xca, 0xfe], &TextOptions::default(), "0xcafe");
+    // Inside a literal, values keep CQL syntax.
+    round_trip("list<boolean>", &[&1i32.to_be_bytes()[..], &1i32.to_be_bytes(), &[1]].concat(), &opts, "[true]");
 }

@@ -1,30 +1,9 @@
 /** Sockets on Node.js: `node:net` / `node:tls`. */
 import * as net from "node:net";
 import * as tls from "node:tls";
-import type { CqlSocket, ShardPort, SocketFactory, SocketHandlers, SocketTarget } from "../src/socket.ts";
+import type { CqlSocket, SocketFactory, SocketHandlers, SocketTarget } from "../src/socket.ts";
+import { LOCAL_PORT_TRIES, localPortsForShard, PORT_TAKEN } from "../src/shard_ports.ts";
 import { describeTlsFailure } from "./tls_failure.ts";
-
-/** Local ports for Scylla's shard-aware port come from the IANA ephemeral range. */
-const LOCAL_PORT_LOW = 49152;
-const LOCAL_PORT_HIGH = 65535;
-/** Ports of the wanted residue tried before giving up on one connection. */
-const LOCAL_PORT_TRIES = 16;
-
-/** Errors that mean "this local port is taken": try the next one of the same residue. */
-const PORT_TAKEN = new Set(["EADDRINUSE", "EADDRNOTAVAIL"]);
-
-/**
- * Up to `LOCAL_PORT_TRIES` ports `p` in the ephemeral range with `p % nrShards === shard`,
- * from a random start so concurrent connections rarely race for the same one.
- */
-export function localPortsForShard({ shard, nrShards }: ShardPort, random = Math.random): number[] {
-  const first = LOCAL_PORT_LOW + ((shard - (LOCAL_PORT_LOW % nrShards)) % nrShards + nrShards) % nrShards;
-  const count = Math.floor((LOCAL_PORT_HIGH - first) / nrShards) + 1;
-  const start = Math.floor(random() * count);
-  const ports: number[] = [];
-  for (let i = 0; i < Math.min(LOCAL_PORT_TRIES, count); i++) ports.push(first + ((start + i) % count) * nrShards);
-  return ports;
-}
 
 export const nodeSocketFactory: SocketFactory = async (target: SocketTarget, handlers: SocketHandlers): Promise<CqlSocket> => {
   if (!target.shard) return connectOnce(target, handlers);

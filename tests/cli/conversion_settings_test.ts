@@ -109,6 +109,15 @@ Deno.test({
         },
       );
 
+      await t.step("a JSON Lines null leaves the value alone too", async () => {
+        await succeed(["query", `INSERT INTO ${keep} (id, a, b) VALUES (4, 'kept', 10)`]);
+        const path = `${work}/nulls.jsonl`;
+        await Deno.writeTextFile(path, '{"id": 4, "a": null, "b": 11}\n');
+        const result = await runCli(["load", "--table", keep, "--bad-dir", `${work}/bad`, "--quiet", path]);
+        assertEquals(result.code, 0, explain(result));
+        assertEquals(await select(`SELECT id, a, b FROM ${keep} WHERE id = 4`), [{ id: 4, a: "kept", b: 11 }]);
+      });
+
       await t.step(
         "--null-to-unset false writes null over the value",
         async () => {

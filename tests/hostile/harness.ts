@@ -72,6 +72,15 @@ async function assertCoreAlive(bundle: Bundle): Promise<void> {
   }
 }
 
+/** The largest growth any case caused, and the largest RSS seen, for the closing summary. */
+const peak = { rss: 0, heap: 0, wasm: 0, rssTotal: 0, wasmTotal: 0, cases: 0 };
+
+export function memorySummary(): string {
+  const mib = (n: number) => (n / 2 ** 20).toFixed(1);
+  return `hostile suite: ${peak.cases} cases measured; largest growth in one case: RSS ${mib(peak.rss)} MiB, heap ${mib(peak.heap)} MiB, ` +
+    `WASM ${mib(peak.wasm)} MiB; peak RSS ${mib(peak.rssTotal)} MiB, WASM memory ${mib(peak.wasmTotal)} MiB`;
+}
+
 /** Runs one case with the memory and liveness checks around it. */
 export async function runCase(c: HostileCase, bundle: Bundle): Promise<void> {
   if (wasmMemory === undefined) throw new Error("the WASM probe did not see the bundle's instance: import the bundle after installWasmProbe()");
@@ -81,6 +90,12 @@ export async function runCase(c: HostileCase, bundle: Bundle): Promise<void> {
   await new Promise((r) => setTimeout(r, 50));
   const after = sampleMemory();
   const grown = { rss: after.rss - before.rss, heap: after.heap - before.heap, wasm: after.wasm - before.wasm };
+  peak.cases++;
+  peak.rss = Math.max(peak.rss, grown.rss);
+  peak.heap = Math.max(peak.heap, grown.heap);
+  peak.wasm = Math.max(peak.wasm, grown.wasm);
+  peak.rssTotal = Math.max(peak.rssTotal, after.rss);
+  peak.wasmTotal = Math.max(peak.wasmTotal, after.wasm);
   for (const [what, bytes] of Object.entries(grown)) {
     if (bytes > MEMORY_BOUND) {
       throw new Error(`${c.name}: ${what} grew by ${(bytes / 2 ** 20).toFixed(1)} MiB (bound ${MEMORY_BOUND / 2 ** 20} MiB)`);

@@ -4,7 +4,7 @@
  * crash or hang are not run unless CQLWIRE_HOSTILE_KNOWN=1; those that fail cleanly are run
  * and must fail. The list is printed at the end of every run.
  */
-import { type Bundle, isKnownFailure, knownFailureReport, runCase, runKnownFailures } from "./harness.ts";
+import { type Bundle, isKnownFailure, knownFailureReport, memorySummary, runCase, runKnownFailures } from "./harness.ts";
 import { KNOWN_FAILURES, KNOWN_FAILURE_KINDS } from "./known_failures.ts";
 import { CASES } from "./cases/mod.ts";
 
@@ -34,8 +34,9 @@ export function registerCases(register: Register, bundle: () => Bundle): void {
       throw new Error(`${c.name} passes now: remove it from tests/hostile/known_failures.ts`);
     });
   }
-  register("known failures of the hostile suite (printed, never skipped silently)", () => {
+  register("known failures and memory of the hostile suite (printed, never skipped silently)", () => {
     console.log(knownFailureReport(runKnownFailures()));
+    console.log(memorySummary());
     return Promise.resolve();
   });
 }

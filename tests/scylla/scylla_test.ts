@@ -4,6 +4,7 @@
 import { assert, assertEquals } from "../cli/assert.ts";
 import { Client, RateLimitError } from "../../driver/deno.ts";
 import { rateLimitedInsert, shardAwareRun } from "./scenarios.mjs";
+import { localPortsForShard } from "../../driver/src/shard_ports.ts";
 
 function spawn(path: string, args: string[], onStdout: (chunk: string) => void) {
   const child = new Deno.Command(path, { args, stdout: "piped", stderr: "inherit" }).spawn();
@@ -37,4 +38,20 @@ Deno.test("deno: a rate-limit error is its own class and is not retried", async 
     ["RateLimitError", 0xF000, "RateLimitReached", "write", true],
   );
   assertEquals([totals.executes, totals.rate_limited], [1, 1], "one attempt, never retried");
+});
+
+Deno.test("local ports for a shard have its residue, lie in the ephemeral range and wrap", () => {
+  for (const nrShards of [1, 3, 4, 7, 64]) {
+    for (let shard = 0; shard < nrShards; shard++) {
+      for (const r of [0, 0.5, 0.999999]) {
+        const ports = localPortsForShard({ shard, nrShards }, () => r);
+        assertEquals(ports.length, 16);
+        assertEquals(new Set(ports).size, 16, "16 different ports");
+        for (const p of ports) {
+          assert(p >= 49152 && p <= 65535 && p % nrShards === shard, `port ${p} for shard ${shard} of ${nrShards}`);
+        }
+      }
+    }
+  }
+  assertEquals(localPortsForShard({ shard: 1, nrShards: 4 }, () => 0).slice(0, 3), [49153, 49157, 49161]);
 });

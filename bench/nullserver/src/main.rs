@@ -430,7 +430,7 @@ fn answer(
             end_frame(out, start);
         }
         OP_QUERY => match read_long_string(body, 0) {
-            Some((text, _)) => answer_query(out, keyspace, local_addr, stream, text),
+            Some((text, _)) => answer_query(out, keyspace, (local_addr, server.scylla.enabled()), stream, text),
             None => write_error(out, stream, ERR_PROTOCOL, "QUERY body too short for its query string"),
         },
         OP_PREPARE => match read_long_string(body, 0) {
@@ -533,7 +533,14 @@ fn lookup_prepared<'a>(prepared: &'a [Prepared], id: &[u8]) -> Option<&'a Prepar
     prepared.get(index).filter(|p| p.id == id)
 }
 
-fn answer_query(out: &mut Vec<u8>, keyspace: &mut Option<String>, local_addr: SocketAddr, stream: i16, text: &str) {
+/// `scylla`: the Scylla personality lists the bench keyspace in `system_schema.keyspaces`.
+fn answer_query(
+    out: &mut Vec<u8>,
+    keyspace: &mut Option<String>,
+    (local_addr, scylla): (SocketAddr, bool),
+    stream: i16,
+    text: &str,
+) {
     let statement = match query::parse(text) {
         Ok(s) => s,
         Err(message) => return write_error(out, stream, ERR_INVALID, &message),
@@ -560,6 +567,12 @@ fn answer_query(out: &mut Vec<u8>, keyspace: &mut Option<String>, local_addr: So
                 put_i32(out, 1);
                 for (name, _) in &columns {
                     put_bytes(out, catalog::local_row_value(name, local_addr).as_deref());
+                }
+            } else if scylla && table.keyspace == "system_schema" && table.name == "keyspaces" {
+                // Shard-aware drivers route by replicas, so the bench keyspace has a strategy.
+                put_i32(out, 1);
+                for (name, _) in &columns {
+                    put_bytes(out, scylla::bench_keyspace_value(name).as_deref());
                 }
             } else {
                 put_i32(out, 0);

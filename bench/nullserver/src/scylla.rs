@@ -111,3 +111,20 @@ impl Personality {
         )
     }
 }
+
+/// A `system_schema.keyspaces` column of the bench keyspace (SimpleStrategy, one replica).
+pub fn bench_keyspace_value(column: &str) -> Option<Vec<u8>> {
+    let mut map = Vec::new();
+    let pairs = [("class", "org.apache.cassandra.locator.SimpleStrategy"), ("replication_factor", "1")];
+    map.extend_from_slice(&(pairs.len() as i32).to_be_bytes());
+    for s in pairs.iter().flat_map(|(k, v)| [k, v]) {
+        map.extend_from_slice(&(s.len() as i32).to_be_bytes());
+        map.extend_from_slice(s.as_bytes());
+    }
+    match column {
+        "keyspace_name" => Some(b"bench".to_vec()),
+        "durable_writes" => Some(vec![1]),
+        "replication" => Some(map),
+        _ => None,
+    }
+}

@@ -33,6 +33,7 @@ mod pattern;
 mod scalar;
 mod temporal;
 mod text;
+mod text_out;
 mod validate;
 mod value;
 
@@ -40,6 +41,7 @@ pub use bignum::{MAX_DECIMAL_DIGITS, MAX_RENDERED_BYTES};
 pub use column_type::{ColumnType, TypeParseError, UdtType, MAX_TYPE_DEPTH};
 pub use conversion::{parse_time_zone, BlobFormat, ConversionSettings, NumberFormat, Overflow, Rounding};
 pub use pattern::Pattern;
+pub use text_out::format_text_with;
 pub use text::{encode_text, format_text, EpochUnit, FieldError, TextOptions};
 pub use validate::{validate_rows, RowsValidator};
 pub(crate) use validate::read_row_count;

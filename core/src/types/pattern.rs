@@ -30,6 +30,7 @@ enum Item {
     ShortYear,
     Month,
     MonthName,
+    MonthFullName,
     Day,
     DayOfYear,
     Hour,
@@ -93,7 +94,8 @@ impl Pattern {
                 'Y' => items.push(Item::Year),
                 'y' => items.push(Item::ShortYear),
                 'm' => items.push(Item::Month),
-                'b' | 'B' | 'h' => items.push(Item::MonthName),
+                'b' | 'h' => items.push(Item::MonthName),
+                'B' => items.push(Item::MonthFullName),
                 'd' | 'e' => items.push(Item::Day),
                 'j' => items.push(Item::DayOfYear),
                 'H' | 'k' => items.push(Item::Hour),
@@ -182,7 +184,7 @@ impl Pattern {
                         .fold(0, |v, d| v * 10 + u32::from(d - b'0'));
                     tail
                 }
-                Item::MonthName => {
+                Item::MonthName | Item::MonthFullName => {
                     let (month, tail) = month_name(rest).ok_or_else(|| self.mismatch(s, rest))?;
                     f.month = month;
                     tail
@@ -218,6 +220,45 @@ impl Pattern {
         Ok(f)
     }
 
+    /// Writes `f` in this pattern: numbers zero-padded, `%f` as 3 digits (9 when the
+    /// nanoseconds need them), `%z` as `Z` or `+HH:MM`. What it writes, [`Pattern::read`] reads.
+    pub(crate) fn write(&self, f: &Fields, out: &mut String) {
+        use std::fmt::Write as _;
+        let hour12 = if f.hour.is_multiple_of(12) { 12 } else { f.hour % 12 };
+        for item in &self.items {
+            let _ = match *item {
+                Item::Literal(c) => write!(out, "{c}"),
+                Item::Year if (0..=9999).contains(&f.year) => write!(out, "{:04}", f.year),
+                Item::Year => write!(out, "{:+}", f.year),
+                Item::ShortYear => write!(out, "{:02}", f.year.rem_euclid(100)),
+                Item::Month => write!(out, "{:02}", f.month),
+                Item::MonthName | Item::MonthFullName => {
+                    let name = MONTHS.get(f.month.saturating_sub(1) as usize).copied().unwrap_or("?");
+                    let name = if *item == Item::MonthName { &name[..3.min(name.len())] } else { name };
+                    let mut chars = name.chars();
+                    let first = chars.next().map(|c| c.to_ascii_uppercase()).unwrap_or('?');
+                    write!(out, "{first}{}", chars.as_str())
+                }
+                Item::Day => write!(out, "{:02}", f.day),
+                Item::DayOfYear => {
+                    let yday = f.days().map_or(0, |d| d - temporal::days_from_civil(f.year, 1, 1) + 1);
+                    write!(out, "{yday:03}")
+                }
+                Item::Hour => write!(out, "{:02}", f.hour),
+                Item::Hour12 => write!(out, "{hour12:02}"),
+                Item::AmPm => write!(out, "{}", if f.hour < 12 { "AM" } else { "PM" }),
+                Item::Minute => write!(out, "{:02}", f.minute),
+                Item::Second => write!(out, "{:02}", f.second),
+                Item::Fraction if f.nanos.is_multiple_of(1_000_000) => write!(out, "{:03}", f.nanos / 1_000_000),
+                Item::Fraction => write!(out, "{:09}", f.nanos),
+                Item::Zone => match f.offset.unwrap_or(0) {
+                    0 => write!(out, "Z"),
+                    m => write!(out, "{}{:02}:{:02}", if m < 0 { '-' } else { '+' }, m.abs() / 60, m.abs() % 60),
+                },
+            };
+        }
+    }
+
     fn mismatch(&self, s: &str, rest: &str) -> Reason {
         let at = s.len() - rest.len();
         Cow::Owned(format!("does not match pattern '{}' at byte {at}", self.text))
@@ -225,6 +266,23 @@ impl Pattern {
 }
 
 impl Fields {
+    /// The civil fields of `days` since 1970-01-01 and `time_nanos` since midnight.
+    pub(crate) fn from_parts(days: i64, time_nanos: i64, offset: Option<i32>) -> Fields {
+        let (year, month, day) = temporal::civil_from_days(days);
+        let seconds = (time_nanos / 1_000_000_000) as u32;
+        Fields {
+            year,
+            month,
+            day,
+            day_of_year: None,
+            hour: seconds / 3600,
+            minute: seconds / 60 % 60,
+            second: seconds % 60,
+            nanos: (time_nanos % 1_000_000_000) as u32,
+            offset,
+        }
+    }
+
     /// Days since 1970-01-01, checking the calendar.
     pub(crate) fn days(&self) -> Result<i64, Reason> {
         if let Some(yday) = self.day_of_year {

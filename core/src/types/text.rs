@@ -955,6 +955,11 @@ fn element_body<'t>(ty: &'t ColumnType, src: &mut Src<'_>, opts: &TextOptions, o
     if matches!(ty, ColumnType::Text | ColumnType::Ascii) {
         return Err(fail(ty, start, src.pos, "text inside a literal must be quoted ('...' or \"...\")"));
     }
+    // A bare true/false is literal syntax (CQL and JSON), whatever the boolean words are.
+    if *ty == ColumnType::Boolean && (token == "true" || token == "false") {
+        out.push(u8::from(token == "true"));
+        return Ok(());
+    }
     scalar(ty, token, start, opts, out)
 }
 

@@ -2,7 +2,6 @@
  * Hostile framing: envelope headers, v4 compressed bodies (LZ4 and Snappy bombs), v5 frames
  * (CRCs, LZ4 payloads, an envelope that declares 2 GiB across frames), and events.
  */
-import { ok } from "node:assert/strict";
 import { ByteWriter, encodeEnvelope, encodeSegment, FLAG_COMPRESSION, Op, type RecordedRequest, type Reply, startCluster, stopAll } from "../../fakenode/mod.ts";
 import { crc24, crc32 } from "../../fakenode/mod.ts";
 import type { Bundle, HostileCase } from "../harness.ts";
@@ -72,14 +71,28 @@ export const FRAME_CASES: HostileCase[] = [
   }, "v5 frame payload crc32"),
   frameCase("an LZ4 frame of garbage with valid CRCs", 5, "lz4", () => ({ raw: lz4Frame(hex("ff".repeat(24)), 1000) }), "v5 frame compressed payload"),
   frameCase("an envelope declares 2 GiB across frames", 5, "none", (req) => ({ raw: encodeSegment(envelopeHead(req, 0x7fffffff), false, false) }), "envelope length"),
-  {
-    name: "v5: an EVENT body that declares a 64 KiB string and carries 5 bytes",
+  eventCase("a SCHEMA_CHANGE type string declares 64 KiB and carries 5 bytes", hex("ffff 4e4f4e4f4e")),
+  eventCase("a STATUS_CHANGE address declares 255 bytes and carries 3", new ByteWriter().string("STATUS_CHANGE").string("UP").byte(0xff).byte(1).byte(2).byte(3).done()),
+  eventCase("a TOPOLOGY_CHANGE address has no port", new ByteWriter().string("TOPOLOGY_CHANGE").string("NEW_NODE").inet4("10.0.0.9").done()),
+  eventCase(
+    "a SCHEMA_CHANGE for a function declares 65535 argument types and carries none",
+    new ByteWriter().string("SCHEMA_CHANGE").string("CREATED").string("FUNCTION").string("ks").string("f").short(0xffff).done(),
+  ),
+];
+
+/**
+ * The control node pushes `body` as an EVENT once the client registered: the client closes
+ * that connection and the session goes on (through the other node).
+ */
+function eventCase(name: string, body: Uint8Array): HostileCase {
+  return {
+    name: `v5 EVENT: ${name}`,
     async run(bundle) {
       const [bad, good] = await startCluster(2);
       let eventConnection = 0;
       bad.on({ opcode: Op.REGISTER }, (_req, ctx) => {
         eventConnection = ctx.connection;
-        setTimeout(() => bad.pushEvent(hex("ffff 4e4f4e4f4e"), ctx.connection), 20);
+        setTimeout(() => bad.pushEvent(body, ctx.connection), 20);
         return undefined;
       });
       const { client } = clientOn(bundle, [bad]);
@@ -88,11 +101,10 @@ export const FRAME_CASES: HostileCase[] = [
         await eventually(() => eventConnection > 0, "the control connection registers for events");
         await connectionClosedBy(bad, eventConnection);
         await queryServedBy(client, good);
-        ok(bad.connections.length >= 1);
       } finally {
         await client.shutdown();
         await stopAll([bad, good]);
       }
     },
-  },
-];
+  };
+}

@@ -123,11 +123,19 @@ async fn main() {
             std::process::exit(2);
         }
     };
+    let per_shard = std::env::var("BENCH_PER_SHARD").is_ok_and(|v| v == "1");
     let session = SessionBuilder::new()
         .known_node(format!("{}:{}", args.host, args.port))
-        .pool_size(PoolSize::PerHost(NonZeroUsize::new(1).unwrap()))
+        // bench/shards/run sets BENCH_PER_SHARD=1: one connection per shard, as the driver's
+        // shard awareness wants; every other run keeps one connection, like the other clients.
+        // Token-aware routing there needs the keyspaces' replication, so metadata is fetched.
+        .pool_size(if per_shard {
+            PoolSize::PerShard(NonZeroUsize::new(1).unwrap())
+        } else {
+            PoolSize::PerHost(NonZeroUsize::new(1).unwrap())
+        })
         .compression(None)
-        .fetch_schema_metadata(false)
+        .fetch_schema_metadata(per_shard)
         .build()
         .await
         .unwrap_or_else(|e| panic!("connecting to {}:{}: {e}", args.host, args.port));

@@ -1,0 +1,100 @@
+//! Values to field text with the conversion settings (`unload`): [`format_text_with`]
+//! writes what [`super::encode_text`] reads back with the same [`TextOptions`]. Only
+//! top-level values follow the settings; inside collections, tuples and UDTs values stay in
+//! CQL literal syntax, as [`super::format_text`] writes them.
+
+use std::fmt::Write as _;
+
+use super::conversion::BlobFormat;
+use super::pattern::Fields;
+use super::scalar::DATE_EPOCH;
+use super::text::{format_text, TextOptions};
+use super::ColumnType;
+use crate::error::ProtocolError;
+
+const MILLIS_PER_DAY: i64 = 86_400_000;
+
+/// Appends the text of `bytes` (a value of `ty`) to `out`, as the options ask. The bytes
+/// are checked as [`format_text`] checks them; on error `out` is left as it was.
+pub fn format_text_with(
+    ty: &ColumnType,
+    bytes: &[u8],
+    opts: &TextOptions,
+    out: &mut String,
+) -> Result<(), ProtocolError> {
+    let start = out.len();
+    format_text(ty, bytes, out)?;
+    if bytes.is_empty() {
+        return Ok(());
+    }
+    match ty {
+        ColumnType::Timestamp => {
+            let Ok(raw) = <[u8; 8]>::try_from(bytes) else { return Ok(()) };
+            let offset = opts.default_offset_minutes;
+            if opts.timestamp_pattern.is_none() && offset == 0 {
+                return Ok(());
+            }
+            out.truncate(start);
+            let local = i64::from_be_bytes(raw).saturating_add(i64::from(offset) * 60_000);
+            let (days, ms) = (local.div_euclid(MILLIS_PER_DAY), local.rem_euclid(MILLIS_PER_DAY));
+            let fields = Fields::from_parts(days, ms * 1_000_000, Some(offset));
+            match &opts.timestamp_pattern {
+                Some(pattern) => pattern.write(&fields, out),
+                None => iso_with_offset(&fields, out),
+            }
+        }
+        ColumnType::Date => {
+            let (Some(pattern), Ok(raw)) = (&opts.date_pattern, <[u8; 4]>::try_from(bytes)) else { return Ok(()) };
+            out.truncate(start);
+            let days = i64::from(u32::from_be_bytes(raw)) - DATE_EPOCH;
+            pattern.write(&Fields::from_parts(days, 0, None), out);
+        }
+        ColumnType::Time => {
+            let (Some(pattern), Ok(raw)) = (&opts.time_pattern, <[u8; 8]>::try_from(bytes)) else { return Ok(()) };
+            out.truncate(start);
+            pattern.write(&Fields::from_parts(0, i64::from_be_bytes(raw), None), out);
+        }
+        ColumnType::Boolean => {
+            let words = if bytes[0] != 0 { &opts.true_words } else { &opts.false_words };
+            if let Some(word) = words.first() {
+                out.truncate(start);
+                out.push_str(word);
+            }
+        }
+        ColumnType::Float | ColumnType::Double | ColumnType::Decimal if opts.number.decimal != '.' => {
+            let text = out.split_off(start);
+            out.extend(text.chars().map(|c| if c == '.' { opts.number.decimal } else { c }));
+        }
+        ColumnType::Blob if opts.blob == BlobFormat::Base64 => {
+            out.truncate(start);
+            push_base64(bytes, out);
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// ISO 8601 in the zone's local time: `2024-03-05T08:07:08.009+02:00`.
+fn iso_with_offset(f: &Fields, out: &mut String) {
+    let _ = write!(out, "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", f.year, f.month, f.day, f.hour, f.minute, f.second);
+    if f.nanos != 0 {
+        let _ = write!(out, ".{:03}", f.nanos / 1_000_000);
+    }
+    let m = f.offset.unwrap_or(0);
+    let _ = write!(out, "{}{:02}:{:02}", if m < 0 { '-' } else { '+' }, m.abs() / 60, m.abs() % 60);
+}
+
+/// Standard base64 with padding.
+fn push_base64(bytes: &[u8], out: &mut String) {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | (u32::from(b) << (16 - 8 * i)));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[(n >> (18 - 6 * i)) as usize & 63]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+}
