@@ -11,6 +11,8 @@ import { type EncodingOptions, hintFor } from "./convert.ts";
 import { Host, HostMap } from "./hosts.ts";
 import { type CompatClientOptions, type CompatQueryOptions, clientOptions, executeOptions, ExecutionProfile } from "./options.ts";
 import { convertRows, ResultSet } from "./result.ts";
+import { longToBigInt } from "./numbers.ts";
+import { MonotonicTimestampGenerator, type TimestampGenerator } from "./policies.ts";
 import type { Row } from "./values.ts";
 
 type Params = unknown[] | Record<string, unknown> | null | undefined;
@@ -50,6 +52,8 @@ export class Client {
   private readonly encoding: EncodingOptions;
   private readonly listeners = new Map<string, Set<Listener>>();
   private connected = false;
+  /** Null when `policies.timestampGeneration` is null: the server stamps the writes. */
+  private readonly timestamps: TimestampGenerator | null;
 
   constructor(options: CompatClientOptions) {
     if (runtime === null) throw new DriverError("cqlwire/compat was loaded without a runtime entry", "ERR_NO_RUNTIME");
@@ -57,10 +61,14 @@ export class Client {
     this.options = options;
     this.encoding = options.encoding ?? {};
     for (const p of options.profiles ?? []) this.profiles.set(p.name, p);
+    const generator = options.policies?.timestampGeneration;
+    this.timestamps = generator === null ? null : generator ?? new MonotonicTimestampGenerator();
     this.cqlwire = new runtime.Client(clientOptions(options));
     this.cqlwire.on("hostUp", (address) => this.hostChanged(String(address), true));
     this.cqlwire.on("hostDown", (address) => this.hostChanged(String(address), false));
     this.cqlwire.on("log", (level, message) => this.emit("log", level, "Client", message));
+    // A node joining or leaving: hostAdd / hostRemove once the core has taken it in.
+    this.cqlwire.on("topologyChange", () => queueMicrotask(() => this.connected && this.syncHosts()));
   }
 
   get keyspace(): string | undefined {
@@ -185,7 +193,7 @@ export class Client {
 
   /** The statement's options, with hints for DataStax values in unprepared statements. */
   private queryOptions(params: Params, options: CompatQueryOptions | undefined) {
-    const o = executeOptions(options, this.profiles);
+    const o = this.withTimestamp(executeOptions(options, this.profiles));
     const prepare = o.prepare ?? this.options.queryOptions?.prepare ?? false;
     if (!prepare && Array.isArray(params) && o.hints === undefined) {
       let hints: Array<string | null> | undefined;
@@ -195,6 +203,14 @@ export class Client {
       }
       if (hints) o.hints = hints;
     }
+    return o;
+  }
+
+  /** The generator's timestamp, unless the query gives its own (as the DataStax driver). */
+  private withTimestamp<T extends { timestamp?: number | bigint }>(o: T): T {
+    if (o.timestamp !== undefined || this.timestamps === null) return o;
+    const t = this.timestamps.next(this);
+    if (t !== null && t !== undefined) o.timestamp = typeof t === "object" ? longToBigInt(t as never) : t;
     return o;
   }
 
@@ -211,7 +227,7 @@ export class Client {
   private async runBatch(queries: Array<string | { query: string; params?: Params }>, options: CompatQueryOptions | undefined): Promise<ResultSet> {
     if (!this.connected) await this.connectOnce();
     if (!Array.isArray(queries)) throw new ArgumentError("batch needs an array of queries");
-    const o = executeOptions(options, this.profiles);
+    const o = this.withTimestamp(executeOptions(options, this.profiles));
     const items = queries.map((q) => {
       const item = typeof q === "string" ? { query: q } : q;
       const prepare = o.prepare ?? this.options.queryOptions?.prepare ?? false;

@@ -114,6 +114,7 @@ export function clientOptions(o: CompatClientOptions): ClientOptions {
     queryOptions: { consistency: qo.consistency, fetchSize: qo.fetchSize, prepare: qo.prepare, isIdempotent: qo.isIdempotent },
     policies: policy.policies,
     encoding: { useUndefinedAsUnset: o.encoding?.useUndefinedAsUnset ?? true },
+    maxPrepared: o.maxPrepared,
     tls: ssl ? { ca, rejectUnauthorized: ssl.rejectUnauthorized ?? true, serverName: ssl.servername } : undefined,
     ...o.cqlwire,
   };

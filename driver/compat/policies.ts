@@ -64,10 +64,25 @@ export class ConstantSpeculativeExecutionPolicy extends SpeculativeExecutionPoli
   }
 }
 
-export class TimestampGenerator {}
+/** Client-side write timestamps (µs since the epoch); DataStax sends them by default. */
+export class TimestampGenerator {
+  next(_client?: unknown): number | bigint | { high: number; low: number } | null {
+    return null;
+  }
+}
+
+/** Strictly increasing timestamps from this client, even within one millisecond. */
 export class MonotonicTimestampGenerator extends TimestampGenerator {
+  private last = 0;
+
   constructor(readonly warningThreshold?: number, readonly minLogInterval?: number) {
     super();
+  }
+
+  override next(): number {
+    const now = Date.now() * 1000;
+    this.last = now > this.last ? now : this.last + 1;
+    return this.last;
   }
 }
 

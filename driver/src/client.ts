@@ -117,6 +117,8 @@ export interface BulkLoadOptions {
   batchBy?: "replica" | "partition";
   /** A batch closes before its values pass this many bytes (default 32 KiB). */
   batchMaxBytes?: number;
+  /** Parse and convert every row, send none: good rows count as loaded, bad rows are reported. */
+  dryRun?: boolean;
   /** Stops reading input: rows already parsed settle, a record cut mid-way is dropped. */
   signal?: AbortSignal;
   onBadRow?: (row: BadRowRecord) => void | Promise<void>;
@@ -463,14 +465,32 @@ export class Client {
     let p = this.prepared.get(key);
     if (!p) {
       const keyspace = this.keyspace;
-      p = this.prepareOn(query, session);
-      this.prepared.set(key, p);
-      p.then(
-        (statement) => this.preparedReady.set(query, { keyspace, statement }),
-        () => this.prepared.delete(key),
+      const pending = this.prepareOn(query, session);
+      p = pending;
+      this.prepared.set(key, pending);
+      this.evictPrepared();
+      pending.then(
+        // A statement evicted while it was being prepared stays out of the cache.
+        (statement) => this.prepared.get(key) === pending && this.preparedReady.set(query, { keyspace, statement }),
+        () => this.prepared.get(key) === pending && this.prepared.delete(key),
       );
     }
     return p;
+  }
+
+  /**
+   * Keeps at most `maxPrepared` statements: the oldest prepared goes first (a lookup does not
+   * reorder, so the hot path stays one Map read); using it again prepares it again.
+   */
+  private evictPrepared(): void {
+    while (this.prepared.size > this.options.maxPrepared) {
+      const oldest = this.prepared.keys().next().value as string;
+      this.prepared.delete(oldest);
+      const cut = oldest.indexOf("\u0000");
+      const keyspace = oldest.slice(0, cut) || undefined;
+      const query = oldest.slice(cut + 1);
+      if (this.preparedReady.get(query)?.keyspace === keyspace) this.preparedReady.delete(query);
+    }
   }
 
   private async prepareOn(query: string, session: SessionHost): Promise<Prepared> {
@@ -641,6 +661,7 @@ export class Client {
       batchBy: options.batchBy,
       batchMaxBytes: options.batchMaxBytes,
       counter,
+      dryRun: options.dryRun,
     };
     return session.bulk(ps.id, ps.resultMetadataId, config, input, options.onBadRow ?? (() => {}), options.onProgress, options.signal);
   }

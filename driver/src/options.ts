@@ -60,6 +60,8 @@ const clientOptionsSchema = z.object({
     /** A parameter that is `undefined` leaves its column unset (as the DataStax driver does); false binds null. */
     useUndefinedAsUnset: z.boolean().default(true),
   }).default({ useUndefinedAsUnset: true }),
+  /** Prepared statements kept per client (the DataStax driver's default is 500 too). */
+  maxPrepared: z.number().int().min(1).default(500),
   /** Connect to nodes discovered through system.peers, not only the contact points. */
   discoverPeers: z.boolean().default(true),
   /** Shorthand for `socketOptions.readTimeout`. */
@@ -82,13 +84,14 @@ export interface ClientOptions {
   queryOptions?: { consistency?: number; fetchSize?: number; prepare?: boolean; isIdempotent?: boolean };
   policies?: { maxAttempts?: number; speculativeDelay?: number; speculativeMaxExtra?: number };
   encoding?: { useUndefinedAsUnset?: boolean };
+  maxPrepared?: number;
   discoverPeers?: boolean;
   requestTimeout?: number;
   socketFactory?: SocketFactory;
 }
 
 /** The options after validation, with every default filled in. */
-export interface ResolvedOptions extends Omit<ClientOptions, "protocolOptions" | "compression" | "tls" | "socketOptions" | "pooling" | "queryOptions" | "policies" | "discoverPeers" | "encoding"> {
+export interface ResolvedOptions extends Omit<ClientOptions, "protocolOptions" | "compression" | "tls" | "socketOptions" | "pooling" | "queryOptions" | "policies" | "discoverPeers" | "encoding" | "maxPrepared"> {
   protocolOptions: { port: number; maxVersion?: 4 | 5; maxSchemaAgreementWaitSeconds: number };
   compression: "none" | "lz4" | "snappy";
   tls?: { ca?: string; rejectUnauthorized: boolean; serverName?: string };
@@ -97,6 +100,7 @@ export interface ResolvedOptions extends Omit<ClientOptions, "protocolOptions" |
   queryOptions: { consistency?: number; fetchSize: number; prepare: boolean; isIdempotent: boolean };
   policies: { maxAttempts: number; speculativeDelay?: number; speculativeMaxExtra: number };
   encoding: { useUndefinedAsUnset: boolean };
+  maxPrepared: number;
   discoverPeers: boolean;
 }
 

@@ -1,12 +1,11 @@
 // load's conversion settings (issue #14 items 2 and 3) through bin/cqlwire against the real
 // local Cassandra: empty is unset by default, and the core reads time zones, patterns,
 // epoch units, boolean words, locale numbers, base64 blobs, overflow and rounding as told.
-// These tests fail when no server answers; CQLWIRE_SKIP_INTEGRATION=1 skips them.
+// These tests fail when no server answers; no switch skips them.
 
 import { assertEquals, assertStringIncludes } from "./assert.ts";
 import { type CliResult, runCli } from "./run.ts";
 
-const SKIP = Deno.env.get("CQLWIRE_SKIP_INTEGRATION") === "1";
 const KEYSPACE = "convert_cli";
 const RUN = `${Date.now().toString(36)}_${
   Math.floor(Math.random() * 1e6).toString(36)
@@ -54,7 +53,6 @@ async function load(
 
 Deno.test({
   name: "conversion settings against a live Cassandra",
-  ignore: SKIP,
   sanitizeResources: false,
   sanitizeOps: false,
   async fn(t) {
@@ -108,6 +106,15 @@ Deno.test({
           );
         },
       );
+
+      await t.step("a JSON Lines null leaves the value alone too", async () => {
+        await succeed(["query", `INSERT INTO ${keep} (id, a, b) VALUES (4, 'kept', 10)`]);
+        const path = `${work}/nulls.jsonl`;
+        await Deno.writeTextFile(path, '{"id": 4, "a": null, "b": 11}\n');
+        const result = await runCli(["load", "--table", keep, "--bad-dir", `${work}/bad`, "--quiet", path]);
+        assertEquals(result.code, 0, explain(result));
+        assertEquals(await select(`SELECT id, a, b FROM ${keep} WHERE id = 4`), [{ id: 4, a: "kept", b: 11 }]);
+      });
 
       await t.step(
         "--null-to-unset false writes null over the value",

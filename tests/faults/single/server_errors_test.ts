@@ -169,16 +169,15 @@ scenario(
 
       proxy.setRules({ stall: "toClient" });
       let before = executes(proxy);
-      const t0 = performance.now();
       let timedOut: unknown = null;
       try {
         await c.execute(insert, [1, valueOf(1)], { prepare: true, idempotent: false, timeout: 200 });
       } catch (e) {
         timedOut = e;
       }
-      const waited = performance.now() - t0;
+      // How long it took is not asserted (a shared machine): tests/wire/timeouts_test.ts checks
+      // the same behaviour on fake nodes by attempts and orphaned ids.
       assert(timedOut instanceof OperationTimedOutError, `expected a timeout, got ${String(timedOut)}`);
-      assert(waited >= 190 && waited < 2_000, `timed out after ${waited.toFixed(0)} ms for a 200 ms timeout`);
       assertEquals(executes(proxy) - before, 1, "a non-idempotent request is sent once");
       assertEquals(orphans(), 1, "the timed-out stream id stays orphaned while its answer may still come");
       proxy.clearRules();
