@@ -80,6 +80,8 @@ mutants-diff:
 fuzz:
 	@scripts/bootstrap --fuzz
 	@scripts/run-fuzz 300
+	@# The TypeScript property suites (fast-check), 50x their make-test runs, fresh seed.
+	@CQLWIRE_PROPS_RUNS=10000 node_modules/.bin/deno test -A --quiet tests/props/
 
 bench: bootstrap build
 	@bench/run

@@ -201,6 +201,8 @@ async function bytesAround(input: InputFile, offset: number): Promise<{ before: 
   if (!input.gzip) {
     const file = await Deno.open(input.path, { read: true });
     try {
+      // Not seeking past the end: a seek beyond what the OS can address fails with a TypeError.
+      if (offset > (await file.stat()).size) return { before: null, at: null };
       const block = await readBlock(file, offset - 1, 2);
       return { before: block[0] ?? null, at: block[1] ?? null };
     } finally {
@@ -267,6 +269,40 @@ export async function checkResumeState(
   if (beyondEnd !== undefined) refuse(`journal offset ${beyondEnd} lies below the watermark ${state.offset}`);
 }
 
+/**
+ * The journal's entries as "file:offset" keys. Only lines ended by a newline count: the last
+ * one may have been cut short by the crash, and what is left of it can still look like an
+ * entry ("A 0 12" of "A 0 123"). Every complete line must be an entry of one of the
+ * checkpoint's inputs at or beyond its watermark; anything else is damage and an error naming
+ * the line, never skipped (a skipped "S" line would let its row be applied twice).
+ */
+export function parseJournal(
+  text: string,
+  path: string,
+  files: readonly { offset: number }[],
+): { acked: Set<string>; sent: Set<string> } {
+  const acked = new Set<string>();
+  const sent = new Set<string>();
+  const lines = text.split("\n");
+  lines.pop();
+  lines.forEach((line, i) => {
+    const refuse = (what: string): never => {
+      throw new CliFailure(
+        `${path} is not a valid journal: line ${i + 1} ${what}; ` +
+          `repair it, or remove it and its checkpoint to load from the start`,
+      );
+    };
+    const match = /^([SA]) ([0-9]{1,15}) ([0-9]{1,15})$/.exec(line);
+    if (match === null) refuse(`is not "S|A <file> <offset>": ${JSON.stringify(line.slice(0, 60))}`);
+    const file = Number(match![2]);
+    const offset = Number(match![3]);
+    if (file >= files.length) refuse(`names input ${file}, but the checkpoint has ${files.length}`);
+    if (offset < files[file].offset) refuse(`offset ${offset} lies below the watermark ${files[file].offset} of input ${file}`);
+    (match![1] === "A" ? acked : sent).add(`${file}:${offset}`);
+  });
+  return { acked, sent };
+}
+
 export class CheckpointStore {
   readonly path: string;
   readonly journalPath: string;
@@ -290,21 +326,13 @@ export class CheckpointStore {
       throw error;
     }
     const checkpoint = this.parse(text);
-    const acked = new Set<string>();
-    const sent = new Set<string>();
     let journalText = "";
     try {
       journalText = await Deno.readTextFile(this.journalPath);
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
     }
-    for (const line of journalText.split("\n")) {
-      // A line cut short by the crash has no newline after it and is ignored by the match.
-      const match = /^([SA]) ([0-9]+) ([0-9]+)$/.exec(line);
-      if (!match) continue;
-      (match[1] === "A" ? acked : sent).add(`${match[2]}:${match[3]}`);
-    }
-    return { checkpoint, journal: { acked, sent } };
+    return { checkpoint, journal: parseJournal(journalText, this.journalPath, checkpoint.files) };
   }
 
   /** Validates shape and checksum; a bad checkpoint is an error naming the file and the fault. */

@@ -1085,6 +1085,22 @@ mod bulk_load {
     }
 
     #[test]
+    fn a_dry_run_converts_every_row_and_sends_none() {
+        let mut sim = Sim::new(3, config());
+        sim.start();
+        let load = new_load(&mut sim, LoadConfig { dry_run: true, ..LoadConfig::default() });
+        let mut input = csv(300, &[]);
+        input.extend_from_slice(b"not-a-number,0x01\n");
+        run(&mut sim, load, &input, 1000);
+        let load = sim.loads.get_mut(load).unwrap();
+        let stats = load.stats();
+        assert_eq!((stats.rows_ok, stats.rows_bad, stats.watermark), (300, 1, input.len() as u64));
+        let bad = load.poll_bad().unwrap();
+        assert_eq!((bad.kind, bad.line, bad.column.as_deref(), bad.field), (BadRowKind::Value, 301, Some("k"), Some(0)));
+        assert!(sim.nodes.iter().all(|n| n.executes.is_empty() && n.batches.is_empty()), "nothing is sent");
+    }
+
+    #[test]
     fn unbatched_loads_send_one_execute_per_row() {
         let mut sim = Sim::new(3, config());
         sim.start();

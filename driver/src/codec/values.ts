@@ -191,8 +191,10 @@ function readElement(u8: Uint8Array, view: DataView, pos: number, end: number, d
     return null;
   }
   if (length > end - start) throw new CqlProtocolError("remote", typeName, pos, `element of ${length} bytes, ${end - start} left`);
+  const value = decode(u8, view, start, length);
+  // Set after decoding: a nested collection's own elements move elementsEnd while it decodes.
   elementsEnd = start + length;
-  return decode(u8, view, start, length);
+  return value;
 }
 
 function readCount(view: DataView, start: number, length: number, minElementSize: number, typeName: string): number {
