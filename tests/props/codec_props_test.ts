@@ -16,7 +16,7 @@ function valueOrProtocolError(input: Uint8Array, decode: () => unknown): unknown
     return decode();
   } catch (e) {
     if (!(e instanceof CqlProtocolError)) throw new Error(`expected CqlProtocolError, got ${(e as Error)?.name}: ${(e as Error)?.message}`, { cause: e });
-    assertExact(e.code, "ERR_CQL_PROTOCOL");
+    assertExact(e.code, "ERR_PROTOCOL");
     if (e.side !== "remote" && e.side !== "local") throw new Error(`side ${e.side}`);
     if (typeof e.field !== "string" || e.field === "") throw new Error(`no field in ${e.message}`);
     if (!Number.isSafeInteger(e.offset) || e.offset < 0 || e.offset > input.length) {

@@ -213,7 +213,7 @@ function decodeGuarded(t: TypeInfo, bytes: Uint8Array, what: string): { error: C
   } catch (e) {
     if (e instanceof CqlProtocolError) {
       assert(e.side === "remote", `${what}: protocol errors from decoding are remote`);
-      assert(e.code === "ERR_CQL_PROTOCOL", `${what}: stable code`);
+      assert(e.code === "ERR_PROTOCOL", `${what}: stable code`);
       assert(/ at byte \d+/.test(e.message) && e.field.length > 0, `${what}: message names field and offset: ${e.message}`);
       return { error: e };
     }
