@@ -12,7 +12,7 @@ export {
   ArgumentError,
   AuthenticationError,
   ConnectionError,
-  CqlWireProtocolError,
+  CqlProtocolError,
   DriverError,
   DriverInternalError,
   NoHostAvailableError,

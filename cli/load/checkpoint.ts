@@ -201,6 +201,8 @@ async function bytesAround(input: InputFile, offset: number): Promise<{ before: 
   if (!input.gzip) {
     const file = await Deno.open(input.path, { read: true });
     try {
+      // Not seeking past the end: a seek beyond what the OS can address fails with a TypeError.
+      if (offset > (await file.stat()).size) return { before: null, at: null };
       const block = await readBlock(file, offset - 1, 2);
       return { before: block[0] ?? null, at: block[1] ?? null };
     } finally {

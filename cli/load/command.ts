@@ -412,7 +412,6 @@ async function coreObstacle(
 ): Promise<string | null> {
   if (target.counter) return "a counter table needs the write-ahead journal of the JS path";
   if (!target.idempotent) return "a statement that is not idempotent needs the write-ahead journal of the JS path";
-  if (settings.dryRun) return "--dry-run runs on the JS path";
   if (formats.has("csv") && !settings.hasHeader && settings.map === null && settings.skip.length > 0) {
     // The core's index mapping accepts extra fields, where this layout wants an exact count.
     return "--skip without a header or --map runs on the JS path";
@@ -673,6 +672,7 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
           (header, format) => corePlanners[format](header),
           (input, options) => client.bulkLoad(input, options),
           {
+            dryRun: settings.dryRun,
             csv: settings.csv,
             hasHeader: settings.hasHeader,
             nullValues: settings.nullValues,

@@ -79,6 +79,8 @@ export interface CoreLoadInput {
 export type BulkLoadFunction = (input: AsyncIterable<Uint8Array>, options: BulkLoadOptions) => Promise<BulkState>;
 
 export interface CoreLoadSettings {
+  /** Parse and convert in the core, write nothing. */
+  dryRun?: boolean;
   csv: CsvFormat;
   hasHeader: boolean;
   nullValues: string[];
@@ -492,6 +494,13 @@ export async function runCoreLoad(
         return;
       }
       const examined = describer.examine(row);
+      if ("params" in examined && settings.dryRun) {
+        // Valid by the JS converter's rules, and a dry run writes nothing.
+        pending.push({ offset: row.offset, record: examined.record, problem: null, state: "loaded" });
+        writtenAlone++;
+        updateRows();
+        return;
+      }
       if ("params" in examined) {
         const alone: PendingRow = { offset: row.offset, record: examined.record, problem: null, state: "writing" };
         pending.push(alone);
@@ -593,6 +602,7 @@ export async function runCoreLoad(
     if (remainingErrors !== undefined) options.maxErrors = Math.max(0, remainingErrors - 1);
     if (settings.maxRetries !== undefined) options.maxRetries = settings.maxRetries;
     if (settings.consistency !== undefined) options.consistency = settings.consistency;
+    if (settings.dryRun) options.dryRun = true;
     if (settings.batch !== undefined) {
       options.batchSize = settings.batch.size;
       options.batchBy = settings.batch.by;

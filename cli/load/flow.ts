@@ -101,17 +101,28 @@ export class AdaptiveConcurrency {
   }
 }
 
+/** Where the rate limiter reads the time (ms) and how it waits; tests pass a simulated one. */
+export interface PacingClock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+const WALL_CLOCK: PacingClock = {
+  now: () => performance.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
 /** At most `perSecond` rows per second, paced evenly. */
 export class RateLimiter {
   private next = 0;
-  constructor(private readonly perSecond: number) {}
+  constructor(private readonly perSecond: number, private readonly clock: PacingClock = WALL_CLOCK) {}
 
   async take(rows: number): Promise<void> {
-    const now = performance.now();
+    const now = this.clock.now();
     const start = Math.max(now, this.next);
     this.next = start + (rows * 1000) / this.perSecond;
     const wait = start - now;
-    if (wait >= 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (wait >= 1) await this.clock.sleep(wait);
   }
 }
 

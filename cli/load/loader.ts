@@ -183,8 +183,12 @@ const FATAL_DRIVER_ERRORS = new Set(["AuthenticationError"]);
 const FATAL_SERVER_CODES = new Set([0x0100, 0x2100, 0x000A, 0x2300]);
 /** The coordinator refused the request before applying it: always safe to send again. */
 const NOT_APPLIED_CODES = new Set([0x1000, 0x1001, 0x1002]);
-/** May have been applied: safe to send again only for idempotent writes. */
-const MAYBE_APPLIED_CODES = new Set([0x1100, 0x1200, 0x1500]);
+/**
+ * May have been applied: safe to send again only for idempotent writes. The core's rule, as
+ * the Java driver's default retry policy (DSBulk's): a server error (0x0000) is retried, a
+ * write failure (0x1500: replicas answered with a failure) is not.
+ */
+const MAYBE_APPLIED_CODES = new Set([0x0000, 0x1100, 0x1200]);
 const RETRYABLE_DRIVER_ERRORS = new Set(["OperationTimedOutError", "ConnectionError", "NoHostAvailableError"]);
 const OVERLOAD_CODES = new Set([0x1001, 0x1100]);
 

@@ -1303,6 +1303,15 @@ fn compress_frames(algorithm: Compression, frames: &[u8], out: &mut Vec<u8>) {
 
 /// Skips the tracing id, warnings and custom payload that `frame_flags` announce.
 pub fn skip_response_prefix(body: &[u8], frame_flags: u8) -> Result<&[u8], ProtocolError> {
+    visit_response_prefix(body, frame_flags, |_, _| {})
+}
+
+/// Like [`skip_response_prefix`], showing `payload` each custom payload entry on the way.
+pub fn visit_response_prefix<'a>(
+    body: &'a [u8],
+    frame_flags: u8,
+    mut payload: impl FnMut(&'a str, Option<&'a [u8]>),
+) -> Result<&'a [u8], ProtocolError> {
     let mut r = Reader::new(body);
     if frame_flags & flags::TRACING != 0 {
         r.bytes(16, "tracing id")?;
@@ -1313,8 +1322,8 @@ pub fn skip_response_prefix(body: &[u8], frame_flags: u8) -> Result<&[u8], Proto
     if frame_flags & flags::CUSTOM_PAYLOAD != 0 {
         let n = r.u16("custom payload count")?;
         for _ in 0..n {
-            r.string("custom payload key")?;
-            r.bytes_opt("custom payload value")?;
+            let key = r.string("custom payload key")?;
+            payload(key, r.bytes_opt("custom payload value")?);
         }
     }
     Ok(r.rest())

@@ -427,6 +427,8 @@ pub struct PreparedInfo<'a> {
     pub pk_indexes: Vec<u16>,
     /// The keyspace of the bound columns, which routing needs; `None` without bind markers.
     pub keyspace: Option<&'a str>,
+    /// The table of the bound columns (Scylla keeps tablets per table).
+    pub table: Option<&'a str>,
     /// The bind markers' names and types, in order.
     pub bind_columns: Vec<(&'a str, crate::types::ColumnType)>,
     /// The prepared metadata flags (Scylla marks LWTs there).
@@ -463,10 +465,10 @@ pub fn decode_prepared(body: &[u8], version: u8) -> Result<PreparedInfo<'_>, Pro
         return Err(r.error("prepared metadata columns_count", format!("implausible count {columns}")));
     }
     let global = flags & 0x0001 != 0;
-    let mut keyspace = None;
+    let (mut keyspace, mut table) = (None, None);
     if global {
         keyspace = Some(r.string("prepared metadata keyspace")?);
-        r.string("prepared metadata table")?;
+        table = Some(r.string("prepared metadata table")?);
     }
     // Each column takes at least a name length and a type id.
     let mut bind_columns = Vec::with_capacity((columns as usize).min(r.remaining() / 4));
@@ -474,12 +476,13 @@ pub fn decode_prepared(body: &[u8], version: u8) -> Result<PreparedInfo<'_>, Pro
         if !global {
             let ks = r.string("prepared column keyspace")?;
             keyspace.get_or_insert(ks);
-            r.string("prepared column table")?;
+            let t = r.string("prepared column table")?;
+            table.get_or_insert(t);
         }
         let name = r.string("prepared column name")?;
         bind_columns.push((name, crate::types::ColumnType::read(&mut r)?));
     }
-    Ok(PreparedInfo { id, result_metadata_id, pk_indexes, keyspace, bind_columns, flags })
+    Ok(PreparedInfo { id, result_metadata_id, pk_indexes, keyspace, table, bind_columns, flags })
 }
 
 /// A server-pushed EVENT.

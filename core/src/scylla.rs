@@ -113,8 +113,10 @@ impl ScyllaFeatures {
         if self.rate_limit_error_code.is_some() {
             out.push((SCYLLA_RATE_LIMIT_ERROR, String::new()));
         }
-        // TABLETS_ROUTING_V1 is read but not asked for: the tablet map is not built yet, and
-        // asking would make the server compute payloads nobody reads.
+        if self.tablets_routing_v1 {
+            // The session keeps the tablet map these payloads fill (crate::cluster::TabletMap).
+            out.push((TABLETS_ROUTING_V1, String::new()));
+        }
         out
     }
 }

@@ -31,6 +31,7 @@ use crate::wire::Reader;
 
 mod node_error;
 mod shards;
+mod tablets;
 pub use node_error::NodeError;
 pub use shards::ShardTarget;
 
@@ -213,6 +214,8 @@ struct Pool {
 pub struct PreparedMeta {
     pub cql: String,
     keyspace: Option<u32>,
+    /// The interned table (see `Session::intern_table`), for tablet routing.
+    table: Option<u32>,
     pub pk_indexes: Vec<u16>,
     pub lwt: bool,
     /// Bind marker names and types, in order (what a bulk load encodes rows against).
@@ -227,6 +230,9 @@ struct Req {
     timeout_us: Option<u64>,
     keyspace: Option<u32>,
     token: Option<i64>,
+    table: Option<u32>,
+    /// The tablet replica (node, shard) to try before the plan, once.
+    tablet: Option<(u32, u16)>,
     cursor: Option<PlanCursor>,
     /// Times the plan ran out and was started again after a backoff.
     restarts: u32,
@@ -309,6 +315,9 @@ pub struct Session {
 
     prepared: HashMap<Vec<u8>, PreparedMeta>,
     keyspace_names: Vec<String>,
+    /// Tables by interned id: (keyspace id, name).
+    table_names: Vec<(u32, String)>,
+    tablets: crate::cluster::TabletMap,
 
     commands: VecDeque<Command>,
     events: VecDeque<EventOut>,
@@ -395,6 +404,8 @@ impl Session {
             plan_restarts: BinaryHeap::new(),
             prepared: HashMap::new(),
             keyspace_names: Vec::new(),
+            table_names: Vec::new(),
+            tablets: Default::default(),
             commands: VecDeque::new(),
             events: VecDeque::new(),
             arenas_in_use: Vec::new(),
@@ -509,7 +520,7 @@ impl Session {
             return Err(e);
         }
         let (opcode, flags) = request_kind(&spec.request);
-        let (keyspace, token, lwt) = self.routing(&spec);
+        let (keyspace, table, token, lwt) = self.routing(&spec);
         let token = spec.token.or(token);
         let id = self.alloc_req(Req {
             id: 0,
@@ -519,6 +530,8 @@ impl Session {
             timeout_us: spec.timeout_us,
             keyspace,
             token,
+            table,
+            tablet: None,
             cursor: None,
             restarts: 0,
             sent: 0,
@@ -811,23 +824,23 @@ impl Session {
 
     /// The keyspace, token and LWT-ness of a request, from the prepared metadata the session
     /// saw or the host's routing key. Allocation-free on a warm cache.
-    fn routing(&mut self, spec: &RequestSpec) -> (Option<u32>, Option<i64>, bool) {
-        let from_prepared = |this: &Self, id: &[u8], values: &[u8]| -> (Option<u32>, Option<i64>, bool) {
+    fn routing(&mut self, spec: &RequestSpec) -> (Option<u32>, Option<u32>, Option<i64>, bool) {
+        let from_prepared = |this: &Self, id: &[u8], values: &[u8]| -> (Option<u32>, Option<u32>, Option<i64>, bool) {
             match this.prepared.get(id) {
-                Some(p) => (p.keyspace, token_from_values(values, &p.pk_indexes), p.lwt),
-                None => (None, None, false),
+                Some(p) => (p.keyspace, p.table, token_from_values(values, &p.pk_indexes), p.lwt),
+                None => (None, None, None, false),
             }
         };
         match &spec.request {
             Request::Execute { id, values, .. } => from_prepared(self, id, values),
             Request::Batch { statements, .. } => match statements.first() {
                 Some(message::BatchStatement::Prepared { id, values }) => from_prepared(self, id, values),
-                _ => (None, None, false),
+                _ => (None, None, None, false),
             },
             _ => {
                 let ks = spec.keyspace.map(|k| self.intern_keyspace(k));
                 let token = spec.routing_key.and_then(|k| routing_token(&[k]).ok());
-                (ks, token, false)
+                (ks, None, token, false)
             }
         }
     }
@@ -864,6 +877,9 @@ impl Session {
     /// Sends to the next node of the request's plan that has a usable connection; fails the
     /// request when the plan is exhausted.
     fn send_to_next_node(&mut self, now: u64, req_id: SessionRequestId, why: &'static str) -> bool {
+        if self.send_to_tablet_replica(now, req_id) {
+            return true;
+        }
         loop {
             let Some(req) = self.req_mut(req_id) else { return false };
             let Some(mut cursor) = req.cursor else { return false };
@@ -916,8 +932,10 @@ impl Session {
     /// A fresh plan for the request: replicas of its token first, rotated among them.
     fn new_plan(&mut self, req_id: SessionRequestId) {
         let Some(req) = self.req_mut(req_id) else { return };
-        let (keyspace, token, lwt) = (req.keyspace, req.token, req.lwt);
+        let (keyspace, token, lwt, table) = (req.keyspace, req.token, req.lwt, req.table);
         let rotation = self.rng.next_u32();
+        // An LWT goes to the tablet's first replica, like the ring's primary replica.
+        let tablet = self.tablet_target(table, token, if lwt { 0 } else { rotation });
         let cursor = {
             let ks = keyspace.map(|k| self.keyspace_names[k as usize].as_str());
             let plan = if lwt { self.view.plan_for_lwt(ks, token) } else { self.view.plan_for(ks, token, rotation) };
@@ -925,6 +943,7 @@ impl Session {
         };
         if let Some(r) = self.req_mut(req_id) {
             r.cursor = Some(cursor);
+            r.tablet = tablet;
         }
     }
 
@@ -1503,6 +1522,11 @@ impl Session {
         };
         if let Some(d) = action {
             *self.metrics.decisions.entry(d.reason).or_default() += 1;
+            match &e {
+                ServerEvent::TopologyChange { .. } => self.tablets.clear(),
+                ServerEvent::SchemaChange { keyspace, .. } => self.forget_tablets_of(keyspace),
+                ServerEvent::StatusChange { .. } => {}
+            }
             match d.value {
                 Some(RefreshAction::Peers) | Some(RefreshAction::Keyspace(_)) => self.refresh_control(now),
                 Some(RefreshAction::MarkUp(address)) => {
@@ -1543,6 +1567,7 @@ impl Session {
             self.remember_prepared(&req.body, conn, frame_flags, start, end);
         }
         self.metrics.responses += 1;
+        self.learn_tablet(req.table, conn, frame_flags, start, end);
         let attempts = req.sent.max(1);
         if self.view.nodes().count() > 1 && self.is_schema_change(conn, frame_flags, start, end) {
             // DDL answers wait until every live node runs the new schema, so the statement
@@ -1616,8 +1641,12 @@ impl Session {
         let lwt = crate::lwt::is_lwt(&cql, info.flags, mask);
         let keyspace = info.keyspace.map(|k| k.to_owned());
         let keyspace = keyspace.map(|k| self.intern_keyspace(&k));
+        let table = match (keyspace, info.table) {
+            (Some(ks), Some(t)) => Some(self.intern_table(ks, t)),
+            _ => None,
+        };
         let bind_columns = info.bind_columns.into_iter().map(|(n, t)| (n.to_owned(), t)).collect();
-        self.prepared.insert(info.id.to_vec(), PreparedMeta { cql, keyspace, pk_indexes: info.pk_indexes, lwt, bind_columns });
+        self.prepared.insert(info.id.to_vec(), PreparedMeta { cql, keyspace, table, pk_indexes: info.pk_indexes, lwt, bind_columns });
     }
 
     fn on_reprepared(&mut self, now: u64, req_id: SessionRequestId, conn: ConnId, _start: usize, _end: usize) {

@@ -660,6 +660,7 @@ fn startup_asks_for_the_scylla_extensions_the_core_implements() {
         [
             ("SCYLLA_LWT_ADD_METADATA_MARK", "LWT_OPTIMIZATION_META_BIT_MASK=2147483648"),
             ("SCYLLA_RATE_LIMIT_ERROR", ""),
+            ("TABLETS_ROUTING_V1", ""),
         ]
     );
     assert_eq!(startup_after(&[("CQL_VERSION", &["3.4.7"])]).len(), 3, "Cassandra gets the plain STARTUP");

@@ -4,7 +4,7 @@
 use std::collections::{HashMap, HashSet};
 
 use cqlwire_core::bulk::registry::BulkLoads;
-use cqlwire_core::cluster::{murmur3_token, RetryPolicy, SpeculativePolicy};
+use cqlwire_core::cluster::{encode_tablet, murmur3_token, RetryPolicy, SpeculativePolicy, Tablet, TabletReplica};
 use cqlwire_core::connection::{Config, Request};
 use cqlwire_core::message::QueryOptions;
 use cqlwire_core::session::{Command, ConnId, RequestSpec, Session, SessionConfig, SessionEvent, ShardTarget};
@@ -40,6 +40,11 @@ struct SimNode {
     shard_hits: Vec<(i64, u16)>,
     /// Accepts connections and answers nothing at all, handshake included.
     mute: bool,
+    /// Offers TABLETS_ROUTING_V1 and lays ks1.t out in tablets (see `sim_tablet`).
+    tablets: bool,
+    /// EXECUTEs that reached a tablet replica on its shard, and those that did not.
+    tablet_hits: usize,
+    tablet_misroutes: usize,
     /// Hostile answers: a query whose CQL contains the key gets the body instead, once.
     replies: Vec<(&'static str, Vec<u8>)>,
 }
@@ -216,11 +221,30 @@ impl Sim {
         self.conn_shard.insert(conn, landed);
     }
 
+    /// For a tablet node: counts the EXECUTE as a hit or a misroute, and for a misroute
+    /// returns the custom payload describing the token's tablet, as Scylla attaches it.
+    fn tablet_payload(&mut self, node: usize, conn: ConnId, token: i64) -> Option<Vec<u8>> {
+        if !self.nodes[node].tablets {
+            return None;
+        }
+        let tablet = sim_tablet(&self.nodes, token);
+        let here = (self.nodes[node].host_id, self.conn_shard.get(&conn).copied());
+        if tablet.replicas.iter().any(|r| (r.host_id, Some(r.shard)) == here) {
+            self.nodes[node].tablet_hits += 1;
+            return None;
+        }
+        self.nodes[node].tablet_misroutes += 1;
+        let mut b = 1u16.to_be_bytes().to_vec();
+        string(&mut b, "tablets-routing-v1");
+        bytes(&mut b, Some(&encode_tablet(&tablet)));
+        Some(b)
+    }
+
     fn supported(&self, conn: ConnId) -> Vec<u8> {
         let Some(&shard) = self.conn_shard.get(&conn) else { return 0u16.to_be_bytes().to_vec() };
         let node = &self.nodes[self.conns[&conn]];
         let (shard, nr) = (shard.to_string(), node.shards.to_string());
-        let options: [(&str, &str); 8] = [
+        let mut options: Vec<(&str, &str)> = vec![
             ("SCYLLA_SHARD", &shard),
             ("SCYLLA_NR_SHARDS", &nr),
             ("SCYLLA_PARTITIONER", "org.apache.cassandra.dht.Murmur3Partitioner"),
@@ -230,6 +254,9 @@ impl Sim {
             ("SCYLLA_LWT_ADD_METADATA_MARK", "LWT_OPTIMIZATION_META_BIT_MASK=2147483648"),
             ("SCYLLA_RATE_LIMIT_ERROR", "ERROR_CODE=61440"),
         ];
+        if node.tablets {
+            options.push(("TABLETS_ROUTING_V1", ""));
+        }
         let mut b = (options.len() as u16).to_be_bytes().to_vec();
         for (k, v) in options {
             string(&mut b, k);
@@ -313,7 +340,14 @@ impl Sim {
                             if let Some(&shard) = self.conn_shard.get(&conn) {
                                 self.nodes[node].shard_hits.push((token, shard));
                             }
-                            frame(stream, 0x08, &1i32.to_be_bytes())
+                            match self.tablet_payload(node, conn, token) {
+                                Some(payload) => {
+                                    let mut f = frame(stream, 0x08, &[payload, 1i32.to_be_bytes().to_vec()].concat());
+                                    f[1] = 0x04; // custom payload
+                                    f
+                                }
+                                None => frame(stream, 0x08, &1i32.to_be_bytes()),
+                            }
                         }
                     }
                 }
@@ -1051,6 +1085,22 @@ mod bulk_load {
     }
 
     #[test]
+    fn a_dry_run_converts_every_row_and_sends_none() {
+        let mut sim = Sim::new(3, config());
+        sim.start();
+        let load = new_load(&mut sim, LoadConfig { dry_run: true, ..LoadConfig::default() });
+        let mut input = csv(300, &[]);
+        input.extend_from_slice(b"not-a-number,0x01\n");
+        run(&mut sim, load, &input, 1000);
+        let load = sim.loads.get_mut(load).unwrap();
+        let stats = load.stats();
+        assert_eq!((stats.rows_ok, stats.rows_bad, stats.watermark), (300, 1, input.len() as u64));
+        let bad = load.poll_bad().unwrap();
+        assert_eq!((bad.kind, bad.line, bad.column.as_deref(), bad.field), (BadRowKind::Value, 301, Some("k"), Some(0)));
+        assert!(sim.nodes.iter().all(|n| n.executes.is_empty() && n.batches.is_empty()), "nothing is sent");
+    }
+
+    #[test]
     fn unbatched_loads_send_one_execute_per_row() {
         let mut sim = Sim::new(3, config());
         sim.start();
@@ -1206,4 +1256,70 @@ fn a_rate_limit_error_fails_the_request_without_a_retry_anywhere() {
     );
     let untouched: usize = sim.nodes.iter().map(|n| n.fail_next.len()).sum();
     assert_eq!(untouched, 8, "one node answered once; no other attempt anywhere");
+}
+
+// ---- Scylla tablets -----------------------------------------------------------------------------
+
+const SIM_TABLETS: i128 = 16;
+
+/// The simulated tablet layout: 16 equal token ranges, each on two replicas chosen apart from
+/// the token ring's owner (so ring routing alone always misroutes), on shards that differ from
+/// the token's shard by Scylla's formula.
+fn sim_tablet(nodes: &[SimNode], token: i64) -> Tablet {
+    let width = (1i128 << 64) / SIM_TABLETS;
+    let j = ((token as i128 - 1 - i64::MIN as i128) / width).clamp(0, SIM_TABLETS - 1);
+    let bound = |j: i128| if j == SIM_TABLETS { i64::MAX } else { (i64::MIN as i128 + j * width) as i64 };
+    let n = nodes.len();
+    let replica = |k: usize| TabletReplica {
+        host_id: nodes[(j as usize + k) % n].host_id,
+        shard: ((j as usize + k) % usize::from(nodes[0].shards.max(1))) as u16,
+    };
+    Tablet { first: bound(j), last: bound(j + 1), replicas: vec![replica(1), replica(2)] }
+}
+
+fn tablet_sim() -> Sim {
+    let mut sim = Sim::new(3, SessionConfig { can_bind_local_port: true, ..config() });
+    for n in sim.nodes.iter_mut() {
+        n.shards = 4;
+        n.tablets = true;
+    }
+    sim.start();
+    sim.prepare();
+    sim
+}
+
+fn tablet_counts(sim: &Sim) -> (usize, usize) {
+    (sim.nodes.iter().map(|n| n.tablet_hits).sum(), sim.nodes.iter().map(|n| n.tablet_misroutes).sum())
+}
+
+#[test]
+fn after_one_misroute_per_tablet_requests_go_to_a_tablet_replica_on_its_shard() {
+    let mut sim = tablet_sim();
+    for k in 0..2000i64 {
+        let id = sim.insert(k, false);
+        assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
+    }
+    let (hits, misroutes) = tablet_counts(&sim);
+    assert_eq!(hits + misroutes, 2000);
+    assert!(misroutes <= SIM_TABLETS as usize, "at most one misroute per tablet, got {misroutes}");
+    assert!(hits * 100 >= 2000 * 99, "{hits} of 2000 on a tablet replica");
+    // Both replicas of a tablet serve it: the choice rotates rather than pinning one.
+    let serving: HashSet<usize> = (0..3).filter(|&i| sim.nodes[i].tablet_hits > 0).collect();
+    assert_eq!(serving.len(), 3);
+}
+
+#[test]
+fn a_topology_change_forgets_the_tablets() {
+    let mut sim = tablet_sim();
+    for k in 0..200i64 {
+        sim.insert(k, false);
+    }
+    let (_, before) = tablet_counts(&sim);
+    sim.new_node_event_from_node_0([127, 0, 0, 2]);
+    for k in 0..200i64 {
+        sim.insert(k, false);
+    }
+    let (_, after) = tablet_counts(&sim);
+    assert!(after > before, "the map was dropped, so tablets are misrouted and learned again");
+    assert!(after - before <= SIM_TABLETS as usize);
 }

@@ -67,6 +67,8 @@ export class Client {
     this.cqlwire.on("hostUp", (address) => this.hostChanged(String(address), true));
     this.cqlwire.on("hostDown", (address) => this.hostChanged(String(address), false));
     this.cqlwire.on("log", (level, message) => this.emit("log", level, "Client", message));
+    // A node joining or leaving: hostAdd / hostRemove once the core has taken it in.
+    this.cqlwire.on("topologyChange", () => queueMicrotask(() => this.connected && this.syncHosts()));
   }
 
   get keyspace(): string | undefined {

@@ -29,6 +29,7 @@ export { Host, HostMap } from "./hosts.ts";
 export { auth } from "./auth.ts";
 export { policies } from "./policies.ts";
 export { concurrent } from "./concurrent.ts";
+export { mapping } from "./mapping.ts";
 export type { EncodingOptions } from "./convert.ts";
 
 /** Raised by the DataStax driver when a connection has no free stream ids; cqlwire queues instead. */
@@ -105,7 +106,6 @@ function notSupported(what: string, why: string) {
 /** DSE-only features (graph, geotypes, DSE auth schemes) have no Apache Cassandra counterpart. */
 export const datastax = notSupported("datastax", "DSE graph and search run only on DataStax Enterprise");
 export const geometry = notSupported("geometry", "DSE geotypes (Point, LineString, Polygon) exist only on DataStax Enterprise");
-export const mapping = notSupported("mapping", "the object mapper is not implemented yet (see the README's migration table)");
 export const tracker = notSupported("tracker", "request trackers are not implemented yet");
 export const metrics = notSupported("metrics", "use client.metrics (cqlwire's counters and latency histogram)");
 

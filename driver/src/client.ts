@@ -117,6 +117,8 @@ export interface BulkLoadOptions {
   batchBy?: "replica" | "partition";
   /** A batch closes before its values pass this many bytes (default 32 KiB). */
   batchMaxBytes?: number;
+  /** Parse and convert every row, send none: good rows count as loaded, bad rows are reported. */
+  dryRun?: boolean;
   /** Stops reading input: rows already parsed settle, a record cut mid-way is dropped. */
   signal?: AbortSignal;
   onBadRow?: (row: BadRowRecord) => void | Promise<void>;
@@ -659,6 +661,7 @@ export class Client {
       batchBy: options.batchBy,
       batchMaxBytes: options.batchMaxBytes,
       counter,
+      dryRun: options.dryRun,
     };
     return session.bulk(ps.id, ps.resultMetadataId, config, input, options.onBadRow ?? (() => {}), options.onProgress, options.signal);
   }

@@ -71,17 +71,33 @@ export class ConnectionError extends DriverError {
   }
 }
 
-/** The bytes on the wire broke the protocol; `side` says who broke it. */
-export class CqlWireProtocolError extends ConnectionError {
-  side: "local" | "remote";
+/** Who violated the protocol: the server's bytes ("remote") or our own request or state ("local"). */
+export type ProtocolSide = "local" | "remote";
+
+/**
+ * Bytes that cannot be what the protocol says they are (truncated, out of range, malformed),
+ * whether the Rust core or the TypeScript result decoder found them. `side` says who broke
+ * the rules, `field` names the protocol field (or CQL type) and `offset` the byte.
+ */
+export class CqlProtocolError extends DriverError {
+  declare code: "ERR_PROTOCOL";
+  readonly kind = "protocol";
+  side: ProtocolSide;
   field: string;
   offset: number;
-  constructor(message: string, side: "local" | "remote", field: string, offset: number, host?: string) {
-    super(message, host, "ERR_PROTOCOL");
-    this.name = "CqlWireProtocolError";
+  /** The reason alone, without side, field and offset. */
+  reason: string;
+  /** The node whose bytes these were, when known. */
+  host?: string;
+  /** `message` is for the core's events, whose text already names side, field and offset. */
+  constructor(side: ProtocolSide, field: string, offset: number, reason: string, host?: string, message?: string) {
+    super((message ?? `${side} protocol error in ${field} at byte ${offset}: ${reason}`) + (host ? ` (host ${host})` : ""), "ERR_PROTOCOL");
+    this.name = "CqlProtocolError";
     this.side = side;
     this.field = field;
     this.offset = offset;
+    this.reason = reason;
+    this.host = host;
   }
 }
 
@@ -144,7 +160,7 @@ export function errorFromCore(json: Record<string, unknown>, host: string): Erro
     case "timeout":
       return new OperationTimedOutError(`${message} (host ${host})`, host);
     case "protocol":
-      return new CqlWireProtocolError(`${message} (host ${host})`, json.side as "local" | "remote", String(json.field), Number(json.offset), host);
+      return new CqlProtocolError(json.side as ProtocolSide, String(json.field), Number(json.offset), message, host, message);
     case "auth":
       return new AuthenticationError(`${message} (host ${host})`, host);
     case "handshake": {
@@ -154,4 +170,23 @@ export function errorFromCore(json: Record<string, unknown>, host: string): Erro
     default:
       return new ConnectionError(`${message} (host ${host})`, host);
   }
+}
+
+/** The typed error a facade call throws (wasm/src/call_error.rs): only fields, no text to parse. */
+export interface CoreCallError {
+  code: string;
+  message: string;
+  side?: string;
+  field?: string;
+  offset?: number;
+  reason?: string;
+}
+
+/** THE mapping from a facade call's error to the driver's error classes. */
+export function errorFromCall(e: CoreCallError): DriverError {
+  if (e.side !== undefined && e.field !== undefined) {
+    return new CqlProtocolError(e.side as ProtocolSide, e.field, e.offset ?? 0, e.reason ?? e.message);
+  }
+  if (e.code === "ERR_CONFIG") return new ArgumentError(e.message);
+  return new DriverError(e.message, e.code);
 }

@@ -13,8 +13,10 @@
  * session instead (`failClosed`), rejecting everything pending, and every later call, with
  * one DriverInternalError. A user listener that throws is reported and the batch goes on.
  */
-import { CsvPageFormatter, WasmSession } from "../wasm/pkg/cqlwire_wasm.js";
+import { CallError, CsvPageFormatter, WasmSession } from "../wasm/pkg/cqlwire_wasm.js";
 import type { CqlSocket, RuntimeHooks, ShardPort, TlsSettings } from "./socket.ts";
+import { AuthenticationError, ConnectionError, DriverError, DriverInternalError, errorFromCall, errorFromCore, NoHostAvailableError } from "./errors.ts";
+
 /** CSV output settings, checked by the core (core/src/csv_out.rs `CsvFormatSettings`). */
 export interface CsvSettings {
   delimiter?: string;
@@ -31,7 +33,6 @@ export interface CsvPage {
   header: Uint8Array;
   csv: Uint8Array;
 }
-import { AuthenticationError, ConnectionError, DriverError, DriverInternalError, errorFromCore, NoHostAvailableError } from "./errors.ts";
 
 const EVENT_READY = 1;
 const EVENT_RESPONSE = 2;
@@ -1031,9 +1032,10 @@ function isTrap(e: unknown): boolean {
   return typeof WebAssembly !== "undefined" && e instanceof WebAssembly.RuntimeError;
 }
 
-/** A JsError from the facade carries `[CODE] message`. */
+/** A facade call threw: its CallError carries typed fields (freed here once read). */
 function coreCallError(e: unknown): Error {
-  const m = String((e as Error)?.message ?? e);
-  const match = /^\[([A-Z_]+)\] (.*)$/s.exec(m);
-  return match ? new DriverError(match[2], match[1]) : new DriverError(m);
+  if (!(e instanceof CallError)) return new DriverError(String((e as Error)?.message ?? e), "ERR_DRIVER", { cause: e });
+  const fields = { code: e.code, message: e.message, side: e.side, field: e.field, offset: e.offset, reason: e.reason };
+  e.free();
+  return errorFromCall(fields);
 }

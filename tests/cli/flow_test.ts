@@ -56,14 +56,19 @@ Deno.test("a fixed window never exceeds its limit", async () => {
   assertEquals([peak, window.peak, window.limit, window.inFlight], [3, 3, 3, 0]);
 });
 
-Deno.test("the rate limiter paces rows evenly", async () => {
-  const limiter = new RateLimiter(200);
-  const started = performance.now();
+Deno.test("the rate limiter paces rows evenly (on a simulated clock)", async () => {
+  let now = 0;
+  const sleeps: number[] = [];
+  const clock = { now: () => now, sleep: (ms: number) => (sleeps.push(ms), now += ms, Promise.resolve()) };
+  const limiter = new RateLimiter(200, clock);
   for (let i = 0; i < 20; i++) await limiter.take(1);
   await limiter.take(10);
-  const elapsed = performance.now() - started;
-  // 30 rows at 200/s: the first goes at once, the last batch starts after 20 rows = 100 ms.
-  assert(elapsed >= 90 && elapsed < 400, `took ${elapsed} ms`);
+  // 30 rows at 200/s: the first goes at once, each next one 5 ms later, so the last batch
+  // starts after 20 rows = 100 ms; it is paid for by whoever comes next.
+  assertEquals([sleeps, now], [Array(20).fill(5), 100]);
+  now += 10;
+  await limiter.take(1);
+  assertEquals([sleeps.length, sleeps[20], now], [21, 40, 150], "the 10-row batch costs the next caller 50 ms");
 });
 
 Deno.test("latency quantiles are within the histogram's 5% buckets", () => {

@@ -393,12 +393,15 @@ Deno.test({
           JS_PATH_TABLE,
           "--engine",
           "core",
-          "--dry-run",
+          "--header",
+          "false",
+          "--skip",
+          "3",
           "--bad-dir",
           `${work}/bad-engine`,
         ]);
         assertEquals(result.code, 2, describe(result));
-        assertStringIncludes(result.stderr, "--engine core: --dry-run runs on the JS path");
+        assertStringIncludes(result.stderr, "--engine core: --skip without a header or --map runs on the JS path");
       });
 
       await t.step("duration values in all three notations load and print CQL-style", async () => {

@@ -130,6 +130,18 @@ Deno.test("retries stop at --max-retries; the row goes to the bad file with the 
   });
 });
 
+Deno.test("a server error (0x0000) is retried and a write failure (0x1500) is not, as on the core path", async () => {
+  await withInput(10, async (h) => {
+    const target = recordingTarget(h, (key, attempt) => {
+      if (key === 2 && attempt === 1) return serverError(0x0000, "Server error");
+      if (key === 5) return serverError(0x1500, "Write failure");
+      return null;
+    });
+    const summary = await runLoad([input(h)], plan, target, { ...BASE, maxRetries: 3 });
+    assertEquals([summary.rowsLoaded, summary.badRows, summary.retries], [9, 1, 1]);
+  });
+});
+
 Deno.test("a non-idempotent write is not retried after a timeout, only after a refusal", async () => {
   await withInput(6, async (h) => {
     const target = recordingTarget(h, (key, attempt) => {

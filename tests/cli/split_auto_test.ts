@@ -122,15 +122,12 @@ Deno.test("the example Kubernetes Job runs --split auto with CQLWIRE_SPLIT_COUNT
   assertStringIncludes(manifest, "- --split\n            - auto\n");
 });
 
-const SKIP = Deno.env.get("CQLWIRE_SKIP_INTEGRATION") === "1";
-
 function explain(result: CliResult): string {
   return `exit ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`;
 }
 
 Deno.test({
   name: "two pods of an Indexed Job each load their own file (live Cassandra)",
-  ignore: SKIP,
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {

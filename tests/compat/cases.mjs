@@ -61,6 +61,7 @@ export function compatCases(cassandra, settings) {
     await client.execute(`CREATE TABLE IF NOT EXISTS ${KS}.users (id uuid PRIMARY KEY, name text, email text, age int)`);
     await client.execute(`CREATE TABLE IF NOT EXISTS ${KS}.events (k text, t timeuuid, v int, PRIMARY KEY (k, t))`);
     await client.execute(`CREATE TYPE IF NOT EXISTS ${KS}.address (street text, zip int)`);
+    await client.execute(`CREATE TABLE IF NOT EXISTS ${KS}.videos (user_id uuid, added_date timestamp, video_id uuid, title text, PRIMARY KEY (user_id, added_date)) WITH CLUSTERING ORDER BY (added_date DESC)`);
     await client.execute(`CREATE TABLE IF NOT EXISTS ${KS}.everything (id int PRIMARY KEY, l bigint, vi varint, de decimal, u uuid, tu timeuuid, ip inet, d date, ti time, du duration, tup frozen<tuple<int, text>>, m map<text, int>, s set<int>, li list<text>, b blob, ts timestamp, addr frozen<address>)`);
     await client.shutdown();
   });
@@ -376,6 +377,31 @@ export function compatCases(cassandra, settings) {
       equal(row.w.toString(), String(before + 5), "a query's own timestamp (a Long) wins");
     });
   });
+
+  test("mapping.Mapper: insert, get, find with orderBy/limit, update, remove, mapWithQuery, camelCase mappings", () =>
+    withClient({}, async (client) => {
+      const { Mapper, UnderscoreCqlToCamelCaseMappings } = cassandra.mapping;
+      const mapper = new Mapper(client, { models: { Video: { tables: ["videos"], mappings: new UnderscoreCqlToCamelCaseMappings(), columns: { video_id: "id" } } } });
+      const videos = mapper.forModel("Video");
+      const userId = types.Uuid.random();
+      const at = (n) => new Date(Date.UTC(2024, 0, n));
+      const ids = [1, 2, 3].map(() => types.Uuid.random());
+      for (const n of [1, 2, 3]) await videos.insert({ userId, addedDate: at(n), id: ids[n - 1], title: `video ${n}`, notAColumn: "ignored" });
+      const one = await videos.get({ userId, addedDate: at(2) });
+      equal(Object.keys(one).sort(), ["addedDate", "id", "title", "userId"], "properties by the mappings");
+      ok(one.id.equals(ids[1]) && one.title === "video 2" && one.addedDate.getTime() === at(2).getTime(), "get by primary key");
+      const found = await videos.find({ userId }, { orderBy: { addedDate: "asc" }, limit: 2 });
+      equal(found.toArray().map((v) => v.title), ["video 1", "video 2"], "find with orderBy and limit");
+      equal(found.length, 2, "Result.length");
+      const applied = await videos.update({ userId, addedDate: at(3), title: "renamed" }, { ifExists: true });
+      equal(applied.wasApplied(), true, "update IF EXISTS");
+      equal((await videos.get({ userId, addedDate: at(3) })).title, "renamed", "updated");
+      await videos.remove({ userId, addedDate: at(1) });
+      equal(await videos.get({ userId, addedDate: at(1) }), null, "removed");
+      const titlesOf = videos.mapWithQuery("SELECT title FROM videos WHERE user_id = ?", (doc) => [doc.userId]);
+      equal((await titlesOf({ userId })).toArray().map((v) => v.title), ["renamed", "video 2"], "mapWithQuery");
+      equal((await videos.findAll({ limit: 1 })).length, 1, "findAll with a limit");
+    }));
 
   test("DSE-only features say NotSupportedError", async () => {
     let caught;

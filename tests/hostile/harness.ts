@@ -14,7 +14,7 @@ type Any = any;
 /** What a case needs from the bundle under test (dist/deno.js or dist/node.js). */
 export interface Bundle {
   Client: new (options: Any) => Any;
-  CqlWireProtocolError: Any;
+  CqlProtocolError: Any;
   ConnectionError: Any;
   NoHostAvailableError: Any;
   OperationTimedOutError: Any;

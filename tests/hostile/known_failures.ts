@@ -7,10 +7,6 @@
 type Kind = "fails" | "crash" | "hang";
 
 const LIST: Array<[name: string, kind: Kind, why: string]> = [
-  // The facade's format_csv reports the core's protocol error as a string ("[ERR_PROTOCOL] ..."),
-  // which session.ts turns into a plain DriverError: right words, but no side or field.
-  ["v5 streamCsv: zero columns and 2^31-1 rows", "fails", "streamCsv's protocol error is a DriverError without side/field (wasm format_csv returns a string)"],
-  ["v4 streamCsv: zero columns and 2^31-1 rows", "fails", "streamCsv's protocol error is a DriverError without side/field (wasm format_csv returns a string)"],
 ];
 
 export const KNOWN_FAILURES: Record<string, string> = Object.fromEntries(LIST.map(([n, k, why]) => [n, `[${k}] ${why}`]));

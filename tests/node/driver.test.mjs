@@ -47,9 +47,9 @@ describe(`cqlwire dist/node.js on Node ${process.version} against ${HOSTS.join("
     const script = `import { Client } from ${JSON.stringify(new URL("../../dist/node.js", import.meta.url).href)};
       const c = new Client({ contactPoints: ${JSON.stringify(HOSTS)}, localDataCenter: "datacenter1" });
       await c.execute("SELECT key FROM system.local"); await c.shutdown(); console.log("done");`;
-    const started = Date.now();
-    const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 20_000 });
-    assertExact([r.status, r.stdout.trim(), r.stderr], [0, "done", ""], `child exited with ${r.status} after ${Date.now() - started} ms`);
-    ok(Date.now() - started < 10_000, `exit took ${Date.now() - started} ms`);
+    // A child that does not exit is killed at the deadline (status null, signal SIGTERM): no
+    // wall-clock threshold on how fast a healthy one exits.
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 60_000 });
+    assertExact([r.status, r.signal, r.stdout.trim(), r.stderr], [0, null, "done", ""], "the child exits by itself");
   });
 });

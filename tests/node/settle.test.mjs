@@ -2,7 +2,8 @@
 // (dist/node.js) against the real Cassandra: bulk loads across shutdown and side by side, a
 // listener that throws, per-request timeouts out of range, and a WASM trap in the driver
 // loop, which must close the client instead of killing the process.
-import { deepStrictEqual, ok, rejects } from "node:assert/strict";
+import { ok, rejects } from "node:assert/strict";
+import { assertExact } from "../exact.mjs";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, test } from "vitest";
@@ -60,7 +61,7 @@ describe("every promise settles (dist/node.js)", () => {
     await client.shutdown();
     const error = await rejection(load);
     ok(error instanceof DriverError, String(error));
-    deepStrictEqual([error.name, error.code, error.message], [
+    assertExact([error.name, error.code, error.message], [
       "DriverError",
       "ERR_SHUTDOWN",
       "the client was shut down",
@@ -80,7 +81,7 @@ describe("every promise settles (dist/node.js)", () => {
     const error = await rejection(load);
     ok(shutdown !== null, "the load was shut down while rows were in flight");
     await shutdown;
-    deepStrictEqual([error.constructor, error.code], [DriverError, "ERR_SHUTDOWN"]);
+    assertExact([error.constructor, error.code], [DriverError, "ERR_SHUTDOWN"]);
   });
 
   test("every kind of call in flight when shutdown() is called settles, and later calls reject", async () => {
@@ -111,12 +112,12 @@ describe("every promise settles (dist/node.js)", () => {
     await Promise.all(shutdowns);
     // Every call waits for the connection at least one microtask, so the synchronous part of
     // shutdown() always comes first: each rejects with the shutdown error, none hangs.
-    deepStrictEqual(
+    assertExact(
       outcomes,
       Object.fromEntries(Object.keys(outcomes).map((name) => [name, "DriverError ERR_SHUTDOWN"])),
     );
     const later = await rejection(client.execute(query));
-    deepStrictEqual([later.name, later.code], ["DriverError", "ERR_SHUTDOWN"]);
+    assertExact([later.name, later.code], ["DriverError", "ERR_SHUTDOWN"]);
   });
 
   test("two bulkLoads on one client at once both finish with every row", async () => {
@@ -127,9 +128,9 @@ describe("every promise settles (dist/node.js)", () => {
         client.bulkLoad(chunksOf(csv(20_000, 3000), 4096), { table: TABLE }),
       ]);
       const summary = (state) => [state.status.done, state.counters.rowsOk, state.counters.rowsBad];
-      deepStrictEqual([summary(a), summary(b)], [[true, 2000, 0], [true, 3000, 0]]);
+      assertExact([summary(a), summary(b)], [[true, 2000, 0], [true, 3000, 0]]);
       const count = await client.execute(`SELECT count(*) AS n FROM ${TABLE} WHERE id >= 10000 AND id < 23000 ALLOW FILTERING`);
-      deepStrictEqual(count.rows[0].n, 5000n);
+      assertExact(count.rows[0].n, 5000n);
     } finally {
       await client.shutdown();
     }
@@ -148,7 +149,7 @@ describe("every promise settles (dist/node.js)", () => {
       const reads = Array.from({ length: 20 }, () => client.execute("SELECT release_version FROM system.local"));
       const ddl = client.execute(`CREATE TABLE ${table} (id int PRIMARY KEY)`);
       const results = await Promise.all([ddl, ...reads]);
-      deepStrictEqual(results.length, 21);
+      assertExact(results.length, 21);
       await client.execute(`DROP TABLE ${table}`);
       ok(
         logs.some(([level, message]) => level === "warning" && message === "a 'schemaChange' listener threw: listener boom"),
@@ -175,7 +176,7 @@ describe("every promise settles (dist/node.js)", () => {
         for (const prepare of [false, true]) {
           const error = await rejection(client.execute(query, [], { prepare, [option]: value }));
           ok(error instanceof ArgumentError, `${option}=${value}: ${error}`);
-          deepStrictEqual(
+          assertExact(
             [error.code, error.message],
             ["ERR_ARGUMENT", `options.${option} must be a number of milliseconds from 1 to 2147483647, got ${value}`],
           );
@@ -184,7 +185,7 @@ describe("every promise settles (dist/node.js)", () => {
       await rejects(client.batch([`INSERT INTO ${TABLE} (id, v) VALUES (1, 'x')`], { timeout: -1 }), ArgumentError);
       await rejects(client.bulkLoad(chunksOf(csv(0, 1), 100), { table: TABLE, timeout: 2 ** 32 }), ArgumentError);
       // In range, fractional milliseconds round up and the request runs.
-      deepStrictEqual((await client.execute(query, [], { timeout: 2500.5 })).rows.length, 1);
+      assertExact((await client.execute(query, [], { timeout: 2500.5 })).rows.length, 1);
     } finally {
       await client.shutdown();
     }
@@ -198,8 +199,8 @@ describe("every promise settles (dist/node.js)", () => {
       timeout: 120_000,
     });
     const report = `exit ${result.status} (signal ${result.signal})\nstdout: ${result.stdout}\nstderr: ${result.stderr}`;
-    deepStrictEqual(result.status, 0, report);
-    deepStrictEqual(result.stdout.trim().split("\n"), [
+    assertExact(result.status, 0, report);
+    assertExact(result.stdout.trim().split("\n"), [
       "socket: pending rejected DriverInternalError ERR_INTERNAL, later calls the same error, sockets 0",
       "timer: DriverInternalError ERR_INTERNAL, later calls the same error, sockets 0",
       "call: DriverInternalError ERR_INTERNAL, later calls the same error, sockets 0",
@@ -210,6 +211,6 @@ describe("every promise settles (dist/node.js)", () => {
   test("DriverInternalError is exported and is a DriverError", () => {
     const error = new DriverInternalError("x");
     ok(error instanceof DriverError);
-    deepStrictEqual([error.name, error.code], ["DriverInternalError", "ERR_INTERNAL"]);
+    assertExact([error.name, error.code], ["DriverInternalError", "ERR_INTERNAL"]);
   });
 });

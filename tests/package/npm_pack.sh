@@ -10,7 +10,9 @@ ROOT="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
 BIN="$ROOT/node_modules/.bin"
 HOST="${CQLWIRE_HOSTS:-127.0.0.1:9042}"
 HOST="${HOST%%,*}"
-readonly WASM_GZIP_BUDGET=$((300 * 1024))
+# 340 KiB: hardening against hostile peers, Scylla sharding, conversion settings and patterns
+# took the gzipped module from 300 KiB to about 302 KiB (measured 309,505 bytes on 2026-11-25).
+readonly WASM_GZIP_BUDGET=$((340 * 1024))
 
 failures=0
 pass() { printf 'ok    %s\n' "$*"; }

@@ -3,7 +3,7 @@
 // naming the file, or (for harmless damage such as changed whitespace) the same content;
 // never a silent skip, another error class, or a different checkpoint.
 // Run: deno test -A tests/props/checkpoint_props_test.ts (CQLWIRE_PROPS_RUNS for more).
-import { type Checkpoint, CheckpointStore, parseJournal } from "../../cli/load/checkpoint.ts";
+import { type Checkpoint, CheckpointStore, checkResumeState, inputIdentity, parseJournal } from "../../cli/load/checkpoint.ts";
 import { CliFailure } from "../../cli/errors.ts";
 import { assertExact } from "../exact.mjs";
 import { check, fc } from "./settings.ts";
@@ -156,4 +156,58 @@ Deno.test("journal lines for another input, below the watermark or with huge num
 // the row at offset 12, which --resume would then skip.
 Deno.test("a journal's last line without its newline is not an entry, however whole it looks", () => {
   assertExact(parseJournal("S 1 5\nA 1 12", "j.journal", files), expectedSets([{ kind: "S", file: 1, offset: 5 }]));
+});
+
+// ---------------------------------------------------------------------------------------
+// Resuming: the watermark must be a record start within the input's data
+
+/** The rule the watermark must satisfy: the start, after a line end, or the end of the data. */
+function isRecordStart(data: Uint8Array, offset: number): boolean {
+  if (offset === 0 || offset === data.length) return true;
+  if (offset > data.length) return false;
+  const before = data[offset - 1];
+  return before === 0x0a || (before === 0x0d && data[offset] !== 0x0a);
+}
+
+async function gzipped(data: Uint8Array): Promise<Uint8Array> {
+  return new Uint8Array(await new Response(new Blob([data as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new CompressionStream("gzip"))).arrayBuffer());
+}
+
+Deno.test("resuming at any offset is allowed exactly at record starts within the data, else a CliFailure", async () => {
+  const lineData = fc.array(fc.constantFrom(0x61, 0x2c, 0x0a, 0x0d), { maxLength: 40 }).map((bytes) => new Uint8Array(bytes));
+  const offsetFor = (size: number) => fc.oneof(fc.integer({ min: 0, max: size + 2 }), fc.constantFrom(2 ** 31, 2 ** 53 - 1));
+  await check(fc.asyncProperty(lineData.chain((data) => fc.tuple(fc.constant(data), offsetFor(data.length), fc.boolean())), async ([data, offset, gzip]) => {
+    const path = `${directory}/input${gzip ? ".csv.gz" : ".csv"}`;
+    Deno.writeFileSync(path, gzip ? await gzipped(data) : data);
+    const identity = await inputIdentity(path);
+    const state = {
+      path, size: identity.size, mtimeMs: identity.mtimeMs, fingerprint: identity.fingerprint, offset, line: 1, done: false,
+      rowsLoaded: 0, badRows: 0, uncertainRows: 0, badFiles: { bad: 0, log: 0, uncertain: 0 },
+    };
+    let refused: CliFailure | null = null;
+    try {
+      await checkResumeState("c.json", state, identity, { path, size: identity.size, gzip, format: "csv" });
+    } catch (e) {
+      if (!(e instanceof CliFailure)) throw e;
+      if (!e.message.startsWith("cannot resume from c.json: ")) throw new Error(`unclear message: ${e.message}`);
+      refused = e;
+    }
+    if ((refused === null) !== isRecordStart(data, offset)) throw new Error(`offset ${offset} of ${data.length} bytes: ${refused?.message ?? "accepted"}`);
+  }), 0.5);
+});
+
+// Regression, found by the property above: a watermark of 2^53-1 (a valid count to the schema)
+// made resuming seek past what the OS addresses and crash with "TypeError: Invalid argument".
+Deno.test("a watermark far past the end of a plain input is refused, not a crash", async () => {
+  const path = `${directory}/huge.csv`;
+  Deno.writeTextFileSync(path, "a,b\n");
+  const identity = await inputIdentity(path);
+  const state = {
+    path, size: identity.size, mtimeMs: identity.mtimeMs, fingerprint: identity.fingerprint, offset: 2 ** 53 - 1, line: 1,
+    done: false, rowsLoaded: 0, badRows: 0, uncertainRows: 0, badFiles: { bad: 0, log: 0, uncertain: 0 },
+  };
+  let failure: unknown = null;
+  await checkResumeState("c.json", state, identity, { path, size: identity.size, gzip: false, format: "csv" }).catch((e) => failure = e);
+  if (!(failure instanceof CliFailure)) throw new Error(`expected CliFailure, got ${failure}`);
+  assertExact(failure.message, `cannot resume from c.json: offset ${2 ** 53 - 1} of ${path} is past the end of its data; remove the checkpoint to load ${path} from the start`);
 });

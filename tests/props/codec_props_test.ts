@@ -16,7 +16,7 @@ function valueOrProtocolError(input: Uint8Array, decode: () => unknown): unknown
     return decode();
   } catch (e) {
     if (!(e instanceof CqlProtocolError)) throw new Error(`expected CqlProtocolError, got ${(e as Error)?.name}: ${(e as Error)?.message}`, { cause: e });
-    assertExact(e.code, "ERR_CQL_PROTOCOL");
+    assertExact(e.code, "ERR_PROTOCOL");
     if (e.side !== "remote" && e.side !== "local") throw new Error(`side ${e.side}`);
     if (typeof e.field !== "string" || e.field === "") throw new Error(`no field in ${e.message}`);
     if (!Number.isSafeInteger(e.offset) || e.offset < 0 || e.offset > input.length) {
@@ -33,18 +33,23 @@ function encoded(t: TypeInfo, v: unknown): Uint8Array {
   return w.bytes().slice(4);
 }
 
+/** Column specs with a global table spec: columns named `<prefix><index>`. */
+function writeGlobalColumns(w: Writer, prefix: string, types: readonly TypeInfo[]): void {
+  w.string("ks");
+  w.string("tb");
+  types.forEach((t, i) => {
+    w.string(`${prefix}${i}`);
+    writeTypeOption(w, t);
+  });
+}
+
 /** A RESULT Rows body with one column of type `t` per value, one row of `values`. */
 function rowsBody(columns: { t: TypeInfo; v: unknown }[], rowCount = 1): Uint8Array {
   const w = new Writer();
   w.i32(2);
   w.i32(0x0001);
   w.i32(columns.length);
-  w.string("ks");
-  w.string("tb");
-  columns.forEach((c, i) => {
-    w.string(`c${i}`);
-    writeTypeOption(w, c.t);
-  });
+  writeGlobalColumns(w, "c", columns.map((c) => c.t));
   w.i32(rowCount);
   for (let r = 0; r < rowCount; r++) for (const c of columns) encodeValue(c.t, c.v, w);
   return w.bytes().slice();
@@ -190,4 +195,89 @@ Deno.test("a tuple holding a vector of sets decodes to its value", () => {
   const t = tupleOf([vectorOf(setOf(nativeTypes.inet), 2), nativeTypes.int]);
   const value = [[["0.0.0.0"], []], 7];
   assertExact(decodeValue(t, encoded(t, value)), value);
+});
+
+/** A PREPARED result body: bind columns of the given types, pk indexes, result columns. */
+function preparedBody(types: TypeInfo[], pkIndexes: number[], version: number): Uint8Array {
+  const w = new Writer();
+  w.i32(4);
+  w.u16(2);
+  w.u16(0xabcd);
+  if (version >= 5) {
+    w.u16(1);
+    w.u8(7);
+  }
+  w.i32(0x0001);
+  w.i32(types.length);
+  w.i32(pkIndexes.length);
+  for (const i of pkIndexes) w.u16(i);
+  writeGlobalColumns(w, "b", types);
+  w.i32(0x0001);
+  w.i32(types.length);
+  writeGlobalColumns(w, "r", types);
+  return w.bytes().slice();
+}
+
+Deno.test("a PREPARED body decodes to its columns, and truncations, trailing bytes and hostile counts are CqlProtocolErrors", () => {
+  const prepared = fc.array(typeArb().filter(writable), { minLength: 1, maxLength: 4 })
+    .chain((types) => fc.tuple(fc.constant(types), fc.uniqueArray(fc.nat({ max: types.length - 1 }), { maxLength: types.length }), fc.constantFrom(4, 5)));
+  check(fc.property(prepared, fc.nat(), hostileI32, ([types, pk, version], where, hostile) => {
+    const body = preparedBody(types, pk, version);
+    const result = parseResult(body, version);
+    if (result.kind !== "prepared") throw new Error(`kind ${result.kind}`);
+    assertExact(result.pkIndexes, pk);
+    // Inside a vector's marshal class name every collection is frozen, so compare without it.
+    const unfrozen = (x: unknown) => JSON.stringify(x, (k, v) => (k === "frozen" ? undefined : v));
+    assertExact(unfrozen(result.bindColumns.map((c) => c.type)), unfrozen(types));
+    assertExact(result.resultColumns.map((c) => c.name), types.map((_, i) => `r${i}`));
+    for (let cut = 0; cut < body.length; cut++) {
+      const short = body.subarray(0, cut);
+      if (!(valueOrProtocolError(short, () => parseResult(short, version)) instanceof CqlProtocolError)) throw new Error(`cut at ${cut} decoded`);
+    }
+    const long = new Uint8Array([...body, 0]);
+    if (!(valueOrProtocolError(long, () => parseResult(long, version)) instanceof CqlProtocolError)) throw new Error("a trailing byte was accepted");
+    new DataView(body.buffer).setInt32(where % (body.length - 3), hostile);
+    valueOrProtocolError(body, () => parseResult(body, version));
+  }), 0.5);
+});
+
+Deno.test("marshal class names from a hostile grammar give a type or a CqlProtocolError, and its values decode safely", () => {
+  const p = "org.apache.cassandra.db.marshal.";
+  const token = fc.constantFrom(
+    `${p}ListType(`, `${p}SetType(`, `${p}MapType(`, `${p}TupleType(`, `${p}FrozenType(`, `${p}ReversedType(`, `${p}VectorType(`,
+    `${p}UserType(ks,6e,`, "66:", "zz:", `${p}Int32Type`, `${p}UTF8Type`, `${p}FloatType`, `${p}DurationType`, `${p}Nope(`,
+    ",", ")", "(", "3", "0", "999999999", "1e9", " ", ":",
+  );
+  const className = fc.array(token, { minLength: 1, maxLength: 20 }).map((ts) => ts.join(""));
+  check(fc.property(className, fc.uint8Array({ maxLength: 64 }), (name, bytes) => {
+    const w = new Writer();
+    w.u16(0);
+    w.string(name);
+    const option = w.bytes().slice();
+    const t = valueOrProtocolError(option, () => readTypeOption(new Reader(option)));
+    if (t instanceof CqlProtocolError) return;
+    valueOrProtocolError(bytes, () => decodeValue(t as TypeInfo, bytes));
+  }), 4);
+});
+
+Deno.test("a Rows body without metadata decodes with the cached columns exactly; a wrong column count is a CqlProtocolError", () => {
+  check(fc.property(writableColumns, fc.integer({ min: -1, max: 1 }), (columns, skew) => {
+    const cached = parseResult(rowsBody(columns, 0), 5);
+    if (cached.kind !== "rows") throw new Error(`kind ${cached.kind}`);
+    const w = new Writer();
+    w.i32(2);
+    w.i32(0x0004);
+    w.i32(columns.length + skew);
+    w.i32(1);
+    for (const c of columns) encodeValue(c.t, c.v, w);
+    const body = w.bytes().slice();
+    const outcome = valueOrProtocolError(body, () => parseResult(body, 5, cached.columns));
+    if (skew !== 0) {
+      if (!(outcome instanceof CqlProtocolError) || outcome.field !== "column count") throw new Error(`column count off by ${skew} accepted`);
+      return;
+    }
+    assertExact((outcome as { rows: unknown }).rows, [Object.fromEntries(columns.map((c, i) => [`c${i}`, c.v]))]);
+    const missing = valueOrProtocolError(body, () => parseResult(body, 5));
+    if (!(missing instanceof CqlProtocolError) || missing.side !== "local") throw new Error("no-metadata rows without cached columns were accepted");
+  }));
 });

@@ -11,7 +11,6 @@
  */
 
 const RELEASE = /^5\.0\.\d+/;
-const FAST_MS = 5000;
 
 export function secureCases(driver, assert, settings) {
   const { Client, errors } = driver;
@@ -28,10 +27,9 @@ export function secureCases(driver, assert, settings) {
     }
   }
 
-  /** Connecting must fail within FAST_MS; returns the error. */
+  /** Connecting must be refused (not run into the connect timeout); returns the error. */
   async function refused(options, what) {
     const client = new Client({ localDataCenter: "datacenter1", socketOptions: { connectTimeout: 4000 }, ...options });
-    const started = Date.now();
     let caught;
     try {
       await client.connect();
@@ -40,9 +38,9 @@ export function secureCases(driver, assert, settings) {
     } finally {
       await client.shutdown();
     }
-    const ms = Date.now() - started;
     assert.ok(caught, `${what}: connected, but it should have been refused`);
-    assert.ok(ms < FAST_MS, `${what}: took ${ms} ms to fail, expected under ${FAST_MS}`);
+    // A timeout names its deadline ("within 4000 ms"); a refusal never does.
+    assert.ok(!/within \d+ ms/.test(caught.message), `${what}: failed by the connect timeout, not a refusal: ${caught.message}`);
     return caught;
   }
 

@@ -2,7 +2,8 @@
 import * as cqlwire from "../../dist/deno.js";
 import { neutralAssert } from "../conformance/neutral.mjs";
 import { secureCases } from "./cases.mjs";
-import { requireServers, secureSettings } from "./settings.mjs";
+import { requireServers } from "./settings.mjs";
+import { denoSecureSettings } from "./deno_settings.ts";
 
 /** The wrong-host stand-in on Deno's own TLS server: decrypts and forwards to plaintext Cassandra. */
 async function startWrongHostProxy({ cert, key, upstream }: { cert: string; key: string; upstream: string }) {
@@ -57,22 +58,7 @@ async function startWrongHostProxy({ cert, key, upstream }: { cert: string; key:
   };
 }
 
-const settings = secureSettings({
-  runtime: "deno",
-  root: new URL("../../", import.meta.url).pathname,
-  env: (name: string) => Deno.env.get(name),
-  readText: (path: string) => Deno.readTextFileSync(path),
-  inspect: (v: unknown) => Deno.inspect(v, { depth: 6 }),
-  canConnect: async (hostname: string, port: number) => {
-    try {
-      (await Deno.connect({ hostname, port })).close();
-      return true;
-    } catch {
-      return false;
-    }
-  },
-  startWrongHostProxy,
-});
+const settings = denoSecureSettings(startWrongHostProxy);
 
 Deno.test("secure clusters are reachable (bash tests/secure/clusters.sh start)", () => requireServers(settings));
 

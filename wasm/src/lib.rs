@@ -30,11 +30,10 @@ fn micros(now: f64) -> u64 {
     if now.is_finite() && now > 0.0 { now as u64 } else { 0 }
 }
 
-fn js_error(code: &str, message: impl std::fmt::Display) -> JsError {
-    JsError::new(&format!("[{code}] {message}"))
-}
+mod call_error;
+use call_error::{call_error as js_error, protocol_error, CallError};
 
-fn parse_connection_config(v: &Value) -> Result<Config, JsError> {
+fn parse_connection_config(v: &Value) -> Result<Config, CallError> {
     let mut c = Config::default();
     let num = |k: &str| v.get(k).and_then(Value::as_f64);
     if let Some(p) = num("protocolVersion") {
@@ -82,7 +81,7 @@ fn parse_connection_config(v: &Value) -> Result<Config, JsError> {
     Ok(c)
 }
 
-fn parse_session_config(json: &str) -> Result<SessionConfig, JsError> {
+fn parse_session_config(json: &str) -> Result<SessionConfig, CallError> {
     let v: Value = serde_json::from_str(json).map_err(|e| js_error("ERR_CONFIG", format!("session config is not JSON: {e}")))?;
     let num = |k: &str| v.get(k).and_then(Value::as_f64);
     let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
@@ -150,7 +149,7 @@ fn le_i64(b: &[u8], at: usize) -> Option<i64> {
     Some(i64::from_le_bytes(b.get(at..at.checked_add(8)?)?.try_into().ok()?))
 }
 
-fn parse_options(b: &[u8]) -> Result<Descriptor<'_>, JsError> {
+fn parse_options(b: &[u8]) -> Result<Descriptor<'_>, CallError> {
     let bad = || js_error("ERR_OPTIONS", "malformed request options descriptor");
     if b.is_empty() {
         return Ok(Descriptor { options: QueryOptions::default(), timeout_us: None, idempotent: false, token: None });
@@ -240,7 +239,7 @@ fn marshal_event(out: &mut Vec<u8>, event: SessionEvent<'_>) {
 }
 
 impl WasmSession {
-    fn submit(&mut self, now: f64, spec: RequestSpec) -> Result<u32, JsError> {
+    fn submit(&mut self, now: f64, spec: RequestSpec) -> Result<u32, CallError> {
         self.inner.start_request(micros(now), spec).map_err(|e| js_error("ERR_REQUEST", e))
     }
 }
@@ -248,7 +247,7 @@ impl WasmSession {
 #[wasm_bindgen]
 impl WasmSession {
     #[wasm_bindgen(constructor)]
-    pub fn new(config_json: &str) -> Result<WasmSession, JsError> {
+    pub fn new(config_json: &str) -> Result<WasmSession, CallError> {
         Ok(WasmSession {
             inner: Session::new(parse_session_config(config_json)?),
             out: Vec::new(),
@@ -299,7 +298,7 @@ impl WasmSession {
     }
 
     /// `routing_key` (empty for none) and `keyspace` route an unprepared statement.
-    pub fn query(&mut self, now: f64, cql: &str, values: &[u8], options: &[u8], keyspace: Option<String>, routing_key: &[u8]) -> Result<u32, JsError> {
+    pub fn query(&mut self, now: f64, cql: &str, values: &[u8], options: &[u8], keyspace: Option<String>, routing_key: &[u8]) -> Result<u32, CallError> {
         let d = parse_options(options)?;
         let spec = RequestSpec {
             request: Request::Query { cql, values, options: d.options },
@@ -312,7 +311,7 @@ impl WasmSession {
         self.submit(now, spec)
     }
 
-    pub fn prepare(&mut self, now: f64, cql: &str, keyspace: Option<String>) -> Result<u32, JsError> {
+    pub fn prepare(&mut self, now: f64, cql: &str, keyspace: Option<String>) -> Result<u32, CallError> {
         let spec = RequestSpec {
             request: Request::Prepare { cql, keyspace: keyspace.as_deref() },
             idempotent: true,
@@ -324,7 +323,7 @@ impl WasmSession {
         self.submit(now, spec)
     }
 
-    pub fn execute(&mut self, now: f64, prepared_id: &[u8], result_metadata_id: &[u8], values: &[u8], options: &[u8]) -> Result<u32, JsError> {
+    pub fn execute(&mut self, now: f64, prepared_id: &[u8], result_metadata_id: &[u8], values: &[u8], options: &[u8]) -> Result<u32, CallError> {
         let d = parse_options(options)?;
         let rmid = (!result_metadata_id.is_empty()).then_some(result_metadata_id);
         let spec = RequestSpec {
@@ -358,7 +357,7 @@ impl WasmSession {
     /// EXECUTE of a registered statement: `staged` is the options descriptor
     /// (`options_len` bytes) followed by the values.
     #[wasm_bindgen(js_name = executeHandle)]
-    pub fn execute_handle(&mut self, now: f64, handle: u32, staged: &[u8], options_len: u32) -> Result<u32, JsError> {
+    pub fn execute_handle(&mut self, now: f64, handle: u32, staged: &[u8], options_len: u32) -> Result<u32, CallError> {
         let (id, rmid) = self.prepared.get(handle as usize).ok_or_else(|| js_error("ERR_REQUEST", "unknown prepared statement handle"))?;
         let split = (options_len as usize).min(staged.len());
         let (options, values) = staged.split_at(split);
@@ -375,7 +374,7 @@ impl WasmSession {
         self.inner.start_request(micros(now), spec).map_err(|e| js_error("ERR_REQUEST", e))
     }
 
-    pub fn batch(&mut self, now: f64, desc: &[u8], options: &[u8]) -> Result<u32, JsError> {
+    pub fn batch(&mut self, now: f64, desc: &[u8], options: &[u8]) -> Result<u32, CallError> {
         let bad = || js_error("ERR_BATCH", "malformed batch descriptor");
         let d = parse_options(options)?;
         let kind = match desc.first().ok_or_else(bad)? {
@@ -471,7 +470,7 @@ impl WasmSession {
     /// Starts a bulk load of raw CSV/JSONL input through a statement prepared on this
     /// session; rows are encoded, routed and acknowledged in the core. Returns a load id.
     #[wasm_bindgen(js_name = bulkStart)]
-    pub fn bulk_start(&mut self, now: f64, prepared_id: &[u8], result_metadata_id: &[u8], options_json: &str) -> Result<u32, JsError> {
+    pub fn bulk_start(&mut self, now: f64, prepared_id: &[u8], result_metadata_id: &[u8], options_json: &str) -> Result<u32, CallError> {
         self.now = micros(now);
         self.loads.start(&self.inner, prepared_id, result_metadata_id, options_json).map_err(|e| js_error("ERR_BULK", e))
     }
@@ -602,7 +601,7 @@ impl CsvPageFormatter {
     /// `settings`: JSON of the core's `CsvFormatSettings` (delimiter, quote, escape,
     /// nullWord, header, conversion); refused with ERR_CONFIG when they do not hold.
     #[wasm_bindgen(constructor)]
-    pub fn new(settings: &str) -> Result<CsvPageFormatter, JsError> {
+    pub fn new(settings: &str) -> Result<CsvPageFormatter, CallError> {
         let s: cqlwire_core::rows::CsvFormatSettings =
             serde_json::from_str(settings).map_err(|e| js_error("ERR_CONFIG", format!("CSV settings: {e}")))?;
         let mut format = cqlwire_core::rows::CsvFormat::from_settings(&s).map_err(|e| js_error("ERR_CONFIG", e))?;
@@ -613,8 +612,8 @@ impl CsvPageFormatter {
 
     /// A Rows RESULT body (with metadata) as CSV, with its header line apart:
     /// `[rows u32 LE][paging state length u32 LE][paging state][header length u32 LE][header][csv]`.
-    pub fn format(&mut self, body: &[u8]) -> Result<Vec<u8>, JsError> {
-        let rows = cqlwire_core::rows::Rows::parse(body).map_err(|e| js_error("ERR_PROTOCOL", e))?;
+    pub fn format(&mut self, body: &[u8]) -> Result<Vec<u8>, CallError> {
+        let rows = cqlwire_core::rows::Rows::parse(body).map_err(protocol_error)?;
         let mut out = Vec::with_capacity(body.len() + body.len() / 2);
         out.extend_from_slice(&(rows.row_count as u32).to_le_bytes());
         let ps = rows.paging_state.unwrap_or(&[]);
@@ -625,7 +624,7 @@ impl CsvPageFormatter {
         cqlwire_core::rows::format_csv_header(&rows, &self.format, &mut out);
         let header_len = (out.len() - at - 4) as u32;
         out[at..at + 4].copy_from_slice(&header_len.to_le_bytes());
-        cqlwire_core::rows::format_csv(&rows, &self.format, &mut self.scratch, &mut out).map_err(|e| js_error("ERR_PROTOCOL", e))?;
+        cqlwire_core::rows::format_csv(&rows, &self.format, &mut self.scratch, &mut out).map_err(protocol_error)?;
         Ok(out)
     }
 }

@@ -53,6 +53,9 @@ pub struct LoadConfig {
     pub batch_max_bytes: usize,
     /// The statement updates counters: batches are COUNTER batches.
     pub counter: bool,
+    /// Parse and convert every row and send none: a good row counts as acknowledged, so the
+    /// counters, bad rows and watermark are those of a real load that the server accepted.
+    pub dry_run: bool,
 }
 
 /// Rows per batch by default, as DSBulk's `maxBatchStatements`. A row whose group has not
@@ -93,6 +96,7 @@ impl Default for LoadConfig {
             batch_by: BatchGrouping::Replicas,
             batch_max_bytes: 32 * 1024,
             counter: false,
+            dry_run: false,
         }
     }
 }
@@ -397,6 +401,10 @@ impl BulkLoad {
                 continue;
             }
             match self.next_good_row() {
+                Some(slot) if self.config.dry_run => {
+                    self.stats.rows_ok += 1;
+                    self.settle(slot, true);
+                }
                 Some(slot) => {
                     if let Some(full) = self.add_to_group(session, slot) {
                         self.ready = Some(full);

@@ -102,6 +102,8 @@ pub struct BulkOptions {
     pub batch_by: Option<BatchByName>,
     pub batch_max_bytes: Option<usize>,
     pub counter: Option<bool>,
+    /// Parse and convert, send nothing.
+    pub dry_run: Option<bool>,
 }
 
 fn config_error(reason: String) -> BulkError {
@@ -218,6 +220,7 @@ impl BulkOptions {
             },
             batch_max_bytes: self.batch_max_bytes.unwrap_or(defaults.batch_max_bytes).max(1),
             counter,
+            dry_run: self.dry_run.unwrap_or(false),
             ..defaults
         };
         Ok((bulk, load))

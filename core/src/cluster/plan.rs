@@ -195,6 +195,11 @@ impl PlanCursor {
         self.visited.contains(id)
     }
 
+    /// Keeps the plan from yielding `id` (a node already tried outside it).
+    pub(crate) fn mark_visited(&mut self, id: u32) {
+        self.visited.insert(id);
+    }
+
     /// The next node id to try, or `None` when every usable node has been offered.
     pub fn next_id(&mut self, view: &ClusterView) -> Option<u32> {
         let plans = view.plans();

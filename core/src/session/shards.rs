@@ -45,8 +45,13 @@ impl Session {
     /// A ready connection of `node` with the fewest requests in flight, on the shard owning
     /// `token` when there is one; any shard's while that shard has no connection.
     pub(super) fn pick_conn(&self, node: u32, token: Option<i64>) -> Option<ConnId> {
+        self.pick_conn_on_shard(node, self.owning_shard(node, token))
+    }
+
+    /// A ready connection of `node` with the fewest requests in flight, on shard `wanted`
+    /// when it has one there.
+    pub(super) fn pick_conn_on_shard(&self, node: u32, wanted: Option<u16>) -> Option<ConnId> {
         let pool = self.pools.get(node as usize)?;
-        let wanted = self.owning_shard(node, token);
         let mut best: Option<(bool, usize, ConnId)> = None;
         for &id in &pool.conns {
             let Some(c) = self.conn(id) else { continue };

@@ -3,29 +3,9 @@
  * parsing messages, and protocol errors say which side broke the rules.
  */
 
-/** Who violated the protocol: the server's bytes ("remote") or our own request ("local"). */
-export type ProtocolSide = "local" | "remote";
-
-/** Bytes that cannot be what the protocol says they are: truncated, out of range, malformed. */
-export class CqlProtocolError extends Error {
-  readonly code = "ERR_CQL_PROTOCOL";
-  readonly kind = "protocol";
-  readonly side: ProtocolSide;
-  /** The protocol field (or CQL type) being read when the bytes stopped making sense. */
-  readonly field: string;
-  /** Byte offset of the problem within the buffer being decoded. */
-  readonly offset: number;
-  readonly reason: string;
-
-  constructor(side: ProtocolSide, field: string, offset: number, reason: string) {
-    super(`${side} protocol error in ${field} at byte ${offset}: ${reason}`);
-    this.name = "CqlProtocolError";
-    this.side = side;
-    this.field = field;
-    this.offset = offset;
-    this.reason = reason;
-  }
-}
+// One protocol error class for the TS decoder and the Rust core: it lives with the driver's
+// error classes so it is a DriverError.
+export { CqlProtocolError, type ProtocolSide } from "../errors.ts";
 
 /** A JavaScript value that cannot be encoded as the CQL type it is bound to. */
 export class CqlTypeError extends Error {

@@ -32,16 +32,14 @@ export async function rejection(p: Promise<unknown>): Promise<Any> {
 }
 
 /**
- * The error is a cqlwire protocol error blaming the server for `field`: class, code, side
- * and field, and the message names the field too. Two classes exist today: the core's
- * CqlWireProtocolError (ERR_PROTOCOL, exported) and the TS result decoder's CqlProtocolError
- * (ERR_CQL_PROTOCOL, not exported); both are accepted, each with its own code.
+ * The error is the one cqlwire protocol error class (CqlProtocolError, ERR_PROTOCOL, a
+ * DriverError, whether the Rust core or the TS result decoder found it) blaming the server
+ * for `field`: class, code, side and field, and the message names the field too.
  */
 export function assertRemoteProtocolError(bundle: Bundle, e: Any, field: string | RegExp): void {
-  const codes: Record<string, string> = { CqlWireProtocolError: "ERR_PROTOCOL", CqlProtocolError: "ERR_CQL_PROTOCOL" };
-  ok(e?.name in codes, `expected a cqlwire protocol error, got ${e?.name}: ${e?.message}`);
-  if (e.name === "CqlWireProtocolError") ok(e instanceof bundle.CqlWireProtocolError, "not the bundle's CqlWireProtocolError");
-  assertExact([e.code, e.side], [codes[e.name], "remote"], e.message);
+  ok(e instanceof bundle.CqlProtocolError, `expected the bundle's CqlProtocolError, got ${e?.name}: ${e?.message}`);
+  ok(e instanceof bundle.DriverError, "CqlProtocolError is not a DriverError");
+  assertExact([e.name, e.code, e.side], ["CqlProtocolError", "ERR_PROTOCOL", "remote"], e.message);
   if (typeof field === "string") assertExact(e.field, field, e.message);
   else ok(field.test(e.field), `field ${JSON.stringify(e.field)} does not match ${field}`);
   ok(e.message.includes(`remote protocol error in ${e.field}`), `message does not name side and field: ${e.message}`);
