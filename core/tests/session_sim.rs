@@ -45,6 +45,8 @@ struct SimNode {
     /// EXECUTEs that reached a tablet replica on its shard, and those that did not.
     tablet_hits: usize,
     tablet_misroutes: usize,
+    /// Some: prepares the insert into ks3 (three replicas), with Scylla's LWT flag when true.
+    lwt_marked: Option<bool>,
     /// Hostile answers: a query whose CQL contains the key gets the body instead, once.
     replies: Vec<(&'static str, Vec<u8>)>,
 }
@@ -305,11 +307,13 @@ impl Sim {
                     let mut b = 4i32.to_be_bytes().to_vec();
                     b.extend_from_slice(&(id.len() as u16).to_be_bytes());
                     b.extend_from_slice(&id);
-                    b.extend_from_slice(&1i32.to_be_bytes()); // global table spec
+                    let marked = self.nodes[node].lwt_marked;
+                    let lwt_flag = if marked == Some(true) { i32::MIN } else { 0 }; // the mask SUPPORTED announces
+                    b.extend_from_slice(&(1 | lwt_flag).to_be_bytes()); // global table spec
                     b.extend_from_slice(&2i32.to_be_bytes());
                     b.extend_from_slice(&1i32.to_be_bytes()); // one pk component
                     b.extend_from_slice(&0u16.to_be_bytes());
-                    string(&mut b, "ks1");
+                    string(&mut b, if marked.is_some() { "ks3" } else { "ks1" });
                     string(&mut b, "t");
                     string(&mut b, "k");
                     b.extend_from_slice(&[0, 0x02]);
@@ -1322,4 +1326,35 @@ fn a_topology_change_forgets_the_tablets() {
     let (_, after) = tablet_counts(&sim);
     assert!(after > before, "the map was dropped, so tablets are misrouted and learned again");
     assert!(after - before <= SIM_TABLETS as usize);
+}
+
+// ---- Scylla LWT mark ----------------------------------------------------------------------------
+
+/// Inserts into ks3 (three replicas), prepared with Scylla's LWT flag or without; returns
+/// how many EXECUTEs went to the token's primary replica.
+fn executes_on_primary(lwt_marked: bool) -> usize {
+    let mut sim = Sim::new(3, config());
+    for n in sim.nodes.iter_mut() {
+        n.shards = 2;
+        n.lwt_marked = Some(lwt_marked);
+    }
+    sim.start();
+    sim.prepare();
+    for k in 0..300i64 {
+        let id = sim.insert(k, false);
+        assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
+    }
+    let on_primary: usize =
+        (0..3).map(|i| sim.nodes[i].executes.iter().filter(|&&t| sim.owner(t) == i).count()).sum();
+    assert_eq!(sim.nodes.iter().map(|n| n.executes.len()).sum::<usize>(), 300);
+    on_primary
+}
+
+#[test]
+fn a_statement_marked_lwt_only_by_scylla_metadata_goes_to_the_primary_replica() {
+    // The text has no IF: only the prepared flag says LWT.
+    assert!(!INSERT.contains(" IF "));
+    assert_eq!(executes_on_primary(true), 300);
+    // Unmarked, the same inserts rotate over the three replicas.
+    assert!(executes_on_primary(false) < 150);
 }

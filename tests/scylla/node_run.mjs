@@ -49,3 +49,12 @@ test("node: a rate-limit error is its own class and is not retried", async () =>
   );
   assertExact([totals.executes, totals.rate_limited], [1, 1], "one attempt, never retried");
 });
+
+test("node: with tablets, requests follow the tablet map after one misroute per tablet", async () => {
+  const { totals } = await shardAwareRun(Client, spawn, { extra: ["--scylla-tablets"] });
+  assertExact([totals.executes, totals.tablet_hits + totals.tablet_misroutes], [10000, 10000]);
+  // The null server lays each table out in 16 tablets; requests already in flight when a
+  // tablet's first misroute is answered may also miss, so allow a few per tablet.
+  assert.ok(totals.tablet_misroutes >= 1, "the layout differs from the token's shard, so the first requests miss");
+  assert.ok(totals.tablet_hits / totals.executes >= 0.99, `share on a tablet replica (${JSON.stringify(totals)})`);
+});

@@ -21,9 +21,9 @@ async function withClient(Client, server, fn) {
 /**
  * `count` prepared inserts (the requests sent before a node's pool covers every shard go to
  * another shard, so short runs count that warm-up more), `concurrency` at a time, against a server with `shards` shards;
- * the server's counters say which shard served each.
+ * the server's counters say which shard served each; `extra` are more server flags.
  */
-export async function shardAwareRun(Client, spawn, { shards = 4, count = 10000, concurrency = 16, extra = [] } = {}) {
+export async function shardAwareRun(Client, spawn, { shards = 4, count = 10000, concurrency = 16, extra = /** @type {string[]} */ ([]) } = {}) {
   const server = await startScyllaServer(spawn, shards, extra);
   try {
     const { logs } = await withClient(Client, server, async (client) => {

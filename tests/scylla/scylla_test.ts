@@ -30,6 +30,13 @@ Deno.test("deno: requests reach the owning shard over blindly filled pools", asy
   assert(share >= 0.99, `share on the owning shard ${share} (${JSON.stringify(totals)})`);
 });
 
+Deno.test("deno: with tablets, requests follow the tablet map after one misroute per tablet", async () => {
+  const { totals } = await shardAwareRun(Client, spawn, { extra: ["--scylla-tablets"] });
+  assertEquals([totals.executes, totals.tablet_hits + totals.tablet_misroutes], [10000, 10000]);
+  assert(totals.tablet_misroutes >= 1, "the layout differs from the token's shard, so the first requests miss");
+  assert(totals.tablet_hits / totals.executes >= 0.99, `share on a tablet replica (${JSON.stringify(totals)})`);
+});
+
 Deno.test("deno: a rate-limit error is its own class and is not retried", async () => {
   const { error, totals } = await rateLimitedInsert(Client, spawn);
   assert(error instanceof RateLimitError, `got ${error}`);

@@ -263,7 +263,7 @@ pub fn find(session_keyspace: Option<&str>, qualified: &str) -> Option<&'static 
     TABLES.iter().find(|t| t.keyspace == keyspace && t.name == name)
 }
 
-const HOST_ID: [u8; 16] = *b"\x6e\x75\x6c\x6c\x73\x65\x72\x76\x65\x72\x2d\x68\x6f\x73\x74\x31";
+pub(crate) const HOST_ID: [u8; 16] = *b"\x6e\x75\x6c\x6c\x73\x65\x72\x76\x65\x72\x2d\x68\x6f\x73\x74\x31";
 const SCHEMA_VERSION: [u8; 16] = *b"\x6e\x75\x6c\x6c\x73\x65\x72\x76\x65\x72\x2d\x73\x63\x68\x65\x6d";
 
 /// The value of a `system.local` column for a client connected to `local_addr`.

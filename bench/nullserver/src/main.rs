@@ -8,7 +8,7 @@
 //! request and the client is what a benchmark measures.
 //!
 //! Usage: `cqlwire-nullserver [HOST:PORT] [--scylla-shards N [--scylla-shard-port P]
-//! [--scylla-nat] [--scylla-rate-limit-every K]]` (default 127.0.0.1:9043). It prints
+//! [--scylla-nat] [--scylla-rate-limit-every K] [--scylla-tablets]]` (default 127.0.0.1:9043). It prints
 //! `listening on ADDR` once ready and runs until killed. Whenever a connection closes it prints
 //! one JSON line with its own totals so far: connections, requests answered, read and write
 //! syscalls, and the CPU time (user + sys) it has used; with the Scylla personality
@@ -63,6 +63,8 @@ const EXECUTE_FLAG_NAMES_FOR_VALUES: u8 = 0x40;
 
 const HEADER_LEN: usize = 9;
 const SUPPORTED_VERSION: u8 = 4;
+/// Frame flag: a custom payload precedes the body (the Scylla personality's tablets).
+const FLAG_CUSTOM_PAYLOAD: u8 = 0x04;
 /// A frame body longer than this closes the connection: no benchmark sends one.
 const MAX_BODY_LEN: usize = 64 * 1024 * 1024;
 const READ_CHUNK: usize = 256 * 1024;
@@ -152,6 +154,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<(SocketAddr, scy
                 o.rate_limit_every = value(&a)?.parse().map_err(|e| format!("--scylla-rate-limit-every: {e}"))?
             }
             "--scylla-nat" => o.nat = true,
+            "--scylla-tablets" => o.tablets = true,
             _ if !a.starts_with("--") => addr_text = a,
             _ => return Err(format!("unknown option {a}")),
         }
@@ -492,10 +495,12 @@ fn answer_execute(server: &mut Server, out: &mut Vec<u8>, shard: u16, stream: i1
             at = end;
         }
     }
+    let mut tablet_payload = None;
     if scylla {
         let key: Option<Vec<&[u8]>> = (!prepared.pk_indexes.is_empty())
             .then(|| prepared.pk_indexes.iter().map(|&i| server.bound.get(i).copied().flatten().map(|(a, b)| &body[a..b])).collect())
             .flatten();
+        tablet_payload = server.scylla.tablet_payload(shard, key.as_deref());
         if server.scylla.count_execute(shard, key.as_deref()) {
             let start = begin_frame(out, stream, OP_ERROR);
             put_i32(out, scylla::RATE_LIMIT_ERROR);
@@ -504,10 +509,15 @@ fn answer_execute(server: &mut Server, out: &mut Vec<u8>, shard: u16, stream: i1
             return end_frame(out, start);
         }
     }
-    let PreparedReply::OneRow { prefix_with_metadata, prefix_without_metadata, cells } = &prepared.reply else {
-        return write_void(out, stream);
-    };
     let start = begin_frame(out, stream, OP_RESULT);
+    if let Some(payload) = &tablet_payload {
+        out[start + 1] |= FLAG_CUSTOM_PAYLOAD;
+        out.extend_from_slice(payload);
+    }
+    let PreparedReply::OneRow { prefix_with_metadata, prefix_without_metadata, cells } = &prepared.reply else {
+        put_i32(out, RESULT_VOID);
+        return end_frame(out, start);
+    };
     if flags & EXECUTE_FLAG_SKIP_METADATA != 0 {
         out.extend_from_slice(prefix_without_metadata);
     } else {
@@ -761,7 +771,7 @@ pub(crate) fn put_string(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(s.as_bytes());
 }
 
-fn put_bytes(out: &mut Vec<u8>, value: Option<&[u8]>) {
+pub(crate) fn put_bytes(out: &mut Vec<u8>, value: Option<&[u8]>) {
     match value {
         Some(v) => {
             put_i32(out, v.len() as i32);

@@ -7,7 +7,7 @@
 //! counted as served by its connection's shard, and as on the owning shard or not, by the
 //! core's own `shard_of` (its vectors come from an independent implementation).
 
-use cqlwire_core::cluster::{routing_token, shard_of};
+use cqlwire_core::cluster::{encode_tablet, routing_token, shard_of, Tablet, TabletReplica, TABLETS_ROUTING_V1_PAYLOAD};
 
 pub const IGNORE_MSB: u8 = 12;
 pub const LWT_FLAG: i32 = i32::MIN;
@@ -20,6 +20,22 @@ pub struct Options {
     pub nat: bool,
     /// Every Kth EXECUTE is refused with the rate-limit error (0: never).
     pub rate_limit_every: u64,
+    /// `--scylla-tablets`: offer TABLETS_ROUTING_V1 and lay every table out in tablets.
+    pub tablets: bool,
+}
+
+/// Tablets per table in `--scylla-tablets` mode.
+pub const TABLETS: i128 = 16;
+
+/// The deterministic tablet layout: 16 equal token ranges, tablet j on shard (j + 1) mod N
+/// of this node (rarely the shard Scylla's formula gives the token, so a client that is
+/// only shard-aware misroutes, and one that keeps the tablet map does not).
+pub fn tablet_of(token: i64, shards: u16) -> Tablet {
+    let width = (1i128 << 64) / TABLETS;
+    let j = ((token as i128 - 1 - i64::MIN as i128) / width).clamp(0, TABLETS - 1);
+    let bound = |j: i128| if j == TABLETS { i64::MAX } else { (i64::MIN as i128 + j * width) as i64 };
+    let shard = ((j + 1) % i128::from(shards.max(1))) as u16;
+    Tablet { first: bound(j), last: bound(j + 1), replicas: vec![TabletReplica { host_id: crate::catalog::HOST_ID, shard }] }
 }
 
 #[derive(Default)]
@@ -32,6 +48,8 @@ pub struct Personality {
     on_owning_shard: u64,
     unroutable: u64,
     rate_limited: u64,
+    tablet_hits: u64,
+    tablet_misroutes: u64,
     per_shard: Vec<u64>,
 }
 
@@ -75,6 +93,9 @@ impl Personality {
         if let Some(p) = self.options.shard_port {
             out.push(("SCYLLA_SHARD_AWARE_PORT", vec![p.to_string()]));
         }
+        if self.options.tablets {
+            out.push(("TABLETS_ROUTING_V1", Vec::new()));
+        }
         out
     }
 
@@ -96,17 +117,39 @@ impl Personality {
         refuse
     }
 
+    /// In tablet mode, counts an EXECUTE served by `shard` as on its tablet's replica or not;
+    /// for a misroute, returns the custom payload (`[bytes map]`) Scylla attaches.
+    pub fn tablet_payload(&mut self, shard: u16, key: Option<&[&[u8]]>) -> Option<Vec<u8>> {
+        if !self.options.tablets {
+            return None;
+        }
+        let token = routing_token(key?).ok()?;
+        let tablet = tablet_of(token, self.options.shards);
+        if tablet.replicas.iter().any(|r| r.shard == shard) {
+            self.tablet_hits += 1;
+            return None;
+        }
+        self.tablet_misroutes += 1;
+        let value = encode_tablet(&tablet);
+        let mut out = 1u16.to_be_bytes().to_vec();
+        crate::put_string(&mut out, TABLETS_ROUTING_V1_PAYLOAD);
+        crate::put_bytes(&mut out, Some(&value));
+        Some(out)
+    }
+
     /// The counters as a JSON object, for the totals line.
     pub fn report(&self) -> String {
         let per_shard: Vec<String> = self.per_shard.iter().map(u64::to_string).collect();
         format!(
-            "{{\"shards\":{},\"shard_port_connections\":{},\"executes\":{},\"on_owning_shard\":{},\"unroutable\":{},\"rate_limited\":{},\"per_shard\":[{}]}}",
+            "{{\"shards\":{},\"shard_port_connections\":{},\"executes\":{},\"on_owning_shard\":{},\"unroutable\":{},\"rate_limited\":{},\"tablet_hits\":{},\"tablet_misroutes\":{},\"per_shard\":[{}]}}",
             self.options.shards,
             self.shard_port_connections,
             self.executes,
             self.on_owning_shard,
             self.unroutable,
             self.rate_limited,
+            self.tablet_hits,
+            self.tablet_misroutes,
             per_shard.join(",")
         )
     }
