@@ -37,7 +37,7 @@ export function addConversionOptions(
       booleanWord,
     );
   }
-  return command
+  command
     .option(
       "--time-zone <zone>",
       "UTC or a fixed offset (+02:00, -0530) for timestamps without a zone (default: UTC; IANA names are not supported)",
@@ -53,17 +53,6 @@ export function addConversionOptions(
     .option(
       "--time-format <format>",
       "iso (default) or a strftime-like pattern, e.g. '%I:%M %p'",
-    )
-    .addOption(
-      new Option(
-        "--epoch-unit <unit>",
-        "unit of timestamps written as integers (default: ms)",
-      ).choices([
-        "s",
-        "ms",
-        "us",
-        "ns",
-      ]),
     )
     .option(
       "--true-words <words>",
@@ -90,6 +79,20 @@ export function addConversionOptions(
         "--blob-format <format>",
         "blobs as hex (0x..., default) or base64",
       ).choices(["hex", "base64"]),
+    );
+  if (direction === "unload") return command;
+  // Only reading has epoch numbers, numbers out of range and fractions to round.
+  return command
+    .addOption(
+      new Option(
+        "--epoch-unit <unit>",
+        "unit of timestamps written as integers (default: ms)",
+      ).choices([
+        "s",
+        "ms",
+        "us",
+        "ns",
+      ]),
     )
     .addOption(
       new Option(

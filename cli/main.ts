@@ -259,7 +259,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       setExitCode(await loadCommand(files, command));
     });
 
-  program.command("unload")
+  const unload = program.command("unload")
     .description("write a table (parallel token-range scans) or a query's rows as CSV or JSON Lines")
     .option("--table <keyspace.table>", "table to unload")
     .option("--query <cql>", "a SELECT to unload instead")
@@ -271,6 +271,10 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     )
     .option("--overwrite", "replace output files that exist (default: refuse); files appear only when complete")
     .option("--header <true|false>", "CSV header row (default: true)", booleanWord)
+    .option("--delimiter <char>", "CSV field delimiter (default: ,; '\\t' or tab for TSV)", singleCharacter)
+    .option("--quote <char>", 'CSV quote character (default: ")', singleCharacter)
+    .option("--escape <char>", "written before a quote inside quotes (default: the quote, doubled)", singleCharacter)
+    .option("--null-value <text>", "CSV text of a null, unquoted (default: empty); a value with this text is quoted")
     .option("--page-size <rows>", `rows per page (default: ${DEFAULT_PAGE_SIZE})`, positiveInteger("--page-size"))
     .option(
       "--max-concurrency <n>",
@@ -280,7 +284,8 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .addOption(consistencyOption())
     .option("--quiet", "no progress output")
     .option("--with-writetime", "also write each regular column's WRITETIME() (µs) as a field writetime(c); load maps it back")
-    .option("--with-ttl", "also write each regular column's TTL() (s) as a field ttl(c); load maps it back")
+    .option("--with-ttl", "also write each regular column's TTL() (s) as a field ttl(c); load maps it back");
+  addConversionOptions(unload, "unload")
     .action(async (_options: unknown, command: Command) => {
       const { unloadCommand } = await import("./unload.ts");
       setExitCode(await unloadCommand(command));

@@ -5,27 +5,28 @@ const encoder = new TextEncoder();
 const FLUSH_AT = 64 * 1024;
 
 export interface TextSink {
-  write(text: string): Promise<void>;
+  write(text: string | Uint8Array): Promise<void>;
   flush(): Promise<void>;
 }
 
 export class StreamOutput implements TextSink {
-  private buffer: string[] = [];
+  private buffer: Uint8Array[] = [];
   private size = 0;
   closed = false;
 
   constructor(private readonly target: { write(bytes: Uint8Array): Promise<number> }) {}
 
-  async write(text: string): Promise<void> {
+  async write(text: string | Uint8Array): Promise<void> {
     if (this.closed) return;
-    this.buffer.push(text);
-    this.size += text.length;
+    const bytes = typeof text === "string" ? encoder.encode(text) : text;
+    this.buffer.push(bytes);
+    this.size += bytes.length;
     if (this.size >= FLUSH_AT) await this.flush();
   }
 
   async flush(): Promise<void> {
     if (this.closed || this.buffer.length === 0) return;
-    const bytes = encoder.encode(this.buffer.join(""));
+    const bytes = joinBytes(this.buffer, this.size);
     this.buffer = [];
     this.size = 0;
     try {
@@ -41,11 +42,22 @@ export class StreamOutput implements TextSink {
   }
 }
 
+function joinBytes(chunks: Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
+}
+
 /** Collects output in memory, for tests. */
 export class MemoryOutput implements TextSink {
   text = "";
-  write(text: string): Promise<void> {
-    this.text += text;
+  write(text: string | Uint8Array): Promise<void> {
+    this.text += typeof text === "string" ? text : new TextDecoder().decode(text);
     return Promise.resolve();
   }
   flush(): Promise<void> {

@@ -5,7 +5,8 @@
 import type { Command } from "commander";
 import { consistencyCode, type Context, contextOf, type DriverClient, onInterrupt, withClient } from "./context.ts";
 import { CliFailure, describeError, EXIT_FAILURE, EXIT_OK, UsageError } from "./errors.ts";
-import { formatCsvHeader, formatCsvRow, formatJsonRow, type ResultColumn } from "./format.ts";
+import { formatJsonRow, type ResultColumn } from "./format.ts";
+import { conversionSettings } from "./conversion_options.ts";
 import { AtomicOutput } from "./files.ts";
 import { StreamOutput, type TextSink } from "./output.ts";
 import { join } from "./paths.ts";
@@ -42,25 +43,14 @@ interface UnloadFlags {
   withWritetime?: boolean;
   withTtl?: boolean;
   overwrite?: boolean;
+  delimiter?: string;
+  quote?: string;
+  escape?: string;
+  nullValue?: string;
 }
 
-type Row = Record<string, unknown>;
-
-/** Formats rows of one result shape as CSV or JSON Lines. */
-export class RowFormatter {
-  constructor(private readonly format: "csv" | "jsonl") {}
-
-  header(columns: ResultColumn[]): string {
-    return this.format === "csv" ? formatCsvHeader(columns) : "";
-  }
-
-  rows(rows: Row[], columns: ResultColumn[]): string {
-    let text = "";
-    if (this.format === "csv") { for (const row of rows) text += formatCsvRow(row, columns); }
-    else for (const row of rows) text += formatJsonRow(row, columns) + "\n";
-    return text;
-  }
-}
+/** CSV settings for the core's formatter (`client.streamCsv`); JSON Lines has none. */
+type CsvSettings = NonNullable<Parameters<DriverClient["streamCsv"]>[2]>;
 
 interface Destination {
   /** The sink that a group of ranges writes to. */
@@ -91,7 +81,7 @@ class FileSink implements TextSink {
   get closed(): boolean {
     return this.output.closed;
   }
-  write(text: string): Promise<void> {
+  write(text: string | Uint8Array): Promise<void> {
     return this.output.write(text);
   }
   flush(): Promise<void> {
@@ -167,13 +157,17 @@ async function openDestination(
   } satisfies Destination;
 }
 
+function retryDelay(attempt: number): number {
+  return 200 * 2 ** (attempt - 1) * (0.5 + Math.random() / 2);
+}
+
 async function withReadRetries<T>(work: () => Promise<T>): Promise<T> {
   for (let attempt = 1;; attempt++) {
     try {
       return await work();
     } catch (error) {
       if (attempt >= READ_ATTEMPTS || !isTransientReadError(error)) throw error;
-      await sleep(200 * 2 ** (attempt - 1) * (0.5 + Math.random() / 2));
+      await sleep(retryDelay(attempt));
     }
   }
 }
@@ -204,7 +198,15 @@ export async function unloadCommand(command: Command): Promise<number> {
   const quiet = flags.quiet ?? config.quiet ?? false;
   const overwrite = flags.overwrite ?? config.overwrite ?? false;
   const connection = resolveConnection(context.flags, context.config.connection);
-  const formatter = new RowFormatter(format);
+  const csv: CsvSettings | null = format === "csv"
+    ? {
+      delimiter: flags.delimiter ?? config.delimiter,
+      quote: flags.quote ?? config.quote,
+      escape: flags.escape ?? config.escape,
+      nullWord: flags.nullValue ?? config.nullValue,
+      conversion: conversionSettings(flags as Record<string, unknown>, config),
+    }
+    : null;
   const extension = format === "csv" ? "csv" : "jsonl";
 
   return await withClient(context, async (client, secrets) => {
@@ -224,6 +226,8 @@ export async function unloadCommand(command: Command): Promise<number> {
     };
     if (consistency !== undefined) baseOptions.consistency = consistency;
     let destination: Destination | null = null;
+    // The header line of the output's columns, from any page (every scan selects the same).
+    let lastHeader: Uint8Array | string = "";
     let ranges = 1;
     // Interrupted, the unload is incomplete: its temporary files go, and nothing is put in place.
     const interrupt = onInterrupt((signal) => {
@@ -244,7 +248,7 @@ export async function unloadCommand(command: Command): Promise<number> {
           query,
           [],
           { ...baseOptions },
-          formatter,
+          csv,
           sink,
           claim,
           () => {
@@ -252,6 +256,7 @@ export async function unloadCommand(command: Command): Promise<number> {
             return destination!.closed();
           },
           (count) => rows += count,
+          (header) => lastHeader = header,
           true,
         );
       } else {
@@ -292,7 +297,7 @@ export async function unloadCommand(command: Command): Promise<number> {
             statement,
             [scan.start, scan.end],
             options,
-            formatter,
+            csv,
             sink,
             withHeader ? claims[group] : null,
             () => {
@@ -300,6 +305,7 @@ export async function unloadCommand(command: Command): Promise<number> {
               return dest.closed();
             },
             (count) => rows += count,
+          (header) => lastHeader = header,
           );
         };
         if (single) {
@@ -313,8 +319,7 @@ export async function unloadCommand(command: Command): Promise<number> {
         if (withHeader && claims.every((claim) => !claim.taken)) {
           // A table with no rows still gets a header, in the first output.
           const sink = await dest.sinkFor(0);
-          const header = [...columns.map((column) => ({ name: column.name, type: column.type })), ...times.columns];
-          await sink.write(formatter.header(header));
+          await sink.write(lastHeader);
         }
       }
     } catch (error) {
@@ -352,39 +357,93 @@ export class HeaderClaim {
 }
 
 /**
- * Pages through one statement, writing each page as soon as it arrives. Returns the number
- * of rows written. `shouldStop` is asked after every page (a closed pipe ends the unload).
- * With `headerEvenIfEmpty`, a result without rows still gets its header (a query's output).
+ * Pages through one statement, writing each page as soon as it arrives: CSV formatted in the
+ * core (`csv` settings), else JSON Lines. Returns the number of rows written. `shouldStop`
+ * is asked after every page (a closed pipe ends the unload). With `headerEvenIfEmpty`, a
+ * result without rows still gets its header (a query's output).
  */
 async function unloadStatement(
   client: DriverClient,
   statement: string,
   params: unknown[],
   options: Record<string, unknown>,
-  formatter: RowFormatter,
+  csv: CsvSettings | null,
   sink: TextSink,
   header: HeaderClaim | null,
   shouldStop: () => boolean,
   onRows: (count: number) => void,
+  onHeader: (header: Uint8Array) => void,
   headerEvenIfEmpty = false,
 ): Promise<number> {
+  const pages = csv === null ? jsonPages(client, statement, params, options) : csvPages(client, statement, params, options, csv);
+  let written = 0;
+  let headerText: Uint8Array | null = null;
+  for await (const page of pages) {
+    headerText ??= page.header;
+    onHeader(page.header);
+    if (page.rows > 0) {
+      // Claim and write happen without an await between them, so the header comes first.
+      if (header?.claim() && csv !== null) await sink.write(page.header);
+      await sink.write(page.body);
+      written += page.rows;
+      onRows(page.rows);
+    }
+    if (shouldStop()) break;
+  }
+  if (headerEvenIfEmpty && csv !== null && headerText !== null && header?.claim()) await sink.write(headerText);
+  return written;
+}
+
+interface Page {
+  rows: number;
+  header: Uint8Array;
+  body: Uint8Array | string;
+  pageState?: string;
+}
+
+const NO_BYTES = new Uint8Array(0);
+
+/** A statement's pages as CSV from the core's formatter; a transient read error resumes at the page it failed on. */
+async function* csvPages(
+  client: DriverClient,
+  statement: string,
+  params: unknown[],
+  options: Record<string, unknown>,
+  csv: CsvSettings,
+): AsyncGenerator<Page> {
+  let pageState: Uint8Array | undefined;
+  for (let attempt = 1;; attempt++) {
+    try {
+      const from = pageState === undefined ? options : { ...options, pageState };
+      for await (const page of client.streamCsv(statement, params, { ...from, ...csv })) {
+        attempt = 1;
+        yield { rows: page.rows, header: page.header, body: page.csv };
+        pageState = page.pagingState ?? undefined;
+      }
+      return;
+    } catch (error) {
+      if (attempt >= READ_ATTEMPTS || !isTransientReadError(error)) throw error;
+      await sleep(retryDelay(attempt));
+    }
+  }
+}
+
+/** A statement's pages as JSON Lines (formatted here: the core has no JSON formatter). */
+async function* jsonPages(
+  client: DriverClient,
+  statement: string,
+  params: unknown[],
+  options: Record<string, unknown>,
+): AsyncGenerator<Page> {
   let pageState: string | undefined;
   let columns: ResultColumn[] | null = null;
-  let written = 0;
   do {
     const pageOptions = pageState === undefined ? options : { ...options, pageState };
     const result = await withReadRetries(() => client.execute(statement, params, pageOptions));
     columns ??= resultColumns(result.columns);
-    if (result.rows.length > 0) {
-      // Claim and write happen without an await between them, so the header comes first.
-      const text = (header?.claim() ? formatter.header(columns) : "") + formatter.rows(result.rows, columns);
-      await sink.write(text);
-      written += result.rows.length;
-      onRows(result.rows.length);
-    }
-    if (shouldStop()) break;
+    let body = "";
+    for (const row of result.rows) body += formatJsonRow(row, columns) + "\n";
+    yield { rows: result.rows.length, header: NO_BYTES, body };
     pageState = result.pageState ?? undefined;
   } while (pageState !== undefined);
-  if (headerEvenIfEmpty && columns !== null && header?.claim()) await sink.write(formatter.header(columns));
-  return written;
 }

@@ -7,6 +7,7 @@ pub mod bulk;
 pub mod cluster;
 pub mod compression;
 pub mod connection;
+mod csv_out;
 pub mod error;
 pub mod frame;
 pub mod lwt;

@@ -147,75 +147,7 @@ pub mod cell {
     }
 }
 
-/// How [`format_csv`] writes a page.
-#[derive(Debug, Clone, Copy)]
-pub struct CsvFormat {
-    pub delimiter: u8,
-    pub quote: u8,
-    pub header: bool,
-}
-
-impl Default for CsvFormat {
-    fn default() -> Self {
-        CsvFormat { delimiter: b',', quote: b'"', header: false }
-    }
-}
-
-/// Writes every row of a page as CSV that the bulk loader reads back to the same bytes:
-/// null is an empty unquoted field, an empty string is `""`, containers use CQL literal
-/// syntax, and any field with a delimiter, quote, line end or edge blank is quoted.
-/// Allocation-free per row once `scratch` has grown.
-pub fn format_csv(rows: &Rows, f: &CsvFormat, scratch: &mut String, out: &mut Vec<u8>) -> Result<(), ProtocolError> {
-    if f.header {
-        for (i, c) in rows.columns.iter().enumerate() {
-            if i > 0 {
-                out.push(f.delimiter);
-            }
-            write_csv_field(c.name, f, out, false);
-        }
-        out.push(b'\n');
-    }
-    let mut result = Ok(());
-    rows.for_each_row(|cells| {
-        if result.is_err() {
-            return;
-        }
-        for (i, (cell, column)) in cells.iter().zip(&rows.columns).enumerate() {
-            if i > 0 {
-                out.push(f.delimiter);
-            }
-            let Some(bytes) = cell else { continue };
-            scratch.clear();
-            if let Err(e) = crate::types::format_text(&column.ty, bytes, scratch) {
-                result = Err(e);
-                return;
-            }
-            write_csv_field(scratch, f, out, true);
-        }
-        out.push(b'\n');
-    });
-    result
-}
-
-fn write_csv_field(text: &str, f: &CsvFormat, out: &mut Vec<u8>, empty_is_value: bool) {
-    let b = text.as_bytes();
-    let needs_quotes = (b.is_empty() && empty_is_value)
-        || b.iter().any(|&c| c == f.delimiter || c == f.quote || c == b'\n' || c == b'\r')
-        || b.first().is_some_and(|c| c.is_ascii_whitespace())
-        || b.last().is_some_and(|c| c.is_ascii_whitespace());
-    if !needs_quotes {
-        out.extend_from_slice(b);
-        return;
-    }
-    out.push(f.quote);
-    for &c in b {
-        if c == f.quote {
-            out.push(f.quote);
-        }
-        out.push(c);
-    }
-    out.push(f.quote);
-}
+pub use crate::csv_out::{format_csv, format_csv_header, CsvFormat, CsvFormatSettings};
 
 #[cfg(test)]
 mod tests {

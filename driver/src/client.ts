@@ -2,7 +2,7 @@
  * The `Client`: a pool of core-driven connections, the prepared-statement cache, paging,
  * batches and streaming. Names follow the DataStax Node.js driver where the meaning matches.
  */
-import { type BadRowKind, type BadRowRecord, type BulkCounters, type BulkState, type RawResponse, type RequestOptions, SessionHost } from "./session.ts";
+import { type BadRowKind, type BadRowRecord, type BulkCounters, type BulkState, type RawResponse, concat, type CsvSettings, type RequestOptions, SessionHost } from "./session.ts";
 import { type ClientOptions, parseHostPort, type ResolvedOptions, resolveOptions } from "./options.ts";
 import type { RuntimeHooks } from "./socket.ts";
 import { ArgumentError, DriverError, OperationTimedOutError } from "./errors.ts";
@@ -668,14 +668,19 @@ export class Client {
 
   /**
    * Pages of a query as CSV bytes, formatted in the core straight from the result pages
-   * (no JS object per row or cell), in the form `bulkLoad` reads back to the same values.
+   * (no JS object per row or cell), in the form `bulkLoad` reads back to the same values
+   * given the same settings (delimiter, quote, escape, null word, conversion). Each page
+   * carries its header line apart (`header`); with `header: true` the first page's `csv`
+   * also starts with it.
    */
   async *streamCsv(
     query: string,
     params: unknown[] | Record<string, unknown> | null = null,
-    options: ExecuteOptions & { header?: boolean; delimiter?: string; quote?: string } = {},
-  ): AsyncGenerator<{ csv: Uint8Array; rows: number }> {
+    options: ExecuteOptions & CsvSettings & { header?: boolean } = {},
+  ): AsyncGenerator<{ csv: Uint8Array; rows: number; header: Uint8Array; pagingState: Uint8Array | null }> {
     const session = await this.ready();
+    const { delimiter, quote, escape, nullWord, conversion } = options;
+    const format = session.csvFormatter({ delimiter, quote, escape, nullWord, conversion });
     const prepare = options.prepare ?? this.options.queryOptions.prepare;
     const ps = prepare ? await this.getPrepared(query, session) : null;
     let pageState: Uint8Array | null | undefined = typeof options.pageState === "string" ? fromHex(options.pageState) : options.pageState;
@@ -686,9 +691,10 @@ export class Client {
         ? await session.execute(ps.id, ps.resultMetadataId, this.encodeBound(ps, params), ro)
         : await session.query(query, this.encodeUnprepared(params, options.hints), ro);
       const body = (raw.flags & 0x0e) === 0 ? raw.body : skipPrefix(raw).body;
-      const page = session.formatCsv(body, options.delimiter ?? ",", options.quote ?? '"', header);
+      const page = format(body);
+      const csv = header ? concat([page.header, page.csv]) : page.csv;
       header = false;
-      yield { csv: page.csv, rows: page.rows };
+      yield { csv, rows: page.rows, header: page.header, pagingState: page.pagingState };
       if (!page.pagingState) return;
       pageState = page.pagingState;
     }

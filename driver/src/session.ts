@@ -13,9 +13,26 @@
  * session instead (`failClosed`), rejecting everything pending, and every later call, with
  * one DriverInternalError. A user listener that throws is reported and the batch goes on.
  */
-import { CallError, WasmSession } from "../wasm/pkg/cqlwire_wasm.js";
+import { CallError, CsvPageFormatter, WasmSession } from "../wasm/pkg/cqlwire_wasm.js";
 import type { CqlSocket, RuntimeHooks, ShardPort, TlsSettings } from "./socket.ts";
 import { AuthenticationError, ConnectionError, DriverError, DriverInternalError, errorFromCall, errorFromCore, NoHostAvailableError } from "./errors.ts";
+
+/** CSV output settings, checked by the core (core/src/csv_out.rs `CsvFormatSettings`). */
+export interface CsvSettings {
+  delimiter?: string;
+  quote?: string;
+  escape?: string;
+  nullWord?: string;
+  conversion?: Record<string, unknown>;
+}
+
+/** One result page as CSV: its header line apart, then its rows. */
+export interface CsvPage {
+  rows: number;
+  pagingState: Uint8Array | null;
+  header: Uint8Array;
+  csv: Uint8Array;
+}
 
 const EVENT_READY = 1;
 const EVENT_RESPONSE = 2;
@@ -321,19 +338,35 @@ export class SessionHost {
     return t === undefined || t === null ? null : BigInt(t);
   }
 
-  /** A Rows body as CSV, formatted in the core (see `Client.streamCsv`). */
-  formatCsv(body: Uint8Array, delimiter: string, quote: string, header: boolean): { rows: number; pagingState: Uint8Array | null; csv: Uint8Array } {
+  /** The core's CSV formatter for result pages with these settings (see `Client.streamCsv`). */
+  csvFormatter(settings: CsvSettings): (body: Uint8Array) => CsvPage {
     if (this.closed) throw this.closedError();
-    let out: Uint8Array;
+    let formatter: CsvPageFormatter;
     try {
-      out = this.core.formatCsv(body, delimiter.charCodeAt(0), quote.charCodeAt(0), header);
+      formatter = new CsvPageFormatter(JSON.stringify(settings));
     } catch (e) {
       throw this.callError(e);
     }
-    const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
-    const rows = view.getUint32(0, true);
-    const psLen = view.getUint32(4, true);
-    return { rows, pagingState: psLen ? out.slice(8, 8 + psLen) : null, csv: out.subarray(8 + psLen) };
+    return (body) => {
+      if (this.closed) throw this.closedError();
+      let out: Uint8Array;
+      try {
+        out = formatter.format(body);
+      } catch (e) {
+        throw this.callError(e);
+      }
+      const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
+      const rows = view.getUint32(0, true);
+      const psLen = view.getUint32(4, true);
+      const headerAt = 8 + psLen + 4;
+      const headerLen = view.getUint32(8 + psLen, true);
+      return {
+        rows,
+        pagingState: psLen ? out.slice(8, 8 + psLen) : null,
+        header: out.subarray(headerAt, headerAt + headerLen),
+        csv: out.subarray(headerAt + headerLen),
+      };
+    };
   }
 
   metrics(): Record<string, unknown> {
@@ -964,7 +997,7 @@ function unpackBadRows(buf: Uint8Array): BadRowRecord[] {
   return rows;
 }
 
-function concat(chunks: Uint8Array[]): Uint8Array {
+export function concat(chunks: Uint8Array[]): Uint8Array {
   if (chunks.length === 1) return chunks[0];
   let n = 0;
   for (const c of chunks) n += c.length;

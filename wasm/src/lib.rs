@@ -526,22 +526,6 @@ impl WasmSession {
         std::mem::take(&mut self.out)
     }
 
-    /// A Rows RESULT body (with metadata) as CSV that the bulk loader reads back exactly:
-    /// `[rows u32 LE][paging state length u32 LE][paging state][csv]`.
-    #[wasm_bindgen(js_name = formatCsv)]
-    pub fn format_csv(&mut self, body: &[u8], delimiter: u8, quote: u8, header: bool) -> Result<Vec<u8>, CallError> {
-        let rows = cqlwire_core::rows::Rows::parse(body).map_err(protocol_error)?;
-        let f = cqlwire_core::rows::CsvFormat { delimiter, quote, header };
-        let mut out = Vec::with_capacity(body.len() + body.len() / 2);
-        out.extend_from_slice(&(rows.row_count as u32).to_le_bytes());
-        let ps = rows.paging_state.unwrap_or(&[]);
-        out.extend_from_slice(&(ps.len() as u32).to_le_bytes());
-        out.extend_from_slice(ps);
-        let mut scratch = String::new();
-        cqlwire_core::rows::format_csv(&rows, &f, &mut scratch, &mut out).map_err(protocol_error)?;
-        Ok(out)
-    }
-
     /// The Murmur3 token of a value list (`[n u16][bytes]*`), from the partition-key
     /// positions given; `None` when a key component is null or missing.
     #[wasm_bindgen(js_name = routingToken)]
@@ -602,5 +586,45 @@ impl WasmSession {
             .map(|(start, end, replicas)| serde_json::json!([start.to_string(), end.to_string(), replicas]))
             .collect();
         Value::Array(ranges).to_string()
+    }
+}
+
+/// The core's CSV formatter for result pages, set up once per stream (`Client.streamCsv`).
+#[wasm_bindgen]
+pub struct CsvPageFormatter {
+    format: cqlwire_core::rows::CsvFormat,
+    scratch: String,
+}
+
+#[wasm_bindgen]
+impl CsvPageFormatter {
+    /// `settings`: JSON of the core's `CsvFormatSettings` (delimiter, quote, escape,
+    /// nullWord, header, conversion); refused with ERR_CONFIG when they do not hold.
+    #[wasm_bindgen(constructor)]
+    pub fn new(settings: &str) -> Result<CsvPageFormatter, CallError> {
+        let s: cqlwire_core::rows::CsvFormatSettings =
+            serde_json::from_str(settings).map_err(|e| js_error("ERR_CONFIG", format!("CSV settings: {e}")))?;
+        let mut format = cqlwire_core::rows::CsvFormat::from_settings(&s).map_err(|e| js_error("ERR_CONFIG", e))?;
+        // The header line comes apart in every page; the host decides where it goes.
+        format.header = false;
+        Ok(CsvPageFormatter { format, scratch: String::new() })
+    }
+
+    /// A Rows RESULT body (with metadata) as CSV, with its header line apart:
+    /// `[rows u32 LE][paging state length u32 LE][paging state][header length u32 LE][header][csv]`.
+    pub fn format(&mut self, body: &[u8]) -> Result<Vec<u8>, CallError> {
+        let rows = cqlwire_core::rows::Rows::parse(body).map_err(protocol_error)?;
+        let mut out = Vec::with_capacity(body.len() + body.len() / 2);
+        out.extend_from_slice(&(rows.row_count as u32).to_le_bytes());
+        let ps = rows.paging_state.unwrap_or(&[]);
+        out.extend_from_slice(&(ps.len() as u32).to_le_bytes());
+        out.extend_from_slice(ps);
+        let at = out.len();
+        out.extend_from_slice(&[0; 4]);
+        cqlwire_core::rows::format_csv_header(&rows, &self.format, &mut out);
+        let header_len = (out.len() - at - 4) as u32;
+        out[at..at + 4].copy_from_slice(&header_len.to_le_bytes());
+        cqlwire_core::rows::format_csv(&rows, &self.format, &mut self.scratch, &mut out).map_err(protocol_error)?;
+        Ok(out)
     }
 }

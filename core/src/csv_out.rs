@@ -1,0 +1,138 @@
+//! Result pages as CSV (`unload`, `Client.streamCsv`): the one CSV formatter. What it writes,
+//! the bulk loader reads back to the same values when given the same delimiter, quote,
+//! escape, null word and conversion settings.
+
+use serde::Deserialize;
+
+use crate::bulk::CsvOptions;
+use crate::error::ProtocolError;
+use crate::rows::Rows;
+use crate::types::{format_text_with, ConversionSettings, TextOptions};
+
+/// How [`format_csv`] writes a page.
+#[derive(Debug, Clone)]
+pub struct CsvFormat {
+    pub delimiter: u8,
+    pub quote: u8,
+    /// Written before a quote (and before itself) inside a quoted field; equal to `quote`
+    /// for RFC 4180's doubled quote.
+    pub escape: u8,
+    /// The text of a null, unquoted. A value with this text is quoted to stay a value.
+    pub null_word: String,
+    pub header: bool,
+    /// Top-level values follow these (patterns, zone, boolean words, separators, blobs).
+    pub text: TextOptions,
+}
+
+impl Default for CsvFormat {
+    fn default() -> Self {
+        CsvFormat { delimiter: b',', quote: b'"', escape: b'"', null_word: String::new(), header: false, text: TextOptions::default() }
+    }
+}
+
+/// The host's CSV output settings, as JSON (camelCase keys); each one optional.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct CsvFormatSettings {
+    pub delimiter: Option<String>,
+    pub quote: Option<String>,
+    pub escape: Option<String>,
+    pub null_word: Option<String>,
+    pub header: Option<bool>,
+    pub conversion: Option<ConversionSettings>,
+}
+
+fn one_byte(key: &str, text: &Option<String>, default: u8) -> Result<u8, String> {
+    match text.as_deref() {
+        None => Ok(default),
+        Some(t) if t.len() == 1 => Ok(t.as_bytes()[0]),
+        Some(t) => Err(format!("the CSV {key} must be one ASCII character, got {t:?}")),
+    }
+}
+
+impl CsvFormat {
+    /// Checks the settings as the loader checks its own (same rules, same messages).
+    pub fn from_settings(s: &CsvFormatSettings) -> Result<CsvFormat, String> {
+        let mut f = CsvFormat::default();
+        f.delimiter = one_byte("delimiter", &s.delimiter, f.delimiter)?;
+        f.quote = one_byte("quote", &s.quote, f.quote)?;
+        f.escape = one_byte("escape", &s.escape, f.quote)?;
+        CsvOptions { delimiter: f.delimiter, quote: f.quote, escape: f.escape, ..CsvOptions::default() }.validate()?;
+        if let Some(word) = &s.null_word {
+            if word.bytes().any(|b| b == f.delimiter || b == f.quote || b == b'\r' || b == b'\n') {
+                return Err(format!("the null word {word:?} must not hold the delimiter, the quote or a line end"));
+            }
+            f.null_word = word.clone();
+        }
+        f.header = s.header.unwrap_or(false);
+        if let Some(conversion) = &s.conversion {
+            conversion.apply(&mut f.text)?;
+        }
+        Ok(f)
+    }
+}
+
+/// The header line of a page's columns (column names, quoted where needed).
+pub fn format_csv_header(rows: &Rows, f: &CsvFormat, out: &mut Vec<u8>) {
+    for (i, c) in rows.columns.iter().enumerate() {
+        if i > 0 {
+            out.push(f.delimiter);
+        }
+        write_csv_field(c.name, f, out, false);
+    }
+    out.extend_from_slice(b"\r\n");
+}
+
+/// Writes every row of a page (after the header when `f.header`), each line ended by CRLF
+/// (RFC 4180): null is the null word
+/// unquoted (by default an empty field), an empty string is `""`, containers use CQL literal
+/// syntax, and any field with a delimiter, quote, escape, line end or edge blank is quoted.
+/// Allocation-free per row once `scratch` has grown.
+pub fn format_csv(rows: &Rows, f: &CsvFormat, scratch: &mut String, out: &mut Vec<u8>) -> Result<(), ProtocolError> {
+    if f.header {
+        format_csv_header(rows, f, out);
+    }
+    let mut result = Ok(());
+    rows.for_each_row(|cells| {
+        if result.is_err() {
+            return;
+        }
+        for (i, (cell, column)) in cells.iter().zip(&rows.columns).enumerate() {
+            if i > 0 {
+                out.push(f.delimiter);
+            }
+            let Some(bytes) = cell else {
+                out.extend_from_slice(f.null_word.as_bytes());
+                continue;
+            };
+            scratch.clear();
+            if let Err(e) = format_text_with(&column.ty, bytes, &f.text, scratch) {
+                result = Err(e);
+                return;
+            }
+            write_csv_field(scratch, f, out, true);
+        }
+        out.extend_from_slice(b"\r\n");
+    });
+    result
+}
+
+fn write_csv_field(text: &str, f: &CsvFormat, out: &mut Vec<u8>, is_value: bool) {
+    let b = text.as_bytes();
+    let needs_quotes = (is_value && b == f.null_word.as_bytes())
+        || b.iter().any(|&c| c == f.delimiter || c == f.quote || c == f.escape || c == b'\n' || c == b'\r')
+        || b.first().is_some_and(|c| c.is_ascii_whitespace())
+        || b.last().is_some_and(|c| c.is_ascii_whitespace());
+    if !needs_quotes {
+        out.extend_from_slice(b);
+        return;
+    }
+    out.push(f.quote);
+    for &c in b {
+        if c == f.quote || c == f.escape {
+            out.push(f.escape);
+        }
+        out.push(c);
+    }
+    out.push(f.quote);
+}
