@@ -327,6 +327,8 @@ export async function unloadCommand(command: Command): Promise<number> {
       display?.stop();
       await destination?.discard();
       if (error instanceof UsageError || error instanceof CliFailure) throw error;
+      // The core checks the CSV settings (the same rules as load's): a refusal is a usage error.
+      if ((error as { code?: string }).code === "ERR_ARGUMENT") throw new UsageError((error as Error).message);
       throw new CliFailure(`unload failed after ${rows} rows: ${describeError(error, secrets)}`);
     }
     interrupt.dispose();
