@@ -1,10 +1,12 @@
 /**
  * Client options that only the core acts on reach it: which fake node gets requests under
- * an allow or deny list, and a config the core refuses is an ArgumentError.
+ * an allow or deny list, the frame cap, and a config the core refuses is an ArgumentError.
  */
 import { assertExact } from "../exact.mjs";
-import { type FakeNode, startCluster, stopAll } from "../fakenode/mod.ts";
-import { ArgumentError, Client } from "../../dist/deno.js";
+import { FakeNode, startCluster, stopAll } from "../fakenode/mod.ts";
+// deno-lint-ignore no-explicit-any
+type Any = any;
+import { ArgumentError, Client, CqlProtocolError } from "../../dist/deno.js";
 
 /** Runs 8 idempotent queries on a fresh two-node cluster; returns how many each node answered. */
 async function answersPerNode(policies: (nodes: FakeNode[]) => Record<string, unknown>): Promise<{ nodes: FakeNode[]; counts: number[] }> {
@@ -49,4 +51,23 @@ Deno.test("snappy on protocol v5 is an ArgumentError from the core's config chec
   }
   if (!(error instanceof ArgumentError)) throw new Error(`expected ArgumentError, got ${error}`);
   assertExact([error.name, error.code, error.message], ["ArgumentError", "ERR_ARGUMENT", "snappy compression exists only on protocol v4; use lz4 or protocolVersion 4"]);
+});
+
+Deno.test("protocolOptions.maxFrameBytes: a v4 envelope above it is the server's protocol error", async () => {
+  const node = await FakeNode.start();
+  node.on({ query: "FROM ks.t" }, () => ({ body: new Uint8Array(4096) }));
+  const client = new Client({ contactPoints: [node.address], protocolVersion: 4, pooling: { heartBeatInterval: 0 }, protocolOptions: { maxFrameBytes: 2048 } });
+  let error: Any;
+  try {
+    await client.connect();
+    await client.execute("SELECT a FROM ks.t").catch((e: unknown) => (error = e));
+  } finally {
+    await client.shutdown();
+    await node.stop();
+  }
+  if (!(error instanceof CqlProtocolError)) throw new Error(`expected CqlProtocolError, got ${error}`);
+  assertExact(
+    [error.name, error.code, error.side, error.field, error.offset, error.message],
+    ["CqlProtocolError", "ERR_PROTOCOL", "remote", "frame header length", 5, `remote protocol error in frame header length at byte 5: body of 4096 bytes exceeds the cap of 2048 (host ${node.address})`],
+  );
 });
