@@ -105,10 +105,43 @@ impl<'a> Placement<'a> {
 
     /// Fills `out` with the replicas of ring range `start`, primary first.
     pub fn replicas(&mut self, ring: &Ring, start: usize, out: &mut Vec<u32>) {
+        self.replicas_from(ring.walk(start), out);
+    }
+
+    /// The replicas of every ring range (index = range) and the number of candidate nodes
+    /// examined. Only the first occurrence of a node in a clockwise walk can be taken (a
+    /// node skipped once stays skipped: racks stay seen, factors only fall), so each range
+    /// is placed from its distinct nodes in first-occurrence order, kept by a backwards
+    /// sweep with move-to-front. Work is ranges x nodes examined, never ranges x ring length
+    /// (one node announcing 100k tokens with a factor above the node count was ~10^10 steps).
+    pub fn replicas_of_all_ranges(&mut self, ring: &Ring) -> (Vec<Vec<u32>>, u64) {
+        let len = ring.len();
+        let mut order = FirstSeenOrder::new(ring.walk(0).max().map_or(0, |id| id as usize + 1));
+        let owners: Vec<u32> = ring.walk(0).collect();
+        // First lap seeds the order with every node; the second lap records each range.
+        for &id in owners.iter().rev() {
+            order.move_to_front(id);
+        }
+        let mut all = vec![Vec::new(); len];
+        let mut steps = 0u64;
+        for (range, &id) in owners.iter().enumerate().rev() {
+            order.move_to_front(id);
+            let mut out = Vec::new();
+            let walk = order.iter().inspect(|_| steps += 1);
+            self.replicas_from(walk, &mut out);
+            if let Some(slot) = all.get_mut(range) {
+                *slot = out;
+            }
+        }
+        (all, steps)
+    }
+
+    /// Places from `walk`, the ring owners clockwise from a range (repeats allowed).
+    fn replicas_from(&mut self, walk: impl Iterator<Item = u32>, out: &mut Vec<u32>) {
         out.clear();
         match self {
             Placement::Simple { rf } => {
-                for id in ring.walk(start) {
+                for id in walk {
                     if out.len() >= *rf {
                         break;
                     }
@@ -135,7 +168,7 @@ impl<'a> Placement<'a> {
                         dcs_to_fill += 1;
                     }
                 }
-                for id in ring.walk(start) {
+                for id in walk {
                     if dcs_to_fill == 0 {
                         break;
                     }
@@ -161,6 +194,52 @@ impl<'a> Placement<'a> {
                 }
             }
         }
+    }
+}
+
+const NIL: u32 = u32::MAX;
+
+/// Node ids in order of first occurrence clockwise from the current range: a doubly linked
+/// list over the id space with O(1) move-to-front.
+struct FirstSeenOrder {
+    head: u32,
+    next: Vec<u32>,
+    prev: Vec<u32>,
+    linked: Vec<bool>,
+}
+
+impl FirstSeenOrder {
+    fn new(slots: usize) -> Self {
+        FirstSeenOrder { head: NIL, next: vec![NIL; slots], prev: vec![NIL; slots], linked: vec![false; slots] }
+    }
+
+    fn move_to_front(&mut self, id: u32) {
+        let slot = id as usize;
+        if slot >= self.linked.len() || self.head == id {
+            return;
+        }
+        if self.linked[slot] {
+            let (before, after) = (self.prev[slot], self.next[slot]);
+            if let Some(n) = self.next.get_mut(before as usize) {
+                *n = after;
+            }
+            if let Some(p) = self.prev.get_mut(after as usize) {
+                *p = before;
+            }
+        }
+        self.linked[slot] = true;
+        self.prev[slot] = NIL;
+        self.next[slot] = self.head;
+        if let Some(p) = self.prev.get_mut(self.head as usize) {
+            *p = id;
+        }
+        self.head = id;
+    }
+
+    fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        std::iter::successors(Some(self.head).filter(|&h| h != NIL), |&id| {
+            self.next.get(id as usize).copied().filter(|&n| n != NIL)
+        })
     }
 }
 
@@ -215,5 +294,83 @@ mod tests {
         assert_eq!(out, vec![0, 1]);
         Placement::simple(5).replicas(&ring, 1, &mut out);
         assert_eq!(out, vec![1, 0]);
+    }
+}
+
+#[cfg(test)]
+mod sweep_tests {
+    use super::*;
+
+    /// `nodes` nodes, `per_node` tokens each, interleaved: position p is owned by p % nodes.
+    fn interleaved(nodes: u32, per_node: i64) -> (Ring, Locations) {
+        let tokens: Vec<Vec<i64>> =
+            (0..nodes as i64).map(|n| (0..per_node).map(|k| k * nodes as i64 + n).collect()).collect();
+        let ring = Ring::build(tokens.iter().enumerate().map(|(i, t)| (i as u32, t.as_slice())));
+        let locations = Locations::build(&ring, nodes as usize, |id| (id < nodes).then_some(("dc1", "r1")));
+        (ring, locations)
+    }
+
+    fn factors(entries: &[(&str, u32)]) -> BTreeMap<String, u32> {
+        entries.iter().map(|(d, r)| (d.to_string(), *r)).collect()
+    }
+
+    #[test]
+    fn sweep_matches_walking_every_range() {
+        // Uneven, clustered ownership over several datacenters and racks.
+        let layout = [("dc1", "r1"), ("dc1", "r2"), ("dc2", "r1"), ("dc1", "r1"), ("dc2", "r2"), ("dc1", "r3")];
+        let mut tokens: Vec<Vec<i64>> = vec![Vec::new(); layout.len()];
+        let mut x = 7u64;
+        for token in 0..300i64 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            tokens[((x >> 33) % layout.len() as u64) as usize].push(token);
+        }
+        let ring = Ring::build(tokens.iter().enumerate().map(|(i, t)| (i as u32, t.as_slice())));
+        let locations = Locations::build(&ring, layout.len(), |id| layout.get(id as usize).copied());
+        let strategies = [
+            Placement::simple(1),
+            Placement::simple(3),
+            Placement::simple(9),
+            Placement::network_topology(&locations, &factors(&[("dc1", 2), ("dc2", 1)])),
+            Placement::network_topology(&locations, &factors(&[("dc1", 5), ("dc2", 3)])),
+            Placement::network_topology(&locations, &factors(&[("dc1", 3)])),
+        ];
+        for mut placement in strategies {
+            let (all, _) = placement.replicas_of_all_ranges(&ring);
+            assert_eq!(all.len(), ring.len());
+            let mut out = Vec::new();
+            for (range, swept) in all.iter().enumerate() {
+                placement.replicas(&ring, range, &mut out);
+                assert_eq!(swept, &out, "range {range}");
+            }
+        }
+    }
+
+    #[test]
+    fn one_node_with_100k_tokens_and_rf_3_is_linear() {
+        let (ring, locations) = interleaved(1, 100_000);
+        let (all, steps) = Placement::simple(3).replicas_of_all_ranges(&ring);
+        assert_eq!(all.len(), 100_000);
+        assert_eq!(all[0], vec![0]);
+        assert_eq!(all[99_999], vec![0]);
+        // One candidate per range (the only node), not a walk of the whole ring.
+        assert_eq!(steps, 100_000);
+        let (all, steps) =
+            Placement::network_topology(&locations, &factors(&[("dc1", 3)])).replicas_of_all_ranges(&ring);
+        assert_eq!((all[50_000].clone(), steps), (vec![0], 100_000));
+    }
+
+    #[test]
+    fn three_nodes_with_30k_tokens_and_nts_rf_5_is_linear() {
+        let (ring, locations) = interleaved(3, 30_000);
+        let mut placement = Placement::network_topology(&locations, &factors(&[("dc1", 5)]));
+        let (all, steps) = placement.replicas_of_all_ranges(&ring);
+        assert_eq!(all.len(), 90_000);
+        assert_eq!(all[0], vec![0, 1, 2]);
+        assert_eq!(all[1], vec![1, 2, 0]);
+        assert_eq!(all[89_999], vec![2, 0, 1]);
+        // Three candidates per range: every node once, then the factor (capped at 3) is met.
+        assert_eq!(steps, 3 * 90_000);
+        let (all, steps) = Placement::simple(5).replicas_of_all_ranges(&ring);
+        assert_eq!((all[2].clone(), steps), (vec![2, 0, 1], 3 * 90_000));
     }
 }

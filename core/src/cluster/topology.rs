@@ -158,6 +158,10 @@ pub(crate) struct NodeDescription {
     pub release_version: Option<String>,
 }
 
+/// Cassandra's num_tokens is at most 1536 per node in practice; 65536 leaves ample room for
+/// any real vnode layout while keeping a hostile reply from building a ring of millions.
+const MAX_TOKENS_PER_NODE: usize = 65_536;
+
 /// Reads one row. `connected_address` is given for the `system.local` row: the node we are
 /// connected to is reachable at the address we used, whatever it advertises.
 pub(crate) fn describe_row(
@@ -193,6 +197,9 @@ pub(crate) fn describe_row(
     };
     let datacenter = row.data_center.clone().ok_or("row has no data_center")?;
     let rack = row.rack.clone().ok_or("row has no rack")?;
+    if row.tokens.len() > MAX_TOKENS_PER_NODE {
+        return Err("row's tokens: more than 65536 tokens for one node");
+    }
     let mut tokens = Vec::with_capacity(row.tokens.len());
     let mut tokens_ok = true;
     for text in &row.tokens {
@@ -290,6 +297,14 @@ mod tests {
             ..row.clone()
         };
         assert_eq!(describe_row(&bind_any, 9042, None).unwrap().0.address, "10.0.0.7:9042");
+
+        let at_cap = PeerRow { tokens: (0..65_536).map(|t: i64| t.to_string()).collect(), ..row.clone() };
+        assert_eq!(describe_row(&at_cap, 9042, None).unwrap().0.tokens.len(), 65_536);
+        let over_cap = PeerRow { tokens: (0..65_537).map(|t: i64| t.to_string()).collect(), ..row.clone() };
+        assert_eq!(
+            describe_row(&over_cap, 9042, None).unwrap_err(),
+            "row's tokens: more than 65536 tokens for one node"
+        );
 
         let no_peer = PeerRow { peer: None, ..bind_any.clone() };
         assert_eq!(

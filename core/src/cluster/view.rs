@@ -317,12 +317,17 @@ impl ClusterView {
     /// forwarding to replicas it is not. `None` when `keyspace` has no token-aware plans.
     /// Allocates nothing.
     pub fn replica_set_key(&self, keyspace: &str, token: i64) -> Option<u64> {
-        let (PlanKind::TokenAware, Some((table, range))) = self.locate(Some(keyspace), Some(token)) else { return None };
+        let (PlanKind::TokenAware, Some((table, range))) = self.locate(Some(keyspace), Some(token)) else {
+            return None;
+        };
         let table = self.plans.tables.get(table as usize)?;
         // Order-independent: a sum of well-mixed ids.
-        Some(table.range(range as usize).iter().fold(0u64, |acc, &id| {
-            acc.wrapping_add(crate::cluster::SplitMix64::new(u64::from(id) + 1).next_u64())
-        }))
+        Some(
+            table
+                .range(range as usize)
+                .iter()
+                .fold(0u64, |acc, &id| acc.wrapping_add(crate::cluster::SplitMix64::new(u64::from(id) + 1).next_u64())),
+        )
     }
 
     /// The replicas of `token` in `keyspace` in Cassandra's placement order (primary first),
@@ -399,7 +404,6 @@ impl ClusterView {
         replications.sort();
         replications.dedup();
         let mut tables = Vec::with_capacity(replications.len());
-        let mut natural = Vec::new();
         for replication in replications {
             let Some(mut placement) = self.placement(replication) else { continue };
             let ranges = self.plans.ring.len();
@@ -410,8 +414,8 @@ impl ClusterView {
                 group_ends: Vec::with_capacity(ranges),
             };
             table.offsets.push(0);
-            for range in 0..ranges {
-                placement.replicas(&self.plans.ring, range, &mut natural);
+            let (all_natural, _steps) = placement.replicas_of_all_ranges(&self.plans.ring);
+            for natural in &all_natural {
                 let nodes = natural.iter().filter_map(|&id| self.node(id));
                 let start = table.ids.len();
                 if rack_aware {
