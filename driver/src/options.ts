@@ -10,12 +10,16 @@ const hostPort = z.string().min(1).refine((s) => /^(\[[0-9a-fA-F:.]+\]|[^:\s]+)(
 const clientOptionsSchema = z.object({
   contactPoints: z.array(hostPort).min(1, "at least one contact point is required"),
   localDataCenter: z.string().min(1).optional(),
+  /** Within the local data center, prefer nodes of this rack. */
+  localRack: z.string().min(1).optional(),
   keyspace: z.string().min(1).optional(),
   protocolOptions: z.object({
     port: z.number().int().min(1).max(65535).default(9042),
     maxVersion: z.union([z.literal(4), z.literal(5)]).optional(),
     /** How long the answer to a schema change waits for every node to agree. */
     maxSchemaAgreementWaitSeconds: z.number().min(0).max(600).default(10),
+    /** The largest frame (or v4 envelope) accepted from a node; a larger one closes the connection. */
+    maxFrameBytes: z.number().int().min(1024).max(2 ** 31 - 1).optional(),
   }).default({ port: 9042, maxSchemaAgreementWaitSeconds: 10 }),
   /** Pins the protocol version (no negotiation). */
   protocolVersion: z.union([z.literal(4), z.literal(5)]).optional(),
@@ -42,6 +46,8 @@ const clientOptionsSchema = z.object({
     coreConnectionsPerHost: z.number().int().min(1).max(64).default(1),
     heartBeatInterval: z.number().int().min(0).default(30000),
     maxRequestsPerConnection: z.number().int().min(2).max(32768).default(32768),
+    /** Stream ids whose request timed out and may still be answered; beyond this the connection is replaced. */
+    orphanLimit: z.number().int().min(1).optional(),
   }).default({ coreConnectionsPerHost: 1, heartBeatInterval: 30000, maxRequestsPerConnection: 32768 }),
   queryOptions: z.object({
     consistency: z.number().int().min(0).max(10).optional(),
@@ -55,6 +61,14 @@ const clientOptionsSchema = z.object({
     /** Send a speculative execution to the next node after this many ms (idempotent only). */
     speculativeDelay: z.number().int().positive().optional(),
     speculativeMaxExtra: z.number().int().min(1).max(5).default(1),
+    /** With localDataCenter: also use nodes of other data centers once the local ones are down. */
+    allowRemoteDcs: z.boolean().optional(),
+    /** Only these nodes (host:port) get requests (the DataStax AllowListPolicy). */
+    allowList: z.array(hostPort).optional(),
+    /** These nodes (host:port) never get requests. */
+    denyList: z.array(hostPort).optional(),
+    /** Reconnection backoff to a down node, in ms (the DataStax ExponentialReconnectionPolicy's names). */
+    reconnection: z.object({ baseDelay: z.number().int().positive().optional(), maxDelay: z.number().int().positive().optional() }).optional(),
   }).default({ maxAttempts: 3, speculativeMaxExtra: 1 }),
   encoding: z.object({
     /** A parameter that is `undefined` leaves its column unset (as the DataStax driver does); false binds null. */
@@ -73,16 +87,17 @@ const clientOptionsSchema = z.object({
 export interface ClientOptions {
   contactPoints: string[];
   localDataCenter?: string;
+  localRack?: string;
   keyspace?: string;
-  protocolOptions?: { port?: number; maxVersion?: 4 | 5; maxSchemaAgreementWaitSeconds?: number };
+  protocolOptions?: { port?: number; maxVersion?: 4 | 5; maxSchemaAgreementWaitSeconds?: number; maxFrameBytes?: number };
   protocolVersion?: 4 | 5;
   credentials?: { username: string; password: string };
   compression?: "none" | "lz4" | "snappy";
   tls?: { ca?: string; rejectUnauthorized?: boolean; serverName?: string };
   socketOptions?: { connectTimeout?: number; readTimeout?: number; coalescingMaxBytes?: number; coalescingWindowMicros?: number };
-  pooling?: { coreConnectionsPerHost?: number; heartBeatInterval?: number; maxRequestsPerConnection?: number };
+  pooling?: { coreConnectionsPerHost?: number; heartBeatInterval?: number; maxRequestsPerConnection?: number; orphanLimit?: number };
   queryOptions?: { consistency?: number; fetchSize?: number; prepare?: boolean; isIdempotent?: boolean };
-  policies?: { maxAttempts?: number; speculativeDelay?: number; speculativeMaxExtra?: number };
+  policies?: { maxAttempts?: number; speculativeDelay?: number; speculativeMaxExtra?: number } & PlacementPolicies;
   encoding?: { useUndefinedAsUnset?: boolean };
   maxPrepared?: number;
   discoverPeers?: boolean;
@@ -90,15 +105,23 @@ export interface ClientOptions {
   socketFactory?: SocketFactory;
 }
 
+/** Which nodes get requests, and how fast a down node is retried. */
+export interface PlacementPolicies {
+  allowRemoteDcs?: boolean;
+  allowList?: string[];
+  denyList?: string[];
+  reconnection?: { baseDelay?: number; maxDelay?: number };
+}
+
 /** The options after validation, with every default filled in. */
 export interface ResolvedOptions extends Omit<ClientOptions, "protocolOptions" | "compression" | "tls" | "socketOptions" | "pooling" | "queryOptions" | "policies" | "discoverPeers" | "encoding" | "maxPrepared"> {
-  protocolOptions: { port: number; maxVersion?: 4 | 5; maxSchemaAgreementWaitSeconds: number };
+  protocolOptions: { port: number; maxVersion?: 4 | 5; maxSchemaAgreementWaitSeconds: number; maxFrameBytes?: number };
   compression: "none" | "lz4" | "snappy";
   tls?: { ca?: string; rejectUnauthorized: boolean; serverName?: string };
   socketOptions: { connectTimeout: number; readTimeout: number; coalescingMaxBytes: number; coalescingWindowMicros: number };
-  pooling: { coreConnectionsPerHost: number; heartBeatInterval: number; maxRequestsPerConnection: number };
+  pooling: { coreConnectionsPerHost: number; heartBeatInterval: number; maxRequestsPerConnection: number; orphanLimit?: number };
   queryOptions: { consistency?: number; fetchSize: number; prepare: boolean; isIdempotent: boolean };
-  policies: { maxAttempts: number; speculativeDelay?: number; speculativeMaxExtra: number };
+  policies: { maxAttempts: number; speculativeDelay?: number; speculativeMaxExtra: number } & PlacementPolicies;
   encoding: { useUndefinedAsUnset: boolean };
   maxPrepared: number;
   discoverPeers: boolean;

@@ -111,6 +111,14 @@ export interface SessionSettings {
   coalescingMaxBytes?: number;
   coalescingWindowMicros?: number;
   schemaAgreementTimeoutMs?: number;
+  localRack?: string;
+  allowRemoteDcs?: boolean;
+  allowList?: string[];
+  denyList?: string[];
+  reconnectBaseMs?: number;
+  reconnectMaxMs?: number;
+  orphanLimit?: number;
+  maxFrameBytes?: number;
 }
 
 export interface SessionListener {
@@ -170,7 +178,7 @@ export class SessionHost {
 
   constructor(private settings: SessionSettings, private runtime: RuntimeHooks, private listener: SessionListener) {
     this.protocolVersion = settings.protocolVersion;
-    this.core = new WasmSession(JSON.stringify({
+    this.core = newCore(JSON.stringify({
       protocolVersion: settings.protocolVersion,
       compression: settings.compression,
       keyspace: settings.keyspace,
@@ -189,6 +197,14 @@ export class SessionHost {
       canBindLocalPort: runtime.name !== "custom" && runtime.canBindLocalPort === true,
       tls: settings.tls !== undefined,
       schemaAgreementTimeoutMs: settings.schemaAgreementTimeoutMs,
+      localRack: settings.localRack,
+      allowRemoteDcs: settings.allowRemoteDcs,
+      allowList: settings.allowList,
+      denyList: settings.denyList,
+      reconnectBaseMs: settings.reconnectBaseMs,
+      reconnectMaxMs: settings.reconnectMaxMs,
+      orphanLimit: settings.orphanLimit,
+      maxFrameBytes: settings.maxFrameBytes,
       seed: seed(),
     }));
   }
@@ -1030,6 +1046,15 @@ function sessionError(json: Record<string, unknown>): Error {
 /** A WebAssembly trap: the core's state is lost (a panic aborts, an access went out of bounds). */
 function isTrap(e: unknown): boolean {
   return typeof WebAssembly !== "undefined" && e instanceof WebAssembly.RuntimeError;
+}
+
+/** The core for a session config; a refused config is the call's typed error (an ArgumentError). */
+function newCore(configJson: string): WasmSession {
+  try {
+    return new WasmSession(configJson);
+  } catch (e) {
+    throw isTrap(e) ? e : coreCallError(e);
+  }
 }
 
 /** A facade call threw: its CallError carries typed fields (freed here once read). */

@@ -22,6 +22,9 @@ export const nodeSocketFactory: SocketFactory = async (target: SocketTarget, han
 function connectOnce(target: SocketTarget, handlers: SocketHandlers, localPort?: number): Promise<CqlSocket> {
   return new Promise((resolve, reject) => {
     let settled = false;
+    // Only a socket that was handed out reports its close: a failed attempt (a taken local
+    // port) must not close the connection the next attempt establishes with the same handlers.
+    let established = false;
     const verifiedName = target.tls?.serverName ?? target.host;
     const socket: net.Socket = target.tls
       ? tls.connect({
@@ -44,6 +47,7 @@ function connectOnce(target: SocketTarget, handlers: SocketHandlers, localPort?:
     const ready = target.tls ? "secureConnect" : "connect";
     socket.once(ready, () => {
       settled = true;
+      established = true;
       resolve({
         write(data: Uint8Array): void | Promise<void> {
           if (socket.write(data)) return;
@@ -64,7 +68,8 @@ function connectOnce(target: SocketTarget, handlers: SocketHandlers, localPort?:
       reject(tcpConnected ? new Error(describeTlsFailure(target, verifiedName, `${e.code ? `${e.code}: ` : ""}${e.message}`), { cause: e }) : e);
     });
     socket.on("close", () => {
-      if (settled) return handlers.onClose(closedWith);
+      if (established) return handlers.onClose(closedWith);
+      if (settled) return;
       settled = true;
       reject(new Error(`${target.host}:${target.port} closed the connection before it was established`));
     });

@@ -6,6 +6,7 @@
 //   node --test tests/scylla/node_run.mjs
 import assert from "node:assert/strict";
 import { spawn as spawnChild } from "node:child_process";
+import * as net from "node:net";
 import { test } from "node:test";
 import { Client, RateLimitError } from "../../dist/node.js";
 import { assertExact } from "../exact.mjs";
@@ -57,4 +58,31 @@ test("node: with tablets, requests follow the tablet map after one misroute per 
   // tablet's first misroute is answered may also miss, so allow a few per tablet.
   assert.ok(totals.tablet_misroutes >= 1, "the layout differs from the token's shard, so the first requests miss");
   assert.ok(totals.tablet_hits / totals.executes >= 0.99, `share on a tablet replica (${JSON.stringify(totals)})`);
+});
+
+/** Listens on `port` so nobody else can bind it; a port someone already holds is just as taken. */
+function occupy(port) {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", (e) => (e.code === "EADDRINUSE" ? resolve({ close: (cb) => cb() }) : reject(e)));
+    server.listen(port, "127.0.0.1", () => resolve(server));
+  });
+}
+
+test("node: a taken local port is skipped for the next one of the shard's residue", async () => {
+  // With Math.random kept tiny (distinct, for the driver's ids and seeds), the transport tries
+  // 49152 + shard first for each of 4 shards (localPortsForShard); those ports are taken, so
+  // every shard-aware connection must retry.
+  const random = Math.random;
+  let calls = 0;
+  Math.random = () => ++calls * 1e-9;
+  const held = await Promise.all([1, 2, 3].map((shard) => occupy(49152 + shard)));
+  try {
+    const { totals, share } = await shardAwareRun(Client, spawn);
+    assertExact(totals.shard_port_connections, 3, "each shard but the first still reached on the shard-aware port");
+    assert.ok(share >= 0.99, `share on the owning shard ${share} (${JSON.stringify(totals)})`);
+  } finally {
+    Math.random = random;
+    await Promise.all(held.map((s) => new Promise((r) => s.close(r))));
+  }
 });

@@ -1,11 +1,9 @@
 //! The wasm-bindgen facade over `cqlwire-core`: marshalling only. See README.md for the
 //! byte layouts that cross the boundary.
 
-use cqlwire_core::cluster::{PolicyConfig, RetryPolicy, SpeculativePolicy};
-use cqlwire_core::compression::Compression;
-use cqlwire_core::connection::{Config, Credentials, Request};
+use cqlwire_core::connection::Request;
 use cqlwire_core::bulk::registry::BulkLoads;
-use cqlwire_core::session::{Command, RequestSpec, Session, SessionConfig, SessionEvent};
+use cqlwire_core::session::{Command, RequestSpec, Session, SessionEvent};
 use cqlwire_core::message::{BatchStatement, BatchType, QueryOptions};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -32,102 +30,8 @@ fn micros(now: f64) -> u64 {
 
 mod call_error;
 use call_error::{call_error as js_error, protocol_error, CallError};
-
-fn parse_connection_config(v: &Value) -> Result<Config, CallError> {
-    let mut c = Config::default();
-    let num = |k: &str| v.get(k).and_then(Value::as_f64);
-    if let Some(p) = num("protocolVersion") {
-        if p != 4.0 && p != 5.0 {
-            return Err(js_error("ERR_CONFIG", format!("protocolVersion must be 4 or 5, got {p}")));
-        }
-        c.protocol_version = p as u8;
-    }
-    if let Some(k) = v.get("keyspace").and_then(Value::as_str) {
-        c.keyspace = Some(k.to_owned());
-    }
-    if let Some(cr) = v.get("credentials") {
-        let username = cr.get("username").and_then(Value::as_str).unwrap_or_default().to_owned();
-        let password = cr.get("password").and_then(Value::as_str).unwrap_or_default().to_owned();
-        c.credentials = Some(Credentials { username, password });
-    }
-    if let Some(n) = num("maxFrameBytes") {
-        c.max_frame_bytes = n as u32;
-    }
-    if let Some(n) = num("maxStreams") {
-        c.max_streams = (n as usize).clamp(2, cqlwire_core::connection::MAX_STREAMS);
-    }
-    if let Some(n) = num("requestTimeoutMs") {
-        c.request_timeout_us = (n * 1000.0) as u64;
-    }
-    if let Some(n) = num("handshakeTimeoutMs") {
-        c.handshake_timeout_us = (n * 1000.0) as u64;
-    }
-    if let Some(n) = num("heartbeatIntervalMs") {
-        c.heartbeat_interval_us = (n * 1000.0) as u64;
-    }
-    match v.get("compression").and_then(Value::as_str) {
-        None | Some("none") => {}
-        Some(name) => match Compression::from_name(name) {
-            Some(Compression::Snappy) if c.protocol_version >= 5 => {
-                return Err(js_error("ERR_CONFIG", "snappy compression exists only on protocol v4; use lz4 or protocolVersion 4"))
-            }
-            Some(algorithm) => c.compression = algorithm,
-            None => return Err(js_error("ERR_CONFIG", format!("unknown compression {name:?}; use lz4, snappy or none"))),
-        },
-    }
-    if let Some(n) = num("orphanLimit") {
-        c.orphan_limit = n as usize;
-    }
-    Ok(c)
-}
-
-fn parse_session_config(json: &str) -> Result<SessionConfig, CallError> {
-    let v: Value = serde_json::from_str(json).map_err(|e| js_error("ERR_CONFIG", format!("session config is not JSON: {e}")))?;
-    let num = |k: &str| v.get(k).and_then(Value::as_f64);
-    let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
-    let list = |k: &str| -> Vec<String> {
-        v.get(k).and_then(Value::as_array).map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_owned)).collect()).unwrap_or_default()
-    };
-    let mut c = SessionConfig { connection: parse_connection_config(&v)?, ..SessionConfig::default() };
-    if let Some(n) = num("connectionsPerHost") {
-        c.connections_per_node = (n as usize).clamp(1, 64);
-    }
-    c.policy = PolicyConfig {
-        local_dc: text("localDataCenter"),
-        local_rack: text("localRack"),
-        allow_remote_dcs: v.get("allowRemoteDcs").and_then(Value::as_bool).unwrap_or(false),
-        allow_list: list("allowList"),
-        deny_list: list("denyList"),
-    };
-    if let Some(n) = num("maxAttempts") {
-        c.retry = RetryPolicy { max_attempts: (n as u32).max(1) };
-    }
-    if let Some(d) = num("speculativeDelayMs") {
-        let max_extra = num("speculativeMaxExtra").unwrap_or(1.0) as u32;
-        c.speculative = Some(SpeculativePolicy { delay_us: (d * 1000.0) as u64, max_extra });
-    }
-    if let Some(s) = num("seed") {
-        c.seed = s as u64;
-    }
-    if let Some(b) = v.get("discoverPeers").and_then(Value::as_bool) {
-        c.discover_peers = b;
-    }
-    c.can_bind_local_port = v.get("canBindLocalPort").and_then(Value::as_bool).unwrap_or(false);
-    c.tls = v.get("tls").and_then(Value::as_bool).unwrap_or(false);
-    if let Some(p) = num("defaultPort") {
-        c.default_port = p as u16;
-    }
-    if let Some(n) = num("reconnectBaseMs") {
-        c.reconnect_base_us = (n * 1000.0) as u64;
-    }
-    if let Some(n) = num("schemaAgreementTimeoutMs") {
-        c.schema_agreement_timeout_us = (n * 1000.0) as u64;
-    }
-    if let Some(n) = num("reconnectMaxMs") {
-        c.reconnect_max_us = (n * 1000.0) as u64;
-    }
-    Ok(c)
-}
+mod session_config;
+use session_config::parse_session_config;
 
 struct Descriptor<'a> {
     options: QueryOptions<'a>,

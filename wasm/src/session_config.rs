@@ -1,0 +1,165 @@
+//! The driver's session config JSON, deserialized with serde: every key is named here once,
+//! and an unknown (e.g. misspelt) key is an error that names it instead of being ignored.
+
+use crate::call_error::{call_error, CallError};
+use cqlwire_core::cluster::{PolicyConfig, RetryPolicy, SpeculativePolicy};
+use cqlwire_core::compression::Compression;
+use cqlwire_core::connection::{Config, Credentials};
+use cqlwire_core::session::SessionConfig;
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct CredentialsJson {
+    username: String,
+    password: String,
+}
+
+/// Every key is optional; an absent key keeps the core's default.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct SessionConfigJson {
+    protocol_version: Option<u8>,
+    compression: Option<String>,
+    keyspace: Option<String>,
+    credentials: Option<CredentialsJson>,
+    max_frame_bytes: Option<u32>,
+    max_streams: Option<usize>,
+    request_timeout_ms: Option<f64>,
+    handshake_timeout_ms: Option<f64>,
+    heartbeat_interval_ms: Option<f64>,
+    orphan_limit: Option<usize>,
+    connections_per_host: Option<usize>,
+    local_data_center: Option<String>,
+    local_rack: Option<String>,
+    allow_remote_dcs: Option<bool>,
+    allow_list: Option<Vec<String>>,
+    deny_list: Option<Vec<String>>,
+    max_attempts: Option<u32>,
+    speculative_delay_ms: Option<f64>,
+    speculative_max_extra: Option<u32>,
+    seed: Option<u64>,
+    discover_peers: Option<bool>,
+    can_bind_local_port: Option<bool>,
+    tls: Option<bool>,
+    default_port: Option<u16>,
+    reconnect_base_ms: Option<f64>,
+    reconnect_max_ms: Option<f64>,
+    schema_agreement_timeout_ms: Option<f64>,
+}
+
+fn micros_of_ms(ms: f64) -> u64 {
+    if ms.is_finite() && ms > 0.0 { (ms * 1000.0) as u64 } else { 0 }
+}
+
+fn connection_config(j: &SessionConfigJson) -> Result<Config, CallError> {
+    let mut c = Config::default();
+    if let Some(p) = j.protocol_version {
+        if p != 4 && p != 5 {
+            return Err(call_error("ERR_CONFIG", format!("protocolVersion must be 4 or 5, got {p}")));
+        }
+        c.protocol_version = p;
+    }
+    c.keyspace = j.keyspace.clone();
+    c.credentials = j.credentials.as_ref().map(|cr| Credentials { username: cr.username.clone(), password: cr.password.clone() });
+    if let Some(n) = j.max_frame_bytes {
+        c.max_frame_bytes = n;
+    }
+    if let Some(n) = j.max_streams {
+        c.max_streams = n.clamp(2, cqlwire_core::connection::MAX_STREAMS);
+    }
+    if let Some(n) = j.request_timeout_ms {
+        c.request_timeout_us = micros_of_ms(n);
+    }
+    if let Some(n) = j.handshake_timeout_ms {
+        c.handshake_timeout_us = micros_of_ms(n);
+    }
+    if let Some(n) = j.heartbeat_interval_ms {
+        c.heartbeat_interval_us = micros_of_ms(n);
+    }
+    match j.compression.as_deref() {
+        None | Some("none") => {}
+        Some(name) => match Compression::from_name(name) {
+            Some(Compression::Snappy) if c.protocol_version >= 5 => {
+                return Err(call_error("ERR_CONFIG", "snappy compression exists only on protocol v4; use lz4 or protocolVersion 4"))
+            }
+            Some(algorithm) => c.compression = algorithm,
+            None => return Err(call_error("ERR_CONFIG", format!("unknown compression {name:?}; use lz4, snappy or none"))),
+        },
+    }
+    if let Some(n) = j.orphan_limit {
+        c.orphan_limit = n;
+    }
+    Ok(c)
+}
+
+/// Parses the JSON the driver hands to `WasmSession::new`.
+pub fn parse_session_config(json: &str) -> Result<SessionConfig, CallError> {
+    let j: SessionConfigJson = serde_json::from_str(json).map_err(|e| call_error("ERR_CONFIG", format!("session config: {e}")))?;
+    let mut c = SessionConfig { connection: connection_config(&j)?, ..SessionConfig::default() };
+    if let Some(n) = j.connections_per_host {
+        c.connections_per_node = n.clamp(1, 64);
+    }
+    c.policy = PolicyConfig {
+        local_dc: j.local_data_center.clone(),
+        local_rack: j.local_rack.clone(),
+        allow_remote_dcs: j.allow_remote_dcs.unwrap_or(false),
+        allow_list: j.allow_list.clone().unwrap_or_default(),
+        deny_list: j.deny_list.clone().unwrap_or_default(),
+    };
+    if let Some(n) = j.max_attempts {
+        c.retry = RetryPolicy { max_attempts: n.max(1) };
+    }
+    if let Some(d) = j.speculative_delay_ms {
+        c.speculative = Some(SpeculativePolicy { delay_us: micros_of_ms(d), max_extra: j.speculative_max_extra.unwrap_or(1) });
+    }
+    if let Some(s) = j.seed {
+        c.seed = s;
+    }
+    if let Some(b) = j.discover_peers {
+        c.discover_peers = b;
+    }
+    c.can_bind_local_port = j.can_bind_local_port.unwrap_or(false);
+    c.tls = j.tls.unwrap_or(false);
+    if let Some(p) = j.default_port {
+        c.default_port = p;
+    }
+    if let Some(n) = j.reconnect_base_ms {
+        c.reconnect_base_us = micros_of_ms(n);
+    }
+    if let Some(n) = j.reconnect_max_ms {
+        c.reconnect_max_us = micros_of_ms(n);
+    }
+    if let Some(n) = j.schema_agreement_timeout_ms {
+        c.schema_agreement_timeout_us = micros_of_ms(n);
+    }
+    Ok(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_misspelt_key_is_an_error_naming_it() {
+        let Err(e) = parse_session_config(r#"{"protocolVersion":4,"localDatacenter":"dc1"}"#) else { panic!("accepted a misspelt key") };
+        assert_eq!(e.code, "ERR_CONFIG");
+        assert!(e.message.contains("unknown field `localDatacenter`"), "{}", e.message);
+    }
+
+    #[test]
+    fn snappy_on_v5_is_refused() {
+        let Err(e) = parse_session_config(r#"{"protocolVersion":5,"compression":"snappy"}"#) else { panic!("accepted snappy on v5") };
+        assert_eq!(e.code, "ERR_CONFIG");
+    }
+
+    #[test]
+    fn every_policy_key_reaches_the_config() {
+        let c = parse_session_config(r#"{"localRack":"r1","allowRemoteDcs":true,"allowList":["a:1"],"denyList":["b:2"],"reconnectBaseMs":5,"reconnectMaxMs":7,"orphanLimit":9,"maxFrameBytes":4096}"#).map_err(|e| e.message).unwrap();
+        assert_eq!(c.policy.local_rack.as_deref(), Some("r1"));
+        assert!(c.policy.allow_remote_dcs);
+        assert_eq!((c.policy.allow_list, c.policy.deny_list), (vec!["a:1".to_string()], vec!["b:2".to_string()]));
+        assert_eq!((c.reconnect_base_us, c.reconnect_max_us), (5000, 7000));
+        assert_eq!((c.connection.orphan_limit, c.connection.max_frame_bytes), (9, 4096));
+    }
+}
