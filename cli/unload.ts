@@ -72,11 +72,57 @@ async function isDirectoryTarget(path: string): Promise<boolean> {
   }
 }
 
+type ByteTarget = { write(bytes: Uint8Array): Promise<number> };
+
+/** Bytes gzip-compressed on their way to `target`; `finish()` writes the gzip trailer. */
+class GzipTarget implements ByteTarget {
+  private readonly writer: WritableStreamDefaultWriter<BufferSource>;
+  private readonly drained: Promise<void>;
+  constructor(target: ByteTarget) {
+    const stream = new CompressionStream("gzip");
+    this.writer = stream.writable.getWriter();
+    this.drained = (async () => {
+      for await (const chunk of stream.readable) {
+        let offset = 0;
+        while (offset < chunk.length) offset += await target.write(chunk.subarray(offset));
+      }
+    })();
+    // A failed write shows at the next write or at finish(), not as an unhandled rejection.
+    this.drained.catch(() => {});
+  }
+  async write(bytes: Uint8Array): Promise<number> {
+    await this.writer.write(bytes as Uint8Array<ArrayBuffer>);
+    return bytes.length;
+  }
+  async finish(): Promise<void> {
+    await this.writer.close();
+    await this.drained;
+  }
+}
+
+/** Compression chosen by the output file's extension: gzip for .gz; others are refused. */
+function compressionOf(path: string): "gzip" | null {
+  if (path.endsWith(".gz")) return "gzip";
+  const refused = [".zst", ".zstd", ".bz2", ".xz", ".lz4"].find((extension) => path.endsWith(extension));
+  if (refused !== undefined) {
+    throw new UsageError(`--out ${path}: ${refused} output is not supported (unload compresses only .gz, with gzip)`);
+  }
+  return null;
+}
+
 /** The sink of one file: a header written before the first rows. */
 class FileSink implements TextSink {
   private output: StreamOutput;
-  constructor(readonly file: AtomicOutput | null, target: { write(bytes: Uint8Array): Promise<number> }) {
-    this.output = new StreamOutput(target);
+  private readonly gzip: GzipTarget | null;
+  constructor(readonly file: AtomicOutput | null, target: ByteTarget, compression: "gzip" | null = null) {
+    this.gzip = compression === "gzip" ? new GzipTarget(target) : null;
+    this.output = new StreamOutput(this.gzip ?? target);
+  }
+  /** Flushes, ends the compression, and puts the file in place. */
+  async commit(): Promise<void> {
+    await this.output.flush();
+    await this.gzip?.finish();
+    await this.file?.commit();
   }
   get closed(): boolean {
     return this.output.closed;
@@ -91,8 +137,9 @@ class FileSink implements TextSink {
 
 /** A file of the output, written to a temporary name until the unload succeeds. */
 async function openFileSink(path: string, overwrite: boolean): Promise<FileSink> {
+  const compression = compressionOf(path);
   const output = await AtomicOutput.create(path, overwrite);
-  return new FileSink(output, output.file);
+  return new FileSink(output, output.file, compression);
 }
 
 async function openDestination(
@@ -132,10 +179,7 @@ async function openDestination(
         return sink;
       },
       close: async () => {
-        for (const sink of sinks.values()) {
-          await sink.flush();
-          await sink.file?.commit();
-        }
+        for (const sink of sinks.values()) await sink.commit();
       },
       discard: async () => {
         await Promise.allSettled(opening.values());
@@ -148,10 +192,7 @@ async function openDestination(
   return {
     groups: 1,
     sinkFor: () => Promise.resolve(sink),
-    close: async () => {
-      await sink.flush();
-      await sink.file?.commit();
-    },
+    close: () => sink.commit(),
     discard: () => sink.file!.abort(),
     closed: () => false,
   } satisfies Destination;

@@ -108,6 +108,23 @@ Deno.test({
         assertEquals(await tableRows(target), await tableRows(SOURCE));
       });
 
+      await t.step("compression by extension: .gz is gzip of the same bytes; .zst is refused", async () => {
+        const plain = await ok(["unload", "--table", SOURCE, "--max-concurrency", "1", ...DIALECT, "--quiet"]);
+        const file = `${work}/out.csv.gz`;
+        await ok(["unload", "--table", SOURCE, "--max-concurrency", "1", "--out", file, ...DIALECT, "--quiet"]);
+        const compressed = await Deno.readFile(file);
+        assertEquals([compressed[0], compressed[1]], [0x1f, 0x8b]);
+        const text = await new Response(new Blob([compressed]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
+        assertEquals(text, plain.stdout);
+        const zst = await runCli(["unload", "--table", SOURCE, "--out", `${work}/out.csv.zst`, "--quiet"]);
+        assertEquals(zst.code, 2, zst.stderr);
+        assertEquals(
+          zst.stderr,
+          `error: --out ${work}/out.csv.zst: .zst output is not supported (unload compresses only .gz, with gzip)\n`,
+        );
+        assertEquals(await Deno.stat(`${work}/out.csv.zst`).then(() => true, () => false), false);
+      });
+
       await t.step("settings the core refuses are usage errors, and no file appears", async () => {
         const file = `${work}/refused.csv`;
         const result = await runCli(["unload", "--table", SOURCE, "--out", file, "--delimiter", "|", "--quote", "|"]);

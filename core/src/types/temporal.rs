@@ -60,15 +60,13 @@ fn push_date(days: i64, out: &mut String) {
     let _ = write!(out, "-{month:02}-{day:02}");
 }
 
-/// `2024-01-02T03:04:05.123Z`; the fraction only when non-zero.
+/// `2024-01-02T03:04:05.123Z`, the milliseconds always.
 pub(crate) fn format_timestamp(millis: i64, out: &mut String) {
     push_date(millis.div_euclid(MILLIS_PER_DAY), out);
     let ms = millis.rem_euclid(MILLIS_PER_DAY);
-    let _ = write!(out, "T{:02}:{:02}:{:02}", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60);
-    if ms % 1000 != 0 {
-        let _ = write!(out, ".{:03}", ms % 1000);
-    }
-    out.push('Z');
+    // Always the milliseconds (cli/README.md "Output of values"): fixed-width text sorts
+    // and compares as the values do.
+    let _ = write!(out, "T{:02}:{:02}:{:02}.{:03}Z", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000);
 }
 
 /// `days` since 1970-01-01 as `YYYY-MM-DD`.
@@ -548,7 +546,7 @@ mod tests {
             let s = text(|out| format_timestamp(millis, out));
             assert_eq!(ts(&s), Ok(millis), "{s}");
         }
-        assert_eq!(text(|out| format_timestamp(0, out)), "1970-01-01T00:00:00Z");
+        assert_eq!(text(|out| format_timestamp(0, out)), "1970-01-01T00:00:00.000Z");
         assert_eq!(text(|out| format_timestamp(-1, out)), "1969-12-31T23:59:59.999Z");
         assert_eq!(text(|out| format_timestamp(i64::MIN, out)), "-292275055-05-16T16:47:04.192Z");
     }

@@ -1761,7 +1761,7 @@ mod tests {
         assert_eq!(fmt("set<inet>", &ok("set<inet>", "{'::1', '10.0.0.1'}")), "{'::1', '10.0.0.1'}");
         assert_eq!(
             fmt("tuple<date, time, timestamp>", &ok("tuple<date, time, timestamp>", "('2024-01-02', '01:02:03', 0)")),
-            "('2024-01-02', '01:02:03', '1970-01-01T00:00:00Z')"
+            "('2024-01-02', '01:02:03', '1970-01-01T00:00:00.000Z')"
         );
         assert_eq!(
             fmt("udt<ks.a>{x:int,\"Y\":text}", &ok("udt<ks.a>{x:int,\"Y\":text}", "{x: 1, \"Y\": 'b'}")),
