@@ -31,7 +31,8 @@ const clientOptionsSchema = z.object({
     serverName: z.string().optional(),
   }).optional(),
   socketOptions: z.object({
-    connectTimeout: z.number().int().positive().default(5000),
+    /** Bounds TCP connect and, in the core, the handshake; 3x it bounds connect() and must fit a JS timer. */
+    connectTimeout: z.number().int().positive().max(715_827_882).default(5000),
     readTimeout: z.number().int().positive().default(12000),
     /** The largest single socket write; a larger flush goes out in several writes. */
     coalescingMaxBytes: z.number().int().min(1024).default(4 * 1024 * 1024),

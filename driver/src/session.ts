@@ -184,6 +184,8 @@ export class SessionHost {
       keyspace: settings.keyspace,
       credentials: settings.credentials,
       requestTimeoutMs: settings.requestTimeoutMs,
+      // DataStax's socketOptions.connectTimeout also bounds the handshake after TCP connect.
+      handshakeTimeoutMs: settings.connectTimeoutMs,
       heartbeatIntervalMs: settings.heartbeatIntervalMs,
       maxStreams: settings.maxStreams,
       connectionsPerHost: settings.connectionsPerHost,

@@ -71,3 +71,16 @@ Deno.test("protocolOptions.maxFrameBytes: a v4 envelope above it is the server's
     ["CqlProtocolError", "ERR_PROTOCOL", "remote", "frame header length", 5, `remote protocol error in frame header length at byte 5: body of 4096 bytes exceeds the cap of 2048 (host ${node.address})`],
   );
 });
+
+Deno.test("socketOptions.connectTimeout (also the handshake deadline) must be a positive integer a JS timer can hold", () => {
+  for (const connectTimeout of [0, -1, 1.5, Number.NaN, 715_827_883]) {
+    let error: Any;
+    try {
+      new Client({ contactPoints: ["127.0.0.1:1"], socketOptions: { connectTimeout } });
+    } catch (e) {
+      error = e;
+    }
+    if (!(error instanceof ArgumentError)) throw new Error(`${connectTimeout}: expected ArgumentError, got ${error}`);
+    assertExact([error.name, error.code, error.message.startsWith("invalid Client options: socketOptions.connectTimeout: ")], ["ArgumentError", "ERR_ARGUMENT", true], error.message);
+  }
+});

@@ -65,16 +65,29 @@ export const HANDSHAKE_CASES: HostileCase[] = [
     },
     true,
   ),
-  handshakeCase(
-    "a node accepts TCP and never answers OPTIONS",
-    Op.OPTIONS,
-    { silence: true },
-    (bundle, e, bad) => {
-      // The connect deadline (connectTimeout 1500 ms, 3 tries) ends it; no per-node error is kept.
-      ok(e instanceof bundle.NoHostAvailableError, `${e.name}: ${e.message}`);
-      assertExact([e.code, e.message], ["ERR_NO_HOST", `could not connect to ${bad.address} within 4500 ms`]);
+  {
+    // socketOptions.connectTimeout is also the core's handshake deadline (DataStax's meaning):
+    // the node's own connection ends with a handshake timeout, not only the whole connect.
+    name: "a node accepts TCP and never answers OPTIONS",
+    async run(bundle) {
+      const [bad, good] = await startCluster(2);
+      bad.on({ opcode: Op.OPTIONS }, { silence: true });
+      const socketOptions = { connectTimeout: 300, readTimeout: 2000 };
+      try {
+        await aloneFailsOthersGoOn(bundle, bad, good, (e) => {
+          assertNoHost(bundle, e, bad, (inner) => {
+            ok(inner instanceof bundle.ConnectionError, `${inner.name}: ${inner.message}`);
+            assertExact(
+              [inner.name, inner.code, inner.message],
+              ["ConnectionError", "ERR_CONNECTION", `the server did not complete the handshake within 300 ms (stuck in Options) (host ${bad.address})`],
+            );
+          });
+        }, { socketOptions });
+      } finally {
+        await stopAll([bad, good]);
+      }
     },
-  ),
+  },
   {
     name: "AUTHENTICATE names no readable authenticator: PLAIN credentials still go out",
     async run(bundle) {
