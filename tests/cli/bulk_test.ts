@@ -375,8 +375,9 @@ Deno.test({
           "--quiet",
         ];
         const killAfter = 1500 + Math.floor(Math.random() * 1500);
-        // One request at a time makes the load last long enough to be killed in the middle.
-        const first = await loadAndKill([...args, "--max-concurrency", "1"], killAfter);
+        // One row per request, one request at a time, makes the load last long enough to be
+        // killed in the middle (loads batch rows by default).
+        const first = await loadAndKill([...args, "--max-concurrency", "1", "--batch-size", "1"], killAfter);
         assert(first.killed, `the load was killed after ${killAfter} ms, not finished before`);
         const resumed = await cli([...args, "--resume", "--json"], {}, 3);
         const summary = JSON.parse(resumed.stdout);
@@ -492,8 +493,8 @@ Deno.test({
             ',"",',
             "0xcafe00",
             "2024-05-01T12:30:15.250Z",
-            "3.4028235e+38",
-            "1.7976931348623157e+308",
+            "3.4028235e38",
+            "1.7976931348623157e308",
           ]
         ) {
           assertStringIncludes(csv, piece);

@@ -55,6 +55,12 @@ function executes(proxy: FaultProxy): number {
   return proxy.stats().requests.EXECUTE ?? 0;
 }
 
+/** Write requests of a load: rows go out alone (EXECUTE) or grouped (BATCH, the default). */
+function loadWrites(proxy: FaultProxy): number {
+  const requests = proxy.stats().requests;
+  return (requests.EXECUTE ?? 0) + (requests.BATCH ?? 0);
+}
+
 /** Milliseconds between the last injected error and the next EXECUTE the proxy saw. */
 function retryDelayMs(proxy: FaultProxy): number | null {
   const injected = proxy.replacedLog.at(-1);
@@ -249,16 +255,16 @@ scenario(
         while (sent() < 6_000 && !exited) await sleep(5);
         if (exited) return null;
         proxy.resetPeakInFlight();
-        const r0 = executes(proxy);
+        const r0 = loadWrites(proxy);
         await sleep(1_000);
-        const normal = { peak: proxy.stats().peakInFlight, rate: executes(proxy) - r0 };
-        proxy.setRules({ replace: { error: { name: "Overloaded" }, times: -1, requestOpcodes: ["EXECUTE"] } });
+        const normal = { peak: proxy.stats().peakInFlight, rate: loadWrites(proxy) - r0 };
+        proxy.setRules({ replace: { error: { name: "Overloaded" }, times: -1, requestOpcodes: ["EXECUTE", "BATCH"] } });
         // Half a second to react, then a second of measurement.
         await sleep(500);
         proxy.resetPeakInFlight();
-        const r1 = executes(proxy);
+        const r1 = loadWrites(proxy);
         await sleep(1_000);
-        const overloaded = { peak: proxy.stats().peakInFlight, rate: executes(proxy) - r1, loadStillRunning: !exited };
+        const overloaded = { peak: proxy.stats().peakInFlight, rate: loadWrites(proxy) - r1, loadStillRunning: !exited };
         proxy.clearRules();
         return { normal, overloaded };
       })();
