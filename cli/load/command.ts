@@ -67,7 +67,9 @@ export interface LoadFlags extends ConversionConfig {
   ttl?: number;
   timestamp?: string;
   maxConcurrency?: number;
-  maxErrors?: number;
+  maxErrors?: number | string;
+  skipRecords?: number;
+  maxRecords?: number;
   maxRetries?: number;
   rate?: number;
   batchSize?: number;
@@ -166,7 +168,10 @@ interface ResolvedLoad {
   ttl: number | undefined;
   timestamp: bigint | undefined;
   maxConcurrency: number;
-  maxErrors: number | undefined;
+  /** A count, or `N%` of each input's records. */
+  maxErrors: number | string | undefined;
+  skipRecords: number | undefined;
+  maxRecords: number | undefined;
   maxRetries: number;
   rate: number | undefined;
   /** Rows per batch when given; otherwise the core path batches by its default and the JS path does not. */
@@ -224,6 +229,8 @@ function resolveSettings(fileArguments: string[], flags: LoadFlags, config: Load
     timestamp: timestampText !== undefined ? parseWriteTimestamp(timestampText) : undefined,
     maxConcurrency: flags.maxConcurrency ?? config.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
     maxErrors: flags.maxErrors ?? config.maxErrors,
+    skipRecords: flags.skipRecords ?? config.skipRecords,
+    maxRecords: flags.maxRecords ?? config.maxRecords,
     maxRetries: flags.maxRetries ?? config.maxRetries ?? DEFAULT_MAX_RETRIES,
     rate: flags.rate ?? config.rate,
     batchSize: flags.batchSize ?? config.batchSize,
@@ -514,6 +521,19 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
       else if (settings.engine === "core") throw new UsageError(`--engine core: ${obstacle}`);
       else engineNote = obstacle;
     }
+    const coreOnly = [
+      typeof settings.maxErrors === "string" ? "--max-errors N%" : null,
+      settings.skipRecords !== undefined ? "--skip-records" : null,
+      settings.maxRecords !== undefined ? "--max-records" : null,
+    ].filter((name) => name !== null);
+    if (engine === "js" && coreOnly.length > 0) {
+      throw new UsageError(`${coreOnly.join(", ")}: applied by the core path, which this load cannot use: ${engineNote}`);
+    }
+    // A checkpoint's watermark lies after the records already skipped or read: counting
+    // them again from there would skip or stop at other records.
+    if (saved !== null && (settings.skipRecords !== undefined || settings.maxRecords !== undefined)) {
+      throw new UsageError("--resume cannot continue a load with --skip-records or --max-records: start it again without --resume");
+    }
     if (engine === "js" && Object.keys(settings.conversion).length > 0) {
       const keys = Object.keys(settings.conversion).join(", ");
       throw new UsageError(`conversion settings (${keys}) are applied by the core path, which this load cannot use: ${engineNote}`);
@@ -680,6 +700,8 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
             maxConcurrency: settings.maxConcurrency,
             initialConcurrency: Math.min(DEFAULT_INITIAL_CONCURRENCY, settings.maxConcurrency),
             maxErrors: settings.maxErrors,
+            skipRecords: settings.skipRecords,
+            maxRecords: settings.maxRecords,
             maxRetries: settings.maxRetries,
             consistency,
             // Not given: the core's default (adaptive batches of up to 32 rows by replica set).
@@ -696,7 +718,7 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
         summary = await runLoad(loadInputs, (header) => planFor(header), loadTarget, {
           maxConcurrency: settings.maxConcurrency,
           initialConcurrency: Math.min(DEFAULT_INITIAL_CONCURRENCY, settings.maxConcurrency),
-          maxErrors: settings.maxErrors,
+          maxErrors: typeof settings.maxErrors === "number" ? settings.maxErrors : undefined,
           maxRetries: settings.maxRetries,
           idempotent: target.idempotent,
           rate: settings.rate,

@@ -88,7 +88,10 @@ export interface CoreLoadSettings {
   conversion?: BulkConversionOptions;
   maxConcurrency: number;
   initialConcurrency?: number;
-  maxErrors?: number;
+  /** A count, or `N%` of each input's records (judged in the core). */
+  maxErrors?: number | string;
+  skipRecords?: number;
+  maxRecords?: number;
   maxRetries?: number;
   consistency?: number;
   secrets?: readonly string[];
@@ -359,7 +362,7 @@ export async function runCoreLoad(
 
   const noteBad = () => {
     progress.badRows++;
-    if (settings.maxErrors !== undefined && progress.badRows >= settings.maxErrors && stop.reason === null) {
+    if (typeof settings.maxErrors === "number" && progress.badRows >= settings.maxErrors && stop.reason === null) {
       stop.reason = `stopped after ${progress.badRows} bad rows (--max-errors ${settings.maxErrors})`;
     }
   };
@@ -571,7 +574,7 @@ export async function runCoreLoad(
     };
 
     const pacer = settings.rate !== undefined ? new LinePacer(settings.rate) : null;
-    const remainingErrors = settings.maxErrors === undefined ? undefined : settings.maxErrors - progress.badRows;
+    const remainingErrors = typeof settings.maxErrors === "number" ? settings.maxErrors - progress.badRows : undefined;
     const options: BulkLoadOptions = {
       query: plan.statement,
       format: item.format,
@@ -600,6 +603,10 @@ export async function runCoreLoad(
     if (plan.cellTimes !== undefined) options.cellTimes = plan.cellTimes;
     // The core stops once more than maxErrors rows were bad: at the one that reaches the limit.
     if (remainingErrors !== undefined) options.maxErrors = Math.max(0, remainingErrors - 1);
+    // A share is judged in the core over each input's own records.
+    if (typeof settings.maxErrors === "string") options.maxErrors = settings.maxErrors;
+    if (settings.skipRecords !== undefined) options.skipRecords = settings.skipRecords;
+    if (settings.maxRecords !== undefined) options.maxRecords = settings.maxRecords;
     if (settings.maxRetries !== undefined) options.maxRetries = settings.maxRetries;
     if (settings.consistency !== undefined) options.consistency = settings.consistency;
     if (settings.dryRun) options.dryRun = true;

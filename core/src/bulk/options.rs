@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
+use super::limits::{parse_error_limit, ErrorLimit, RecordLimits};
 use super::load::{BatchGrouping, LoadConfig};
 use super::{BulkConfig, BulkError, CellTime, CellTimes, CsvOptions, FieldRef, Format, Mapping};
 use crate::types::{ColumnType, ConversionSettings, EpochUnit};
@@ -53,6 +54,14 @@ impl From<FieldName> for FieldRef {
     }
 }
 
+/// `maxErrors`: a count (a JSON number) or text, `N` or `N%`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum MaxErrors {
+    Count(u64),
+    Text(String),
+}
+
 /// The fields that carry a column's write time (µs) and TTL (s); see [`super::cell_times`].
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -82,7 +91,12 @@ pub struct BulkOptions {
     pub mapping: Option<String>,
     /// Column to CQL text, the same on every row.
     pub constants: Option<BTreeMap<String, String>>,
-    pub max_errors: Option<u64>,
+    /// A count of bad rows, or a share of the records read as the text `N%`.
+    pub max_errors: Option<MaxErrors>,
+    /// Records (data rows, good or bad) to skip at the start of the input.
+    pub skip_records: Option<u64>,
+    /// Records to read at most, after the skipped ones; the rest of the input is not read.
+    pub max_records: Option<u64>,
     pub ignore_unknown: Option<bool>,
     /// Text options and null-to-unset, applied after the keys above.
     pub conversion: Option<ConversionSettings>,
@@ -175,7 +189,15 @@ impl BulkOptions {
             bulk.mapping = Mapping::parse(mapping)?;
         }
         bulk.constants = self.constants.unwrap_or_default().into_iter().collect();
-        bulk.max_errors = self.max_errors;
+        bulk.limits = RecordLimits {
+            skip: self.skip_records.unwrap_or(0),
+            max: self.max_records,
+            errors: match self.max_errors {
+                None => ErrorLimit::Unlimited,
+                Some(MaxErrors::Count(count)) => ErrorLimit::Count(count),
+                Some(MaxErrors::Text(text)) => parse_error_limit(&text).map_err(config_error)?,
+            },
+        };
         bulk.ignore_unknown = self.ignore_unknown.unwrap_or(false);
         if let Some(settings) = &self.conversion {
             bulk.apply_conversion(settings)?;
