@@ -75,13 +75,6 @@ export class ExecutionProfile {
   }
 }
 
-/** DataStax's 0 ("no timeout") in cqlwire's terms: the longest timer JavaScript keeps. */
-const NO_TIMEOUT_MS = 2_147_483_647;
-
-function timeout(ms: number | undefined): number | undefined {
-  return ms === undefined ? undefined : ms === 0 ? NO_TIMEOUT_MS : ms;
-}
-
 function text(value: string | Uint8Array): string {
   return typeof value === "string" ? value : new TextDecoder().decode(value);
 }
@@ -105,7 +98,7 @@ export function clientOptions(o: CompatClientOptions): ClientOptions {
       maxVersion: maxVersion === undefined ? undefined : maxVersion >= 5 ? 5 : 4,
       maxSchemaAgreementWaitSeconds: o.protocolOptions?.maxSchemaAgreementWaitSeconds,
     },
-    socketOptions: { connectTimeout: o.socketOptions?.connectTimeout, readTimeout: timeout(o.socketOptions?.readTimeout) },
+    socketOptions: { connectTimeout: o.socketOptions?.connectTimeout, readTimeout: o.socketOptions?.readTimeout },
     pooling: {
       coreConnectionsPerHost: o.pooling?.coreConnectionsPerHost?.[0],
       heartBeatInterval: o.pooling?.heartBeatInterval,
@@ -115,6 +108,9 @@ export function clientOptions(o: CompatClientOptions): ClientOptions {
     policies: policy.policies,
     encoding: { useUndefinedAsUnset: o.encoding?.useUndefinedAsUnset ?? true },
     maxPrepared: o.maxPrepared,
+    // DataStax's defaults: both on.
+    prepareOnAllHosts: o.prepareOnAllHosts ?? true,
+    rePrepareOnUp: o.rePrepareOnUp ?? true,
     tls: ssl ? { ca, rejectUnauthorized: ssl.rejectUnauthorized ?? true, serverName: ssl.servername } : undefined,
     ...o.cqlwire,
   };
@@ -137,6 +133,9 @@ function dropUndefined(v: unknown): unknown {
 /** Per-query options: the profile's settings under the query's own. */
 export function executeOptions(q: CompatQueryOptions | undefined, profiles: Map<string, ExecutionProfile>): ExecuteOptions & BatchOptions {
   if (q === undefined || q === null) return {};
+  // Per-query choices the core cannot follow: refused rather than ignored.
+  if (q.retry !== undefined) throw new NotSupportedError("options.retry: per-query retry policies are not supported: set policies.retry on the Client");
+  if (q.host !== undefined) throw new NotSupportedError("options.host: sending a query to a chosen host is not supported");
   const named = q.executionProfile;
   const profile = typeof named === "string" ? profiles.get(named) : named;
   if (typeof named === "string" && profile === undefined) throw new TypeError(`execution profile "${named}" is not defined`);
@@ -148,7 +147,7 @@ export function executeOptions(q: CompatQueryOptions | undefined, profiles: Map<
     fetchSize: q.fetchSize,
     pageState: q.pageState,
     isIdempotent: q.isIdempotent,
-    readTimeout: timeout(q.readTimeout ?? profile?.readTimeout),
+    readTimeout: q.readTimeout ?? profile?.readTimeout,
     traceQuery: q.traceQuery,
     timestamp: ts === undefined || ts === null ? undefined : typeof ts === "object" ? longToBigInt(ts as never) : ts,
     hints: q.hints,

@@ -33,7 +33,8 @@ const clientOptionsSchema = z.object({
   socketOptions: z.object({
     /** Bounds TCP connect and, in the core, the handshake; 3x it bounds connect() and must fit a JS timer. */
     connectTimeout: z.number().int().positive().max(715_827_882).default(5000),
-    readTimeout: z.number().int().positive().default(12000),
+    /** 0 means no timeout, as in the DataStax driver: the longest a JS timer waits (about 24.8 days). */
+    readTimeout: z.number().int().min(0).max(2_147_483_647).default(12000),
     /** The largest single socket write; a larger flush goes out in several writes. */
     coalescingMaxBytes: z.number().int().min(1024).default(4 * 1024 * 1024),
     /**
@@ -79,6 +80,10 @@ const clientOptionsSchema = z.object({
   maxPrepared: z.number().int().min(1).default(500),
   /** Connect to nodes discovered through system.peers, not only the contact points. */
   discoverPeers: z.boolean().default(true),
+  /** A statement prepared on one node is prepared on every connected node too (DataStax's default: true). */
+  prepareOnAllHosts: z.boolean().default(false),
+  /** A node that comes back up gets every prepared statement again (DataStax's default: true). */
+  rePrepareOnUp: z.boolean().default(false),
   /** Shorthand for `socketOptions.readTimeout`. */
   requestTimeout: z.number().int().positive().optional(),
   socketFactory: z.custom<SocketFactory>((v) => typeof v === "function", "expected a function").optional(),
@@ -102,6 +107,8 @@ export interface ClientOptions {
   encoding?: { useUndefinedAsUnset?: boolean };
   maxPrepared?: number;
   discoverPeers?: boolean;
+  prepareOnAllHosts?: boolean;
+  rePrepareOnUp?: boolean;
   requestTimeout?: number;
   socketFactory?: SocketFactory;
 }
@@ -115,7 +122,7 @@ export interface PlacementPolicies {
 }
 
 /** The options after validation, with every default filled in. */
-export interface ResolvedOptions extends Omit<ClientOptions, "protocolOptions" | "compression" | "tls" | "socketOptions" | "pooling" | "queryOptions" | "policies" | "discoverPeers" | "encoding" | "maxPrepared"> {
+export interface ResolvedOptions extends Omit<ClientOptions, "protocolOptions" | "compression" | "tls" | "socketOptions" | "pooling" | "queryOptions" | "policies" | "discoverPeers" | "encoding" | "maxPrepared" | "prepareOnAllHosts" | "rePrepareOnUp"> {
   protocolOptions: { port: number; maxVersion?: 4 | 5; maxSchemaAgreementWaitSeconds: number; maxFrameBytes?: number };
   compression: "none" | "lz4" | "snappy";
   tls?: { ca?: string; rejectUnauthorized: boolean; serverName?: string };
@@ -126,6 +133,8 @@ export interface ResolvedOptions extends Omit<ClientOptions, "protocolOptions" |
   encoding: { useUndefinedAsUnset: boolean };
   maxPrepared: number;
   discoverPeers: boolean;
+  prepareOnAllHosts: boolean;
+  rePrepareOnUp: boolean;
 }
 
 // The interfaces and the schema must describe the same options: this fails to compile when not.

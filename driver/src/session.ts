@@ -73,6 +73,8 @@ export interface RawResponse {
   body: Uint8Array;
   node: string;
   attempts: number;
+  /** After a retry: each node tried before `node` answered, with what it said. */
+  tried?: Record<string, string>;
 }
 
 /**
@@ -88,7 +90,7 @@ interface Pending {
   started: number;
 }
 
-export type ResponseDecoder = (context: unknown, started: number, flags: number, body: Uint8Array, node: string, attempts: number) => unknown;
+export type ResponseDecoder = (context: unknown, started: number, flags: number, body: Uint8Array, node: string, attempts: number, tried?: Record<string, string>) => unknown;
 export type FailureObserver = (context: unknown, error: Error) => void;
 
 export interface SessionSettings {
@@ -119,6 +121,8 @@ export interface SessionSettings {
   reconnectMaxMs?: number;
   orphanLimit?: number;
   maxFrameBytes?: number;
+  prepareOnAllHosts?: boolean;
+  rePrepareOnUp?: boolean;
 }
 
 export interface SessionListener {
@@ -207,6 +211,8 @@ export class SessionHost {
       reconnectMaxMs: settings.reconnectMaxMs,
       orphanLimit: settings.orphanLimit,
       maxFrameBytes: settings.maxFrameBytes,
+      prepareOnAllHosts: settings.prepareOnAllHosts,
+      reprepareOnUp: settings.rePrepareOnUp,
       seed: seed(),
     }));
   }
@@ -385,6 +391,10 @@ export class SessionHost {
         csv: out.subarray(headerAt + headerLen),
       };
     };
+  }
+
+  private takeTried(id: number): Record<string, string> {
+    return triedHosts(JSON.parse(this.coreCall(() => this.core.takeTried(id))));
   }
 
   metrics(): Record<string, unknown> {
@@ -837,17 +847,19 @@ export class SessionHost {
           const attempts = payload[1];
           const node = this.nodeAddress(payload[2] | (payload[3] << 8));
           const body = payload.subarray(4);
+          // Retried: what the nodes tried before said (the DataStax driver's info.triedHosts).
+          const tried = attempts > 1 ? this.takeTried(id) : undefined;
           if (p.context !== undefined && this.decoder !== null) {
             let value: unknown;
             try {
-              value = this.decoder(p.context, p.started, flags, body, node, attempts);
+              value = this.decoder(p.context, p.started, flags, body, node, attempts, tried);
             } catch (e) {
               p.reject(e as Error);
               break;
             }
             p.resolve(value);
           } else {
-            p.resolve({ flags, attempts, node, body });
+            p.resolve({ flags, attempts, node, body, tried });
           }
           break;
         }
@@ -1028,6 +1040,13 @@ export function concat(chunks: Uint8Array[]): Uint8Array {
   return out;
 }
 
+/** `[node, message, code]` per node tried, as the core reports them, by node. */
+export function triedHosts(errors: Array<[string, string, number | null]>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [address, message] of errors) out[address] = message;
+  return out;
+}
+
 /** The error for a request that failed for good, with its attempts and trace attached. */
 function sessionError(json: Record<string, unknown>): Error {
   const node = String(json.node ?? "");
@@ -1041,7 +1060,7 @@ function sessionError(json: Record<string, unknown>): Error {
   } else {
     err = errorFromCore(json, node);
   }
-  Object.assign(err, { attempts: json.attempts, trace: json.trace, coordinator: node });
+  Object.assign(err, { attempts: json.attempts, trace: json.trace, coordinator: node, triedHosts: triedHosts(errors) });
   return err;
 }
 

@@ -452,6 +452,13 @@ impl WasmSession {
         out
     }
 
+    /// The errors of the nodes tried before request `id` was answered, as JSON
+    /// `[[node, message, code], ...]`; asked only for responses after more than one attempt.
+    #[wasm_bindgen(js_name = takeTried)]
+    pub fn take_tried(&mut self, id: u32) -> String {
+        serde_json::to_string(&self.inner.take_tried(id)).unwrap_or_else(|_| "[]".into())
+    }
+
     /// Counters and decisions, as JSON.
     pub fn metrics(&self) -> String {
         serde_json::to_string(&self.inner.metrics()).unwrap_or_default()
