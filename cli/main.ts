@@ -194,8 +194,12 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("--table <keyspace.table>", "target table")
     .option("--query <cql>", "custom INSERT or UPDATE with named bind markers (:name), matched to fields by name")
     .addOption(
-      new Option("--format <format>", "input format (default: by extension; .jsonl/.ndjson are JSON Lines, else CSV)")
-        .choices(["csv", "jsonl"]),
+      new Option(
+        "--format <format>",
+        "input format (default: by extension; .jsonl/.ndjson are JSON Lines, .json one JSON array of objects " +
+          "read as a stream, else CSV)",
+      )
+        .choices(["csv", "jsonl", "json"]),
     )
     .option("--header <true|false>", "the first CSV record names the fields (default: true)", booleanWord)
     .option("--delimiter <char>", "field delimiter (default: ,; '\\t' or tab for TSV)", singleCharacter)

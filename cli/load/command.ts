@@ -54,7 +54,7 @@ const DEFAULT_PROGRESS_SECONDS = LOAD_DEFAULTS.progressSeconds;
 export interface LoadFlags extends ConversionConfig {
   table?: string;
   query?: string;
-  format?: "csv" | "jsonl";
+  format?: "csv" | "jsonl" | "json";
   header?: boolean;
   delimiter?: string;
   quote?: string;
@@ -157,7 +157,7 @@ interface ResolvedLoad {
   files: string[];
   tableText: string | undefined;
   query: string | undefined;
-  format: "csv" | "jsonl" | undefined;
+  format: "csv" | "jsonl" | "json" | undefined;
   map: Array<[string, string]> | null;
   skip: string[];
   constants: Array<[string, string]>;
@@ -512,7 +512,13 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
 
     const splitSuffix = settings.split === null ? "" : `.split-${settings.split.index}-of-${settings.split.count}`;
     const stems = uniqueStems(plans.map(({ input }) => input.path)).map((stem) => stem + splitSuffix);
-    const formats = plans.map(({ input }) => settings.format ?? input.format ?? "csv");
+    // A JSON array's objects are planned, mapped and described as JSON Lines records are;
+    // only the core's reader differs.
+    const jsonArrays = plans.map(({ input }) => (settings.format ?? input.format) === "json");
+    const formats = plans.map(({ input }) => {
+      const format = settings.format ?? input.format ?? "csv";
+      return format === "json" ? "jsonl" : format;
+    });
     let engine: "core" | "js" = "js";
     let engineNote: string | null = settings.engine === "js" ? "--engine js" : null;
     if (settings.engine !== "js") {
@@ -522,6 +528,7 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
       else engineNote = obstacle;
     }
     const coreOnly = [
+      jsonArrays.some(Boolean) ? "JSON array input" : null,
       typeof settings.maxErrors === "string" ? "--max-errors N%" : null,
       settings.skipRecords !== undefined ? "--skip-records" : null,
       settings.maxRecords !== undefined ? "--max-records" : null,
@@ -531,6 +538,12 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
     }
     // A checkpoint's watermark lies after the records already skipped or read: counting
     // them again from there would skip or stop at other records.
+    if (saved !== null && jsonArrays.some(Boolean)) {
+      throw new UsageError("--resume cannot continue a JSON array input (its elements are found from its start): start again without --resume");
+    }
+    if (plans.some(({ start }) => start !== undefined) && jsonArrays.some(Boolean)) {
+      throw new UsageError("--split of a single JSON array input cannot cut it by bytes: split by files instead");
+    }
     if (saved !== null && (settings.skipRecords !== undefined || settings.maxRecords !== undefined)) {
       throw new UsageError("--resume cannot continue a load with --skip-records or --max-records: start it again without --resume");
     }
@@ -590,6 +603,7 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
           resume,
           done: resume?.done,
           jsonFieldNames: format === "jsonl" ? jsonFieldNames(target, settings) : undefined,
+          jsonArray: jsonArrays[i],
         });
         continue;
       }

@@ -65,6 +65,8 @@ export type CorePlanFor = (header: string[] | null, format: "csv" | "jsonl") => 
 export interface CoreLoadInput {
   input: InputFile;
   format: "csv" | "jsonl";
+  /** JSON: one array of objects (read by the core as a stream), not one object per line. */
+  jsonArray?: boolean;
   badLog: BadRowLog;
   /** Where reading starts (a checkpoint's watermark, or a --split range start). */
   start?: ReadStart;
@@ -586,7 +588,7 @@ export async function runCoreLoad(
     const remainingErrors = typeof settings.maxErrors === "number" ? settings.maxErrors - progress.badRows : undefined;
     const options: BulkLoadOptions = {
       query: plan.statement,
-      format: item.format,
+      format: item.jsonArray ? "json" : item.format,
       nullValues: settings.nullValues,
       trueWords: TRUE_WORDS,
       falseWords: FALSE_WORDS,

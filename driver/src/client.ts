@@ -68,7 +68,8 @@ export interface BulkLoadOptions {
   table?: string;
   /** With `table`: the columns to bind, in order (default: all of the table's columns). */
   columns?: string[];
-  format?: "csv" | "jsonl";
+  /** `json`: one JSON array of objects, read element by element (never whole). */
+  format?: "csv" | "jsonl" | "json";
   delimiter?: string;
   quote?: string;
   escape?: string;

@@ -74,6 +74,7 @@
 
 pub mod cell_times;
 pub mod csv;
+pub mod json_array;
 pub mod jsonl;
 pub mod limits;
 pub mod load;
@@ -91,6 +92,7 @@ use crate::types::{encode_text, ColumnType, ConversionSettings, TextOptions};
 use self::cell_times::{read_time, Parts, Resolved};
 pub use self::cell_times::{CellTime, CellTimes};
 pub use self::csv::{CsvFault, CsvOptions, CsvReader, CsvRecord, FieldSpan, DEFAULT_MAX_RECORD_BYTES};
+use self::json_array::{JsonArrayReader, JsonRecords};
 pub use self::jsonl::{JsonFault, JsonKind, JsonValue, JsonlLine, JsonlReader, ObjectScanner};
 use self::limits::{Admit, LimitExceeded, RecordCounter};
 pub use self::limits::{ErrorLimit, RecordLimits};
@@ -102,6 +104,11 @@ pub enum Format {
     Csv(CsvOptions),
     /// One JSON object per line; `max_record_bytes` caps a line's size.
     Jsonl {
+        max_record_bytes: usize,
+    },
+    /// One JSON array of objects, read element by element ([`json_array`]); each object is
+    /// read as a JSON Lines line is.
+    JsonArray {
         max_record_bytes: usize,
     },
 }
@@ -217,6 +224,9 @@ pub enum BulkError {
     Header { line: u64, reason: String },
     /// More than `limit` rows were bad.
     TooManyErrors { limit: u64 },
+    /// The input as a whole is malformed where no row can be told apart (a JSON array's
+    /// structure).
+    Document(String),
     /// More than `basis_points` / 100 percent of the `records` read were bad.
     TooManyErrorsShare { basis_points: u32, bad: u64, records: u64 },
 }
@@ -227,6 +237,7 @@ impl fmt::Display for BulkError {
             BulkError::Config(reason) => write!(f, "bulk configuration: {reason}"),
             BulkError::Header { line, reason } => write!(f, "header at line {line}: {reason}"),
             BulkError::TooManyErrors { limit } => write!(f, "more than {limit} bad rows: stopping"),
+            BulkError::Document(reason) => write!(f, "{reason}"),
             BulkError::TooManyErrorsShare { basis_points, bad, records } => write!(
                 f,
                 "{bad} of {records} rows were bad, more than {}%: stopping",
@@ -363,7 +374,7 @@ struct Plan {
 enum Input {
     Csv(CsvReader),
     Jsonl {
-        reader: JsonlReader,
+        reader: JsonRecords,
         scanner: ObjectScanner,
         slots: Vec<Option<JsonValue>>,
         /// Key to column.
@@ -513,6 +524,7 @@ impl BulkEncoder {
             }
         };
 
+        let array = matches!(format, Format::JsonArray { .. });
         let (input, plan) = match format {
             Format::Csv(opts) => {
                 let header = opts.header;
@@ -521,7 +533,7 @@ impl BulkEncoder {
                 let plan = if header { None } else { Some(Self::headerless_plan(&columns, &constant_of, &explicit)?) };
                 (Input::Csv(reader), plan)
             }
-            Format::Jsonl { max_record_bytes } => {
+            Format::Jsonl { max_record_bytes } | Format::JsonArray { max_record_bytes } => {
                 let mut keys = BTreeMap::new();
                 let mut sources: Vec<Source> = vec![Source::Unset; columns.len()];
                 match &explicit {
@@ -553,7 +565,11 @@ impl BulkEncoder {
                 }
                 let fold_case = explicit.is_none();
                 let input = Input::Jsonl {
-                    reader: JsonlReader::new(max_record_bytes),
+                    reader: if array {
+                        JsonRecords::Array(JsonArrayReader::new(max_record_bytes))
+                    } else {
+                        JsonRecords::Lines(JsonlReader::new(max_record_bytes))
+                    },
                     scanner: ObjectScanner::new(),
                     slots: Vec::with_capacity(columns.len()),
                     keys,
@@ -995,7 +1011,11 @@ impl BulkEncoder {
     fn jsonl_step(&mut self) -> Step {
         let BulkEncoder { input, columns, text: _, literal, constants, values, starts, plan, null_is_unset, .. } = self;
         let Input::Jsonl { reader, scanner, slots, keys, fold_case } = input else { return Step::NeedInput };
-        let Some(line) = reader.next_line() else { return Step::NeedInput };
+        let line = match reader.next_record() {
+            None => return Step::NeedInput,
+            Some(Ok(line)) => line,
+            Some(Err(fault)) => return Step::Fatal(BulkError::Document(fault.to_string())),
+        };
         let Some(plan) = plan.as_ref() else { return Step::NeedInput };
         let bad = |kind, column, reason| Step::Bad {
             line: line.line,
@@ -1204,6 +1224,29 @@ mod tests {
         let mut row = vec![0, 1, 0, 0, 0, 4];
         row.extend_from_slice(&v.to_be_bytes());
         row
+    }
+
+    #[test]
+    fn a_json_array_loads_its_objects_and_a_scalar_is_a_bad_row() {
+        let columns = vec![("a".to_owned(), ColumnType::Int), ("b".to_owned(), ColumnType::Text)];
+        let config = BulkConfig::new(Format::JsonArray { max_record_bytes: 1 << 20 }, columns);
+        let input = b"[\n  {\"a\": 1, \"b\": \"x\"},\n  7,\n  {\"b\": null, \"a\": 2}\n]\n";
+        let mut one = vec![0, 2, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 1, b'x'];
+        let two = vec![0, 2, 0, 0, 0, 4, 0, 0, 0, 2, 0xff, 0xff, 0xff, 0xfe];
+        let got = rows(config.clone(), input);
+        assert_eq!(got.len(), 3);
+        assert_eq!(got[0], Ok(std::mem::take(&mut one)));
+        assert!(got[1].is_err());
+        assert_eq!(got[2], Ok(two));
+        // The structure broken after the first element: the encoder stops with the place.
+        let mut encoder = BulkEncoder::new(config).unwrap();
+        encoder.push(b"[{\"a\": 1} {\"a\": 2}]");
+        encoder.finish();
+        while encoder.next_row().is_some() {}
+        assert_eq!(
+            encoder.error().map(ToString::to_string).as_deref(),
+            Some("JSON array at line 1 (byte 10): expected , or ] after an element")
+        );
     }
 
     #[test]

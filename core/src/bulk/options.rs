@@ -17,6 +17,8 @@ pub enum InputFormat {
     #[default]
     Csv,
     Jsonl,
+    /// A JSON document that is one array of objects.
+    Json,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -168,6 +170,7 @@ impl BulkOptions {
                 })
             }
             InputFormat::Jsonl => Format::Jsonl { max_record_bytes },
+            InputFormat::Json => Format::JsonArray { max_record_bytes },
         };
         let mut bulk = BulkConfig::new(format, columns);
         bulk.pk_indexes = pk_indexes;
