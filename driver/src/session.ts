@@ -44,7 +44,7 @@ const EVENT_NODE_DOWN = 7;
 const EVENT_LOG = 8;
 const COMMAND_CONNECT = 1;
 const COMMAND_CLOSE = 2;
-/** A connect to Scylla's shard-aware port: `[shard u16][nr_shards u16]` follow the address. */
+/** A connect to Scylla's shard-aware port: `[shard u16][nr_shards u16]` follow the host and port. */
 const COMMAND_CONNECT_SHARD = 3;
 
 export interface RequestOptions {
@@ -147,13 +147,6 @@ export function nowMicros(): number {
 function seed(): number {
   // Jitter and replica rotation only need to differ between processes.
   return Math.floor(Math.random() * 2 ** 52);
-}
-
-export function splitAddress(address: string): { host: string; port: number } {
-  const bracket = /^\[([^\]]+)\]:(\d+)$/.exec(address);
-  if (bracket) return { host: bracket[1], port: Number(bracket[2]) };
-  const i = address.lastIndexOf(":");
-  return { host: address.slice(0, i), port: Number(address.slice(i + 1)) };
 }
 
 export class SessionHost {
@@ -656,13 +649,16 @@ export class SessionHost {
       const kind = buf[at];
       const conn = view.getUint32(at + 1, true);
       const len = view.getUint16(at + 5, true);
-      const address = textDecoder.decode(buf.subarray(at + 7, at + 7 + len));
+      const host = textDecoder.decode(buf.subarray(at + 7, at + 7 + len));
       at += 7 + len;
+      // The core splits the address: the port follows the host (an empty host and 0 for a close).
+      const port = view.getUint16(at, true);
+      at += 2;
       if (kind === COMMAND_CONNECT_SHARD) {
         const shard = { shard: view.getUint16(at, true), nrShards: view.getUint16(at + 2, true) };
         at += 4;
-        this.openSocket(conn, address, shard);
-      } else if (kind === COMMAND_CONNECT) this.openSocket(conn, address);
+        this.openSocket(conn, host, port, shard);
+      } else if (kind === COMMAND_CONNECT) this.openSocket(conn, host, port);
       else if (kind === COMMAND_CLOSE) this.closeSocket(conn);
     }
   }
@@ -683,8 +679,7 @@ export class SessionHost {
     this.reportListenerError("log", () => this.listener.onLog?.(message, "warning"));
   }
 
-  private openSocket(conn: number, address: string, shard?: ShardPort): void {
-    const { host, port } = splitAddress(address);
+  private openSocket(conn: number, host: string, port: number, shard?: ShardPort): void {
     this.warnClearTextCredentials(host, port);
     this.sockets.set(conn, null);
     let timeout: ReturnType<typeof setTimeout> | undefined;

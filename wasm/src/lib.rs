@@ -328,7 +328,7 @@ impl WasmSession {
         self.inner.cancel(micros(now), id);
     }
 
-    /// Sockets to open or close, packed: `[kind u8][conn u32 LE][len u16 LE][address]`, and
+    /// Sockets to open or close, packed: `[kind u8][conn u32 LE][host len u16 LE][host][port u16 LE]`, and
     /// for [`COMMAND_CONNECT_SHARD`] `[shard u16 LE][nr_shards u16 LE]` after it.
     #[wasm_bindgen(js_name = pollCommands)]
     pub fn poll_commands(&mut self) -> Vec<u8> {
@@ -339,10 +339,12 @@ impl WasmSession {
                 Command::Connect { conn, address, shard: Some(t) } => (COMMAND_CONNECT_SHARD, *conn, address.as_str(), Some(*t)),
                 Command::Close { conn } => (COMMAND_CLOSE, *conn, "", None),
             };
+            let (host, port) = cqlwire_core::cluster::split_address(address);
             self.out.push(kind);
             self.out.extend_from_slice(&conn.to_le_bytes());
-            self.out.extend_from_slice(&(address.len() as u16).to_le_bytes());
-            self.out.extend_from_slice(address.as_bytes());
+            self.out.extend_from_slice(&(host.len() as u16).to_le_bytes());
+            self.out.extend_from_slice(host.as_bytes());
+            self.out.extend_from_slice(&port.to_le_bytes());
             if let Some(t) = shard {
                 self.out.extend_from_slice(&t.shard.to_le_bytes());
                 self.out.extend_from_slice(&t.nr_shards.to_le_bytes());
