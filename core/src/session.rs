@@ -23,7 +23,7 @@ use crate::cluster::{
     PeerRow, PlanCursor, PolicyConfig, RefreshAction, RetryDecision, RetryPolicy, SchemaTarget, SpeculativePolicy,
     SplitMix64, StatusChange, TopologyChange, WriteType,
 };
-use crate::connection::{encode_body, request_kind, CloseReason, Config, Connection, EventRec, LocalError, Request, RequestError, State};
+use crate::connection::{encode_body, request_kind, AuthStep, CloseReason, Config, Connection, EventRec, LocalError, Request, RequestError, State};
 use crate::frame::Opcode;
 use crate::message::{self, ErrorDetails, QueryOptions, ServerEvent};
 use crate::rows::{cell, Rows};
@@ -139,6 +139,9 @@ pub enum SessionEvent<'a> {
     ServerEvent(ServerEvent),
     /// Something the host may want to log (rows skipped by the topology, refresh failures).
     Log { message: String },
+    /// A SASL step of connection `conn` to `address` for the host's authenticator
+    /// (`Config::host_authenticator`); answer Start and Challenge with [`Session::auth_answer`].
+    Auth { conn: ConnId, address: String, step: AuthStep },
 }
 
 enum EventOut {
@@ -155,6 +158,7 @@ enum EventOut {
     NodeDown(String, String),
     ServerEvent(ServerEvent),
     Log(String),
+    Auth(ConnId, String, AuthStep),
 }
 
 const VOID_RESULT: &[u8] = &[0, 0, 0, 1];
@@ -628,6 +632,15 @@ impl Session {
         self.process_conn_events(now, conn);
     }
 
+    /// The host's answer to an [`SessionEvent::Auth`] step of `conn`: the token, or why its
+    /// authenticator failed. An answer for a connection gone meanwhile is dropped.
+    pub fn auth_answer(&mut self, now: u64, conn: ConnId, answer: Result<&[u8], &str>) {
+        self.begin_call();
+        let Some(c) = self.conn_mut(conn) else { return };
+        c.inner.auth_answer(answer);
+        self.process_conn_events(now, conn);
+    }
+
     pub fn handle_eof(&mut self, now: u64, conn: ConnId) {
         self.begin_call();
         let Some(c) = self.conn_mut(conn) else { return };
@@ -746,6 +759,7 @@ impl Session {
             EventOut::NodeDown(address, reason) => SessionEvent::NodeDown { address, reason },
             EventOut::ServerEvent(e) => SessionEvent::ServerEvent(e),
             EventOut::Log(message) => SessionEvent::Log { message },
+            EventOut::Auth(conn, address, step) => SessionEvent::Auth { conn, address, step },
         })
     }
 
@@ -1093,6 +1107,10 @@ impl Session {
                 }
                 EventRec::ServerEvent(e) => self.on_server_event(now, e),
                 EventRec::Closed(reason) => self.on_conn_closed(now, conn, reason),
+                EventRec::Auth(step) => {
+                    let address = self.conn(conn).map(|c| c.address.clone()).unwrap_or_default();
+                    self.events.push_back(EventOut::Auth(conn, address, step));
+                }
             }
         }
     }

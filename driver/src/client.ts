@@ -273,6 +273,7 @@ export class Client {
         compression: o.compression,
         keyspace: this.keyspace,
         credentials: o.credentials,
+        authProvider: o.authProvider,
         requestTimeoutMs: o.requestTimeout ?? (o.socketOptions.readTimeout || MAX_TIMEOUT_MS),
         heartbeatIntervalMs: o.pooling.heartBeatInterval,
         maxStreams: o.pooling.maxRequestsPerConnection,
