@@ -163,6 +163,7 @@ fn event_json(e: Event<'_>) -> Json {
         Event::ServerEvent(ev) => json!({ "event": ev }),
         Event::Ready { .. } => json!("ready"),
         Event::Closed(r) => json!({ "closed": r }),
+        Event::Auth(step) => json!({ "auth": format!("{step:?}") }),
     }
 }
 

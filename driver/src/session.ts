@@ -15,6 +15,7 @@
  */
 import { CallError, CsvPageFormatter, WasmSession } from "../wasm/pkg/cqlwire_wasm.js";
 import type { CqlSocket, RuntimeHooks, ShardPort, TlsSettings } from "./socket.ts";
+import { SaslBridge, type SaslAuthProvider, type SaslStep } from "./sasl.ts";
 import { AuthenticationError, ConnectionError, DriverError, DriverInternalError, errorFromCall, errorFromCore, NoHostAvailableError } from "./errors.ts";
 
 /** CSV output settings, checked by the core (core/src/csv_out.rs `CsvFormatSettings`). */
@@ -42,6 +43,7 @@ const EVENT_CONNECT_FAILED = 5;
 const EVENT_NODE_UP = 6;
 const EVENT_NODE_DOWN = 7;
 const EVENT_LOG = 8;
+const EVENT_AUTH = 9;
 const COMMAND_CONNECT = 1;
 const COMMAND_CLOSE = 2;
 /** A connect to Scylla's shard-aware port: `[shard u16][nr_shards u16]` follow the address. */
@@ -73,8 +75,8 @@ export interface RawResponse {
   body: Uint8Array;
   node: string;
   attempts: number;
-  /** After a retry: each node tried before `node` answered, with what it said. */
-  tried?: Record<string, string>;
+  /** After more than one execution: what the nodes tried before `node` said, speculative executions. */
+  tried?: Tried;
 }
 
 /**
@@ -90,7 +92,7 @@ interface Pending {
   started: number;
 }
 
-export type ResponseDecoder = (context: unknown, started: number, flags: number, body: Uint8Array, node: string, attempts: number, tried?: Record<string, string>) => unknown;
+export type ResponseDecoder = (context: unknown, started: number, flags: number, body: Uint8Array, node: string, attempts: number, tried?: Tried) => unknown;
 export type FailureObserver = (context: unknown, error: Error) => void;
 
 export interface SessionSettings {
@@ -123,6 +125,8 @@ export interface SessionSettings {
   maxFrameBytes?: number;
   prepareOnAllHosts?: boolean;
   rePrepareOnUp?: boolean;
+  /** A JavaScript SASL authenticator; the core waits for its answers. */
+  authProvider?: SaslAuthProvider;
 }
 
 export interface SessionListener {
@@ -179,8 +183,11 @@ export class SessionHost {
   private optionsView = new DataView(this.optionsBuf);
   private optionsBytes = new Uint8Array(this.optionsBuf);
   protocolVersion: 4 | 5;
+  /** With a JavaScript authenticator: its exchanges, answered back into the core. */
+  private readonly sasl: SaslBridge | null;
 
   constructor(private settings: SessionSettings, private runtime: RuntimeHooks, private listener: SessionListener) {
+    this.sasl = settings.authProvider ? new SaslBridge(settings.authProvider, this.saslAnswer) : null;
     this.protocolVersion = settings.protocolVersion;
     this.core = newCore(JSON.stringify({
       protocolVersion: settings.protocolVersion,
@@ -213,6 +220,7 @@ export class SessionHost {
       maxFrameBytes: settings.maxFrameBytes,
       prepareOnAllHosts: settings.prepareOnAllHosts,
       reprepareOnUp: settings.rePrepareOnUp,
+      hostAuthenticator: settings.authProvider !== undefined,
       seed: seed(),
     }));
   }
@@ -393,8 +401,9 @@ export class SessionHost {
     };
   }
 
-  private takeTried(id: number): Record<string, string> {
-    return triedHosts(JSON.parse(this.coreCall(() => this.core.takeTried(id))));
+  private takeTried(id: number): Tried {
+    const t = JSON.parse(this.coreCall(() => this.core.takeTried(id))) as { errors?: Array<[string, string, number | null]>; speculative_executions?: number };
+    return { hosts: triedHosts(t.errors ?? []), speculativeExecutions: t.speculative_executions ?? 0 };
   }
 
   metrics(): Record<string, unknown> {
@@ -709,7 +718,16 @@ export class SessionHost {
     );
   }
 
+  /** An authenticator answered (at any later time): the token goes out with the next turn. */
+  private saslAnswer = (conn: number, token: Uint8Array | null, error: string | null): void =>
+    this.contain(() => {
+      if (this.closed) return;
+      this.core.authAnswer(nowMicros(), conn, token ?? undefined, error ?? undefined);
+      this.drive();
+    });
+
   private closeSocket(conn: number): void {
+    this.sasl?.forget(conn);
     const s = this.sockets.get(conn);
     this.sockets.delete(conn);
     this.backlog.delete(conn);
@@ -847,7 +865,7 @@ export class SessionHost {
           const attempts = payload[1];
           const node = this.nodeAddress(payload[2] | (payload[3] << 8));
           const body = payload.subarray(4);
-          // Retried: what the nodes tried before said (the DataStax driver's info.triedHosts).
+          // Retried or speculated: the DataStax driver's info.triedHosts and speculativeExecutions.
           const tried = attempts > 1 ? this.takeTried(id) : undefined;
           if (p.context !== undefined && this.decoder !== null) {
             let value: unknown;
@@ -907,6 +925,10 @@ export class SessionHost {
         case EVENT_LOG: {
           const { message } = JSON.parse(textDecoder.decode(payload));
           this.reportListenerError("log", () => this.listener.onLog?.(message));
+          break;
+        }
+        case EVENT_AUTH: {
+          this.sasl?.onStep(id, JSON.parse(textDecoder.decode(payload)) as SaslStep);
           break;
         }
       }
@@ -1038,6 +1060,13 @@ export function concat(chunks: Uint8Array[]): Uint8Array {
     at += c.length;
   }
   return out;
+}
+
+/** How a request got its answer beyond its first execution. */
+export interface Tried {
+  /** What each node tried before the one that answered said, by node. */
+  hosts: Record<string, string>;
+  speculativeExecutions: number;
 }
 
 /** `[node, message, code]` per node tried, as the core reports them, by node. */
