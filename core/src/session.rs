@@ -23,7 +23,7 @@ use crate::cluster::{
     PeerRow, PlanCursor, PolicyConfig, RefreshAction, RetryDecision, RetryPolicy, SchemaTarget, SpeculativePolicy,
     SplitMix64, StatusChange, TopologyChange, WriteType,
 };
-use crate::connection::{encode_body, request_kind, CloseReason, Config, Connection, EventRec, LocalError, Request, RequestError, State};
+use crate::connection::{encode_body, request_kind, AuthStep, CloseReason, Config, Connection, EventRec, LocalError, Request, RequestError, State};
 use crate::frame::Opcode;
 use crate::message::{self, ErrorDetails, QueryOptions, ServerEvent};
 use crate::rows::{cell, Rows};
@@ -139,6 +139,9 @@ pub enum SessionEvent<'a> {
     ServerEvent(ServerEvent),
     /// Something the host may want to log (rows skipped by the topology, refresh failures).
     Log { message: String },
+    /// A SASL step of connection `conn` to `address` for the host's authenticator
+    /// (`Config::host_authenticator`); answer Start and Challenge with [`Session::auth_answer`].
+    Auth { conn: ConnId, address: String, step: AuthStep },
 }
 
 enum EventOut {
@@ -155,6 +158,7 @@ enum EventOut {
     NodeDown(String, String),
     ServerEvent(ServerEvent),
     Log(String),
+    Auth(ConnId, String, AuthStep),
 }
 
 const VOID_RESULT: &[u8] = &[0, 0, 0, 1];
@@ -216,6 +220,14 @@ struct Pool {
     down_reported: bool,
     /// A Scylla node's shards, learned from its first connection.
     sharding: Option<shards::NodeShards>,
+}
+
+/// How an answered request got its answer, beyond its first execution.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct Tried {
+    /// What each node tried before the one that answered said.
+    pub errors: Vec<NodeError>,
+    pub speculative_executions: u32,
 }
 
 pub struct PreparedMeta {
@@ -336,9 +348,9 @@ pub struct Session {
     metrics: Metrics,
     /// Answers to schema changes, released once every live node has the same schema.
     awaiting_agreement: Vec<EventOut>,
-    /// What the nodes tried before the one that answered said, for answered requests that
-    /// were retried, until the host takes it (bounded: a host that never asks loses the oldest).
-    tried: VecDeque<(SessionRequestId, Vec<NodeError>)>,
+    /// How answered requests that took more than one execution got there, until the host
+    /// takes it (bounded: a host that never asks loses the oldest).
+    tried: VecDeque<(SessionRequestId, Tried)>,
     agreement_deadline: u64,
     agreement_check_at: Option<u64>,
     agreement_query_in_flight: bool,
@@ -464,12 +476,13 @@ impl Session {
         }
         m
     }
-    /// The errors of the nodes tried before request `id` was answered (the DataStax driver's
-    /// `info.triedHosts`); empty when the first node answered. Taken once.
-    pub fn take_tried(&mut self, id: SessionRequestId) -> Vec<NodeError> {
+    /// What the nodes tried before request `id` was answered said, and how many speculative
+    /// executions it started (the DataStax driver's `info.triedHosts` and
+    /// `speculativeExecutions`); empty when the first execution answered. Taken once.
+    pub fn take_tried(&mut self, id: SessionRequestId) -> Tried {
         match self.tried.iter().position(|(i, _)| *i == id) {
-            Some(at) => self.tried.remove(at).map(|(_, e)| e).unwrap_or_default(),
-            None => Vec::new(),
+            Some(at) => self.tried.remove(at).map(|(_, t)| t).unwrap_or_default(),
+            None => Tried::default(),
         }
     }
 
@@ -477,13 +490,14 @@ impl Session {
         const MAX_KEPT: usize = 64;
         // A request id is reused once answered: what an earlier request left goes first.
         self.tried.retain(|(i, _)| *i != id);
-        if req.errors.is_empty() {
+        if req.errors.is_empty() && req.speculative_started == 0 {
             return;
         }
         if self.tried.len() >= MAX_KEPT {
             self.tried.pop_front();
         }
-        self.tried.push_back((id, std::mem::take(&mut req.errors)));
+        let tried = Tried { errors: std::mem::take(&mut req.errors), speculative_executions: req.speculative_started };
+        self.tried.push_back((id, tried));
     }
 
     pub fn has_events(&self) -> bool {
@@ -628,6 +642,15 @@ impl Session {
         self.process_conn_events(now, conn);
     }
 
+    /// The host's answer to an [`SessionEvent::Auth`] step of `conn`: the token, or why its
+    /// authenticator failed. An answer for a connection gone meanwhile is dropped.
+    pub fn auth_answer(&mut self, now: u64, conn: ConnId, answer: Result<&[u8], &str>) {
+        self.begin_call();
+        let Some(c) = self.conn_mut(conn) else { return };
+        c.inner.auth_answer(answer);
+        self.process_conn_events(now, conn);
+    }
+
     pub fn handle_eof(&mut self, now: u64, conn: ConnId) {
         self.begin_call();
         let Some(c) = self.conn_mut(conn) else { return };
@@ -746,6 +769,7 @@ impl Session {
             EventOut::NodeDown(address, reason) => SessionEvent::NodeDown { address, reason },
             EventOut::ServerEvent(e) => SessionEvent::ServerEvent(e),
             EventOut::Log(message) => SessionEvent::Log { message },
+            EventOut::Auth(conn, address, step) => SessionEvent::Auth { conn, address, step },
         })
     }
 
@@ -1093,6 +1117,10 @@ impl Session {
                 }
                 EventRec::ServerEvent(e) => self.on_server_event(now, e),
                 EventRec::Closed(reason) => self.on_conn_closed(now, conn, reason),
+                EventRec::Auth(step) => {
+                    let address = self.conn(conn).map(|c| c.address.clone()).unwrap_or_default();
+                    self.events.push_back(EventOut::Auth(conn, address, step));
+                }
             }
         }
     }

@@ -1,6 +1,7 @@
 /** Client options, validated with zod so a bad field is named in the message. */
 import { z } from "zod";
 import type { SocketFactory } from "./socket.ts";
+import type { SaslAuthProvider } from "./sasl.ts";
 import { ArgumentError } from "./errors.ts";
 
 const hostPort = z.string().min(1).refine((s) => /^(\[[0-9a-fA-F:.]+\]|[^:\s]+)(:\d{1,5})?$/.test(s) || /^[0-9a-fA-F:]+$/.test(s), {
@@ -24,12 +25,20 @@ const clientOptionsSchema = z.object({
   /** Pins the protocol version (no negotiation). */
   protocolVersion: z.union([z.literal(4), z.literal(5)]).optional(),
   credentials: z.object({ username: z.string(), password: z.string() }).optional(),
+  /** A SASL authenticator in JavaScript (`newAuthenticator(endpoint, authenticatorClass)`), instead of `credentials`. */
+  authProvider: z.custom<SaslAuthProvider>(
+    (v) => v !== null && typeof v === "object" && typeof (v as SaslAuthProvider).newAuthenticator === "function",
+    "expected an object with newAuthenticator(endpoint, authenticatorClass)",
+  ).optional(),
   compression: z.enum(["none", "lz4", "snappy"]).default("none"),
   tls: z.object({
     ca: z.string().optional(),
     rejectUnauthorized: z.boolean().default(true),
     serverName: z.string().optional(),
-  }).optional(),
+    /** PEM client certificate (chain) and unencrypted private key, for servers that require client certificates. */
+    cert: z.string().min(1).optional(),
+    key: z.string().min(1).optional(),
+  }).refine((t) => (t.cert === undefined) === (t.key === undefined), { message: "cert and key go together (mutual TLS needs both)" }).optional(),
   socketOptions: z.object({
     /** Bounds TCP connect and, in the core, the handshake; 3x it bounds connect() and must fit a JS timer. */
     connectTimeout: z.number().int().positive().max(715_827_882).default(5000),
@@ -98,8 +107,9 @@ export interface ClientOptions {
   protocolOptions?: { port?: number; maxVersion?: 4 | 5; maxSchemaAgreementWaitSeconds?: number; maxFrameBytes?: number };
   protocolVersion?: 4 | 5;
   credentials?: { username: string; password: string };
+  authProvider?: SaslAuthProvider;
   compression?: "none" | "lz4" | "snappy";
-  tls?: { ca?: string; rejectUnauthorized?: boolean; serverName?: string };
+  tls?: { ca?: string; rejectUnauthorized?: boolean; serverName?: string; cert?: string; key?: string };
   socketOptions?: { connectTimeout?: number; readTimeout?: number; coalescingMaxBytes?: number; coalescingWindowMicros?: number };
   pooling?: { coreConnectionsPerHost?: number; heartBeatInterval?: number; maxRequestsPerConnection?: number; orphanLimit?: number };
   queryOptions?: { consistency?: number; fetchSize?: number; prepare?: boolean; isIdempotent?: boolean };
@@ -125,7 +135,7 @@ export interface PlacementPolicies {
 export interface ResolvedOptions extends Omit<ClientOptions, "protocolOptions" | "compression" | "tls" | "socketOptions" | "pooling" | "queryOptions" | "policies" | "discoverPeers" | "encoding" | "maxPrepared" | "prepareOnAllHosts" | "rePrepareOnUp"> {
   protocolOptions: { port: number; maxVersion?: 4 | 5; maxSchemaAgreementWaitSeconds: number; maxFrameBytes?: number };
   compression: "none" | "lz4" | "snappy";
-  tls?: { ca?: string; rejectUnauthorized: boolean; serverName?: string };
+  tls?: { ca?: string; rejectUnauthorized: boolean; serverName?: string; cert?: string; key?: string };
   socketOptions: { connectTimeout: number; readTimeout: number; coalescingMaxBytes: number; coalescingWindowMicros: number };
   pooling: { coreConnectionsPerHost: number; heartBeatInterval: number; maxRequestsPerConnection: number; orphanLimit?: number };
   queryOptions: { consistency?: number; fetchSize: number; prepare: boolean; isIdempotent: boolean };
@@ -150,6 +160,9 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
       return `${path}: ${i.message}`;
     });
     throw new ArgumentError(`invalid Client options: ${issues.join("; ")}`);
+  }
+  if (parsed.data.credentials && parsed.data.authProvider) {
+    throw new ArgumentError("invalid Client options: credentials and authProvider: give one (credentials is SASL PLAIN)");
   }
   return parsed.data;
 }

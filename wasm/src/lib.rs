@@ -1,7 +1,7 @@
 //! The wasm-bindgen facade over `cqlwire-core`: marshalling only. See README.md for the
 //! byte layouts that cross the boundary.
 
-use cqlwire_core::connection::Request;
+use cqlwire_core::connection::{AuthStep, Request};
 use cqlwire_core::bulk::registry::BulkLoads;
 use cqlwire_core::session::{Command, RequestSpec, Session, SessionEvent};
 use cqlwire_core::message::{BatchStatement, BatchType, QueryOptions};
@@ -16,6 +16,7 @@ const EVENT_CONNECT_FAILED: u8 = 5;
 const EVENT_NODE_UP: u8 = 6;
 const EVENT_NODE_DOWN: u8 = 7;
 const EVENT_LOG: u8 = 8;
+const EVENT_AUTH: u8 = 9;
 
 const COMMAND_CONNECT: u8 = 1;
 const COMMAND_CLOSE: u8 = 2;
@@ -139,6 +140,14 @@ fn marshal_event(out: &mut Vec<u8>, event: SessionEvent<'_>) {
             push_json(out, EVENT_NODE_DOWN, 0, &serde_json::json!({ "address": address, "reason": reason }))
         }
         SessionEvent::Log { message } => push_json(out, EVENT_LOG, 0, &serde_json::json!({ "message": message })),
+        SessionEvent::Auth { conn, address, step } => {
+            let (kind, class, token) = match step {
+                AuthStep::Start { authenticator_class } => ("start", Some(authenticator_class), None),
+                AuthStep::Challenge { token } => ("challenge", None, token),
+                AuthStep::Success { token } => ("success", None, token),
+            };
+            push_json(out, EVENT_AUTH, conn, &serde_json::json!({ "address": address, "step": kind, "authenticatorClass": class, "token": token }))
+        }
     }
 }
 
@@ -185,6 +194,19 @@ impl WasmSession {
     pub fn handle_bytes(&mut self, now: f64, conn: u32, chunk: &[u8]) {
         self.now = micros(now);
         self.inner.handle_bytes(micros(now), conn, chunk);
+    }
+
+    /// The host authenticator's answer to an auth step of `conn`: `token`, or `error` when
+    /// it failed (then the connection closes with an authentication error).
+    #[wasm_bindgen(js_name = authAnswer)]
+    pub fn auth_answer(&mut self, now: f64, conn: u32, token: Option<Vec<u8>>, error: Option<String>) {
+        self.now = micros(now);
+        let answer = match (&token, &error) {
+            (_, Some(e)) => Err(e.as_str()),
+            (Some(t), None) => Ok(t.as_slice()),
+            (None, None) => Ok(&[][..]),
+        };
+        self.inner.auth_answer(micros(now), conn, answer);
     }
 
     #[wasm_bindgen(js_name = handleEof)]
@@ -328,7 +350,7 @@ impl WasmSession {
         self.inner.cancel(micros(now), id);
     }
 
-    /// Sockets to open or close, packed: `[kind u8][conn u32 LE][len u16 LE][address]`, and
+    /// Sockets to open or close, packed: `[kind u8][conn u32 LE][host len u16 LE][host][port u16 LE]`, and
     /// for [`COMMAND_CONNECT_SHARD`] `[shard u16 LE][nr_shards u16 LE]` after it.
     #[wasm_bindgen(js_name = pollCommands)]
     pub fn poll_commands(&mut self) -> Vec<u8> {
@@ -339,10 +361,12 @@ impl WasmSession {
                 Command::Connect { conn, address, shard: Some(t) } => (COMMAND_CONNECT_SHARD, *conn, address.as_str(), Some(*t)),
                 Command::Close { conn } => (COMMAND_CLOSE, *conn, "", None),
             };
+            let (host, port) = cqlwire_core::cluster::split_address(address);
             self.out.push(kind);
             self.out.extend_from_slice(&conn.to_le_bytes());
-            self.out.extend_from_slice(&(address.len() as u16).to_le_bytes());
-            self.out.extend_from_slice(address.as_bytes());
+            self.out.extend_from_slice(&(host.len() as u16).to_le_bytes());
+            self.out.extend_from_slice(host.as_bytes());
+            self.out.extend_from_slice(&port.to_le_bytes());
             if let Some(t) = shard {
                 self.out.extend_from_slice(&t.shard.to_le_bytes());
                 self.out.extend_from_slice(&t.nr_shards.to_le_bytes());
@@ -426,8 +450,29 @@ impl WasmSession {
             self.out.extend_from_slice(b.reason.as_bytes());
             self.out.extend_from_slice(&(b.raw.len() as u32).to_le_bytes());
             self.out.extend_from_slice(&b.raw);
+            let value = b.value.as_deref().map(str::as_bytes);
+            self.out.extend_from_slice(&value.map_or(u32::MAX, |v| v.len() as u32).to_le_bytes());
+            self.out.extend_from_slice(value.unwrap_or_default());
         }
         std::mem::take(&mut self.out)
+    }
+
+    /// The load's journal since the last call, packed: `[kind u8: 1 sent, 2 acknowledged]
+    /// [offset u64 LE]` per row. The host persists it before its next `pollTransmit`.
+    #[wasm_bindgen(js_name = bulkJournal)]
+    pub fn bulk_journal(&mut self, load: u32) -> Vec<u8> {
+        use cqlwire_core::bulk::load::JournalEntry;
+        let entries = self.loads.get_mut(load).map(|l| l.take_journal()).unwrap_or_default();
+        let mut out = Vec::with_capacity(entries.len() * 9);
+        for entry in entries {
+            let (kind, offset) = match entry {
+                JournalEntry::Sent(offset) => (1u8, offset),
+                JournalEntry::Acked(offset) => (2u8, offset),
+            };
+            out.push(kind);
+            out.extend_from_slice(&offset.to_le_bytes());
+        }
+        out
     }
 
     /// The Murmur3 token of a value list (`[n u16][bytes]*`), from the partition-key
@@ -452,11 +497,12 @@ impl WasmSession {
         out
     }
 
-    /// The errors of the nodes tried before request `id` was answered, as JSON
-    /// `[[node, message, code], ...]`; asked only for responses after more than one attempt.
+    /// How request `id` got its answer beyond its first execution, as JSON `{ errors:
+    /// [[node, message, code], ...], speculative_executions }`; asked only for responses after
+    /// more than one execution.
     #[wasm_bindgen(js_name = takeTried)]
     pub fn take_tried(&mut self, id: u32) -> String {
-        serde_json::to_string(&self.inner.take_tried(id)).unwrap_or_else(|_| "[]".into())
+        serde_json::to_string(&self.inner.take_tried(id)).unwrap_or_else(|_| "{}".into())
     }
 
     /// Counters and decisions, as JSON.
@@ -498,6 +544,16 @@ impl WasmSession {
             .collect();
         Value::Array(ranges).to_string()
     }
+}
+
+/// The first record of CSV input (`options`: JSON of delimiter, quote, escape, comment, trim,
+/// maxRecordBytes), as JSON: `{status: "needMore" | "empty" | "record" | "fault", ...}`.
+#[wasm_bindgen(js_name = csvHeader)]
+pub fn csv_header(input: &[u8], options: &str, at_end: bool) -> Result<String, CallError> {
+    use cqlwire_core::bulk::header::{read_header, HeaderOptions};
+    let options = HeaderOptions::from_json(options).map_err(|e| js_error("ERR_CONFIG", e))?;
+    let read = read_header(&options, input, at_end).map_err(|e| js_error("ERR_CONFIG", e))?;
+    serde_json::to_string(&read).map_err(|e| js_error("ERR_CONFIG", e))
 }
 
 /// The core's CSV formatter for result pages, set up once per stream (`Client.streamCsv`).

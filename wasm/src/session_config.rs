@@ -23,6 +23,8 @@ struct SessionConfigJson {
     compression: Option<String>,
     keyspace: Option<String>,
     credentials: Option<CredentialsJson>,
+    /// The host answers SASL steps (a JavaScript authenticator).
+    host_authenticator: Option<bool>,
     max_frame_bytes: Option<u32>,
     max_streams: Option<usize>,
     request_timeout_ms: Option<f64>,
@@ -73,6 +75,7 @@ fn connection_config(j: &SessionConfigJson) -> Result<Config, CallError> {
     if let Some(n) = j.request_timeout_ms {
         c.request_timeout_us = micros_of_ms(n);
     }
+    c.host_authenticator = j.host_authenticator.unwrap_or(false);
     if let Some(n) = j.handshake_timeout_ms {
         c.handshake_timeout_us = micros_of_ms(n);
     }
