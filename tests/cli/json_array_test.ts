@@ -45,7 +45,7 @@ Deno.test({
         assertEquals(await Deno.readTextFile(`${work}/bad/rows.bad`), '"not an object"\n');
         assertStringIncludes(
           await Deno.readTextFile(`${work}/bad/rows.errors.log`),
-          "rows.json:7: not a JSON object",
+          "rows.json:7: invalid JSON at byte 0: expected '{' to start the line's object",
         );
       });
 
