@@ -29,6 +29,7 @@
 mod bignum;
 mod column_type;
 mod conversion;
+mod json_out;
 mod pattern;
 mod scalar;
 mod temporal;
@@ -40,6 +41,7 @@ mod value;
 pub use bignum::{MAX_DECIMAL_DIGITS, MAX_RENDERED_BYTES};
 pub use column_type::{ColumnType, TypeParseError, UdtType, MAX_TYPE_DEPTH};
 pub use conversion::{parse_time_zone, BlobFormat, ConversionSettings, NumberFormat, Overflow, Rounding};
+pub use json_out::{format_json, push_json_string};
 pub use pattern::Pattern;
 pub use text_out::format_text_with;
 pub use text::{encode_text, format_text, EpochUnit, FieldError, TextOptions};
