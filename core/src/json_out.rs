@@ -8,7 +8,7 @@
 
 use crate::error::ProtocolError;
 use crate::rows::Rows;
-use crate::types::{format_json, format_text, push_json_string};
+use crate::types::{format_json, format_text, push_json_string, quote_json_in_place};
 
 /// `["name",...]`: the page's column names as a JSON array.
 pub fn format_column_names(rows: &Rows, out: &mut String) {
@@ -22,8 +22,8 @@ pub fn format_column_names(rows: &Rows, out: &mut String) {
     out.push(']');
 }
 
-/// One JSON object per row. `scratch` holds scalar text on the way.
-pub fn format_json_lines(rows: &Rows, scratch: &mut String, out: &mut String) -> Result<(), ProtocolError> {
+/// One JSON object per row.
+pub fn format_json_lines(rows: &Rows, out: &mut String) -> Result<(), ProtocolError> {
     let mut result = Ok(());
     rows.for_each_row(|cells| {
         if result.is_err() {
@@ -39,7 +39,7 @@ pub fn format_json_lines(rows: &Rows, scratch: &mut String, out: &mut String) ->
             match cell {
                 None => out.push_str("null"),
                 Some(bytes) => {
-                    if let Err(e) = format_json(&column.ty, bytes, scratch, out) {
+                    if let Err(e) = format_json(&column.ty, bytes, out) {
                         result = Err(e);
                         return;
                     }
@@ -52,7 +52,7 @@ pub fn format_json_lines(rows: &Rows, scratch: &mut String, out: &mut String) ->
 }
 
 /// One JSON array per row of the cells' CQL text (null for null).
-pub fn format_cell_lines(rows: &Rows, scratch: &mut String, out: &mut String) -> Result<(), ProtocolError> {
+pub fn format_cell_lines(rows: &Rows, out: &mut String) -> Result<(), ProtocolError> {
     let mut result = Ok(());
     rows.for_each_row(|cells| {
         if result.is_err() {
@@ -66,12 +66,12 @@ pub fn format_cell_lines(rows: &Rows, scratch: &mut String, out: &mut String) ->
             match cell {
                 None => out.push_str("null"),
                 Some(bytes) => {
-                    scratch.clear();
-                    if let Err(e) = format_text(&column.ty, bytes, scratch) {
+                    let start = out.len();
+                    if let Err(e) = format_text(&column.ty, bytes, out) {
                         result = Err(e);
                         return;
                     }
-                    push_json_string(scratch, out);
+                    quote_json_in_place(out, start);
                 }
             }
         }

@@ -1015,7 +1015,7 @@ fn json_lines_pages_load_back_to_the_same_bytes() {
     let (body, columns, expected) = rows_body_of(&ROUND_TRIP_TYPES, &round_trip_cells());
     let rows = Rows::parse(&body).unwrap();
     let mut json = String::new();
-    format_json_lines(&rows, &mut String::new(), &mut json).unwrap();
+    format_json_lines(&rows, &mut json).unwrap();
     assert_eq!(
         json.lines().next().unwrap(),
         r#"{"c0":1,"c1":"a, \"quoted\"\nline","c2":["x","y's"],"c3":{"k":1},"c4":"0x00ff","c5":"NaN","c6":"2024-01-02T03:04:05.678Z"}"#
@@ -1031,7 +1031,7 @@ fn cell_lines_are_each_cells_cql_text() {
     let rows = Rows::parse(&body).unwrap();
     let (mut names, mut cells) = (String::new(), String::new());
     format_column_names(&rows, &mut names);
-    format_cell_lines(&rows, &mut String::new(), &mut cells).unwrap();
+    format_cell_lines(&rows, &mut cells).unwrap();
     assert_eq!(names, r#"["c0","c1","c2","c3","c4","c5","c6"]"#);
     assert_eq!(
         cells.lines().nth(1).unwrap(),

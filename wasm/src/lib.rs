@@ -553,7 +553,6 @@ pub enum JsonPageKind {
 #[wasm_bindgen]
 pub struct JsonPageFormatter {
     kind: JsonPageKind,
-    scratch: String,
     text: String,
 }
 
@@ -561,7 +560,7 @@ pub struct JsonPageFormatter {
 impl JsonPageFormatter {
     #[wasm_bindgen(constructor)]
     pub fn new(kind: JsonPageKind) -> JsonPageFormatter {
-        JsonPageFormatter { kind, scratch: String::new(), text: String::new() }
+        JsonPageFormatter { kind, text: String::new() }
     }
 
     /// A Rows RESULT body (with metadata) as JSON lines, after the page's column names:
@@ -576,8 +575,8 @@ impl JsonPageFormatter {
         out.extend_from_slice(self.text.as_bytes());
         self.text.clear();
         match self.kind {
-            JsonPageKind::Objects => cqlwire_core::rows::format_json_lines(&rows, &mut self.scratch, &mut self.text),
-            JsonPageKind::Cells => cqlwire_core::rows::format_cell_lines(&rows, &mut self.scratch, &mut self.text),
+            JsonPageKind::Objects => cqlwire_core::rows::format_json_lines(&rows, &mut self.text),
+            JsonPageKind::Cells => cqlwire_core::rows::format_cell_lines(&rows, &mut self.text),
         }
         .map_err(protocol_error)?;
         out.extend_from_slice(self.text.as_bytes());

@@ -4,151 +4,14 @@
 //! number for, are strings; text, blobs (`0x..`), times, UUIDs and addresses are strings
 //! in the same form [`format_text`] writes them; lists, sets, tuples and vectors are arrays;
 //! maps and UDTs are objects (a map key that is not text is keyed by its CQL literal text).
-//! The bulk loader's JSON reader takes these forms back.
+//! The bulk loader's JSON reader takes these forms back. The walk over the bytes is
+//! `text.rs`'s (one walk, two spellings); this file holds what only JSON needs.
 
 use super::column_type::ColumnType;
-use super::scalar::{collection_count, element, no_trailing, vector_element};
-use super::text::format_text;
-use crate::error::ProtocolError;
-use crate::wire::Reader;
 
-/// Appends the JSON text of `bytes` (a value of `ty`) to `out`; on error `out` is left as
-/// it was. `scratch` holds the CQL text of scalars on the way.
-pub fn format_json(ty: &ColumnType, bytes: &[u8], scratch: &mut String, out: &mut String) -> Result<(), ProtocolError> {
-    let start = out.len();
-    let result = json_value(ty, Reader::new(bytes), scratch, out);
-    if result.is_err() {
-        out.truncate(start);
-    }
-    result
-}
-
-fn json_value(ty: &ColumnType, r: Reader<'_>, scratch: &mut String, out: &mut String) -> Result<(), ProtocolError> {
-    if r.is_empty() && ty.allows_empty() {
-        out.push_str("null");
-        return Ok(());
-    }
-    match ty {
-        ColumnType::List(e) | ColumnType::Set(e) => {
-            let field = if matches!(ty, ColumnType::List(_)) { "list element" } else { "set element" };
-            let mut r = r;
-            let n = collection_count(&mut r, "collection element count", 1)?;
-            out.push('[');
-            for i in 0..n {
-                if i > 0 {
-                    out.push(',');
-                }
-                json_element(e, element(&mut r, field)?, scratch, out)?;
-            }
-            no_trailing(&r, "collection")?;
-            out.push(']');
-        }
-        ColumnType::Map(k, v) => {
-            let mut r = r;
-            let n = collection_count(&mut r, "map entry count", 2)?;
-            out.push('{');
-            for i in 0..n {
-                if i > 0 {
-                    out.push(',');
-                }
-                json_key(k, element(&mut r, "map key")?, scratch, out)?;
-                out.push(':');
-                json_element(v, element(&mut r, "map value")?, scratch, out)?;
-            }
-            no_trailing(&r, "map")?;
-            out.push('}');
-        }
-        ColumnType::Tuple(types) => {
-            let mut r = r;
-            out.push('[');
-            for (i, component) in types.iter().enumerate() {
-                if r.is_empty() {
-                    break;
-                }
-                if i > 0 {
-                    out.push(',');
-                }
-                json_element(component, element(&mut r, "tuple component")?, scratch, out)?;
-            }
-            no_trailing(&r, "tuple component")?;
-            out.push(']');
-        }
-        ColumnType::Udt(udt) => {
-            let mut r = r;
-            out.push('{');
-            for (i, (name, field_type)) in udt.fields.iter().enumerate() {
-                if r.is_empty() {
-                    break;
-                }
-                if i > 0 {
-                    out.push(',');
-                }
-                push_json_string(name, out);
-                out.push(':');
-                json_element(field_type, element(&mut r, "udt field")?, scratch, out)?;
-            }
-            no_trailing(&r, "udt field")?;
-            out.push('}');
-        }
-        ColumnType::Vector(e, dimension) => json_vector(e, *dimension, r, scratch, out)?,
-        _ => json_scalar(ty, r.rest(), scratch, out)?,
-    }
-    Ok(())
-}
-
-fn json_vector(e: &ColumnType, dimension: u32, r: Reader<'_>, scratch: &mut String, out: &mut String) -> Result<(), ProtocolError> {
-    let mut r = r;
-    let fixed_len = e.vector_fixed_len();
-    if let Some(size) = fixed_len {
-        let want = size.saturating_mul(u64::from(dimension));
-        if r.remaining() as u64 != want {
-            return Err(r.error(
-                "vector value",
-                format!("{dimension} elements of {size} bytes need {want} bytes, got {}", r.remaining()),
-            ));
-        }
-    }
-    out.push('[');
-    for i in 0..dimension {
-        if i > 0 {
-            out.push(',');
-        }
-        let item = match fixed_len {
-            Some(size) => r.sub(size as usize, "vector element")?,
-            None => vector_element(&mut r)?,
-        };
-        json_value(e, item, scratch, out)?;
-    }
-    no_trailing(&r, "vector value")?;
-    out.push(']');
-    Ok(())
-}
-
-fn json_element(ty: &ColumnType, value: Option<Reader<'_>>, scratch: &mut String, out: &mut String) -> Result<(), ProtocolError> {
-    match value {
-        Some(r) => json_value(ty, r, scratch, out),
-        None => {
-            out.push_str("null");
-            Ok(())
-        }
-    }
-}
-
-/// A JSON object key is text: a text key as it is, any other by its CQL literal text.
-fn json_key(ty: &ColumnType, value: Option<Reader<'_>>, scratch: &mut String, out: &mut String) -> Result<(), ProtocolError> {
-    scratch.clear();
-    if let Some(r) = value {
-        format_text(ty, r.rest(), scratch)?;
-    }
-    push_json_string(scratch, out);
-    Ok(())
-}
-
-/// Scalars by their CQL text: numbers bare when JSON can read them as numbers, the rest as
-/// strings.
-fn json_scalar(ty: &ColumnType, bytes: &[u8], scratch: &mut String, out: &mut String) -> Result<(), ProtocolError> {
-    scratch.clear();
-    format_text(ty, bytes, scratch)?;
+/// Wraps the CQL text of a scalar, written from `start` on, as JSON: booleans and numbers
+/// that JSON can read stay bare, everything else becomes a string.
+pub(super) fn finish_scalar(ty: &ColumnType, out: &mut String, start: usize) {
     let bare = match ty {
         ColumnType::Boolean => true,
         ColumnType::Tinyint
@@ -159,15 +22,28 @@ fn json_scalar(ty: &ColumnType, bytes: &[u8], scratch: &mut String, out: &mut St
         | ColumnType::Varint
         | ColumnType::Decimal
         | ColumnType::Float
-        | ColumnType::Double => is_json_number(scratch),
+        | ColumnType::Double => is_json_number(&out[start..]),
         _ => false,
     };
-    if bare {
-        out.push_str(scratch);
-    } else {
-        push_json_string(scratch, out);
+    if !bare {
+        quote_in_place(out, start);
     }
-    Ok(())
+}
+
+/// Makes the text written from `start` on a JSON string, without a copy when nothing in it
+/// needs an escape.
+pub fn quote_in_place(out: &mut String, start: usize) {
+    if out[start..].chars().any(needs_escape) {
+        let text = out.split_off(start);
+        push_json_string(&text, out);
+    } else {
+        out.insert(start, '"');
+        out.push('"');
+    }
+}
+
+fn needs_escape(c: char) -> bool {
+    c == '"' || c == '\\' || (c as u32) < 0x20
 }
 
 /// JSON's number grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
@@ -232,8 +108,8 @@ mod tests {
 
     fn json(ty: &str, bytes: &[u8]) -> String {
         let ty = ColumnType::parse_cql(ty).unwrap();
-        let (mut scratch, mut out) = (String::new(), String::new());
-        format_json(&ty, bytes, &mut scratch, &mut out).unwrap();
+        let mut out = String::new();
+        super::super::format_json(&ty, bytes, &mut out).unwrap();
         out
     }
 
@@ -295,8 +171,8 @@ mod tests {
     #[test]
     fn malformed_values_are_refused_and_leave_out_as_it_was() {
         let ty = ColumnType::parse_cql("list<int>").unwrap();
-        let (mut scratch, mut out) = (String::new(), String::from("kept"));
-        let err = format_json(&ty, &[0, 0, 0, 9], &mut scratch, &mut out).unwrap_err();
+        let mut out = String::from("kept");
+        let err = super::super::format_json(&ty, &[0, 0, 0, 9], &mut out).unwrap_err();
         assert_eq!(err.field, "collection element count");
         assert_eq!(out, "kept");
     }
