@@ -14,7 +14,7 @@ export interface ColumnInfo {
 
 export interface ExecutionInfo {
   queriedHost: string;
-  /** Hosts that answered with an error before `queriedHost` answered (none recorded yet). */
+  /** Hosts that answered with an error (or none in time) before `queriedHost` answered: their messages. */
   triedHosts: Record<string, string>;
   /** The consistency the request asked for (cqlwire's retries never downgrade it). */
   achievedConsistency: number | undefined;
@@ -44,11 +44,14 @@ export class ResultSet<R extends Row = Row> {
   private infoObject: ExecutionInfo | undefined;
   /** Set when there may be a next page: what `for await` fetches it with. */
   source: PageSource<R> | null;
+  /** After a retry: what the nodes tried before `queriedHost` said (`info.triedHosts`). */
+  triedHosts: Record<string, string> | undefined;
   /** The columns' parsed types (what `columns` prints), for converting the values. */
   readonly columnSpecs: readonly ColumnSpec[];
 
   constructor(rows: R[], columns: ColumnInfo[], rawPageState: Uint8Array | null, host: string, attempts: number, warnings: string[], traceId: string | null, columnSpecs: readonly ColumnSpec[] = NO_SPECS) {
     this.source = null;
+    this.triedHosts = undefined;
     this.columnSpecs = columnSpecs;
     this.rows = rows;
     this.columns = columns;
@@ -68,7 +71,7 @@ export class ResultSet<R extends Row = Row> {
   get info(): ExecutionInfo {
     return this.infoObject ??= {
       queriedHost: this.host,
-      triedHosts: {},
+      triedHosts: this.triedHosts ?? {},
       achievedConsistency: this.source?.consistency,
       speculativeExecutions: 0,
       isSchemaInAgreement: true,
