@@ -79,6 +79,10 @@ impl<'a> Rows<'a> {
                 }
             }
         }
+        // A body is consumed exactly, as the driver's decoder reads it.
+        if !check.is_empty() {
+            return Err(check.error("rows result", format!("{} unexpected trailing bytes", check.remaining())));
+        }
         Ok(Rows { columns, paging_state, new_metadata_id, row_count, content })
     }
 

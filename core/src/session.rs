@@ -222,6 +222,14 @@ struct Pool {
     sharding: Option<shards::NodeShards>,
 }
 
+/// How an answered request got its answer, beyond its first execution.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct Tried {
+    /// What each node tried before the one that answered said.
+    pub errors: Vec<NodeError>,
+    pub speculative_executions: u32,
+}
+
 pub struct PreparedMeta {
     pub cql: String,
     keyspace: Option<u32>,
@@ -340,9 +348,9 @@ pub struct Session {
     metrics: Metrics,
     /// Answers to schema changes, released once every live node has the same schema.
     awaiting_agreement: Vec<EventOut>,
-    /// What the nodes tried before the one that answered said, for answered requests that
-    /// were retried, until the host takes it (bounded: a host that never asks loses the oldest).
-    tried: VecDeque<(SessionRequestId, Vec<NodeError>)>,
+    /// How answered requests that took more than one execution got there, until the host
+    /// takes it (bounded: a host that never asks loses the oldest).
+    tried: VecDeque<(SessionRequestId, Tried)>,
     agreement_deadline: u64,
     agreement_check_at: Option<u64>,
     agreement_query_in_flight: bool,
@@ -468,12 +476,13 @@ impl Session {
         }
         m
     }
-    /// The errors of the nodes tried before request `id` was answered (the DataStax driver's
-    /// `info.triedHosts`); empty when the first node answered. Taken once.
-    pub fn take_tried(&mut self, id: SessionRequestId) -> Vec<NodeError> {
+    /// What the nodes tried before request `id` was answered said, and how many speculative
+    /// executions it started (the DataStax driver's `info.triedHosts` and
+    /// `speculativeExecutions`); empty when the first execution answered. Taken once.
+    pub fn take_tried(&mut self, id: SessionRequestId) -> Tried {
         match self.tried.iter().position(|(i, _)| *i == id) {
-            Some(at) => self.tried.remove(at).map(|(_, e)| e).unwrap_or_default(),
-            None => Vec::new(),
+            Some(at) => self.tried.remove(at).map(|(_, t)| t).unwrap_or_default(),
+            None => Tried::default(),
         }
     }
 
@@ -481,13 +490,14 @@ impl Session {
         const MAX_KEPT: usize = 64;
         // A request id is reused once answered: what an earlier request left goes first.
         self.tried.retain(|(i, _)| *i != id);
-        if req.errors.is_empty() {
+        if req.errors.is_empty() && req.speculative_started == 0 {
             return;
         }
         if self.tried.len() >= MAX_KEPT {
             self.tried.pop_front();
         }
-        self.tried.push_back((id, std::mem::take(&mut req.errors)));
+        let tried = Tried { errors: std::mem::take(&mut req.errors), speculative_executions: req.speculative_started };
+        self.tried.push_back((id, tried));
     }
 
     pub fn has_events(&self) -> bool {

@@ -398,10 +398,15 @@ fn rows_results_decode_to_the_python_drivers_values() {
         assert_eq!(Json::Array(values), v.expect["rows"], "{}: rows", v.name);
         assert_eq!(rows.paging_state.map(hex), v.expect["pageState"].as_str().map(str::to_owned), "{}", v.name);
         assert_eq!(rows.new_metadata_id.map(hex), v.expect["newMetadataId"].as_str().map(str::to_owned), "{}", v.name);
-        // Every cut of the body is refused, never read past.
+        // Every cut of the body is refused, never read past; a trailing byte is refused at
+        // that byte, with the check the TypeScript decoder names (tests/ts/frames_test.ts).
         for cut in 0..v.body().len() {
-            assert!(Rows::parse(&v.body()[..cut]).is_err(), "{} cut at {cut}", v.name);
+            let e = Rows::parse(&v.body()[..cut]).unwrap_err();
+            assert!(e.offset <= cut, "{} cut at {cut}: {e}", v.name);
         }
+        let longer = [v.body(), &[0]].concat();
+        let e = Rows::parse(&longer).unwrap_err();
+        assert_eq!((e.field, e.offset), ("rows result", v.body().len()), "{} with a trailing byte", v.name);
     }
 }
 

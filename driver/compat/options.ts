@@ -98,6 +98,10 @@ function checkSslOptions(ssl: CompatClientOptions["sslOptions"]): void {
 
 export function clientOptions(o: CompatClientOptions): ClientOptions {
   if (o.cloud !== undefined) throw new NotSupportedError("DataStax Astra secure-connect bundles (cloud) are not supported");
+  // User objects the driver would call: refused rather than never called.
+  for (const key of ["requestTracker", "metrics"] as const) {
+    if ((o as Record<string, unknown>)[key] !== undefined) throw new NotSupportedError(`${key} is not supported: cqlwire does not call it (client.metrics and client.cqlwire.getMetrics() report instead)`);
+  }
   const maxVersion = o.protocolOptions?.maxVersion;
   if (maxVersion !== undefined && maxVersion < 4) throw new NotSupportedError(`protocol v${maxVersion}: cqlwire speaks v4 and v5`);
   const qo = o.queryOptions ?? {};
@@ -157,6 +161,7 @@ export function executeOptions(q: CompatQueryOptions | undefined, profiles: Map<
   // Per-query choices the core cannot follow: refused rather than ignored.
   if (q.retry !== undefined) throw new NotSupportedError("options.retry: per-query retry policies are not supported: set policies.retry on the Client");
   if (q.host !== undefined) throw new NotSupportedError("options.host: sending a query to a chosen host is not supported");
+  if (q.customPayload !== undefined) throw new NotSupportedError("options.customPayload: sending a custom payload is not supported");
   const named = q.executionProfile;
   const profile = typeof named === "string" ? profiles.get(named) : named;
   if (typeof named === "string" && profile === undefined) throw new TypeError(`execution profile "${named}" is not defined`);

@@ -2,7 +2,7 @@
  * The `Client`: a pool of core-driven connections, the prepared-statement cache, paging,
  * batches and streaming. Names follow the DataStax Node.js driver where the meaning matches.
  */
-import { type BadRowKind, type BadRowRecord, type BulkCounters, type BulkState, type RawResponse, concat, type CsvSettings, type RequestOptions, SessionHost } from "./session.ts";
+import { type BadRowKind, type BadRowRecord, type BulkCounters, type BulkState, type RawResponse, concat, type CsvSettings, type RequestOptions, SessionHost, type Tried } from "./session.ts";
 import { type ClientOptions, parseHostPort, type ResolvedOptions, resolveOptions } from "./options.ts";
 import type { RuntimeHooks } from "./socket.ts";
 import { ArgumentError, DriverError, OperationTimedOutError } from "./errors.ts";
@@ -415,7 +415,7 @@ export class Client {
   }
 
   /** Builds the ResultSet of a prepared EXECUTE in the driver loop, off the promise chain. */
-  private decodeExecute = (context: unknown, started: number, flags: number, body: Uint8Array, node: string, attempts: number, tried?: Record<string, string>): ResultSet => {
+  private decodeExecute = (context: unknown, started: number, flags: number, body: Uint8Array, node: string, attempts: number, tried?: Tried): ResultSet => {
     this.recordLatency(performance.now() - started);
     if (context instanceof PageRequest) {
       const rs = this.toResultSet({ flags, body, node, attempts, tried }, this.session!, context.ps as Prepared);
@@ -539,7 +539,7 @@ export class Client {
 
   private toResultSet<R extends Row>(raw: RawResponse, session: SessionHost, ps: Prepared | null): ResultSet<R> {
     const rs = this.parseResponse<R>(raw, session, ps);
-    if (raw.tried !== undefined) rs.triedHosts = raw.tried;
+    if (raw.tried !== undefined) rs.tried = raw.tried;
     return rs;
   }
 

@@ -90,8 +90,8 @@ export interface RawResponse {
   body: Uint8Array;
   node: string;
   attempts: number;
-  /** After a retry: each node tried before `node` answered, with what it said. */
-  tried?: Record<string, string>;
+  /** After more than one execution: what the nodes tried before `node` said, speculative executions. */
+  tried?: Tried;
 }
 
 /**
@@ -107,7 +107,7 @@ interface Pending {
   started: number;
 }
 
-export type ResponseDecoder = (context: unknown, started: number, flags: number, body: Uint8Array, node: string, attempts: number, tried?: Record<string, string>) => unknown;
+export type ResponseDecoder = (context: unknown, started: number, flags: number, body: Uint8Array, node: string, attempts: number, tried?: Tried) => unknown;
 export type FailureObserver = (context: unknown, error: Error) => void;
 
 export interface SessionSettings {
@@ -437,8 +437,9 @@ export class SessionHost {
     };
   }
 
-  private takeTried(id: number): Record<string, string> {
-    return triedHosts(JSON.parse(this.coreCall(() => this.core.takeTried(id))));
+  private takeTried(id: number): Tried {
+    const t = JSON.parse(this.coreCall(() => this.core.takeTried(id))) as { errors?: Array<[string, string, number | null]>; speculative_executions?: number };
+    return { hosts: triedHosts(t.errors ?? []), speculativeExecutions: t.speculative_executions ?? 0 };
   }
 
   metrics(): Record<string, unknown> {
@@ -900,7 +901,7 @@ export class SessionHost {
           const attempts = payload[1];
           const node = this.nodeAddress(payload[2] | (payload[3] << 8));
           const body = payload.subarray(4);
-          // Retried: what the nodes tried before said (the DataStax driver's info.triedHosts).
+          // Retried or speculated: the DataStax driver's info.triedHosts and speculativeExecutions.
           const tried = attempts > 1 ? this.takeTried(id) : undefined;
           if (p.context !== undefined && this.decoder !== null) {
             let value: unknown;
@@ -1095,6 +1096,13 @@ export function concat(chunks: Uint8Array[]): Uint8Array {
     at += c.length;
   }
   return out;
+}
+
+/** How a request got its answer beyond its first execution. */
+export interface Tried {
+  /** What each node tried before the one that answered said, by node. */
+  hosts: Record<string, string>;
+  speculativeExecutions: number;
 }
 
 /** `[node, message, code]` per node tried, as the core reports them, by node. */

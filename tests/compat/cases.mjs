@@ -425,6 +425,7 @@ export function compatCases(cassandra, settings) {
       [{ policies: { addressResolution: new policies.addressResolution.EC2MultiRegionTranslator() } }, "policies.addressResolution: EC2MultiRegionTranslator is not supported"],
       [{ policies: { speculativeExecution: new policies.speculativeExecution.ConstantSpeculativeExecutionPolicy(10, 9) } }, "policies.speculativeExecution: maxSpeculativeExecutions 9: cqlwire runs 1 to 5"],
       [{ profiles: [new ExecutionProfile("other", { retry: new policies.retry.FallthroughRetryPolicy() })] }, 'profiles "other".retry: per-profile retry policies are not supported'],
+      [{ requestTracker: { onSuccess() {}, onError() {} } }, "requestTracker is not supported"],
     ];
     for (const [extra, start] of refused) {
       let caught;
@@ -448,11 +449,12 @@ export function compatCases(cassandra, settings) {
     }));
   });
 
-  test("per-query retry and host are refused, not ignored", () =>
+  test("per-query retry, host and customPayload are refused, not ignored", () =>
     withClient({}, async (client) => {
       const query = "SELECT key FROM system.local";
       await rejects(client.execute(query, [], { retry: new policies.retry.RetryPolicy() }), (e) => e instanceof errors.NotSupportedError && e.message.startsWith("options.retry:"), "retry");
       await rejects(client.execute(query, [], { host: client.hosts.values()[0] }), (e) => e instanceof errors.NotSupportedError && e.message.startsWith("options.host:"), "host");
+      await rejects(client.execute(query, [], { customPayload: { k: new Uint8Array(1) } }), (e) => e instanceof errors.NotSupportedError && e.message.startsWith("options.customPayload:"), "customPayload");
     }));
 
   test("readTimeout 0 is no timeout; getReplicas takes a Buffer routing key, synchronously", () =>
@@ -464,6 +466,9 @@ export function compatCases(cassandra, settings) {
       ok(Array.isArray(replicas), "an array, not a promise");
       equal(replicas.map((h) => h.address), [settings.contactPoints[0]], "the one node");
       equal(client.getReplicas(KS, 0n).map((h) => h.address), [settings.contactPoints[0]], "a bigint token too");
+      const viaMetadata = client.metadata.getReplicas(KS, key);
+      equal([Array.isArray(viaMetadata), viaMetadata[0] === replicas[0]], [true, true], "metadata.getReplicas: the same Host, synchronously");
+      ok(client.metadata.keyspaces[KS] !== undefined, "the rest of metadata is the core's");
     }));
 
   test("DSE-only features say NotSupportedError", async () => {

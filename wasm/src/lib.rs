@@ -474,11 +474,12 @@ impl WasmSession {
         out
     }
 
-    /// The errors of the nodes tried before request `id` was answered, as JSON
-    /// `[[node, message, code], ...]`; asked only for responses after more than one attempt.
+    /// How request `id` got its answer beyond its first execution, as JSON `{ errors:
+    /// [[node, message, code], ...], speculative_executions }`; asked only for responses after
+    /// more than one execution.
     #[wasm_bindgen(js_name = takeTried)]
     pub fn take_tried(&mut self, id: u32) -> String {
-        serde_json::to_string(&self.inner.take_tried(id)).unwrap_or_else(|_| "[]".into())
+        serde_json::to_string(&self.inner.take_tried(id)).unwrap_or_else(|_| "{}".into())
     }
 
     /// Counters and decisions, as JSON.
