@@ -67,6 +67,12 @@ export interface RequestOptions {
 
 const textEncoder = new TextEncoder();
 
+/** See `Client.getMemoryStats`. */
+export interface MemoryStats {
+  wasmMemoryBytes: number;
+  coreBufferBytes: number;
+}
+
 /** A response as it left the core. */
 export interface RawResponse {
   flags: number;
@@ -337,7 +343,8 @@ export class SessionHost {
     if (this.closed) return Promise.reject(this.closedError());
     let id: number;
     try {
-      id = this.core.executeHandle(nowMicros(), handle, staged, optionsLength);
+      // `started` is this request's performance.now(): one clock read serves both.
+      id = this.core.executeHandle(Math.round((performance.timeOrigin + started) * 1000), handle, staged, optionsLength);
     } catch (e) {
       return Promise.reject(this.callError(e));
     }
@@ -385,6 +392,15 @@ export class SessionHost {
         csv: out.subarray(headerAt + headerLen),
       };
     };
+  }
+
+  memoryStats(): MemoryStats {
+    const coreBufferBytes = this.closed ? 0 : this.coreCall(() => this.core.bufferBytes());
+    return { wasmMemoryBytes: SessionHost.wasmMemoryBytes(), coreBufferBytes };
+  }
+
+  static wasmMemoryBytes(): number {
+    return WasmSession.memoryBytes();
   }
 
   metrics(): Record<string, unknown> {
