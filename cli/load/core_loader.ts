@@ -137,12 +137,21 @@ const FEED_BYTES = 64 * 1024;
  * only once its share of time has passed. Rows are counted as line ends, which are never
  * fewer than the records (quoted fields may hold line breaks), so the rate is never exceeded.
  */
+/** The pacer's view of time: the real clock, or a simulated one in tests. */
+export interface PacerClock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+const REAL_CLOCK: PacerClock = { now: () => performance.now(), sleep };
+
 export class LinePacer {
   private readonly linesPerPiece: number;
-  private next = performance.now();
+  private next: number;
 
-  constructor(private readonly perSecond: number) {
+  constructor(private readonly perSecond: number, private readonly clock: PacerClock = REAL_CLOCK) {
     this.linesPerPiece = Math.max(1, Math.ceil(perSecond / 20));
+    this.next = clock.now();
   }
 
   /** Where the piece starting at `from` ends: after its share of lines, or at `limit`. */
@@ -161,9 +170,9 @@ export class LinePacer {
   /** Waits until `lines` more rows are within the rate. */
   async wait(lines: number): Promise<void> {
     if (lines === 0) return;
-    this.next = Math.max(performance.now(), this.next) + (lines * 1000) / this.perSecond;
-    const delay = this.next - performance.now();
-    if (delay >= 1) await sleep(delay);
+    this.next = Math.max(this.clock.now(), this.next) + (lines * 1000) / this.perSecond;
+    const delay = this.next - this.clock.now();
+    if (delay >= 1) await this.clock.sleep(delay);
   }
 }
 

@@ -22,6 +22,9 @@ use crate::message::{self, BatchStatement, BatchType, QueryOptions, ServerError,
 use crate::scylla::ScyllaFeatures;
 use crate::wire::{Reader, Writer};
 
+mod host_auth;
+pub use host_auth::AuthStep;
+
 pub type RequestId = u32;
 
 /// The highest stream id protocol v3+ allows is 32767; negative ids are the server's.
@@ -52,6 +55,9 @@ pub struct Config {
     pub compression: Compression,
     /// A SASL mechanism other than PLAIN; takes precedence over `credentials`.
     pub authenticator: Option<AuthenticatorFactory>,
+    /// The host answers each SASL step ([`EventRec::Auth`], [`Connection::auth_answer`]);
+    /// takes precedence over `authenticator` and `credentials`.
+    pub host_authenticator: bool,
 }
 
 impl Default for Config {
@@ -69,6 +75,7 @@ impl Default for Config {
             driver_version: env!("CARGO_PKG_VERSION").to_owned(),
             compression: Compression::None,
             authenticator: None,
+            host_authenticator: false,
         }
     }
 }
@@ -233,6 +240,7 @@ pub enum Event<'a> {
     },
     ServerEvent(ServerEvent),
     Closed(CloseReason),
+    Auth(AuthStep),
 }
 
 /// An event whose body is a range of the connection's arena (see
@@ -244,6 +252,8 @@ pub enum EventRec {
     Failed { id: RequestId, error: RequestError },
     ServerEvent(ServerEvent),
     Closed(CloseReason),
+    /// A SASL step for the host to answer (with `Config::host_authenticator`).
+    Auth(AuthStep),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -322,6 +332,8 @@ pub struct Connection {
     handshake_deadline: u64,
     heartbeat_in_flight: bool,
     authenticator: Option<Box<dyn Authenticator>>,
+    /// With a host authenticator: a step was handed to the host, its answer not in yet.
+    awaiting_auth_answer: bool,
     supported: Vec<(String, Vec<String>)>,
     scylla: ScyllaFeatures,
 }
@@ -383,6 +395,7 @@ impl Connection {
             handshake_deadline: 0,
             heartbeat_in_flight: false,
             authenticator: None,
+            awaiting_auth_answer: false,
             supported: Vec::new(),
             scylla: ScyllaFeatures::default(),
         }
@@ -769,6 +782,7 @@ impl Connection {
             EventRec::Failed { id, error } => Event::Failed { id, error },
             EventRec::ServerEvent(e) => Event::ServerEvent(e),
             EventRec::Closed(r) => Event::Closed(r),
+            EventRec::Auth(step) => Event::Auth(step),
         })
     }
 
@@ -1060,9 +1074,21 @@ impl Connection {
             (State::Startup, Opcode::Authenticate) => {
                 let class = Reader::new(body).string("authenticator class").unwrap_or("unknown").to_owned();
                 self.activate_wire();
+                if self.config.host_authenticator {
+                    self.ask_host(AuthStep::Start { authenticator_class: class });
+                    return Ok(());
+                }
                 self.write_auth_response(&class)
             }
+            (State::Authenticating, _) if self.awaiting_auth_answer => {
+                Err(proto("frame header opcode", 4, format!("unexpected {:?} before the SASL answer was sent", h.opcode)))
+            }
             (State::Authenticating, Opcode::AuthSuccess) => {
+                if self.config.host_authenticator {
+                    let token = Reader::new(body).bytes_opt("auth success token").map_err(|e| CloseReason::from_protocol(&e))?;
+                    let token = token.map(<[u8]>::to_vec);
+                    self.ask_host(AuthStep::Success { token });
+                }
                 self.authenticator = None;
                 self.after_authentication();
                 Ok(())
@@ -1070,6 +1096,10 @@ impl Connection {
             (State::Authenticating, Opcode::AuthChallenge) => {
                 let challenge = Reader::new(body).bytes_opt("auth challenge token").map_err(|e| CloseReason::from_protocol(&e))?;
                 let challenge = challenge.map(<[u8]>::to_vec);
+                if self.config.host_authenticator {
+                    self.ask_host(AuthStep::Challenge { token: challenge });
+                    return Ok(());
+                }
                 let answer = match self.authenticator.as_mut() {
                     Some(a) => a.evaluate_challenge(challenge.as_deref()),
                     None => Err("no authenticator".into()),

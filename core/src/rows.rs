@@ -72,10 +72,16 @@ impl<'a> Rows<'a> {
         let mut check = content;
         for _ in 0..row_count {
             for c in &columns {
+                // A bad cell is reported at its byte in the body, not within the cell.
+                let at = check.offset() + 4;
                 if let Some(cell) = check.bytes_opt("row cell")? {
-                    c.ty.validate(cell)?;
+                    c.ty.validate(cell).map_err(|e| ProtocolError { offset: e.offset + at, ..e })?;
                 }
             }
+        }
+        // A body is consumed exactly, as the driver's decoder reads it.
+        if !check.is_empty() {
+            return Err(check.error("rows result", format!("{} unexpected trailing bytes", check.remaining())));
         }
         Ok(Rows { columns, paging_state, new_metadata_id, row_count, content })
     }

@@ -23,7 +23,7 @@ use crate::cluster::{
     PeerRow, PlanCursor, PolicyConfig, RefreshAction, RetryDecision, RetryPolicy, SchemaTarget, SpeculativePolicy,
     SplitMix64, StatusChange, TopologyChange, WriteType,
 };
-use crate::connection::{encode_body, request_kind, CloseReason, Config, Connection, EventRec, LocalError, Request, RequestError, State};
+use crate::connection::{encode_body, request_kind, AuthStep, CloseReason, Config, Connection, EventRec, LocalError, Request, RequestError, State};
 use crate::frame::Opcode;
 use crate::message::{self, ErrorDetails, QueryOptions, ServerEvent};
 use crate::rows::{cell, Rows};
@@ -33,6 +33,7 @@ mod node_error;
 mod shards;
 mod tablets;
 pub use node_error::NodeError;
+mod prepare_all;
 pub use shards::ShardTarget;
 
 pub type ConnId = u32;
@@ -61,6 +62,10 @@ pub struct SessionConfig {
     pub can_bind_local_port: bool,
     /// Connections are TLS: Scylla's shard-aware port is then `SCYLLA_SHARD_AWARE_PORT_SSL`.
     pub tls: bool,
+    /// A statement prepared on one node is prepared on every connected node too.
+    pub prepare_on_all_hosts: bool,
+    /// A node that comes back up gets every prepared statement again.
+    pub reprepare_on_up: bool,
 }
 
 impl Default for SessionConfig {
@@ -79,6 +84,8 @@ impl Default for SessionConfig {
             schema_agreement_timeout_us: 10_000_000,
             can_bind_local_port: false,
             tls: false,
+            prepare_on_all_hosts: false,
+            reprepare_on_up: false,
         }
     }
 }
@@ -132,6 +139,9 @@ pub enum SessionEvent<'a> {
     ServerEvent(ServerEvent),
     /// Something the host may want to log (rows skipped by the topology, refresh failures).
     Log { message: String },
+    /// A SASL step of connection `conn` to `address` for the host's authenticator
+    /// (`Config::host_authenticator`); answer Start and Challenge with [`Session::auth_answer`].
+    Auth { conn: ConnId, address: String, step: AuthStep },
 }
 
 enum EventOut {
@@ -148,6 +158,7 @@ enum EventOut {
     NodeDown(String, String),
     ServerEvent(ServerEvent),
     Log(String),
+    Auth(ConnId, String, AuthStep),
 }
 
 const VOID_RESULT: &[u8] = &[0, 0, 0, 1];
@@ -209,6 +220,14 @@ struct Pool {
     down_reported: bool,
     /// A Scylla node's shards, learned from its first connection.
     sharding: Option<shards::NodeShards>,
+}
+
+/// How an answered request got its answer, beyond its first execution.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct Tried {
+    /// What each node tried before the one that answered said.
+    pub errors: Vec<NodeError>,
+    pub speculative_executions: u32,
 }
 
 pub struct PreparedMeta {
@@ -333,6 +352,9 @@ pub struct Session {
     metrics: Metrics,
     /// Answers to schema changes, released once every live node has the same schema.
     awaiting_agreement: Vec<EventOut>,
+    /// How answered requests that took more than one execution got there, until the host
+    /// takes it (bounded: a host that never asks loses the oldest).
+    tried: VecDeque<(SessionRequestId, Tried)>,
     agreement_deadline: u64,
     agreement_check_at: Option<u64>,
     agreement_query_in_flight: bool,
@@ -417,6 +439,7 @@ impl Session {
             scratch: Vec::new(),
             metrics: Metrics::default(),
             awaiting_agreement: Vec::new(),
+            tried: VecDeque::new(),
             agreement_deadline: 0,
             agreement_check_at: None,
             agreement_query_in_flight: false,
@@ -465,6 +488,30 @@ impl Session {
         }
         m
     }
+    /// What the nodes tried before request `id` was answered said, and how many speculative
+    /// executions it started (the DataStax driver's `info.triedHosts` and
+    /// `speculativeExecutions`); empty when the first execution answered. Taken once.
+    pub fn take_tried(&mut self, id: SessionRequestId) -> Tried {
+        match self.tried.iter().position(|(i, _)| *i == id) {
+            Some(at) => self.tried.remove(at).map(|(_, t)| t).unwrap_or_default(),
+            None => Tried::default(),
+        }
+    }
+
+    fn keep_tried(&mut self, id: SessionRequestId, req: &mut Req) {
+        const MAX_KEPT: usize = 64;
+        // A request id is reused once answered: what an earlier request left goes first.
+        self.tried.retain(|(i, _)| *i != id);
+        if req.errors.is_empty() && req.speculative_started == 0 {
+            return;
+        }
+        if self.tried.len() >= MAX_KEPT {
+            self.tried.pop_front();
+        }
+        let tried = Tried { errors: std::mem::take(&mut req.errors), speculative_executions: req.speculative_started };
+        self.tried.push_back((id, tried));
+    }
+
     pub fn has_events(&self) -> bool {
         !self.events.is_empty()
     }
@@ -607,6 +654,15 @@ impl Session {
         self.process_conn_events(now, conn);
     }
 
+    /// The host's answer to an [`SessionEvent::Auth`] step of `conn`: the token, or why its
+    /// authenticator failed. An answer for a connection gone meanwhile is dropped.
+    pub fn auth_answer(&mut self, now: u64, conn: ConnId, answer: Result<&[u8], &str>) {
+        self.begin_call();
+        let Some(c) = self.conn_mut(conn) else { return };
+        c.inner.auth_answer(answer);
+        self.process_conn_events(now, conn);
+    }
+
     pub fn handle_eof(&mut self, now: u64, conn: ConnId) {
         self.begin_call();
         let Some(c) = self.conn_mut(conn) else { return };
@@ -725,6 +781,7 @@ impl Session {
             EventOut::NodeDown(address, reason) => SessionEvent::NodeDown { address, reason },
             EventOut::ServerEvent(e) => SessionEvent::ServerEvent(e),
             EventOut::Log(message) => SessionEvent::Log { message },
+            EventOut::Auth(conn, address, step) => SessionEvent::Auth { conn, address, step },
         })
     }
 
@@ -1082,6 +1139,10 @@ impl Session {
                 }
                 EventRec::ServerEvent(e) => self.on_server_event(now, e),
                 EventRec::Closed(reason) => self.on_conn_closed(now, conn, reason),
+                EventRec::Auth(step) => {
+                    let address = self.conn(conn).map(|c| c.address.clone()).unwrap_or_default();
+                    self.events.push_back(EventOut::Auth(conn, address, step));
+                }
             }
         }
     }
@@ -1120,14 +1181,17 @@ impl Session {
         let node = c.node;
         self.on_conn_sharding(conn);
         if let Some(n) = node {
-            self.on_node_reachable(n);
+            if self.on_node_reachable(n) {
+                self.reprepare_on_up(now, conn);
+            }
         }
         if self.control.is_none() {
             self.make_control(now, conn);
         }
     }
 
-    fn on_node_reachable(&mut self, node: u32) {
+    /// Marks `node` up; true when that is news (it was down, or reported down).
+    fn on_node_reachable(&mut self, node: u32) -> bool {
         let address = self.view.node(node).map(|n| n.address.clone());
         let pool = self.pool_mut(node);
         if let Some(b) = pool.backoff.as_mut() {
@@ -1139,8 +1203,10 @@ impl Session {
             let changed = self.view.set_up(&address, true);
             if was_down || changed {
                 self.events.push_back(EventOut::NodeUp(address));
+                return true;
             }
         }
+        false
     }
 
     fn make_control(&mut self, now: u64, conn: ConnId) {
@@ -1580,13 +1646,17 @@ impl Session {
     // ---- internals: request outcomes -----------------------------------------------------------------
 
     fn on_user_response(&mut self, now: u64, req_id: SessionRequestId, conn: ConnId, frame_flags: u8, start: usize, end: usize) {
-        let Some(req) = self.take_req(req_id) else { return };
+        let Some(mut req) = self.take_req(req_id) else { return };
+        if req.sent > 1 || !self.tried.is_empty() {
+            self.keep_tried(req_id, &mut req);
+        }
         // The answered execution is no longer in flight; cancelling skips it.
         if req.executions.len() > 1 {
             self.cancel_executions(now, &req.executions);
         }
         if req.opcode == Opcode::Prepare {
             self.remember_prepared(&req.body, conn, frame_flags, start, end);
+            self.prepare_on_other_nodes(now, &req.body, conn);
         }
         self.metrics.responses += 1;
         self.learn_tablet(req.table, conn, frame_flags, start, end);

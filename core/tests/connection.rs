@@ -56,6 +56,7 @@ enum Ev {
     Failed(u32, String),
     Closed(String),
     Server,
+    Auth(String),
 }
 
 fn events(c: &mut Connection) -> Vec<Ev> {
@@ -67,6 +68,7 @@ fn events(c: &mut Connection) -> Vec<Ev> {
             Event::Failed { id, error } => Ev::Failed(id, serde_json::to_string(&error).unwrap()),
             Event::Closed(r) => Ev::Closed(serde_json::to_string(&r).unwrap()),
             Event::ServerEvent(_) => Ev::Server,
+            Event::Auth(step) => Ev::Auth(format!("{step:?}")),
         });
     }
     out
@@ -606,6 +608,60 @@ fn a_custom_sasl_authenticator_answers_challenges() {
     assert_eq!(&transmit(&mut c)[0].2[4..], b"client-final");
     c.handle_bytes(4, &response(0, 0x10, &(-1i32).to_be_bytes()));
     assert_eq!(events(&mut c), vec![Ev::Ready]);
+}
+
+/// A connection whose server just answered STARTUP with AUTHENTICATE for `class`.
+fn authenticate_asked(config: Config, class: &str) -> Connection {
+    let mut c = Connection::new(config);
+    c.start(0);
+    transmit(&mut c);
+    c.handle_bytes(1, &supported());
+    transmit(&mut c);
+    let mut auth = (class.len() as u16).to_be_bytes().to_vec();
+    auth.extend_from_slice(class.as_bytes());
+    c.handle_bytes(2, &response(0, 0x03, &auth));
+    c
+}
+
+#[test]
+fn a_host_authenticator_is_asked_each_step_and_the_connection_waits_for_its_answer() {
+    let mut c = authenticate_asked(Config { host_authenticator: true, ..Config::default() }, "com.example.ScramAuthenticator");
+    assert_eq!(events(&mut c), vec![Ev::Auth(r#"Start { authenticator_class: "com.example.ScramAuthenticator" }"#.into())]);
+    assert!(transmit(&mut c).is_empty(), "nothing goes out before the host answers");
+    c.auth_answer(Ok(b"client-first"));
+    assert_eq!(&transmit(&mut c)[0].2[4..], b"client-first");
+    let mut challenge = 12i32.to_be_bytes().to_vec();
+    challenge.extend_from_slice(b"server-first");
+    c.handle_bytes(3, &response(0, 0x0E, &challenge));
+    assert_eq!(events(&mut c), vec![Ev::Auth("Challenge { token: Some([115, 101, 114, 118, 101, 114, 45, 102, 105, 114, 115, 116]) }".into())]);
+    c.auth_answer(Ok(b"client-final"));
+    c.auth_answer(Ok(b"a second answer to one step"));
+    let out = transmit(&mut c);
+    assert_eq!(out.len(), 1, "one answer per step");
+    assert_eq!(&out[0].2[4..], b"client-final");
+    c.handle_bytes(4, &response(0, 0x10, &(-1i32).to_be_bytes()));
+    assert_eq!(events(&mut c), vec![Ev::Auth("Success { token: None }".into()), Ev::Ready]);
+}
+
+#[test]
+fn a_host_authenticator_error_closes_with_an_auth_error() {
+    let mut c = authenticate_asked(Config { host_authenticator: true, ..Config::default() }, "X");
+    events(&mut c);
+    c.auth_answer(Err("no ticket"));
+    assert!(transmit(&mut c).is_empty());
+    let closed = events(&mut c);
+    assert_eq!(closed.len(), 1);
+    let Ev::Closed(reason) = &closed[0] else { panic!("{closed:?}") };
+    assert!(reason.contains("authenticator failed: no ticket"), "{reason}");
+}
+
+#[test]
+fn a_host_authenticator_that_never_answers_is_closed_by_the_handshake_deadline() {
+    let mut c = authenticate_asked(Config { host_authenticator: true, handshake_timeout_us: 1_000, ..Config::default() }, "X");
+    events(&mut c);
+    c.handle_timeout(5_000);
+    let closed = events(&mut c);
+    assert!(matches!(closed.as_slice(), [Ev::Closed(r)] if r.contains("handshake")), "{closed:?}");
 }
 
 // ---- Scylla's extensions in the handshake ------------------------------------------------------

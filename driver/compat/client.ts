@@ -12,7 +12,7 @@ import { Host, HostMap } from "./hosts.ts";
 import { type CompatClientOptions, type CompatQueryOptions, clientOptions, executeOptions, ExecutionProfile } from "./options.ts";
 import { convertRows, ResultSet } from "./result.ts";
 import { longToBigInt } from "./numbers.ts";
-import { MonotonicTimestampGenerator, type TimestampGenerator } from "./policies.ts";
+import { checkProfilePolicies, MonotonicTimestampGenerator, type TimestampGenerator } from "./policies.ts";
 import type { Row } from "./values.ts";
 
 type Params = unknown[] | Record<string, unknown> | null | undefined;
@@ -60,7 +60,10 @@ export class Client {
     if (options === null || typeof options !== "object") throw new ArgumentError("Client options must be an object");
     this.options = options;
     this.encoding = options.encoding ?? {};
-    for (const p of options.profiles ?? []) this.profiles.set(p.name, p);
+    for (const p of options.profiles ?? []) {
+      checkProfilePolicies(p, options.policies);
+      this.profiles.set(p.name, p);
+    }
     const generator = options.policies?.timestampGeneration;
     this.timestamps = generator === null ? null : generator ?? new MonotonicTimestampGenerator();
     this.cqlwire = new runtime.Client(clientOptions(options));
@@ -303,10 +306,12 @@ export class Client {
     return new ClientState(this.cqlwire.getState(), this.hosts);
   }
 
-  /** The replicas of a Murmur3 token (cqlwire's bigint form) in `keyspace`. */
-  async getReplicas(keyspace: string, token: bigint): Promise<Host[]> {
-    const addresses = await this.cqlwire.metadata.getReplicas(keyspace, token);
-    return addresses.map((a) => this.hosts.get(a)).filter((h): h is Host => h !== undefined);
+  /**
+   * The hosts that own a routing key (a Buffer: the partition key serialised, as DataStax
+   * takes it) or a Murmur3 token (cqlwire's bigint) in `keyspace`. Synchronous, as DataStax's.
+   */
+  getReplicas(keyspace: string, token: Uint8Array | bigint): Host[] {
+    return this.cqlwire.replicasOf(keyspace, token).map((a) => this.hosts.get(a)).filter((h): h is Host => h !== undefined);
   }
 }
 

@@ -6,7 +6,7 @@ import type { BatchOptions, ClientOptions, ExecuteOptions } from "../mod.ts";
 import { NotSupportedError } from "../src/errors.ts";
 import type { EncodingOptions } from "./convert.ts";
 import { longToBigInt } from "./numbers.ts";
-import type { AuthProvider } from "./auth.ts";
+import { type AuthProvider, authOptions } from "./auth.ts";
 import { type Policies, policyOptions } from "./policies.ts";
 
 export interface CompatQueryOptions {
@@ -34,6 +34,8 @@ export interface CompatQueryOptions {
   traceQuery?: boolean;
 }
 
+type Pem = string | Uint8Array | Array<string | Uint8Array>;
+
 export interface CompatClientOptions {
   contactPoints?: string[];
   localDataCenter?: string;
@@ -53,7 +55,7 @@ export interface CompatClientOptions {
   refreshSchemaDelay?: number;
   rePrepareOnUp?: boolean;
   socketOptions?: { coalescingThreshold?: number; connectTimeout?: number; defunctReadTimeoutThreshold?: number; keepAlive?: boolean; keepAliveDelay?: number; readTimeout?: number; tcpNoDelay?: boolean };
-  sslOptions?: { ca?: string | Uint8Array | Array<string | Uint8Array>; rejectUnauthorized?: boolean; servername?: string; [k: string]: unknown };
+  sslOptions?: { ca?: Pem; cert?: Pem; key?: Pem; rejectUnauthorized?: boolean; servername?: string; [k: string]: unknown };
   /** cqlwire's own options, for what the DataStax options cannot say. */
   cqlwire?: Partial<ClientOptions>;
 }
@@ -75,37 +77,51 @@ export class ExecutionProfile {
   }
 }
 
-/** DataStax's 0 ("no timeout") in cqlwire's terms: the longest timer JavaScript keeps. */
-const NO_TIMEOUT_MS = 2_147_483_647;
-
-function timeout(ms: number | undefined): number | undefined {
-  return ms === undefined ? undefined : ms === 0 ? NO_TIMEOUT_MS : ms;
-}
-
 function text(value: string | Uint8Array): string {
   return typeof value === "string" ? value : new TextDecoder().decode(value);
 }
 
+/** PEM text from a string, a Buffer or a list of them (Node's `tls` forms). */
+function pem(value: Pem | undefined): string | undefined {
+  return value === undefined ? undefined : (Array.isArray(value) ? value : [value]).map(text).join("\n");
+}
+
+/** The sslOptions cqlwire passes on, on every runtime; any other is refused, not ignored. */
+const SSL_KEYS = new Set(["ca", "cert", "key", "rejectUnauthorized", "servername"]);
+
+function checkSslOptions(ssl: CompatClientOptions["sslOptions"]): void {
+  const unknown = Object.keys(ssl ?? {}).filter((k) => !SSL_KEYS.has(k) && (ssl as Record<string, unknown>)[k] !== undefined);
+  if (unknown.length > 0) {
+    throw new NotSupportedError(`sslOptions.${unknown[0]} is not supported: cqlwire passes ${[...SSL_KEYS].join(", ")} (PEM, unencrypted key)`);
+  }
+}
+
 export function clientOptions(o: CompatClientOptions): ClientOptions {
   if (o.cloud !== undefined) throw new NotSupportedError("DataStax Astra secure-connect bundles (cloud) are not supported");
+  // User objects the driver would call: refused rather than never called.
+  for (const key of ["requestTracker", "metrics"] as const) {
+    if ((o as Record<string, unknown>)[key] !== undefined) throw new NotSupportedError(`${key} is not supported: cqlwire does not call it (client.metrics and client.cqlwire.getMetrics() report instead)`);
+  }
   const maxVersion = o.protocolOptions?.maxVersion;
   if (maxVersion !== undefined && maxVersion < 4) throw new NotSupportedError(`protocol v${maxVersion}: cqlwire speaks v4 and v5`);
   const qo = o.queryOptions ?? {};
   const ssl = o.sslOptions;
-  const credentials = o.authProvider?.credentials() ?? o.credentials;
-  const ca = ssl?.ca === undefined ? undefined : (Array.isArray(ssl.ca) ? ssl.ca : [ssl.ca]).map(text).join("\n");
+  const auth = authOptions(o.authProvider);
+  const credentials = auth.credentials ?? o.credentials;
+  checkSslOptions(ssl);
   const policy = policyOptions(o.policies);
   const options: ClientOptions = {
     contactPoints: o.contactPoints ?? [],
     localDataCenter: o.localDataCenter ?? policy.localDataCenter,
     keyspace: o.keyspace,
     credentials,
+    authProvider: auth.authProvider,
     protocolOptions: {
       port: o.protocolOptions?.port,
       maxVersion: maxVersion === undefined ? undefined : maxVersion >= 5 ? 5 : 4,
       maxSchemaAgreementWaitSeconds: o.protocolOptions?.maxSchemaAgreementWaitSeconds,
     },
-    socketOptions: { connectTimeout: o.socketOptions?.connectTimeout, readTimeout: timeout(o.socketOptions?.readTimeout) },
+    socketOptions: { connectTimeout: o.socketOptions?.connectTimeout, readTimeout: o.socketOptions?.readTimeout },
     pooling: {
       coreConnectionsPerHost: o.pooling?.coreConnectionsPerHost?.[0],
       heartBeatInterval: o.pooling?.heartBeatInterval,
@@ -115,7 +131,12 @@ export function clientOptions(o: CompatClientOptions): ClientOptions {
     policies: policy.policies,
     encoding: { useUndefinedAsUnset: o.encoding?.useUndefinedAsUnset ?? true },
     maxPrepared: o.maxPrepared,
-    tls: ssl ? { ca, rejectUnauthorized: ssl.rejectUnauthorized ?? true, serverName: ssl.servername } : undefined,
+    // DataStax's defaults: both on.
+    prepareOnAllHosts: o.prepareOnAllHosts ?? true,
+    rePrepareOnUp: o.rePrepareOnUp ?? true,
+    tls: ssl
+      ? { ca: pem(ssl.ca), cert: pem(ssl.cert), key: pem(ssl.key), rejectUnauthorized: ssl.rejectUnauthorized ?? true, serverName: ssl.servername }
+      : undefined,
     ...o.cqlwire,
   };
   return dropUndefined(options) as ClientOptions;
@@ -137,6 +158,10 @@ function dropUndefined(v: unknown): unknown {
 /** Per-query options: the profile's settings under the query's own. */
 export function executeOptions(q: CompatQueryOptions | undefined, profiles: Map<string, ExecutionProfile>): ExecuteOptions & BatchOptions {
   if (q === undefined || q === null) return {};
+  // Per-query choices the core cannot follow: refused rather than ignored.
+  if (q.retry !== undefined) throw new NotSupportedError("options.retry: per-query retry policies are not supported: set policies.retry on the Client");
+  if (q.host !== undefined) throw new NotSupportedError("options.host: sending a query to a chosen host is not supported");
+  if (q.customPayload !== undefined) throw new NotSupportedError("options.customPayload: sending a custom payload is not supported");
   const named = q.executionProfile;
   const profile = typeof named === "string" ? profiles.get(named) : named;
   if (typeof named === "string" && profile === undefined) throw new TypeError(`execution profile "${named}" is not defined`);
@@ -148,7 +173,7 @@ export function executeOptions(q: CompatQueryOptions | undefined, profiles: Map<
     fetchSize: q.fetchSize,
     pageState: q.pageState,
     isIdempotent: q.isIdempotent,
-    readTimeout: timeout(q.readTimeout ?? profile?.readTimeout),
+    readTimeout: q.readTimeout ?? profile?.readTimeout,
     traceQuery: q.traceQuery,
     timestamp: ts === undefined || ts === null ? undefined : typeof ts === "object" ? longToBigInt(ts as never) : ts,
     hints: q.hints,

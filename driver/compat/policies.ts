@@ -1,10 +1,12 @@
 /**
  * `policies`: the DataStax driver's policy objects, kept as descriptions and mapped onto the
- * decisions the core makes (routing, retries, speculative executions). A policy whose logic
- * is user JavaScript cannot run inside the core; its name is accepted and its documented
- * effect applied where the core has the matching knob (README, migration table).
+ * decisions the core makes (routing, retries, reconnection, speculative executions). A policy
+ * whose logic is user JavaScript (a subclass, or any other object) cannot run inside the
+ * core: the Client refuses it at construction with a NotSupportedError naming the option,
+ * rather than accept it and decide otherwise (README, migration table).
  */
 import type { ClientOptions } from "../mod.ts";
+import { NotSupportedError } from "../src/errors.ts";
 
 export class LoadBalancingPolicy {}
 
@@ -102,23 +104,82 @@ export interface Policies {
   timestampGeneration?: TimestampGenerator | null;
 }
 
-function localDcOf(p: LoadBalancingPolicy | undefined): string | undefined {
-  if (p instanceof DCAwareRoundRobinPolicy) return p.localDc;
-  if (p instanceof DefaultLoadBalancingPolicy) return p.options?.localDc;
-  if (p instanceof TokenAwarePolicy || p instanceof AllowListPolicy) return localDcOf(p.childPolicy);
-  return undefined;
+type Class = abstract new (...args: never[]) => unknown;
+
+/** `value` is exactly one of `classes` (not a subclass: a subclass's overrides would not run). */
+function isOneOf(value: unknown, classes: Class[]): boolean {
+  return value !== null && typeof value === "object" && classes.some((c) => Object.getPrototypeOf(value) === c.prototype);
 }
 
-/** The core's options for the DataStax policies given. */
+function refuse(option: string, value: unknown, supported: string): never {
+  const name = (value as { constructor?: { name?: string } })?.constructor?.name ?? typeof value;
+  throw new NotSupportedError(
+    `${option}: ${name} is not supported: cqlwire's core makes this decision and cannot call a policy's JavaScript; use ${supported}`,
+  );
+}
+
+const LOAD_BALANCING: Class[] = [RoundRobinPolicy, DCAwareRoundRobinPolicy, TokenAwarePolicy, AllowListPolicy, DefaultLoadBalancingPolicy];
+
+/** The local DC and allow-list a load-balancing policy chain says; anything else is refused. */
+function loadBalancing(p: unknown, option: string, out: { localDc?: string; allowList?: string[] }): void {
+  if (!isOneOf(p, LOAD_BALANCING)) {
+    refuse(option, p, "DCAwareRoundRobinPolicy, TokenAwarePolicy, AllowListPolicy, RoundRobinPolicy or DefaultLoadBalancingPolicy");
+  }
+  if (p instanceof DCAwareRoundRobinPolicy) out.localDc = p.localDc;
+  else if (p instanceof DefaultLoadBalancingPolicy) out.localDc = p.options?.localDc;
+  else if (p instanceof TokenAwarePolicy) loadBalancing(p.childPolicy, `${option}.childPolicy`, out);
+  else if (p instanceof AllowListPolicy) {
+    out.allowList = [...p.allowList];
+    loadBalancing(p.childPolicy, `${option}.childPolicy`, out);
+  }
+}
+
+/** The core's options for the DataStax policies given, or a NotSupportedError for one it cannot follow. */
 export function policyOptions(p: Policies | undefined): { localDataCenter?: string; policies: ClientOptions["policies"] } {
   const policies: NonNullable<ClientOptions["policies"]> = {};
-  if (p?.retry instanceof FallthroughRetryPolicy) policies.maxAttempts = 1;
-  const spec = p?.speculativeExecution;
-  if (spec instanceof ConstantSpeculativeExecutionPolicy) {
-    policies.speculativeDelay = Math.max(1, Math.round(spec.delay));
-    policies.speculativeMaxExtra = Math.min(5, Math.max(1, spec.maxSpeculativeExecutions));
+  const lb: { localDc?: string; allowList?: string[] } = {};
+  if (p?.loadBalancing !== undefined) loadBalancing(p.loadBalancing, "policies.loadBalancing", lb);
+  if (lb.allowList) policies.allowList = lb.allowList;
+  const retry = p?.retry;
+  if (retry !== undefined && !isOneOf(retry, [RetryPolicy, IdempotenceAwareRetryPolicy, FallthroughRetryPolicy])) {
+    refuse("policies.retry", retry, "RetryPolicy, IdempotenceAwareRetryPolicy or FallthroughRetryPolicy");
   }
-  return { localDataCenter: localDcOf(p?.loadBalancing), policies };
+  if (retry instanceof IdempotenceAwareRetryPolicy && retry.childPolicy !== undefined && !isOneOf(retry.childPolicy, [RetryPolicy])) {
+    refuse("policies.retry.childPolicy", retry.childPolicy, "RetryPolicy");
+  }
+  if (retry instanceof FallthroughRetryPolicy) policies.maxAttempts = 1;
+  const reconnection = p?.reconnection;
+  if (reconnection instanceof ConstantReconnectionPolicy && isOneOf(reconnection, [ConstantReconnectionPolicy])) {
+    policies.reconnection = { baseDelay: reconnection.delay, maxDelay: reconnection.delay };
+  } else if (reconnection instanceof ExponentialReconnectionPolicy && isOneOf(reconnection, [ExponentialReconnectionPolicy])) {
+    policies.reconnection = { baseDelay: reconnection.baseDelay, maxDelay: reconnection.maxDelay };
+  } else if (reconnection !== undefined) {
+    refuse("policies.reconnection", reconnection, "ConstantReconnectionPolicy or ExponentialReconnectionPolicy");
+  }
+  const spec = p?.speculativeExecution;
+  if (isOneOf(spec, [ConstantSpeculativeExecutionPolicy])) {
+    const { delay, maxSpeculativeExecutions: extra } = spec as ConstantSpeculativeExecutionPolicy;
+    if (!(extra >= 1 && extra <= 5)) throw new NotSupportedError(`policies.speculativeExecution: maxSpeculativeExecutions ${extra}: cqlwire runs 1 to 5`);
+    policies.speculativeDelay = Math.max(1, Math.round(delay));
+    policies.speculativeMaxExtra = extra;
+  } else if (spec !== undefined && !isOneOf(spec, [NoSpeculativeExecutionPolicy])) {
+    refuse("policies.speculativeExecution", spec, "ConstantSpeculativeExecutionPolicy or NoSpeculativeExecutionPolicy");
+  }
+  const translator = p?.addressResolution;
+  if (translator !== undefined && !isOneOf(translator, [AddressTranslator])) {
+    refuse("policies.addressResolution", translator, "no address translation (cqlwire connects to the addresses the nodes advertise)");
+  }
+  return { localDataCenter: lb.localDc, policies };
+}
+
+/** A profile's own policies: the core has one set per client, so only the client's may be repeated. */
+export function checkProfilePolicies(profile: { name: string; loadBalancing?: unknown; retry?: unknown }, client: Policies | undefined): void {
+  if (profile.loadBalancing !== undefined && profile.loadBalancing !== client?.loadBalancing) {
+    throw new NotSupportedError(`profiles "${profile.name}".loadBalancing: per-profile load balancing is not supported: set policies.loadBalancing on the Client`);
+  }
+  if (profile.retry !== undefined && profile.retry !== client?.retry) {
+    throw new NotSupportedError(`profiles "${profile.name}".retry: per-profile retry policies are not supported: set policies.retry on the Client`);
+  }
 }
 
 export const policies = {

@@ -2,7 +2,7 @@
  * The `Client`: a pool of core-driven connections, the prepared-statement cache, paging,
  * batches and streaming. Names follow the DataStax Node.js driver where the meaning matches.
  */
-import { type BadRowKind, type BadRowRecord, type BulkCounters, type BulkState, type RawResponse, concat, type CsvSettings, type MemoryStats, type RequestOptions, SessionHost } from "./session.ts";
+import { type BadRowKind, type BadRowRecord, type BulkCounters, type BulkState, type RawResponse, concat, type CsvSettings, type MemoryStats, type RequestOptions, SessionHost, type Tried } from "./session.ts";
 import { type ClientOptions, parseHostPort, type ResolvedOptions, resolveOptions } from "./options.ts";
 import type { RuntimeHooks } from "./socket.ts";
 import { ArgumentError, DriverError, OperationTimedOutError } from "./errors.ts";
@@ -273,7 +273,8 @@ export class Client {
         compression: o.compression,
         keyspace: this.keyspace,
         credentials: o.credentials,
-        requestTimeoutMs: o.requestTimeout ?? o.socketOptions.readTimeout,
+        authProvider: o.authProvider,
+        requestTimeoutMs: o.requestTimeout ?? (o.socketOptions.readTimeout || MAX_TIMEOUT_MS),
         heartbeatIntervalMs: o.pooling.heartBeatInterval,
         maxStreams: o.pooling.maxRequestsPerConnection,
         connectionsPerHost: o.pooling.coreConnectionsPerHost,
@@ -296,6 +297,8 @@ export class Client {
         reconnectMaxMs: o.policies.reconnection?.maxDelay,
         orphanLimit: o.pooling.orphanLimit,
         maxFrameBytes: o.protocolOptions.maxFrameBytes,
+        prepareOnAllHosts: o.prepareOnAllHosts,
+        rePrepareOnUp: o.rePrepareOnUp,
       },
       this.runtime,
       {
@@ -397,14 +400,17 @@ export class Client {
   }
 
   /** Builds the ResultSet of a prepared EXECUTE in the driver loop, off the promise chain. */
-  private decodeExecute = (context: unknown, started: number, flags: number, body: Uint8Array, node: string, attempts: number): ResultSet => {
+  private decodeExecute = (context: unknown, started: number, flags: number, body: Uint8Array, node: string, attempts: number, tried?: Tried): ResultSet => {
     this.recordLatency(performance.now() - started);
     if (context instanceof PageRequest) {
       const rs = this.resultSetOf(flags, body, node, attempts, this.session!, context.ps as Prepared);
       rs.source = context;
+      if (tried !== undefined) rs.tried = tried;
       return rs;
     }
-    return this.resultSetOf(flags, body, node, attempts, this.session!, context as Prepared);
+    const rs = this.resultSetOf(flags, body, node, attempts, this.session!, context as Prepared);
+    if (tried !== undefined) rs.tried = tried;
+    return rs;
   };
 
   private countError(e: unknown): void {
@@ -520,7 +526,9 @@ export class Client {
   }
 
   private toResultSet<R extends Row>(raw: RawResponse, session: SessionHost, ps: Prepared | null): ResultSet<R> {
-    return this.resultSetOf<R>(raw.flags, raw.body, raw.node, raw.attempts, session, ps);
+    const rs = this.resultSetOf<R>(raw.flags, raw.body, raw.node, raw.attempts, session, ps);
+    if (raw.tried !== undefined) rs.tried = raw.tried;
+    return rs;
   }
 
   /** `toResultSet` without the RawResponse: the prepared hot path builds none per request. */
@@ -733,6 +741,19 @@ export class Client {
     return session.routingToken(this.encodeBound(ps, params), ps.pkIndexes);
   }
 
+  /**
+   * The replicas (addresses) owning a Murmur3 token, or the token of a routing key (the
+   * partition key serialised as the partitioner hashes it, as the DataStax driver takes it),
+   * in `keyspace`, from the ring the connected client holds. Synchronous, as DataStax's.
+   */
+  replicasOf(keyspace: string, token: bigint | Uint8Array): string[] {
+    const session = this.session;
+    if (session === null || !this.connected) throw new DriverError("the client is not connected", "ERR_NOT_CONNECTED");
+    const t = token instanceof Uint8Array ? routingKeyToken(session, token) : token;
+    if (typeof t !== "bigint") throw new ArgumentError("getReplicas needs a bigint token or a routing key (Uint8Array/Buffer)");
+    return replicasIn(session.tokenRanges(keyspace), t);
+  }
+
   /** Nodes and connections as the core sees them, with in-flight and orphaned stream ids. */
   getState(): ReturnType<SessionHost["state"]> {
     return this.session?.state() ?? { protocolVersion: 0, nodes: [], connections: [] };
@@ -772,6 +793,27 @@ export class Client {
 }
 
 const EMPTY = new Uint8Array(0);
+
+/** The token the core's Murmur3 gives a routing key: a one-value list, the value as the key. */
+function routingKeyToken(session: SessionHost, key: Uint8Array): bigint {
+  const values = new Uint8Array(6 + key.length);
+  const v = new DataView(values.buffer);
+  v.setUint16(0, 1);
+  v.setInt32(2, key.length);
+  values.set(key, 6);
+  const token = session.routingToken(values, [0]);
+  if (token === null) throw new ArgumentError("the routing key has no token (empty key)");
+  return token;
+}
+
+/** The replicas of the range `(start, end]` holding `token`; the first range wraps around. */
+function replicasIn(ranges: Array<{ start: bigint; end: bigint; replicas: string[] }>, token: bigint): string[] {
+  for (const r of ranges) {
+    const inside = r.start < r.end ? token > r.start && token <= r.end : r.start === r.end || token > r.start || token <= r.end;
+    if (inside) return [...r.replicas];
+  }
+  return ranges[0] ? [...ranges[0].replicas] : [];
+}
 const NO_OPTIONS: ExecuteOptions = Object.freeze({});
 const NO_PARAMS: unknown[] = [];
 const NO_COLUMNS: ColumnInfo[] = [];
@@ -790,13 +832,14 @@ const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /**
  * The per-request timeout in ms, checked: a negative, NaN or oversized value used to wrap
- * to 49 days or fall back to the default silently. 0 is refused too (every request has a
- * deadline; leave the option out for the client's `readTimeout`).
+ * to 49 days or fall back to the default silently. `readTimeout: 0` is the DataStax driver's
+ * "no timeout": the longest timer. `timeout: 0` is refused (leave it out for the default).
  */
 function requestTimeout(o: { timeout?: number; readTimeout?: number }): number | undefined {
   const name = o.timeout !== undefined ? "timeout" : "readTimeout";
   const value = o.timeout ?? o.readTimeout;
   if (value === undefined) return undefined;
+  if (name === "readTimeout" && value === 0) return MAX_TIMEOUT_MS;
   if (typeof value !== "number" || !Number.isFinite(value) || value < 1 || value > MAX_TIMEOUT_MS) {
     throw new ArgumentError(
       `options.${name} must be a number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${String(value)}`,

@@ -79,6 +79,7 @@ export interface UdtMetadata {
 export interface MetadataSource {
   execute(query: string, params?: unknown[] | null, options?: { prepare?: boolean }): Promise<ResultSet<Row>>;
   getTokenRanges(keyspace?: string): Promise<Array<{ start: bigint; end: bigint; replicas: string[] }>>;
+  replicasOf(keyspace: string, token: bigint | Uint8Array): string[];
 }
 
 type Callback<T> = (err: Error | null, value?: T) => void;
@@ -235,14 +236,10 @@ export class Metadata {
     return this.client.getTokenRanges(keyspace);
   }
 
-  /** The replicas (addresses) that own `token` in `keyspace`. */
-  async getReplicas(keyspace: string, token: bigint): Promise<string[]> {
-    const ranges = await this.client.getTokenRanges(keyspace);
-    for (const r of ranges) {
-      const inside = r.start < r.end ? token > r.start && token <= r.end : r.start === r.end || token > r.start || token <= r.end;
-      if (inside) return [...r.replicas];
-    }
-    return ranges[0] ? [...ranges[0].replicas] : [];
+  /** The replicas (addresses) that own `token` (a bigint, or a routing key's bytes) in `keyspace`. */
+  async getReplicas(keyspace: string, token: bigint | Uint8Array): Promise<string[]> {
+    await this.client.getTokenRanges(keyspace); // connects when not yet connected
+    return this.client.replicasOf(keyspace, token);
   }
 }
 

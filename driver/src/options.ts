@@ -1,6 +1,7 @@
 /** Client options, validated with zod so a bad field is named in the message. */
 import { z } from "zod";
 import type { SocketFactory } from "./socket.ts";
+import type { SaslAuthProvider } from "./sasl.ts";
 import { ArgumentError } from "./errors.ts";
 
 const hostPort = z.string().min(1).refine((s) => /^(\[[0-9a-fA-F:.]+\]|[^:\s]+)(:\d{1,5})?$/.test(s) || /^[0-9a-fA-F:]+$/.test(s), {
@@ -24,16 +25,25 @@ const clientOptionsSchema = z.object({
   /** Pins the protocol version (no negotiation). */
   protocolVersion: z.union([z.literal(4), z.literal(5)]).optional(),
   credentials: z.object({ username: z.string(), password: z.string() }).optional(),
+  /** A SASL authenticator in JavaScript (`newAuthenticator(endpoint, authenticatorClass)`), instead of `credentials`. */
+  authProvider: z.custom<SaslAuthProvider>(
+    (v) => v !== null && typeof v === "object" && typeof (v as SaslAuthProvider).newAuthenticator === "function",
+    "expected an object with newAuthenticator(endpoint, authenticatorClass)",
+  ).optional(),
   compression: z.enum(["none", "lz4", "snappy"]).default("none"),
   tls: z.object({
     ca: z.string().optional(),
     rejectUnauthorized: z.boolean().default(true),
     serverName: z.string().optional(),
-  }).optional(),
+    /** PEM client certificate (chain) and unencrypted private key, for servers that require client certificates. */
+    cert: z.string().min(1).optional(),
+    key: z.string().min(1).optional(),
+  }).refine((t) => (t.cert === undefined) === (t.key === undefined), { message: "cert and key go together (mutual TLS needs both)" }).optional(),
   socketOptions: z.object({
     /** Bounds TCP connect and, in the core, the handshake; 3x it bounds connect() and must fit a JS timer. */
     connectTimeout: z.number().int().positive().max(715_827_882).default(5000),
-    readTimeout: z.number().int().positive().default(12000),
+    /** 0 means no timeout, as in the DataStax driver: the longest a JS timer waits (about 24.8 days). */
+    readTimeout: z.number().int().min(0).max(2_147_483_647).default(12000),
     /** The largest single socket write; a larger flush goes out in several writes. */
     coalescingMaxBytes: z.number().int().min(1024).default(4 * 1024 * 1024),
     /**
@@ -79,6 +89,10 @@ const clientOptionsSchema = z.object({
   maxPrepared: z.number().int().min(1).default(500),
   /** Connect to nodes discovered through system.peers, not only the contact points. */
   discoverPeers: z.boolean().default(true),
+  /** A statement prepared on one node is prepared on every connected node too (DataStax's default: true). */
+  prepareOnAllHosts: z.boolean().default(false),
+  /** A node that comes back up gets every prepared statement again (DataStax's default: true). */
+  rePrepareOnUp: z.boolean().default(false),
   /** Shorthand for `socketOptions.readTimeout`. */
   requestTimeout: z.number().int().positive().optional(),
   socketFactory: z.custom<SocketFactory>((v) => typeof v === "function", "expected a function").optional(),
@@ -93,8 +107,9 @@ export interface ClientOptions {
   protocolOptions?: { port?: number; maxVersion?: 4 | 5; maxSchemaAgreementWaitSeconds?: number; maxFrameBytes?: number };
   protocolVersion?: 4 | 5;
   credentials?: { username: string; password: string };
+  authProvider?: SaslAuthProvider;
   compression?: "none" | "lz4" | "snappy";
-  tls?: { ca?: string; rejectUnauthorized?: boolean; serverName?: string };
+  tls?: { ca?: string; rejectUnauthorized?: boolean; serverName?: string; cert?: string; key?: string };
   socketOptions?: { connectTimeout?: number; readTimeout?: number; coalescingMaxBytes?: number; coalescingWindowMicros?: number };
   pooling?: { coreConnectionsPerHost?: number; heartBeatInterval?: number; maxRequestsPerConnection?: number; orphanLimit?: number };
   queryOptions?: { consistency?: number; fetchSize?: number; prepare?: boolean; isIdempotent?: boolean };
@@ -102,6 +117,8 @@ export interface ClientOptions {
   encoding?: { useUndefinedAsUnset?: boolean };
   maxPrepared?: number;
   discoverPeers?: boolean;
+  prepareOnAllHosts?: boolean;
+  rePrepareOnUp?: boolean;
   requestTimeout?: number;
   socketFactory?: SocketFactory;
 }
@@ -115,10 +132,10 @@ export interface PlacementPolicies {
 }
 
 /** The options after validation, with every default filled in. */
-export interface ResolvedOptions extends Omit<ClientOptions, "protocolOptions" | "compression" | "tls" | "socketOptions" | "pooling" | "queryOptions" | "policies" | "discoverPeers" | "encoding" | "maxPrepared"> {
+export interface ResolvedOptions extends Omit<ClientOptions, "protocolOptions" | "compression" | "tls" | "socketOptions" | "pooling" | "queryOptions" | "policies" | "discoverPeers" | "encoding" | "maxPrepared" | "prepareOnAllHosts" | "rePrepareOnUp"> {
   protocolOptions: { port: number; maxVersion?: 4 | 5; maxSchemaAgreementWaitSeconds: number; maxFrameBytes?: number };
   compression: "none" | "lz4" | "snappy";
-  tls?: { ca?: string; rejectUnauthorized: boolean; serverName?: string };
+  tls?: { ca?: string; rejectUnauthorized: boolean; serverName?: string; cert?: string; key?: string };
   socketOptions: { connectTimeout: number; readTimeout: number; coalescingMaxBytes: number; coalescingWindowMicros: number };
   pooling: { coreConnectionsPerHost: number; heartBeatInterval: number; maxRequestsPerConnection: number; orphanLimit?: number };
   queryOptions: { consistency?: number; fetchSize: number; prepare: boolean; isIdempotent: boolean };
@@ -126,6 +143,8 @@ export interface ResolvedOptions extends Omit<ClientOptions, "protocolOptions" |
   encoding: { useUndefinedAsUnset: boolean };
   maxPrepared: number;
   discoverPeers: boolean;
+  prepareOnAllHosts: boolean;
+  rePrepareOnUp: boolean;
 }
 
 // The interfaces and the schema must describe the same options: this fails to compile when not.
@@ -141,6 +160,9 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
       return `${path}: ${i.message}`;
     });
     throw new ArgumentError(`invalid Client options: ${issues.join("; ")}`);
+  }
+  if (parsed.data.credentials && parsed.data.authProvider) {
+    throw new ArgumentError("invalid Client options: credentials and authProvider: give one (credentials is SASL PLAIN)");
   }
   return parsed.data;
 }

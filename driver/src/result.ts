@@ -2,6 +2,7 @@
 import type { ColumnSpec, TypeInfo } from "./codec/mod.ts";
 import { formatCqlType } from "./codec/mod.ts";
 import { DriverError } from "./errors.ts";
+import type { Tried } from "./session.ts";
 
 export type Row = Record<string, unknown>;
 
@@ -14,7 +15,7 @@ export interface ColumnInfo {
 
 export interface ExecutionInfo {
   queriedHost: string;
-  /** Hosts that answered with an error before `queriedHost` answered (none recorded yet). */
+  /** Hosts that answered with an error (or none in time) before `queriedHost` answered: their messages. */
   triedHosts: Record<string, string>;
   /** The consistency the request asked for (cqlwire's retries never downgrade it). */
   achievedConsistency: number | undefined;
@@ -44,11 +45,14 @@ export class ResultSet<R extends Row = Row> {
   private infoObject: ExecutionInfo | undefined;
   /** Set when there may be a next page: what `for await` fetches it with. */
   source: PageSource<R> | null;
+  /** After a retry or a speculative execution: `info.triedHosts` and `speculativeExecutions`. */
+  tried: Tried | undefined;
   /** The columns' parsed types (what `columns` prints), for converting the values. */
   readonly columnSpecs: readonly ColumnSpec[];
 
   constructor(rows: R[], columns: ColumnInfo[], rawPageState: Uint8Array | null, host: string, attempts: number, warnings: string[], traceId: string | null, columnSpecs: readonly ColumnSpec[] = NO_SPECS) {
     this.source = null;
+    this.tried = undefined;
     this.columnSpecs = columnSpecs;
     this.rows = rows;
     this.columns = columns;
@@ -68,9 +72,9 @@ export class ResultSet<R extends Row = Row> {
   get info(): ExecutionInfo {
     return this.infoObject ??= {
       queriedHost: this.host,
-      triedHosts: {},
+      triedHosts: this.tried?.hosts ?? {},
       achievedConsistency: this.source?.consistency,
-      speculativeExecutions: 0,
+      speculativeExecutions: this.tried?.speculativeExecutions ?? 0,
       isSchemaInAgreement: true,
       warnings: this.warnings,
       traceId: this.traceId,

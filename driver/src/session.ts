@@ -15,6 +15,7 @@
  */
 import { CallError, CsvPageFormatter, WasmSession } from "../wasm/pkg/cqlwire_wasm.js";
 import type { CqlSocket, RuntimeHooks, ShardPort, TlsSettings } from "./socket.ts";
+import { SaslBridge, type SaslAuthProvider, type SaslStep } from "./sasl.ts";
 import { AuthenticationError, ConnectionError, DriverError, DriverInternalError, errorFromCall, errorFromCore, NoHostAvailableError } from "./errors.ts";
 
 /** CSV output settings, checked by the core (core/src/csv_out.rs `CsvFormatSettings`). */
@@ -42,6 +43,7 @@ const EVENT_CONNECT_FAILED = 5;
 const EVENT_NODE_UP = 6;
 const EVENT_NODE_DOWN = 7;
 const EVENT_LOG = 8;
+const EVENT_AUTH = 9;
 const COMMAND_CONNECT = 1;
 const COMMAND_CLOSE = 2;
 /** A connect to Scylla's shard-aware port: `[shard u16][nr_shards u16]` follow the address. */
@@ -79,6 +81,8 @@ export interface RawResponse {
   body: Uint8Array;
   node: string;
   attempts: number;
+  /** After more than one execution: what the nodes tried before `node` said, speculative executions. */
+  tried?: Tried;
 }
 
 /**
@@ -94,7 +98,7 @@ interface Pending {
   started: number;
 }
 
-export type ResponseDecoder = (context: unknown, started: number, flags: number, body: Uint8Array, node: string, attempts: number) => unknown;
+export type ResponseDecoder = (context: unknown, started: number, flags: number, body: Uint8Array, node: string, attempts: number, tried?: Tried) => unknown;
 export type FailureObserver = (context: unknown, error: Error) => void;
 
 export interface SessionSettings {
@@ -125,6 +129,10 @@ export interface SessionSettings {
   reconnectMaxMs?: number;
   orphanLimit?: number;
   maxFrameBytes?: number;
+  prepareOnAllHosts?: boolean;
+  rePrepareOnUp?: boolean;
+  /** A JavaScript SASL authenticator; the core waits for its answers. */
+  authProvider?: SaslAuthProvider;
 }
 
 export interface SessionListener {
@@ -181,8 +189,11 @@ export class SessionHost {
   private optionsView = new DataView(this.optionsBuf);
   private optionsBytes = new Uint8Array(this.optionsBuf);
   protocolVersion: 4 | 5;
+  /** With a JavaScript authenticator: its exchanges, answered back into the core. */
+  private readonly sasl: SaslBridge | null;
 
   constructor(private settings: SessionSettings, private runtime: RuntimeHooks, private listener: SessionListener) {
+    this.sasl = settings.authProvider ? new SaslBridge(settings.authProvider, this.saslAnswer) : null;
     this.protocolVersion = settings.protocolVersion;
     this.core = newCore(JSON.stringify({
       protocolVersion: settings.protocolVersion,
@@ -213,6 +224,9 @@ export class SessionHost {
       reconnectMaxMs: settings.reconnectMaxMs,
       orphanLimit: settings.orphanLimit,
       maxFrameBytes: settings.maxFrameBytes,
+      prepareOnAllHosts: settings.prepareOnAllHosts,
+      reprepareOnUp: settings.rePrepareOnUp,
+      hostAuthenticator: settings.authProvider !== undefined,
       seed: seed(),
     }));
   }
@@ -401,6 +415,11 @@ export class SessionHost {
 
   static wasmMemoryBytes(): number {
     return WasmSession.memoryBytes();
+  }
+
+  private takeTried(id: number): Tried {
+    const t = JSON.parse(this.coreCall(() => this.core.takeTried(id))) as { errors?: Array<[string, string, number | null]>; speculative_executions?: number };
+    return { hosts: triedHosts(t.errors ?? []), speculativeExecutions: t.speculative_executions ?? 0 };
   }
 
   metrics(): Record<string, unknown> {
@@ -715,7 +734,16 @@ export class SessionHost {
     );
   }
 
+  /** An authenticator answered (at any later time): the token goes out with the next turn. */
+  private saslAnswer = (conn: number, token: Uint8Array | null, error: string | null): void =>
+    this.contain(() => {
+      if (this.closed) return;
+      this.core.authAnswer(nowMicros(), conn, token ?? undefined, error ?? undefined);
+      this.drive();
+    });
+
   private closeSocket(conn: number): void {
+    this.sasl?.forget(conn);
     const s = this.sockets.get(conn);
     this.sockets.delete(conn);
     this.backlog.delete(conn);
@@ -853,17 +881,19 @@ export class SessionHost {
           const attempts = payload[1];
           const node = this.nodeAddress(payload[2] | (payload[3] << 8));
           const body = payload.subarray(4);
+          // Retried or speculated: the DataStax driver's info.triedHosts and speculativeExecutions.
+          const tried = attempts > 1 ? this.takeTried(id) : undefined;
           if (p.context !== undefined && this.decoder !== null) {
             let value: unknown;
             try {
-              value = this.decoder(p.context, p.started, flags, body, node, attempts);
+              value = this.decoder(p.context, p.started, flags, body, node, attempts, tried);
             } catch (e) {
               p.reject(e as Error);
               break;
             }
             p.resolve(value);
           } else {
-            p.resolve({ flags, attempts, node, body });
+            p.resolve({ flags, attempts, node, body, tried });
           }
           break;
         }
@@ -911,6 +941,10 @@ export class SessionHost {
         case EVENT_LOG: {
           const { message } = JSON.parse(textDecoder.decode(payload));
           this.reportListenerError("log", () => this.listener.onLog?.(message));
+          break;
+        }
+        case EVENT_AUTH: {
+          this.sasl?.onStep(id, JSON.parse(textDecoder.decode(payload)) as SaslStep);
           break;
         }
       }
@@ -1044,6 +1078,20 @@ export function concat(chunks: Uint8Array[]): Uint8Array {
   return out;
 }
 
+/** How a request got its answer beyond its first execution. */
+export interface Tried {
+  /** What each node tried before the one that answered said, by node. */
+  hosts: Record<string, string>;
+  speculativeExecutions: number;
+}
+
+/** `[node, message, code]` per node tried, as the core reports them, by node. */
+export function triedHosts(errors: Array<[string, string, number | null]>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [address, message] of errors) out[address] = message;
+  return out;
+}
+
 /** The error for a request that failed for good, with its attempts and trace attached. */
 function sessionError(json: Record<string, unknown>): Error {
   const node = String(json.node ?? "");
@@ -1057,7 +1105,7 @@ function sessionError(json: Record<string, unknown>): Error {
   } else {
     err = errorFromCore(json, node);
   }
-  Object.assign(err, { attempts: json.attempts, trace: json.trace, coordinator: node });
+  Object.assign(err, { attempts: json.attempts, trace: json.trace, coordinator: node, triedHosts: triedHosts(errors) });
   return err;
 }
 

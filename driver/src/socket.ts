@@ -21,6 +21,9 @@ export interface TlsSettings {
   /** Verification is on unless this is explicitly `false`. */
   rejectUnauthorized: boolean;
   serverName?: string;
+  /** PEM of this client's certificate chain and its private key, for mutual TLS (both or neither). */
+  cert?: string;
+  key?: string;
 }
 
 /** On Scylla's shard-aware port, the local port's residue modulo `nrShards` picks the shard. */

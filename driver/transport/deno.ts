@@ -3,9 +3,7 @@ import type { CqlSocket, SocketFactory, SocketHandlers, SocketTarget, TlsSetting
 import { describeTlsFailure } from "./tls_failure.ts";
 
 export const denoSocketFactory: SocketFactory = async (target: SocketTarget, handlers: SocketHandlers): Promise<CqlSocket> => {
-  const tcp = await Deno.connect({ hostname: target.host, port: target.port, transport: "tcp" });
-  tcp.setNoDelay(true);
-  const conn: Deno.Conn = target.tls ? await upgradeToTls(tcp, target, target.tls) : tcp;
+  const conn: Deno.Conn = target.tls?.cert !== undefined ? await connectWithClientCert(target, target.tls) : await connectTcp(target);
   let closed = false;
   const finish = (error?: Error) => {
     if (closed) return;
@@ -39,6 +37,44 @@ export const denoSocketFactory: SocketFactory = async (target: SocketTarget, han
     },
   };
 };
+
+async function connectTcp(target: SocketTarget): Promise<Deno.Conn> {
+  const tcp = await Deno.connect({ hostname: target.host, port: target.port, transport: "tcp" });
+  tcp.setNoDelay(true);
+  return target.tls ? await upgradeToTls(tcp, target, target.tls) : tcp;
+}
+
+/**
+ * Mutual TLS: only `Deno.connectTls` takes a client certificate (`startTls` does not), so the
+ * TCP socket is Deno's own here, with its default Nagle setting.
+ */
+async function connectWithClientCert(target: SocketTarget, tls: TlsSettings): Promise<Deno.TlsConn> {
+  const verifiedName = tls.serverName ?? target.host;
+  if (verifiedName !== target.host) {
+    // connectTls checks the certificate against the name it connects to: no other name.
+    throw new Error(`on Deno a client certificate cannot go with tls.serverName "${verifiedName}" (other than the host ${target.host})`);
+  }
+  let conn: Deno.TlsConn | undefined;
+  try {
+    conn = await Deno.connectTls({
+      hostname: target.host,
+      port: target.port,
+      caCerts: tls.ca ? [tls.ca] : undefined,
+      unsafelyDisableHostnameVerification: tls.rejectUnauthorized === false,
+      cert: tls.cert!,
+      key: tls.key!,
+    });
+    await conn.handshake();
+    return conn;
+  } catch (e) {
+    try {
+      conn?.close();
+    } catch {
+      // The failed handshake closed it already.
+    }
+    throw new Error(describeTlsFailure(target, verifiedName, (e as Error)?.message ?? String(e)), { cause: e });
+  }
+}
 
 /**
  * TLS over an already connected TCP socket (so it keeps TCP_NODELAY), checked against

@@ -32,6 +32,8 @@ function connectOnce(target: SocketTarget, handlers: SocketHandlers, localPort?:
         port: target.port,
         localPort,
         ca: target.tls.ca,
+        cert: target.tls.cert,
+        key: target.tls.key,
         rejectUnauthorized: target.tls.rejectUnauthorized !== false,
         // SNI carries names only, never IP literals.
         servername: net.isIP(verifiedName) ? undefined : verifiedName,

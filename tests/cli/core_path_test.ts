@@ -456,8 +456,26 @@ Deno.test("core path: --rate pushes a twentieth of a second's lines at a time, n
   assertEquals(pacer.cut(chunk, 190, chunk.length), { end: 200, lines: 5 });
   assertEquals(pacer.cut(chunk, 0, 7), { end: 6, lines: 3 });
   assertEquals(pacer.cut(new Uint8Array(10), 0, 10), { end: 10, lines: 0 });
-  const started = performance.now();
+});
+
+Deno.test("core path: --rate waits exactly each piece's share of a second, on a simulated clock", async () => {
+  let now = 1000;
+  const sleeps: number[] = [];
+  const clock = { now: () => now, sleep: (ms: number) => (sleeps.push(ms), now += ms, Promise.resolve()) };
+  const pacer = new LinePacer(400, clock);
+  // 80 lines at 400/s: four waits of 50 ms, back to back.
   for (let i = 0; i < 4; i++) await pacer.wait(20);
-  const elapsed = performance.now() - started;
-  assert(elapsed >= 190, `80 lines at 400/s took ${elapsed} ms`);
+  assertEquals(sleeps, [50, 50, 50, 50]);
+  assertEquals(now, 1200);
+  // No lines, no wait; time spent elsewhere (a slow server) is not made up with a burst.
+  await pacer.wait(0);
+  now += 500;
+  await pacer.wait(20);
+  assertEquals(sleeps, [50, 50, 50, 50, 50]);
+  // Shares under a millisecond add up until they are worth a sleep.
+  const fast = new LinePacer(4000, clock);
+  for (let i = 0; i < 3; i++) await fast.wait(1);
+  assertEquals(sleeps.length, 5);
+  await fast.wait(1);
+  assertEquals(sleeps, [50, 50, 50, 50, 50, 1]);
 });

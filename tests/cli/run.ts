@@ -43,19 +43,38 @@ export async function runCli(
   };
 }
 
-/** A TCP port that accepts connections and never answers: a hung server. */
-export function silentListener(): { port: number; close: () => void } {
+/**
+ * A TCP port that accepts connections and never answers: a hung server. `received()` is what
+ * each connection sent it, so a test can see what the client was waiting on.
+ */
+export function silentListener(): { port: number; received: () => Uint8Array[]; close: () => void } {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const connections: Deno.Conn[] = [];
+  const received: Uint8Array[] = [];
+  const record = async (connection: Deno.Conn, index: number) => {
+    const buffer = new Uint8Array(4096);
+    try {
+      for (let n = await connection.read(buffer); n !== null; n = await connection.read(buffer)) {
+        const had = received[index];
+        received[index] = new Uint8Array([...had, ...buffer.subarray(0, n)]);
+      }
+    } catch {
+      // closed
+    }
+  };
   (async () => {
     try {
-      for await (const connection of listener) connections.push(connection);
+      for await (const connection of listener) {
+        received.push(new Uint8Array(0));
+        record(connection, connections.push(connection) - 1);
+      }
     } catch {
       // closed
     }
   })();
   return {
     port: (listener.addr as Deno.NetAddr).port,
+    received: () => received.slice(),
     close: () => {
       for (const connection of connections) {
         try {

@@ -403,6 +403,71 @@ export function compatCases(cassandra, settings) {
       equal((await videos.findAll({ limit: 1 })).length, 1, "findAll with a limit");
     }));
 
+  test("a policy whose JavaScript would have to run is a NotSupportedError at construction, naming the option", () => {
+    const lb = policies.loadBalancing;
+    class MyPlan extends lb.LoadBalancingPolicy {
+      newQueryPlan(keyspace, info, callback) {
+        callback(null, [][Symbol.iterator]());
+      }
+    }
+    class MyRetry extends policies.retry.RetryPolicy {
+      onReadTimeout() {
+        return this.rethrowResult();
+      }
+    }
+    class MyTranslator extends policies.addressResolution.AddressTranslator {}
+    const refused = [
+      [{ policies: { loadBalancing: new MyPlan() } }, "policies.loadBalancing: MyPlan is not supported"],
+      [{ policies: { loadBalancing: new lb.TokenAwarePolicy(new MyPlan()) } }, "policies.loadBalancing.childPolicy: MyPlan is not supported"],
+      [{ policies: { loadBalancing: { newQueryPlan() {} } } }, "policies.loadBalancing: Object is not supported"],
+      [{ policies: { retry: new MyRetry() } }, "policies.retry: MyRetry is not supported"],
+      [{ policies: { addressResolution: new MyTranslator() } }, "policies.addressResolution: MyTranslator is not supported"],
+      [{ policies: { addressResolution: new policies.addressResolution.EC2MultiRegionTranslator() } }, "policies.addressResolution: EC2MultiRegionTranslator is not supported"],
+      [{ policies: { speculativeExecution: new policies.speculativeExecution.ConstantSpeculativeExecutionPolicy(10, 9) } }, "policies.speculativeExecution: maxSpeculativeExecutions 9: cqlwire runs 1 to 5"],
+      [{ profiles: [new ExecutionProfile("other", { retry: new policies.retry.FallthroughRetryPolicy() })] }, 'profiles "other".retry: per-profile retry policies are not supported'],
+      [{ requestTracker: { onSuccess() {}, onError() {} } }, "requestTracker is not supported"],
+    ];
+    for (const [extra, start] of refused) {
+      let caught;
+      try {
+        new Client(options(extra));
+      } catch (e) {
+        caught = e;
+      }
+      ok(caught instanceof errors.NotSupportedError && caught instanceof errors.DriverError, `${start}: got ${caught}`);
+      ok(caught.message.startsWith(start), `message: ${caught.message}`);
+    }
+    // The built-in policies are followed by the core: accepted.
+    new Client(options({
+      policies: {
+        loadBalancing: new lb.AllowListPolicy(new lb.TokenAwarePolicy(new lb.DCAwareRoundRobinPolicy("datacenter1")), ["127.0.0.1:9042"]),
+        retry: new policies.retry.IdempotenceAwareRetryPolicy(new policies.retry.RetryPolicy()),
+        reconnection: new policies.reconnection.ConstantReconnectionPolicy(500),
+        speculativeExecution: new policies.speculativeExecution.ConstantSpeculativeExecutionPolicy(50, 2),
+        addressResolution: new policies.addressResolution.AddressTranslator(),
+      },
+    }));
+  });
+
+  test("per-query retry, host and customPayload are refused, not ignored", () =>
+    withClient({}, async (client) => {
+      const query = "SELECT key FROM system.local";
+      await rejects(client.execute(query, [], { retry: new policies.retry.RetryPolicy() }), (e) => e instanceof errors.NotSupportedError && e.message.startsWith("options.retry:"), "retry");
+      await rejects(client.execute(query, [], { host: client.hosts.values()[0] }), (e) => e instanceof errors.NotSupportedError && e.message.startsWith("options.host:"), "host");
+      await rejects(client.execute(query, [], { customPayload: { k: new Uint8Array(1) } }), (e) => e instanceof errors.NotSupportedError && e.message.startsWith("options.customPayload:"), "customPayload");
+    }));
+
+  test("readTimeout 0 is no timeout; getReplicas takes a Buffer routing key, synchronously", () =>
+    withClient({ socketOptions: { readTimeout: 0 } }, async (client) => {
+      const rs = await client.execute("SELECT key FROM system.local", [], { readTimeout: 0 });
+      equal([rs.rowLength, rs.info.triedHosts], [1, {}], "answered, nothing retried");
+      const key = new TextEncoder().encode("some partition");
+      const replicas = client.getReplicas(KS, key);
+      ok(Array.isArray(replicas), "an array, not a promise");
+      equal(replicas.map((h) => h.address), [settings.contactPoints[0]], "the one node");
+      equal(client.getReplicas(KS, 0n).map((h) => h.address), [settings.contactPoints[0]], "a bigint token too");
+    }));
+
   test("DSE-only features say NotSupportedError", async () => {
     let caught;
     try {

@@ -1,7 +1,8 @@
 /**
  * TLS and authentication cases, written once and run on Deno (dist/deno.js) and Node
  * (dist/node.js) against the separate clusters `tests/secure/clusters.sh start` brings up:
- * a TLS-only node on 127.0.0.11 and a PasswordAuthenticator node on 127.0.0.21.
+ * a TLS-only node on 127.0.0.11, a PasswordAuthenticator node on 127.0.0.21 and a node on
+ * 127.0.0.31 that requires a client certificate (mutual TLS).
  *
  *   secureCases({ Client, errors }, assert, settings) -> [{ name, run }]
  *
@@ -15,7 +16,19 @@ const RELEASE = /^5\.0\.\d+/;
 export function secureCases(driver, assert, settings) {
   const { Client, errors } = driver;
   const { AuthenticationError, NoHostAvailableError } = errors;
-  const { tlsHost, authHost, ca } = settings;
+  const { tlsHost, authHost, ca, mtlsHost, mtlsCa, mtlsClient } = settings;
+
+  /** SASL PLAIN written as a JavaScript authenticator: the core waits for its async answers. */
+  const jsPlain = (username, password, seen) => ({
+    newAuthenticator(endpoint, authenticatorClass) {
+      seen.push([endpoint, authenticatorClass]);
+      return {
+        initialResponse: (callback) => setTimeout(() => callback(null, new TextEncoder().encode(`\0${username}\0${password}`)), 1),
+        evaluateChallenge: (_challenge, callback) => callback(new Error("PLAIN expects no challenge")),
+        onAuthenticationSuccess: () => seen.push(["success"]),
+      };
+    },
+  });
 
   async function release(options) {
     const client = new Client({ localDataCenter: "datacenter1", ...options });
@@ -161,6 +174,51 @@ export function secureCases(driver, assert, settings) {
         for (const [where, text] of renderings(caught, settings.inspect)) {
           assert.ok(!text.includes(password), `the password appears in ${where}`);
         }
+      },
+    },
+    {
+      name: "auth: a JavaScript SASL authProvider answers the real PasswordAuthenticator and queries",
+      run: async () => {
+        const seen = [];
+        const r = await release({ contactPoints: [authHost], authProvider: jsPlain("cassandra", "cassandra", seen), discoverPeers: false });
+        assert.ok(RELEASE.test(String(r)), `release_version ${r}`);
+        assert.equal(seen.slice(0, 2), [[authHost, "org.apache.cassandra.auth.PasswordAuthenticator"], ["success"]]);
+      },
+    },
+    {
+      name: "auth: a JavaScript SASL authProvider with a wrong password is the server's AuthenticationError",
+      run: async () => {
+        const e = await refused({ contactPoints: [authHost], authProvider: jsPlain("cassandra", "wrong-password", []) }, "JS authenticator, wrong password");
+        const inner = e instanceof NoHostAvailableError ? Object.values(e.innerErrors)[0] : e;
+        assert.ok(inner instanceof AuthenticationError, `expected AuthenticationError, got ${inner?.name}: ${inner?.message}`);
+        assert.ok(/username cassandra and\/or password are incorrect/.test(inner.message), inner.message);
+      },
+    },
+    {
+      name: "mutual TLS: with the client certificate and key the driver connects and queries",
+      run: async () => {
+        const r = await release({ contactPoints: [mtlsHost], tls: { ca: mtlsCa, cert: mtlsClient.cert, key: mtlsClient.key } });
+        assert.ok(RELEASE.test(String(r)), `release_version ${r}`);
+      },
+    },
+    {
+      name: "mutual TLS: without a client certificate the node refuses the connection (NoHostAvailableError, not a timeout)",
+      run: async () => {
+        const e = await refused({ contactPoints: [mtlsHost], tls: { ca: mtlsCa } }, "no client certificate");
+        assert.ok(e instanceof NoHostAvailableError, `expected NoHostAvailableError, got ${e?.name}: ${e?.message}`);
+        assert.equal(Object.keys(e.innerErrors), [mtlsHost]);
+      },
+    },
+    {
+      name: "mutual TLS: cert without key is an ArgumentError before any connection",
+      run: async () => {
+        let caught;
+        try {
+          new Client({ contactPoints: [mtlsHost], tls: { ca: mtlsCa, cert: mtlsClient.cert } });
+        } catch (e) {
+          caught = e;
+        }
+        assert.ok(caught instanceof errors.ArgumentError && /tls: cert and key go together/.test(caught.message), `got ${caught?.name}: ${caught?.message}`);
       },
     },
     {

@@ -44,3 +44,32 @@ Deno.test("compat secure: sslOptions { ca } connects to the TLS cluster", async 
   const release = await releaseOf({ contactPoints: [settings.tlsHost], sslOptions: { ca: [settings.ca] } });
   assertExact(/^5\.0\./.test(release), true, `release ${release}`);
 });
+
+Deno.test("compat secure: sslOptions { ca, cert, key } connects to the cluster that requires client certificates", async () => {
+  const release = await releaseOf({ contactPoints: [settings.mtlsHost], sslOptions: { ca: [settings.mtlsCa], cert: settings.mtlsClient.cert, key: settings.mtlsClient.key } });
+  assertExact(/^5\.0\./.test(release), true, `release ${release}`);
+});
+
+Deno.test("compat secure: without the client certificate the mutual-TLS node refuses: NoHostAvailableError", async () => {
+  let caught: unknown;
+  try {
+    await releaseOf({ contactPoints: [settings.mtlsHost], sslOptions: { ca: [settings.mtlsCa] }, socketOptions: { connectTimeout: 4000 } });
+  } catch (e) {
+    caught = e;
+  }
+  assertExact(caught instanceof cassandra.errors.NoHostAvailableError, true, `got ${caught}`);
+});
+
+Deno.test("compat secure: a custom AuthProvider (SASL PLAIN in JavaScript) authenticates against the auth cluster", async () => {
+  class JsPlain extends cassandra.auth.AuthProvider {
+    override newAuthenticator() {
+      return new (class extends cassandra.auth.Authenticator {
+        override initialResponse(cb: (e: Error | null, t?: Uint8Array) => void) {
+          Promise.resolve().then(() => cb(null, new TextEncoder().encode("\0cassandra\0cassandra")));
+        }
+      })();
+    }
+  }
+  const release = await releaseOf({ contactPoints: [settings.authHost], authProvider: new JsPlain() });
+  assertExact(/^5\.0\./.test(release), true, `release ${release}`);
+});

@@ -11,13 +11,15 @@
 export function secureSettings(host) {
   const env = (name, fallback) => host.env(name) || fallback;
   const tlsDir = env("CQLWIRE_SECURE_TLS_DIR", `${host.root}.cache/cassandra/secure-tls/tls`);
-  const read = (file) => {
+  const mtlsDir = env("CQLWIRE_SECURE_MTLS_DIR", `${host.root}.cache/cassandra/secure-mtls/tls`);
+  const readIn = (dir, file) => {
     try {
-      return host.readText(`${tlsDir}/${file}`);
+      return host.readText(`${dir}/${file}`);
     } catch (e) {
-      throw new Error(`${tlsDir}/${file} is missing (run: bash tests/secure/clusters.sh start): ${e.message}`);
+      throw new Error(`${dir}/${file} is missing (run: bash tests/secure/clusters.sh start): ${e.message}`);
     }
   };
+  const read = (file) => readIn(tlsDir, file);
   return {
     runtime: host.runtime,
     inspect: host.inspect,
@@ -25,6 +27,10 @@ export function secureSettings(host) {
     startWrongHostProxy: host.startWrongHostProxy,
     tlsHost: env("CQLWIRE_TLS_HOST", "127.0.0.11:9042"),
     authHost: env("CQLWIRE_AUTH_HOST", "127.0.0.21:9042"),
+    /** The node that requires a client certificate, its CA, and a client certificate it accepts. */
+    mtlsHost: env("CQLWIRE_MTLS_HOST", "127.0.0.31:9042"),
+    mtlsCa: readIn(mtlsDir, "ca.pem"),
+    mtlsClient: { cert: readIn(mtlsDir, "client/client.pem"), key: readIn(mtlsDir, "client/client.key") },
     plainHost: env("CQLWIRE_HOSTS", "127.0.0.1:9042").split(",")[0],
     ca: read("ca.pem"),
     wrongHost: { cert: read("wrong-host/server.pem"), key: read("wrong-host/server.key") },
@@ -34,7 +40,7 @@ export function secureSettings(host) {
 /** Rejects, naming each missing server, unless every host accepts a TCP connection. */
 export async function requireServers(settings) {
   const missing = [];
-  for (const [role, hostPort] of [["TLS cluster", settings.tlsHost], ["auth cluster", settings.authHost], ["plaintext cluster", settings.plainHost]]) {
+  for (const [role, hostPort] of [["TLS cluster", settings.tlsHost], ["auth cluster", settings.authHost], ["mutual-TLS cluster", settings.mtlsHost], ["plaintext cluster", settings.plainHost]]) {
     const [hostname, port] = hostPort.split(":");
     if (!(await settings.canConnect(hostname, Number(port)))) missing.push(`${role} at ${hostPort}`);
   }

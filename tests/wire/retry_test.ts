@@ -116,5 +116,17 @@ Deno.test("retry: Overloaded once, then the other node answers: one result, from
     assertExact(order.length, 2);
     assertExact(order[1] === order[0], false);
     assertExact([rs.info.queriedHost, rs.info.attempts], [order[1].address, 2]);
+    // info.triedHosts: the node that failed first and what it said; a first answer has none.
+    assertExact(rs.info.triedHosts, { [order[0].address]: "Overloaded (4097): error 4097" });
+    assertExact((await client.execute("SELECT a FROM ks.t", [], { idempotent: true })).info.triedHosts, {});
+  });
+});
+
+Deno.test("retry: an error that ended after two nodes carries triedHosts for both", async () => {
+  await withCluster(2, { protocolVersion: 5 }, async (nodes, client) => {
+    const order = failEverywhere(nodes, unavailable);
+    // deno-lint-ignore no-explicit-any
+    const e: any = await client.execute("SELECT a FROM ks.t", [], { idempotent: true }).then(() => null, (e: unknown) => e);
+    assertExact(e.triedHosts, { [order[0].address]: "Unavailable (4096): u", [order[1].address]: "Unavailable (4096): u" });
   });
 });

@@ -1,7 +1,7 @@
 //! The wasm-bindgen facade over `cqlwire-core`: marshalling only. See README.md for the
 //! byte layouts that cross the boundary.
 
-use cqlwire_core::connection::Request;
+use cqlwire_core::connection::{AuthStep, Request};
 use cqlwire_core::bulk::registry::BulkLoads;
 use cqlwire_core::session::{Command, RequestSpec, Session, SessionEvent};
 use cqlwire_core::message::{BatchStatement, BatchType, QueryOptions};
@@ -16,6 +16,7 @@ const EVENT_CONNECT_FAILED: u8 = 5;
 const EVENT_NODE_UP: u8 = 6;
 const EVENT_NODE_DOWN: u8 = 7;
 const EVENT_LOG: u8 = 8;
+const EVENT_AUTH: u8 = 9;
 
 const COMMAND_CONNECT: u8 = 1;
 const COMMAND_CLOSE: u8 = 2;
@@ -139,6 +140,14 @@ fn marshal_event(out: &mut Vec<u8>, event: SessionEvent<'_>) {
             push_json(out, EVENT_NODE_DOWN, 0, &serde_json::json!({ "address": address, "reason": reason }))
         }
         SessionEvent::Log { message } => push_json(out, EVENT_LOG, 0, &serde_json::json!({ "message": message })),
+        SessionEvent::Auth { conn, address, step } => {
+            let (kind, class, token) = match step {
+                AuthStep::Start { authenticator_class } => ("start", Some(authenticator_class), None),
+                AuthStep::Challenge { token } => ("challenge", None, token),
+                AuthStep::Success { token } => ("success", None, token),
+            };
+            push_json(out, EVENT_AUTH, conn, &serde_json::json!({ "address": address, "step": kind, "authenticatorClass": class, "token": token }))
+        }
     }
 }
 
@@ -185,6 +194,19 @@ impl WasmSession {
     pub fn handle_bytes(&mut self, now: f64, conn: u32, chunk: &[u8]) {
         self.now = micros(now);
         self.inner.handle_bytes(micros(now), conn, chunk);
+    }
+
+    /// The host authenticator's answer to an auth step of `conn`: `token`, or `error` when
+    /// it failed (then the connection closes with an authentication error).
+    #[wasm_bindgen(js_name = authAnswer)]
+    pub fn auth_answer(&mut self, now: f64, conn: u32, token: Option<Vec<u8>>, error: Option<String>) {
+        self.now = micros(now);
+        let answer = match (&token, &error) {
+            (_, Some(e)) => Err(e.as_str()),
+            (Some(t), None) => Ok(t.as_slice()),
+            (None, None) => Ok(&[][..]),
+        };
+        self.inner.auth_answer(micros(now), conn, answer);
     }
 
     #[wasm_bindgen(js_name = handleEof)]
@@ -467,6 +489,14 @@ impl WasmSession {
         return (core::arch::wasm32::memory_size(0) * 65536) as f64;
         #[cfg(not(target_arch = "wasm32"))]
         return 0.0;
+    }
+
+    /// How request `id` got its answer beyond its first execution, as JSON `{ errors:
+    /// [[node, message, code], ...], speculative_executions }`; asked only for responses after
+    /// more than one execution.
+    #[wasm_bindgen(js_name = takeTried)]
+    pub fn take_tried(&mut self, id: u32) -> String {
+        serde_json::to_string(&self.inner.take_tried(id)).unwrap_or_else(|_| "{}".into())
     }
 
     /// Counters and decisions, as JSON.

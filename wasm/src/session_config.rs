@@ -23,6 +23,8 @@ struct SessionConfigJson {
     compression: Option<String>,
     keyspace: Option<String>,
     credentials: Option<CredentialsJson>,
+    /// The host answers SASL steps (a JavaScript authenticator).
+    host_authenticator: Option<bool>,
     max_frame_bytes: Option<u32>,
     max_streams: Option<usize>,
     request_timeout_ms: Option<f64>,
@@ -46,6 +48,8 @@ struct SessionConfigJson {
     reconnect_base_ms: Option<f64>,
     reconnect_max_ms: Option<f64>,
     schema_agreement_timeout_ms: Option<f64>,
+    prepare_on_all_hosts: Option<bool>,
+    reprepare_on_up: Option<bool>,
 }
 
 fn micros_of_ms(ms: f64) -> u64 {
@@ -71,6 +75,7 @@ fn connection_config(j: &SessionConfigJson) -> Result<Config, CallError> {
     if let Some(n) = j.request_timeout_ms {
         c.request_timeout_us = micros_of_ms(n);
     }
+    c.host_authenticator = j.host_authenticator.unwrap_or(false);
     if let Some(n) = j.handshake_timeout_ms {
         c.handshake_timeout_us = micros_of_ms(n);
     }
@@ -119,6 +124,8 @@ pub fn parse_session_config(json: &str) -> Result<SessionConfig, CallError> {
     if let Some(b) = j.discover_peers {
         c.discover_peers = b;
     }
+    c.prepare_on_all_hosts = j.prepare_on_all_hosts.unwrap_or(false);
+    c.reprepare_on_up = j.reprepare_on_up.unwrap_or(false);
     c.can_bind_local_port = j.can_bind_local_port.unwrap_or(false);
     c.tls = j.tls.unwrap_or(false);
     if let Some(p) = j.default_port {

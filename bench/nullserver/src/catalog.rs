@@ -1,8 +1,6 @@
 //! The tables the null server knows: the system tables drivers read when they connect, with
-//! Cassandra 4.1's column types (drivers that deserialize into typed rows check them), and the
-//! benchmark's own `bench.kv`.
-
-use std::net::{IpAddr, SocketAddr};
+//! Cassandra 4.1's column types (drivers that deserialize into typed rows check them), two of
+//! ScyllaDB's own schema tables, and the benchmark's own `bench.kv`. What they hold: `schema.rs`.
 
 use crate::put_u16;
 
@@ -77,6 +75,11 @@ impl Table {
 
     pub fn is_local(&self) -> bool {
         self.keyspace == "system" && self.name == "local"
+    }
+
+    /// ScyllaDB's own schema tables, which Cassandra lacks (drivers probe for them).
+    pub fn is_scylla_only(&self) -> bool {
+        self.name.starts_with("scylla_")
     }
 }
 
@@ -251,52 +254,35 @@ static TABLES: &[Table] = &[
             ("state_type", Text),
         ],
     },
+    Table {
+        keyspace: "system_schema",
+        name: "scylla_keyspaces",
+        partition_key: &["keyspace_name"],
+        columns: &[("keyspace_name", Text), ("initial_tablets", Int)],
+    },
+    Table {
+        keyspace: "system_schema",
+        name: "scylla_tables",
+        partition_key: &["keyspace_name"],
+        columns: &[("keyspace_name", Text), ("table_name", Text), ("partitioner", Text)],
+    },
     Table { keyspace: "bench", name: "kv", partition_key: &["k"], columns: &[("k", Bigint), ("v", Blob)] },
 ];
 
-/// A table by `keyspace.name`, or by `name` in the connection's keyspace.
-pub fn find(session_keyspace: Option<&str>, qualified: &str) -> Option<&'static Table> {
+/// A table by `keyspace.name`, or by `name` in the connection's keyspace; ScyllaDB's own
+/// tables only with the Scylla personality (`scylla`).
+pub fn find(session_keyspace: Option<&str>, qualified: &str, scylla: bool) -> Option<&'static Table> {
     let (keyspace, name) = match qualified.split_once('.') {
         Some((k, n)) => (k, n),
         None => (session_keyspace?, qualified),
     };
-    TABLES.iter().find(|t| t.keyspace == keyspace && t.name == name)
+    TABLES.iter().find(|t| t.keyspace == keyspace && t.name == name && (scylla || !t.is_scylla_only()))
+}
+
+/// The tables a benchmark writes to, as opposed to the system tables.
+pub fn user_tables() -> Vec<&'static Table> {
+    TABLES.iter().filter(|t| !t.keyspace.starts_with("system")).collect()
 }
 
 pub(crate) const HOST_ID: [u8; 16] = *b"\x6e\x75\x6c\x6c\x73\x65\x72\x76\x65\x72\x2d\x68\x6f\x73\x74\x31";
-const SCHEMA_VERSION: [u8; 16] = *b"\x6e\x75\x6c\x6c\x73\x65\x72\x76\x65\x72\x2d\x73\x63\x68\x65\x6d";
-
-/// The value of a `system.local` column for a client connected to `local_addr`.
-pub fn local_row_value(column: &str, local_addr: SocketAddr) -> Option<Vec<u8>> {
-    let text = |s: &str| Some(s.as_bytes().to_vec());
-    let int = |v: i32| Some(v.to_be_bytes().to_vec());
-    let address = match local_addr.ip() {
-        IpAddr::V4(ip) => ip.octets().to_vec(),
-        IpAddr::V6(ip) => ip.octets().to_vec(),
-    };
-    match column {
-        "key" => text("local"),
-        "bootstrapped" => text("COMPLETED"),
-        "broadcast_address" | "listen_address" | "rpc_address" => Some(address),
-        "broadcast_port" | "listen_port" => int(7000),
-        "rpc_port" => int(i32::from(local_addr.port())),
-        "cluster_name" => text("nullserver"),
-        "cql_version" => text("3.4.7"),
-        "data_center" => text("datacenter1"),
-        "gossip_generation" => int(1),
-        "host_id" => Some(HOST_ID.to_vec()),
-        "native_protocol_version" => text("4"),
-        "partitioner" => text("org.apache.cassandra.dht.Murmur3Partitioner"),
-        "rack" => text("rack1"),
-        "release_version" => text("4.1.0"),
-        "schema_version" => Some(SCHEMA_VERSION.to_vec()),
-        "tokens" => {
-            let mut set = Vec::new();
-            set.extend_from_slice(&1i32.to_be_bytes());
-            set.extend_from_slice(&1i32.to_be_bytes());
-            set.push(b'0');
-            Some(set)
-        }
-        _ => None,
-    }
-}
+pub(crate) const SCHEMA_VERSION: [u8; 16] = *b"\x6e\x75\x6c\x6c\x73\x65\x72\x76\x65\x72\x2d\x73\x63\x68\x65\x6d";

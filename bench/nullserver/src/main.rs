@@ -2,13 +2,14 @@
 //!
 //! It answers the handshake, the system-table queries drivers make when they connect
 //! (`system.local` with one row; `system.peers`, `system.peers_v2` and `system_schema.*`
-//! empty), PREPARE and EXECUTE for statements on its catalog's tables, and gives Void for
-//! writes and one row for selects. Everything it sends in answer to one readiness event of a
+//! empty, except that the Scylla personality describes the benchmark's tables: see
+//! `schema.rs`), PREPARE and EXECUTE for statements on its catalog's tables, and gives Void
+//! for writes and one row for selects on the benchmark's tables. Everything it sends in answer to one readiness event of a
 //! connection goes out in one write, so the server's own syscalls stay far below one per
 //! request and the client is what a benchmark measures.
 //!
 //! Usage: `cqlwire-nullserver [HOST:PORT] [--scylla-shards N [--scylla-shard-port P]
-//! [--scylla-nat] [--scylla-rate-limit-every K] [--scylla-tablets]]` (default 127.0.0.1:9043). It prints
+//! [--scylla-nat] [--scylla-rate-limit-every K] [--scylla-tablets] [--scylla-warmup K]]` (default 127.0.0.1:9043). It prints
 //! `listening on ADDR` once ready and runs until killed. Whenever a connection closes it prints
 //! one JSON line with its own totals so far: connections, requests answered, read and write
 //! syscalls, and the CPU time (user + sys) it has used; with the Scylla personality
@@ -16,6 +17,7 @@
 
 mod catalog;
 mod query;
+mod schema;
 mod scylla;
 
 use std::collections::HashMap;
@@ -84,6 +86,13 @@ struct Prepared {
 
 enum PreparedReply {
     Void,
+    /// A system table's rows (`schema.rs`), kept where each `WHERE column = ?` (or `IN ?`)
+    /// bind matches: drivers read their metadata through prepared statements too.
+    SystemRows {
+        table: &'static Table,
+        columns: Vec<(&'static str, CqlType)>,
+        binds: Vec<query::Bind>,
+    },
     /// One row. Each result column either echoes a bound value or is a fixed filler.
     OneRow {
         prefix_with_metadata: Vec<u8>,
@@ -153,6 +162,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<(SocketAddr, scy
             "--scylla-rate-limit-every" => {
                 o.rate_limit_every = value(&a)?.parse().map_err(|e| format!("--scylla-rate-limit-every: {e}"))?
             }
+            "--scylla-warmup" => o.warmup = value(&a)?.parse().map_err(|e| format!("--scylla-warmup: {e}"))?,
             "--scylla-nat" => o.nat = true,
             "--scylla-tablets" => o.tablets = true,
             _ if !a.starts_with("--") => addr_text = a,
@@ -402,7 +412,7 @@ fn answer(
     body: &[u8],
 ) {
     match opcode {
-        OP_EXECUTE => answer_execute(server, out, shard, stream, body),
+        OP_EXECUTE => answer_execute(server, out, (local_addr, shard), stream, body),
         OP_STARTUP | OP_REGISTER => {
             let start = begin_frame(out, stream, OP_READY);
             end_frame(out, start);
@@ -433,7 +443,10 @@ fn answer(
             end_frame(out, start);
         }
         OP_QUERY => match read_long_string(body, 0) {
-            Some((text, _)) => answer_query(out, keyspace, (local_addr, server.scylla.enabled()), stream, text),
+            Some((text, next)) => {
+                let ctx = schema_context(&server.scylla, local_addr);
+                answer_query(out, &mut server.bound, keyspace, ctx, stream, (text, &body[next..]))
+            }
             None => write_error(out, stream, ERR_PROTOCOL, "QUERY body too short for its query string"),
         },
         OP_PREPARE => match read_long_string(body, 0) {
@@ -445,8 +458,8 @@ fn answer(
     }
 }
 
-fn answer_execute(server: &mut Server, out: &mut Vec<u8>, shard: u16, stream: i16, body: &[u8]) {
-    let Some((id, mut at)) = read_short_bytes(body, 0) else {
+fn answer_execute(server: &mut Server, out: &mut Vec<u8>, (local_addr, shard): (SocketAddr, u16), stream: i16, body: &[u8]) {
+    let Some((id, at)) = read_short_bytes(body, 0) else {
         return write_error(out, stream, ERR_PROTOCOL, "EXECUTE body too short for the statement id");
     };
     let Some(prepared) = lookup_prepared(&server.prepared, id) else {
@@ -461,39 +474,14 @@ fn answer_execute(server: &mut Server, out: &mut Vec<u8>, shard: u16, stream: i1
     if !scylla && matches!(prepared.reply, PreparedReply::Void) {
         return write_void(out, stream);
     }
-    // consistency [short], flags [byte], then the values.
-    let Some(&flags) = body.get(at + 2) else {
-        return write_error(out, stream, ERR_PROTOCOL, "EXECUTE body too short for its flags");
+    let flags = match read_values(body, at, &mut server.bound) {
+        Ok(flags) => flags,
+        Err(message) => return write_error(out, stream, ERR_PROTOCOL, message),
     };
-    at += 3;
-    server.bound.clear();
-    if flags & EXECUTE_FLAG_VALUES != 0 {
-        let Some(count) = read_u16(body, at) else {
-            return write_error(out, stream, ERR_PROTOCOL, "EXECUTE body too short for its value count");
-        };
-        at += 2;
-        for _ in 0..count {
-            if flags & EXECUTE_FLAG_NAMES_FOR_VALUES != 0 {
-                let Some((_, next)) = read_string(body, at) else {
-                    return write_error(out, stream, ERR_PROTOCOL, "EXECUTE value name cut short");
-                };
-                at = next;
-            }
-            let Some(len) = read_i32(body, at) else {
-                return write_error(out, stream, ERR_PROTOCOL, "EXECUTE value length cut short");
-            };
-            at += 4;
-            if len < 0 {
-                server.bound.push(None);
-                continue;
-            }
-            let end = at + len as usize;
-            if end > body.len() {
-                return write_error(out, stream, ERR_PROTOCOL, "EXECUTE value longer than the frame");
-            }
-            server.bound.push(Some((at, end)));
-            at = end;
-        }
+    // A driver's metadata read: answered, but neither counted nor rate-limited as a request.
+    if let PreparedReply::SystemRows { table, columns, binds } = &prepared.reply {
+        let rows = matching_rows(table, schema_context(&server.scylla, local_addr), binds, &server.bound, body);
+        return write_rows(out, stream, (table, columns), &rows, flags & EXECUTE_FLAG_SKIP_METADATA != 0);
     }
     let mut tablet_payload = None;
     if scylla {
@@ -535,6 +523,85 @@ fn answer_execute(server: &mut Server, out: &mut Vec<u8>, shard: u16, stream: i1
     end_frame(out, start);
 }
 
+/// Reads a QUERY's or EXECUTE's consistency, flags and bound values (as ranges of `body`
+/// into `bound`) from `at`; returns the flags.
+fn read_values(body: &[u8], mut at: usize, bound: &mut Vec<Option<(usize, usize)>>) -> Result<u8, &'static str> {
+    // consistency [short], flags [byte], then the values.
+    let &flags = body.get(at + 2).ok_or("request body too short for its flags")?;
+    at += 3;
+    bound.clear();
+    if flags & EXECUTE_FLAG_VALUES == 0 {
+        return Ok(flags);
+    }
+    let count = read_u16(body, at).ok_or("request body too short for its value count")?;
+    at += 2;
+    for _ in 0..count {
+        if flags & EXECUTE_FLAG_NAMES_FOR_VALUES != 0 {
+            at = read_string(body, at).ok_or("request value name cut short")?.1;
+        }
+        let len = read_i32(body, at).ok_or("request value length cut short")?;
+        at += 4;
+        if len < 0 {
+            bound.push(None);
+            continue;
+        }
+        let end = at + len as usize;
+        if end > body.len() {
+            return Err("request value longer than the frame");
+        }
+        bound.push(Some((at, end)));
+        at = end;
+    }
+    Ok(flags)
+}
+
+fn schema_context(scylla: &scylla::Personality, local_addr: SocketAddr) -> schema::Context {
+    schema::Context { local_addr, scylla: scylla.enabled(), tablets: scylla.options.tablets }
+}
+
+/// The table's rows that every `WHERE` bind matches (a null bind matches none).
+fn matching_rows(
+    table: &Table,
+    ctx: schema::Context,
+    binds: &[query::Bind],
+    bound: &[Option<(usize, usize)>],
+    body: &[u8],
+) -> Vec<schema::Row> {
+    let mut rows = schema::rows(table, ctx);
+    for (bind, value) in binds.iter().zip(bound) {
+        match value {
+            Some((a, b)) => schema::filter(&mut rows, &bind.column, &body[*a..*b], bind.is_list),
+            None => rows.clear(),
+        }
+    }
+    rows
+}
+
+/// A Rows result; `skip_metadata` when the client asked for none (it has the prepared one).
+fn write_rows(
+    out: &mut Vec<u8>,
+    stream: i16,
+    (table, columns): (&Table, &[(&str, CqlType)]),
+    rows: &[schema::Row],
+    skip_metadata: bool,
+) {
+    let start = begin_frame(out, stream, OP_RESULT);
+    if skip_metadata {
+        put_i32(out, RESULT_ROWS);
+        put_i32(out, ROWS_NO_METADATA);
+        put_i32(out, columns.len() as i32);
+    } else {
+        write_rows_metadata(out, table, columns, false);
+    }
+    put_i32(out, rows.len() as i32);
+    for row in rows {
+        for (name, _) in columns {
+            put_bytes(out, row.iter().find(|(c, _)| c == name).map(|(_, v)| v.as_slice()));
+        }
+    }
+    end_frame(out, start);
+}
+
 fn lookup_prepared<'a>(prepared: &'a [Prepared], id: &[u8]) -> Option<&'a Prepared> {
     if id.len() != 16 || id[..8] != PREPARED_ID_MAGIC {
         return None;
@@ -543,13 +610,14 @@ fn lookup_prepared<'a>(prepared: &'a [Prepared], id: &[u8]) -> Option<&'a Prepar
     prepared.get(index).filter(|p| p.id == id)
 }
 
-/// `scylla`: the Scylla personality lists the bench keyspace in `system_schema.keyspaces`.
+/// `request`: the query text and the rest of the body (consistency, flags, values).
 fn answer_query(
     out: &mut Vec<u8>,
+    bound: &mut Vec<Option<(usize, usize)>>,
     keyspace: &mut Option<String>,
-    (local_addr, scylla): (SocketAddr, bool),
+    ctx: schema::Context,
     stream: i16,
-    text: &str,
+    (text, rest): (&str, &[u8]),
 ) {
     let statement = match query::parse(text) {
         Ok(s) => s,
@@ -563,31 +631,19 @@ fn answer_query(
             end_frame(out, start);
             *keyspace = Some(name);
         }
-        Statement::Select { table, columns, .. } => {
-            let Some(table) = catalog::find(keyspace.as_deref(), &table) else {
+        Statement::Select { table, columns, binds } => {
+            let Some(table) = catalog::find(keyspace.as_deref(), &table, ctx.scylla) else {
                 return write_error(out, stream, ERR_INVALID, &format!("unconfigured table {table}"));
             };
             let columns = match result_columns(table, &columns) {
                 Ok(c) => c,
                 Err(message) => return write_error(out, stream, ERR_INVALID, &message),
             };
-            let start = begin_frame(out, stream, OP_RESULT);
-            write_rows_metadata(out, table, &columns, false);
-            if table.is_local() {
-                put_i32(out, 1);
-                for (name, _) in &columns {
-                    put_bytes(out, catalog::local_row_value(name, local_addr).as_deref());
-                }
-            } else if scylla && table.keyspace == "system_schema" && table.name == "keyspaces" {
-                // Shard-aware drivers route by replicas, so the bench keyspace has a strategy.
-                put_i32(out, 1);
-                for (name, _) in &columns {
-                    put_bytes(out, scylla::bench_keyspace_value(name).as_deref());
-                }
-            } else {
-                put_i32(out, 0);
+            if let Err(message) = read_values(rest, 0, bound) {
+                return write_error(out, stream, ERR_PROTOCOL, message);
             }
-            end_frame(out, start);
+            let rows = matching_rows(table, ctx, &binds, bound, rest);
+            write_rows(out, stream, (table, &columns), &rows, false);
         }
         Statement::Insert { .. } | Statement::Other => write_void(out, stream),
     }
@@ -615,7 +671,7 @@ fn answer_prepare(server: &mut Server, out: &mut Vec<u8>, keyspace: Option<&str>
     server.prepared_by_text.insert(key, index);
 }
 
-/// `scylla`: mark a conditional statement with Scylla's LWT flag.
+/// `scylla`: mark a conditional statement with Scylla's LWT flag, and know Scylla's own tables.
 fn build_prepared(id: [u8; 16], keyspace: Option<&str>, text: &str, scylla: bool) -> Result<Prepared, String> {
     let statement = query::parse(text)?;
     let (table_name, binds, result, is_select): (String, Vec<query::Bind>, Vec<String>, bool) = match statement {
@@ -625,7 +681,7 @@ fn build_prepared(id: [u8; 16], keyspace: Option<&str>, text: &str, scylla: bool
             return Err(format!("the null server prepares only INSERT and SELECT, not: {text}"));
         }
     };
-    let table = catalog::find(keyspace, &table_name).ok_or_else(|| format!("unconfigured table {table_name}"))?;
+    let table = catalog::find(keyspace, &table_name, scylla).ok_or_else(|| format!("unconfigured table {table_name}"))?;
     let mut bind_columns = Vec::with_capacity(binds.len());
     for bind in &binds {
         let ty = table.column_type(&bind.column).ok_or_else(|| format!("undefined column name {}", bind.column))?;
@@ -674,6 +730,9 @@ fn build_prepared(id: [u8; 16], keyspace: Option<&str>, text: &str, scylla: bool
     }
     let columns = result_columns(table, &result)?;
     write_rows_metadata(&mut body, table, &columns, true);
+    if table.keyspace.starts_with("system") {
+        return Ok(Prepared { id, prepared_body: body, reply: PreparedReply::SystemRows { table, columns, binds }, pk_indexes });
+    }
 
     let mut prefix_with_metadata = Vec::new();
     write_rows_metadata(&mut prefix_with_metadata, table, &columns, false);

@@ -22,6 +22,10 @@ pub struct Options {
     pub rate_limit_every: u64,
     /// `--scylla-tablets`: offer TABLETS_ROUTING_V1 and lay every table out in tablets.
     pub tablets: bool,
+    /// `--scylla-warmup K`: the first K EXECUTEs are a client's warm-up; the report also
+    /// counts the ones after it apart (a pool still opening its shards' connections then
+    /// weighs on the overall figure only).
+    pub warmup: u64,
 }
 
 /// Tablets per table in `--scylla-tablets` mode.
@@ -48,7 +52,11 @@ pub struct Personality {
     on_owning_shard: u64,
     unroutable: u64,
     rate_limited: u64,
+    /// EXECUTEs after the warm-up, and those of them on the owning shard.
+    measured: u64,
+    measured_on_owning_shard: u64,
     tablet_hits: u64,
+    measured_tablet_hits: u64,
     tablet_misroutes: u64,
     per_shard: Vec<u64>,
 }
@@ -106,8 +114,13 @@ impl Personality {
         if let Some(n) = self.per_shard.get_mut(usize::from(shard)) {
             *n += 1;
         }
+        let measured = self.executes > self.options.warmup;
+        self.measured += u64::from(measured);
         match key.and_then(|k| routing_token(k).ok()) {
-            Some(token) if shard_of(token, self.options.shards, IGNORE_MSB) == shard => self.on_owning_shard += 1,
+            Some(token) if shard_of(token, self.options.shards, IGNORE_MSB) == shard => {
+                self.on_owning_shard += 1;
+                self.measured_on_owning_shard += u64::from(measured);
+            }
             Some(_) => {}
             None => self.unroutable += 1,
         }
@@ -127,6 +140,8 @@ impl Personality {
         let tablet = tablet_of(token, self.options.shards);
         if tablet.replicas.iter().any(|r| r.shard == shard) {
             self.tablet_hits += 1;
+            // Called before `count_execute` counts this EXECUTE.
+            self.measured_tablet_hits += u64::from(self.executes >= self.options.warmup);
             return None;
         }
         self.tablet_misroutes += 1;
@@ -141,33 +156,19 @@ impl Personality {
     pub fn report(&self) -> String {
         let per_shard: Vec<String> = self.per_shard.iter().map(u64::to_string).collect();
         format!(
-            "{{\"shards\":{},\"shard_port_connections\":{},\"executes\":{},\"on_owning_shard\":{},\"unroutable\":{},\"rate_limited\":{},\"tablet_hits\":{},\"tablet_misroutes\":{},\"per_shard\":[{}]}}",
+            "{{\"shards\":{},\"shard_port_connections\":{},\"executes\":{},\"on_owning_shard\":{},\"after_warmup\":{},\"after_warmup_on_owning_shard\":{},\"unroutable\":{},\"rate_limited\":{},\"tablet_hits\":{},\"after_warmup_tablet_hits\":{},\"tablet_misroutes\":{},\"per_shard\":[{}]}}",
             self.options.shards,
             self.shard_port_connections,
             self.executes,
             self.on_owning_shard,
+            self.measured,
+            self.measured_on_owning_shard,
             self.unroutable,
             self.rate_limited,
             self.tablet_hits,
+            self.measured_tablet_hits,
             self.tablet_misroutes,
             per_shard.join(",")
         )
-    }
-}
-
-/// A `system_schema.keyspaces` column of the bench keyspace (SimpleStrategy, one replica).
-pub fn bench_keyspace_value(column: &str) -> Option<Vec<u8>> {
-    let mut map = Vec::new();
-    let pairs = [("class", "org.apache.cassandra.locator.SimpleStrategy"), ("replication_factor", "1")];
-    map.extend_from_slice(&(pairs.len() as i32).to_be_bytes());
-    for s in pairs.iter().flat_map(|(k, v)| [k, v]) {
-        map.extend_from_slice(&(s.len() as i32).to_be_bytes());
-        map.extend_from_slice(s.as_bytes());
-    }
-    match column {
-        "keyspace_name" => Some(b"bench".to_vec()),
-        "durable_writes" => Some(vec![1]),
-        "replication" => Some(map),
-        _ => None,
     }
 }

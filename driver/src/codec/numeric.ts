@@ -59,7 +59,7 @@ export function readUnsignedVintNumber(u8: Uint8Array, pos: number, end: number,
   if (pos >= end) throw new CqlProtocolError("remote", field, pos, "needs 1 byte for a vint, 0 left");
   const first = u8[pos];
   const extra = vintExtraBytes(first);
-  if (pos + 1 + extra > end) throw new CqlProtocolError("remote", field, pos, `vint needs ${1 + extra} bytes, ${end - pos} left`);
+  if (pos + 1 + extra > end) throw new CqlProtocolError("remote", field, pos + 1, `vint needs ${1 + extra} bytes, ${end - pos} left`);
   let value = extra === 8 ? 0 : first & (0xff >> extra);
   for (let i = 1; i <= extra; i++) value = value * 256 + u8[pos + i];
   vintEnd = pos + 1 + extra;
@@ -71,7 +71,7 @@ export function readUnsignedVintBigInt(u8: Uint8Array, pos: number, end: number,
   if (pos >= end) throw new CqlProtocolError("remote", field, pos, "needs 1 byte for a vint, 0 left");
   const first = u8[pos];
   const extra = vintExtraBytes(first);
-  if (pos + 1 + extra > end) throw new CqlProtocolError("remote", field, pos, `vint needs ${1 + extra} bytes, ${end - pos} left`);
+  if (pos + 1 + extra > end) throw new CqlProtocolError("remote", field, pos + 1, `vint needs ${1 + extra} bytes, ${end - pos} left`);
   let value = BigInt(extra === 8 ? 0 : first & (0xff >> extra));
   for (let i = 1; i <= extra; i++) value = (value << 8n) | BigInt(u8[pos + i]);
   vintEnd = pos + 1 + extra;

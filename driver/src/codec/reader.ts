@@ -32,8 +32,34 @@ export function decodeUtf8(u8: Uint8Array, start: number, length: number, field:
   try {
     return utf8Strict.decode(u8.subarray(start, start + length));
   } catch {
-    throw new CqlProtocolError("remote", field, start, "invalid UTF-8");
+    throw new CqlProtocolError("remote", field, utf8ValidUpTo(u8, start, start + length), "invalid UTF-8");
   }
+}
+
+/**
+ * Where the first malformed or incomplete UTF-8 sequence in `u8[start, end)` begins (the
+ * byte the core's decoder reports too). Only called once decoding has failed.
+ */
+function utf8ValidUpTo(u8: Uint8Array, start: number, end: number): number {
+  let i = start;
+  while (i < end) {
+    const b = u8[i];
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    // The sequence's length and the range its second byte must fall in (no overlong forms,
+    // no surrogates, nothing past U+10FFFF); later bytes are plain continuations.
+    let width = 0, low = 0x80, high = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) width = 2;
+    else if (b >= 0xe0 && b <= 0xef) [width, low, high] = [3, b === 0xe0 ? 0xa0 : 0x80, b === 0xed ? 0x9f : 0xbf];
+    else if (b >= 0xf0 && b <= 0xf4) [width, low, high] = [4, b === 0xf0 ? 0x90 : 0x80, b === 0xf4 ? 0x8f : 0xbf];
+    if (width === 0 || i + width > end) return i;
+    if (u8[i + 1] < low || u8[i + 1] > high) return i;
+    for (let k = 2; k < width; k++) if ((u8[i + k] & 0xc0) !== 0x80) return i;
+    i += width;
+  }
+  return end;
 }
 
 /** Decodes ASCII (bytes 0..127 only) from `u8[start, start+length)`. */

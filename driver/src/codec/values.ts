@@ -75,10 +75,11 @@ function wrongLength(typeName: string, at: number, length: number, expected: str
  * the later ones (tinyint, smallint, date, time), which reject it.
  */
 function fixed(typeName: string, size: number, emptyIsNull: boolean, read: ValueDecoder): ValueDecoder {
+  const field = `${typeName} value`;
   return (u8, view, start, length) => {
     if (length === size) return read(u8, view, start, length);
     if (length === 0 && emptyIsNull) return null;
-    return wrongLength(typeName, start, length, String(size));
+    return wrongLength(field, start, length, String(size));
   };
 }
 
@@ -104,7 +105,7 @@ function formatUuid(u8: Uint8Array, s: number): string {
 const decodeUuid = fixed("uuid", 16, true, (u8, _v, s) => formatUuid(u8, s));
 const decodeTimeuuid = fixed("timeuuid", 16, true, (u8, _v, s) => {
   const version = u8[s + 6] >> 4;
-  if (version !== 1) throw new CqlProtocolError("remote", "timeuuid", s + 6, `UUID version ${version}, expected 1`);
+  if (version !== 1) throw new CqlProtocolError("remote", "timeuuid value", s + 6, `UUID version ${version}, expected 1`);
   return formatUuid(u8, s);
 });
 
@@ -120,21 +121,23 @@ const decodeTimestamp = fixed("timestamp", 8, true, (_u8, view, s) => {
 
 const decodeTime = fixed("time", 8, false, (_u8, view, s) => {
   const nanos = view.getBigInt64(s);
-  if (nanos < 0n || nanos > CqlTime.MAX_NANOS) throw new CqlProtocolError("remote", "time", s, `${nanos} ns is not a time of day`);
+  if (nanos < 0n || nanos > CqlTime.MAX_NANOS) throw new CqlProtocolError("remote", "time value", s, `${nanos} ns is not a time of day`);
   return new CqlTime(nanos);
 });
 
 const decodeDuration: ValueDecoder = (u8, _view, start, length) => {
   const end = start + length;
-  const months = readVint(u8, start, end, "duration");
-  const days = readVint(u8, vintEnd, end, "duration");
-  const nanos = readVint(u8, vintEnd, end, "duration");
-  if (vintEnd !== end) throw new CqlProtocolError("remote", "duration", vintEnd, `${end - vintEnd} unexpected trailing bytes`);
-  if (months < -0x8000_0000n || months > 0x7fff_ffffn) throw new CqlProtocolError("remote", "duration", start, `months ${months} overflow an int`);
-  if (days < -0x8000_0000n || days > 0x7fff_ffffn) throw new CqlProtocolError("remote", "duration", start, `days ${days} overflow an int`);
+  const months = readVint(u8, start, end, "duration months");
+  const monthsEnd = vintEnd;
+  const days = readVint(u8, monthsEnd, end, "duration days");
+  const daysEnd = vintEnd;
+  const nanos = readVint(u8, daysEnd, end, "duration nanoseconds");
+  if (vintEnd !== end) throw new CqlProtocolError("remote", "duration value", vintEnd, `${end - vintEnd} unexpected trailing bytes`);
+  if (months < -0x8000_0000n || months > 0x7fff_ffffn) throw new CqlProtocolError("remote", "duration months", start, `months ${months} overflow an int`);
+  if (days < -0x8000_0000n || days > 0x7fff_ffffn) throw new CqlProtocolError("remote", "duration days", monthsEnd, `days ${days} overflow an int`);
   const anyNegative = months < 0n || days < 0n || nanos < 0n;
   const anyPositive = months > 0n || days > 0n || nanos > 0n;
-  if (anyNegative && anyPositive) throw new CqlProtocolError("remote", "duration", start, "months, days and nanoseconds have mixed signs");
+  if (anyNegative && anyPositive) throw new CqlProtocolError("remote", "duration value", daysEnd, "months, days and nanoseconds have mixed signs");
   return new CqlDuration(Number(months), Number(days), nanos);
 };
 
@@ -142,19 +145,20 @@ const decodeVarintValue: ValueDecoder = (u8, _view, start, length) => (length ==
 
 const decodeDecimal: ValueDecoder = (u8, view, start, length) => {
   if (length === 0) return null;
-  if (length < 5) return wrongLength("decimal", start, length, "at least 5 (scale and unscaled value)");
+  if (length < 4) return wrongLength("decimal scale", start, length, "at least 5 (scale and unscaled value)");
+  if (length === 4) throw new CqlProtocolError("remote", "decimal unscaled value", start + 4, "a scale without an unscaled value");
   return new CqlDecimal(decodeVarint(u8, start + 4, length - 4), view.getInt32(start));
 };
 
 const decodeInet: ValueDecoder = (u8, _view, start, length) => {
   if (length === 4 || length === 16) return formatInetAddress(u8, start, length);
   if (length === 0) return null;
-  return wrongLength("inet", start, length, "4 or 16");
+  return wrongLength("inet value", start, length, "4 or 16");
 };
 
 const NATIVE_DECODERS: Record<string, ValueDecoder> = {
-  ascii: (u8, _v, s, n) => decodeAscii(u8, s, n, "ascii"),
-  text: (u8, _v, s, n) => decodeUtf8(u8, s, n, "text"),
+  ascii: (u8, _v, s, n) => decodeAscii(u8, s, n, "ascii value"),
+  text: (u8, _v, s, n) => decodeUtf8(u8, s, n, "text value"),
   // A view, not a copy: callers decode from bytes of their own (see decodeValue, parseResult).
   blob: (u8, _v, s, n) => u8.subarray(s, s + n),
   boolean: fixed("boolean", 1, true, (u8, _v, s) => u8[s] !== 0),
@@ -190,20 +194,20 @@ function readElement(u8: Uint8Array, view: DataView, pos: number, end: number, d
     elementsEnd = start;
     return null;
   }
-  if (length > end - start) throw new CqlProtocolError("remote", typeName, pos, `element of ${length} bytes, ${end - start} left`);
+  if (length > end - start) throw new CqlProtocolError("remote", typeName, start, `element of ${length} bytes, ${end - start} left`);
   const value = decode(u8, view, start, length);
   // Set after decoding: a nested collection's own elements move elementsEnd while it decodes.
   elementsEnd = start + length;
   return value;
 }
 
-function readCount(view: DataView, start: number, length: number, minElementSize: number, typeName: string): number {
-  if (length < 4) return wrongLength(typeName, start, length, "at least 4 (the element count)");
+function readCount(view: DataView, start: number, length: number, minElementSize: number, field: string): number {
+  if (length < 4) return wrongLength(field, start, length, "at least 4 (the element count)");
   const count = view.getInt32(start);
-  if (count < 0) throw new CqlProtocolError("remote", typeName, start, `negative element count ${count}`);
+  if (count < 0) throw new CqlProtocolError("remote", field, start, `negative element count ${count}`);
   // Each element carries at least a 4-byte length, which bounds what a hostile count can allocate.
   if (count > (length - 4) / minElementSize) {
-    throw new CqlProtocolError("remote", typeName, start, `${count} elements cannot fit in ${length - 4} bytes`);
+    throw new CqlProtocolError("remote", field, start, `${count} elements cannot fit in ${length - 4} bytes`);
   }
   return count;
 }
@@ -219,17 +223,17 @@ function compileDecoder(t: TypeInfo): ValueDecoder {
     case "list":
     case "set": {
       const element = decoderFor(t.element);
-      const typeName = t.kind;
+      const elementField = `${t.kind} element`;
       return (u8, view, start, length) => {
-        const count = readCount(view, start, length, 4, typeName);
+        const count = readCount(view, start, length, 4, "collection element count");
         const end = start + length;
         const out = new Array(count);
         let pos = start + 4;
         for (let i = 0; i < count; i++) {
-          out[i] = readElement(u8, view, pos, end, element, typeName);
+          out[i] = readElement(u8, view, pos, end, element, elementField);
           pos = elementsEnd;
         }
-        if (pos !== end) trailing(typeName, pos, end);
+        if (pos !== end) trailing("collection", pos, end);
         return out;
       };
     }
@@ -237,13 +241,13 @@ function compileDecoder(t: TypeInfo): ValueDecoder {
       const key = decoderFor(t.key);
       const value = decoderFor(t.value);
       return (u8, view, start, length) => {
-        const count = readCount(view, start, length, 8, "map");
+        const count = readCount(view, start, length, 8, "map entry count");
         const end = start + length;
         const out = new Map<unknown, unknown>();
         let pos = start + 4;
         for (let i = 0; i < count; i++) {
-          const k = readElement(u8, view, pos, end, key, "map");
-          const v = readElement(u8, view, elementsEnd, end, value, "map");
+          const k = readElement(u8, view, pos, end, key, "map key");
+          const v = readElement(u8, view, elementsEnd, end, value, "map value");
           pos = elementsEnd;
           out.set(k, v);
         }
@@ -259,17 +263,16 @@ function compileDecoder(t: TypeInfo): ValueDecoder {
         const out: unknown[] = [];
         let pos = start;
         for (let i = 0; i < elements.length && pos < end; i++) {
-          out.push(readElement(u8, view, pos, end, elements[i], "tuple"));
+          out.push(readElement(u8, view, pos, end, elements[i], "tuple component"));
           pos = elementsEnd;
         }
-        if (pos !== end) trailing("tuple", pos, end);
+        if (pos !== end) trailing("tuple component", pos, end);
         return out;
       };
     }
     case "udt": {
       const names = t.fields.map((f) => f.name);
       const fields = t.fields.map((f) => decoderFor(f.type));
-      const typeName = `udt ${t.name}`;
       return (u8, view, start, length) => {
         const end = start + length;
         // A value written before fields were added to the type stops early: the fields it
@@ -277,10 +280,10 @@ function compileDecoder(t: TypeInfo): ValueDecoder {
         const out: Record<string, unknown> = {};
         let pos = start;
         for (let i = 0; i < fields.length && pos < end; i++) {
-          defineField(out, names[i], readElement(u8, view, pos, end, fields[i], typeName));
+          defineField(out, names[i], readElement(u8, view, pos, end, fields[i], "udt field"));
           pos = elementsEnd;
         }
-        if (pos !== end) trailing(typeName, pos, end);
+        if (pos !== end) trailing("udt field", pos, end);
         return out;
       };
     }
@@ -302,12 +305,11 @@ export function defineField(target: Record<string, unknown>, name: string, value
 
 function compileVectorDecoder(elementType: TypeInfo, dimension: number): ValueDecoder {
   const elementSize = fixedValueSize(elementType);
-  const typeName = `vector<${formatCqlType(elementType)}, ${dimension}>`;
   if (elementSize > 0) {
     const total = elementSize * dimension;
     if (elementType.kind === "float") {
       return (_u8, view, start, length) => {
-        if (length !== total) return wrongLength(typeName, start, length, String(total));
+        if (length !== total) return wrongLength("vector value", start, length, String(total));
         const out = new Float32Array(dimension);
         for (let i = 0; i < dimension; i++) out[i] = view.getFloat32(start + 4 * i);
         return out;
@@ -315,7 +317,7 @@ function compileVectorDecoder(elementType: TypeInfo, dimension: number): ValueDe
     }
     if (elementType.kind === "double") {
       return (_u8, view, start, length) => {
-        if (length !== total) return wrongLength(typeName, start, length, String(total));
+        if (length !== total) return wrongLength("vector value", start, length, String(total));
         const out = new Float64Array(dimension);
         for (let i = 0; i < dimension; i++) out[i] = view.getFloat64(start + 8 * i);
         return out;
@@ -323,7 +325,7 @@ function compileVectorDecoder(elementType: TypeInfo, dimension: number): ValueDe
     }
     const element = decoderFor(elementType);
     return (u8, view, start, length) => {
-      if (length !== total) return wrongLength(typeName, start, length, String(total));
+      if (length !== total) return wrongLength("vector value", start, length, String(total));
       const out = new Array(dimension);
       for (let i = 0; i < dimension; i++) out[i] = element(u8, view, start + elementSize * i, elementSize);
       return out;
@@ -331,19 +333,19 @@ function compileVectorDecoder(elementType: TypeInfo, dimension: number): ValueDe
   }
   const element = decoderFor(elementType);
   return (u8, view, start, length) => {
-    // Every element takes at least its one-byte length, which bounds the allocation.
-    if (dimension > length) return wrongLength(typeName, start, length, `at least ${dimension}`);
+    // Every element takes at least its one-byte length, which bounds the allocation: a value
+    // too short for the dimension grows its array as it goes and fails at the missing length.
     const end = start + length;
-    const out = new Array(dimension);
+    const out = dimension > length ? [] : new Array(dimension);
     let pos = start;
     for (let i = 0; i < dimension; i++) {
-      const size = readUnsignedVintNumber(u8, pos, end, typeName);
+      const size = readUnsignedVintNumber(u8, pos, end, "vector element length");
       const elementStart = vintEnd;
-      if (size > end - elementStart) throw new CqlProtocolError("remote", typeName, pos, `element of ${size} bytes, ${end - elementStart} left`);
+      if (size > end - elementStart) throw new CqlProtocolError("remote", "vector element length", pos, `element of ${size} bytes, ${end - elementStart} left`);
       out[i] = element(u8, view, elementStart, size);
       pos = elementStart + size;
     }
-    if (pos !== end) trailing(typeName, pos, end);
+    if (pos !== end) trailing("vector value", pos, end);
     return out;
   };
 }
