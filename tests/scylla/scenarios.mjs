@@ -55,3 +55,31 @@ export async function rateLimitedInsert(Client, spawn) {
     await server.stop();
   }
 }
+
+/** `rows` CSV rows of bench.kv (k from 0, a 4-byte blob), header first, in 4 KiB chunks. */
+async function* csvRows(rows) {
+  let text = "k,v\n";
+  for (let k = 0; k < rows; k++) text += `${k},0x${(k >>> 0).toString(16).padStart(8, "0")}\n`;
+  const bytes = new TextEncoder().encode(text);
+  for (let at = 0; at < bytes.length; at += 4096) yield bytes.subarray(at, at + 4096);
+}
+
+/**
+ * A bulk load of `rows` rows into bench.kv through the driver's `bulkLoad` (`batchSize`
+ * rows per request: 1 sends EXECUTEs, more sends BATCHes) against a server that refuses
+ * every `every`th EXECUTE or BATCH with Scylla's rate-limit error; `maxRetries` as the
+ * load's option (undefined: its default). Gives the load's final state, its bad rows and
+ * the server's counters (which rows it accepted, by partition).
+ */
+export async function rateLimitedBulkLoad(Client, spawn, { rows = 2000, every = 7, batchSize = 32, maxRetries = /** @type {number | undefined} */ (undefined) } = {}) {
+  const server = await startScyllaServer(spawn, 4, ["--scylla-rate-limit-every", String(every)]);
+  try {
+    const bad = [];
+    const { result: state } = await withClient(Client, server, (client) =>
+      client.bulkLoad(csvRows(rows), { query: INSERT, header: true, batchSize, maxRetries, onBadRow: (row) => void bad.push(row) })
+    );
+    return { state, bad, totals: await server.totals() };
+  } finally {
+    await server.stop();
+  }
+}

@@ -19,7 +19,7 @@ use std::collections::{BinaryHeap, HashMap, VecDeque};
 use super::{BadColumn, BadRowKind, BulkEncoder, BulkError, RowOutcome};
 use crate::cluster::{Backoff, Jitter};
 use crate::connection::{Request, RequestError};
-use crate::message::{BatchStatement, BatchType, QueryOptions};
+use crate::message::{BatchStatement, BatchType, ErrorDetails, QueryOptions};
 use crate::session::{request_error_message, RequestSpec, Session, SessionError, SessionRequestId};
 
 #[derive(Debug, Clone)]
@@ -227,18 +227,39 @@ fn next_line(line: u64, raw: &[u8]) -> u64 {
 }
 
 /// Whether the failure says the cluster is saturated: it timed out or said Overloaded or
-/// WriteTimeout (for "no node left", any node that was tried).
+/// WriteTimeout or Scylla's rate limit (for "no node left", any node that was tried).
 fn is_pushback(error: &SessionError) -> bool {
     matches!(&error.error, RequestError::Timeout { .. })
         || matches!(&error.error, RequestError::Server(e) if matches!(e.code, 0x1001 | 0x1100))
+        || rate_limit(error).is_some()
         || (error.no_host_available && error.errors.iter().any(|e| e.is_pushback()))
 }
 
+/// Scylla's per-partition rate limit, known by the code its SUPPORTED announced (the
+/// connection decoded it into its own details): `Some(rejected_by_coordinator)`.
+fn rate_limit(error: &SessionError) -> Option<bool> {
+    match &error.error {
+        RequestError::Server(e) => match e.details {
+            ErrorDetails::RateLimitReached { rejected_by_coordinator, .. } => Some(rejected_by_coordinator),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether the write may have been applied although it failed: a timeout, or a rate limit
+/// that replicas (not the coordinator) enforced, after some of them may have written.
+fn may_have_applied(error: &SessionError) -> bool {
+    matches!(&error.error, RequestError::Timeout { .. }) || rate_limit(error) == Some(false)
+}
+
 /// Whether another attempt may succeed: the node was unavailable, overloaded, bootstrapping,
-/// timed out, failed internally (0x0000) or the connection closed. WriteFailure (0x1500)
-/// and every other refusal are final, as in the Java driver's default retry policy.
+/// timed out, failed internally (0x0000), rate-limited the partition (a later attempt finds
+/// the limit's window moved on), or the connection closed. WriteFailure (0x1500) and every
+/// other refusal are final, as in the Java driver's default retry policy.
 fn is_transient(error: &SessionError) -> bool {
     error.no_host_available
+        || rate_limit(error).is_some()
         || match &error.error {
             RequestError::Timeout { .. } | RequestError::Closed { .. } => true,
             RequestError::Server(e) => matches!(e.code, 0x1000 | 0x1001 | 0x1002 | 0x1100 | 0x1200 | 0x0000),
@@ -456,7 +477,7 @@ impl BulkLoad {
             self.window = (self.window / 2).max(1);
             self.successes_since_growth = 0;
         }
-        let retry_ok = transient && (self.config.idempotent || !matches!(&error.error, RequestError::Timeout { .. }));
+        let retry_ok = transient && (self.config.idempotent || !may_have_applied(error));
         let attempts = self.groups[group].attempts;
         if retry_ok && attempts < self.config.max_retries {
             self.groups[group].attempts += 1;
@@ -796,6 +817,38 @@ mod tests {
         assert!(is_pushback(&no_node_left(&[server(0x2200, "x"), timeout])));
         // Messages that merely mention overload are not.
         assert!(!is_pushback(&no_node_left(&[server(0x2200, "Overloaded"), server(0x0000, "WriteTimeout")])));
+    }
+
+    fn rate_limited(code: i32, rejected_by_coordinator: bool) -> SessionError {
+        SessionError {
+            error: RequestError::Server(ServerError {
+                code,
+                code_name: crate::message::RATE_LIMIT_REACHED,
+                message: "Per-partition rate limit reached".into(),
+                details: ErrorDetails::RateLimitReached { op_type: "write", rejected_by_coordinator },
+            }),
+            node: "10.0.0.1:9042".into(),
+            attempts: 1,
+            no_host_available: false,
+            errors: Vec::new(),
+            trace: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn scylla_rate_limit_is_push_back_by_its_negotiated_code_not_by_a_fixed_one() {
+        // Whatever code SUPPORTED announced: the connection decoded it into RateLimitReached.
+        for code in [0xF000, 0x2400] {
+            assert!(is_pushback(&rate_limited(code, true)));
+            assert!(is_transient(&rate_limited(code, true)));
+        }
+        // Refused by the coordinator: nothing was written, so even a non-idempotent row goes
+        // again; refused by replicas: some may have written, as after a timeout.
+        assert!(!may_have_applied(&rate_limited(0xF000, true)));
+        assert!(may_have_applied(&rate_limited(0xF000, false)));
+        // The same code without the negotiated details is a plain unknown error, final.
+        let plain = SessionError { error: server(0xF000, "Per-partition rate limit reached"), ..rate_limited(0xF000, true) };
+        assert!(!is_transient(&plain) && !is_pushback(&plain));
     }
 
     #[test]
