@@ -337,7 +337,8 @@ def shards_section(rows):
         "figure matches Node's here because the null server hands out shards on its regular port round-robin, so "
         "four blind connections cover four shards; a busy real node assigns by load, and Deno may then spend more "
         "of its tries or settle for fewer shards (each uncovered shard's requests go to another shard of the "
-        "node). Workers behave as Deno (no local port binding)."
+        "node). Workers behave as Deno (no local port binding): `tests/workerd/run.mjs` checks it inside workerd "
+        "(no shard-aware port connection, every shard served, >= 99% on the owning shard)."
     )
     out.append("")
     return out

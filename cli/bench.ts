@@ -8,7 +8,7 @@ import { type Context, contextOf, type DriverClient, withClient } from "./contex
 import { describeError, EXIT_FAILURE, EXIT_OK, UsageError } from "./errors.ts";
 import { formatTable } from "./format.ts";
 import { join } from "./paths.ts";
-import { sleep, sortedQuantile } from "./load/flow.ts";
+import { sleep, sortedQuantile } from "./timing.ts";
 import { quoteIdentifier } from "./load/table.ts";
 import { lineChart } from "./svg.ts";
 

@@ -20,7 +20,7 @@ import {
 import { readTableSchema } from "./load/schema.ts";
 import { parseTableName, quoteIdentifier } from "./load/table.ts";
 import { resolveConnection } from "./settings.ts";
-import { sleep } from "./load/flow.ts";
+import { sleep } from "./timing.ts";
 import { COUNT_DEFAULT_CONCURRENCY } from "./defaults.ts";
 
 const MAX_SPLIT_DEPTH = 12;

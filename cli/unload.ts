@@ -24,7 +24,7 @@ import { readTableSchema } from "./load/schema.ts";
 import { parseTableName, quoteIdentifier } from "./load/table.ts";
 import { cellTimeSelection } from "./cell_times.ts";
 import { resolveConnection } from "./settings.ts";
-import { sleep } from "./load/flow.ts";
+import { sleep } from "./timing.ts";
 import { DEFAULT_PAGE_SIZE, UNLOAD_DEFAULT_CONCURRENCY } from "./defaults.ts";
 
 const READ_ATTEMPTS = 4;

@@ -2,7 +2,7 @@
  * The `Client`: a pool of core-driven connections, the prepared-statement cache, paging,
  * batches and streaming. Names follow the DataStax Node.js driver where the meaning matches.
  */
-import { type BadRowKind, type BadRowRecord, type BulkCounters, type BulkState, type RawResponse, concat, type CsvSettings, type MemoryStats, type RequestOptions, SessionHost, type Tried } from "./session.ts";
+import { type BadRowKind, type BadRowRecord, type BulkCounters, type BulkState, type CsvHeaderRead, type JournalEntry, type RawResponse, concat, type CsvSettings, type MemoryStats, readCsvHeader, type RequestOptions, SessionHost, type Tried } from "./session.ts";
 import { type ClientOptions, parseHostPort, type ResolvedOptions, resolveOptions } from "./options.ts";
 import type { RuntimeHooks } from "./socket.ts";
 import { ArgumentError, DriverError, OperationTimedOutError } from "./errors.ts";
@@ -82,8 +82,14 @@ export interface BulkLoadOptions {
   falseWords?: string[];
   /** The unit of timestamps written as integers. */
   epochUnit?: "s" | "ms" | "us";
-  /** `field=column,...` (field names or 0-based indexes). */
-  mapping?: string;
+  /**
+   * `field=column,...` (field names or 0-based indexes), or `[field, column]` pairs (a number
+   * is a CSV position, a string a name or key, whatever its characters). One field may feed
+   * several columns, and a named marker the statement uses twice is fed by one pair.
+   */
+  mapping?: string | Array<[number | string, string]>;
+  /** CSV without a header: a record must have exactly this many fields. */
+  fieldCount?: number;
   /**
    * Per-cell write times (µs) and TTLs (s) to load back: for each column, the CSV fields (0-based
    * positions or header names) that carry them. The statement must end `USING TIMESTAMP ? AND TTL ?`.
@@ -123,6 +129,16 @@ export interface BulkLoadOptions {
   signal?: AbortSignal;
   onBadRow?: (row: BadRowRecord) => void | Promise<void>;
   onProgress?: (state: BulkState) => void;
+  /**
+   * The write-ahead journal of a non-idempotent load: called synchronously with each row's
+   * start (`sent`, always before the request's bytes leave) and acknowledgement (`acked`).
+   * A sink that throws closes the client, so nothing is sent unrecorded.
+   */
+  onJournal?: (entries: JournalEntry[]) => void;
+  /** Offsets of rows an earlier run saw acknowledged: skipped (counted in `rowsPrevious`). */
+  resumeAcked?: number[];
+  /** Offsets of rows an earlier run sent unacknowledged: not sent, reported as `uncertain` bad rows. */
+  resumeSent?: number[];
 }
 
 /** What a prepared statement binds and returns. */
@@ -135,7 +151,8 @@ export interface PreparedInfo {
   resultColumns: ColumnInfo[];
 }
 
-export type { BadRowKind, BadRowRecord, BulkCounters, BulkState };
+export type { BadRowKind, BadRowRecord, BulkCounters, BulkState, CsvHeaderRead, JournalEntry };
+export { readCsvHeader };
 
 export interface BatchQuery {
   query: string;
@@ -661,6 +678,7 @@ export class Client {
       falseWords: options.falseWords,
       epochUnit: options.epochUnit,
       mapping: options.mapping,
+      fieldCount: options.fieldCount,
       conversion: options.conversion,
       cellTimes: options.cellTimes,
       constants: options.constants,
@@ -680,8 +698,11 @@ export class Client {
       batchMaxBytes: options.batchMaxBytes,
       counter,
       dryRun: options.dryRun,
+      journal: options.onJournal !== undefined,
+      resumeAcked: options.resumeAcked,
+      resumeSent: options.resumeSent,
     };
-    return session.bulk(ps.id, ps.resultMetadataId, config, input, options.onBadRow ?? (() => {}), options.onProgress, options.signal);
+    return session.bulk(ps.id, ps.resultMetadataId, config, input, options.onBadRow ?? (() => {}), options.onProgress, options.signal, options.onJournal);
   }
 
   /**

@@ -163,7 +163,7 @@ Deno.test({
           const log = await Deno.readTextFile(
             `${work}/bad/${(await badStem(work))}.errors.log`,
           );
-          assertStringIncludes(log, "a primary key column cannot be null");
+          assertStringIncludes(log, "partition key column id is null");
         },
       );
 

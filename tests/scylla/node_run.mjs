@@ -5,26 +5,12 @@
 //
 //   node --test tests/scylla/node_run.mjs
 import assert from "node:assert/strict";
-import { spawn as spawnChild } from "node:child_process";
 import * as net from "node:net";
 import { test } from "node:test";
 import { Client, RateLimitError } from "../../dist/node.js";
 import { assertExact } from "../exact.mjs";
+import { spawn } from "./node_spawn.mjs";
 import { rateLimitedBulkLoad, rateLimitedInsert, shardAwareRun } from "./scenarios.mjs";
-
-function spawn(path, args, onStdout) {
-  const child = spawnChild(path, args, { stdio: ["ignore", "pipe", "inherit"] });
-  child.stdout.setEncoding("utf8");
-  child.stdout.on("data", onStdout);
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  return {
-    exitCode: () => child.exitCode,
-    kill: async () => {
-      child.kill("SIGTERM");
-      await exited;
-    },
-  };
-}
 
 test("node: every shard is reached through the shard-aware port and requests reach their owning shard", async () => {
   const { totals, share } = await shardAwareRun(Client, spawn);

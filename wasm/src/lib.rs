@@ -350,7 +350,7 @@ impl WasmSession {
         self.inner.cancel(micros(now), id);
     }
 
-    /// Sockets to open or close, packed: `[kind u8][conn u32 LE][len u16 LE][address]`, and
+    /// Sockets to open or close, packed: `[kind u8][conn u32 LE][host len u16 LE][host][port u16 LE]`, and
     /// for [`COMMAND_CONNECT_SHARD`] `[shard u16 LE][nr_shards u16 LE]` after it.
     #[wasm_bindgen(js_name = pollCommands)]
     pub fn poll_commands(&mut self) -> Vec<u8> {
@@ -361,10 +361,12 @@ impl WasmSession {
                 Command::Connect { conn, address, shard: Some(t) } => (COMMAND_CONNECT_SHARD, *conn, address.as_str(), Some(*t)),
                 Command::Close { conn } => (COMMAND_CLOSE, *conn, "", None),
             };
+            let (host, port) = cqlwire_core::cluster::split_address(address);
             self.out.push(kind);
             self.out.extend_from_slice(&conn.to_le_bytes());
-            self.out.extend_from_slice(&(address.len() as u16).to_le_bytes());
-            self.out.extend_from_slice(address.as_bytes());
+            self.out.extend_from_slice(&(host.len() as u16).to_le_bytes());
+            self.out.extend_from_slice(host.as_bytes());
+            self.out.extend_from_slice(&port.to_le_bytes());
             if let Some(t) = shard {
                 self.out.extend_from_slice(&t.shard.to_le_bytes());
                 self.out.extend_from_slice(&t.nr_shards.to_le_bytes());
@@ -448,8 +450,29 @@ impl WasmSession {
             self.out.extend_from_slice(b.reason.as_bytes());
             self.out.extend_from_slice(&(b.raw.len() as u32).to_le_bytes());
             self.out.extend_from_slice(&b.raw);
+            let value = b.value.as_deref().map(str::as_bytes);
+            self.out.extend_from_slice(&value.map_or(u32::MAX, |v| v.len() as u32).to_le_bytes());
+            self.out.extend_from_slice(value.unwrap_or_default());
         }
         std::mem::take(&mut self.out)
+    }
+
+    /// The load's journal since the last call, packed: `[kind u8: 1 sent, 2 acknowledged]
+    /// [offset u64 LE]` per row. The host persists it before its next `pollTransmit`.
+    #[wasm_bindgen(js_name = bulkJournal)]
+    pub fn bulk_journal(&mut self, load: u32) -> Vec<u8> {
+        use cqlwire_core::bulk::load::JournalEntry;
+        let entries = self.loads.get_mut(load).map(|l| l.take_journal()).unwrap_or_default();
+        let mut out = Vec::with_capacity(entries.len() * 9);
+        for entry in entries {
+            let (kind, offset) = match entry {
+                JournalEntry::Sent(offset) => (1u8, offset),
+                JournalEntry::Acked(offset) => (2u8, offset),
+            };
+            out.push(kind);
+            out.extend_from_slice(&offset.to_le_bytes());
+        }
+        out
     }
 
     /// The Murmur3 token of a value list (`[n u16][bytes]*`), from the partition-key
@@ -538,6 +561,16 @@ impl WasmSession {
             .collect();
         Value::Array(ranges).to_string()
     }
+}
+
+/// The first record of CSV input (`options`: JSON of delimiter, quote, escape, comment, trim,
+/// maxRecordBytes), as JSON: `{status: "needMore" | "empty" | "record" | "fault", ...}`.
+#[wasm_bindgen(js_name = csvHeader)]
+pub fn csv_header(input: &[u8], options: &str, at_end: bool) -> Result<String, CallError> {
+    use cqlwire_core::bulk::header::{read_header, HeaderOptions};
+    let options = HeaderOptions::from_json(options).map_err(|e| js_error("ERR_CONFIG", e))?;
+    let read = read_header(&options, input, at_end).map_err(|e| js_error("ERR_CONFIG", e))?;
+    serde_json::to_string(&read).map_err(|e| js_error("ERR_CONFIG", e))
 }
 
 /// The core's CSV formatter for result pages, set up once per stream (`Client.streamCsv`).
