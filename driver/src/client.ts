@@ -38,6 +38,21 @@ export interface ExecuteOptions {
   nowInSeconds?: number;
 }
 
+/** Options of the page streams (`streamCsv`, `streamJson`, `streamCells`). */
+export interface StreamOptions extends ExecuteOptions {
+  /** Stop after this many rows; pages are asked for no more than that, so none is cut. */
+  maxRows?: number;
+}
+
+/** What the server said beside a page: its warnings, and the tracing id when traced. */
+export interface PageInfo {
+  traceId: string | null;
+  warnings: string[];
+}
+
+const RESULT_KIND_ROWS = 2;
+const EMPTY_BYTES = new Uint8Array(0);
+
 /**
  * Conversion settings of a bulk load, read and checked by the core
  * (core/src/types/conversion.rs); an unknown key is refused.
@@ -710,31 +725,117 @@ export class Client {
    * (no JS object per row or cell), in the form `bulkLoad` reads back to the same values
    * given the same settings (delimiter, quote, escape, null word, conversion). Each page
    * carries its header line apart (`header`); with `header: true` the first page's `csv`
-   * also starts with it.
+   * also starts with it. A statement without a result set (DDL, INSERT) yields one empty
+   * page whose `header` is empty.
    */
   async *streamCsv(
     query: string,
     params: unknown[] | Record<string, unknown> | null = null,
-    options: ExecuteOptions & CsvSettings & { header?: boolean } = {},
-  ): AsyncGenerator<{ csv: Uint8Array; rows: number; header: Uint8Array; pagingState: Uint8Array | null }> {
+    options: StreamOptions & CsvSettings & { header?: boolean } = {},
+  ): AsyncGenerator<{ csv: Uint8Array; rows: number; header: Uint8Array; pagingState: Uint8Array | null; info: PageInfo }> {
     const session = await this.ready();
     const { delimiter, quote, escape, nullWord, conversion } = options;
     const format = session.csvFormatter({ delimiter, quote, escape, nullWord, conversion });
+    let header = options.header ?? false;
+    for await (const { page, info } of this.formattedPages(query, params, options, format, session)) {
+      if (page === null) {
+        yield { csv: EMPTY_BYTES, rows: 0, header: EMPTY_BYTES, pagingState: null, info };
+        return;
+      }
+      const csv = header ? concat([page.header, page.csv]) : page.csv;
+      header = false;
+      yield { csv, rows: page.rows, header: page.header, pagingState: page.pagingState, info };
+    }
+  }
+
+  /**
+   * Pages of a query as JSON Lines (UTF-8 bytes, one object per row), formatted in the core
+   * straight from the result pages: numbers keep every digit (bigint, varint, decimal), NaN
+   * and the infinities are strings, blobs `0x..` strings, times ISO-8601 strings, lists, sets,
+   * tuples and vectors arrays, maps and UDTs objects; `bulkLoad` reads them back. A statement
+   * without a result set yields one empty page with no `columns`.
+   */
+  async *streamJson(
+    query: string,
+    params: unknown[] | Record<string, unknown> | null = null,
+    options: StreamOptions = {},
+  ): AsyncGenerator<{ json: Uint8Array; rows: number; columns: string[]; pagingState: Uint8Array | null; info: PageInfo }> {
+    const session = await this.ready();
+    const format = session.jsonFormatter("objects");
+    for await (const { page, info } of this.formattedPages(query, params, options, format, session)) {
+      if (page === null) {
+        yield { json: EMPTY_BYTES, rows: 0, columns: [], pagingState: null, info };
+        return;
+      }
+      yield { json: page.lines, rows: page.rows, columns: page.columns, pagingState: page.pagingState, info };
+    }
+  }
+
+  /**
+   * Pages of a query as each cell's CQL text (null for null), formatted in the core: what a
+   * table view shows. A statement without a result set yields one empty page with no
+   * `columns`.
+   */
+  async *streamCells(
+    query: string,
+    params: unknown[] | Record<string, unknown> | null = null,
+    options: StreamOptions = {},
+  ): AsyncGenerator<{ cells: Array<Array<string | null>>; rows: number; columns: string[]; pagingState: Uint8Array | null; info: PageInfo }> {
+    const session = await this.ready();
+    const format = session.jsonFormatter("cells");
+    const decoder = new TextDecoder();
+    for await (const { page, info } of this.formattedPages(query, params, options, format, session)) {
+      if (page === null) {
+        yield { cells: [], rows: 0, columns: [], pagingState: null, info };
+        return;
+      }
+      const text = decoder.decode(page.lines);
+      const cells = text === "" ? [] : text.slice(0, -1).split("\n").map((line) => JSON.parse(line) as Array<string | null>);
+      yield { cells, rows: page.rows, columns: page.columns, pagingState: page.pagingState, info };
+    }
+  }
+
+  /**
+   * Runs a statement page by page, each page formatted by `format` in the core; `page` is
+   * null for a result that is not a row set. With `maxRows`, no page asks for more rows than
+   * are still wanted, so none is cut.
+   */
+  private async *formattedPages<P extends { rows: number; pagingState: Uint8Array | null }>(
+    query: string,
+    params: unknown[] | Record<string, unknown> | null,
+    options: StreamOptions,
+    format: (body: Uint8Array) => P,
+    session: SessionHost,
+  ): AsyncGenerator<{ page: P | null; info: PageInfo }> {
+    const maxRows = options.maxRows ?? Infinity;
+    if (maxRows !== Infinity && (!Number.isSafeInteger(maxRows) || maxRows < 1)) {
+      throw new ArgumentError(`maxRows must be a positive integer, got ${String(options.maxRows)}`);
+    }
     const prepare = options.prepare ?? this.options.queryOptions.prepare;
     const ps = prepare ? await this.getPrepared(query, session) : null;
     let pageState: Uint8Array | null | undefined = typeof options.pageState === "string" ? fromHex(options.pageState) : options.pageState;
-    let header = options.header ?? false;
-    for (;;) {
-      const ro = this.requestOptions({ ...options, pageState: pageState ?? undefined });
+    const pageSize = options.pageSize ?? options.fetchSize ?? this.options.queryOptions.fetchSize;
+    let left = maxRows;
+    for (let first = true;; first = false) {
+      const ro = this.requestOptions({
+        ...options,
+        pageSize: Math.min(pageSize, left),
+        pageState: pageState ?? undefined,
+        traceQuery: first && options.traceQuery,
+      });
       const raw = ps
         ? await session.execute(ps.id, ps.resultMetadataId, this.encodeBound(ps, params), ro)
         : await session.query(query, this.encodeUnprepared(params, options.hints), ro);
-      const body = (raw.flags & 0x0e) === 0 ? raw.body : skipPrefix(raw).body;
+      const { body, traceId, warnings } = skipPrefix(raw);
+      const info = { traceId, warnings };
+      if (body.length < 4 || new DataView(body.buffer, body.byteOffset, 4).getInt32(0) !== RESULT_KIND_ROWS) {
+        yield { page: null, info };
+        return;
+      }
       const page = format(body);
-      const csv = header ? concat([page.header, page.csv]) : page.csv;
-      header = false;
-      yield { csv, rows: page.rows, header: page.header, pagingState: page.pagingState };
-      if (!page.pagingState) return;
+      yield { page, info };
+      left -= page.rows;
+      if (!page.pagingState || left <= 0) return;
       pageState = page.pagingState;
     }
   }

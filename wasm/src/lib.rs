@@ -598,17 +598,71 @@ impl CsvPageFormatter {
     /// `[rows u32 LE][paging state length u32 LE][paging state][header length u32 LE][header][csv]`.
     pub fn format(&mut self, body: &[u8]) -> Result<Vec<u8>, CallError> {
         let rows = cqlwire_core::rows::Rows::parse(body).map_err(protocol_error)?;
-        let mut out = Vec::with_capacity(body.len() + body.len() / 2);
-        out.extend_from_slice(&(rows.row_count as u32).to_le_bytes());
-        let ps = rows.paging_state.unwrap_or(&[]);
-        out.extend_from_slice(&(ps.len() as u32).to_le_bytes());
-        out.extend_from_slice(ps);
+        let mut out = page_envelope(&rows, body.len());
         let at = out.len();
         out.extend_from_slice(&[0; 4]);
         cqlwire_core::rows::format_csv_header(&rows, &self.format, &mut out);
         let header_len = (out.len() - at - 4) as u32;
         out[at..at + 4].copy_from_slice(&header_len.to_le_bytes());
         cqlwire_core::rows::format_csv(&rows, &self.format, &mut self.scratch, &mut out).map_err(protocol_error)?;
+        Ok(out)
+    }
+}
+
+/// `[rows u32 LE][paging state length u32 LE][paging state]`, the start of every formatted page.
+fn page_envelope(rows: &cqlwire_core::rows::Rows, body_len: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(body_len + body_len / 2);
+    out.extend_from_slice(&(rows.row_count as u32).to_le_bytes());
+    let ps = rows.paging_state.unwrap_or(&[]);
+    out.extend_from_slice(&(ps.len() as u32).to_le_bytes());
+    out.extend_from_slice(ps);
+    out
+}
+
+/// What a [`JsonPageFormatter`] writes for each row.
+#[wasm_bindgen]
+#[derive(Clone, Copy)]
+pub enum JsonPageKind {
+    /// One JSON object per row (`Client.streamJson`).
+    Objects,
+    /// One JSON array of the cells' CQL text per row (`Client.streamCells`).
+    Cells,
+}
+
+/// The core's JSON formatters for result pages (`Client.streamJson`, `Client.streamCells`).
+#[wasm_bindgen]
+pub struct JsonPageFormatter {
+    kind: JsonPageKind,
+    text: String,
+}
+
+#[wasm_bindgen]
+impl JsonPageFormatter {
+    #[wasm_bindgen(constructor)]
+    pub fn new(kind: JsonPageKind) -> JsonPageFormatter {
+        JsonPageFormatter { kind, text: String::new() }
+    }
+
+    /// A Rows RESULT body (with metadata) as JSON lines, after the page's column names:
+    /// `[rows u32 LE][paging state length u32 LE][paging state][names length u32 LE]
+    /// [names: a JSON array][lines]`.
+    pub fn format(&mut self, body: &[u8]) -> Result<Vec<u8>, CallError> {
+        let rows = cqlwire_core::rows::Rows::parse(body).map_err(protocol_error)?;
+        let mut out = page_envelope(&rows, body.len());
+        self.text.clear();
+        cqlwire_core::rows::format_column_names(&rows, &mut self.text);
+        out.extend_from_slice(&(self.text.len() as u32).to_le_bytes());
+        out.extend_from_slice(self.text.as_bytes());
+        self.text.clear();
+        match self.kind {
+            JsonPageKind::Objects => cqlwire_core::rows::format_json_lines(&rows, &mut self.text),
+            JsonPageKind::Cells => cqlwire_core::rows::format_cell_lines(&rows, &mut self.text),
+        }
+        .map_err(protocol_error)?;
+        out.extend_from_slice(self.text.as_bytes());
+        // A burst of large pages must not keep its peak: the text buffer shrinks back.
+        self.text.clear();
+        self.text.shrink_to(64 * 1024);
         Ok(out)
     }
 }
