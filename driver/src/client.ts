@@ -2,7 +2,7 @@
  * The `Client`: a pool of core-driven connections, the prepared-statement cache, paging,
  * batches and streaming. Names follow the DataStax Node.js driver where the meaning matches.
  */
-import { type BadRowKind, type BadRowRecord, type BulkCounters, type BulkState, type CsvHeaderRead, type JournalEntry, type RawResponse, concat, type CsvSettings, readCsvHeader, type RequestOptions, SessionHost, type Tried } from "./session.ts";
+import { type BadRowKind, type BadRowRecord, type BulkCounters, type BulkState, type CsvHeaderRead, type JournalEntry, type RawResponse, concat, type CsvSettings, type MemoryStats, readCsvHeader, type RequestOptions, SessionHost, type Tried } from "./session.ts";
 import { type ClientOptions, parseHostPort, type ResolvedOptions, resolveOptions } from "./options.ts";
 import type { RuntimeHooks } from "./socket.ts";
 import { ArgumentError, DriverError, OperationTimedOutError } from "./errors.ts";
@@ -435,11 +435,14 @@ export class Client {
   private decodeExecute = (context: unknown, started: number, flags: number, body: Uint8Array, node: string, attempts: number, tried?: Tried): ResultSet => {
     this.recordLatency(performance.now() - started);
     if (context instanceof PageRequest) {
-      const rs = this.toResultSet({ flags, body, node, attempts, tried }, this.session!, context.ps as Prepared);
+      const rs = this.resultSetOf(flags, body, node, attempts, this.session!, context.ps as Prepared);
       rs.source = context;
+      if (tried !== undefined) rs.tried = tried;
       return rs;
     }
-    return this.toResultSet({ flags, body, node, attempts, tried }, this.session!, context as Prepared);
+    const rs = this.resultSetOf(flags, body, node, attempts, this.session!, context as Prepared);
+    if (tried !== undefined) rs.tried = tried;
+    return rs;
   };
 
   private countError(e: unknown): void {
@@ -555,19 +558,17 @@ export class Client {
   }
 
   private toResultSet<R extends Row>(raw: RawResponse, session: SessionHost, ps: Prepared | null): ResultSet<R> {
-    const rs = this.parseResponse<R>(raw, session, ps);
+    const rs = this.resultSetOf<R>(raw.flags, raw.body, raw.node, raw.attempts, session, ps);
     if (raw.tried !== undefined) rs.tried = raw.tried;
     return rs;
   }
 
-  private parseResponse<R extends Row>(raw: RawResponse, session: SessionHost, ps: Prepared | null): ResultSet<R> {
-    let body = raw.body;
+  /** `toResultSet` without the RawResponse: the prepared hot path builds none per request. */
+  private resultSetOf<R extends Row>(flags: number, body: Uint8Array, host: string, attempts: number, session: SessionHost, ps: Prepared | null): ResultSet<R> {
     let traceId: string | null = null;
     let warnings = NO_WARNINGS;
-    if ((raw.flags & 0x0e) !== 0) ({ body, traceId, warnings } = skipPrefix(raw));
-    const r = parseResult(body, session.protocolVersion, ps?.resultColumns, { bodyIsPrivate: true });
-    const host = raw.node;
-    const attempts = raw.attempts;
+    if ((flags & 0x0e) !== 0) ({ body, traceId, warnings } = skipPrefix({ flags, body, node: host, attempts }));
+    const r = parseResult(body, session.protocolVersion, ps?.resultColumns, PRIVATE_BODY);
     switch (r.kind) {
       case "rows": {
         if (ps && r.newMetadataId) {
@@ -891,6 +892,15 @@ export class Client {
     return session.tokenRanges(keyspace);
   }
 
+  /**
+   * Where the core's memory is: `wasmMemoryBytes` is the WASM linear memory of this process
+   * (it only grows, to the largest burst so far, and is reused after), `coreBufferBytes` the
+   * capacity the session's byte buffers hold now (they shrink back after a burst).
+   */
+  getMemoryStats(): MemoryStats {
+    return this.session?.memoryStats() ?? { wasmMemoryBytes: SessionHost.wasmMemoryBytes(), coreBufferBytes: 0 };
+  }
+
   /** The core's counters (retries, decisions by reason, per node) beside the client's own. */
   getMetrics(): ClientMetrics & { core: Record<string, unknown> } {
     return { ...this.metrics, core: this.session?.metrics() ?? {} };
@@ -993,6 +1003,9 @@ function inferType(v: unknown, index: number): TypeInfo {
 }
 
 /** Reads the tracing id, warnings and custom payload that the frame flags announce. */
+/** `parseResult`'s options for a body the driver owns (a response copied out of the core). */
+const PRIVATE_BODY = { bodyIsPrivate: true } as const;
+
 function skipPrefix(raw: RawResponse): { body: Uint8Array; traceId: string | null; warnings: string[] } {
   if ((raw.flags & 0x0e) === 0) return { body: raw.body, traceId: null, warnings: NO_WARNINGS };
   const r = new Reader(raw.body);

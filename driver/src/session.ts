@@ -84,6 +84,12 @@ export interface RequestOptions {
 
 const textEncoder = new TextEncoder();
 
+/** See `Client.getMemoryStats`. */
+export interface MemoryStats {
+  wasmMemoryBytes: number;
+  coreBufferBytes: number;
+}
+
 /** A response as it left the core. */
 export interface RawResponse {
   flags: number;
@@ -359,7 +365,8 @@ export class SessionHost {
     if (this.closed) return Promise.reject(this.closedError());
     let id: number;
     try {
-      id = this.core.executeHandle(nowMicros(), handle, staged, optionsLength);
+      // `started` is this request's performance.now(): one clock read serves both.
+      id = this.core.executeHandle(Math.round((performance.timeOrigin + started) * 1000), handle, staged, optionsLength);
     } catch (e) {
       return Promise.reject(this.callError(e));
     }
@@ -428,6 +435,15 @@ export class SessionHost {
         rest: out.subarray(headAt + headLen),
       };
     };
+  }
+
+  memoryStats(): MemoryStats {
+    const coreBufferBytes = this.closed ? 0 : this.coreCall(() => this.core.bufferBytes());
+    return { wasmMemoryBytes: SessionHost.wasmMemoryBytes(), coreBufferBytes };
+  }
+
+  static wasmMemoryBytes(): number {
+    return WasmSession.memoryBytes();
   }
 
   private takeTried(id: number): Tried {

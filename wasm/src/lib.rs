@@ -494,7 +494,24 @@ impl WasmSession {
         let mut out = std::mem::take(&mut self.out);
         out.clear();
         self.loads.drain_events(self.now, &mut self.inner, |event| marshal_event(&mut out, event));
+        self.inner.release_drained();
         out
+    }
+
+    /// Bytes of capacity the core's byte buffers hold (connections and session pools).
+    #[wasm_bindgen(js_name = bufferBytes)]
+    pub fn buffer_bytes(&self) -> f64 {
+        self.inner.buffer_bytes() as f64
+    }
+
+    /// The size of this instance's linear memory. WebAssembly memory only grows: this is the
+    /// peak the allocator ever needed, which the next burst reuses.
+    #[wasm_bindgen(js_name = memoryBytes)]
+    pub fn memory_bytes() -> f64 {
+        #[cfg(target_arch = "wasm32")]
+        return (core::arch::wasm32::memory_size(0) * 65536) as f64;
+        #[cfg(not(target_arch = "wasm32"))]
+        return 0.0;
     }
 
     /// How request `id` got its answer beyond its first execution, as JSON `{ errors:
