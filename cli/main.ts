@@ -241,12 +241,6 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       "load share i of n: every n-th file, or the i-th byte range of a single file; auto: i and n from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, CQLWIRE_SPLIT_COUNT), Slurm array (SLURM_ARRAY_TASK_*) or AWS Batch array (AWS_BATCH_JOB_ARRAY_INDEX, CQLWIRE_SPLIT_COUNT)",
     )
     .option("--dry-run", "parse and validate every row against the table's schema; write nothing")
-    .addOption(
-      new Option(
-        "--engine <engine>",
-        "load loop: core (the WASM core parses and encodes raw bytes: fast), js, or auto: the core unless an option needs js (default: auto)",
-      ).choices(["auto", "core", "js"]),
-    )
     .option("--json", "print the summary as one JSON object")
     .option("--quiet", "no progress output")
     .option(

@@ -152,9 +152,6 @@ export const loadSchema = z.strictObject({
   json: z.boolean().optional().describe("print the summary as JSON"),
   quiet: z.boolean().optional().describe("no progress output"),
   progressInterval: positiveInt.optional().describe("seconds between progress lines when stderr is not a terminal"),
-  engine: z.enum(["auto", "core", "js"]).optional().describe(
-    "load loop: the WASM core's bulk path (fast), the JS path, or auto (default: the core wherever it can)",
-  ),
 });
 
 export const unloadSchema = z.strictObject({

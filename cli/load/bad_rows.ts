@@ -10,17 +10,43 @@
 
 import { basename, join } from "../paths.ts";
 import { writeAllSync } from "../files.ts";
-import type { SourceRecord } from "./csv_source.ts";
-import type { RowProblem } from "./row_converter.ts";
-
 const encoder = new TextEncoder();
 
-export function describeProblem(record: SourceRecord, problem: RowProblem): string {
+/** A row that will not be loaded: where it is and its bytes as read. */
+export interface BadRecord {
+  /** The input's path, or "-" for stdin. */
+  source: string;
+  line: number;
+  /** The record's bytes exactly as read (line end excluded). */
+  bytes: Uint8Array;
+}
+
+/** Why, as the core reported it. */
+export interface RowProblem {
+  /** 1-based position of the offending field in the record, when one field is to blame. */
+  field?: number;
+  column?: string;
+  type?: string;
+  /** The offending text, truncated for the log. */
+  value?: string;
+  reason: string;
+}
+
+const MAX_VALUE_IN_LOG = 60;
+
+export function truncateForLog(text: string): string {
+  const chars = Array.from(text);
+  return chars.length <= MAX_VALUE_IN_LOG ? text : `${chars.slice(0, MAX_VALUE_IN_LOG).join("")}…`;
+}
+
+export function describeProblem(record: Pick<BadRecord, "source" | "line">, problem: RowProblem): string {
   const location = `${record.source === "-" ? "<stdin>" : record.source}:${record.line}`;
   const parts: string[] = [location];
   if (problem.field !== undefined) {
     const column = problem.column !== undefined
       ? ` (column ${problem.column}${problem.type ? `, ${problem.type}` : ""})`
+      : problem.type !== undefined
+      ? ` (${problem.type})`
       : "";
     parts.push(`field ${problem.field}${column}`);
   } else if (problem.column !== undefined) {
@@ -66,7 +92,7 @@ export class BadRowLog {
   readonly uncertainPath: string;
   private readonly files: Partial<Record<Kind, Deno.FsFile>> = {};
   private readonly sizes: BadFileSizes = { bad: 0, log: 0, uncertain: 0 };
-  private header: string | null = null;
+  private header: Uint8Array | null = null;
   private writeFailure: Error | null = null;
   /** Bad rows recorded by this run. */
   count = 0;
@@ -127,7 +153,7 @@ export class BadRowLog {
     }
   }
 
-  setHeader(raw: string): void {
+  setHeader(raw: Uint8Array): void {
     this.header = raw;
   }
 
@@ -143,9 +169,9 @@ export class BadRowLog {
       file = Deno.openSync(path, fresh ? { write: true, create: true, truncate: true } : { append: true });
       this.files[kind] = file;
       if (fresh && kind !== "log" && this.header !== null) {
-        const headerBytes = encoder.encode(`${this.header}\n`);
-        writeAllSync(file, headerBytes);
-        this.sizes[kind] += headerBytes.length;
+        writeAllSync(file, this.header);
+        writeAllSync(file, encoder.encode("\n"));
+        this.sizes[kind] += this.header.length + 1;
       }
     }
     const bytes = typeof content === "string" ? encoder.encode(content) : content;
@@ -154,19 +180,15 @@ export class BadRowLog {
   }
 
   /** Writes the row and its reason; a failed write is reported by close(), the load goes on. */
-  record(record: SourceRecord, problem: RowProblem, uncertain = false): void {
+  record(record: BadRecord, problem: RowProblem, uncertain = false): void {
     if (uncertain) this.uncertainCount++;
     else this.count++;
     if (this.writeFailure !== null) return;
     try {
       // The input's bytes verbatim when known, so the bad file is an exact copy of the rows.
       const kind = uncertain ? "uncertain" : "bad";
-      if (record.bytes !== undefined) {
-        this.write(kind, record.bytes);
-        this.write(kind, "\n");
-      } else {
-        this.write(kind, `${record.raw}\n`);
-      }
+      this.write(kind, record.bytes);
+      this.write(kind, "\n");
       this.write("log", `${describeProblem(record, problem)}\n`);
     } catch (error) {
       this.writeFailure = error as Error;

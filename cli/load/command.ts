@@ -1,8 +1,9 @@
 // `cqlwire load`: settings from flags and the job config, the inputs (with --split and
-// --resume applied), the plan of each source (statement, converter, tokens), then the load
-// loop (loader.ts) and its summary.
+// --resume applied), the plan of each source (statement and field mapping), then the load
+// loop around the core's bulk loader (core_loader.ts) and its summary.
 
 import type { Command } from "commander";
+import { ArgumentError, readCsvHeader } from "../../driver/deno.ts";
 import { consistencyCode, type Context, contextOf, type DriverClient, onInterrupt, withClient } from "../context.ts";
 import { CliFailure, EXIT_BAD_ROWS, EXIT_FAILURE, EXIT_OK, UsageError } from "../errors.ts";
 import { resolveConnection } from "../settings.ts";
@@ -13,8 +14,6 @@ import { conversionSettings } from "../conversion_options.ts";
 import { splitFromEnvironment } from "./split_auto.ts";
 import { cellTimeFields } from "../cell_times.ts";
 import { alignToLineStart, expandInputs, type InputFile } from "./input.ts";
-import { CsvFileSource, JsonlFileSource, type RowSource } from "./csv_source.ts";
-import { checkCsvFormat } from "./csv_parser.ts";
 import { BadRowLog, uniqueStems } from "./bad_rows.ts";
 import {
   CheckpointStore,
@@ -25,24 +24,24 @@ import {
   type JobIdentity,
 } from "./checkpoint.ts";
 import { refuseInputsAsOutputs } from "../files.ts";
-import { type LoadInput, type LoadPlan, type LoadProgress, type LoadSummary, type Params, runLoad } from "./loader.ts";
-import { type CoreLoadInput, type CorePlan, runCoreLoad } from "./core_loader.ts";
+import {
+  type CoreLoadInput,
+  type CorePlan,
+  type LoadProgress,
+  type LoadSummary,
+  runCoreLoad,
+} from "./core_loader.ts";
 import { readTableSchema } from "./schema.ts";
 import {
   buildWrite,
   isCounterTable,
-  isPrimaryKey,
   parseMapSpec,
   parseTableName,
   resolveLayout,
-  type FieldBinding,
   type TableColumn,
   type TableSchema,
 } from "./table.ts";
 import { findNamedMarkers, isIdempotentQuery, markerSchema, targetTableOf } from "./custom_query.ts";
-import { ConversionError, converterFor } from "./convert.ts";
-import { CsvRowConverter } from "./row_converter.ts";
-import { ReplicaMap, TokenCalculator } from "./token.ts";
 
 const DEFAULT_MAX_CONCURRENCY = LOAD_DEFAULTS.maxConcurrency;
 const DEFAULT_INITIAL_CONCURRENCY = LOAD_DEFAULTS.initialConcurrency;
@@ -82,11 +81,7 @@ export interface LoadFlags extends ConversionConfig {
   json?: boolean;
   quiet?: boolean;
   progressInterval?: number;
-  engine?: Engine;
 }
-
-/** Which load loop runs: the WASM core's bulk loader, the JS one, or the core where it can. */
-export type Engine = "auto" | "core" | "js";
 
 /** "2/4" → { index: 2, count: 4 } (1-based). */
 export function parseSplit(text: string): { index: number; count: number } {
@@ -169,7 +164,7 @@ interface ResolvedLoad {
   maxErrors: number | undefined;
   maxRetries: number;
   rate: number | undefined;
-  /** Rows per batch when given; otherwise the core path batches by its default and the JS path does not. */
+  /** Rows per batch when given; otherwise the core batches by its default. */
   batchSize: number | undefined;
   batchBy: "partition" | "replica";
   badDir: string;
@@ -182,7 +177,6 @@ interface ResolvedLoad {
   json: boolean;
   quiet: boolean;
   progressSeconds: number;
-  engine: Engine;
 }
 
 function resolveSettings(fileArguments: string[], flags: LoadFlags, config: LoadConfig): ResolvedLoad {
@@ -242,7 +236,6 @@ function resolveSettings(fileArguments: string[], flags: LoadFlags, config: Load
     json: flags.json ?? config.json ?? false,
     quiet: flags.quiet ?? config.quiet ?? false,
     progressSeconds: flags.progressInterval ?? config.progressInterval ?? DEFAULT_PROGRESS_SECONDS,
-    engine: flags.engine ?? config.engine ?? "auto",
   };
 }
 
@@ -255,7 +248,6 @@ interface Target {
   idempotent: boolean;
   counter: boolean;
   constantColumns: TableColumn[];
-  constantValues: unknown[];
   /** The --set texts by column name, for the core, which reads them itself. */
   constantTexts: Record<string, string>;
 }
@@ -276,7 +268,10 @@ async function resolveTarget(client: DriverClient, settings: ResolvedLoad, defau
   let layoutSchema = schema;
   let idempotent = !isCounterTable(schema);
   if (settings.query !== undefined) {
-    const markers = findNamedMarkers(settings.query);
+    // A marker used twice is one field: the core feeds every bind marker of that name.
+    const markers = findNamedMarkers(settings.query).filter((marker, i, all) =>
+      all.findIndex((other) => other.name === marker.name) === i
+    );
     if (markers.length === 0) throw new UsageError("--query has no named bind markers (:name)");
     layoutSchema = markerSchema(schema, markers);
     idempotent = idempotent && isIdempotentQuery(settings.query, schema);
@@ -285,7 +280,6 @@ async function resolveTarget(client: DriverClient, settings: ResolvedLoad, defau
     }
   }
   const constantColumns: TableColumn[] = [];
-  const constantValues: unknown[] = [];
   const constantTexts: Record<string, string> = {};
   for (const [name, text] of settings.constants) {
     const column = layoutSchema.columns.find((candidate) => candidate.name === name) ??
@@ -297,15 +291,8 @@ async function resolveTarget(client: DriverClient, settings: ResolvedLoad, defau
         })`,
       );
     }
-    let value: unknown;
-    try {
-      value = settings.nullValues.includes(text) && !isPrimaryKey(column) ? null : converterFor(column.type)(text);
-    } catch (error) {
-      if (error instanceof ConversionError) throw new UsageError(`--set ${name}=${text}: ${error.message}`);
-      throw error;
-    }
+    // The core reads the text by the column's type when the load starts (a usage error if it cannot).
     constantColumns.push(column);
-    constantValues.push(value);
     constantTexts[column.name] = text;
   }
   return {
@@ -315,12 +302,19 @@ async function resolveTarget(client: DriverClient, settings: ResolvedLoad, defau
     idempotent,
     counter: isCounterTable(schema),
     constantColumns,
-    constantValues,
     constantTexts,
   } satisfies Target;
 }
 
-function planner(target: Target, settings: ResolvedLoad) {
+/**
+ * The plan of an input once its header (if any) is known: the statement (TTL and timestamp
+ * are literals in it, since the core binds input fields only) and the mapping in the core's
+ * terms. CSV fields are mapped by position, which is unambiguous whatever the header's
+ * spelling; JSON Lines members by name; without a header, --map or --skip the core maps by
+ * position (CSV) or name (JSON Lines) itself.
+ */
+function planner(target: Target, settings: ResolvedLoad, format: "csv" | "jsonl") {
+  const names = format === "jsonl" ? jsonFieldNames(target, settings) : null;
   const layoutOptions = {
     skip: settings.skip,
     constants: target.constantColumns.map((column) => column.name),
@@ -328,50 +322,6 @@ function planner(target: Target, settings: ResolvedLoad) {
     requireAll: target.query !== null,
     targetWord: target.query !== null ? "bind marker" : "column",
   };
-  const partitionKey = target.schema.columns.filter((column) => column.kind === "partition_key");
-  return (header: string[] | null, timeFields: string[] = []): LoadPlan & { bindings: FieldBinding[] } => {
-    const options = { ...layoutOptions, skip: [...layoutOptions.skip, ...timeFields] };
-    const layout = resolveLayout(target.layoutSchema, header, settings.map, options);
-    const columns = [...layout.bindings.map((binding) => binding.column), ...target.constantColumns];
-    let statement: string;
-    let toParams: ((values: unknown[]) => Params) | undefined;
-    if (target.query !== null) {
-      statement = target.query;
-      const names = columns.map((column) => column.name);
-      toParams = (values) => {
-        const params: Record<string, unknown> = {};
-        for (let i = 0; i < names.length; i++) params[names[i]] = values[i];
-        return params;
-      };
-    } else {
-      const write = buildWrite(target.schema, columns, { ttl: settings.ttl, timestamp: settings.timestamp });
-      statement = write.statement;
-      const order = write.order;
-      if (order.some((position, i) => position !== i)) toParams = (values) => order.map((position) => values[position]);
-    }
-    const positions = partitionKey.map((key) => columns.findIndex((column) => column.name === key.name));
-    const complete = positions.every((position) => position >= 0);
-    const keyTypes = partitionKey.map((key) => key.type);
-    return {
-      statement,
-      converter: new CsvRowConverter(layout, { nullValues: settings.nullValues, constants: target.constantValues }),
-      toParams,
-      tokens: complete && TokenCalculator.supports(keyTypes) ? new TokenCalculator(positions, keyTypes) : null,
-      partitionKeyPositions: complete ? positions : [],
-      bindings: layout.bindings,
-    };
-  };
-}
-
-/**
- * The plan of the core path: the JS plan's statement (TTL and timestamp are literals in it,
- * since the core binds input fields only) and converter (to describe bad rows), with the
- * mapping in the core's terms. CSV fields are mapped by index, which is unambiguous whatever
- * the header's spelling; without a header or --map the core maps by position itself.
- */
-function corePlanner(target: Target, settings: ResolvedLoad, format: "csv" | "jsonl") {
-  const planFor = planner(target, settings);
-  const names = format === "jsonl" ? jsonFieldNames(target, settings) : null;
   return (header: string[] | null): CorePlan => {
     // A CSV header from `unload --with-writetime --with-ttl`: its writetime(c)/ttl(c) fields
     // go to the core as cell times, written back with USING TIMESTAMP ? AND TTL ?.
@@ -381,56 +331,29 @@ function corePlanner(target: Target, settings: ResolvedLoad, format: "csv" | "js
     if (times.cells.length > 0 && (settings.ttl !== undefined || settings.timestamp !== undefined)) {
       throw new UsageError("the input has writetime()/ttl() fields: it cannot also take --ttl or --timestamp");
     }
-    const plan = planFor(format === "jsonl" ? names : header, times.names);
-    let mapping: string | undefined;
+    const options = { ...layoutOptions, skip: [...layoutOptions.skip, ...times.names] };
+    const layout = resolveLayout(target.layoutSchema, format === "jsonl" ? names : header, settings.map, options);
+    const columns = [...layout.bindings.map((binding) => binding.column), ...target.constantColumns];
+    const statement = target.query ??
+      buildWrite(target.schema, columns, { ttl: settings.ttl, timestamp: settings.timestamp }).statement;
+    let mapping: CorePlan["mapping"];
+    let fieldCount: number | undefined;
     if (format === "jsonl") {
-      if (settings.map !== null) {
-        mapping = plan.bindings.map((binding) => `${binding.fieldName}=${binding.column.name}`).join(",");
-      }
+      if (settings.map !== null) mapping = layout.bindings.map((binding) => [binding.fieldName, binding.column.name]);
     } else if (header !== null || settings.map !== null || settings.skip.length > 0) {
-      mapping = plan.bindings.map((binding) => `${binding.fieldIndex}=${binding.column.name}`).join(",");
+      mapping = layout.bindings.map((binding) => [binding.fieldIndex, binding.column.name]);
+      if (header === null && !layout.extraFieldsAllowed) fieldCount = layout.expectedFieldCount;
     }
     const timed = times.cells.length > 0;
     return {
-      statement: timed ? `${plan.statement} USING TIMESTAMP ? AND TTL ?` : plan.statement,
+      statement: timed ? `${statement} USING TIMESTAMP ? AND TTL ?` : statement,
       ...(timed ? { cellTimes: times.cells } : {}),
       mapping,
+      fieldCount,
       constants: target.constantTexts,
-      converter: plan.converter,
-      toParams: plan.toParams,
-      bindings: plan.bindings,
+      types: Object.fromEntries(columns.map((column) => [column.name, column.typeText])),
     };
   };
-}
-
-/** Why the core path cannot run this load, or null when it can. */
-async function coreObstacle(
-  client: DriverClient,
-  target: Target,
-  settings: ResolvedLoad,
-  formats: ReadonlySet<"csv" | "jsonl">,
-): Promise<string | null> {
-  if (target.counter) return "a counter table needs the write-ahead journal of the JS path";
-  if (!target.idempotent) return "a statement that is not idempotent needs the write-ahead journal of the JS path";
-  if (formats.has("csv") && !settings.hasHeader && settings.map === null && settings.skip.length > 0) {
-    // The core's index mapping accepts extra fields, where this layout wants an exact count.
-    return "--skip without a header or --map runs on the JS path";
-  }
-  const names = [
-    ...target.layoutSchema.columns.map((column) => column.name),
-    ...(settings.map ?? []).map(([field]) => field),
-  ];
-  if (names.some((name) => /[,=]/.test(name) || name.trim() !== name)) {
-    return "a column or field name with ',', '=' or surrounding blanks cannot be mapped by the core";
-  }
-  if (formats.has("jsonl") && (settings.map ?? []).some(([field]) => /^[0-9]+$/.test(field))) {
-    return "JSON Lines fields named by digits cannot be mapped by the core";
-  }
-  if (target.query !== null) {
-    const bound = (await client.prepare(target.query)).columns.map((column) => column.name);
-    if (new Set(bound).size !== bound.length) return "a --query that uses a bind marker twice runs on the JS path";
-  }
-  return null;
 }
 
 /** The field names JSON Lines members are matched by. */
@@ -441,6 +364,22 @@ function jsonFieldNames(target: Target, settings: ResolvedLoad): string[] {
   return target.layoutSchema.columns.map((column) => column.name).filter((name) =>
     !constants.has(name) && !skip.has(name)
   );
+}
+
+/** A journaled input's offsets beyond its watermark: the checkpoint's, then the journal's since. */
+function journalOf(
+  state: FileCheckpoint,
+  journal: { acked: Set<string>; sent: Set<string> },
+  file: number,
+): { acked: Set<number>; sent: Set<number> } {
+  const acked = new Set(state.acked ?? []);
+  const sent = new Set(state.sent ?? []);
+  const entries = (keys: Set<string>) =>
+    [...keys].map((key) => key.split(":").map(Number)).filter(([index]) => index === file).map(([, offset]) => offset);
+  for (const offset of entries(journal.acked)) acked.add(offset);
+  for (const offset of entries(journal.sent)) sent.add(offset);
+  for (const offset of acked) sent.delete(offset);
+  return { acked, sent };
 }
 
 function sameJob(a: JobIdentity, b: JobIdentity): boolean {
@@ -459,9 +398,11 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
     throw new UsageError("--rate must be at least --batch-size");
   }
   try {
-    checkCsvFormat(settings.csv);
+    // The core checks the CSV characters (before anything connects or reads).
+    readCsvHeader(new Uint8Array(0), settings.csv, true);
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    if (error instanceof ArgumentError) throw new UsageError(error.message);
+    throw error;
   }
   const inputs = await expandInputs(settings.files);
   const plans = await splitInputs(inputs, settings.split);
@@ -470,8 +411,9 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
 
   return await withClient(context, async (client, secrets) => {
     const target = await resolveTarget(client, settings, connection.keyspace);
-    const planFor = planner(target, settings);
-    if (!settings.hasHeader) planFor(null);
+    const planners = { csv: planner(target, settings, "csv"), jsonl: planner(target, settings, "jsonl") };
+    // Mapping errors are usage errors before anything is read, where no header decides them.
+    if (!settings.hasHeader) planners.csv(null);
     for (const directory of [settings.badDir, settings.checkpointDir]) {
       try {
         await Deno.mkdir(directory, { recursive: true });
@@ -506,18 +448,6 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
     const splitSuffix = settings.split === null ? "" : `.split-${settings.split.index}-of-${settings.split.count}`;
     const stems = uniqueStems(plans.map(({ input }) => input.path)).map((stem) => stem + splitSuffix);
     const formats = plans.map(({ input }) => settings.format ?? input.format ?? "csv");
-    let engine: "core" | "js" = "js";
-    let engineNote: string | null = settings.engine === "js" ? "--engine js" : null;
-    if (settings.engine !== "js") {
-      const obstacle = await coreObstacle(client, target, settings, new Set(formats));
-      if (obstacle === null) engine = "core";
-      else if (settings.engine === "core") throw new UsageError(`--engine core: ${obstacle}`);
-      else engineNote = obstacle;
-    }
-    if (engine === "js" && Object.keys(settings.conversion).length > 0) {
-      const keys = Object.keys(settings.conversion).join(", ");
-      throw new UsageError(`conversion settings (${keys}) are applied by the core path, which this load cannot use: ${engineNote}`);
-    }
 
     const badLogs = stems.map((stem) => new BadRowLog(settings.badDir, stem));
     await refuseInputsAsOutputs(plans.map(({ input }) => input.path), [
@@ -526,11 +456,9 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
       ...badLogs.flatMap((log) => log.outputs()),
     ]);
 
-    const loadInputs: LoadInput[] = [];
     const coreInputs: CoreLoadInput[] = [];
     for (const [i, plan] of plans.entries()) {
       const { input } = plan;
-      const format = formats[i];
       const badLog = badLogs[i];
       let start = plan.start;
       let resume: FileCheckpoint | undefined;
@@ -541,54 +469,15 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
         await checkResumeState(store.path, fileState, identities[i], input);
         start = { offset: fileState.offset, line: fileState.line };
         resume = fileState;
-        if (store.journaled) {
-          const acked = new Set(fileState.acked ?? []);
-          const sent = new Set(fileState.sent ?? []);
-          for (const key of saved!.journal.acked) {
-            const [file, offset] = key.split(":").map(Number);
-            if (file === i) acked.add(offset);
-          }
-          for (const key of saved!.journal.sent) {
-            const [file, offset] = key.split(":").map(Number);
-            if (file === i && !acked.has(offset)) sent.add(offset);
-          }
-          for (const offset of acked) sent.delete(offset);
-          resumeAcked = acked;
-          resumeSent = sent;
-        }
+        if (store.journaled) ({ acked: resumeAcked, sent: resumeSent } = journalOf(fileState, saved!.journal, i));
         await badLog.resumeAt(fileState.badFiles);
       } else {
         await badLog.removeStale();
       }
-      if (engine === "core") {
-        coreInputs.push({
-          input,
-          format,
-          badLog,
-          start,
-          stopAfter: plan.stopAfter,
-          resume,
-          done: resume?.done,
-          jsonFieldNames: format === "jsonl" ? jsonFieldNames(target, settings) : undefined,
-        });
-        continue;
-      }
-      let source: RowSource;
-      let header: LoadInput["header"];
-      if (format === "jsonl") {
-        const jsonl = new JsonlFileSource(input);
-        const names = jsonFieldNames(target, settings);
-        jsonl.setFieldNames(names);
-        source = jsonl;
-        header = names;
-      } else {
-        source = new CsvFileSource(input, settings.csv, settings.hasHeader);
-        header = settings.hasHeader ? "record" : null;
-      }
-      loadInputs.push({
-        source,
+      coreInputs.push({
+        input,
+        format: formats[i],
         badLog,
-        header,
         start,
         stopAfter: plan.stopAfter,
         resume,
@@ -599,33 +488,9 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
     }
     if (!settings.dryRun) await store.openJournal(saved === null);
 
-    let replicas: ReplicaMap | null = null;
-    if (engine === "js" && (settings.batchSize ?? 1) > 1 && settings.batchBy === "replica") {
-      replicas = new ReplicaMap(await client.getTokenRanges(target.schema.keyspace));
-    }
-
-    const executeOptions: { prepare: true; idempotent: boolean; consistency?: number } = {
-      prepare: true,
-      idempotent: target.idempotent,
-    };
-    if (consistency !== undefined) executeOptions.consistency = consistency;
-    const loadTarget = {
-      execute: async (statement: string, params: Params, options: { routingToken?: bigint }) => {
-        await client.execute(statement, params, { ...executeOptions, ...options });
-      },
-      batch: async (items: Array<{ statement: string; params: Params }>, options: { routingToken?: bigint }) => {
-        await client.batch(
-          items.map((item) => ({ query: item.statement, params: item.params })),
-          { ...executeOptions, ...options, logged: false, counter: target.counter },
-        );
-      },
-    };
-
     // Progress counts the raw bytes read: from the start position in a plain file, and from
     // the beginning (decompressed and skipped) in a compressed one.
-    const starts = engine === "core"
-      ? coreInputs.map((input) => ({ start: input.start, stopAfter: input.stopAfter, done: input.done }))
-      : loadInputs.map((input) => ({ start: input.start, stopAfter: input.stopAfter, done: input.done }));
+    const starts = coreInputs;
     const totalBytes = plans.every(({ input }) => input.path !== "-")
       ? plans.reduce((sum, plan, i) => {
         const input = starts[i];
@@ -660,61 +525,39 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
         bytes: state.bytesRead,
         concurrency: state.concurrency,
       });
-    const corePlanners = {
-      csv: corePlanner(target, settings, "csv"),
-      jsonl: corePlanner(target, settings, "jsonl"),
-    };
     let summary: LoadSummary;
     try {
-      if (engine === "core") {
-        summary = await runCoreLoad(
-          coreInputs,
-          (header, format) => corePlanners[format](header),
-          (input, options) => client.bulkLoad(input, options),
-          {
-            dryRun: settings.dryRun,
-            csv: settings.csv,
-            hasHeader: settings.hasHeader,
-            nullValues: settings.nullValues,
-            conversion: settings.conversion,
-            maxConcurrency: settings.maxConcurrency,
-            initialConcurrency: Math.min(DEFAULT_INITIAL_CONCURRENCY, settings.maxConcurrency),
-            maxErrors: settings.maxErrors,
-            maxRetries: settings.maxRetries,
-            consistency,
-            // Not given: the core's default (adaptive batches of up to 32 rows by replica set).
-            batch: settings.batchSize !== undefined ? { size: settings.batchSize, by: settings.batchBy } : undefined,
-            secrets,
-            stop,
-            checkpoint,
-            onProgress,
-            writeRow: (statement, params) => loadTarget.execute(statement, params, {}),
-            rate: settings.rate,
-          },
-        );
-      } else {
-        summary = await runLoad(loadInputs, (header) => planFor(header), loadTarget, {
+      summary = await runCoreLoad(
+        coreInputs,
+        (header, format) => planners[format](header),
+        (input, options) => client.bulkLoad(input, options),
+        {
+          dryRun: settings.dryRun,
+          csv: settings.csv,
+          hasHeader: settings.hasHeader,
+          nullValues: settings.nullValues,
+          conversion: settings.conversion,
           maxConcurrency: settings.maxConcurrency,
           initialConcurrency: Math.min(DEFAULT_INITIAL_CONCURRENCY, settings.maxConcurrency),
           maxErrors: settings.maxErrors,
           maxRetries: settings.maxRetries,
+          consistency,
           idempotent: target.idempotent,
-          rate: settings.rate,
-          batch: (settings.batchSize ?? 1) > 1
-            ? { size: settings.batchSize!, by: settings.batchBy, replicas }
-            : undefined,
-          dryRun: settings.dryRun,
+          // Not given: the core's default (adaptive batches of up to 32 rows by replica set;
+          // one row per request for counters and non-idempotent statements).
+          batch: settings.batchSize !== undefined ? { size: settings.batchSize, by: settings.batchBy } : undefined,
           secrets,
           stop,
           checkpoint,
           onProgress,
-        });
-      }
+          rate: settings.rate,
+        },
+      );
     } finally {
       display?.stop();
       interrupt.dispose();
     }
-    printSummary(summary, settings, Boolean(saved), { path: engine, note: engineNote });
+    printSummary(summary, settings, Boolean(saved));
     if (summary.abortedBecause !== null) {
       const hint = settings.dryRun ? "" : ` (continue with --resume)`;
       throw new CliFailure(`load aborted: ${summary.abortedBecause}${hint}`, EXIT_FAILURE);
@@ -723,17 +566,10 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
   });
 }
 
-function printSummary(
-  summary: LoadSummary,
-  settings: ResolvedLoad,
-  resumed: boolean,
-  engine: { path: "core" | "js"; note: string | null },
-): void {
+function printSummary(summary: LoadSummary, settings: ResolvedLoad, resumed: boolean): void {
   const seconds = summary.elapsedMs / 1000;
   if (settings.json) {
     console.log(JSON.stringify({
-      path: engine.path,
-      ...(engine.note !== null ? { pathReason: engine.note } : {}),
       rowsLoaded: summary.rowsLoaded,
       badRows: summary.badRows,
       uncertainRows: summary.uncertainRows,
@@ -768,8 +604,7 @@ function printSummary(
     const latency = p50 !== null && p99 !== null
       ? `latency p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms`
       : `latency p50/p99 n/a${mean !== null ? ` (mean ≈ ${mean.toFixed(2)} ms)` : ""}`;
-    const path = engine.path === "core" ? "core path" : `js path${engine.note !== null ? ` (${engine.note})` : ""}`;
-    console.log(`${latency}; ${summary.retries} retries; peak concurrency ${summary.peakConcurrency}; ${path}`);
+    console.log(`${latency}; ${summary.retries} retries; peak concurrency ${summary.peakConcurrency}`);
   }
   if (summary.previouslyLoaded > 0) {
     console.log(`${summary.previouslyLoaded} rows were loaded by earlier runs of this job`);

@@ -7,12 +7,37 @@
 // position. `PositionMap` turns the core's offsets and lines back into the file's, which is
 // what checkpoints and the bad-row log need.
 //
-// The header is also parsed here, in JS, once: the statement and the field mapping are built
-// from it before the core sees any byte, with the same usage errors as the JS path.
+// The header is read here once, by the core's CSV reader (`readCsvHeader`): the statement and
+// the field mapping are built from its names before the load starts.
 
-import { CsvParser, type CsvFormat, type ParsedRecord } from "./csv_parser.ts";
+import { readCsvHeader } from "../../driver/deno.ts";
 import { type InputFile, InputReader } from "./input.ts";
-import type { ReadStart } from "./csv_source.ts";
+
+/** Where reading starts: a byte offset at a record start, and its line. */
+export interface ReadStart {
+  offset: number;
+  line: number;
+}
+
+/** The CSV settings the header is read with (the load's). */
+export interface CsvFormat {
+  delimiter: string;
+  quote: string;
+  escape?: string;
+  comment?: string;
+}
+
+/** The first record of a CSV input: its names, or why it cannot be read. */
+export interface HeaderRecord {
+  fields: string[] | null;
+  fault: string | null;
+  /** Its bytes as read (line end excluded). */
+  raw: Uint8Array;
+  line: number;
+  /** Where the data starts, and its line. */
+  end: number;
+  nextLine: number;
+}
 
 /** Core positions to file positions. The core's bytes from `pushedBase` on are the file's from `fileStart` on. */
 export class PositionMap {
@@ -44,7 +69,7 @@ export class PositionMap {
 
 export interface CoreInput {
   /** The CSV header record, when the format has one; null for an empty input. */
-  header: ParsedRecord | null;
+  header: HeaderRecord | null;
   /** Everything to push to the core, the header (if pushed separately) first. */
   chunks: AsyncIterable<Uint8Array>;
   positions: PositionMap;
@@ -53,8 +78,6 @@ export interface CoreInput {
   /** Releases the input when `chunks` was not read to its end. */
   close(): Promise<void>;
 }
-
-const UTF8_BOM = [0xef, 0xbb, 0xbf];
 
 function concat(chunks: Uint8Array[]): Uint8Array {
   if (chunks.length === 1) return chunks[0];
@@ -102,30 +125,34 @@ async function* prepend(first: Uint8Array[], rest: AsyncIterable<Uint8Array>): A
   yield* rest;
 }
 
-/** Reads records until the first one is complete; returns it with the chunks read. */
+/** Reads until the core finds the first record complete; returns it with the chunks read. */
 async function readFirstRecord(
   stream: AsyncIterator<Uint8Array>,
   format: CsvFormat,
-): Promise<{ header: ParsedRecord | null; buffered: Uint8Array[] }> {
-  const parser = new CsvParser(format, 0, 1);
+): Promise<{ header: HeaderRecord | null; buffered: Uint8Array[] }> {
   const buffered: Uint8Array[] = [];
-  let atStart = true;
+  let total = 0;
+  let readAt = 0;
   for (;;) {
     const next = await stream.next();
-    if (next.done) {
-      parser.finish();
-      return { header: parser.drain()[0] ?? null, buffered };
+    if (!next.done) {
+      buffered.push(next.value);
+      total += next.value.length;
+      // The core reads from the start each time: only once the bytes have doubled, so a
+      // header that never ends (an open quote) costs linear time up to the size limit.
+      if (total < readAt * 2) continue;
     }
-    let chunk = next.value;
-    buffered.push(chunk);
-    if (atStart && chunk.length >= 3 && UTF8_BOM.every((byte, i) => chunk[i] === byte)) {
-      parser.skipBytes(3);
-      chunk = chunk.subarray(3);
-    }
-    atStart = false;
-    parser.push(chunk);
-    const records = parser.drain();
-    if (records.length > 0) return { header: records[0], buffered };
+    readAt = total;
+    const bytes = concat(buffered);
+    const read = readCsvHeader(bytes, format, next.done === true);
+    if (read.status === "needMore") continue;
+    if (read.status === "empty") return { header: null, buffered };
+    const raw = bytes.slice(read.start, read.start + read.rawLength);
+    const { line, end, nextLine } = read;
+    const header = read.status === "record"
+      ? { fields: read.fields, fault: null, raw, line, end, nextLine }
+      : { fields: null, fault: read.reason, raw, line, end, nextLine };
+    return { header, buffered };
   }
 }
 
@@ -165,7 +192,7 @@ export async function openCoreInput(
       await headStream.return?.(undefined);
     },
   });
-  if (header === null || header.malformed !== undefined || start.offset <= headerEnd) {
+  if (header === null || header.fault !== null || start.offset <= headerEnd) {
     if (seekable) {
       await headStream.return?.(undefined);
       return opened(reader.bytes(0), PositionMap.identity());

@@ -1,61 +1,53 @@
-// The load loop of the fast path: raw input bytes go to the WASM core's bulk loader
-// (`client.bulkLoad`), which parses, converts, routes, retries and acknowledges rows there, with
-// no JS object per row. JS only pushes chunks, writes bad rows and checkpoints.
+// The load loop: raw input bytes go to the WASM core's bulk loader (`client.bulkLoad`), which
+// parses, converts, routes, batches, retries and acknowledges rows there, with no JS object
+// per row. JS only pushes chunks, writes what the core reports (bad rows, the journal) and
+// checkpoints.
 //
-// Guarantees kept from the JS path (loader.ts):
 // - Bad rows reach the bad file in input order once the watermark has passed them. The core
-//   reports a bad row as soon as it knows it, possibly ahead of its watermark, so rows wait
-//   here until the watermark (the input offset below which every row is acknowledged or bad)
-//   is past them.
+//   reports a bad row as soon as it knows it, possibly ahead of its watermark (the input
+//   offset below which every row is acknowledged or bad), so rows wait here until then.
 // - A checkpoint is exact: its watermark, row count and bad-file sizes describe the same
 //   moment. The core's counters include rows acknowledged beyond the watermark, so a
 //   checkpoint is taken only when nothing is in flight: before pushing the next chunk, the
 //   feed stops pushing until the rows in flight have settled (a few milliseconds every
-//   --checkpoint-interval), then records the state and goes on.
+//   --checkpoint-interval), then records the state and goes on. With nothing in flight, no
+//   row of this run is beyond the watermark, so the journal can be emptied then.
+// - A non-idempotent load (counters, list appends, IF) is journaled: the core reports each
+//   row's start and acknowledgement, and the driver hands them over before the request's
+//   bytes leave; they are written synchronously to the journal. On --resume the rows the
+//   journal saw acknowledged are skipped by the core, and rows only sent are set aside as
+//   uncertain.
 // - An interruption stops pushing, lets the rows in flight settle, checkpoints and stops.
 //   Bytes already pushed are not cut short (the core would take a cut record for a whole one),
 //   so the feed ends by throwing instead of closing the input.
-// - Bad rows are described in the JS path's words: a row the core refused is parsed and
-//   converted again in JS (only bad rows, so the cost does not matter) to find the field,
-//   column, type, value and reason.
-// - The core path accepts what the JS path accepts: a row the core's reader refuses but the
-//   JS converter takes (the JS conversions are more lenient in places, e.g. `HH:MM` times) is
-//   written on its own through the driver with the JS values, and is settled before a
-//   checkpoint can pass it.
 
 import type { CellTimeFields } from "../cell_times.ts";
-import type { BadRowRecord, BulkConversionOptions, BulkCounters, BulkLoadOptions, BulkState } from "../../driver/deno.ts";
+import type {
+  BadRowRecord,
+  BulkConversionOptions,
+  BulkCounters,
+  BulkLoadOptions,
+  BulkState,
+  JournalEntry,
+} from "../../driver/deno.ts";
 import { describeError, SERVER_ERROR_NAMES } from "../errors.ts";
-import type { BadRowLog } from "./bad_rows.ts";
-import { type FileCheckpoint, untouchedFileCheckpoint } from "./checkpoint.ts";
-import { type CsvFormat, CsvParser } from "./csv_parser.ts";
-import { JsonlFileSource, type ReadStart, type SourceRecord } from "./csv_source.ts";
-import { openCoreInput, type PositionMap } from "./core_input.ts";
+import type { BadRowLog, RowProblem } from "./bad_rows.ts";
+import { truncateForLog } from "./bad_rows.ts";
+import { type CheckpointStore, type FileCheckpoint, type JobIdentity, untouchedFileCheckpoint } from "./checkpoint.ts";
+import { type CsvFormat, openCoreInput, type ReadStart } from "./core_input.ts";
 import type { InputFile, InputReader } from "./input.ts";
-import {
-  type CheckpointSettings,
-  finishLoad,
-  loadSummary,
-  type LoadProgress,
-  type LoadSummary,
-  type Params,
-  writeWithRetries,
-} from "./loader.ts";
-import { type RowConverter, type RowProblem, truncateForLog } from "./row_converter.ts";
-import type { FieldBinding } from "./table.ts";
 
 /** What one input is written with, once its header (if any) is known. */
 export interface CorePlan {
   statement: string;
-  /** `field=column,...` for the core (fields by 0-based index for CSV); undefined: by name or position. */
-  mapping?: string;
+  /** `[field, column]` pairs (CSV fields by 0-based position, JSON keys by name); undefined: by name or position. */
+  mapping?: Array<[number | string, string]>;
+  /** CSV without a header: the exact number of fields of a record. */
+  fieldCount?: number;
   /** Column → CQL text, the same on every row (--set). */
   constants: Record<string, string>;
-  /** The JS path's converter, for the rows the core refuses: to describe them, or to write them. */
-  converter: RowConverter;
-  /** Converted values to the statement's parameters (default: the values as they are). */
-  toParams?: (values: unknown[]) => Params;
-  bindings: FieldBinding[];
+  /** Each bound column's CQL type, for the log. */
+  types: Record<string, string>;
   /** Per-cell write time and TTL fields (CSV positions); the statement ends USING TIMESTAMP ? AND TTL ?. */
   cellTimes?: CellTimeFields[];
 }
@@ -72,11 +64,45 @@ export interface CoreLoadInput {
   stopAfter?: number;
   resume?: FileCheckpoint;
   done?: boolean;
-  /** JSON Lines: the field names members are matched by (to describe bad rows). */
-  jsonFieldNames?: string[];
+  /** Resuming a journaled load: file offsets acknowledged, and only sent, beyond the watermark. */
+  resumeAcked?: Set<number>;
+  resumeSent?: Set<number>;
 }
 
 export type BulkLoadFunction = (input: AsyncIterable<Uint8Array>, options: BulkLoadOptions) => Promise<BulkState>;
+
+export interface CheckpointSettings {
+  store: CheckpointStore;
+  job: JobIdentity;
+  everyMs: number;
+  everyRows: number;
+  /** Identity of each input (size and mtime at the start). */
+  files: Array<{ path: string; size: number | null; mtimeMs: number | null }>;
+}
+
+export interface LoadProgress {
+  rowsLoaded: number;
+  badRows: number;
+  /** Rows of a resumed load that earlier runs had loaded (watermark and journal). */
+  previouslyLoaded: number;
+  uncertainRows: number;
+  retries: number;
+  bytesRead: number;
+  concurrency: number;
+  inFlight: number;
+}
+
+export interface LoadSummary extends LoadProgress {
+  elapsedMs: number;
+  rowsPerSecond: number;
+  /** Null where it is not measured (the core has no per-request latency). */
+  latencyMs: { p50: number | null; p99: number | null; mean: number | null; max: number | null };
+  peakConcurrency: number;
+  /** Why the load stopped early, if it did. */
+  abortedBecause: string | null;
+  badFiles: Array<{ source: string; badRows: number; badFile: string; errorLog: string; uncertainFile?: string }>;
+  checkpointFile: string | null;
+}
 
 export interface CoreLoadSettings {
   /** Parse and convert in the core, write nothing. */
@@ -91,6 +117,8 @@ export interface CoreLoadSettings {
   maxErrors?: number;
   maxRetries?: number;
   consistency?: number;
+  /** false for counters, list appends and conditional writes: the load is journaled. */
+  idempotent?: boolean;
   secrets?: readonly string[];
   checkpoint?: CheckpointSettings;
   onProgress?: (progress: LoadProgress) => void;
@@ -98,23 +126,17 @@ export interface CoreLoadSettings {
   stop?: { reason: string | null };
   /** Longest wait for the rows in flight to settle before a periodic checkpoint (default 2000 ms). */
   drainLimitMs?: number;
-  /** Writes one row of the statement with JS values (a row only the JS converter accepts). */
-  writeRow: (statement: string, params: Params) => Promise<void>;
-  /** First backoff delay of those writes' retries (default 100 ms). */
-  retryBaseMs?: number;
   /** Rows per second at most (--rate). */
   rate?: number;
   /** Rows per request, grouped by replicas or partition (--batch-size, --batch-by). */
   batch?: { size: number; by: "partition" | "replica" };
 }
 
-/** The JS path's boolean spellings, so that both paths accept the same input. */
-const TRUE_WORDS = ["true", "yes", "y", "1", "t"];
-const FALSE_WORDS = ["false", "no", "n", "0", "f"];
-
-/** Server errors that no row of this load could get past (as on the JS path). */
+/** Server errors that no row of this load could get past. */
 const FATAL_SERVER_CODES = new Set([0x0100, 0x2100, 0x000A, 0x2300]);
 
+const UNCERTAIN_REASON = "sent before the interruption but never acknowledged: it may or may not have been applied, " +
+  "and the write is not idempotent, so it was not sent again (check it, then load it on its own if needed)";
 
 /** Thrown by the feed to end a bulk load without closing its input (which would cut a record). */
 class StopFeeding extends Error {
@@ -132,11 +154,6 @@ const EMPTY = new Uint8Array(0);
  */
 const FEED_BYTES = 64 * 1024;
 
-/**
- * --rate on the core path: input is pushed in pieces of a twentieth of a second's rows, each
- * only once its share of time has passed. Rows are counted as line ends, which are never
- * fewer than the records (quoted fields may hold line breaks), so the rate is never exceeded.
- */
 /** The pacer's view of time: the real clock, or a simulated one in tests. */
 export interface PacerClock {
   now(): number;
@@ -145,6 +162,11 @@ export interface PacerClock {
 
 const REAL_CLOCK: PacerClock = { now: () => performance.now(), sleep };
 
+/**
+ * --rate: input is pushed in pieces of a twentieth of a second's rows, each only once its
+ * share of time has passed. Rows are counted as line ends, which are never fewer than the
+ * records (quoted fields may hold line breaks), so the rate is never exceeded.
+ */
 export class LinePacer {
   private readonly linesPerPiece: number;
   private next: number;
@@ -201,105 +223,56 @@ export function describeRejection(
   return { reason: `not written${retried}: ${mask(row.reason)}`, fatal: false };
 }
 
-export type Examined = { record: SourceRecord; problem: RowProblem } | { record: SourceRecord; params: Params };
-
-/** A bad row of the core waiting for the watermark; or a row being written on its own. */
-interface PendingRow {
-  offset: number;
-  record: SourceRecord;
-  problem: RowProblem | null;
-  state: "bad" | "writing" | "loaded";
+/** The log's account of a row the core refused, from the record's fields (never its text). */
+export function problemOf(row: BadRowRecord, types: Record<string, string>, secrets: readonly string[] = []): RowProblem {
+  const reason = describeRejection(row, secrets)?.reason ?? row.reason;
+  const problem: RowProblem = { reason };
+  if (row.field !== null) problem.field = row.field + 1;
+  if (row.column !== null && types[row.column] !== undefined) problem.type = types[row.column];
+  if (row.value !== null) problem.value = truncateForLog(row.value);
+  return problem;
 }
 
-/** Turns the core's bad rows into the JS path's records and problems. */
-export class BadRowDescriber {
-  private readonly decoder = new TextDecoder();
-  private readonly jsonl: JsonlFileSource | null;
-
-  constructor(
-    private readonly source: string,
-    private readonly format: "csv" | "jsonl",
-    private readonly csv: CsvFormat,
-    private readonly plan: CorePlan,
-    private readonly positions: PositionMap,
-    jsonFieldNames: string[] | undefined,
-    private readonly secrets: readonly string[] = [],
-  ) {
-    if (format === "jsonl") {
-      this.jsonl = new JsonlFileSource(source);
-      this.jsonl.setFieldNames(jsonFieldNames ?? plan.bindings.map((binding) => binding.fieldName));
-    } else {
-      this.jsonl = null;
-    }
-  }
-
-  /**
-   * What to do with a row the core refused: its record and problem in the JS path's words,
-   * or, when the JS converter accepts it, the parameters to write it with.
-   */
-  examine(row: BadRowRecord): Examined {
-    const offset = this.positions.fileOffset(row.offset);
-    const line = this.positions.fileLine(row.line);
-    const raw = this.decoder.decode(row.raw);
-    const plain: SourceRecord = { source: this.source, line, raw, bytes: row.raw, fields: [], offset };
-    const reparse = (): SourceRecord => {
-      const parsed = this.reparse(row.raw, raw, offset, line);
-      return parsed === null ? plain : { ...parsed, bytes: row.raw };
-    };
-    const rejection = describeRejection(row, this.secrets);
-    if (rejection !== null) {
-      // The JS path would not have sent a row its converter refuses: that is the reason then.
-      const record = reparse();
-      const converted = this.plan.converter.convert(record);
-      return { record, problem: converted.ok ? { reason: rejection.reason } : converted.problem };
-    }
-    if (row.kind === "size" || row.kind === "encoding") {
-      // The core's verdict on the record as a whole: a JS parse of its (possibly cut, or
-      // lossily decoded) bytes cannot restate it.
-      return { record: plain, problem: this.problemFromCore(row, null) };
-    }
-    const record = reparse();
-    const converted = this.plan.converter.convert(record);
-    if (!converted.ok) return { record, problem: converted.problem };
-    const params = this.plan.toParams ? this.plan.toParams(converted.values) : converted.values;
-    return { record, params };
-  }
-
-  private reparse(bytes: Uint8Array, raw: string, offset: number, line: number): SourceRecord | null {
-    if (this.jsonl !== null) {
-      return this.jsonl.recordOf({ offset, end: offset + bytes.length, line, nextLine: line + 1, raw });
-    }
-    const parser = new CsvParser(this.csv, offset, line);
-    parser.push(bytes);
-    parser.finish();
-    const [first] = parser.drain();
-    return first === undefined ? null : { source: this.source, ...first };
-  }
-
-  private problemFromCore(row: BadRowRecord, record: SourceRecord | null): RowProblem {
-    const { column, reason } = row;
-    if (column !== null) {
-      const binding = this.plan.bindings.find((candidate) => candidate.column.name === column);
-      if (binding !== undefined) {
-        const prefix = `column ${column}: `;
-        const field = record?.fields[binding.fieldIndex];
-        return {
-          field: binding.fieldIndex + 1,
-          column,
-          type: binding.column.typeText,
-          ...(field !== undefined && !field.missing ? { value: truncateForLog(field.text) } : {}),
-          reason: reason.startsWith(prefix) ? reason.slice(prefix.length) : reason,
-        };
-      }
-      if (!reason.includes(column)) return { reason: `${column}: ${reason}` };
-    }
-    if (row.field !== null) return { field: row.field + 1, reason };
-    return { reason };
-  }
+/** A bad row waiting for the watermark. */
+interface PendingRow {
+  offset: number;
+  row: BadRowRecord;
+  problem: RowProblem;
+  uncertain: boolean;
 }
 
 function drained(state: BulkCounters | null): boolean {
   return state !== null && state.inFlight === 0 && state.waitingRetry === 0;
+}
+
+/**
+ * The end of a load: closes the bad-row files, records the last checkpoint (`complete` is
+ * asked once the files are closed), closes the store and reports; then throws what made the
+ * load fail, or a bad-row file that could not be closed.
+ */
+async function finishLoad(
+  badLogs: ReadonlyArray<{ close(): Promise<void> }>,
+  complete: () => boolean,
+  writeCheckpoint: (complete: boolean) => void,
+  store: { close(): void } | null,
+  report: () => void,
+  failure: { error: unknown } | null,
+): Promise<void> {
+  const closing = await Promise.allSettled(badLogs.map((badLog) => badLog.close()));
+  try {
+    writeCheckpoint(complete());
+  } finally {
+    store?.close();
+  }
+  report();
+  if (failure !== null) throw failure.error;
+  const failedClose = closing.find((result): result is PromiseRejectedResult => result.status === "rejected");
+  if (failedClose) throw failedClose.reason;
+}
+
+/** Offsets of `set` at or past `from`, in order. */
+function beyond(set: Set<number> | undefined, from: number): number[] {
+  return [...set ?? []].filter((offset) => offset >= from).sort((a, b) => a - b);
 }
 
 export async function runCoreLoad(
@@ -311,8 +284,9 @@ export async function runCoreLoad(
   const started = performance.now();
   const stop = settings.stop ?? { reason: null };
   const secrets = settings.secrets ?? [];
-  const checkpointing = settings.checkpoint;
+  const checkpointing = settings.dryRun ? undefined : settings.checkpoint;
   const store = checkpointing?.store ?? null;
+  const journaled = store?.journaled === true;
   const drainLimitMs = settings.drainLimitMs ?? 2000;
   const progressEveryMs = settings.progressEveryMs ?? 250;
   /** Per input, its last exact state: what a checkpoint says about it. */
@@ -342,8 +316,14 @@ export async function runCoreLoad(
   const identityOf = (i: number) =>
     checkpointing?.files[i] ?? { path: inputs[i].input.path, size: inputs[i].input.size, mtimeMs: null };
 
-  const untouched = (i: number): FileCheckpoint =>
-    untouchedFileCheckpoint(identityOf(i), inputs[i].resume, inputs[i].start);
+  const untouched = (i: number): FileCheckpoint => {
+    const file = untouchedFileCheckpoint(identityOf(i), inputs[i].resume, inputs[i].start);
+    if (journaled) {
+      file.acked = beyond(inputs[i].resumeAcked, file.offset);
+      file.sent = beyond(inputs[i].resumeSent, file.offset);
+    }
+    return file;
+  };
 
   const writeCheckpoint = (complete: boolean) => {
     if (store === null) return;
@@ -373,6 +353,8 @@ export async function runCoreLoad(
     }
   };
 
+  // A checkpoint exists before the first row is sent: a journal without one would be
+  // ignored by --resume, and its rows applied a second time.
   writeCheckpoint(false);
 
   for (const [index, item] of inputs.entries()) {
@@ -393,13 +375,11 @@ export async function runCoreLoad(
     let plan: CorePlan;
     if (withHeader) {
       const header = opened.header;
-      if (header === null || header.malformed !== undefined) {
+      if (header === null || header.fields === null) {
         await opened.close();
         if (header !== null) {
-          // A header that cannot be parsed cannot be mapped either: the rest of the input is this one bad row.
-          item.badLog.record({ source, line: header.line, raw: header.raw, fields: [] }, {
-            reason: `header: ${header.malformed}`,
-          });
+          // A header that cannot be read cannot be mapped either: the rest of the input is this one bad row.
+          item.badLog.record({ source, line: header.line, bytes: header.raw }, { reason: `header: ${header.fault}` });
           noteBad();
         }
         snapshots[index] = {
@@ -413,111 +393,92 @@ export async function runCoreLoad(
         continue;
       }
       item.badLog.setHeader(header.raw);
-      plan = planFor(header.fields.map((field) => field.text), item.format);
+      plan = planFor(header.fields, item.format);
     } else {
       plan = planFor(null, item.format);
     }
     snapshots[index] = { ...base, badFiles: item.badLog.currentSizes() };
 
-    const describer = new BadRowDescriber(
-      source === "-" ? "-" : source,
-      item.format,
-      settings.csv,
-      plan,
-      positions,
-      item.jsonFieldNames,
-      secrets,
-    );
     const okBefore = progress.rowsLoaded;
     const retriesBefore = progress.retries;
+    const previousBefore = progress.previouslyLoaded;
+    const uncertainBefore = progress.uncertainRows;
     /** Offsets are the core's, ordered as the input once sorted. */
     const pending: PendingRow[] = [];
-    const writes = new Set<Promise<void>>();
     let written = 0;
-    let writtenAlone = 0;
+    let writtenUncertain = 0;
     let last: BulkCounters | null = null;
     let lastSampleAt = performance.now();
 
-    const settled = () => drained(last) && writes.size === 0;
+    const settled = () => drained(last);
 
-    const exactSnapshot = (state: BulkCounters): FileCheckpoint => ({
-      ...base,
-      offset: positions.fileOffset(state.watermark),
-      line: positions.fileLine(state.watermarkLine),
-      done: false,
-      rowsLoaded: base.rowsLoaded + state.rowsOk + writtenAlone,
-      badRows: base.badRows + written,
-      badFiles: item.badLog.currentSizes(),
-    });
+    const exactSnapshot = (state: BulkCounters): FileCheckpoint => {
+      const offset = positions.fileOffset(state.watermark);
+      const file: FileCheckpoint = {
+        ...base,
+        offset,
+        line: positions.fileLine(state.watermarkLine),
+        done: false,
+        rowsLoaded: base.rowsLoaded + state.rowsOk + state.rowsPrevious,
+        badRows: base.badRows + written,
+        uncertainRows: base.uncertainRows + writtenUncertain,
+        badFiles: item.badLog.currentSizes(),
+      };
+      if (journaled) {
+        // Nothing of this run is in flight: only the earlier runs' entries can lie ahead.
+        file.acked = beyond(item.resumeAcked, offset);
+        file.sent = beyond(item.resumeSent, offset);
+      }
+      return file;
+    };
 
-    /** Writes the bad rows below the watermark in input order, up to the first still being written. */
+    /** Writes the bad rows below the watermark in input order. */
     const flush = (watermark: number) => {
       if (pending.length === 0) return;
       pending.sort((a, b) => a.offset - b.offset);
       let done = 0;
-      for (const row of pending) {
-        if (row.offset >= watermark || row.state === "writing") break;
-        if (row.state === "bad") {
-          item.badLog.record(row.record, row.problem!);
-          written++;
-        }
+      for (const entry of pending) {
+        if (entry.offset >= watermark) break;
+        const record = {
+          source,
+          line: positions.fileLine(entry.row.line),
+          bytes: entry.row.raw,
+        };
+        item.badLog.record(record, entry.problem, entry.uncertain);
+        if (entry.uncertain) writtenUncertain++;
+        else written++;
         done++;
       }
       pending.splice(0, done);
     };
 
     const updateRows = () => {
-      progress.rowsLoaded = okBefore + (last?.rowsOk ?? 0) + writtenAlone;
-    };
-
-    /** A row only the JS converter accepts, written on its own with the JS values. */
-    const writeAlone = (row: PendingRow, params: Params) => {
-      const write = writeWithRetries(() => settings.writeRow(plan.statement, params), {
-        maxRetries: settings.maxRetries ?? 3,
-        retryBaseMs: settings.retryBaseMs,
-        secrets,
-      }).then((outcome) => {
-        if (outcome.ok) {
-          row.state = "loaded";
-          writtenAlone++;
-          updateRows();
-        } else if (outcome.fatal) {
-          fatal = true;
-          stop.reason ??= outcome.reason;
-          row.state = "loaded";
-        } else {
-          row.state = "bad";
-          row.problem = { reason: outcome.reason };
-          noteBad();
-        }
-      }).finally(() => writes.delete(write));
-      writes.add(write);
+      progress.rowsLoaded = okBefore + (last?.rowsOk ?? 0);
+      progress.previouslyLoaded = previousBefore + (last?.rowsPrevious ?? 0);
+      progress.uncertainRows = uncertainBefore + (last?.rowsUncertain ?? 0);
     };
 
     const onBadRow = (row: BadRowRecord) => {
-      const rejection = describeRejection(row, secrets);
-      if (rejection?.fatal) {
+      if (row.kind === "uncertain") {
+        pending.push({ offset: row.offset, row, problem: { reason: UNCERTAIN_REASON }, uncertain: true });
+        return;
+      }
+      if (describeRejection(row, secrets)?.fatal) {
         // Not a bad row: the load cannot go on, and --resume sends the row again.
         fatal = true;
-        stop.reason ??= rejection.reason;
+        stop.reason ??= describeRejection(row, secrets)!.reason;
         return;
       }
-      const examined = describer.examine(row);
-      if ("params" in examined && settings.dryRun) {
-        // Valid by the JS converter's rules, and a dry run writes nothing.
-        pending.push({ offset: row.offset, record: examined.record, problem: null, state: "loaded" });
-        writtenAlone++;
-        updateRows();
-        return;
-      }
-      if ("params" in examined) {
-        const alone: PendingRow = { offset: row.offset, record: examined.record, problem: null, state: "writing" };
-        pending.push(alone);
-        writeAlone(alone, examined.params);
-        return;
-      }
-      pending.push({ offset: row.offset, record: examined.record, problem: examined.problem, state: "bad" });
+      pending.push({ offset: row.offset, row, problem: problemOf(row, plan.types, secrets), uncertain: false });
       noteBad();
+    };
+
+    const onJournal = (entries: JournalEntry[]) => {
+      const sent: number[] = [];
+      const acked: number[] = [];
+      for (const entry of entries) (entry.kind === "sent" ? sent : acked).push(positions.fileOffset(entry.offset));
+      if (sent.length > 0) store!.recordSent(index, sent);
+      if (acked.length > 0) store!.recordAcked(index, acked);
     };
 
     const onProgress = ({ counters: state }: BulkState) => {
@@ -585,14 +546,11 @@ export async function runCoreLoad(
       query: plan.statement,
       format: item.format,
       nullValues: settings.nullValues,
-      trueWords: TRUE_WORDS,
-      falseWords: FALSE_WORDS,
-      epochUnit: "ms",
       conversion: settings.conversion,
       constants: plan.constants,
       maxConcurrency: settings.maxConcurrency,
       initialConcurrency: Math.min(settings.initialConcurrency ?? 32, settings.maxConcurrency),
-      idempotent: true,
+      idempotent: settings.idempotent ?? true,
       onBadRow,
       onProgress,
     };
@@ -606,7 +564,15 @@ export async function runCoreLoad(
       if (settings.csv.comment !== undefined) options.comment = settings.csv.comment;
     }
     if (plan.mapping !== undefined) options.mapping = plan.mapping;
+    if (plan.fieldCount !== undefined) options.fieldCount = plan.fieldCount;
     if (plan.cellTimes !== undefined) options.cellTimes = plan.cellTimes;
+    if (journaled && !settings.dryRun) {
+      options.onJournal = onJournal;
+      const pushed = (offsets: Set<number> | undefined) =>
+        beyond(offsets, start.offset).map((offset) => positions.pushedOffset(offset));
+      options.resumeAcked = pushed(item.resumeAcked);
+      options.resumeSent = pushed(item.resumeSent);
+    }
     // The core stops once more than maxErrors rows were bad: at the one that reaches the limit.
     if (remainingErrors !== undefined) options.maxErrors = Math.max(0, remainingErrors - 1);
     if (settings.maxRetries !== undefined) options.maxRetries = settings.maxRetries;
@@ -633,7 +599,6 @@ export async function runCoreLoad(
     } finally {
       await opened.close();
     }
-    await Promise.allSettled([...writes]);
     if (final !== null) {
       const { counters, status } = final;
       last = counters;
@@ -651,13 +616,19 @@ export async function runCoreLoad(
 
   await finishLoad(
     inputs.map(({ badLog }) => badLog),
-    () => stop.reason === null && failure === null && snapshots.every((snapshot, i) => inputs[i].done || snapshot?.done === true),
+    () =>
+      stop.reason === null && failure === null &&
+      snapshots.every((snapshot, i) => inputs[i].done || snapshot?.done === true),
     writeCheckpoint,
     store,
     report,
     failure,
   );
-  return loadSummary(progress, started, {
+  const elapsedMs = performance.now() - started;
+  return {
+    ...progress,
+    elapsedMs,
+    rowsPerSecond: elapsedMs > 0 ? progress.rowsLoaded / (elapsedMs / 1000) : 0,
     latencyMs: {
       p50: null,
       p99: null,
@@ -666,12 +637,15 @@ export async function runCoreLoad(
     },
     peakConcurrency,
     abortedBecause: stop.reason,
-    badFiles: inputs.filter(({ badLog }) => badLog.count > 0).map(({ input, badLog }) => ({
+    badFiles: inputs.filter(({ badLog }) => badLog.count > 0 || badLog.uncertainCount > 0).map((
+      { input, badLog },
+    ) => ({
       source: input.path,
       badRows: badLog.count,
       badFile: badLog.badPath,
       errorLog: badLog.logPath,
+      ...(badLog.uncertainCount > 0 ? { uncertainFile: badLog.uncertainPath } : {}),
     })),
     checkpointFile: store !== null ? store.path : null,
-  });
+  };
 }

@@ -5,6 +5,13 @@
 //! empty, so a Cassandra connection behaves exactly as before. A key that is present with a
 //! value we cannot read is an error naming that key: a server that says it shards but not
 //! how would otherwise be routed by guesswork.
+//!
+//! Not asked for, on purpose: `TABLETS_ROUTING_V2_EXPERIMENTAL` (tablets routing v2). Scylla
+//! offers it only with its experimental `strongly-consistent-tables` feature on, and the
+//! document warns its format may change; once negotiated, every EXECUTE carries one more
+//! byte (a block of the tablet version), so a change would break every request of the
+//! connection, not just routing. Asking for v1 alone keeps v1's behaviour (the document's
+//! fallback). See the README's ScyllaDB table.
 
 use crate::error::ProtocolError;
 

@@ -707,6 +707,9 @@ fn startup_asks_for_the_scylla_extensions_the_core_implements() {
         ("SCYLLA_NR_SHARDS", &["4"]),
         ("SCYLLA_SHARD", &["1"]),
         ("TABLETS_ROUTING_V1", &[]),
+        // Offered, never asked for: negotiating it would add a byte to every EXECUTE (see
+        // core/src/scylla.rs); a driver that asks for v1 alone keeps v1's payloads.
+        ("TABLETS_ROUTING_V2_EXPERIMENTAL", &[]),
         ("SCYLLA_LWT_ADD_METADATA_MARK", &["LWT_OPTIMIZATION_META_BIT_MASK=2147483648"]),
         ("SCYLLA_RATE_LIMIT_ERROR", &["ERROR_CODE=61440"]),
     ]);

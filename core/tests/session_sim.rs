@@ -1054,6 +1054,51 @@ mod bulk_load {
     }
 
     #[test]
+    fn a_journaled_load_records_each_start_and_acknowledgement_and_resumes_without_resending() {
+        use cqlwire_core::bulk::load::JournalEntry;
+        let mut sim = Sim::new(3, config());
+        sim.start();
+        let input = csv(200, &[]);
+        // Each row's offset: where its line starts.
+        let mut offsets = vec![0u64];
+        offsets.extend(input.iter().enumerate().filter(|(_, &b)| b == b'\n').map(|(i, _)| i as u64 + 1));
+        offsets.pop();
+        let (acked, sent) = ([offsets[3], offsets[4]], offsets[150]);
+        let config = LoadConfig {
+            idempotent: false,
+            batch_size: 1,
+            journal: true,
+            resume_acked: acked.into_iter().collect(),
+            resume_sent: [sent].into_iter().collect(),
+            ..LoadConfig::default()
+        };
+        let id = new_load(&mut sim, config);
+        run(&mut sim, id, &input, 512);
+        let load = sim.loads.get_mut(id).unwrap();
+        let stats = load.stats();
+        assert_eq!((stats.rows_ok, stats.rows_previous, stats.rows_uncertain, stats.rows_bad), (197, 2, 1, 0));
+        assert_eq!(load.watermark(), input.len() as u64);
+        let bad = load.poll_bad().unwrap();
+        assert_eq!((bad.kind, bad.offset, bad.raw.as_slice(), bad.attempts), (BadRowKind::Uncertain, sent, &b"150,0x0102"[..], 0));
+        assert!(load.poll_bad().is_none());
+        // Every other row: started once, then acknowledged; the skipped ones never appear.
+        let journal = load.take_journal();
+        let mut started = std::collections::BTreeSet::new();
+        for entry in &journal {
+            match *entry {
+                JournalEntry::Sent(offset) => assert!(started.insert(offset), "{offset} started twice"),
+                JournalEntry::Acked(offset) => assert!(started.contains(&offset), "{offset} acknowledged before its start"),
+            }
+        }
+        let expected: std::collections::BTreeSet<u64> =
+            offsets.iter().copied().filter(|o| !acked.contains(o) && *o != sent).collect();
+        assert_eq!(started, expected);
+        assert_eq!(journal.iter().filter(|e| matches!(e, JournalEntry::Acked(_))).count(), 197);
+        let landed: usize = sim.nodes.iter().map(|n| n.executes.len()).sum();
+        assert_eq!(landed, 197, "rows an earlier run started are not sent again");
+    }
+
+    #[test]
     fn batches_close_at_the_byte_limit() {
         let mut sim = Sim::new(1, config());
         sim.start();

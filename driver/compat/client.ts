@@ -52,6 +52,7 @@ export class Client {
   private readonly encoding: EncodingOptions;
   private readonly listeners = new Map<string, Set<Listener>>();
   private connected = false;
+  private metadataView: Metadata | undefined;
   /** Null when `policies.timestampGeneration` is null: the server stamps the writes. */
   private readonly timestamps: TimestampGenerator | null;
 
@@ -78,8 +79,18 @@ export class Client {
     return this.cqlwire.keyspace;
   }
 
+  /**
+   * The core's `Metadata`, with DataStax's synchronous `getReplicas(keyspace, routingKey)`
+   * returning Host objects (the core's returns a promise of addresses).
+   */
   get metadata(): Metadata {
-    return this.cqlwire.metadata;
+    return this.metadataView ??= new Proxy(this.cqlwire.metadata, {
+      get: (target, key) => {
+        if (key === "getReplicas") return (keyspace: string, token: Uint8Array | bigint) => this.getReplicas(keyspace, token);
+        const value = Reflect.get(target, key, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
   }
 
   get metrics() {

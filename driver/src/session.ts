@@ -13,7 +13,7 @@
  * session instead (`failClosed`), rejecting everything pending, and every later call, with
  * one DriverInternalError. A user listener that throws is reported and the batch goes on.
  */
-import { CallError, CsvPageFormatter, WasmSession } from "../wasm/pkg/cqlwire_wasm.js";
+import { CallError, CsvPageFormatter, csvHeader, JsonPageFormatter, JsonPageKind, WasmSession } from "../wasm/pkg/cqlwire_wasm.js";
 import type { CqlSocket, RuntimeHooks, ShardPort, TlsSettings } from "./socket.ts";
 import { SaslBridge, type SaslAuthProvider, type SaslStep } from "./sasl.ts";
 import { AuthenticationError, ConnectionError, DriverError, DriverInternalError, errorFromCall, errorFromCore, NoHostAvailableError } from "./errors.ts";
@@ -35,6 +35,21 @@ export interface CsvPage {
   csv: Uint8Array;
 }
 
+/** One result page as JSON lines (UTF-8, each ended by a newline), with its column names. */
+export interface JsonPage {
+  rows: number;
+  pagingState: Uint8Array | null;
+  columns: string[];
+  lines: Uint8Array;
+}
+
+interface FormattedPage {
+  rows: number;
+  pagingState: Uint8Array | null;
+  head: Uint8Array;
+  rest: Uint8Array;
+}
+
 const EVENT_READY = 1;
 const EVENT_RESPONSE = 2;
 const EVENT_FAILED = 3;
@@ -46,7 +61,7 @@ const EVENT_LOG = 8;
 const EVENT_AUTH = 9;
 const COMMAND_CONNECT = 1;
 const COMMAND_CLOSE = 2;
-/** A connect to Scylla's shard-aware port: `[shard u16][nr_shards u16]` follow the address. */
+/** A connect to Scylla's shard-aware port: `[shard u16][nr_shards u16]` follow the host and port. */
 const COMMAND_CONNECT_SHARD = 3;
 
 export interface RequestOptions {
@@ -68,6 +83,12 @@ export interface RequestOptions {
 }
 
 const textEncoder = new TextEncoder();
+
+/** See `Client.getMemoryStats`. */
+export interface MemoryStats {
+  wasmMemoryBytes: number;
+  coreBufferBytes: number;
+}
 
 /** A response as it left the core. */
 export interface RawResponse {
@@ -155,13 +176,6 @@ export function nowMicros(): number {
 function seed(): number {
   // Jitter and replica rotation only need to differ between processes.
   return Math.floor(Math.random() * 2 ** 52);
-}
-
-export function splitAddress(address: string): { host: string; port: number } {
-  const bracket = /^\[([^\]]+)\]:(\d+)$/.exec(address);
-  if (bracket) return { host: bracket[1], port: Number(bracket[2]) };
-  const i = address.lastIndexOf(":");
-  return { host: address.slice(0, i), port: Number(address.slice(i + 1)) };
 }
 
 export class SessionHost {
@@ -351,7 +365,8 @@ export class SessionHost {
     if (this.closed) return Promise.reject(this.closedError());
     let id: number;
     try {
-      id = this.core.executeHandle(nowMicros(), handle, staged, optionsLength);
+      // `started` is this request's performance.now(): one clock read serves both.
+      id = this.core.executeHandle(Math.round((performance.timeOrigin + started) * 1000), handle, staged, optionsLength);
     } catch (e) {
       return Promise.reject(this.callError(e));
     }
@@ -372,10 +387,32 @@ export class SessionHost {
 
   /** The core's CSV formatter for result pages with these settings (see `Client.streamCsv`). */
   csvFormatter(settings: CsvSettings): (body: Uint8Array) => CsvPage {
+    const format = this.pageFormatter(() => new CsvPageFormatter(JSON.stringify(settings)));
+    return (body) => {
+      const { rows, pagingState, head, rest } = format(body);
+      return { rows, pagingState, header: head, csv: rest };
+    };
+  }
+
+  /** The core's JSON formatter for result pages (see `Client.streamJson`, `Client.streamCells`). */
+  jsonFormatter(kind: "objects" | "cells"): (body: Uint8Array) => JsonPage {
+    const format = this.pageFormatter(() => new JsonPageFormatter(kind === "cells" ? JsonPageKind.Cells : JsonPageKind.Objects));
+    const decoder = new TextDecoder();
+    return (body) => {
+      const { rows, pagingState, head, rest } = format(body);
+      return { rows, pagingState, columns: JSON.parse(decoder.decode(head)) as string[], lines: rest };
+    };
+  }
+
+  /**
+   * A core page formatter as a function of a Rows body; its output is
+   * `[rows u32][paging state length u32][paging state][head length u32][head][rest]`.
+   */
+  private pageFormatter(make: () => { format(body: Uint8Array): Uint8Array }): (body: Uint8Array) => FormattedPage {
     if (this.closed) throw this.closedError();
-    let formatter: CsvPageFormatter;
+    let formatter: { format(body: Uint8Array): Uint8Array };
     try {
-      formatter = new CsvPageFormatter(JSON.stringify(settings));
+      formatter = make();
     } catch (e) {
       throw this.callError(e);
     }
@@ -388,17 +425,25 @@ export class SessionHost {
         throw this.callError(e);
       }
       const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
-      const rows = view.getUint32(0, true);
       const psLen = view.getUint32(4, true);
-      const headerAt = 8 + psLen + 4;
-      const headerLen = view.getUint32(8 + psLen, true);
+      const headAt = 8 + psLen + 4;
+      const headLen = view.getUint32(8 + psLen, true);
       return {
-        rows,
+        rows: view.getUint32(0, true),
         pagingState: psLen ? out.slice(8, 8 + psLen) : null,
-        header: out.subarray(headerAt, headerAt + headerLen),
-        csv: out.subarray(headerAt + headerLen),
+        head: out.subarray(headAt, headAt + headLen),
+        rest: out.subarray(headAt + headLen),
       };
     };
+  }
+
+  memoryStats(): MemoryStats {
+    const coreBufferBytes = this.closed ? 0 : this.coreCall(() => this.core.bufferBytes());
+    return { wasmMemoryBytes: SessionHost.wasmMemoryBytes(), coreBufferBytes };
+  }
+
+  static wasmMemoryBytes(): number {
+    return WasmSession.memoryBytes();
   }
 
   private takeTried(id: number): Tried {
@@ -554,6 +599,32 @@ export class SessionHost {
 
   /** One per bulk load that waits for the core to make progress. */
   private bulkWaiters = new Set<() => void>();
+
+  /** The journal sinks of journaled bulk loads, by load id: fed before every transmit. */
+  private journals = new Map<number, (entries: JournalEntry[]) => void>();
+
+  /**
+   * Hands a load's journal entries to its sink. Called before the session's bytes leave,
+   * so a row's start is on record before the row can be applied; a sink that throws closes
+   * the session (nothing more is sent).
+   */
+  private drainJournal(id: number): void {
+    const sink = this.journals.get(id);
+    if (!sink) return;
+    const buf = this.coreCall(() => this.core.bulkJournal(id));
+    if (buf.length === 0) return;
+    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    const entries: JournalEntry[] = [];
+    for (let at = 0; at + 9 <= buf.length; at += 9) {
+      entries.push({ kind: buf[at] === 1 ? "sent" : "acked", offset: Number(view.getBigUint64(at + 1, true)) });
+    }
+    try {
+      sink(entries);
+    } catch (e) {
+      this.close(new DriverError(`the bulk load's journal could not be written: ${(e as Error)?.message ?? e}`, "ERR_JOURNAL", { cause: e }));
+      throw e;
+    }
+  }
   private delayedFlush = false;
 
   private flushLater = (): void => {
@@ -573,6 +644,7 @@ export class SessionHost {
     onBadRow: (row: BadRowRecord) => void | Promise<void>,
     onProgress?: (state: BulkState) => void,
     signal?: AbortSignal,
+    onJournal?: (entries: JournalEntry[]) => void,
   ): Promise<BulkState> {
     if (this.closed) throw this.closedError();
     let id: number;
@@ -581,6 +653,7 @@ export class SessionHost {
     } catch (e) {
       throw this.callError(e);
     }
+    if (onJournal) this.journals.set(id, onJournal);
     const iterator = input[Symbol.asyncIterator]();
     let ended = false;
     // Called by the caller's AbortSignal: nothing may throw back into its abort().
@@ -599,6 +672,7 @@ export class SessionHost {
         if (this.closed) {
           throw this.failureError ?? new DriverError("the client was shut down during a bulk load", "ERR_SHUTDOWN");
         }
+        this.drainJournal(id);
         const state = JSON.parse(this.coreCall(() => this.core.bulkState(id))) as BulkState;
         const { counters, status } = state;
         const bad = this.coreCall(() => this.core.bulkBadRows(id));
@@ -625,6 +699,8 @@ export class SessionHost {
       }
     } finally {
       signal?.removeEventListener("abort", stop);
+      if (!this.closed) this.drainJournal(id);
+      this.journals.delete(id);
       if (this.closed) {
         // The input may be stuck in next(); its return() would wait behind it.
         Promise.resolve(iterator.return?.()).catch(() => {});
@@ -644,13 +720,16 @@ export class SessionHost {
       const kind = buf[at];
       const conn = view.getUint32(at + 1, true);
       const len = view.getUint16(at + 5, true);
-      const address = textDecoder.decode(buf.subarray(at + 7, at + 7 + len));
+      const host = textDecoder.decode(buf.subarray(at + 7, at + 7 + len));
       at += 7 + len;
+      // The core splits the address: the port follows the host (an empty host and 0 for a close).
+      const port = view.getUint16(at, true);
+      at += 2;
       if (kind === COMMAND_CONNECT_SHARD) {
         const shard = { shard: view.getUint16(at, true), nrShards: view.getUint16(at + 2, true) };
         at += 4;
-        this.openSocket(conn, address, shard);
-      } else if (kind === COMMAND_CONNECT) this.openSocket(conn, address);
+        this.openSocket(conn, host, port, shard);
+      } else if (kind === COMMAND_CONNECT) this.openSocket(conn, host, port);
       else if (kind === COMMAND_CLOSE) this.closeSocket(conn);
     }
   }
@@ -671,8 +750,7 @@ export class SessionHost {
     this.reportListenerError("log", () => this.listener.onLog?.(message, "warning"));
   }
 
-  private openSocket(conn: number, address: string, shard?: ShardPort): void {
-    const { host, port } = splitAddress(address);
+  private openSocket(conn: number, host: string, port: number, shard?: ShardPort): void {
     this.warnClearTextCredentials(host, port);
     this.sockets.set(conn, null);
     let timeout: ReturnType<typeof setTimeout> | undefined;
@@ -740,6 +818,7 @@ export class SessionHost {
 
   private flush(): void {
     if (this.closed) return;
+    for (const id of this.journals.keys()) this.drainJournal(id);
     const buf = this.core.pollTransmit();
     if (buf.length === 0) return;
     const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
@@ -953,6 +1032,17 @@ export interface BulkCounters {
   watermarkRowsOk: number;
   watermarkRowsBad: number;
   bytesPushed: number;
+  /** Rows skipped because an earlier run saw them acknowledged (`resumeAcked`). */
+  rowsPrevious: number;
+  /** Rows set aside because an earlier run sent them without an acknowledgement (`resumeSent`). */
+  rowsUncertain: number;
+}
+
+/** A journaled load's record of one row (by the input offset of its first byte). */
+export interface JournalEntry {
+  /** `sent`: its request was started and may be applied; `acked`: it was acknowledged. */
+  kind: "sent" | "acked";
+  offset: number;
 }
 
 /** Where a bulk load stands: its counters, and what the loop feeding it acts on. */
@@ -972,9 +1062,10 @@ export interface BulkState {
  * Why a row will not be loaded: `syntax` (CSV quoting, JSON syntax, field count), `size` (over a
  * limit: only the record's head is kept), `encoding` (not UTF-8), `value` (a field does not fit
  * its column, or a partition key column is null), `rejected` (the server refused it: see
- * `serverCode`), `not_sent` (it could not be sent).
+ * `serverCode`), `not_sent` (it could not be sent), `uncertain` (an earlier run sent it and saw no
+ * acknowledgement: with `resumeSent`, never sent again).
  */
-export type BadRowKind = "syntax" | "size" | "encoding" | "value" | "rejected" | "not_sent";
+export type BadRowKind = "syntax" | "size" | "encoding" | "value" | "rejected" | "not_sent" | "uncertain";
 
 const BAD_ROW_KINDS: Record<number, BadRowKind> = {
   1: "syntax",
@@ -983,6 +1074,7 @@ const BAD_ROW_KINDS: Record<number, BadRowKind> = {
   4: "value",
   5: "rejected",
   6: "not_sent",
+  7: "uncertain",
 };
 
 export interface BadRowRecord {
@@ -1004,6 +1096,8 @@ export interface BadRowRecord {
   /** Requests that carried the row (0: never sent). */
   attempts: number;
   reason: string;
+  /** The text of the field at fault (its first 256 bytes), when one field is. */
+  value: string | null;
 }
 
 /** Fixed part of a packed bad row: kind, line, offset, attempts, code, field, byte, column length. */
@@ -1033,6 +1127,10 @@ function unpackBadRows(buf: Uint8Array): BadRowRecord[] {
     at += 4;
     const raw = buf.slice(at, at + rawLen);
     at += rawLen;
+    const valueLen = view.getUint32(at, true);
+    at += 4;
+    const value = valueLen === 0xFFFFFFFF ? null : textDecoder.decode(buf.subarray(at, at + valueLen));
+    if (valueLen !== 0xFFFFFFFF) at += valueLen;
     rows.push({
       kind,
       raw,
@@ -1044,6 +1142,7 @@ function unpackBadRows(buf: Uint8Array): BadRowRecord[] {
       serverCode: code < 0 ? null : code,
       attempts,
       reason,
+      value,
     });
   }
   return rows;
@@ -1105,6 +1204,32 @@ function newCore(configJson: string): WasmSession {
   } catch (e) {
     throw isTrap(e) ? e : coreCallError(e);
   }
+}
+
+/** What the first CSV record of some input is (see `readCsvHeader`). */
+export type CsvHeaderRead =
+  | { status: "needMore" }
+  | { status: "empty" }
+  | { status: "record"; fields: string[]; start: number; rawLength: number; end: number; line: number; nextLine: number }
+  | { status: "fault"; reason: string; start: number; rawLength: number; end: number; line: number; nextLine: number };
+
+/**
+ * Reads the header record of CSV input with the core's reader (the one a bulk load uses):
+ * `input` is the input's first bytes, `atEnd` says there are no more. Field names cross as
+ * strings; positions are byte offsets into `input` (`start` is past a byte order mark).
+ */
+export function readCsvHeader(
+  input: Uint8Array,
+  options: { delimiter?: string; quote?: string; escape?: string; comment?: string; trim?: boolean; maxRecordBytes?: number },
+  atEnd: boolean,
+): CsvHeaderRead {
+  let json: string;
+  try {
+    json = csvHeader(input, JSON.stringify(options), atEnd);
+  } catch (e) {
+    throw coreCallError(e);
+  }
+  return JSON.parse(json) as CsvHeaderRead;
 }
 
 /** A facade call threw: its CallError carries typed fields (freed here once read). */

@@ -1,6 +1,6 @@
 // The core path's load loop (core_loader.ts) against a stand-in for the core's bulk loader
 // with the same contract, and its helpers: the input it pushes (header first when resuming),
-// positions mapped back to the file, rejections in the JS path's words, and --rate pacing.
+// positions mapped back to the file, rejections in the log's words, and --rate pacing.
 
 import type { BadRowRecord, BulkCounters, BulkLoadOptions, BulkState } from "../../driver/deno.ts";
 import { parseCqlType } from "../../cli/cql_type.ts";
@@ -17,8 +17,6 @@ import {
   runCoreLoad,
 } from "../../cli/load/core_loader.ts";
 import { expandInputs } from "../../cli/load/input.ts";
-import type { Params } from "../../cli/load/loader.ts";
-import { CsvRowConverter } from "../../cli/load/row_converter.ts";
 import { buildInsert, orderColumns, resolveLayout, type TableColumn, type TableSchema } from "../../cli/load/table.ts";
 import { assert, assertEquals } from "./assert.ts";
 
@@ -38,14 +36,13 @@ function plan(header: string[] | null): CorePlan {
   const layout = resolveLayout(SCHEMA, header, null);
   return {
     statement: buildInsert(SCHEMA, layout.bindings),
-    mapping: layout.bindings.map((binding) => `${binding.fieldIndex}=${binding.column.name}`).join(","),
+    mapping: layout.bindings.map((binding) => [binding.fieldIndex, binding.column.name]),
     constants: {},
-    converter: new CsvRowConverter(layout, [""]),
-    bindings: layout.bindings,
+    types: Object.fromEntries(layout.bindings.map((binding) => [binding.column.name, binding.column.typeText])),
   };
 }
 
-/** Times that both converters read, which the stand-in's server refuses. */
+/** Times the converter reads, which the stand-in's server refuses. */
 const REJECTED_TIME = "11:11:11";
 const FORBIDDEN_TIME = "12:12:12";
 
@@ -57,8 +54,8 @@ interface CoreLog {
 /**
  * Plays the core's part: asks for input, reads lines (CSV without quotes; the first is the
  * header), reports a bad row as soon as it sees it, ahead of the watermark, and acknowledges
- * good rows one turn later. `v` decides: "bad" and "00:00" (a time the core refuses and JS
- * reads) are bad rows, REJECTED_TIME and FORBIDDEN_TIME are refused by the server.
+ * good rows one turn later. `v` decides: "bad" and "00:00" are bad rows, REJECTED_TIME and
+ * FORBIDDEN_TIME are refused by the server.
  */
 function fakeCore(log: CoreLog): BulkLoadFunction {
   return async (input: AsyncIterable<Uint8Array>, options: BulkLoadOptions): Promise<BulkState> => {
@@ -83,6 +80,8 @@ function fakeCore(log: CoreLog): BulkLoadFunction {
       watermarkRowsOk: 0,
       watermarkRowsBad: 0,
       bytesPushed: 0,
+      rowsPrevious: 0,
+      rowsUncertain: 0,
     };
     const order: Array<{ end: number; nextLine: number; settled: boolean }> = [];
     let inFlight: Array<{ entry: (typeof order)[number]; row: BadRowRecord; value: string; turns: number }> = [];
@@ -124,9 +123,10 @@ function fakeCore(log: CoreLog): BulkLoadFunction {
           serverCode: null,
           attempts: 0,
           reason: "",
+          value: null,
         };
         if (value === "bad" || value === "00:00") {
-          bad.push({ ...row, column: "v", field: 1, reason: `column v: expected time, got '${value}' (at byte 0): no` });
+          bad.push({ ...row, column: "v", field: 1, value, reason: `column v: not a time of day` });
           entry.settled = true;
           state.rowsBad++;
         } else {
@@ -219,7 +219,6 @@ async function withScene<T>(rows: number, fn: (scene: Scene) => Promise<T>, gzip
 function settingsFor(
   store: CheckpointStore | null,
   path: string,
-  written: number[],
   extra: Partial<CoreLoadSettings> = {},
 ): CoreLoadSettings {
   return {
@@ -227,11 +226,6 @@ function settingsFor(
     hasHeader: true,
     nullValues: [""],
     maxConcurrency: 8,
-    retryBaseMs: 1,
-    writeRow: (_statement: string, params: Params) => {
-      written.push(Number((params as unknown[])[0]));
-      return Promise.resolve();
-    },
     checkpoint: store === null ? undefined : {
       store,
       job: JOB,
@@ -260,24 +254,21 @@ function recordCheckpoints(store: CheckpointStore, badPath: string): Array<{ che
   return seen;
 }
 
-Deno.test("core path: bad rows wait for the watermark, checkpoints are exact, JS-only rows are written alone", async () => {
+Deno.test("core path: bad rows wait for the watermark, checkpoints are exact", async () => {
   await withScene(12_000, async ({ dir, path, text, lines }) => {
     const store = new CheckpointStore(dir, "job", false);
     const badLog = new BadRowLog(dir, "in");
     const seen = recordCheckpoints(store, badLog.badPath);
-    const written: number[] = [];
     const log: CoreLog = { pushed: [] };
     const [file] = await expandInputs([path]);
     const summary = await runCoreLoad(
       [{ input: file, format: "csv", badLog }],
       plan,
       fakeCore(log),
-      settingsFor(store, path, written),
+      settingsFor(store, path),
     );
     const keys = lines.slice(1).map((_, k) => k);
-    const badKeys = keys.filter((k) => valueOf(k) === "bad" || valueOf(k) === REJECTED_TIME);
-    const aloneKeys = keys.filter((k) => valueOf(k) === "00:00");
-    assertEquals(written, aloneKeys, "rows only the JS converter reads are written on their own");
+    const badKeys = keys.filter((k) => ["bad", "00:00", REJECTED_TIME].includes(valueOf(k)));
     assertEquals([summary.rowsLoaded, summary.badRows, summary.abortedBecause], [
       12_000 - badKeys.length,
       badKeys.length,
@@ -288,7 +279,7 @@ Deno.test("core path: bad rows wait for the watermark, checkpoints are exact, JS
     const badText = await Deno.readTextFile(badLog.badPath);
     assertEquals(badText, ["k,v", ...badKeys.map((k) => `${k},${valueOf(k)}`)].join("\n") + "\n");
     const errors = (await Deno.readTextFile(badLog.logPath)).trimEnd().split("\n");
-    assert(errors[0].startsWith(`${path}:9: field 2 (column v, time): not a time of day`), errors[0]);
+    assertEquals(errors[0], `${path}:9: field 2 (time): column v: not a time of day; value "bad"`);
     assert(errors[0].endsWith(`; value "bad"`), errors[0]);
     assertEquals(errors.find((entry) => entry.startsWith(`${path}:779: `)), `${path}:779: rejected by the server: Invalid (0x2200): no such thing`);
     assertEquals(errors.length, badKeys.length);
@@ -335,11 +326,11 @@ for (const gzip of [false, true]) {
       };
       const input: CoreLoadInput = { input: file, format: "csv", badLog, start: { offset, line: resumeLine }, resume };
       const log: CoreLog = { pushed: [] };
-      const summary = await runCoreLoad([input], plan, fakeCore(log), settingsFor(store, path, []));
+      const summary = await runCoreLoad([input], plan, fakeCore(log), settingsFor(store, path));
       const pushed = new TextDecoder().decode(log.pushed.reduce((all, chunk) => new Uint8Array([...all, ...chunk])));
       assertEquals(pushed, "k,v\n" + text.slice(offset));
       const errors = (await Deno.readTextFile(badLog.logPath)).trimEnd().split("\n");
-      assertEquals(errors[0].startsWith(`${path}:1009: field 2 (column v, time)`), true, errors[0]);
+      assertEquals(errors[0].startsWith(`${path}:1009: field 2 (time)`), true, errors[0]);
       assertEquals(summary.previouslyLoaded, 990);
       const done = (await store.read())!.checkpoint.files[0];
       assertEquals([done.done, done.offset, done.line], [true, text.length, 3_002]);
@@ -358,7 +349,7 @@ Deno.test("core path: --split stops at the core's position of the range end", as
       [{ input: file, format: "csv", badLog: new BadRowLog(dir, "in"), start: { offset: start, line: 42 }, stopAfter }],
       plan,
       fakeCore(log),
-      settingsFor(null, path, [], { checkpoint: undefined }),
+      settingsFor(null, path, { checkpoint: undefined }),
     );
     // The row starting right at the range end is still this process's; the next is not.
     assertEquals(log.options!.stopAtOffset, 4 + (stopAfter + 1 - start));
@@ -381,7 +372,7 @@ Deno.test("core path: a refusal no row gets past stops the load without a bad ro
       [{ input: file, format: "csv", badLog }],
       plan,
       fakeCore({ pushed: [] }),
-      settingsFor(store, path, []),
+      settingsFor(store, path),
     );
     assertEquals(summary.abortedBecause, "cannot write: Unauthorized (0x2100): not you");
     assertEquals(summary.badRows, 0);
@@ -394,7 +385,7 @@ Deno.test("core path: a refusal no row gets past stops the load without a bad ro
   }
 });
 
-Deno.test("core path: the core's rejections, read from the record's fields, in the JS path's words", () => {
+Deno.test("core path: the core's rejections, read from the record's fields, in the log's words", () => {
   const rejected = (serverCode: number | null, attempts: number, reason: string) =>
     ({ kind: "rejected", serverCode, attempts, reason }) as const;
   assertEquals(describeRejection(rejected(0x2200, 3, "bad key")), {
@@ -432,7 +423,11 @@ Deno.test("core path: input from a start offset, with the header pushed first", 
       return { ...opened, pushed: new Uint8Array(chunks) };
     };
     const whole = await read({ offset: 0, line: 1 }, true);
-    assertEquals([whole.header?.raw, whole.pushed.length], ["a,b", bytes.length]);
+    assertEquals([whole.header?.raw, whole.header?.fields, whole.pushed.length], [
+      new TextEncoder().encode("a,b"),
+      ["a", "b"],
+      bytes.length,
+    ]);
     assertEquals(whole.positions, PositionMap.identity());
 
     const mid = await read({ offset: 15, line: 3 }, true);
@@ -449,7 +444,7 @@ Deno.test("core path: input from a start offset, with the header pushed first", 
   }
 });
 
-Deno.test("core path: --rate pushes a twentieth of a second's lines at a time, never ahead", async () => {
+Deno.test("core path: --rate pushes a twentieth of a second's lines at a time, never ahead", () => {
   const pacer = new LinePacer(400);
   const chunk = new TextEncoder().encode("1\n".repeat(100));
   assertEquals(pacer.cut(chunk, 0, chunk.length), { end: 40, lines: 20 });

@@ -157,7 +157,7 @@ Deno.test({
         await Deno.mkdir(dir);
         const input = `${dir}/people.csv`;
         await Deno.writeTextFile(input, ROWS);
-        const args = ["load", input, "--table", TABLE, "--quiet", "--bad-dir", `${dir}/logs`, "--engine", "js"];
+        const args = ["load", input, "--table", TABLE, "--quiet", "--bad-dir", `${dir}/logs`];
         const first = await cli(args);
         assertEquals(first.code, 3, describe(first));
         const name = (await listing(`${dir}/logs`)).find((entry) => entry.endsWith(".checkpoint.json"))!;

@@ -466,6 +466,9 @@ export function compatCases(cassandra, settings) {
       ok(Array.isArray(replicas), "an array, not a promise");
       equal(replicas.map((h) => h.address), [settings.contactPoints[0]], "the one node");
       equal(client.getReplicas(KS, 0n).map((h) => h.address), [settings.contactPoints[0]], "a bigint token too");
+      const viaMetadata = client.metadata.getReplicas(KS, key);
+      equal([Array.isArray(viaMetadata), viaMetadata[0] === replicas[0]], [true, true], "metadata.getReplicas: the same Host, synchronously");
+      ok(client.metadata.keyspaces[KS] !== undefined, "the rest of metadata is the core's");
     }));
 
   test("DSE-only features say NotSupportedError", async () => {

@@ -5,26 +5,12 @@
 //
 //   node --test tests/scylla/node_run.mjs
 import assert from "node:assert/strict";
-import { spawn as spawnChild } from "node:child_process";
 import * as net from "node:net";
 import { test } from "node:test";
 import { Client, RateLimitError } from "../../dist/node.js";
 import { assertExact } from "../exact.mjs";
-import { rateLimitedInsert, shardAwareRun } from "./scenarios.mjs";
-
-function spawn(path, args, onStdout) {
-  const child = spawnChild(path, args, { stdio: ["ignore", "pipe", "inherit"] });
-  child.stdout.setEncoding("utf8");
-  child.stdout.on("data", onStdout);
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  return {
-    exitCode: () => child.exitCode,
-    kill: async () => {
-      child.kill("SIGTERM");
-      await exited;
-    },
-  };
-}
+import { spawn } from "./node_spawn.mjs";
+import { rateLimitedBulkLoad, rateLimitedInsert, shardAwareRun } from "./scenarios.mjs";
 
 test("node: every shard is reached through the shard-aware port and requests reach their owning shard", async () => {
   const { totals, share } = await shardAwareRun(Client, spawn);
@@ -58,6 +44,32 @@ test("node: with tablets, requests follow the tablet map after one misroute per 
   // tablet's first misroute is answered may also miss, so allow a few per tablet.
   assert.ok(totals.tablet_misroutes >= 1, "the layout differs from the token's shard, so the first requests miss");
   assert.ok(totals.tablet_hits / totals.executes >= 0.99, `share on a tablet replica (${JSON.stringify(totals)})`);
+});
+
+// Each attempt is refused with probability about 1/7, so a row's 11 attempts all fail about
+// once in 7^10 rows: a bad row here is the loader's fault, not bad luck.
+for (const batchSize of [1, 32]) {
+  test(`node: a bulk load backs off on rate-limit errors and loses no row (${batchSize} rows per request)`, async () => {
+    const rows = 2000;
+    const { state, bad, totals } = await rateLimitedBulkLoad(Client, spawn, { rows, batchSize, maxRetries: 10 });
+    assertExact(bad, [], "no row reported bad");
+    assertExact([state.status.error, state.status.done], [null, true]);
+    assertExact([state.counters.rowsOk, state.counters.rowsBad, state.counters.rowsRejected], [rows, 0, 0]);
+    assert.ok(totals.rate_limited > 0, "the server refused some requests");
+    assertExact(state.counters.retries, totals.rate_limited, "each refused request went again, once");
+    assertExact([totals.rows_written, totals.distinct_keys_written], [rows, rows], "every row arrived once");
+    assertExact(batchSize === 1 ? totals.batches : totals.executes, 0, "requests of the kind asked for");
+  });
+}
+
+test("node: a row the rate limit refuses on every attempt is bad once its attempts are spent", async () => {
+  const { state, bad, totals } = await rateLimitedBulkLoad(Client, spawn, { rows: 2, every: 1, batchSize: 1, maxRetries: 2 });
+  assertExact(
+    bad.map((b) => [b.kind, b.serverCode, b.attempts, b.line]).sort(),
+    [["rejected", 0xF000, 3, 2], ["rejected", 0xF000, 3, 3]],
+  );
+  assertExact([state.counters.rowsOk, state.counters.rowsRejected, state.counters.retries], [0, 2, 4]);
+  assertExact([totals.executes, totals.rate_limited, totals.rows_written], [6, 6, 0]);
 });
 
 /** Listens on `port` so nobody else can bind it; a port someone already holds is just as taken. */

@@ -24,6 +24,7 @@ const testWorker :Workerd.Worker = (
     (name = "tests/conformance/cases.mjs", esModule = embed "../conformance/cases.mjs"),
     (name = "tests/conformance/neutral.mjs", esModule = embed "../conformance/neutral.mjs"),
     (name = "tests/exact.mjs", esModule = embed "../exact.mjs"),
+    (name = "tests/scylla/inserts.mjs", esModule = embed "../scylla/inserts.mjs"),
     (name = "dist/workerd.js", esModule = embed "../../dist/workerd.js"),
     (name = "dist/wasm/pkg/cqlwire_wasm_bg.wasm", wasm = embed "../../dist/wasm/pkg/cqlwire_wasm_bg.wasm"),
   ],

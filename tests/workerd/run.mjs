@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs the driver inside workerd from the built bundle: starts `workerd serve` on a port the
 // kernel picks (reported through --control-fd), asks the test Worker to run, checks its JSON
-// report (paged round trip + the shared conformance suite), and stops workerd.
+// report (paged round trip + the shared conformance suite), runs it against the null
+// server's Scylla personality (bench/nullserver, started here), and stops workerd.
 //
 //   node tests/workerd/run.mjs            (CQLWIRE_HOSTS=host:port,... to point elsewhere)
 import { spawn } from "node:child_process";
@@ -9,6 +10,8 @@ import { existsSync } from "node:fs";
 import net from "node:net";
 import { fileURLToPath } from "node:url";
 import { conformanceCases } from "../conformance/cases.mjs";
+import { spawn as spawnProcess } from "../scylla/node_spawn.mjs";
+import { NULLSERVER, startScyllaServer } from "../scylla/server.mjs";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const WORKERD = `${ROOT}node_modules/.bin/workerd`;
@@ -17,6 +20,7 @@ const HOSTS = (process.env.CQLWIRE_HOSTS ?? "127.0.0.1:9042").split(",");
 const START_TIMEOUT_MS = 30_000;
 const REQUEST_TIMEOUT_MS = 180_000;
 
+const SCYLLA_INSERTS = 10_000;
 let failures = 0;
 function check(ok, label, detail = "") {
   console.log(`${ok ? "ok  " : "FAIL"}  ${label}${detail ? ` — ${detail}` : ""}`);
@@ -38,8 +42,32 @@ function reachable(hostPort) {
   });
 }
 
-for (const file of [WORKERD, `${ROOT}dist/workerd.js`, `${ROOT}dist/wasm/pkg/cqlwire_wasm_bg.wasm`]) {
-  if (!existsSync(file)) fail(`${file} is missing (run: make build, npm install)`);
+/**
+ * The Worker against the null server's Scylla personality (4 shards; `tablets`: with
+ * --scylla-tablets), which this runner starts (a Worker cannot). workerd cannot bind a local
+ * port, so the driver never uses the shard-aware port: it fills the pool over the regular
+ * port until every shard is covered (the server assigns those round-robin) and sends each
+ * request on its owning shard's (or tablet replica's) connection.
+ */
+async function scyllaPersonality(port, layout) {
+  const server = await startScyllaServer(spawnProcess, 4, layout === "tablets" ? ["--scylla-tablets"] : []);
+  try {
+    const url = `http://127.0.0.1:${port}/scylla?address=${encodeURIComponent(server.address)}&count=${SCYLLA_INSERTS}`;
+    const answer = await (await fetch(url, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) })).json();
+    check(!answer.error, `scylla personality (${layout}): ${SCYLLA_INSERTS} prepared inserts inside the Worker`, answer.error ?? "");
+    const t = await server.totals();
+    check(t.shard_port_connections === 0, `scylla personality (${layout}): the shard-aware port is never used`, `${t.shard_port_connections} connections`);
+    check(t.executes === SCYLLA_INSERTS && t.unroutable === 0, `scylla personality (${layout}): every insert counted, each with its partition key`, `${t.executes} EXECUTEs, ${t.unroutable} without a key`);
+    check(t.per_shard.length === 4 && t.per_shard.every((n) => n > 0), `scylla personality (${layout}): every shard served requests over the regular port`, `per shard ${JSON.stringify(t.per_shard)}`);
+    const onTarget = layout === "tablets" ? t.tablet_hits : t.on_owning_shard;
+    check(onTarget / t.executes >= 0.99, `scylla personality (${layout}): >= 99% on the ${layout === "tablets" ? "tablet replica's" : "owning"} shard`, `${onTarget} of ${t.executes}`);
+  } finally {
+    await server.stop();
+  }
+}
+
+for (const file of [WORKERD, `${ROOT}dist/workerd.js`, `${ROOT}dist/wasm/pkg/cqlwire_wasm_bg.wasm`, NULLSERVER]) {
+  if (!existsSync(file)) fail(`${file} is missing (run: make build, npm install; the null server: (cd bench/nullserver && CARGO_TARGET_DIR=../target cargo build --release))`);
 }
 if (!(await reachable(HOSTS[0]))) fail(`Cassandra is not reachable at ${HOSTS[0]} (start it with scripts/cassandra start)`);
 
@@ -96,6 +124,8 @@ try {
   const ran = (report.conformance ?? []).map((c) => c.name);
   check(JSON.stringify(ran) === JSON.stringify(expected), `the Worker ran all ${expected.length} conformance cases`, `ran ${ran.length}`);
   for (const c of report.conformance ?? []) check(c.ok, `conformance (workerd): ${c.name}`, c.ok ? `${c.ms} ms` : c.error);
+
+  for (const layout of ["vnodes", "tablets"]) await scyllaPersonality(port, layout);
 } catch (e) {
   check(false, "workerd run", e.message);
 } finally {

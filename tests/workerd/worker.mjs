@@ -2,12 +2,14 @@
  * The driver inside workerd, from the built bundle. On each request it connects to the
  * Cassandra named by `?hosts=` (default 127.0.0.1:9042), writes rows with a prepared
  * statement, reads them back in small pages, runs the shared conformance suite, and answers
- * with a JSON report. Everything happens inside the request: workerd ties sockets and timers
- * to the request that made them.
+ * with a JSON report; on `/scylla`, prepared inserts against the null server's Scylla
+ * personality. Everything happens inside the request: workerd ties sockets and timers to
+ * the request that made them.
  */
 import * as cqlwire from "../../dist/workerd.js";
 import { conformanceCases } from "../conformance/cases.mjs";
 import { neutralAssert, runCases } from "../conformance/neutral.mjs";
+import { insertAll } from "../scylla/inserts.mjs";
 
 const KEYSPACE = "cqlwire_workerd_it";
 const ROWS = 57;
@@ -38,9 +40,26 @@ async function pagedRoundTrip(contactPoints) {
   }
 }
 
+/**
+ * `/scylla?address=host:port&count=N`: prepared inserts against the null server's Scylla
+ * personality that the runner started; the runner reads the server's counters afterwards.
+ */
+async function scyllaInserts(url) {
+  const address = url.searchParams.get("address") ?? "";
+  const count = Number(url.searchParams.get("count") ?? 2000);
+  try {
+    return { logs: await insertAll(cqlwire.Client, address, { count, concurrency: 16 }) };
+  } catch (e) {
+    return { error: `${e?.name}: ${e?.message}` };
+  }
+}
+
 export default {
   async fetch(request) {
     const url = new URL(request.url);
+    if (url.pathname === "/scylla") {
+      return new Response(JSON.stringify(await scyllaInserts(url)), { headers: { "content-type": "application/json" } });
+    }
     const contactPoints = (url.searchParams.get("hosts") ?? "127.0.0.1:9042").split(",");
     const report = { runtime: "workerd", contactPoints };
     try {

@@ -350,7 +350,7 @@ impl WasmSession {
         self.inner.cancel(micros(now), id);
     }
 
-    /// Sockets to open or close, packed: `[kind u8][conn u32 LE][len u16 LE][address]`, and
+    /// Sockets to open or close, packed: `[kind u8][conn u32 LE][host len u16 LE][host][port u16 LE]`, and
     /// for [`COMMAND_CONNECT_SHARD`] `[shard u16 LE][nr_shards u16 LE]` after it.
     #[wasm_bindgen(js_name = pollCommands)]
     pub fn poll_commands(&mut self) -> Vec<u8> {
@@ -361,10 +361,12 @@ impl WasmSession {
                 Command::Connect { conn, address, shard: Some(t) } => (COMMAND_CONNECT_SHARD, *conn, address.as_str(), Some(*t)),
                 Command::Close { conn } => (COMMAND_CLOSE, *conn, "", None),
             };
+            let (host, port) = cqlwire_core::cluster::split_address(address);
             self.out.push(kind);
             self.out.extend_from_slice(&conn.to_le_bytes());
-            self.out.extend_from_slice(&(address.len() as u16).to_le_bytes());
-            self.out.extend_from_slice(address.as_bytes());
+            self.out.extend_from_slice(&(host.len() as u16).to_le_bytes());
+            self.out.extend_from_slice(host.as_bytes());
+            self.out.extend_from_slice(&port.to_le_bytes());
             if let Some(t) = shard {
                 self.out.extend_from_slice(&t.shard.to_le_bytes());
                 self.out.extend_from_slice(&t.nr_shards.to_le_bytes());
@@ -448,8 +450,29 @@ impl WasmSession {
             self.out.extend_from_slice(b.reason.as_bytes());
             self.out.extend_from_slice(&(b.raw.len() as u32).to_le_bytes());
             self.out.extend_from_slice(&b.raw);
+            let value = b.value.as_deref().map(str::as_bytes);
+            self.out.extend_from_slice(&value.map_or(u32::MAX, |v| v.len() as u32).to_le_bytes());
+            self.out.extend_from_slice(value.unwrap_or_default());
         }
         std::mem::take(&mut self.out)
+    }
+
+    /// The load's journal since the last call, packed: `[kind u8: 1 sent, 2 acknowledged]
+    /// [offset u64 LE]` per row. The host persists it before its next `pollTransmit`.
+    #[wasm_bindgen(js_name = bulkJournal)]
+    pub fn bulk_journal(&mut self, load: u32) -> Vec<u8> {
+        use cqlwire_core::bulk::load::JournalEntry;
+        let entries = self.loads.get_mut(load).map(|l| l.take_journal()).unwrap_or_default();
+        let mut out = Vec::with_capacity(entries.len() * 9);
+        for entry in entries {
+            let (kind, offset) = match entry {
+                JournalEntry::Sent(offset) => (1u8, offset),
+                JournalEntry::Acked(offset) => (2u8, offset),
+            };
+            out.push(kind);
+            out.extend_from_slice(&offset.to_le_bytes());
+        }
+        out
     }
 
     /// The Murmur3 token of a value list (`[n u16][bytes]*`), from the partition-key
@@ -471,7 +494,24 @@ impl WasmSession {
         let mut out = std::mem::take(&mut self.out);
         out.clear();
         self.loads.drain_events(self.now, &mut self.inner, |event| marshal_event(&mut out, event));
+        self.inner.release_drained();
         out
+    }
+
+    /// Bytes of capacity the core's byte buffers hold (connections and session pools).
+    #[wasm_bindgen(js_name = bufferBytes)]
+    pub fn buffer_bytes(&self) -> f64 {
+        self.inner.buffer_bytes() as f64
+    }
+
+    /// The size of this instance's linear memory. WebAssembly memory only grows: this is the
+    /// peak the allocator ever needed, which the next burst reuses.
+    #[wasm_bindgen(js_name = memoryBytes)]
+    pub fn memory_bytes() -> f64 {
+        #[cfg(target_arch = "wasm32")]
+        return (core::arch::wasm32::memory_size(0) * 65536) as f64;
+        #[cfg(not(target_arch = "wasm32"))]
+        return 0.0;
     }
 
     /// How request `id` got its answer beyond its first execution, as JSON `{ errors:
@@ -523,6 +563,16 @@ impl WasmSession {
     }
 }
 
+/// The first record of CSV input (`options`: JSON of delimiter, quote, escape, comment, trim,
+/// maxRecordBytes), as JSON: `{status: "needMore" | "empty" | "record" | "fault", ...}`.
+#[wasm_bindgen(js_name = csvHeader)]
+pub fn csv_header(input: &[u8], options: &str, at_end: bool) -> Result<String, CallError> {
+    use cqlwire_core::bulk::header::{read_header, HeaderOptions};
+    let options = HeaderOptions::from_json(options).map_err(|e| js_error("ERR_CONFIG", e))?;
+    let read = read_header(&options, input, at_end).map_err(|e| js_error("ERR_CONFIG", e))?;
+    serde_json::to_string(&read).map_err(|e| js_error("ERR_CONFIG", e))
+}
+
 /// The core's CSV formatter for result pages, set up once per stream (`Client.streamCsv`).
 #[wasm_bindgen]
 pub struct CsvPageFormatter {
@@ -548,17 +598,71 @@ impl CsvPageFormatter {
     /// `[rows u32 LE][paging state length u32 LE][paging state][header length u32 LE][header][csv]`.
     pub fn format(&mut self, body: &[u8]) -> Result<Vec<u8>, CallError> {
         let rows = cqlwire_core::rows::Rows::parse(body).map_err(protocol_error)?;
-        let mut out = Vec::with_capacity(body.len() + body.len() / 2);
-        out.extend_from_slice(&(rows.row_count as u32).to_le_bytes());
-        let ps = rows.paging_state.unwrap_or(&[]);
-        out.extend_from_slice(&(ps.len() as u32).to_le_bytes());
-        out.extend_from_slice(ps);
+        let mut out = page_envelope(&rows, body.len());
         let at = out.len();
         out.extend_from_slice(&[0; 4]);
         cqlwire_core::rows::format_csv_header(&rows, &self.format, &mut out);
         let header_len = (out.len() - at - 4) as u32;
         out[at..at + 4].copy_from_slice(&header_len.to_le_bytes());
         cqlwire_core::rows::format_csv(&rows, &self.format, &mut self.scratch, &mut out).map_err(protocol_error)?;
+        Ok(out)
+    }
+}
+
+/// `[rows u32 LE][paging state length u32 LE][paging state]`, the start of every formatted page.
+fn page_envelope(rows: &cqlwire_core::rows::Rows, body_len: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(body_len + body_len / 2);
+    out.extend_from_slice(&(rows.row_count as u32).to_le_bytes());
+    let ps = rows.paging_state.unwrap_or(&[]);
+    out.extend_from_slice(&(ps.len() as u32).to_le_bytes());
+    out.extend_from_slice(ps);
+    out
+}
+
+/// What a [`JsonPageFormatter`] writes for each row.
+#[wasm_bindgen]
+#[derive(Clone, Copy)]
+pub enum JsonPageKind {
+    /// One JSON object per row (`Client.streamJson`).
+    Objects,
+    /// One JSON array of the cells' CQL text per row (`Client.streamCells`).
+    Cells,
+}
+
+/// The core's JSON formatters for result pages (`Client.streamJson`, `Client.streamCells`).
+#[wasm_bindgen]
+pub struct JsonPageFormatter {
+    kind: JsonPageKind,
+    text: String,
+}
+
+#[wasm_bindgen]
+impl JsonPageFormatter {
+    #[wasm_bindgen(constructor)]
+    pub fn new(kind: JsonPageKind) -> JsonPageFormatter {
+        JsonPageFormatter { kind, text: String::new() }
+    }
+
+    /// A Rows RESULT body (with metadata) as JSON lines, after the page's column names:
+    /// `[rows u32 LE][paging state length u32 LE][paging state][names length u32 LE]
+    /// [names: a JSON array][lines]`.
+    pub fn format(&mut self, body: &[u8]) -> Result<Vec<u8>, CallError> {
+        let rows = cqlwire_core::rows::Rows::parse(body).map_err(protocol_error)?;
+        let mut out = page_envelope(&rows, body.len());
+        self.text.clear();
+        cqlwire_core::rows::format_column_names(&rows, &mut self.text);
+        out.extend_from_slice(&(self.text.len() as u32).to_le_bytes());
+        out.extend_from_slice(self.text.as_bytes());
+        self.text.clear();
+        match self.kind {
+            JsonPageKind::Objects => cqlwire_core::rows::format_json_lines(&rows, &mut self.text),
+            JsonPageKind::Cells => cqlwire_core::rows::format_cell_lines(&rows, &mut self.text),
+        }
+        .map_err(protocol_error)?;
+        out.extend_from_slice(self.text.as_bytes());
+        // A burst of large pages must not keep its peak: the text buffer shrinks back.
+        self.text.clear();
+        self.text.shrink_to(64 * 1024);
         Ok(out)
     }
 }

@@ -28,6 +28,7 @@ use mio::net::{TcpListener, TcpStream};
 use mio::{Events, Interest, Poll, Token};
 
 use catalog::{CqlType, Table};
+use cqlwire_core::cluster::routing_token;
 use query::Statement;
 
 const LISTENER: Token = Token(usize::MAX);
@@ -453,7 +454,7 @@ fn answer(
             Some((text, _)) => answer_prepare(server, out, keyspace.as_deref(), stream, text),
             None => write_error(out, stream, ERR_PROTOCOL, "PREPARE body too short for its query string"),
         },
-        OP_BATCH => write_void(out, stream),
+        OP_BATCH => answer_batch(server, out, stream, body),
         _ => write_error(out, stream, ERR_PROTOCOL, &format!("the null server does not handle opcode 0x{opcode:02x}")),
     }
 }
@@ -488,13 +489,15 @@ fn answer_execute(server: &mut Server, out: &mut Vec<u8>, (local_addr, shard): (
         let key: Option<Vec<&[u8]>> = (!prepared.pk_indexes.is_empty())
             .then(|| prepared.pk_indexes.iter().map(|&i| server.bound.get(i).copied().flatten().map(|(a, b)| &body[a..b])).collect())
             .flatten();
-        tablet_payload = server.scylla.tablet_payload(shard, key.as_deref());
-        if server.scylla.count_execute(shard, key.as_deref()) {
-            let start = begin_frame(out, stream, OP_ERROR);
-            put_i32(out, scylla::RATE_LIMIT_ERROR);
-            put_string(out, "Per-partition rate limit reached (the null server's --scylla-rate-limit-every)");
-            out.extend_from_slice(&[u8::from(matches!(prepared.reply, PreparedReply::Void)), 1]);
-            return end_frame(out, start);
+        let token = key.and_then(|k| routing_token(&k).ok());
+        tablet_payload = server.scylla.tablet_payload(shard, token);
+        server.scylla.count_execute(shard, token);
+        let is_write = matches!(prepared.reply, PreparedReply::Void);
+        if server.scylla.refuse() {
+            return write_rate_limit_error(out, stream, is_write);
+        }
+        if is_write {
+            server.scylla.record_written(token);
         }
     }
     let start = begin_frame(out, stream, OP_RESULT);
@@ -600,6 +603,77 @@ fn write_rows(
         }
     }
     end_frame(out, start);
+}
+
+/// Scylla's rate-limit error: `<op_type><rejected_by_coordinator>` after the message.
+fn write_rate_limit_error(out: &mut Vec<u8>, stream: i16, is_write: bool) {
+    let start = begin_frame(out, stream, OP_ERROR);
+    put_i32(out, scylla::RATE_LIMIT_ERROR);
+    put_string(out, "Per-partition rate limit reached (the null server's --scylla-rate-limit-every)");
+    out.extend_from_slice(&[u8::from(is_write), 1]);
+    end_frame(out, start);
+}
+
+/// With the Scylla personality a BATCH is rate-limited as a whole and its statements'
+/// rows are recorded as written; without it, it is only acknowledged.
+fn answer_batch(server: &mut Server, out: &mut Vec<u8>, stream: i16, body: &[u8]) {
+    if !server.scylla.enabled() {
+        return write_void(out, stream);
+    }
+    let tokens = match batch_tokens(&server.prepared, body) {
+        Ok(tokens) => tokens,
+        Err(message) => return write_error(out, stream, ERR_PROTOCOL, message),
+    };
+    server.scylla.count_batch();
+    if server.scylla.refuse() {
+        return write_rate_limit_error(out, stream, true);
+    }
+    for token in tokens {
+        server.scylla.record_written(token);
+    }
+    write_void(out, stream);
+}
+
+/// The partition token of each statement of a BATCH body (`None` for a query string or a
+/// statement without its whole partition key bound).
+fn batch_tokens(prepared: &[Prepared], body: &[u8]) -> Result<Vec<Option<i64>>, &'static str> {
+    let count = read_u16(body, 1).ok_or("BATCH body too short for its statement count")?;
+    let mut at = 3;
+    let mut tokens = Vec::new();
+    for _ in 0..count {
+        let kind = *body.get(at).ok_or("BATCH statement kind cut short")?;
+        let statement = match kind {
+            0 => {
+                at = read_long_string(body, at + 1).ok_or("BATCH query string cut short")?.1;
+                None
+            }
+            1 => {
+                let (id, next) = read_short_bytes(body, at + 1).ok_or("BATCH statement id cut short")?;
+                at = next;
+                lookup_prepared(prepared, id)
+            }
+            _ => return Err("BATCH statement kind is neither 0 nor 1"),
+        };
+        let values = read_u16(body, at).ok_or("BATCH value count cut short")?;
+        at += 2;
+        let mut bound = Vec::new();
+        for _ in 0..values {
+            let len = read_i32(body, at).ok_or("BATCH value length cut short")?;
+            at += 4;
+            // A negative length is a null (or unset) value.
+            let Ok(len) = usize::try_from(len) else {
+                bound.push(None);
+                continue;
+            };
+            bound.push(Some(body.get(at..at + len).ok_or("BATCH value longer than the frame")?));
+            at += len;
+        }
+        let key: Option<Vec<&[u8]>> = statement
+            .filter(|p| !p.pk_indexes.is_empty())
+            .and_then(|p| p.pk_indexes.iter().map(|&i| bound.get(i).copied().flatten()).collect());
+        tokens.push(key.and_then(|k| routing_token(&k).ok()));
+    }
+    Ok(tokens)
 }
 
 fn lookup_prepared<'a>(prepared: &'a [Prepared], id: &[u8]) -> Option<&'a Prepared> {

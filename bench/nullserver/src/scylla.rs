@@ -6,8 +6,13 @@
 //! regular port connections go round-robin. Every EXECUTE with a routable partition key is
 //! counted as served by its connection's shard, and as on the owning shard or not, by the
 //! core's own `shard_of` (its vectors come from an independent implementation).
+//! `--scylla-rate-limit-every K` refuses every Kth EXECUTE or BATCH with Scylla's rate-limit
+//! error; the rows of accepted writes are counted, with their distinct partition tokens, so a
+//! test can tell that a load lost or doubled none.
 
-use cqlwire_core::cluster::{encode_tablet, routing_token, shard_of, Tablet, TabletReplica, TABLETS_ROUTING_V1_PAYLOAD};
+use std::collections::HashSet;
+
+use cqlwire_core::cluster::{encode_tablet, shard_of, Tablet, TabletReplica, TABLETS_ROUTING_V1_PAYLOAD};
 
 pub const IGNORE_MSB: u8 = 12;
 pub const LWT_FLAG: i32 = i32::MIN;
@@ -18,7 +23,7 @@ pub struct Options {
     pub shards: u16,
     pub shard_port: Option<u16>,
     pub nat: bool,
-    /// Every Kth EXECUTE is refused with the rate-limit error (0: never).
+    /// Every Kth EXECUTE or BATCH is refused with the rate-limit error (0: never).
     pub rate_limit_every: u64,
     /// `--scylla-tablets`: offer TABLETS_ROUTING_V1 and lay every table out in tablets.
     pub tablets: bool,
@@ -51,7 +56,14 @@ pub struct Personality {
     executes: u64,
     on_owning_shard: u64,
     unroutable: u64,
+    /// EXECUTEs and BATCHes, the requests the rate limit counts; those refused.
+    requests: u64,
     rate_limited: u64,
+    batches: u64,
+    /// Rows of accepted writes (an INSERT EXECUTE is one, a BATCH one per statement), and
+    /// the partition tokens among them: a load that lost or doubled a row shows here.
+    rows_written: u64,
+    written_tokens: HashSet<i64>,
     /// EXECUTEs after the warm-up, and those of them on the owning shard.
     measured: u64,
     measured_on_owning_shard: u64,
@@ -107,16 +119,16 @@ impl Personality {
         out
     }
 
-    /// Counts an EXECUTE served by `shard` with these partition-key components; true when
-    /// it is to be refused with the rate-limit error.
-    pub fn count_execute(&mut self, shard: u16, key: Option<&[&[u8]]>) -> bool {
+    /// Counts an EXECUTE served by `shard` for a partition of this token (`None`: no
+    /// partition key bound).
+    pub fn count_execute(&mut self, shard: u16, token: Option<i64>) {
         self.executes += 1;
         if let Some(n) = self.per_shard.get_mut(usize::from(shard)) {
             *n += 1;
         }
         let measured = self.executes > self.options.warmup;
         self.measured += u64::from(measured);
-        match key.and_then(|k| routing_token(k).ok()) {
+        match token {
             Some(token) if shard_of(token, self.options.shards, IGNORE_MSB) == shard => {
                 self.on_owning_shard += 1;
                 self.measured_on_owning_shard += u64::from(measured);
@@ -124,19 +136,37 @@ impl Personality {
             Some(_) => {}
             None => self.unroutable += 1,
         }
+    }
+
+    /// Counts a BATCH.
+    pub fn count_batch(&mut self) {
+        self.batches += 1;
+    }
+
+    /// Counts an EXECUTE or BATCH for the rate limit; true when it is to be refused.
+    pub fn refuse(&mut self) -> bool {
+        self.requests += 1;
         let every = self.options.rate_limit_every;
-        let refuse = every > 0 && self.executes % every == 0;
+        let refuse = every > 0 && self.requests % every == 0;
         self.rate_limited += u64::from(refuse);
         refuse
     }
 
+    /// Records an accepted row write of the partition with this token.
+    pub fn record_written(&mut self, token: Option<i64>) {
+        self.rows_written += 1;
+        if let Some(t) = token {
+            self.written_tokens.insert(t);
+        }
+    }
+
     /// In tablet mode, counts an EXECUTE served by `shard` as on its tablet's replica or not;
     /// for a misroute, returns the custom payload (`[bytes map]`) Scylla attaches.
-    pub fn tablet_payload(&mut self, shard: u16, key: Option<&[&[u8]]>) -> Option<Vec<u8>> {
+    pub fn tablet_payload(&mut self, shard: u16, token: Option<i64>) -> Option<Vec<u8>> {
         if !self.options.tablets {
             return None;
         }
-        let token = routing_token(key?).ok()?;
+        let token = token?;
         let tablet = tablet_of(token, self.options.shards);
         if tablet.replicas.iter().any(|r| r.shard == shard) {
             self.tablet_hits += 1;
@@ -156,7 +186,7 @@ impl Personality {
     pub fn report(&self) -> String {
         let per_shard: Vec<String> = self.per_shard.iter().map(u64::to_string).collect();
         format!(
-            "{{\"shards\":{},\"shard_port_connections\":{},\"executes\":{},\"on_owning_shard\":{},\"after_warmup\":{},\"after_warmup_on_owning_shard\":{},\"unroutable\":{},\"rate_limited\":{},\"tablet_hits\":{},\"after_warmup_tablet_hits\":{},\"tablet_misroutes\":{},\"per_shard\":[{}]}}",
+            "{{\"shards\":{},\"shard_port_connections\":{},\"executes\":{},\"on_owning_shard\":{},\"after_warmup\":{},\"after_warmup_on_owning_shard\":{},\"unroutable\":{},\"rate_limited\":{},\"batches\":{},\"rows_written\":{},\"distinct_keys_written\":{},\"tablet_hits\":{},\"after_warmup_tablet_hits\":{},\"tablet_misroutes\":{},\"per_shard\":[{}]}}",
             self.options.shards,
             self.shard_port_connections,
             self.executes,
@@ -165,6 +195,9 @@ impl Personality {
             self.measured_on_owning_shard,
             self.unroutable,
             self.rate_limited,
+            self.batches,
+            self.rows_written,
+            self.written_tokens.len(),
             self.tablet_hits,
             self.measured_tablet_hits,
             self.tablet_misroutes,

@@ -14,12 +14,12 @@
 //!    offset below which every row is settled (acknowledged or in the bad file).
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::{BTreeSet, BinaryHeap, HashMap, VecDeque};
 
 use super::{BadColumn, BadRowKind, BulkEncoder, BulkError, RowOutcome};
 use crate::cluster::{Backoff, Jitter};
 use crate::connection::{Request, RequestError};
-use crate::message::{BatchStatement, BatchType, QueryOptions};
+use crate::message::{BatchStatement, BatchType, ErrorDetails, QueryOptions};
 use crate::session::{request_error_message, RequestSpec, Session, SessionError, SessionRequestId};
 
 #[derive(Debug, Clone)]
@@ -56,6 +56,24 @@ pub struct LoadConfig {
     /// Parse and convert every row and send none: a good row counts as acknowledged, so the
     /// counters, bad rows and watermark are those of a real load that the server accepted.
     pub dry_run: bool,
+    /// Report every row's start and acknowledgement as [`JournalEntry`]s (a non-idempotent
+    /// load's write-ahead journal: the host persists a row's start before its bytes leave).
+    pub journal: bool,
+    /// Offsets of rows an earlier run saw acknowledged: settled at once, counted in
+    /// `rows_previous`.
+    pub resume_acked: BTreeSet<u64>,
+    /// Offsets of rows an earlier run started but never saw acknowledged: not sent again
+    /// (they may have been applied), reported as [`BadRowKind::Uncertain`] bad rows.
+    pub resume_sent: BTreeSet<u64>,
+}
+
+/// What the journal of a load says about one row (by the input offset of its first byte).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JournalEntry {
+    /// Its request was started: it may be applied from now on.
+    Sent(u64),
+    /// Its request was acknowledged.
+    Acked(u64),
 }
 
 /// Rows per batch by default, as DSBulk's `maxBatchStatements`. A row whose group has not
@@ -97,6 +115,9 @@ impl Default for LoadConfig {
             batch_max_bytes: 32 * 1024,
             counter: false,
             dry_run: false,
+            journal: false,
+            resume_acked: BTreeSet::new(),
+            resume_sent: BTreeSet::new(),
         }
     }
 }
@@ -125,6 +146,8 @@ pub struct BadRow {
     pub attempts: u32,
     /// What went wrong, in words (the converter's or the server's message).
     pub reason: String,
+    /// The text of the field at fault (its first 256 bytes), when one field is.
+    pub value: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -144,6 +167,10 @@ pub struct LoadStats {
     pub watermark_rows_ok: u64,
     pub watermark_rows_bad: u64,
     pub bytes_pushed: u64,
+    /// Rows an earlier run had loaded ([`LoadConfig::resume_acked`]), skipped.
+    pub rows_previous: u64,
+    /// Rows an earlier run had sent without an acknowledgement, set aside.
+    pub rows_uncertain: u64,
 }
 
 /// Why the rows of a group were given up on after sending (or trying to).
@@ -211,6 +238,7 @@ pub struct BulkLoad {
     watermark: u64,
     watermark_line: u64,
     bad: VecDeque<BadRow>,
+    journal: Vec<JournalEntry>,
     stats: LoadStats,
     finished: bool,
     stopped: bool,
@@ -227,18 +255,39 @@ fn next_line(line: u64, raw: &[u8]) -> u64 {
 }
 
 /// Whether the failure says the cluster is saturated: it timed out or said Overloaded or
-/// WriteTimeout (for "no node left", any node that was tried).
+/// WriteTimeout or Scylla's rate limit (for "no node left", any node that was tried).
 fn is_pushback(error: &SessionError) -> bool {
     matches!(&error.error, RequestError::Timeout { .. })
         || matches!(&error.error, RequestError::Server(e) if matches!(e.code, 0x1001 | 0x1100))
+        || rate_limit(error).is_some()
         || (error.no_host_available && error.errors.iter().any(|e| e.is_pushback()))
 }
 
+/// Scylla's per-partition rate limit, known by the code its SUPPORTED announced (the
+/// connection decoded it into its own details): `Some(rejected_by_coordinator)`.
+fn rate_limit(error: &SessionError) -> Option<bool> {
+    match &error.error {
+        RequestError::Server(e) => match e.details {
+            ErrorDetails::RateLimitReached { rejected_by_coordinator, .. } => Some(rejected_by_coordinator),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether the write may have been applied although it failed: a timeout, or a rate limit
+/// that replicas (not the coordinator) enforced, after some of them may have written.
+fn may_have_applied(error: &SessionError) -> bool {
+    matches!(&error.error, RequestError::Timeout { .. }) || rate_limit(error) == Some(false)
+}
+
 /// Whether another attempt may succeed: the node was unavailable, overloaded, bootstrapping,
-/// timed out, failed internally (0x0000) or the connection closed. WriteFailure (0x1500)
-/// and every other refusal are final, as in the Java driver's default retry policy.
+/// timed out, failed internally (0x0000), rate-limited the partition (a later attempt finds
+/// the limit's window moved on), or the connection closed. WriteFailure (0x1500) and every
+/// other refusal are final, as in the Java driver's default retry policy.
 fn is_transient(error: &SessionError) -> bool {
     error.no_host_available
+        || rate_limit(error).is_some()
         || match &error.error {
             RequestError::Timeout { .. } | RequestError::Closed { .. } => true,
             RequestError::Server(e) => matches!(e.code, 0x1000 | 0x1001 | 0x1002 | 0x1100 | 0x1200 | 0x0000),
@@ -283,6 +332,7 @@ impl BulkLoad {
             watermark_rows_ok: 0,
             watermark_rows_bad: 0,
             bad: VecDeque::new(),
+            journal: Vec::new(),
             stats: LoadStats::default(),
             finished: false,
             stopped: false,
@@ -376,6 +426,13 @@ impl BulkLoad {
         self.bad.pop_front()
     }
 
+    /// The journal entries since the last call, in order (empty unless
+    /// [`LoadConfig::journal`]). A host that persists them before it transmits the
+    /// session's bytes has every started row on record before it can be applied.
+    pub fn take_journal(&mut self) -> Vec<JournalEntry> {
+        std::mem::take(&mut self.journal)
+    }
+
     /// Starts requests while the window has room: retries that are due first, then new
     /// rows. With batching, a group goes out when it is full, and every partly filled group
     /// when the input runs dry (so rows never wait on input that may not come).
@@ -422,6 +479,9 @@ impl BulkLoad {
     pub fn on_response(&mut self, id: SessionRequestId) {
         let Some(group) = self.by_request.remove(&id) else { return };
         let rows = &self.groups[group].rows;
+        if self.config.journal {
+            self.journal.extend(rows.iter().map(|&slot| JournalEntry::Acked(self.slots[slot].offset)));
+        }
         self.stats.rows_ok += rows.iter().filter(|&&slot| !self.slots[slot].continues).count() as u64;
         self.unreachable_since = None;
         self.successes_since_growth += 1;
@@ -456,7 +516,7 @@ impl BulkLoad {
             self.window = (self.window / 2).max(1);
             self.successes_since_growth = 0;
         }
-        let retry_ok = transient && (self.config.idempotent || !matches!(&error.error, RequestError::Timeout { .. }));
+        let retry_ok = transient && (self.config.idempotent || !may_have_applied(error));
         let attempts = self.groups[group].attempts;
         if retry_ok && attempts < self.config.max_retries {
             self.groups[group].attempts += 1;
@@ -604,6 +664,10 @@ impl BulkLoad {
         };
         match session.start_request(now, spec) {
             Ok(id) => {
+                if self.config.journal {
+                    let rows = &self.groups[group].rows;
+                    self.journal.extend(rows.iter().map(|&slot| JournalEntry::Sent(self.slots[slot].offset)));
+                }
                 self.by_request.insert(id, group);
                 true
             }
@@ -643,6 +707,36 @@ impl BulkLoad {
                     self.finished = true;
                     self.drained = true;
                     return None;
+                }
+                RowOutcome::Good { raw, line, offset, end_offset, continues, .. }
+                    if self.config.resume_acked.contains(&offset) || self.config.resume_sent.contains(&offset) =>
+                {
+                    // Settled by an earlier run's journal: never sent again.
+                    let next = if continues { line } else { next_line(line, raw) };
+                    let acked = self.config.resume_acked.contains(&offset);
+                    if acked && !continues {
+                        self.stats.rows_previous += 1;
+                    } else if !acked && !continues {
+                        self.stats.rows_uncertain += 1;
+                        self.bad.push_back(BadRow {
+                            kind: BadRowKind::Uncertain,
+                            raw: raw.to_vec(),
+                            line,
+                            offset,
+                            column: None,
+                            field: None,
+                            byte: None,
+                            server_code: None,
+                            attempts: 0,
+                            reason: "sent before the interruption but never acknowledged: it may or may not have been \
+                                     applied, and the write is not idempotent, so it was not sent again"
+                                .into(),
+                            value: None,
+                        });
+                    }
+                    self.next_seq += 1;
+                    self.order.push_back((seq, end_offset, next, true, acked));
+                    self.advance_watermark();
                 }
                 RowOutcome::Good { values, raw, token, line, offset, end_offset, continues } => {
                     let slot = match self.free_slots.pop() {
@@ -689,8 +783,20 @@ impl BulkLoad {
                         Some(BadColumn::Byte(byte)) => (None, None, Some(byte as u64)),
                         None => (None, None, None),
                     };
-                    let row =
-                        BadRow { kind, raw, line, offset, column, field, byte, server_code: None, attempts: 0, reason };
+                    let value = self.encoder.bad_value().map(str::to_owned);
+                    let row = BadRow {
+                        kind,
+                        raw,
+                        line,
+                        offset,
+                        column,
+                        field,
+                        byte,
+                        server_code: None,
+                        attempts: 0,
+                        reason,
+                        value,
+                    };
                     self.bad.push_back(row);
                     self.next_seq += 1;
                     self.order.push_back((seq, end_offset, next, true, false));
@@ -724,6 +830,7 @@ impl BulkLoad {
                 server_code: rejection.server_code,
                 attempts: rejection.attempts,
                 reason: rejection.reason.clone(),
+                value: None,
             });
         }
         self.settle_group(group, false);
@@ -796,6 +903,38 @@ mod tests {
         assert!(is_pushback(&no_node_left(&[server(0x2200, "x"), timeout])));
         // Messages that merely mention overload are not.
         assert!(!is_pushback(&no_node_left(&[server(0x2200, "Overloaded"), server(0x0000, "WriteTimeout")])));
+    }
+
+    fn rate_limited(code: i32, rejected_by_coordinator: bool) -> SessionError {
+        SessionError {
+            error: RequestError::Server(ServerError {
+                code,
+                code_name: crate::message::RATE_LIMIT_REACHED,
+                message: "Per-partition rate limit reached".into(),
+                details: ErrorDetails::RateLimitReached { op_type: "write", rejected_by_coordinator },
+            }),
+            node: "10.0.0.1:9042".into(),
+            attempts: 1,
+            no_host_available: false,
+            errors: Vec::new(),
+            trace: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn scylla_rate_limit_is_push_back_by_its_negotiated_code_not_by_a_fixed_one() {
+        // Whatever code SUPPORTED announced: the connection decoded it into RateLimitReached.
+        for code in [0xF000, 0x2400] {
+            assert!(is_pushback(&rate_limited(code, true)));
+            assert!(is_transient(&rate_limited(code, true)));
+        }
+        // Refused by the coordinator: nothing was written, so even a non-idempotent row goes
+        // again; refused by replicas: some may have written, as after a timeout.
+        assert!(!may_have_applied(&rate_limited(0xF000, true)));
+        assert!(may_have_applied(&rate_limited(0xF000, false)));
+        // The same code without the negotiated details is a plain unknown error, final.
+        let plain = SessionError { error: server(0xF000, "Per-partition rate limit reached"), ..rate_limited(0xF000, true) };
+        assert!(!is_transient(&plain) && !is_pushback(&plain));
     }
 
     #[test]

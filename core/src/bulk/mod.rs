@@ -72,6 +72,7 @@
 
 pub mod cell_times;
 pub mod csv;
+pub mod header;
 pub mod jsonl;
 pub mod load;
 mod options;
@@ -172,6 +173,8 @@ pub struct BulkConfig {
     pub null_to_unset: bool,
     /// Per-cell write times and TTLs to load back (CSV only). See [`cell_times`].
     pub cell_times: Option<CellTimes>,
+    /// CSV without a header: the exact number of fields of a record.
+    pub field_count: Option<usize>,
 }
 
 impl BulkConfig {
@@ -188,6 +191,7 @@ impl BulkConfig {
             ignore_unknown: false,
             null_to_unset: true,
             cell_times: None,
+            field_count: None,
         }
     }
 }
@@ -263,6 +267,9 @@ pub enum BadRowKind {
     Rejected,
     /// The session could not send the row (not connected, the statement unknown).
     NotSent,
+    /// An earlier run of a non-idempotent load sent the row and saw no acknowledgement: it
+    /// may have been applied, so it is not sent again.
+    Uncertain,
 }
 
 impl BadRowKind {
@@ -275,6 +282,7 @@ impl BadRowKind {
             BadRowKind::Value => 4,
             BadRowKind::Rejected => 5,
             BadRowKind::NotSent => 6,
+            BadRowKind::Uncertain => 7,
         }
     }
 }
@@ -377,6 +385,7 @@ enum Step {
         kind: BadRowKind,
         column: Option<BadColumn>,
         reason: String,
+        value: Option<String>,
     },
     /// Something that is not a row (the header) was consumed.
     Skipped,
@@ -389,6 +398,19 @@ struct RowError {
     kind: BadRowKind,
     column: Option<BadColumn>,
     reason: String,
+    /// The text of the field at fault, when one field is.
+    value: Option<String>,
+}
+
+/// The field text kept with a bad row: enough to recognise it in a log line.
+const BAD_VALUE_KEPT: usize = 256;
+
+fn bad_value(text: &str) -> Option<String> {
+    let mut end = text.len().min(BAD_VALUE_KEPT);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    Some(text[..end].to_owned())
 }
 
 /// Parses input and encodes rows. See the module documentation.
@@ -418,6 +440,19 @@ pub struct BulkEncoder {
     fatal: Option<BulkError>,
     good_rows: u64,
     bad_rows: u64,
+    /// The field text at fault in the last bad row returned, when one field was.
+    bad_value: Option<String>,
+}
+
+/// The columns `name` maps to: every one of exactly that name (a named bind marker may appear
+/// twice in a statement), else the only case-insensitive match.
+fn same_named(columns: &[(String, ColumnType)], name: &str) -> Vec<usize> {
+    let exact: Vec<usize> = columns.iter().enumerate().filter(|(_, (c, _))| c == name).map(|(i, _)| i).collect();
+    if exact.is_empty() {
+        find_column(columns, name).into_iter().collect()
+    } else {
+        exact
+    }
 }
 
 /// The column called `name`: an exact match, else the only case-insensitive one.
@@ -449,6 +484,7 @@ impl BulkEncoder {
             ignore_unknown,
             null_to_unset,
             cell_times,
+            field_count,
         } = config;
         let config_error = |reason: String| BulkError::Config(reason);
         if columns.len() > u16::MAX as usize {
@@ -487,15 +523,18 @@ impl BulkEncoder {
                 let mut resolved = Vec::with_capacity(pairs.len());
                 let mut mapped = vec![false; columns.len()];
                 for (field, column) in pairs {
-                    let index = lookup(column)?;
-                    let name = &columns[index].0;
-                    if constant_of[index].is_some() {
-                        return Err(config_error(format!("column {name} has a constant and is also mapped")));
+                    // A named marker used twice in a statement binds twice: the field feeds both.
+                    lookup(column)?;
+                    for index in same_named(&columns, column) {
+                        let name = &columns[index].0;
+                        if constant_of[index].is_some() {
+                            return Err(config_error(format!("column {name} has a constant and is also mapped")));
+                        }
+                        if std::mem::replace(&mut mapped[index], true) {
+                            return Err(config_error(format!("column {name} is mapped twice")));
+                        }
+                        resolved.push((field.clone(), index));
                     }
-                    if std::mem::replace(&mut mapped[index], true) {
-                        return Err(config_error(format!("column {name} is mapped twice")));
-                    }
-                    resolved.push((field.clone(), index));
                 }
                 Some(resolved)
             }
@@ -506,7 +545,15 @@ impl BulkEncoder {
                 let header = opts.header;
                 let reader = CsvReader::new(opts).map_err(config_error)?;
                 // Without a header the mapping is known now; with one, once it is read.
-                let plan = if header { None } else { Some(Self::headerless_plan(&columns, &constant_of, &explicit)?) };
+                let plan = if header {
+                    None
+                } else {
+                    let mut plan = Self::headerless_plan(&columns, &constant_of, &explicit)?;
+                    if let Some(count) = field_count {
+                        plan.width = Width::Exactly(count);
+                    }
+                    Some(plan)
+                };
                 (Input::Csv(reader), plan)
             }
             Format::Jsonl { max_record_bytes } => {
@@ -525,10 +572,9 @@ impl BulkEncoder {
                         for (field, index) in pairs {
                             match field {
                                 FieldRef::Name(key) => {
-                                    if keys.insert(key.clone(), *index).is_some() {
-                                        return Err(config_error(format!("JSON key '{key}' is mapped twice")));
-                                    }
-                                    sources[*index] = Source::Field(*index);
+                                    // One key may feed several columns: they share its slot.
+                                    let slot = *keys.entry(key.clone()).or_insert(*index);
+                                    sources[*index] = Source::Field(slot);
                                 }
                                 FieldRef::Index(position) => {
                                     return Err(config_error(format!(
@@ -587,6 +633,7 @@ impl BulkEncoder {
             fatal: None,
             good_rows: 0,
             bad_rows: 0,
+            bad_value: None,
         };
         if let Some(plan) = plan {
             encoder.install_plan(plan, matches!(encoder.input, Input::Csv(_))).map_err(config_error)?;
@@ -726,6 +773,12 @@ impl BulkEncoder {
         }
     }
 
+    /// The text of the field at fault in the last bad row returned, when one field was
+    /// (cut to its first 256 bytes).
+    pub fn bad_value(&self) -> Option<&str> {
+        self.bad_value.as_deref()
+    }
+
     /// Why the encoder stopped, if it did.
     pub fn error(&self) -> Option<&BulkError> {
         self.fatal.as_ref()
@@ -798,8 +851,9 @@ impl BulkEncoder {
                             self.good_rows += 1;
                             return Some(self.next_part());
                         }
-                        Err(RowError { column, reason, kind }) => {
+                        Err(RowError { column, reason, kind, value }) => {
                             self.bad_rows += 1;
+                            self.bad_value = value;
                             let raw = match &self.input {
                                 Input::Csv(reader) => reader.raw(),
                                 Input::Jsonl { reader, .. } => reader.raw(),
@@ -817,8 +871,9 @@ impl BulkEncoder {
                     let values = &self.values;
                     return Some(RowOutcome::Good { values, raw, token, line, offset, end_offset, continues: false });
                 }
-                Step::Bad { line, offset, end_offset, kind, column, reason } => {
+                Step::Bad { line, offset, end_offset, kind, column, reason, value } => {
                     self.bad_rows += 1;
+                    self.bad_value = value;
                     if let Some(limit) = self.max_errors {
                         if self.bad_rows > limit {
                             self.fatal = Some(BulkError::TooManyErrors { limit });
@@ -853,6 +908,7 @@ impl BulkEncoder {
                 kind: BadRowKind::Value,
                 column: Some(BadColumn::Name(name.to_owned())),
                 reason: format!("column {name}: {reason}"),
+                value: None,
             };
             let at = parts.starts.get(cell.column).copied().unwrap_or(0);
             let unset = parts.full.get(at..at + 4) == Some(&(-2i32).to_be_bytes()[..]);
@@ -890,6 +946,7 @@ impl BulkEncoder {
             kind,
             column,
             reason,
+            value: None,
         };
         let Some(plan) = &self.plan else {
             return match self.read_header(record) {
@@ -924,12 +981,14 @@ impl BulkEncoder {
                     kind: BadRowKind::Syntax,
                     column: Some(BadColumn::Name(name.to_owned())),
                     reason: "missing field".into(),
+                    value: None,
                 });
             };
             let field = std::str::from_utf8(reader.field_bytes(span)).map_err(|e| RowError {
                 kind: BadRowKind::Encoding,
                 column: Some(BadColumn::Name(name.to_owned())),
                 reason: format!("column {name}: invalid UTF-8 at byte {} of the field", e.valid_up_to()),
+                value: None,
             })?;
             let opts = if span.quoted { &*literal } else { &*text };
             let at = out.len();
@@ -937,6 +996,7 @@ impl BulkEncoder {
                 kind: BadRowKind::Value,
                 column: Some(BadColumn::Name(name.to_owned())),
                 reason: format!("column {name}: {e}"),
+                value: bad_value(field),
             })?;
             if null_is_unset.get(index) == Some(&true) {
                 null_to_unset(out, at);
@@ -983,6 +1043,7 @@ impl BulkEncoder {
             kind,
             column,
             reason,
+            value: None,
         };
         if let Some((limit, kept)) = line.too_long {
             let reason = format!("record exceeds {limit} bytes (only its first {kept} bytes are kept)");
@@ -1012,7 +1073,11 @@ impl BulkEncoder {
             return bad(BadRowKind::Syntax, Some(column), fault.to_string());
         }
         let encoded = encode_row(columns, &plan.sources, constants, values, starts, |index, name, ty, out| {
-            let Some(value) = slots.get(index).copied().flatten() else {
+            let slot = match plan.sources.get(index) {
+                Some(&Source::Field(slot)) => slot,
+                _ => index,
+            };
+            let Some(value) = slots.get(slot).copied().flatten() else {
                 out.extend_from_slice(&(-2i32).to_be_bytes());
                 return Ok(());
             };
@@ -1034,6 +1099,7 @@ impl BulkEncoder {
                 kind: BadRowKind::Value,
                 column: Some(BadColumn::Name(name.to_owned())),
                 reason: format!("column {name}: {e}"),
+                value: bad_value(field),
             })
         });
         let (line_no, offset, end_offset) = (line.line, line.offset, line.end_offset);
@@ -1042,8 +1108,8 @@ impl BulkEncoder {
 
     /// Checks the partition key and computes the token of an encoded row.
     fn finish_row(&self, encoded: Result<(), RowError>, line: u64, offset: u64, end_offset: u64) -> Step {
-        if let Err(RowError { kind, column, reason }) = encoded {
-            return Step::Bad { line, offset, end_offset, kind, column, reason };
+        if let Err(RowError { kind, column, reason, value }) = encoded {
+            return Step::Bad { line, offset, end_offset, kind, column, reason, value };
         }
         if self.pk_indexes.is_empty() {
             return Step::Good { token: None, line, offset, end_offset };
@@ -1061,6 +1127,7 @@ impl BulkEncoder {
                     kind: BadRowKind::Value,
                     column: Some(BadColumn::Name(name.to_owned())),
                     reason: format!("partition key column {name} is {state}"),
+                    value: None,
                 };
             }
         }
@@ -1145,6 +1212,48 @@ mod tests {
         assert_eq!(got[0], Ok(vec![0, 2, 0, 0, 0, 1, 1, 0, 0, 0, 5, b'f', b'a', b'l', b's', b'e']));
         assert_eq!(got[1], Ok(vec![0, 2, 0, 0, 0, 1, 0, 0xFF, 0xFF, 0xFF, 0xFE]));
         assert!(got[2].as_ref().is_err_and(|e| e.contains("column flag")), "{:?}", got[2]);
+    }
+
+    #[test]
+    fn one_field_feeds_every_marker_of_its_name_and_several_columns() {
+        // `UPDATE t SET v = :v WHERE k = :k IF v = :v`: the marker `v` binds twice.
+        let columns = || {
+            vec![
+                ("v".to_owned(), ColumnType::Int),
+                ("k".to_owned(), ColumnType::Int),
+                ("v".to_owned(), ColumnType::Int),
+            ]
+        };
+        let mut config = BulkConfig::new(Format::Csv(CsvOptions { header: false, ..CsvOptions::default() }), columns());
+        config.mapping = Mapping::Explicit(vec![(FieldRef::Index(1), "v".into()), (FieldRef::Index(0), "k".into())]);
+        let int = |n: u8| [0, 0, 0, 4, 0, 0, 0, n];
+        let want = [&[0u8, 3][..], &int(9), &int(1), &int(9)].concat();
+        assert_eq!(rows(config, b"1,9\n"), vec![Ok(want.clone())]);
+        // JSON Lines: one key mapped to two columns (and to both markers of one name).
+        let mut config = BulkConfig::new(Format::jsonl(), columns());
+        config.mapping = Mapping::Explicit(vec![
+            (FieldRef::Name("x".into()), "v".into()),
+            (FieldRef::Name("x,=".into()), "k".into()),
+        ]);
+        let got = rows(config, b"{\"x\": 9, \"x,=\": 1}\n");
+        assert_eq!(got, vec![Ok(want)]);
+        let mut config =
+            BulkConfig::new(Format::jsonl(), vec![("a".into(), ColumnType::Int), ("b".into(), ColumnType::Int)]);
+        config.mapping =
+            Mapping::Explicit(vec![(FieldRef::Name("x".into()), "a".into()), (FieldRef::Name("x".into()), "b".into())]);
+        assert_eq!(rows(config, b"{\"x\": 7}\n"), vec![Ok([&[0u8, 2][..], &int(7), &int(7)].concat())]);
+    }
+
+    #[test]
+    fn a_headerless_field_count_is_exact_when_given() {
+        let columns = vec![("a".to_owned(), ColumnType::Int)];
+        let mut config = BulkConfig::new(Format::Csv(CsvOptions { header: false, ..CsvOptions::default() }), columns);
+        config.mapping = Mapping::Explicit(vec![(FieldRef::Index(0), "a".into())]);
+        config.field_count = Some(2);
+        let got = rows(config, b"1,x\n2\n3,y,z\n");
+        assert_eq!(got[0], Ok(vec![0, 1, 0, 0, 0, 4, 0, 0, 0, 1]));
+        assert_eq!(got[1], Err("expected 2 fields, found 1".into()));
+        assert_eq!(got[2], Err("expected 2 fields, found 3".into()));
     }
 
     #[test]

@@ -53,6 +53,15 @@ impl From<FieldName> for FieldRef {
     }
 }
 
+/// The mapping: `field=column,...` text, or `[field, column]` pairs (any name can be said
+/// in pairs, and one field may feed several columns).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum MappingOption {
+    Text(String),
+    Pairs(Vec<(FieldName, String)>),
+}
+
 /// The fields that carry a column's write time (µs) and TTL (s); see [`super::cell_times`].
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -78,8 +87,11 @@ pub struct BulkOptions {
     pub true_words: Option<Vec<String>>,
     pub false_words: Option<Vec<String>>,
     pub epoch_unit: Option<EpochUnitName>,
-    /// `field=column,...`; see [`Mapping::parse`].
-    pub mapping: Option<String>,
+    /// `field=column,...` (see [`Mapping::parse`]) or `[field, column]` pairs.
+    pub mapping: Option<MappingOption>,
+    /// CSV without a header: a record must have exactly this many fields (default: as many
+    /// as the mapping needs, or more).
+    pub field_count: Option<usize>,
     /// Column to CQL text, the same on every row.
     pub constants: Option<BTreeMap<String, String>>,
     pub max_errors: Option<u64>,
@@ -104,6 +116,14 @@ pub struct BulkOptions {
     pub counter: Option<bool>,
     /// Parse and convert, send nothing.
     pub dry_run: Option<bool>,
+    /// Report each row's offset when its request is started and when it is acknowledged
+    /// (the write-ahead journal of a non-idempotent load).
+    pub journal: Option<bool>,
+    /// Offsets of rows an earlier run saw acknowledged: skipped, counted as loaded before.
+    pub resume_acked: Option<Vec<u64>>,
+    /// Offsets of rows an earlier run sent without an acknowledgement: not sent again,
+    /// reported as uncertain bad rows.
+    pub resume_sent: Option<Vec<u64>>,
 }
 
 fn config_error(reason: String) -> BulkError {
@@ -111,7 +131,7 @@ fn config_error(reason: String) -> BulkError {
 }
 
 /// One ASCII byte given as a one-character string (`\t` spelled out is a tab).
-fn byte_option(key: &str, value: Option<&str>, default: u8) -> Result<u8, BulkError> {
+pub(super) fn byte_option(key: &str, value: Option<&str>, default: u8) -> Result<u8, BulkError> {
     match value {
         None => Ok(default),
         Some("\\t") => Ok(b'\t'),
@@ -171,9 +191,15 @@ impl BulkOptions {
             Some(EpochUnitName::Seconds) => EpochUnit::Seconds,
             Some(EpochUnitName::Micros) => EpochUnit::Micros,
         };
-        if let Some(mapping) = self.mapping.as_deref().filter(|m| !m.trim().is_empty()) {
-            bulk.mapping = Mapping::parse(mapping)?;
+        match self.mapping {
+            None => {}
+            Some(MappingOption::Text(text)) => bulk.mapping = Mapping::parse(&text)?,
+            Some(MappingOption::Pairs(pairs)) => {
+                bulk.mapping =
+                    Mapping::Explicit(pairs.into_iter().map(|(field, column)| (field.into(), column)).collect());
+            }
         }
+        bulk.field_count = self.field_count;
         bulk.constants = self.constants.unwrap_or_default().into_iter().collect();
         bulk.max_errors = self.max_errors;
         bulk.ignore_unknown = self.ignore_unknown.unwrap_or(false);
@@ -221,6 +247,9 @@ impl BulkOptions {
             batch_max_bytes: self.batch_max_bytes.unwrap_or(defaults.batch_max_bytes).max(1),
             counter,
             dry_run: self.dry_run.unwrap_or(false),
+            journal: self.journal.unwrap_or(false),
+            resume_acked: self.resume_acked.unwrap_or_default().into_iter().collect(),
+            resume_sent: self.resume_sent.unwrap_or_default().into_iter().collect(),
             ..defaults
         };
         Ok((bulk, load))

@@ -135,6 +135,14 @@ pub fn format_address(host: &str, port: u16) -> String {
     }
 }
 
+/// The host and port of an address in the [`format_address`] form (`host:port`,
+/// `[v6]:port`); the port is 0 when the text has none that fits.
+pub fn split_address(address: &str) -> (&str, u16) {
+    let (host, port) = address.rsplit_once(':').unwrap_or((address, ""));
+    let host = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')).unwrap_or(host);
+    (host, port.parse().unwrap_or(0))
+}
+
 fn is_bind_any(host: &str) -> bool {
     host == "0.0.0.0" || host == "::" || host == "0:0:0:0:0:0:0:0"
 }
@@ -224,6 +232,14 @@ pub(crate) fn describe_row(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_address_splits_back_into_its_host_and_port() {
+        for (host, port) in [("10.0.0.1", 9042), ("::1", 19042), ("node-a.example", 1), ("fe80::1%eth0", 9042)] {
+            assert_eq!(split_address(&format_address(host, port)), (host, port));
+        }
+        assert_eq!(split_address("no-port"), ("no-port", 0));
+    }
 
     fn map(entries: &[(&str, &str)]) -> Vec<(String, String)> {
         entries.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
