@@ -17,6 +17,9 @@ import statistics
 import sys
 from collections import defaultdict
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "profile"))
+from breakdown import BUCKETS  # noqa: E402
+
 DRIVER_ORDER = ["cqlwire-deno", "cqlwire-node", "scylla-rust", "gocql", "datastax-node"]
 DRIVER_LABEL = {
     "cqlwire-deno": "cqlwire (Deno)",
@@ -562,6 +565,63 @@ def w_per_request_targets(w, cell):
     row("1024 in flight: SELECT's CPU per op ≤ 1.2× INSERT's", checks, notes)
 
 
+BREAKDOWN_BEFORE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "profile", "before.jsonl")
+MEMORY_ROWS = [
+    ("rss_now_mb", "RSS at the end of the loop, MB"),
+    ("heap_used_mb", "V8 heap used, MB"),
+    ("heap_total_mb", "V8 heap total, MB"),
+    ("external_mb", "V8 external (ArrayBuffers, WASM memory), MB"),
+    ("wasm_memory_mb", "WASM linear memory, MB"),
+    ("core_buffers_mb", "core byte buffers' capacity, MB"),
+]
+
+
+def breakdown_table(lines):
+    """One column per cell (runtime, statement, in flight), one row per bucket, in µs per op."""
+    order = {d: i for i, d in enumerate(DRIVER_ORDER)}
+    lines = sorted(lines, key=lambda r: (order.get(r["driver"], 9), MODES.index(r["mode"]), r["concurrency"]))
+    if not lines:
+        return ["Not measured in this run."]
+    head = [f"{DRIVER_LABEL.get(r['driver'], r['driver']).replace('cqlwire ', '')} {r['mode']} {r['concurrency']}" for r in lines]
+    out = ["| µs per op | " + " | ".join(head) + " |", "|---|" + "---:|" * len(lines)]
+    for key, label in BUCKETS:
+        out.append(f"| {label} | " + " | ".join(fmt_num(r["buckets_us_per_op"].get(key, 0.0), 2) for r in lines) + " |")
+    out.append("| **main thread** | " + " | ".join(f"**{fmt_num(r['main_thread_cpu_us_per_op'], 2)}**" for r in lines) + " |")
+    out.append("| **whole process** | " + " | ".join(f"**{fmt_num(r['cpu_us_per_op'], 2)}**" for r in lines) + " |")
+    out.append("| ops/s (without the profiler) | " + " | ".join(fmt_int(r.get("ops_per_s")) for r in lines) + " |")
+    for key, label in MEMORY_ROWS:
+        out.append(f"| {label} | " + " | ".join(fmt_num(r.get(key), 1) for r in lines) + " |")
+    return out
+
+
+def breakdown_section(current, before, params):
+    out = ["## Where one request's CPU and memory go (cqlwire)", ""]
+    out.append(
+        "Each cell runs twice, unpinned, against the null server: plain, for the process's CPU per op "
+        "(getrusage) and the main thread's (`/proc/thread-self/stat`; the rest is background threads: "
+        "V8's concurrent GC and compiler, the runtime's workers); then with the runtime's own V8 CPU profiler "
+        "(`node:inspector`, the same on Deno and Node, 200 µs sampling) over the measured loop. "
+        "`bench/profile/breakdown.py` sorts the profile's self time by function and source module (the bundle's "
+        "module markers on Node) into the buckets below; each bucket is its share of the main thread's busy "
+        "samples times the main thread's CPU per op. WASM functions carry no names, so their time goes to "
+        "the JavaScript call that entered the core (`executeHandle`/`pollTransmit`: encode and route; "
+        "`handleBytes`/`pollEvents`: frame handling). Memory is read at the end of the measured loop "
+        f"(`process.memoryUsage()`, `Client.getMemoryStats()`). N = {fmt_int(params.get('n'))} per run; one "
+        "run per cell, so single figures move by 10–20% on this shared machine."
+    )
+    out.append("")
+    if before:
+        out.append("### Before the cuts of issue #17 (kept from `bench/profile/before.jsonl`)")
+        out.append("")
+        out.extend(breakdown_table(before))
+        out.append("")
+        out.append("### Now")
+        out.append("")
+    out.extend(breakdown_table(current))
+    out.append("")
+    return out
+
+
 def main():
     if sys.argv[1] == "--shards":
         return splice_shards(sys.argv[2], sys.argv[3])
@@ -607,7 +667,7 @@ def main():
         )
         w("")
     failed_parts = {}
-    for part in ("drivers", "hotpath", "loaders"):
+    for part in ("drivers", "profile", "hotpath", "loaders"):
         try:
             with open(os.path.join(results_dir, f"part-{part}.failed")) as f:
                 failed_parts[part] = " ".join(f.read().split())
@@ -618,7 +678,7 @@ def main():
         w("")
     dates = "; ".join(
         f"{name} {entry.get('date', '?')} ({entry.get('seconds', '?')} s, cqlwire {entry.get('commit', '?')})"
-        for name, entry in sorted(parts.items(), key=lambda kv: ["drivers", "hotpath", "loaders"].index(kv[0]))
+        for name, entry in sorted(parts.items(), key=lambda kv: ["drivers", "profile", "hotpath", "loaders"].index(kv[0]))
     )
     total = sum(entry.get("seconds", 0) for entry in parts.values())
     w(f"- **Date**: {dates}; {total} s of measuring in all (builds and installs not counted).")
@@ -741,6 +801,12 @@ def main():
             text = " ".join(message.split())[-300:].replace("`", "'")
             w(f"- {DRIVER_LABEL.get(driver, driver)}, {mode}, {c} in flight, {layout}{where}: `{text}`")
         w("")
+
+    md.extend(
+        breakdown_section(
+            read_jsonl(os.path.join(results_dir, "breakdown.jsonl")), read_jsonl(BREAKDOWN_BEFORE), parts.get("profile", {})
+        )
+    )
 
     # --- Hot paths -------------------------------------------------------------------------
     w("## The core's hot paths (deterministic)")

@@ -217,19 +217,16 @@ export async function benchCommand(command: Command): Promise<number> {
     if (json) {
       console.log(JSON.stringify(report));
     } else {
-      const rows = results.map((r) => ({
-        phase: r.phase,
-        concurrency: r.concurrency,
-        "ops/s": r.throughput,
-        "p50 ms": r.latencyMs.p50,
-        "p90 ms": r.latencyMs.p90,
-        "p99 ms": r.latencyMs.p99,
-        errors: r.errors,
-      }));
-      const columns = ["phase", "concurrency", "ops/s", "p50 ms", "p90 ms", "p99 ms", "errors"].map((name) => ({
-        name,
-        type: null,
-      }));
+      const rows = results.map((r) => [
+        r.phase,
+        r.concurrency,
+        r.throughput,
+        r.latencyMs.p50,
+        r.latencyMs.p90,
+        r.latencyMs.p99,
+        r.errors,
+      ]);
+      const columns = ["phase", "concurrency", "ops/s", "p50 ms", "p90 ms", "p99 ms", "errors"];
       console.log(formatTable(columns, rows).replace(/\n\(\d+ rows\)\n$/, ""));
       if (out !== undefined) console.log(`results and charts written to ${out}`);
     }

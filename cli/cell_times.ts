@@ -3,8 +3,6 @@
 // CSV header and hands them to the core, which writes each cell back with its own write
 // time and TTL (core/src/bulk/cell_times.rs).
 
-import type { CqlType } from "./cql_type.ts";
-import type { ResultColumn } from "./format.ts";
 import { quoteIdentifier, type TableColumn } from "./load/table.ts";
 
 const FIELD = /^(writetime|ttl)\((.+)\)$/i;
@@ -22,32 +20,26 @@ export function hasCellTime(column: TableColumn): boolean {
   return !multiCell || column.typeText.startsWith("frozen<");
 }
 
-const BIGINT: CqlType = { kind: "native", name: "bigint" };
-const INT: CqlType = { kind: "native", name: "int" };
-
-/** The extra SELECT expressions of an unload, and their output columns. */
+/** The extra SELECT expressions of an unload. */
 export function cellTimeSelection(
   columns: TableColumn[],
   options: { writetime: boolean; ttl: boolean },
-): { expressions: string[]; columns: ResultColumn[] } {
+): { expressions: string[] } {
   const expressions: string[] = [];
-  const output: ResultColumn[] = [];
   for (const column of columns.filter(hasCellTime)) {
     const name = quoteIdentifier(column.name);
     if (options.writetime) {
       expressions.push(
         `WRITETIME(${name}) AS ${quoteIdentifier(`writetime(${column.name})`)}`,
       );
-      output.push({ name: `writetime(${column.name})`, type: BIGINT });
     }
     if (options.ttl) {
       expressions.push(
         `TTL(${name}) AS ${quoteIdentifier(`ttl(${column.name})`)}`,
       );
-      output.push({ name: `ttl(${column.name})`, type: INT });
     }
   }
-  return { expressions, columns: output };
+  return { expressions };
 }
 
 /** One column's cell-time fields, as CSV positions. */

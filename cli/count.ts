@@ -155,21 +155,11 @@ export async function countCommand(command: Command): Promise<number> {
       return EXIT_OK;
     }
     if (by === "node") {
-      const rows = [...countByNode(ranges)].map(([node, count]) => ({ node, rows: count }));
-      console.log(formatTable([{ name: "node", type: null }, { name: "rows", type: null }], rows).trimEnd());
+      const rows = [...countByNode(ranges)].map(([node, count]) => [node, count]);
+      console.log(formatTable(["node", "rows"], rows).trimEnd());
     } else if (by === "range") {
-      const rows = ranges.map((range) => ({
-        start: range.start,
-        end: range.end,
-        replicas: range.replicas.join(" "),
-        rows: range.rows,
-      }));
-      console.log(
-        formatTable(
-          ["start", "end", "replicas", "rows"].map((name) => ({ name, type: null })),
-          rows,
-        ).trimEnd(),
-      );
+      const rows = ranges.map((range) => [range.start, range.end, range.replicas.join(" "), range.rows]);
+      console.log(formatTable(["start", "end", "replicas", "rows"], rows).trimEnd());
     }
     console.log(by === undefined ? String(total) : `total: ${total} rows`);
     return EXIT_OK;

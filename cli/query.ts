@@ -1,8 +1,9 @@
 // `cqlwire query`: runs statements one after another, fetches every page of each result
-// (up to --max-rows) and prints it as a table, JSON or CSV.
+// (up to --max-rows) and prints it as a table, JSON or CSV. Every value is formatted by the
+// core (`client.streamCells`, `streamJson`, `streamCsv`); this file only lays pages out.
 
-import { parseCqlType } from "./cql_type.ts";
-import { formatCsvHeader, formatCsvRow, formatJsonRow, formatTable, type ResultColumn } from "./format.ts";
+import type { BaseClient as Client } from "../driver/mod.ts";
+import { formatTable } from "./format.ts";
 import type { TextSink } from "./output.ts";
 
 export type OutputFormat = "table" | "json" | "csv";
@@ -10,18 +11,7 @@ export type OutputFormat = "table" | "json" | "csv";
 export type Row = Record<string, unknown>;
 
 /** The part of the driver's Client this command uses. */
-export interface QueryExecutor {
-  execute(
-    query: string,
-    params?: unknown[],
-    options?: { pageSize?: number; pageState?: string; consistency?: number; traceQuery?: boolean; prepare?: boolean },
-  ): Promise<{
-    rows: Row[];
-    columns: Array<{ name: string; type: string }>;
-    pageState: string | null;
-    info: { warnings: string[]; traceId: string | null };
-  }>;
-}
+export type QueryExecutor = Pick<Client, "execute" | "streamCells" | "streamJson" | "streamCsv">;
 
 export interface QuerySettings {
   format: OutputFormat;
@@ -31,92 +21,49 @@ export interface QuerySettings {
   trace: boolean;
 }
 
-export function resultColumns(columns: Array<{ name: string; type: string }>): ResultColumn[] {
-  return columns.map((column) => {
-    let type = null;
-    try {
-      type = parseCqlType(column.type);
-    } catch {
-      // An unparseable type still prints, by the value's JS shape.
-    }
-    return { name: column.name, type };
-  });
-}
-
-interface ResultWriter {
-  begin(columns: ResultColumn[]): Promise<void>;
-  rows(rows: Row[]): Promise<void>;
-  end(): Promise<void>;
-}
-
-class TableWriter implements ResultWriter {
-  private columns: ResultColumn[] = [];
-  private collected: Row[] = [];
-  constructor(private readonly out: TextSink) {}
-  begin(columns: ResultColumn[]): Promise<void> {
-    this.columns = columns;
-    return Promise.resolve();
-  }
-  rows(rows: Row[]): Promise<void> {
-    // Column widths depend on every row, so the table is laid out at the end.
-    for (const row of rows) this.collected.push(row);
-    return Promise.resolve();
-  }
-  async end(): Promise<void> {
-    await this.out.write(formatTable(this.columns, this.collected));
-  }
-}
-
-class JsonWriter implements ResultWriter {
-  private columns: ResultColumn[] = [];
-  private count = 0;
-  constructor(private readonly out: TextSink) {}
-  begin(columns: ResultColumn[]): Promise<void> {
-    this.columns = columns;
-    return Promise.resolve();
-  }
-  async rows(rows: Row[]): Promise<void> {
-    for (const row of rows) {
-      await this.out.write(`${this.count === 0 ? "[\n" : ",\n"}${formatJsonRow(row, this.columns)}`);
-      this.count++;
-    }
-  }
-  async end(): Promise<void> {
-    await this.out.write(this.count === 0 ? "[]\n" : "\n]\n");
-  }
-}
-
-class CsvWriter implements ResultWriter {
-  private columns: ResultColumn[] = [];
-  constructor(private readonly out: TextSink) {}
-  async begin(columns: ResultColumn[]): Promise<void> {
-    this.columns = columns;
-    await this.out.write(formatCsvHeader(columns));
-  }
-  async rows(rows: Row[]): Promise<void> {
-    for (const row of rows) await this.out.write(formatCsvRow(row, this.columns));
-  }
-  end(): Promise<void> {
-    return Promise.resolve();
-  }
-}
-
-function writerFor(format: OutputFormat, out: TextSink): ResultWriter {
-  switch (format) {
-    case "table":
-      return new TableWriter(out);
-    case "json":
-      return new JsonWriter(out);
-    case "csv":
-      return new CsvWriter(out);
-  }
-}
-
 export interface StatementOutcome {
   rowCount: number;
   hadResult: boolean;
   traceId: string | null;
   warnings: string[];
+}
+
+/** One formatted page: its rows as text ready to print, or the cells of a table. */
+interface TextPage {
+  columns: string[] | null;
+  rows: number;
+  text: string;
+  cells: Array<Array<string | null>>;
+  info: { traceId: string | null; warnings: string[] };
+}
+
+/** The statement's pages in the chosen format; `columns` is null when it has no result set. */
+async function* textPages(executor: QueryExecutor, statement: string, settings: QuerySettings): AsyncGenerator<TextPage> {
+  const options = {
+    pageSize: settings.pageSize,
+    maxRows: settings.maxRows,
+    consistency: settings.consistency,
+    traceQuery: settings.trace || undefined,
+  };
+  const decoder = new TextDecoder();
+  switch (settings.format) {
+    case "table":
+      for await (const page of executor.streamCells(statement, null, options)) {
+        yield { columns: page.columns.length ? page.columns : null, rows: page.rows, text: "", cells: page.cells, info: page.info };
+      }
+      return;
+    case "json":
+      for await (const page of executor.streamJson(statement, null, options)) {
+        yield { columns: page.columns.length ? page.columns : null, rows: page.rows, text: decoder.decode(page.json), cells: [], info: page.info };
+      }
+      return;
+    case "csv":
+      for await (const page of executor.streamCsv(statement, null, { ...options, header: true })) {
+        const columns = page.header.length ? [] : null;
+        yield { columns, rows: page.rows, text: decoder.decode(page.csv), cells: [], info: page.info };
+      }
+      return;
+  }
 }
 
 /** Runs one statement, fetching pages until the result or --max-rows ends. */
@@ -128,32 +75,36 @@ export async function runStatement(
   isFirstResult: boolean,
 ): Promise<StatementOutcome> {
   const outcome: StatementOutcome = { rowCount: 0, hadResult: false, traceId: null, warnings: [] };
-  let writer: ResultWriter | null = null;
-  let pageState: string | null = null;
-  let firstPage = true;
-  do {
-    const options: Parameters<QueryExecutor["execute"]>[2] = { pageSize: settings.pageSize };
-    if (pageState !== null) options.pageState = pageState;
-    if (settings.consistency !== undefined) options.consistency = settings.consistency;
-    if (settings.trace && firstPage) options.traceQuery = true;
-    const result = await executor.execute(statement, undefined, options);
-    outcome.warnings.push(...result.info.warnings);
-    if (firstPage) {
-      outcome.traceId = result.info.traceId;
-      firstPage = false;
-      if (result.columns.length === 0) return outcome;
+  let columns: string[] = [];
+  const tableRows: Array<Array<string | null>> = [];
+  for await (const page of textPages(executor, statement, settings)) {
+    outcome.warnings.push(...page.info.warnings);
+    if (!outcome.hadResult && outcome.traceId === null) outcome.traceId = page.info.traceId;
+    if (page.columns === null) return outcome;
+    if (!outcome.hadResult) {
       outcome.hadResult = true;
+      columns = page.columns;
       if (settings.format === "table" && !isFirstResult) await out.write("\n");
-      writer = writerFor(settings.format, out);
-      await writer.begin(resultColumns(result.columns));
     }
-    const room = settings.maxRows === undefined ? result.rows.length : settings.maxRows - outcome.rowCount;
-    const rows = room < result.rows.length ? result.rows.slice(0, room) : result.rows;
-    await writer!.rows(rows);
-    outcome.rowCount += rows.length;
-    pageState = result.pageState;
-  } while (pageState !== null && (settings.maxRows === undefined || outcome.rowCount < settings.maxRows));
-  await writer!.end();
+    if (settings.format === "table") {
+      // Column widths depend on every row, so the table is laid out at the end.
+      for (const row of page.cells) tableRows.push(row);
+    } else if (settings.format === "json") {
+      // JSON Lines from the core, joined into one array.
+      for (const line of page.text.split("\n")) {
+        if (line === "") continue;
+        await out.write(`${outcome.rowCount === 0 ? "[\n" : ",\n"}${line}`);
+        outcome.rowCount++;
+      }
+      continue;
+    } else {
+      await out.write(page.text);
+    }
+    outcome.rowCount += page.rows;
+  }
+  if (!outcome.hadResult) return outcome;
+  if (settings.format === "table") await out.write(formatTable(columns, tableRows));
+  if (settings.format === "json") await out.write(outcome.rowCount === 0 ? "[]\n" : "\n]\n");
   return outcome;
 }
 
@@ -179,12 +130,11 @@ export async function printTrace(executor: QueryExecutor, traceId: string, out: 
   }
   // Events can trail the session row, so an empty list is read again a few times.
   let events = await readTraceEvents(executor, traceId);
-  for (let attempt = 0; events.rows.length === 0 && attempt < TRACE_POLL_ATTEMPTS / 2; attempt++) {
+  for (let attempt = 0; events.cells.length === 0 && attempt < TRACE_POLL_ATTEMPTS / 2; attempt++) {
     await new Promise((resolve) => setTimeout(resolve, TRACE_POLL_INTERVAL_MS));
     events = await readTraceEvents(executor, traceId);
   }
-  const columns = resultColumns(events.columns.filter((column) => column.name !== "event_id"));
-  await out.write(formatTable(columns, events.rows).replace(/\(\d+ rows\)\n$/, ""));
+  await out.write(formatTable(events.columns, events.cells).replace(/\(\d+ rows\)\n$/, ""));
   if (session !== null) {
     await out.write(
       `Request: ${session.request ?? "?"}; coordinator ${session.coordinator ?? "?"}; ` +
@@ -195,10 +145,19 @@ export async function printTrace(executor: QueryExecutor, traceId: string, out: 
   }
 }
 
-function readTraceEvents(executor: QueryExecutor, traceId: string) {
-  return executor.execute(
-    "SELECT activity, event_id, source, source_elapsed, thread FROM system_traces.events WHERE session_id = ?",
-    [traceId],
-    { prepare: true, pageSize: 5000 },
-  );
+/** The trace's events as the core formats their cells (event_id is left out). */
+async function readTraceEvents(executor: QueryExecutor, traceId: string) {
+  const columns: string[] = [];
+  const cells: Array<Array<string | null>> = [];
+  for await (
+    const page of executor.streamCells(
+      "SELECT activity, source, source_elapsed, thread FROM system_traces.events WHERE session_id = ?",
+      [traceId],
+      { prepare: true, pageSize: 5000 },
+    )
+  ) {
+    if (columns.length === 0) columns.push(...page.columns);
+    cells.push(...page.cells);
+  }
+  return { columns, cells };
 }

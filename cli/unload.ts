@@ -5,13 +5,11 @@
 import type { Command } from "commander";
 import { consistencyCode, type Context, contextOf, type DriverClient, onInterrupt, withClient } from "./context.ts";
 import { CliFailure, describeError, EXIT_FAILURE, EXIT_OK, UsageError } from "./errors.ts";
-import { formatJsonRow, type ResultColumn } from "./format.ts";
 import { conversionSettings } from "./conversion_options.ts";
 import { AtomicOutput } from "./files.ts";
 import { StreamOutput, type TextSink } from "./output.ts";
 import { join } from "./paths.ts";
 import { ProgressDisplay } from "./progress.ts";
-import { resultColumns } from "./query.ts";
 import {
   forEachConcurrently,
   isTransientReadError,
@@ -200,17 +198,6 @@ async function openDestination(
 
 function retryDelay(attempt: number): number {
   return 200 * 2 ** (attempt - 1) * (0.5 + Math.random() / 2);
-}
-
-async function withReadRetries<T>(work: () => Promise<T>): Promise<T> {
-  for (let attempt = 1;; attempt++) {
-    try {
-      return await work();
-    } catch (error) {
-      if (attempt >= READ_ATTEMPTS || !isTransientReadError(error)) throw error;
-      await sleep(retryDelay(attempt));
-    }
-  }
 }
 
 export async function unloadCommand(command: Command): Promise<number> {
@@ -447,20 +434,46 @@ interface Page {
 const NO_BYTES = new Uint8Array(0);
 
 /** A statement's pages as CSV from the core's formatter; a transient read error resumes at the page it failed on. */
-async function* csvPages(
+function csvPages(
   client: DriverClient,
   statement: string,
   params: unknown[],
   options: Record<string, unknown>,
   csv: CsvSettings,
 ): AsyncGenerator<Page> {
+  return resumablePages((from) => client.streamCsv(statement, params, { ...from, ...csv }), options, (page) => ({
+    rows: page.rows,
+    header: page.header,
+    body: page.csv,
+  }));
+}
+
+/** A statement's pages as JSON Lines from the core's formatter, resumed as `csvPages` is. */
+function jsonPages(
+  client: DriverClient,
+  statement: string,
+  params: unknown[],
+  options: Record<string, unknown>,
+): AsyncGenerator<Page> {
+  return resumablePages((from) => client.streamJson(statement, params, from), options, (page) => ({
+    rows: page.rows,
+    header: NO_BYTES,
+    body: page.json,
+  }));
+}
+
+async function* resumablePages<P extends { pagingState: Uint8Array | null }>(
+  stream: (options: Record<string, unknown>) => AsyncGenerator<P>,
+  options: Record<string, unknown>,
+  toPage: (page: P) => Page,
+): AsyncGenerator<Page> {
   let pageState: Uint8Array | undefined;
   for (let attempt = 1;; attempt++) {
     try {
       const from = pageState === undefined ? options : { ...options, pageState };
-      for await (const page of client.streamCsv(statement, params, { ...from, ...csv })) {
+      for await (const page of stream(from)) {
         attempt = 1;
-        yield { rows: page.rows, header: page.header, body: page.csv };
+        yield toPage(page);
         pageState = page.pagingState ?? undefined;
       }
       return;
@@ -469,24 +482,4 @@ async function* csvPages(
       await sleep(retryDelay(attempt));
     }
   }
-}
-
-/** A statement's pages as JSON Lines (formatted here: the core has no JSON formatter). */
-async function* jsonPages(
-  client: DriverClient,
-  statement: string,
-  params: unknown[],
-  options: Record<string, unknown>,
-): AsyncGenerator<Page> {
-  let pageState: string | undefined;
-  let columns: ResultColumn[] | null = null;
-  do {
-    const pageOptions = pageState === undefined ? options : { ...options, pageState };
-    const result = await withReadRetries(() => client.execute(statement, params, pageOptions));
-    columns ??= resultColumns(result.columns);
-    let body = "";
-    for (const row of result.rows) body += formatJsonRow(row, columns) + "\n";
-    yield { rows: result.rows.length, header: NO_BYTES, body };
-    pageState = result.pageState ?? undefined;
-  } while (pageState !== undefined);
 }

@@ -4,7 +4,8 @@
  */
 export { Client as BaseClient } from "./src/client.ts";
 export { readCsvHeader } from "./src/client.ts";
-export type { BadRowKind, BadRowRecord, CsvHeaderRead, JournalEntry, BatchOptions, BatchQuery, BulkConversionOptions, BulkCounters, BulkLoadOptions, BulkState, ClientMetrics, ExecuteOptions, PreparedInfo } from "./src/client.ts";
+export type { BadRowKind, BadRowRecord, CsvHeaderRead, JournalEntry, BatchOptions, BatchQuery, BulkConversionOptions, BulkCounters, BulkLoadOptions, BulkState, ClientMetrics, ExecuteOptions, PageInfo, PreparedInfo, StreamOptions } from "./src/client.ts";
+export type { MemoryStats } from "./src/session.ts";
 export type { ClientOptions } from "./src/options.ts";
 export { ResultSet } from "./src/result.ts";
 export type { ColumnInfo, ExecutionInfo, PageSource, Row } from "./src/result.ts";

@@ -21,6 +21,6 @@ const op = args.mode === "insert"
     const rs = await client.execute(SELECT_CQL, [BigInt(i)], prepare);
     checkRow(rs.rows[0], i);
   };
-const result = await measure(onDeno ? "cqlwire-deno" : "cqlwire-node", args, op);
+const result = await measure(onDeno ? "cqlwire-deno" : "cqlwire-node", args, op, () => client.getMemoryStats?.());
 console.log(JSON.stringify(result));
 await client.shutdown();

@@ -1,6 +1,7 @@
 // The shared measuring loop of the JavaScript bench clients (cqlwire on Deno and Node, the
 // DataStax driver on Node). Every client in bench/ takes the same arguments and prints the
 // same JSON line; see bench/README.md.
+import { readFileSync, writeFileSync } from "node:fs";
 import process from "node:process";
 
 export const INSERT_CQL = "INSERT INTO bench.kv (k, v) VALUES (?, ?)";
@@ -23,22 +24,74 @@ export function processCpuMicros() {
 }
 
 /**
- * Runs `op(i)` for i in [0, n) with `concurrency` calls in flight, after a warm-up of n/10
- * calls that is not measured, and returns the result line.
+ * user + sys CPU time of the calling (main) thread in µs, from /proc (10 ms ticks), or null
+ * where there is no /proc; the rest of the process's CPU is its background threads'.
  */
-export async function measure(driver, args, op) {
+function threadCpuMicros() {
+  try {
+    const stat = readFileSync("/proc/thread-self/stat", "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * With BENCH_PROFILE=PATH (bench/profile's breakdown), the measured loop runs under the V8
+ * CPU profiler of the runtime's own inspector (the same on Deno and Node), which writes
+ * PATH.cpuprofile; the result line then also says the main thread's CPU and where memory is.
+ */
+async function startProfile() {
+  const path = process.env.BENCH_PROFILE;
+  if (!path) return null;
+  const { Session } = await import("node:inspector");
+  const session = new Session();
+  session.connect();
+  const post = (method, params = {}) =>
+    new Promise((resolve, reject) => session.post(method, params, (e, r) => (e ? reject(e) : resolve(r))));
+  await post("Profiler.enable");
+  await post("Profiler.setSamplingInterval", { interval: 200 });
+  await post("Profiler.start");
+  return async (memory) => {
+    const { profile } = await post("Profiler.stop");
+    writeFileSync(`${path}.cpuprofile`, JSON.stringify(profile));
+    session.disconnect();
+    const usage = process.memoryUsage();
+    const mb = (bytes) => bytes / 2 ** 20;
+    return {
+      rss_now_mb: mb(usage.rss),
+      heap_used_mb: mb(usage.heapUsed),
+      heap_total_mb: mb(usage.heapTotal),
+      external_mb: mb(usage.external),
+      ...(memory ? { wasm_memory_mb: mb(memory.wasmMemoryBytes), core_buffers_mb: mb(memory.coreBufferBytes) } : {}),
+    };
+  };
+}
+
+/**
+ * Runs `op(i)` for i in [0, n) with `concurrency` calls in flight, after a warm-up of n/10
+ * calls that is not measured, and returns the result line. `memoryStats`, when given, says
+ * where the client's memory is (cqlwire's `getMemoryStats`), for the profile's line.
+ */
+export async function measure(driver, args, op, memoryStats) {
   const { n, concurrency, mode } = args;
   const warmup = Math.max(1, Math.floor(n / 10));
   await runLoop(warmup, concurrency, (i) => op(n + i), null);
   const latencies = new Float64Array(n);
+  const stopProfile = await startProfile();
+  const threadBefore = threadCpuMicros();
   const cpuBefore = processCpuMicros();
   const started = performance.now();
   const errors = await runLoop(n, concurrency, op, latencies);
   const elapsedMs = performance.now() - started;
   const cpuMicros = processCpuMicros() - cpuBefore;
+  const threadAfter = threadCpuMicros();
+  const profiled = stopProfile ? await stopProfile(memoryStats?.()) : {};
   latencies.sort();
   const pick = (q) => latencies[Math.min(n - 1, Math.floor(q * n))] * 1000;
   return {
+    ...profiled,
     driver,
     mode,
     n,
@@ -48,6 +101,7 @@ export async function measure(driver, args, op) {
     p50_us: pick(0.5),
     p99_us: pick(0.99),
     cpu_us_per_op: cpuMicros / n,
+    main_thread_cpu_us_per_op: threadBefore === null ? null : (threadAfter - threadBefore) / n,
     errors,
   };
 }

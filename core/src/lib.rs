@@ -8,6 +8,7 @@ pub mod cluster;
 pub mod compression;
 pub mod connection;
 mod csv_out;
+mod json_out;
 pub mod error;
 pub mod frame;
 pub mod lwt;

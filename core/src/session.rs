@@ -304,6 +304,10 @@ pub struct Metrics {
     pub per_node: BTreeMap<String, u64>,
 }
 
+/// Request bodies larger than this are freed when their request ends instead of pooled:
+/// ordinary requests reuse pooled bodies, one burst of large ones must not pin its memory.
+const POOLED_BODY_KEEP: usize = 64 * 1024;
+
 pub struct Session {
     config: SessionConfig,
     view: ClusterView,
@@ -466,6 +470,14 @@ impl Session {
     pub fn prepared(&self, id: &[u8]) -> Option<&PreparedMeta> {
         self.prepared.get(id)
     }
+    /// Bytes of capacity held by the byte buffers of every connection and of the session's
+    /// own pools: what must come back down after a burst of large results.
+    pub fn buffer_bytes(&self) -> usize {
+        let conns: usize = self.conns.iter().flatten().map(|c| c.inner.buffer_capacity()).sum();
+        let pooled: usize = self.buffer_pool.iter().map(|(b, _)| b.capacity()).sum();
+        conns + pooled + self.scratch.capacity()
+    }
+
     pub fn metrics(&self) -> Metrics {
         let mut m = self.metrics.clone();
         for (id, &count) in self.attempts_per_node.iter().enumerate() {
@@ -775,6 +787,12 @@ impl Session {
 
     // ---- internals: bookkeeping --------------------------------------------------------------
 
+    /// The owner copied every drained event's body: the connections' arenas may be reused and
+    /// shrink now, rather than at the next call (which, after a burst, may never come).
+    pub fn release_drained(&mut self) {
+        self.begin_call();
+    }
+
     fn begin_call(&mut self) {
         if !self.events.is_empty() {
             return;
@@ -830,6 +848,10 @@ impl Session {
 
     fn recycle(&mut self, req: Req) {
         let (mut body, mut executions) = (req.body, req.executions);
+        // A large request's body would keep its size in the pool for the session's life.
+        if body.capacity() > POOLED_BODY_KEEP {
+            return;
+        }
         body.clear();
         executions.clear();
         self.buffer_pool.push((body, executions));

@@ -929,20 +929,15 @@ fn garbage_never_panics_and_cutting_never_changes_the_outcome() {
 }
 
 /// Unload → load: a page formatted as CSV by the core loads back to the very same values.
-#[test]
-fn csv_formatted_pages_load_back_to_the_same_bytes() {
-    use cqlwire_core::bulk::{BulkConfig, BulkEncoder, CsvOptions, Format, RowOutcome};
-    use cqlwire_core::rows::{format_csv, CsvFormat, Rows};
+/// A Rows body as the server would return it for these cells (CQL text, None for null), with
+/// the columns and each row's encoded values (as the loader must produce them again).
+fn rows_body_of(
+    types: &[&str],
+    cells: &[Vec<Option<&str>>],
+) -> (Vec<u8>, Vec<(String, cqlwire_core::types::ColumnType)>, Vec<Vec<u8>>) {
     use cqlwire_core::types::ColumnType;
-    let types = ["int", "text", "list<text>", "map<text, int>", "blob", "double", "timestamp"];
-    let cells: Vec<Vec<Option<&str>>> = vec![
-        vec![Some("1"), Some("a, \"quoted\"\nline"), Some("['x', 'y''s']"), Some("{'k': 1}"), Some("0x00ff"), Some("NaN"), Some("2024-01-02T03:04:05.678Z")],
-        vec![Some("2"), Some(""), None, None, Some("0x"), Some("-0.0"), None],
-        vec![Some("3"), Some(" padded "), Some("[]"), Some("{}"), None, Some("1e308"), Some("1969-12-31T23:59:59.999Z")],
-    ];
     let columns: Vec<(String, ColumnType)> =
         types.iter().enumerate().map(|(i, t)| (format!("c{i}"), ColumnType::parse_cql(t).unwrap())).collect();
-    // Encode the source values as the server would return them, in a Rows body.
     let mut body = 2i32.to_be_bytes().to_vec();
     body.extend_from_slice(&1i32.to_be_bytes());
     body.extend_from_slice(&(types.len() as i32).to_be_bytes());
@@ -960,7 +955,7 @@ fn csv_formatted_pages_load_back_to_the_same_bytes() {
     body.extend_from_slice(&(cells.len() as i32).to_be_bytes());
     let opts = cqlwire_core::types::TextOptions { null_markers: vec![], ..Default::default() };
     let mut expected = Vec::new();
-    for row in &cells {
+    for row in cells {
         let mut values = (types.len() as u16).to_be_bytes().to_vec();
         for (cell, (_, ty)) in row.iter().zip(&columns) {
             match cell {
@@ -971,14 +966,17 @@ fn csv_formatted_pages_load_back_to_the_same_bytes() {
         body.extend_from_slice(&values[2..]);
         expected.push(values);
     }
-    let rows = Rows::parse(&body).unwrap();
-    let mut csv = Vec::new();
-    format_csv(&rows, &CsvFormat { header: true, ..CsvFormat::default() }, &mut String::new(), &mut csv).unwrap();
-    let mut config = BulkConfig::new(Format::Csv(CsvOptions::default()), columns);
-    // A null goes out as an empty field and must come back as null, not unset.
+    (body, columns, expected)
+}
+
+/// Every row the loader reads from `input`, as encoded values; a bad row fails the test.
+fn load_all(format: cqlwire_core::bulk::Format, columns: Vec<(String, cqlwire_core::types::ColumnType)>, input: &[u8]) -> Vec<Vec<u8>> {
+    use cqlwire_core::bulk::{BulkConfig, BulkEncoder, RowOutcome};
+    let mut config = BulkConfig::new(format, columns);
+    // A null goes out as an empty field (or JSON null) and must come back as null, not unset.
     config.null_to_unset = false;
     let mut encoder = BulkEncoder::new(config).unwrap();
-    encoder.push(&csv);
+    encoder.push(input);
     encoder.finish();
     let mut got = Vec::new();
     while let Some(outcome) = encoder.next_row() {
@@ -987,5 +985,58 @@ fn csv_formatted_pages_load_back_to_the_same_bytes() {
             RowOutcome::Bad { reason, raw, .. } => panic!("{reason}: {}", String::from_utf8_lossy(raw)),
         }
     }
+    got
+}
+
+const ROUND_TRIP_TYPES: [&str; 7] = ["int", "text", "list<text>", "map<text, int>", "blob", "double", "timestamp"];
+
+fn round_trip_cells() -> Vec<Vec<Option<&'static str>>> {
+    vec![
+        vec![Some("1"), Some("a, \"quoted\"\nline"), Some("['x', 'y''s']"), Some("{'k': 1}"), Some("0x00ff"), Some("NaN"), Some("2024-01-02T03:04:05.678Z")],
+        vec![Some("2"), Some(""), None, None, Some("0x"), Some("-0.0"), None],
+        vec![Some("3"), Some(" padded "), Some("[]"), Some("{}"), None, Some("1e308"), Some("1969-12-31T23:59:59.999Z")],
+    ]
+}
+
+#[test]
+fn csv_formatted_pages_load_back_to_the_same_bytes() {
+    use cqlwire_core::bulk::{CsvOptions, Format};
+    use cqlwire_core::rows::{format_csv, CsvFormat, Rows};
+    let (body, columns, expected) = rows_body_of(&ROUND_TRIP_TYPES, &round_trip_cells());
+    let rows = Rows::parse(&body).unwrap();
+    let mut csv = Vec::new();
+    format_csv(&rows, &CsvFormat { header: true, ..CsvFormat::default() }, &mut String::new(), &mut csv).unwrap();
+    let got = load_all(Format::Csv(CsvOptions::default()), columns, &csv);
     assert_eq!(got, expected, "csv:\n{}", String::from_utf8_lossy(&csv));
+}
+
+#[test]
+fn json_lines_pages_load_back_to_the_same_bytes() {
+    use cqlwire_core::bulk::Format;
+    use cqlwire_core::rows::{format_json_lines, Rows};
+    let (body, columns, expected) = rows_body_of(&ROUND_TRIP_TYPES, &round_trip_cells());
+    let rows = Rows::parse(&body).unwrap();
+    let mut json = String::new();
+    format_json_lines(&rows, &mut json).unwrap();
+    assert_eq!(
+        json.lines().next().unwrap(),
+        r#"{"c0":1,"c1":"a, \"quoted\"\nline","c2":["x","y's"],"c3":{"k":1},"c4":"0x00ff","c5":"NaN","c6":"2024-01-02T03:04:05.678Z"}"#
+    );
+    let got = load_all(Format::Jsonl { max_record_bytes: 1 << 20 }, columns, json.as_bytes());
+    assert_eq!(got, expected, "json:\n{json}");
+}
+
+#[test]
+fn cell_lines_are_each_cells_cql_text() {
+    use cqlwire_core::rows::{format_cell_lines, format_column_names, Rows};
+    let (body, _, _) = rows_body_of(&ROUND_TRIP_TYPES, &round_trip_cells());
+    let rows = Rows::parse(&body).unwrap();
+    let (mut names, mut cells) = (String::new(), String::new());
+    format_column_names(&rows, &mut names);
+    format_cell_lines(&rows, &mut cells).unwrap();
+    assert_eq!(names, r#"["c0","c1","c2","c3","c4","c5","c6"]"#);
+    assert_eq!(
+        cells.lines().nth(1).unwrap(),
+        r#"["2","",null,null,"0x","-0",null]"#
+    );
 }

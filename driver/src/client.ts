@@ -2,7 +2,7 @@
  * The `Client`: a pool of core-driven connections, the prepared-statement cache, paging,
  * batches and streaming. Names follow the DataStax Node.js driver where the meaning matches.
  */
-import { type BadRowKind, type BadRowRecord, type BulkCounters, type BulkState, type CsvHeaderRead, type JournalEntry, type RawResponse, concat, type CsvSettings, readCsvHeader, type RequestOptions, SessionHost, type Tried } from "./session.ts";
+import { type BadRowKind, type BadRowRecord, type BulkCounters, type BulkState, type CsvHeaderRead, type JournalEntry, type RawResponse, concat, type CsvSettings, type MemoryStats, readCsvHeader, type RequestOptions, SessionHost, type Tried } from "./session.ts";
 import { type ClientOptions, parseHostPort, type ResolvedOptions, resolveOptions } from "./options.ts";
 import type { RuntimeHooks } from "./socket.ts";
 import { ArgumentError, DriverError, OperationTimedOutError } from "./errors.ts";
@@ -37,6 +37,21 @@ export interface ExecuteOptions {
   /** Protocol v5: the server's "now" in seconds for this request (TTLs, deletions). */
   nowInSeconds?: number;
 }
+
+/** Options of the page streams (`streamCsv`, `streamJson`, `streamCells`). */
+export interface StreamOptions extends ExecuteOptions {
+  /** Stop after this many rows; pages are asked for no more than that, so none is cut. */
+  maxRows?: number;
+}
+
+/** What the server said beside a page: its warnings, and the tracing id when traced. */
+export interface PageInfo {
+  traceId: string | null;
+  warnings: string[];
+}
+
+const RESULT_KIND_ROWS = 2;
+const EMPTY_BYTES = new Uint8Array(0);
 
 /**
  * Conversion settings of a bulk load, read and checked by the core
@@ -426,11 +441,14 @@ export class Client {
   private decodeExecute = (context: unknown, started: number, flags: number, body: Uint8Array, node: string, attempts: number, tried?: Tried): ResultSet => {
     this.recordLatency(performance.now() - started);
     if (context instanceof PageRequest) {
-      const rs = this.toResultSet({ flags, body, node, attempts, tried }, this.session!, context.ps as Prepared);
+      const rs = this.resultSetOf(flags, body, node, attempts, this.session!, context.ps as Prepared);
       rs.source = context;
+      if (tried !== undefined) rs.tried = tried;
       return rs;
     }
-    return this.toResultSet({ flags, body, node, attempts, tried }, this.session!, context as Prepared);
+    const rs = this.resultSetOf(flags, body, node, attempts, this.session!, context as Prepared);
+    if (tried !== undefined) rs.tried = tried;
+    return rs;
   };
 
   private countError(e: unknown): void {
@@ -546,19 +564,17 @@ export class Client {
   }
 
   private toResultSet<R extends Row>(raw: RawResponse, session: SessionHost, ps: Prepared | null): ResultSet<R> {
-    const rs = this.parseResponse<R>(raw, session, ps);
+    const rs = this.resultSetOf<R>(raw.flags, raw.body, raw.node, raw.attempts, session, ps);
     if (raw.tried !== undefined) rs.tried = raw.tried;
     return rs;
   }
 
-  private parseResponse<R extends Row>(raw: RawResponse, session: SessionHost, ps: Prepared | null): ResultSet<R> {
-    let body = raw.body;
+  /** `toResultSet` without the RawResponse: the prepared hot path builds none per request. */
+  private resultSetOf<R extends Row>(flags: number, body: Uint8Array, host: string, attempts: number, session: SessionHost, ps: Prepared | null): ResultSet<R> {
     let traceId: string | null = null;
     let warnings = NO_WARNINGS;
-    if ((raw.flags & 0x0e) !== 0) ({ body, traceId, warnings } = skipPrefix(raw));
-    const r = parseResult(body, session.protocolVersion, ps?.resultColumns, { bodyIsPrivate: true });
-    const host = raw.node;
-    const attempts = raw.attempts;
+    if ((flags & 0x0e) !== 0) ({ body, traceId, warnings } = skipPrefix({ flags, body, node: host, attempts }));
+    const r = parseResult(body, session.protocolVersion, ps?.resultColumns, PRIVATE_BODY);
     switch (r.kind) {
       case "rows": {
         if (ps && r.newMetadataId) {
@@ -717,31 +733,117 @@ export class Client {
    * (no JS object per row or cell), in the form `bulkLoad` reads back to the same values
    * given the same settings (delimiter, quote, escape, null word, conversion). Each page
    * carries its header line apart (`header`); with `header: true` the first page's `csv`
-   * also starts with it.
+   * also starts with it. A statement without a result set (DDL, INSERT) yields one empty
+   * page whose `header` is empty.
    */
   async *streamCsv(
     query: string,
     params: unknown[] | Record<string, unknown> | null = null,
-    options: ExecuteOptions & CsvSettings & { header?: boolean } = {},
-  ): AsyncGenerator<{ csv: Uint8Array; rows: number; header: Uint8Array; pagingState: Uint8Array | null }> {
+    options: StreamOptions & CsvSettings & { header?: boolean } = {},
+  ): AsyncGenerator<{ csv: Uint8Array; rows: number; header: Uint8Array; pagingState: Uint8Array | null; info: PageInfo }> {
     const session = await this.ready();
     const { delimiter, quote, escape, nullWord, conversion } = options;
     const format = session.csvFormatter({ delimiter, quote, escape, nullWord, conversion });
+    let header = options.header ?? false;
+    for await (const { page, info } of this.formattedPages(query, params, options, format, session)) {
+      if (page === null) {
+        yield { csv: EMPTY_BYTES, rows: 0, header: EMPTY_BYTES, pagingState: null, info };
+        return;
+      }
+      const csv = header ? concat([page.header, page.csv]) : page.csv;
+      header = false;
+      yield { csv, rows: page.rows, header: page.header, pagingState: page.pagingState, info };
+    }
+  }
+
+  /**
+   * Pages of a query as JSON Lines (UTF-8 bytes, one object per row), formatted in the core
+   * straight from the result pages: numbers keep every digit (bigint, varint, decimal), NaN
+   * and the infinities are strings, blobs `0x..` strings, times ISO-8601 strings, lists, sets,
+   * tuples and vectors arrays, maps and UDTs objects; `bulkLoad` reads them back. A statement
+   * without a result set yields one empty page with no `columns`.
+   */
+  async *streamJson(
+    query: string,
+    params: unknown[] | Record<string, unknown> | null = null,
+    options: StreamOptions = {},
+  ): AsyncGenerator<{ json: Uint8Array; rows: number; columns: string[]; pagingState: Uint8Array | null; info: PageInfo }> {
+    const session = await this.ready();
+    const format = session.jsonFormatter("objects");
+    for await (const { page, info } of this.formattedPages(query, params, options, format, session)) {
+      if (page === null) {
+        yield { json: EMPTY_BYTES, rows: 0, columns: [], pagingState: null, info };
+        return;
+      }
+      yield { json: page.lines, rows: page.rows, columns: page.columns, pagingState: page.pagingState, info };
+    }
+  }
+
+  /**
+   * Pages of a query as each cell's CQL text (null for null), formatted in the core: what a
+   * table view shows. A statement without a result set yields one empty page with no
+   * `columns`.
+   */
+  async *streamCells(
+    query: string,
+    params: unknown[] | Record<string, unknown> | null = null,
+    options: StreamOptions = {},
+  ): AsyncGenerator<{ cells: Array<Array<string | null>>; rows: number; columns: string[]; pagingState: Uint8Array | null; info: PageInfo }> {
+    const session = await this.ready();
+    const format = session.jsonFormatter("cells");
+    const decoder = new TextDecoder();
+    for await (const { page, info } of this.formattedPages(query, params, options, format, session)) {
+      if (page === null) {
+        yield { cells: [], rows: 0, columns: [], pagingState: null, info };
+        return;
+      }
+      const text = decoder.decode(page.lines);
+      const cells = text === "" ? [] : text.slice(0, -1).split("\n").map((line) => JSON.parse(line) as Array<string | null>);
+      yield { cells, rows: page.rows, columns: page.columns, pagingState: page.pagingState, info };
+    }
+  }
+
+  /**
+   * Runs a statement page by page, each page formatted by `format` in the core; `page` is
+   * null for a result that is not a row set. With `maxRows`, no page asks for more rows than
+   * are still wanted, so none is cut.
+   */
+  private async *formattedPages<P extends { rows: number; pagingState: Uint8Array | null }>(
+    query: string,
+    params: unknown[] | Record<string, unknown> | null,
+    options: StreamOptions,
+    format: (body: Uint8Array) => P,
+    session: SessionHost,
+  ): AsyncGenerator<{ page: P | null; info: PageInfo }> {
+    const maxRows = options.maxRows ?? Infinity;
+    if (maxRows !== Infinity && (!Number.isSafeInteger(maxRows) || maxRows < 1)) {
+      throw new ArgumentError(`maxRows must be a positive integer, got ${String(options.maxRows)}`);
+    }
     const prepare = options.prepare ?? this.options.queryOptions.prepare;
     const ps = prepare ? await this.getPrepared(query, session) : null;
     let pageState: Uint8Array | null | undefined = typeof options.pageState === "string" ? fromHex(options.pageState) : options.pageState;
-    let header = options.header ?? false;
-    for (;;) {
-      const ro = this.requestOptions({ ...options, pageState: pageState ?? undefined });
+    const pageSize = options.pageSize ?? options.fetchSize ?? this.options.queryOptions.fetchSize;
+    let left = maxRows;
+    for (let first = true;; first = false) {
+      const ro = this.requestOptions({
+        ...options,
+        pageSize: Math.min(pageSize, left),
+        pageState: pageState ?? undefined,
+        traceQuery: first && options.traceQuery,
+      });
       const raw = ps
         ? await session.execute(ps.id, ps.resultMetadataId, this.encodeBound(ps, params), ro)
         : await session.query(query, this.encodeUnprepared(params, options.hints), ro);
-      const body = (raw.flags & 0x0e) === 0 ? raw.body : skipPrefix(raw).body;
+      const { body, traceId, warnings } = skipPrefix(raw);
+      const info = { traceId, warnings };
+      if (body.length < 4 || new DataView(body.buffer, body.byteOffset, 4).getInt32(0) !== RESULT_KIND_ROWS) {
+        yield { page: null, info };
+        return;
+      }
       const page = format(body);
-      const csv = header ? concat([page.header, page.csv]) : page.csv;
-      header = false;
-      yield { csv, rows: page.rows, header: page.header, pagingState: page.pagingState };
-      if (!page.pagingState) return;
+      yield { page, info };
+      left -= page.rows;
+      if (!page.pagingState || left <= 0) return;
       pageState = page.pagingState;
     }
   }
@@ -796,6 +898,15 @@ export class Client {
   async getTokenRanges(keyspace?: string): Promise<Array<{ start: bigint; end: bigint; replicas: string[] }>> {
     const session = await this.ready();
     return session.tokenRanges(keyspace);
+  }
+
+  /**
+   * Where the core's memory is: `wasmMemoryBytes` is the WASM linear memory of this process
+   * (it only grows, to the largest burst so far, and is reused after), `coreBufferBytes` the
+   * capacity the session's byte buffers hold now (they shrink back after a burst).
+   */
+  getMemoryStats(): MemoryStats {
+    return this.session?.memoryStats() ?? { wasmMemoryBytes: SessionHost.wasmMemoryBytes(), coreBufferBytes: 0 };
   }
 
   /** The core's counters (retries, decisions by reason, per node) beside the client's own. */
@@ -900,6 +1011,9 @@ function inferType(v: unknown, index: number): TypeInfo {
 }
 
 /** Reads the tracing id, warnings and custom payload that the frame flags announce. */
+/** `parseResult`'s options for a body the driver owns (a response copied out of the core). */
+const PRIVATE_BODY = { bodyIsPrivate: true } as const;
+
 function skipPrefix(raw: RawResponse): { body: Uint8Array; traceId: string | null; warnings: string[] } {
   if ((raw.flags & 0x0e) === 0) return { body: raw.body, traceId: null, warnings: NO_WARNINGS };
   const r = new Reader(raw.body);

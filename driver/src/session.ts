@@ -13,7 +13,7 @@
  * session instead (`failClosed`), rejecting everything pending, and every later call, with
  * one DriverInternalError. A user listener that throws is reported and the batch goes on.
  */
-import { CallError, CsvPageFormatter, csvHeader, WasmSession } from "../wasm/pkg/cqlwire_wasm.js";
+import { CallError, CsvPageFormatter, csvHeader, JsonPageFormatter, JsonPageKind, WasmSession } from "../wasm/pkg/cqlwire_wasm.js";
 import type { CqlSocket, RuntimeHooks, ShardPort, TlsSettings } from "./socket.ts";
 import { SaslBridge, type SaslAuthProvider, type SaslStep } from "./sasl.ts";
 import { AuthenticationError, ConnectionError, DriverError, DriverInternalError, errorFromCall, errorFromCore, NoHostAvailableError } from "./errors.ts";
@@ -33,6 +33,21 @@ export interface CsvPage {
   pagingState: Uint8Array | null;
   header: Uint8Array;
   csv: Uint8Array;
+}
+
+/** One result page as JSON lines (UTF-8, each ended by a newline), with its column names. */
+export interface JsonPage {
+  rows: number;
+  pagingState: Uint8Array | null;
+  columns: string[];
+  lines: Uint8Array;
+}
+
+interface FormattedPage {
+  rows: number;
+  pagingState: Uint8Array | null;
+  head: Uint8Array;
+  rest: Uint8Array;
 }
 
 const EVENT_READY = 1;
@@ -68,6 +83,12 @@ export interface RequestOptions {
 }
 
 const textEncoder = new TextEncoder();
+
+/** See `Client.getMemoryStats`. */
+export interface MemoryStats {
+  wasmMemoryBytes: number;
+  coreBufferBytes: number;
+}
 
 /** A response as it left the core. */
 export interface RawResponse {
@@ -344,7 +365,8 @@ export class SessionHost {
     if (this.closed) return Promise.reject(this.closedError());
     let id: number;
     try {
-      id = this.core.executeHandle(nowMicros(), handle, staged, optionsLength);
+      // `started` is this request's performance.now(): one clock read serves both.
+      id = this.core.executeHandle(Math.round((performance.timeOrigin + started) * 1000), handle, staged, optionsLength);
     } catch (e) {
       return Promise.reject(this.callError(e));
     }
@@ -365,10 +387,32 @@ export class SessionHost {
 
   /** The core's CSV formatter for result pages with these settings (see `Client.streamCsv`). */
   csvFormatter(settings: CsvSettings): (body: Uint8Array) => CsvPage {
+    const format = this.pageFormatter(() => new CsvPageFormatter(JSON.stringify(settings)));
+    return (body) => {
+      const { rows, pagingState, head, rest } = format(body);
+      return { rows, pagingState, header: head, csv: rest };
+    };
+  }
+
+  /** The core's JSON formatter for result pages (see `Client.streamJson`, `Client.streamCells`). */
+  jsonFormatter(kind: "objects" | "cells"): (body: Uint8Array) => JsonPage {
+    const format = this.pageFormatter(() => new JsonPageFormatter(kind === "cells" ? JsonPageKind.Cells : JsonPageKind.Objects));
+    const decoder = new TextDecoder();
+    return (body) => {
+      const { rows, pagingState, head, rest } = format(body);
+      return { rows, pagingState, columns: JSON.parse(decoder.decode(head)) as string[], lines: rest };
+    };
+  }
+
+  /**
+   * A core page formatter as a function of a Rows body; its output is
+   * `[rows u32][paging state length u32][paging state][head length u32][head][rest]`.
+   */
+  private pageFormatter(make: () => { format(body: Uint8Array): Uint8Array }): (body: Uint8Array) => FormattedPage {
     if (this.closed) throw this.closedError();
-    let formatter: CsvPageFormatter;
+    let formatter: { format(body: Uint8Array): Uint8Array };
     try {
-      formatter = new CsvPageFormatter(JSON.stringify(settings));
+      formatter = make();
     } catch (e) {
       throw this.callError(e);
     }
@@ -381,17 +425,25 @@ export class SessionHost {
         throw this.callError(e);
       }
       const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
-      const rows = view.getUint32(0, true);
       const psLen = view.getUint32(4, true);
-      const headerAt = 8 + psLen + 4;
-      const headerLen = view.getUint32(8 + psLen, true);
+      const headAt = 8 + psLen + 4;
+      const headLen = view.getUint32(8 + psLen, true);
       return {
-        rows,
+        rows: view.getUint32(0, true),
         pagingState: psLen ? out.slice(8, 8 + psLen) : null,
-        header: out.subarray(headerAt, headerAt + headerLen),
-        csv: out.subarray(headerAt + headerLen),
+        head: out.subarray(headAt, headAt + headLen),
+        rest: out.subarray(headAt + headLen),
       };
     };
+  }
+
+  memoryStats(): MemoryStats {
+    const coreBufferBytes = this.closed ? 0 : this.coreCall(() => this.core.bufferBytes());
+    return { wasmMemoryBytes: SessionHost.wasmMemoryBytes(), coreBufferBytes };
+  }
+
+  static wasmMemoryBytes(): number {
+    return WasmSession.memoryBytes();
   }
 
   private takeTried(id: number): Tried {

@@ -160,9 +160,29 @@ export async function digestTable(c: Client, table: string, n: number, consisten
   return { count: Number(counted.first()?.n ?? -1), hash, missing, unexpected, wrongValues };
 }
 
+/** Server codes of a read that could not reach enough replicas in time: availability, not content. */
+const READ_AVAILABILITY_CODES = new Set([0x1000 /* Unavailable */, 0x1200 /* ReadTimeout */]);
+
+/**
+ * A full scan right after a node came back can time out on the server (a coordinator still
+ * picks the recovering replica); such a scan is asked again, a few times, and noted.
+ */
+async function digestWithReadRetries(c: Client, table: string, n: number, consistency: number | undefined, m: Measured): Promise<Digest> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await digestTable(c, table, n, consistency);
+    } catch (e) {
+      const code = (e as { code?: unknown }).code;
+      if (attempt >= 6 || typeof code !== "number" || !READ_AVAILABILITY_CODES.has(code)) throw e;
+      m.notes.push(`verification scan ${attempt}: ${(e as Error).message}; asked again`);
+      await new Promise((r) => setTimeout(r, 3000));
+    }
+  }
+}
+
 /** Throws unless the table holds exactly rows 0..n-1 with their values. */
 export async function assertExactContent(c: Client, table: string, n: number, m: Measured, consistency?: number): Promise<void> {
-  const d = await digestTable(c, table, n, consistency);
+  const d = await digestWithReadRetries(c, table, n, consistency, m);
   m.rowsCounted = d.count;
   m.rowsLost = d.missing;
   const want = await expectedHash(n);

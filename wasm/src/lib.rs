@@ -494,7 +494,24 @@ impl WasmSession {
         let mut out = std::mem::take(&mut self.out);
         out.clear();
         self.loads.drain_events(self.now, &mut self.inner, |event| marshal_event(&mut out, event));
+        self.inner.release_drained();
         out
+    }
+
+    /// Bytes of capacity the core's byte buffers hold (connections and session pools).
+    #[wasm_bindgen(js_name = bufferBytes)]
+    pub fn buffer_bytes(&self) -> f64 {
+        self.inner.buffer_bytes() as f64
+    }
+
+    /// The size of this instance's linear memory. WebAssembly memory only grows: this is the
+    /// peak the allocator ever needed, which the next burst reuses.
+    #[wasm_bindgen(js_name = memoryBytes)]
+    pub fn memory_bytes() -> f64 {
+        #[cfg(target_arch = "wasm32")]
+        return (core::arch::wasm32::memory_size(0) * 65536) as f64;
+        #[cfg(not(target_arch = "wasm32"))]
+        return 0.0;
     }
 
     /// How request `id` got its answer beyond its first execution, as JSON `{ errors:
@@ -581,17 +598,71 @@ impl CsvPageFormatter {
     /// `[rows u32 LE][paging state length u32 LE][paging state][header length u32 LE][header][csv]`.
     pub fn format(&mut self, body: &[u8]) -> Result<Vec<u8>, CallError> {
         let rows = cqlwire_core::rows::Rows::parse(body).map_err(protocol_error)?;
-        let mut out = Vec::with_capacity(body.len() + body.len() / 2);
-        out.extend_from_slice(&(rows.row_count as u32).to_le_bytes());
-        let ps = rows.paging_state.unwrap_or(&[]);
-        out.extend_from_slice(&(ps.len() as u32).to_le_bytes());
-        out.extend_from_slice(ps);
+        let mut out = page_envelope(&rows, body.len());
         let at = out.len();
         out.extend_from_slice(&[0; 4]);
         cqlwire_core::rows::format_csv_header(&rows, &self.format, &mut out);
         let header_len = (out.len() - at - 4) as u32;
         out[at..at + 4].copy_from_slice(&header_len.to_le_bytes());
         cqlwire_core::rows::format_csv(&rows, &self.format, &mut self.scratch, &mut out).map_err(protocol_error)?;
+        Ok(out)
+    }
+}
+
+/// `[rows u32 LE][paging state length u32 LE][paging state]`, the start of every formatted page.
+fn page_envelope(rows: &cqlwire_core::rows::Rows, body_len: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(body_len + body_len / 2);
+    out.extend_from_slice(&(rows.row_count as u32).to_le_bytes());
+    let ps = rows.paging_state.unwrap_or(&[]);
+    out.extend_from_slice(&(ps.len() as u32).to_le_bytes());
+    out.extend_from_slice(ps);
+    out
+}
+
+/// What a [`JsonPageFormatter`] writes for each row.
+#[wasm_bindgen]
+#[derive(Clone, Copy)]
+pub enum JsonPageKind {
+    /// One JSON object per row (`Client.streamJson`).
+    Objects,
+    /// One JSON array of the cells' CQL text per row (`Client.streamCells`).
+    Cells,
+}
+
+/// The core's JSON formatters for result pages (`Client.streamJson`, `Client.streamCells`).
+#[wasm_bindgen]
+pub struct JsonPageFormatter {
+    kind: JsonPageKind,
+    text: String,
+}
+
+#[wasm_bindgen]
+impl JsonPageFormatter {
+    #[wasm_bindgen(constructor)]
+    pub fn new(kind: JsonPageKind) -> JsonPageFormatter {
+        JsonPageFormatter { kind, text: String::new() }
+    }
+
+    /// A Rows RESULT body (with metadata) as JSON lines, after the page's column names:
+    /// `[rows u32 LE][paging state length u32 LE][paging state][names length u32 LE]
+    /// [names: a JSON array][lines]`.
+    pub fn format(&mut self, body: &[u8]) -> Result<Vec<u8>, CallError> {
+        let rows = cqlwire_core::rows::Rows::parse(body).map_err(protocol_error)?;
+        let mut out = page_envelope(&rows, body.len());
+        self.text.clear();
+        cqlwire_core::rows::format_column_names(&rows, &mut self.text);
+        out.extend_from_slice(&(self.text.len() as u32).to_le_bytes());
+        out.extend_from_slice(self.text.as_bytes());
+        self.text.clear();
+        match self.kind {
+            JsonPageKind::Objects => cqlwire_core::rows::format_json_lines(&rows, &mut self.text),
+            JsonPageKind::Cells => cqlwire_core::rows::format_cell_lines(&rows, &mut self.text),
+        }
+        .map_err(protocol_error)?;
+        out.extend_from_slice(self.text.as_bytes());
+        // A burst of large pages must not keep its peak: the text buffer shrinks back.
+        self.text.clear();
+        self.text.shrink_to(64 * 1024);
         Ok(out)
     }
 }

@@ -1077,19 +1077,54 @@ fn udt_literal<'t>(
 /// are not a valid value (and, locally, on varints too long to render). On error `out` is
 /// left as it was.
 pub fn format_text(ty: &ColumnType, bytes: &[u8], out: &mut String) -> Result<(), ProtocolError> {
+    format_in(ty, bytes, Style::Cql, out)
+}
+
+/// Appends the JSON text of `bytes` (a value of `ty`) to `out`, as [`super::json_out`]
+/// describes it; on error `out` is left as it was.
+pub fn format_json(ty: &ColumnType, bytes: &[u8], out: &mut String) -> Result<(), ProtocolError> {
+    format_in(ty, bytes, Style::Json, out)
+}
+
+fn format_in(ty: &ColumnType, bytes: &[u8], style: Style, out: &mut String) -> Result<(), ProtocolError> {
     let start = out.len();
-    let result = format_value(ty, Reader::new(bytes), out, true);
+    let result = format_value(ty, Reader::new(bytes), out, true, style);
     if result.is_err() {
         out.truncate(start);
     }
     result
 }
 
-fn format_value(ty: &ColumnType, r: Reader<'_>, out: &mut String, top: bool) -> Result<(), ProtocolError> {
+/// The two spellings of a value: CQL literal text, or JSON. They differ only in
+/// punctuation and in how scalars are wrapped, so one walk over the bytes writes both.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Style {
+    Cql,
+    Json,
+}
+
+impl Style {
+    fn separator(self) -> &'static str {
+        if self == Style::Json { "," } else { ", " }
+    }
+
+    fn key_separator(self) -> &'static str {
+        if self == Style::Json { ":" } else { ": " }
+    }
+}
+
+fn format_value(ty: &ColumnType, r: Reader<'_>, out: &mut String, top: bool, style: Style) -> Result<(), ProtocolError> {
     if r.is_empty() && ty.allows_empty() {
-        if !top {
+        if !top || style == Style::Json {
             out.push_str("null");
         }
+        return Ok(());
+    }
+    if style == Style::Json && !ty.is_container() {
+        // A JSON scalar is its top-level CQL text, bare when it is a JSON number.
+        let start = out.len();
+        format_value(ty, r, out, true, Style::Cql)?;
+        super::json_out::finish_scalar(ty, out, start);
         return Ok(());
     }
     // Values CQL writes quoted inside literals (their text has ':' or '-' in it).
@@ -1177,6 +1212,7 @@ fn format_value(ty: &ColumnType, r: Reader<'_>, out: &mut String, top: bool) -> 
         ColumnType::List(e) | ColumnType::Set(e) => {
             let (open, close, field) = match ty {
                 ColumnType::List(_) => ('[', ']', "list element"),
+                _ if style == Style::Json => ('[', ']', "set element"),
                 _ => ('{', '}', "set element"),
             };
             let mut r = r;
@@ -1184,9 +1220,9 @@ fn format_value(ty: &ColumnType, r: Reader<'_>, out: &mut String, top: bool) -> 
             out.push(open);
             for i in 0..n {
                 if i > 0 {
-                    out.push_str(", ");
+                    out.push_str(style.separator());
                 }
-                format_element(e, wire_element(&mut r, field)?, out)?;
+                format_element(e, wire_element(&mut r, field)?, out, style)?;
             }
             no_trailing(&r, "collection")?;
             out.push(close);
@@ -1197,29 +1233,41 @@ fn format_value(ty: &ColumnType, r: Reader<'_>, out: &mut String, top: bool) -> 
             out.push('{');
             for i in 0..n {
                 if i > 0 {
-                    out.push_str(", ");
+                    out.push_str(style.separator());
                 }
-                format_element(k, wire_element(&mut r, "map key")?, out)?;
-                out.push_str(": ");
-                format_element(v, wire_element(&mut r, "map value")?, out)?;
+                let key = wire_element(&mut r, "map key")?;
+                if style == Style::Json {
+                    // A JSON key is a string: the key's CQL text.
+                    let start = out.len();
+                    match key {
+                        Some(key) => format_value(k, key, out, true, Style::Cql)?,
+                        None => out.push_str("null"),
+                    }
+                    super::json_out::quote_in_place(out, start);
+                } else {
+                    format_element(k, key, out, style)?;
+                }
+                out.push_str(style.key_separator());
+                format_element(v, wire_element(&mut r, "map value")?, out, style)?;
             }
             no_trailing(&r, "map")?;
             out.push('}');
         }
         ColumnType::Tuple(types) => {
             let mut r = r;
-            out.push('(');
+            let (open, close) = if style == Style::Json { ('[', ']') } else { ('(', ')') };
+            out.push(open);
             for (i, component) in types.iter().enumerate() {
                 if r.is_empty() {
                     break;
                 }
                 if i > 0 {
-                    out.push_str(", ");
+                    out.push_str(style.separator());
                 }
-                format_element(component, wire_element(&mut r, "tuple component")?, out)?;
+                format_element(component, wire_element(&mut r, "tuple component")?, out, style)?;
             }
             no_trailing(&r, "tuple component")?;
-            out.push(')');
+            out.push(close);
         }
         ColumnType::Udt(udt) => {
             let mut r = r;
@@ -1229,11 +1277,15 @@ fn format_value(ty: &ColumnType, r: Reader<'_>, out: &mut String, top: bool) -> 
                     break;
                 }
                 if i > 0 {
-                    out.push_str(", ");
+                    out.push_str(style.separator());
                 }
-                push_field_name(name, out);
-                out.push_str(": ");
-                format_element(field_type, wire_element(&mut r, "udt field")?, out)?;
+                if style == Style::Json {
+                    super::json_out::push_json_string(name, out);
+                } else {
+                    push_field_name(name, out);
+                }
+                out.push_str(style.key_separator());
+                format_element(field_type, wire_element(&mut r, "udt field")?, out, style)?;
             }
             no_trailing(&r, "udt field")?;
             out.push('}');
@@ -1253,13 +1305,13 @@ fn format_value(ty: &ColumnType, r: Reader<'_>, out: &mut String, top: bool) -> 
             out.push('[');
             for i in 0..*dimension {
                 if i > 0 {
-                    out.push_str(", ");
+                    out.push_str(style.separator());
                 }
                 let item = match fixed_len {
                     Some(size) => r.sub(size as usize, "vector element")?,
                     None => vector_element(&mut r)?,
                 };
-                format_value(e, item, out, false)?;
+                format_value(e, item, out, false, style)?;
             }
             no_trailing(&r, "vector value")?;
             out.push(']');
@@ -1271,9 +1323,9 @@ fn format_value(ty: &ColumnType, r: Reader<'_>, out: &mut String, top: bool) -> 
     Ok(())
 }
 
-fn format_element(ty: &ColumnType, value: Option<Reader<'_>>, out: &mut String) -> Result<(), ProtocolError> {
+fn format_element(ty: &ColumnType, value: Option<Reader<'_>>, out: &mut String, style: Style) -> Result<(), ProtocolError> {
     match value {
-        Some(r) => format_value(ty, r, out, false),
+        Some(r) => format_value(ty, r, out, false, style),
         None => {
             out.push_str("null");
             Ok(())

@@ -78,18 +78,22 @@ export interface ParseResultOptions {
  * statement's result columns as `cachedResultColumns`: the server then sends none.
  * Throws CqlProtocolError.
  */
+const VOID_RESULT: CqlResult = Object.freeze({ kind: "void" });
+
 export function parseResult(
   body: Uint8Array,
   protocolVersion: number,
   cachedResultColumns?: readonly ColumnSpec[],
   options?: ParseResultOptions,
 ): CqlResult {
+  // A write's answer, the commonest: read without a Reader, answered with one shared object.
+  if (body.length === 4 && body[0] === 0 && body[1] === 0 && body[2] === 0 && body[3] === RESULT_VOID) return VOID_RESULT;
   const r = new Reader(body);
   const kind = r.i32("result kind");
   switch (kind) {
     case RESULT_VOID:
       r.expectEnd("void result");
-      return { kind: "void" };
+      return VOID_RESULT;
     case RESULT_ROWS:
       return parseRows(r, protocolVersion, cachedResultColumns, options?.bodyIsPrivate === true);
     case RESULT_SET_KEYSPACE: {
