@@ -150,6 +150,8 @@ def loader_cells(rows):
             )
             if last.get("wall_s"):
                 cell["failed_rows_per_s"] = last.get("rows", 0) / max(last["wall_s"], 0.01)
+            if last.get("rss_kb"):
+                cell["failed_rss_mb"] = last["rss_kb"] / 1024
         if rs:
             cell["rows_per_s"] = median([r["rows"] / max(r["wall_s"], 0.01) for r in rs])
             cell["cpu_us_per_row"] = median([(r["user_s"] + r["sys_s"]) * 1e6 / r["rows"] for r in rs])
@@ -493,7 +495,13 @@ def write_loader_targets(w, loaders, datasets):
         w(cmp_line(target, metric(rw, "rows_per_s"), metric(rq, "rows_per_s"), 1.5, unit=" rows/s"))
     wide = cell("wide", "cqlwire")
     wide_mib = ((datasets.get("wide") or {}).get("bytes") or 0) / 2**20
-    if wide:
+    wide_failed = next((v for k, v in loaders.items() if k[:3] == ("wide", "cqlwire", "load")), {})
+    if wide is None and wide_failed.get("failed_rss_mb") is not None:
+        # The memory figure stands even when the row count disagreed (said beside it).
+        rss = wide_failed["failed_rss_mb"]
+        w(f"| CLI | loader peak RSS ≤ 150 MB on a 2 GB CSV | {rss:.0f} MB on a {wide_mib:,.0f} MiB CSV "
+          f"(row count: {wide_failed['failed']}) | {verdict(rss <= 150) if wide_mib >= 1900 else '**not measured** at 2 GB'} |")
+    elif wide:
         w(f"| CLI | loader peak RSS ≤ 150 MB on a 2 GB CSV | {wide['rss_mb']:.0f} MB on a {wide_mib:,.0f} MiB CSV "
           f"| {verdict(wide['rss_mb'] <= 150) if wide_mib >= 1900 else '**not measured** at 2 GB'} |")
     else:
