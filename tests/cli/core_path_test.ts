@@ -444,7 +444,7 @@ Deno.test("core path: input from a start offset, with the header pushed first", 
   }
 });
 
-Deno.test("core path: --rate pushes a twentieth of a second's lines at a time, never ahead", async () => {
+Deno.test("core path: --rate pushes a twentieth of a second's lines at a time, never ahead", () => {
   const pacer = new LinePacer(400);
   const chunk = new TextEncoder().encode("1\n".repeat(100));
   assertEquals(pacer.cut(chunk, 0, chunk.length), { end: 40, lines: 20 });

@@ -10,7 +10,7 @@ import {
   type TableColumn,
   type TableSchema,
 } from "../../cli/load/table.ts";
-import { assertEquals, assertStringIncludes, assertThrows } from "./assert.ts";
+import { assertEquals, assertThrows } from "./assert.ts";
 
 function column(name: string, kind: TableColumn["kind"], position: number, typeText: string): TableColumn {
   return { name, kind, position, type: parseCqlType(typeText), typeText };

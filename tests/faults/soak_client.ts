@@ -5,7 +5,11 @@
  *   deno run -A --v8-flags=--expose-gc tests/faults/soak_client.ts PROXY_ADDRESS SECONDS
  * Prints one JSON line per second ({"type":"sample",...}) and a summary line at the end.
  */
-import { clientVia, ErrorTally, KEYSPACE, sleep, valueOf } from "./helpers.ts";
+import { installWasmProbe, wasmMemoryBytes } from "../wasm_probe.ts";
+
+// Before the driver is imported (it instantiates the core at import).
+installWasmProbe();
+const { clientVia, ErrorTally, KEYSPACE, sleep, valueOf } = await import("./helpers.ts");
 
 const [address, secondsText] = Deno.args;
 const SECONDS = Number(secondsText);
@@ -71,6 +75,8 @@ while (performance.now() - t0 < SECONDS * 1000) {
     at: (performance.now() - t0) / 1000,
     rssMb: memory.rss / 2 ** 20,
     heapMb: memory.heapUsed / 2 ** 20,
+    externalMb: memory.external / 2 ** 20,
+    wasmMb: wasmMemoryBytes() / 2 ** 20,
     orphans: state.reduce((n, x) => n + x.orphans, 0),
     inFlight: state.reduce((n, x) => n + x.inFlight, 0),
     queued: state.reduce((n, x) => n + x.queued, 0),

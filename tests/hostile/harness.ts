@@ -7,6 +7,9 @@
 import process from "node:process";
 import { FakeNode } from "../fakenode/mod.ts";
 import { KNOWN_FAILURES } from "./known_failures.ts";
+import { installWasmProbe, wasmMemoryBytes } from "../wasm_probe.ts";
+
+export { installWasmProbe };
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -31,22 +34,6 @@ export interface HostileCase {
 /** Growth allowed across one case: generous, so only a leak or a bomb trips it. */
 export const MEMORY_BOUND = 64 * 1024 * 1024;
 
-let wasmMemory: WebAssembly.Memory | undefined;
-
-/**
- * Wraps `WebAssembly.Instance` so the core's memory can be measured; call it before the
- * bundle is imported (the bundle instantiates its module at import).
- */
-export function installWasmProbe(): void {
-  const Original = WebAssembly.Instance;
-  (WebAssembly as Any).Instance = new Proxy(Original, {
-    construct(target, args) {
-      const instance = Reflect.construct(target, args) as WebAssembly.Instance;
-      wasmMemory ??= instance.exports.memory as WebAssembly.Memory;
-      return instance;
-    },
-  });
-}
 
 export interface MemorySample {
   rss: number;
@@ -57,7 +44,7 @@ export interface MemorySample {
 export function sampleMemory(): MemorySample {
   (globalThis as Any).gc?.();
   const m = process.memoryUsage();
-  return { rss: m.rss, heap: m.heapUsed, wasm: wasmMemory?.buffer.byteLength ?? -1 };
+  return { rss: m.rss, heap: m.heapUsed, wasm: wasmMemoryBytes() };
 }
 
 /** A fresh client against a fresh healthy node answers a query: the core is still usable. */
@@ -83,7 +70,7 @@ export function memorySummary(): string {
 
 /** Runs one case with the memory and liveness checks around it. */
 export async function runCase(c: HostileCase, bundle: Bundle): Promise<void> {
-  if (wasmMemory === undefined) throw new Error("the WASM probe did not see the bundle's instance: import the bundle after installWasmProbe()");
+  if (wasmMemoryBytes() < 0) throw new Error("the WASM probe did not see the bundle's instance: import the bundle after installWasmProbe()");
   const before = sampleMemory();
   await c.run(bundle);
   // Let closed sockets and timers settle before measuring.

@@ -5,6 +5,8 @@ import { assert, assertEquals } from "../cli/assert.ts";
 import { Client, RateLimitError } from "../../driver/deno.ts";
 import { rateLimitedBulkLoad, rateLimitedInsert, shardAwareRun } from "./scenarios.mjs";
 import { localPortsForShard } from "../../driver/src/shard_ports.ts";
+import { runCli } from "../cli/run.ts";
+import { startScyllaServer } from "./server.mjs";
 
 function spawn(path: string, args: string[], onStdout: (chunk: string) => void) {
   const child = new Deno.Command(path, { args, stdout: "piped", stderr: "inherit" }).spawn();
@@ -71,6 +73,28 @@ Deno.test("deno: a row the rate limit refuses on every attempt is bad once its a
   );
   assertEquals([state.counters.rowsOk, state.counters.rowsBad, state.counters.rowsRejected, state.counters.retries], [0, 0, 2, 4]);
   assertEquals([totals.executes, totals.rate_limited, totals.rows_written], [6, 6, 0]);
+});
+
+Deno.test("cli: load backs off on rate-limit errors and every row arrives once", async () => {
+  const rows = 5000;
+  const dir = await Deno.makeTempDir({ prefix: "scylla2_cli_" });
+  const server = await startScyllaServer(spawn, 4, ["--scylla-rate-limit-every", "7"]);
+  try {
+    let csv = "k,v\n";
+    for (let k = 0; k < rows; k++) csv += `${k},0x${k.toString(16).padStart(8, "0")}\n`;
+    await Deno.writeTextFile(`${dir}/rows.csv`, csv);
+    // --table: the CLI reads the columns from system_schema.columns, which the personality fills.
+    const run = await runCli(["--hosts", server.address, "load", "--table", "bench.kv", "--max-retries", "10", "--bad-dir", `${dir}/bad`, `${dir}/rows.csv`]);
+    assertEquals(run.code, 0, run.stderr);
+    const totals = await server.totals();
+    assert(totals.rate_limited > 0, "the server refused some requests");
+    assert(run.stdout.includes(`${rows} rows loaded, 0 bad rows`), run.stdout);
+    assert(run.stdout.includes(`; ${totals.rate_limited} retries;`), `each refusal retried once: ${run.stdout} ${JSON.stringify(totals)}`);
+    assertEquals([totals.rows_written, totals.distinct_keys_written], [rows, rows], "every row arrived once");
+  } finally {
+    await server.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("local ports for a shard have its residue, lie in the ephemeral range and wrap", () => {

@@ -86,7 +86,20 @@ fn tokenize(text: &str) -> Result<Vec<Token>, String> {
             i += 1;
         }
     }
-    Ok(tokens)
+    Ok(join_qualified_names(tokens))
+}
+
+/// `"ks"."tbl"`, `"ks".tbl` and `ks."tbl"` tokenize as two words, one side holding the dot:
+/// joined into the one `ks.tbl` word an unquoted name gives.
+fn join_qualified_names(tokens: Vec<Token>) -> Vec<Token> {
+    let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
+    for token in tokens {
+        match (out.last_mut(), token) {
+            (Some(Token::Word(left)), Token::Word(right)) if left.ends_with('.') || right.starts_with('.') => left.push_str(&right),
+            (_, token) => out.push(token),
+        }
+    }
+    out
 }
 
 struct Cursor {
@@ -270,6 +283,11 @@ mod tests {
             parse("INSERT INTO bench.kv (k, v) VALUES (?, ?)").unwrap(),
             Statement::Insert { table: "bench.kv".into(), binds: vec![bind("k", false), bind("v", false)] }
         );
+        assert_eq!(
+            parse("INSERT INTO \"bench\".\"kv\" (\"k\", v) VALUES (?, ?)").unwrap(),
+            Statement::Insert { table: "bench.kv".into(), binds: vec![bind("k", false), bind("v", false)] }
+        );
+        assert_eq!(parse("SELECT v FROM \"bench\".kv").unwrap(), parse("select v from bench.\"kv\"").unwrap());
         assert_eq!(
             parse("insert into kv (k, v) values (1, :v)").unwrap(),
             Statement::Insert { table: "kv".into(), binds: vec![bind("v", false)] }
