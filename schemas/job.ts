@@ -102,8 +102,8 @@ export const loadSchema = z.strictObject({
   query: z.string().min(1).optional().describe(
     "custom INSERT or UPDATE with named bind markers (:name) matched to fields by name",
   ),
-  format: z.enum(["csv", "jsonl"]).optional().describe(
-    "input format (default: by extension, .jsonl/.ndjson are JSON Lines)",
+  format: z.enum(["csv", "jsonl", "json"]).optional().describe(
+    "input format (default: by extension, .jsonl/.ndjson are JSON Lines, .json one JSON array of objects)",
   ),
   map: z.union([
     z.string().min(1).describe("field=column,field=column"),
@@ -133,7 +133,11 @@ export const loadSchema = z.strictObject({
   maxConcurrency: positiveInt.max(4096).optional().describe(
     "upper bound of the requests in flight; the load adapts below it (default 256)",
   ),
-  maxErrors: positiveInt.optional().describe("stop once this many bad rows were recorded"),
+  maxErrors: z.union([positiveInt, z.string().regex(/^[0-9]{1,2}(\.[0-9]{1,2})?%$/)]).optional().describe(
+    "stop once this many bad rows were recorded, or (N%) once more than this share of an input's records were bad",
+  ),
+  skipRecords: z.int().min(0).optional().describe("records (data rows) of each input to skip before loading"),
+  maxRecords: positiveInt.optional().describe("records of each input to load at most, after the skipped ones"),
   maxRetries: z.int().min(0).max(100).optional().describe("retries of a row after a timeout or overload (default 3)"),
   rate: positiveInt.optional().describe("rows per second at most"),
   batchSize: positiveInt.max(65535).optional().describe("rows per unlogged batch (default 1: no batches)"),

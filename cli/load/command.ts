@@ -53,7 +53,7 @@ const DEFAULT_PROGRESS_SECONDS = LOAD_DEFAULTS.progressSeconds;
 export interface LoadFlags extends ConversionConfig {
   table?: string;
   query?: string;
-  format?: "csv" | "jsonl";
+  format?: "csv" | "jsonl" | "json";
   header?: boolean;
   delimiter?: string;
   quote?: string;
@@ -66,7 +66,9 @@ export interface LoadFlags extends ConversionConfig {
   ttl?: number;
   timestamp?: string;
   maxConcurrency?: number;
-  maxErrors?: number;
+  maxErrors?: number | string;
+  skipRecords?: number;
+  maxRecords?: number;
   maxRetries?: number;
   rate?: number;
   batchSize?: number;
@@ -150,7 +152,7 @@ interface ResolvedLoad {
   files: string[];
   tableText: string | undefined;
   query: string | undefined;
-  format: "csv" | "jsonl" | undefined;
+  format: "csv" | "jsonl" | "json" | undefined;
   map: Array<[string, string]> | null;
   skip: string[];
   constants: Array<[string, string]>;
@@ -161,7 +163,10 @@ interface ResolvedLoad {
   ttl: number | undefined;
   timestamp: bigint | undefined;
   maxConcurrency: number;
-  maxErrors: number | undefined;
+  /** A count, or `N%` of each input's records. */
+  maxErrors: number | string | undefined;
+  skipRecords: number | undefined;
+  maxRecords: number | undefined;
   maxRetries: number;
   rate: number | undefined;
   /** Rows per batch when given; otherwise the core batches by its default. */
@@ -218,6 +223,8 @@ function resolveSettings(fileArguments: string[], flags: LoadFlags, config: Load
     timestamp: timestampText !== undefined ? parseWriteTimestamp(timestampText) : undefined,
     maxConcurrency: flags.maxConcurrency ?? config.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
     maxErrors: flags.maxErrors ?? config.maxErrors,
+    skipRecords: flags.skipRecords ?? config.skipRecords,
+    maxRecords: flags.maxRecords ?? config.maxRecords,
     maxRetries: flags.maxRetries ?? config.maxRetries ?? DEFAULT_MAX_RETRIES,
     rate: flags.rate ?? config.rate,
     batchSize: flags.batchSize ?? config.batchSize,
@@ -447,7 +454,28 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
 
     const splitSuffix = settings.split === null ? "" : `.split-${settings.split.index}-of-${settings.split.count}`;
     const stems = uniqueStems(plans.map(({ input }) => input.path)).map((stem) => stem + splitSuffix);
-    const formats = plans.map(({ input }) => settings.format ?? input.format ?? "csv");
+    // A JSON array's objects are planned, mapped and described as JSON Lines records are;
+    // only the core's reader differs.
+    const jsonArrays = plans.map(({ input }) => (settings.format ?? input.format) === "json");
+    const formats = plans.map(({ input }) => {
+      const format = settings.format ?? input.format ?? "csv";
+      return format === "json" ? "jsonl" : format;
+    });
+    if (saved !== null && jsonArrays.some(Boolean)) {
+      throw new UsageError(
+        "--resume cannot continue a JSON array input (its elements are found from its start): start again without --resume",
+      );
+    }
+    if (plans.some(({ start }) => start !== undefined) && jsonArrays.some(Boolean)) {
+      throw new UsageError("--split of a single JSON array input cannot cut it by bytes: split by files instead");
+    }
+    // A checkpoint's watermark lies after the records already skipped or read: counting
+    // them again from there would skip or stop at other records.
+    if (saved !== null && (settings.skipRecords !== undefined || settings.maxRecords !== undefined)) {
+      throw new UsageError(
+        "--resume cannot continue a load with --skip-records or --max-records: start it again without --resume",
+      );
+    }
 
     const badLogs = stems.map((stem) => new BadRowLog(settings.badDir, stem));
     await refuseInputsAsOutputs(plans.map(({ input }) => input.path), [
@@ -477,6 +505,7 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
       coreInputs.push({
         input,
         format: formats[i],
+        jsonArray: jsonArrays[i],
         badLog,
         start,
         stopAfter: plan.stopAfter,
@@ -540,6 +569,8 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
           maxConcurrency: settings.maxConcurrency,
           initialConcurrency: Math.min(DEFAULT_INITIAL_CONCURRENCY, settings.maxConcurrency),
           maxErrors: settings.maxErrors,
+          skipRecords: settings.skipRecords,
+          maxRecords: settings.maxRecords,
           maxRetries: settings.maxRetries,
           consistency,
           idempotent: target.idempotent,

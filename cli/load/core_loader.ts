@@ -57,6 +57,8 @@ export type CorePlanFor = (header: string[] | null, format: "csv" | "jsonl") => 
 export interface CoreLoadInput {
   input: InputFile;
   format: "csv" | "jsonl";
+  /** JSON: one array of objects (read by the core as a stream), not one object per line. */
+  jsonArray?: boolean;
   badLog: BadRowLog;
   /** Where reading starts (a checkpoint's watermark, or a --split range start). */
   start?: ReadStart;
@@ -114,7 +116,10 @@ export interface CoreLoadSettings {
   conversion?: BulkConversionOptions;
   maxConcurrency: number;
   initialConcurrency?: number;
-  maxErrors?: number;
+  /** A count, or `N%` of each input's records (judged in the core). */
+  maxErrors?: number | string;
+  skipRecords?: number;
+  maxRecords?: number;
   maxRetries?: number;
   consistency?: number;
   /** false for counters, list appends and conditional writes: the load is journaled. */
@@ -348,7 +353,7 @@ export async function runCoreLoad(
 
   const noteBad = () => {
     progress.badRows++;
-    if (settings.maxErrors !== undefined && progress.badRows >= settings.maxErrors && stop.reason === null) {
+    if (typeof settings.maxErrors === "number" && progress.badRows >= settings.maxErrors && stop.reason === null) {
       stop.reason = `stopped after ${progress.badRows} bad rows (--max-errors ${settings.maxErrors})`;
     }
   };
@@ -541,10 +546,10 @@ export async function runCoreLoad(
     };
 
     const pacer = settings.rate !== undefined ? new LinePacer(settings.rate) : null;
-    const remainingErrors = settings.maxErrors === undefined ? undefined : settings.maxErrors - progress.badRows;
+    const remainingErrors = typeof settings.maxErrors === "number" ? settings.maxErrors - progress.badRows : undefined;
     const options: BulkLoadOptions = {
       query: plan.statement,
-      format: item.format,
+      format: item.jsonArray ? "json" : item.format,
       nullValues: settings.nullValues,
       conversion: settings.conversion,
       constants: plan.constants,
@@ -575,6 +580,10 @@ export async function runCoreLoad(
     }
     // The core stops once more than maxErrors rows were bad: at the one that reaches the limit.
     if (remainingErrors !== undefined) options.maxErrors = Math.max(0, remainingErrors - 1);
+    // A share is judged in the core over each input's own records.
+    if (typeof settings.maxErrors === "string") options.maxErrors = settings.maxErrors;
+    if (settings.skipRecords !== undefined) options.skipRecords = settings.skipRecords;
+    if (settings.maxRecords !== undefined) options.maxRecords = settings.maxRecords;
     if (settings.maxRetries !== undefined) options.maxRetries = settings.maxRetries;
     if (settings.consistency !== undefined) options.consistency = settings.consistency;
     if (settings.dryRun) options.dryRun = true;

@@ -11,7 +11,7 @@ export interface InputFile {
   /** Size on disk in bytes (compressed size for .gz); null for stdin. */
   size: number | null;
   gzip: boolean;
-  format: "csv" | "jsonl" | null;
+  format: "csv" | "jsonl" | "json" | null;
 }
 
 const GLOB_CHARS = /[*?[]/;
@@ -39,9 +39,10 @@ export function globToRegExp(segment: string): RegExp {
 }
 
 /** The format implied by a file name, ignoring a .gz suffix. */
-export function formatOfName(path: string): "csv" | "jsonl" | null {
+export function formatOfName(path: string): "csv" | "jsonl" | "json" | null {
   const name = path.toLowerCase().replace(/\.gz$/, "");
   if (name.endsWith(".jsonl") || name.endsWith(".ndjson")) return "jsonl";
+  if (name.endsWith(".json")) return "json";
   if (name.endsWith(".csv") || name.endsWith(".tsv") || name.endsWith(".txt")) return "csv";
   return null;
 }

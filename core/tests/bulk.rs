@@ -224,7 +224,9 @@ fn config_of(case: &Json) -> BulkConfig {
     }
     config.ignore_unknown = case.get("ignore_unknown").and_then(Json::as_bool).unwrap_or(false);
     config.null_to_unset = case.get("null_to_unset").and_then(Json::as_bool).unwrap_or(true);
-    config.max_errors = case.get("max_errors").and_then(Json::as_u64);
+    if let Some(limit) = case.get("max_errors").and_then(Json::as_u64) {
+        config.limits.errors = cqlwire_core::bulk::ErrorLimit::Count(limit);
+    }
     config
 }
 

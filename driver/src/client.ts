@@ -83,7 +83,8 @@ export interface BulkLoadOptions {
   table?: string;
   /** With `table`: the columns to bind, in order (default: all of the table's columns). */
   columns?: string[];
-  format?: "csv" | "jsonl";
+  /** `json`: one JSON array of objects, read element by element (never whole). */
+  format?: "csv" | "jsonl" | "json";
   delimiter?: string;
   quote?: string;
   escape?: string;
@@ -114,7 +115,12 @@ export interface BulkLoadOptions {
   conversion?: BulkConversionOptions;
   /** Columns given the same value (CQL text) on every row. */
   constants?: Record<string, string>;
-  maxErrors?: number;
+  /** Stop after this many bad rows, or (`"N%"`) once more than N% of the records read were bad. */
+  maxErrors?: number | string;
+  /** Records (data rows, good or bad) at the start of the input to skip. */
+  skipRecords?: number;
+  /** Records to read at most, after the skipped ones; the rest of the input is not read. */
+  maxRecords?: number;
   ignoreUnknown?: boolean;
   consistency?: number;
   /** Write timestamp in µs since the epoch for every row. */
@@ -698,6 +704,8 @@ export class Client {
       cellTimes: options.cellTimes,
       constants: options.constants,
       maxErrors: options.maxErrors,
+      skipRecords: options.skipRecords,
+      maxRecords: options.maxRecords,
       ignoreUnknown: options.ignoreUnknown,
       consistency: options.consistency ?? this.options.queryOptions.consistency,
       timestamp: options.timestamp,

@@ -95,3 +95,15 @@ export function closedPort(): number {
   listener.close();
   return port;
 }
+
+/** A result's exit code and output, for an assertion's message. */
+export function explainResult(result: CliResult): string {
+  return `exit ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`;
+}
+
+/** Runs the CLI and asserts that it exited 0. */
+export async function runCliOk(args: string[], stdin?: string): Promise<CliResult> {
+  const result = await runCli(args, stdin === undefined ? {} : { stdin });
+  if (result.code !== 0) throw new Error(`expected exit 0 from cqlwire ${args.join(" ")}\n${explainResult(result)}`);
+  return result;
+}

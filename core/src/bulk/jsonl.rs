@@ -41,7 +41,7 @@ pub struct JsonlLine {
 pub struct JsonlReader {
     max_record: usize,
     /// Its `start` is where the line in progress begins.
-    buf: RecordBuffer,
+    pub(super) buf: RecordBuffer,
     line_offset: u64,
     line: u64,
     discarding: bool,

@@ -696,7 +696,11 @@ impl BulkLoad {
         loop {
             let seq = self.next_seq;
             let Some(outcome) = self.encoder.next_row() else {
-                // After finish(), no row now means no row ever.
+                // After finish(), no row now means no row ever; so too once the records the
+                // load may read (maxRecords) were read: the rest of the input stays unread.
+                if self.encoder.records_exhausted() {
+                    self.finished = true;
+                }
                 self.drained |= self.finished;
                 return None;
             };

@@ -23,7 +23,9 @@
 //! At end of input call [`BulkEncoder::finish`] and drain `next_row` once more: a last
 //! line without a line end becomes a row, an open quote a bad row. When `next_row` returns
 //! `None`, check [`BulkEncoder::error`]: a header that does not fit the statement, or more
-//! bad rows than `max_errors`, stops the encoder for good (later pushes are ignored).
+//! bad rows than `limits.errors` allows, stops the encoder for good (later pushes are
+//! ignored). [`BulkEncoder::records_exhausted`] says `limits.max` records were read: the input
+//! ends there (see [`limits`]).
 //!
 //! `values` is `[n: u16][value]*` in bind-marker order, each value `[len: i32][bytes]`, -1
 //! for null and -2 for unset (a column no input field maps to). It lives in a buffer the
@@ -73,7 +75,9 @@
 pub mod cell_times;
 pub mod csv;
 pub mod header;
+pub mod json_array;
 pub mod jsonl;
+pub mod limits;
 pub mod load;
 mod options;
 mod record_buffer;
@@ -86,10 +90,13 @@ use std::ops::Range;
 use crate::session::token_from_values;
 use crate::types::{encode_text, ColumnType, ConversionSettings, TextOptions};
 
-pub use self::cell_times::{CellTime, CellTimes};
 use self::cell_times::{read_time, Parts, Resolved};
+pub use self::cell_times::{CellTime, CellTimes};
 pub use self::csv::{CsvFault, CsvOptions, CsvReader, CsvRecord, FieldSpan, DEFAULT_MAX_RECORD_BYTES};
+use self::json_array::{JsonArrayReader, JsonRecords};
 pub use self::jsonl::{JsonFault, JsonKind, JsonValue, JsonlLine, JsonlReader, ObjectScanner};
+use self::limits::{Admit, LimitExceeded, RecordCounter};
+pub use self::limits::{ErrorLimit, RecordLimits};
 pub use self::options::BulkOptions;
 
 /// The input format.
@@ -98,6 +105,11 @@ pub enum Format {
     Csv(CsvOptions),
     /// One JSON object per line; `max_record_bytes` caps a line's size.
     Jsonl {
+        max_record_bytes: usize,
+    },
+    /// One JSON array of objects, read element by element ([`json_array`]); each object is
+    /// read as a JSON Lines line is.
+    JsonArray {
         max_record_bytes: usize,
     },
 }
@@ -165,8 +177,8 @@ pub struct BulkConfig {
     pub constants: Vec<(String, String)>,
     /// The partition key's bind marker indexes, from the PREPARED metadata, in key order.
     pub pk_indexes: Vec<u16>,
-    /// Stop once more than this many rows were bad. `None`: never stop.
-    pub max_errors: Option<u64>,
+    /// Records to skip and to read at most, and the bad rows that stop the load.
+    pub limits: RecordLimits,
     /// CSV header names that match no column are skipped instead of failing.
     pub ignore_unknown: bool,
     /// A null field leaves its column unset instead of binding null (default true).
@@ -187,7 +199,7 @@ impl BulkConfig {
             mapping: Mapping::Auto,
             constants: Vec::new(),
             pk_indexes: Vec::new(),
-            max_errors: None,
+            limits: RecordLimits::default(),
             ignore_unknown: false,
             null_to_unset: true,
             cell_times: None,
@@ -216,6 +228,11 @@ pub enum BulkError {
     Header { line: u64, reason: String },
     /// More than `limit` rows were bad.
     TooManyErrors { limit: u64 },
+    /// The input as a whole is malformed where no row can be told apart (a JSON array's
+    /// structure).
+    Document(String),
+    /// More than `basis_points` / 100 percent of the `records` read were bad.
+    TooManyErrorsShare { basis_points: u32, bad: u64, records: u64 },
 }
 
 impl fmt::Display for BulkError {
@@ -224,6 +241,12 @@ impl fmt::Display for BulkError {
             BulkError::Config(reason) => write!(f, "bulk configuration: {reason}"),
             BulkError::Header { line, reason } => write!(f, "header at line {line}: {reason}"),
             BulkError::TooManyErrors { limit } => write!(f, "more than {limit} bad rows: stopping"),
+            BulkError::Document(reason) => write!(f, "{reason}"),
+            BulkError::TooManyErrorsShare { basis_points, bad, records } => write!(
+                f,
+                "{bad} of {records} rows were bad, more than {}%: stopping",
+                limits::percent_text(*basis_points)
+            ),
         }
     }
 }
@@ -359,7 +382,7 @@ struct Plan {
 enum Input {
     Csv(CsvReader),
     Jsonl {
-        reader: JsonlReader,
+        reader: JsonRecords,
         scanner: ObjectScanner,
         slots: Vec<Option<JsonValue>>,
         /// Key to column.
@@ -428,7 +451,7 @@ pub struct BulkEncoder {
     explicit: Option<Vec<(FieldRef, usize)>>,
     plan: Option<Plan>,
     pk_indexes: Vec<u16>,
-    max_errors: Option<u64>,
+    records: RecordCounter,
     ignore_unknown: bool,
     /// By column: a null field binds unset (-2) instead of null (-1).
     null_is_unset: Vec<bool>,
@@ -480,7 +503,7 @@ impl BulkEncoder {
             mapping,
             constants,
             pk_indexes,
-            max_errors,
+            limits,
             ignore_unknown,
             null_to_unset,
             cell_times,
@@ -540,6 +563,7 @@ impl BulkEncoder {
             }
         };
 
+        let array = matches!(format, Format::JsonArray { .. });
         let (input, plan) = match format {
             Format::Csv(opts) => {
                 let header = opts.header;
@@ -556,7 +580,7 @@ impl BulkEncoder {
                 };
                 (Input::Csv(reader), plan)
             }
-            Format::Jsonl { max_record_bytes } => {
+            Format::Jsonl { max_record_bytes } | Format::JsonArray { max_record_bytes } => {
                 let mut keys = BTreeMap::new();
                 let mut sources: Vec<Source> = vec![Source::Unset; columns.len()];
                 match &explicit {
@@ -587,7 +611,11 @@ impl BulkEncoder {
                 }
                 let fold_case = explicit.is_none();
                 let input = Input::Jsonl {
-                    reader: JsonlReader::new(max_record_bytes),
+                    reader: if array {
+                        JsonRecords::Array(JsonArrayReader::new(max_record_bytes))
+                    } else {
+                        JsonRecords::Lines(JsonlReader::new(max_record_bytes))
+                    },
                     scanner: ObjectScanner::new(),
                     slots: Vec::with_capacity(columns.len()),
                     keys,
@@ -622,7 +650,7 @@ impl BulkEncoder {
             explicit,
             plan: None,
             pk_indexes,
-            max_errors,
+            records: RecordCounter::new(limits),
             ignore_unknown,
             null_is_unset,
             cell_times,
@@ -773,6 +801,11 @@ impl BulkEncoder {
         }
     }
 
+    /// `limits.max` records were read: the input ends here, whatever follows.
+    pub fn records_exhausted(&self) -> bool {
+        self.records.exhausted()
+    }
+
     /// The text of the field at fault in the last bad row returned, when one field was
     /// (cut to its first 256 bytes).
     pub fn bad_value(&self) -> Option<&str> {
@@ -831,13 +864,16 @@ impl BulkEncoder {
             return Some(self.next_part());
         }
         loop {
-            if self.fatal.is_some() {
+            if self.fatal.is_some() || self.records.exhausted() {
                 return None;
             }
             let step = match self.input {
                 Input::Csv(_) => self.csv_step(),
                 Input::Jsonl { .. } => self.jsonl_step(),
             };
+            if matches!(step, Step::Good { .. } | Step::Bad { .. }) && self.records.admit() == Admit::Skip {
+                continue;
+            }
             match step {
                 Step::NeedInput => return None,
                 Step::Skipped => continue,
@@ -874,11 +910,12 @@ impl BulkEncoder {
                 Step::Bad { line, offset, end_offset, kind, column, reason, value } => {
                     self.bad_rows += 1;
                     self.bad_value = value;
-                    if let Some(limit) = self.max_errors {
-                        if self.bad_rows > limit {
-                            self.fatal = Some(BulkError::TooManyErrors { limit });
+                    self.fatal = self.records.bad_row().map(|exceeded| match exceeded {
+                        LimitExceeded::Count { limit } => BulkError::TooManyErrors { limit },
+                        LimitExceeded::Share { basis_points, bad, records } => {
+                            BulkError::TooManyErrorsShare { basis_points, bad, records }
                         }
-                    }
+                    });
                     let raw = match &self.input {
                         Input::Csv(reader) => reader.raw(),
                         Input::Jsonl { reader, .. } => reader.raw(),
@@ -1034,7 +1071,11 @@ impl BulkEncoder {
     fn jsonl_step(&mut self) -> Step {
         let BulkEncoder { input, columns, text: _, literal, constants, values, starts, plan, null_is_unset, .. } = self;
         let Input::Jsonl { reader, scanner, slots, keys, fold_case } = input else { return Step::NeedInput };
-        let Some(line) = reader.next_line() else { return Step::NeedInput };
+        let line = match reader.next_record() {
+            None => return Step::NeedInput,
+            Some(Ok(line)) => line,
+            Some(Err(fault)) => return Step::Fatal(BulkError::Document(fault.to_string())),
+        };
         let Some(plan) = plan.as_ref() else { return Step::NeedInput };
         let bad = |kind, column, reason| Step::Bad {
             line: line.line,
@@ -1270,5 +1311,82 @@ mod tests {
             }
         }
         assert_eq!(columns, vec![Some(BadColumn::Field(0)), Some(BadColumn::Name("a".into()))]);
+    }
+
+    /// The records an encoder returns for an int column `a` and a header.
+    fn limited(limits: RecordLimits, input: &[u8]) -> (Vec<Result<Vec<u8>, String>>, bool, Option<BulkError>) {
+        let mut config = BulkConfig::new(Format::Csv(CsvOptions::default()), vec![("a".to_owned(), ColumnType::Int)]);
+        config.limits = limits;
+        let mut encoder = BulkEncoder::new(config).unwrap();
+        encoder.push(input);
+        let mut out = Vec::new();
+        while let Some(outcome) = encoder.next_row() {
+            out.push(match outcome {
+                RowOutcome::Good { values, .. } => Ok(values.to_vec()),
+                RowOutcome::Bad { raw, .. } => Err(String::from_utf8_lossy(raw).into_owned()),
+            });
+        }
+        (out, encoder.records_exhausted(), encoder.error().cloned())
+    }
+
+    fn int_row(v: i32) -> Vec<u8> {
+        let mut row = vec![0, 1, 0, 0, 0, 4];
+        row.extend_from_slice(&v.to_be_bytes());
+        row
+    }
+
+    #[test]
+    fn a_json_array_loads_its_objects_and_a_scalar_is_a_bad_row() {
+        let columns = vec![("a".to_owned(), ColumnType::Int), ("b".to_owned(), ColumnType::Text)];
+        let config = BulkConfig::new(Format::JsonArray { max_record_bytes: 1 << 20 }, columns);
+        let input = b"[\n  {\"a\": 1, \"b\": \"x\"},\n  7,\n  {\"b\": null, \"a\": 2}\n]\n";
+        let mut one = vec![0, 2, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 1, b'x'];
+        let two = vec![0, 2, 0, 0, 0, 4, 0, 0, 0, 2, 0xff, 0xff, 0xff, 0xfe];
+        let got = rows(config.clone(), input);
+        assert_eq!(got.len(), 3);
+        assert_eq!(got[0], Ok(std::mem::take(&mut one)));
+        assert!(got[1].is_err());
+        assert_eq!(got[2], Ok(two));
+        // The structure broken after the first element: the encoder stops with the place.
+        let mut encoder = BulkEncoder::new(config).unwrap();
+        encoder.push(b"[{\"a\": 1} {\"a\": 2}]");
+        encoder.finish();
+        while encoder.next_row().is_some() {}
+        assert_eq!(
+            encoder.error().map(ToString::to_string).as_deref(),
+            Some("JSON array at line 1 (byte 10): expected , or ] after an element")
+        );
+    }
+
+    #[test]
+    fn skipped_records_count_bad_ones_and_max_records_ends_the_input() {
+        let input = b"a\nx\n1\n\n2\ny\n3\n4\n";
+        let limits = RecordLimits { skip: 2, max: Some(3), errors: ErrorLimit::Unlimited };
+        // The header and the blank line are no records; "x" is skipped although bad.
+        let (rows, exhausted, error) = limited(limits, input);
+        assert_eq!(rows, vec![Ok(int_row(2)), Err("y".into()), Ok(int_row(3))]);
+        assert!(exhausted);
+        assert_eq!(error, None);
+        let (rows, exhausted, _) = limited(RecordLimits { skip: 7, ..limits }, input);
+        assert_eq!((rows, exhausted), (vec![], false));
+    }
+
+    #[test]
+    fn a_share_of_bad_records_stops_the_encoder_with_its_figures() {
+        // 200 records; records 91, 101, 111, ... 191 are bad (11 of 200, 5.5%).
+        let mut input = b"a\n".to_vec();
+        for i in 0..200 {
+            input.extend_from_slice(if i >= 90 && i % 10 == 0 { b"x\n" } else { b"1\n" });
+        }
+        let limits = RecordLimits { errors: ErrorLimit::BasisPoints(999), ..RecordLimits::default() };
+        let (rows, _, error) = limited(limits, &input);
+        assert_eq!((error, rows.len()), (None, 200));
+        let limits = RecordLimits { errors: ErrorLimit::BasisPoints(50), ..RecordLimits::default() };
+        let (rows, _, error) = limited(limits, &input);
+        // 0.5%: record 91 (1 of 91 bad) comes before the minimum sample of 100; record 101
+        // makes 2 of 101, and stops the encoder after it.
+        assert_eq!(rows.len(), 101);
+        assert_eq!(error, Some(BulkError::TooManyErrorsShare { basis_points: 50, bad: 2, records: 101 }));
+        assert_eq!(error.unwrap().to_string(), "2 of 101 rows were bad, more than 0.5%: stopping");
     }
 }

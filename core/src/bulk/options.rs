@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
+use super::limits::{parse_error_limit, ErrorLimit, RecordLimits};
 use super::load::{BatchGrouping, LoadConfig};
 use super::{BulkConfig, BulkError, CellTime, CellTimes, CsvOptions, FieldRef, Format, Mapping};
 use crate::types::{ColumnType, ConversionSettings, EpochUnit};
@@ -16,6 +17,8 @@ pub enum InputFormat {
     #[default]
     Csv,
     Jsonl,
+    /// A JSON document that is one array of objects.
+    Json,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -51,6 +54,14 @@ impl From<FieldName> for FieldRef {
             FieldName::Name(name) => FieldRef::Name(name),
         }
     }
+}
+
+/// `maxErrors`: a count (a JSON number) or text, `N` or `N%`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum MaxErrors {
+    Count(u64),
+    Text(String),
 }
 
 /// The mapping: `field=column,...` text, or `[field, column]` pairs (any name can be said
@@ -94,7 +105,12 @@ pub struct BulkOptions {
     pub field_count: Option<usize>,
     /// Column to CQL text, the same on every row.
     pub constants: Option<BTreeMap<String, String>>,
-    pub max_errors: Option<u64>,
+    /// A count of bad rows, or a share of the records read as the text `N%`.
+    pub max_errors: Option<MaxErrors>,
+    /// Records (data rows, good or bad) to skip at the start of the input.
+    pub skip_records: Option<u64>,
+    /// Records to read at most, after the skipped ones; the rest of the input is not read.
+    pub max_records: Option<u64>,
     pub ignore_unknown: Option<bool>,
     /// Text options and null-to-unset, applied after the keys above.
     pub conversion: Option<ConversionSettings>,
@@ -174,6 +190,7 @@ impl BulkOptions {
                 })
             }
             InputFormat::Jsonl => Format::Jsonl { max_record_bytes },
+            InputFormat::Json => Format::JsonArray { max_record_bytes },
         };
         let mut bulk = BulkConfig::new(format, columns);
         bulk.pk_indexes = pk_indexes;
@@ -201,7 +218,15 @@ impl BulkOptions {
         }
         bulk.field_count = self.field_count;
         bulk.constants = self.constants.unwrap_or_default().into_iter().collect();
-        bulk.max_errors = self.max_errors;
+        bulk.limits = RecordLimits {
+            skip: self.skip_records.unwrap_or(0),
+            max: self.max_records,
+            errors: match self.max_errors {
+                None => ErrorLimit::Unlimited,
+                Some(MaxErrors::Count(count)) => ErrorLimit::Count(count),
+                Some(MaxErrors::Text(text)) => parse_error_limit(&text).map_err(config_error)?,
+            },
+        };
         bulk.ignore_unknown = self.ignore_unknown.unwrap_or(false);
         if let Some(settings) = &self.conversion {
             bulk.apply_conversion(settings)?;
