@@ -8,7 +8,7 @@
 use std::sync::{Arc, Mutex};
 
 use cqlwire_core::connection::{
-    Authenticator, AuthenticatorFactory, Config, Connection, Event, Request, RequestError, State,
+    Authenticator, AuthenticatorFactory, Config, Connection, Event, Request, State,
 };
 use cqlwire_core::frame::{FrameHeader, Opcode, HEADER_LEN};
 use cqlwire_core::message::{decode_prepared, hex, QueryOptions};

@@ -10,9 +10,12 @@ ROOT="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
 BIN="$ROOT/node_modules/.bin"
 HOST="${CQLWIRE_HOSTS:-127.0.0.1:9042}"
 HOST="${HOST%%,*}"
-# 340 KiB: hardening against hostile peers, Scylla sharding, conversion settings and patterns
-# took the gzipped module from 300 KiB to about 302 KiB (measured 309,505 bytes on 2026-11-25).
-readonly WASM_GZIP_BUDGET=$((340 * 1024))
+# 376 KiB: hardening against hostile peers, Scylla sharding, conversion settings and patterns
+# took the gzipped module from 300 KiB to 309,505 bytes; the load engine's last pieces moved
+# into the core (CSV header, journal, field mapping), the one JSON formatter, JavaScript SASL,
+# Scylla rate-limit push-back and the frames fixes took it to 358,038 bytes (2026-11-25).
+# wasm-opt -Oz saves under 0.5% over -O3, so the budget grew rather than the speed shrank.
+readonly WASM_GZIP_BUDGET=$((376 * 1024))
 
 failures=0
 pass() { printf 'ok    %s\n' "$*"; }
