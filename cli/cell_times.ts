@@ -14,7 +14,7 @@ const FIELD = /^(writetime|ttl)\((.+)\)$/i;
 export function hasCellTime(column: TableColumn): boolean {
   if (
     column.kind !== "regular" ||
-    (column.type.kind === "native" && column.type.name === "counter")
+    column.type.kind === "counter"
   ) return false;
   const multiCell = ["list", "set", "map", "udt"].includes(column.type.kind);
   return !multiCell || column.typeText.startsWith("frozen<");

@@ -27,4 +27,5 @@ export {
 export { TimeUuid, types, Uuid } from "./src/types.ts";
 export { Metadata } from "./src/metadata.ts";
 export type { ColumnMetadata, DataTypeInfo, KeyspaceMetadata, TableMetadata, UdtMetadata } from "./src/metadata.ts";
-export { toCqlValue, unset } from "./src/codec/mod.ts";
+export { formatCqlType, parseCqlType, toCqlValue, unset } from "./src/codec/mod.ts";
+export type { TypeInfo } from "./src/codec/mod.ts";

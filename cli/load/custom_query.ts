@@ -3,7 +3,7 @@
 // name (or from their place: USING TTL :t is an int, USING TIMESTAMP :t a bigint), and input
 // fields are matched to markers the way they are matched to columns otherwise.
 
-import { parseCqlType } from "../cql_type.ts";
+import { parseCqlType } from "../../driver/mod.ts";
 import { UsageError } from "../errors.ts";
 import { parseTableName, type TableColumn, type TableSchema } from "./table.ts";
 
@@ -107,7 +107,7 @@ export function markerSchema(schema: TableSchema, markers: NamedMarker[]): Table
 export function isIdempotentQuery(query: string, schema: TableSchema): boolean {
   if (/\bIF\b/i.test(query.replace(/'(?:[^']|'')*'/g, "''"))) return false;
   const accumulating = schema.columns.filter((column) =>
-    column.type.kind === "list" || (column.type.kind === "native" && column.type.name === "counter")
+    column.type.kind === "list" || column.type.kind === "counter"
   );
   for (const column of accumulating) {
     const name = `(?:${column.name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}|"${column.name.replace(/"/g, '""')}")`;

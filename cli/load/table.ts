@@ -1,7 +1,7 @@
 // The target table of a load: its columns as read from system_schema, the mapping from
 // input fields to columns, and the INSERT statement built from that mapping.
 
-import type { CqlType, UdtField } from "../cql_type.ts";
+import type { TypeInfo } from "../../driver/mod.ts";
 import { UsageError } from "../errors.ts";
 
 export type ColumnKind = "partition_key" | "clustering" | "regular" | "static";
@@ -11,7 +11,7 @@ export interface TableColumn {
   kind: ColumnKind;
   /** Position within the partition or clustering key; -1 for other columns. */
   position: number;
-  type: CqlType;
+  type: TypeInfo;
   typeText: string;
 }
 
@@ -236,7 +236,7 @@ export function resolveLayout(
 }
 
 export function isCounter(column: TableColumn): boolean {
-  return column.type.kind === "native" && column.type.name === "counter";
+  return column.type.kind === "counter";
 }
 
 export function isCounterTable(schema: TableSchema): boolean {
@@ -300,38 +300,4 @@ export function buildWrite(schema: TableSchema, columns: TableColumn[], options:
 
 export function buildInsert(schema: TableSchema, bindings: FieldBinding[]): string {
   return buildWrite(schema, bindings.map((binding) => binding.column)).statement;
-}
-
-export interface UdtDefinition {
-  name: string;
-  fieldNames: string[];
-  fieldTypes: CqlType[];
-}
-
-/** Fills in the fields of every UDT reference inside `type`, recursively. */
-export function attachUdtDefinitions(type: CqlType, definitions: Map<string, UdtDefinition>, depth = 0): CqlType {
-  if (depth > 32) throw new UsageError("user-defined types nest deeper than 32 levels");
-  const recurse = (inner: CqlType) => attachUdtDefinitions(inner, definitions, depth + 1);
-  switch (type.kind) {
-    case "list":
-    case "set":
-      return { kind: type.kind, element: recurse(type.element) };
-    case "vector":
-      return { kind: "vector", element: recurse(type.element), dimension: type.dimension };
-    case "map":
-      return { kind: "map", key: recurse(type.key), value: recurse(type.value) };
-    case "tuple":
-      return { kind: "tuple", elements: type.elements.map(recurse) };
-    case "udt": {
-      const definition = definitions.get(type.name);
-      if (!definition) return type;
-      const fields: UdtField[] = definition.fieldNames.map((name, i) => ({
-        name,
-        type: recurse(definition.fieldTypes[i]),
-      }));
-      return { ...type, fields };
-    }
-    default:
-      return type;
-  }
 }

@@ -3,7 +3,7 @@
 // positions mapped back to the file, rejections in the log's words, and --rate pacing.
 
 import type { BadRowRecord, BulkCounters, BulkLoadOptions, BulkState } from "../../driver/deno.ts";
-import { parseCqlType } from "../../cli/cql_type.ts";
+import { parseCqlType } from "../../driver/mod.ts";
 import { BadRowLog } from "../../cli/load/bad_rows.ts";
 import { type Checkpoint, CheckpointStore, type JobIdentity } from "../../cli/load/checkpoint.ts";
 import { openCoreInput, PositionMap } from "../../cli/load/core_input.ts";

@@ -1,22 +1,5 @@
-import { parseCqlType } from "../../cli/cql_type.ts";
 import { displayWidth, formatTable } from "../../cli/format.ts";
 import { assertEquals } from "./assert.ts";
-
-const t = (text: string) => parseCqlType(text);
-
-Deno.test("CQL type text parses, frozen dropped, quoted names kept", () => {
-  assertEquals(t("frozen<map<text, list<int>>>"), {
-    kind: "map",
-    key: { kind: "native", name: "text" },
-    value: { kind: "list", element: { kind: "native", name: "int" } },
-  });
-  assertEquals(t("vector<float, 3>"), { kind: "vector", element: { kind: "native", name: "float" }, dimension: 3 });
-  assertEquals(t(`ks."My Type"`), { kind: "udt", keyspace: "ks", name: "My Type", fields: null });
-  assertEquals(t("'org.apache.cassandra.db.marshal.DynamicCompositeType(s=>UTF8Type)'"), {
-    kind: "custom",
-    className: "org.apache.cassandra.db.marshal.DynamicCompositeType(s=>UTF8Type)",
-  });
-});
 
 // Values are formatted by the core (core/src/types/json_out.rs, text.rs and their tests; the
 // CLI's query and unload tests read them back from the real server): the CLI only lays cells out.

@@ -1,4 +1,4 @@
-import { parseCqlType } from "../../cli/cql_type.ts";
+import { parseCqlType } from "../../driver/mod.ts";
 import { UsageError } from "../../cli/errors.ts";
 import { badFileStem, describeProblem, uniqueStems } from "../../cli/load/bad_rows.ts";
 import {
