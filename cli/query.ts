@@ -90,13 +90,10 @@ export async function runStatement(
       // Column widths depend on every row, so the table is laid out at the end.
       for (const row of page.cells) tableRows.push(row);
     } else if (settings.format === "json") {
-      // JSON Lines from the core, joined into one array.
-      for (const line of page.text.split("\n")) {
-        if (line === "") continue;
-        await out.write(`${outcome.rowCount === 0 ? "[\n" : ",\n"}${line}`);
-        outcome.rowCount++;
+      // JSON Lines from the core, joined into one array: one write per page.
+      if (page.rows > 0) {
+        await out.write(`${outcome.rowCount === 0 ? "[\n" : ",\n"}${page.text.slice(0, -1).replaceAll("\n", ",\n")}`);
       }
-      continue;
     } else {
       await out.write(page.text);
     }
