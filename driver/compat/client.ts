@@ -207,7 +207,7 @@ export class Client {
 
   /** The statement's options, with hints for DataStax values in unprepared statements. */
   private queryOptions(params: Params, options: CompatQueryOptions | undefined) {
-    const o = this.withTimestamp(executeOptions(options, this.profiles));
+    const o = this.withRoutingKey(this.withTimestamp(executeOptions(options, this.profiles)), options);
     const prepare = o.prepare ?? this.options.queryOptions?.prepare ?? false;
     if (!prepare && Array.isArray(params) && o.hints === undefined) {
       let hints: Array<string | null> | undefined;
@@ -217,6 +217,16 @@ export class Client {
       }
       if (hints) o.hints = hints;
     }
+    return o;
+  }
+
+  /**
+   * DataStax's `routingKey` (a serialised partition key, or its components) becomes the token
+   * the request is routed by, as DataStax routes by it ahead of a prepared statement's own key.
+   */
+  private withRoutingKey<T extends { routingToken?: bigint }>(o: T, options: CompatQueryOptions | undefined): T {
+    const key = options?.routingKey;
+    if (key !== undefined && key !== null) o.routingToken = this.cqlwire.tokenOfRoutingKey(key);
     return o;
   }
 
@@ -241,7 +251,7 @@ export class Client {
   private async runBatch(queries: Array<string | { query: string; params?: Params }>, options: CompatQueryOptions | undefined): Promise<ResultSet> {
     if (!this.connected) await this.connectOnce();
     if (!Array.isArray(queries)) throw new ArgumentError("batch needs an array of queries");
-    const o = this.withTimestamp(executeOptions(options, this.profiles));
+    const o = this.withRoutingKey(this.withTimestamp(executeOptions(options, this.profiles)), options);
     const items = queries.map((q) => {
       const item = typeof q === "string" ? { query: q } : q;
       const prepare = o.prepare ?? this.options.queryOptions?.prepare ?? false;
