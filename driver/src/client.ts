@@ -900,6 +900,13 @@ export class Client {
     return routingKeyToken(session, components);
   }
 
+  /** `getTokenRanges`, synchronously, from the ring the connected client holds. */
+  tokenRangesNow(keyspace?: string): Array<{ start: bigint; end: bigint; replicas: string[] }> {
+    const session = this.session;
+    if (session === null || !this.connected) throw new DriverError("the client is not connected", "ERR_NOT_CONNECTED");
+    return session.tokenRanges(keyspace);
+  }
+
   /** Nodes and connections as the core sees them, with in-flight and orphaned stream ids. */
   getState(): ReturnType<SessionHost["state"]> {
     return this.session?.state() ?? { protocolVersion: 0, nodes: [], connections: [] };
