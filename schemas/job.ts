@@ -102,8 +102,9 @@ export const loadSchema = z.strictObject({
   query: z.string().min(1).optional().describe(
     "custom INSERT or UPDATE with named bind markers (:name) matched to fields by name",
   ),
-  format: z.enum(["csv", "jsonl", "json"]).optional().describe(
-    "input format (default: by extension, .jsonl/.ndjson are JSON Lines, .json one JSON array of objects)",
+  format: z.enum(["csv", "jsonl", "json", "parquet"]).optional().describe(
+    "input format (default: by extension, .jsonl/.ndjson are JSON Lines, .json one JSON array of objects, " +
+      ".parquet Parquet)",
   ),
   map: z.union([
     z.string().min(1).describe("field=column,field=column"),
