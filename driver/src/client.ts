@@ -2,7 +2,7 @@
  * The `Client`: a pool of core-driven connections, the prepared-statement cache, paging,
  * batches and streaming. Names follow the DataStax Node.js driver where the meaning matches.
  */
-import { type BadRowKind, type BadRowRecord, type BulkCounters, type BulkState, type CsvHeaderRead, type JournalEntry, type RawResponse, concat, type CsvSettings, type MemoryStats, readCsvHeader, type RequestOptions, SessionHost, type Tried } from "./session.ts";
+import { type BadRowKind, type BadRowRecord, type BulkCounters, type BulkState, type CsvHeaderRead, type JournalEntry, type RawResponse, concat, type CsvSettings, type MemoryStats, readCsvHeader, type RequestOptions, SessionHost, type SniffedField, type SniffedInput, sniffInput, type Tried } from "./session.ts";
 import { type ClientOptions, parseHostPort, type ResolvedOptions, resolveOptions } from "./options.ts";
 import type { RuntimeHooks } from "./socket.ts";
 import { ArgumentError, DriverError, OperationTimedOutError } from "./errors.ts";
@@ -177,7 +177,8 @@ export interface PreparedInfo {
 }
 
 export type { BadRowKind, BadRowRecord, BulkCounters, BulkState, CsvHeaderRead, JournalEntry };
-export { readCsvHeader };
+export { readCsvHeader, sniffInput };
+export type { SniffedField, SniffedInput };
 
 export interface BatchQuery {
   query: string;
