@@ -226,7 +226,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("--rate <rows/s>", "write at most this many rows per second", positiveInteger("--rate"))
     .option(
       "--batch-size <n>",
-      "group rows into unlogged batches of up to n; 1: no batches (default: 32 on the core path, which sends a row alone when no batch forms; 1 on the JS path)",
+      "group rows into unlogged batches of up to n; 1: no batches (default: 32; a row goes alone when no batch forms within the look-ahead window)",
       positiveInteger("--batch-size"),
     )
     .addOption(
