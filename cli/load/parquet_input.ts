@@ -8,22 +8,13 @@
 // file row; checkpoints hold that row (offset = rows before it, line = row + 1), and a
 // resumed load starts reading at it. Bad rows are their JSON line, located by row group and row.
 
-import {
-  type AsyncBuffer,
-  type FileMetaData,
-  parquetMetadataAsync,
-  parquetRead,
-} from "hyparquet";
+import { type AsyncBuffer, type FileMetaData, parquetMetadataAsync, parquetRead } from "hyparquet";
 import { compressors } from "hyparquet-compressors";
 import type { BulkConversionOptions } from "../../driver/deno.ts";
 import type { TableColumn } from "./table.ts";
 import { UsageError } from "../errors.ts";
 import type { InputFile } from "./input.ts";
-import {
-  type ParquetColumn,
-  parquetColumns,
-  unfitReason,
-} from "./parquet_schema.ts";
+import { type ParquetColumn, parquetColumns, unfitReason } from "./parquet_schema.ts";
 import { cellWriter, LineWriter, type ValueWriter } from "./parquet_values.ts";
 
 /** A Parquet file read by ranges, one read at a time on one handle; counts the bytes read. */
@@ -37,9 +28,7 @@ class FileBuffer implements AsyncBuffer {
   ) {}
 
   slice(start: number, end = this.byteLength): Promise<ArrayBuffer> {
-    const read = this.queue.then(() =>
-      this.read(start, Math.min(end, this.byteLength))
-    );
+    const read = this.queue.then(() => this.read(start, Math.min(end, this.byteLength)));
     this.queue = read.catch(() => {});
     return read;
   }
@@ -165,9 +154,7 @@ export function describeRow(groupStarts: number[], row: number): string {
   while (group + 2 < groupStarts.length && groupStarts[group + 1] <= row) {
     group++;
   }
-  return `row group ${group}, row ${
-    row - groupStarts[group]
-  } (file row ${row}, from 0)`;
+  return `row group ${group}, row ${row - groupStarts[group]} (file row ${row}, from 0)`;
 }
 
 /** Core positions to file rows, for a load that starts at file row `startRow`. */
@@ -275,9 +262,7 @@ async function* parquetLines(
   const physical = {
     ...file.metadata,
     schema: file.metadata.schema.map((element) =>
-      element.num_children === undefined
-        ? { ...element, converted_type: undefined, logical_type: undefined }
-        : element
+      element.num_children === undefined ? { ...element, converted_type: undefined, logical_type: undefined } : element
     ),
   };
   const out = new LineWriter();

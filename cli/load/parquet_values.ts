@@ -14,11 +14,7 @@
 //   lists: JSON arrays of the same spellings; null: `null` (the core's null-to-unset rule).
 
 import type { TypeInfo } from "../../driver/mod.ts";
-import type {
-  ParquetColumn,
-  ParquetValue,
-  TimeUnit,
-} from "./parquet_schema.ts";
+import type { ParquetColumn, ParquetValue, TimeUnit } from "./parquet_schema.ts";
 
 /** A growing byte buffer that JSON lines are written into. */
 export class LineWriter {
@@ -125,9 +121,7 @@ function unscaled(value: number | bigint | Uint8Array): bigint {
   if (!(value instanceof Uint8Array)) return BigInt(value);
   let n = 0n;
   for (const b of value) n = (n << 8n) | BigInt(b);
-  return value.length > 0 && value[0] & 0x80
-    ? n - (1n << BigInt(value.length * 8))
-    : n;
+  return value.length > 0 && value[0] & 0x80 ? n - (1n << BigInt(value.length * 8)) : n;
 }
 
 /** `unscaled × 10^-scale` with every digit: 12345, 2 → 123.45. */
@@ -139,9 +133,7 @@ export function decimalText(value: bigint, scale: number): string {
     "0",
   );
   const point = digits.length - scale;
-  return `${negative ? "-" : ""}${digits.slice(0, point)}.${
-    digits.slice(point)
-  }`;
+  return `${negative ? "-" : ""}${digits.slice(0, point)}.${digits.slice(point)}`;
 }
 
 const PER_MILLI: Record<TimeUnit, bigint> = {
@@ -153,15 +145,12 @@ const PER_MILLI: Record<TimeUnit, bigint> = {
 const DATE_LIMIT_MS = 8_640_000_000_000_000n;
 
 /**
- * An epoch count as ISO-8601 with all of its fraction digits: `2024-01-02T03:04:05.123456Z`
- * (no `Z` for a local timestamp). Beyond a JS Date's range (±275 000 years) it is written as
- * the count with its unit, which the core refuses as no timestamp.
+ * An epoch count as a JSON string of ISO-8601 with all of its fraction digits:
+ * `"2024-01-02T03:04:05.123456Z"` (no `Z` for a local timestamp). Beyond a JS Date's range
+ * (±275 000 years) whole milliseconds are written as the integer the core reads as epoch
+ * milliseconds, and anything finer as the count with its unit, which the core refuses.
  */
-export function timestampText(
-  count: bigint,
-  unit: TimeUnit,
-  utc: boolean,
-): string {
+export function timestampJson(count: bigint, unit: TimeUnit, utc: boolean): string {
   const perMilli = PER_MILLI[unit];
   let millis = count / perMilli;
   let below = count % perMilli;
@@ -170,13 +159,11 @@ export function timestampText(
     below += perMilli;
   }
   if (millis > DATE_LIMIT_MS || millis < -DATE_LIMIT_MS) {
-    return `${count} ${unit} since the epoch`;
+    return below === 0n ? millis.toString() : `"${count} ${unit} since the epoch"`;
   }
   const iso = new Date(Number(millis)).toISOString();
-  const digits = unit === "ms"
-    ? ""
-    : below.toString().padStart(unit === "us" ? 3 : 6, "0");
-  return `${iso.slice(0, -1)}${digits}${utc ? "Z" : ""}`;
+  const digits = unit === "ms" ? "" : below.toString().padStart(unit === "us" ? 3 : 6, "0");
+  return `"${iso.slice(0, -1)}${digits}${utc ? "Z" : ""}"`;
 }
 
 /** Writes one non-null element; `target` is the CQL type it goes to (for bytes: text or blob). */
@@ -219,25 +206,14 @@ export function scalarWriter(
     case "date":
       return (out, v) => out.ascii(String(v));
     case "time": {
-      const perNano = value.unit === "ms"
-        ? 1_000_000n
-        : value.unit === "us"
-        ? 1_000n
-        : 1n;
-      return (out, v) =>
-        out.ascii((BigInt(v as number | bigint) * perNano).toString());
+      const perNano = value.unit === "ms" ? 1_000_000n : value.unit === "us" ? 1_000n : 1n;
+      return (out, v) => out.ascii((BigInt(v as number | bigint) * perNano).toString());
     }
     case "timestamp": {
       const { unit, utc } = value;
       // The reader hands INT96 values over as nanoseconds since the epoch (parquet_input.ts).
-      if (unit === "int96") {
-        return (out, v) =>
-          out.ascii(`"${timestampText(v as bigint, "ns", true)}"`);
-      }
-      return (out, v) =>
-        out.ascii(
-          `"${timestampText(BigInt(v as number | bigint), unit, utc)}"`,
-        );
+      if (unit === "int96") return (out, v) => out.ascii(timestampJson(v as bigint, "ns", true));
+      return (out, v) => out.ascii(timestampJson(BigInt(v as number | bigint), unit, utc));
     }
   }
 }
@@ -247,13 +223,9 @@ export function cellWriter(
   column: ParquetColumn,
   target: TypeInfo,
 ): ValueWriter {
-  const element =
-    column.list && (target.kind === "list" || target.kind === "set")
-      ? target.element
-      : target;
+  const element = column.list && (target.kind === "list" || target.kind === "set") ? target.element : target;
   const write = scalarWriter(column.value!, element);
-  const orNull: ValueWriter = (out, v) =>
-    v === null || v === undefined ? out.ascii("null") : write(out, v);
+  const orNull: ValueWriter = (out, v) => v === null || v === undefined ? out.ascii("null") : write(out, v);
   if (!column.list) return orNull;
   return (out, v) => {
     if (v === null || v === undefined) return out.ascii("null");

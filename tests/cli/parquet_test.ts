@@ -5,21 +5,13 @@
 // server answers; no switch skips them.
 
 import { assertEquals, assertStringIncludes } from "./assert.ts";
-import {
-  explainResult as explain,
-  REPO_ROOT,
-  runCli,
-  runCliOk as succeed,
-} from "./run.ts";
+import { explainResult as explain, REPO_ROOT, runCli, runCliOk as succeed } from "./run.ts";
 
 const KEYSPACE = "parquet_cli_test";
-const RUN = `${Date.now().toString(36)}_${
-  Math.floor(Math.random() * 1e6).toString(36)
-}`;
+const RUN = `${Date.now().toString(36)}_${Math.floor(Math.random() * 1e6).toString(36)}`;
 const FIXTURES = `${REPO_ROOT}/tests/cli/parquet`;
 
-const TYPE_COLUMNS =
-  "id int PRIMARY KEY, b boolean, i8 tinyint, i16 smallint, i32 int, i64 bigint, u8 smallint, " +
+const TYPE_COLUMNS = "id int PRIMARY KEY, b boolean, i8 tinyint, i16 smallint, i32 int, i64 bigint, u8 smallint, " +
   "u16 int, u32 bigint, u64 varint, f16 float, f32 float, f64 double, dec decimal, d date, t_ms time, t_us time, " +
   "t_ns time, ts_ms timestamp, ts_us timestamp, ts_ns timestamp, ts_local timestamp, s text, j text, u uuid, " +
   "bl blob, fx blob, li list<bigint>, ls list<text>, ld list<double>";
@@ -65,9 +57,7 @@ async function idsOf(table: string): Promise<number[]> {
     "json",
     `SELECT id FROM ${table}`,
   ]);
-  return (JSON.parse(result.stdout) as Array<{ id: number }>).map((row) =>
-    row.id
-  ).sort((a, b) => a - b);
+  return (JSON.parse(result.stdout) as Array<{ id: number }>).map((row) => row.id).sort((a, b) => a - b);
 }
 
 function load(file: string, table: string, work: string, ...more: string[]) {
