@@ -164,6 +164,22 @@ Deno.test({
         },
       );
 
+      await t.step("a file that is no Parquet, or a damaged page, stops the load with its place", async () => {
+        const notParquet = `${work}/text.parquet`;
+        await Deno.writeTextFile(notParquet, "id,n\n1,2\n");
+        const refused = await runCli(["load", notParquet, "--table", bad, "--quiet"]);
+        assertEquals(refused.code, 2, explain(refused));
+        assertStringIncludes(refused.stderr, `${notParquet}: not a readable Parquet file: `);
+        // Bytes 200 to 259 of bad.parquet lie inside its first row group's pages.
+        const damaged = await Deno.readFile(`${FIXTURES}/bad.parquet`);
+        damaged.fill(0x55, 200, 260);
+        await Deno.writeFile(`${work}/damaged.parquet`, damaged);
+        const failed = await runCli(["load", `${work}/damaged.parquet`, "--table", bad, "--quiet"]);
+        assertEquals(failed.code, 1, explain(failed));
+        assertStringIncludes(failed.stderr, `${work}/damaged.parquet: row group 0 cannot be read: `);
+        assertEquals(await idsOf(bad), []);
+      });
+
       await t.step(
         "INT96 timestamps, decimals stored as INT32 and INT64, gzip pages",
         async () => {
@@ -246,6 +262,7 @@ Deno.test({
           assertStringIncludes(
             stopped.stderr,
             "load aborted: stopped after 1 bad rows (--max-errors 1)",
+            explain(stopped),
           );
           const checkpoint = [...Deno.readDirSync(`${work}/bad`)].find((
             entry,
