@@ -2,13 +2,14 @@
  * The `Client`: a pool of core-driven connections, the prepared-statement cache, paging,
  * batches and streaming. Names follow the DataStax Node.js driver where the meaning matches.
  */
-import { type BadRowKind, type BadRowRecord, type BulkCounters, type BulkState, type CsvHeaderRead, type JournalEntry, type RawResponse, concat, type CsvSettings, type MemoryStats, type Pending, readCsvHeader, type RequestOptions, SessionHost, type Tried } from "./session.ts";
+import { type BadRowKind, type BadRowRecord, type BulkCounters, type BulkState, type CsvHeaderRead, type JournalEntry, type RawResponse, concat, type CsvSettings, type MemoryStats, type Pending, readCsvHeader, type RequestOptions, SessionHost, type SniffedField, type SniffedInput, sniffInput, type Tried } from "./session.ts";
 import { type ClientOptions, parseHostPort, type ResolvedOptions, resolveOptions } from "./options.ts";
 import type { RuntimeHooks } from "./socket.ts";
 import { ArgumentError, DriverError, OperationTimedOutError } from "./errors.ts";
 import { columnInfo, type ColumnInfo, fromHex, type PageSource, ResultSet, type Row } from "./result.ts";
 import { Metadata } from "./metadata.ts";
 import { encodeValueList, formatCqlType, parseCqlType, parseResult, Reader, type TypeInfo, Writer } from "./codec/mod.ts";
+import { withZoneOffsets } from "./zone.ts";
 
 export interface ExecuteOptions {
   prepare?: boolean;
@@ -60,7 +61,10 @@ const EMPTY_BYTES = new Uint8Array(0);
 export interface BulkConversionOptions {
   /** A null field leaves its column unset instead of binding null (default true). */
   nullToUnset?: boolean;
-  /** `UTC` or a fixed offset (`+02:00`) for timestamps without a zone. */
+  /**
+   * The zone of timestamps written without one: `UTC`, a fixed offset (`+02:00`) or a zone
+   * name (`America/New_York`), resolved with the runtime's `Intl` time zone database.
+   */
   timeZone?: string;
   /** `iso` or a strftime-like pattern (`%d/%m/%Y %H:%M:%S`). */
   timestampFormat?: string;
@@ -173,7 +177,8 @@ export interface PreparedInfo {
 }
 
 export type { BadRowKind, BadRowRecord, BulkCounters, BulkState, CsvHeaderRead, JournalEntry };
-export { readCsvHeader };
+export { readCsvHeader, sniffInput };
+export type { SniffedField, SniffedInput };
 
 export interface BatchQuery {
   query: string;
@@ -697,7 +702,7 @@ export class Client {
       epochUnit: options.epochUnit,
       mapping: options.mapping,
       fieldCount: options.fieldCount,
-      conversion: options.conversion,
+      conversion: withZoneOffsets(options.conversion),
       cellTimes: options.cellTimes,
       constants: options.constants,
       maxErrors: options.maxErrors,
@@ -740,7 +745,7 @@ export class Client {
   ): AsyncGenerator<{ csv: Uint8Array; rows: number; header: Uint8Array; pagingState: Uint8Array | null; info: PageInfo }> {
     const session = await this.ready();
     const { delimiter, quote, escape, nullWord, conversion } = options;
-    const format = session.csvFormatter({ delimiter, quote, escape, nullWord, conversion });
+    const format = session.csvFormatter({ delimiter, quote, escape, nullWord, conversion: withZoneOffsets(conversion) });
     let header = options.header ?? false;
     for await (const { page, info } of this.formattedPages(query, params, options, format, session)) {
       if (page === null) {
