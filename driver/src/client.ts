@@ -442,11 +442,14 @@ export class Client {
   }
 
   /** Builds the ResultSet of a prepared EXECUTE in the driver loop, off the promise chain. */
-  private decodeExecute = (request: Pending, flags: number, body: Uint8Array, node: string, attempts: number, tried?: Tried): ResultSet => {
+  private decodeExecute = (request: Pending, flags: number, events: Uint8Array, start: number, end: number, node: string, attempts: number, tried?: Tried): ResultSet => {
     this.recordLatency(performance.now() - request.started);
     const ps = request.context as Prepared;
     const options = request.options as ExecuteOptions;
-    const rs = this.resultSetOf(flags, body, node, attempts, this.session!, ps);
+    // A write's answer, the commonest: a Void result with no trace or warnings, read in place.
+    const rs = flags === 0 && isVoidResult(events, start, end)
+      ? new ResultSet([], NO_COLUMNS, null, node, attempts, NO_WARNINGS, null)
+      : this.resultSetOf(flags, events.subarray(start, end), node, attempts, this.session!, ps);
     rs.consistency = options.consistency ?? this.options.queryOptions.consistency;
     if (rs.rawPageState !== null) rs.source = new PageRequest(this, ps, request.params as unknown[] | Record<string, unknown> | null, options);
     if (tried !== undefined) rs.tried = tried;
@@ -1066,6 +1069,11 @@ function skipPrefix(raw: RawResponse): { body: Uint8Array; traceId: string | nul
 }
 
 const NO_WARNINGS: string[] = [];
+
+/** Whether `u8[start, end)` is a RESULT body of kind Void (an int 1 and nothing else). */
+function isVoidResult(u8: Uint8Array, start: number, end: number): boolean {
+  return end - start === 4 && u8[start] === 0 && u8[start + 1] === 0 && u8[start + 2] === 0 && u8[start + 3] === 1;
+}
 
 function formatUuid(b: Uint8Array): string {
   const h = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");

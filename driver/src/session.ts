@@ -15,6 +15,7 @@
  */
 import { CallError, CsvPageFormatter, csvHeader, JsonPageFormatter, JsonPageKind, sniffInput as coreSniff, WasmSession } from "../wasm/pkg/cqlwire_wasm.js";
 import type { CqlSocket, RuntimeHooks, ShardPort, TlsSettings } from "./socket.ts";
+import { PendingTable } from "./pending.ts";
 import { SaslBridge, type SaslAuthProvider, type SaslStep } from "./sasl.ts";
 import { AuthenticationError, ConnectionError, DriverError, DriverInternalError, errorFromCall, errorFromCore, NoHostAvailableError } from "./errors.ts";
 
@@ -108,6 +109,8 @@ export interface RawResponse {
  */
 export class Pending {
   constructor(
+    /** The core's request id. */
+    readonly id: number,
     readonly resolve: (r: unknown) => void,
     readonly reject: (e: Error) => void,
     /** Whatever the decoder needs (a prepared statement); undefined for raw responses. */
@@ -120,7 +123,8 @@ export class Pending {
   ) {}
 }
 
-export type ResponseDecoder = (request: Pending, flags: number, body: Uint8Array, node: string, attempts: number, tried?: Tried) => unknown;
+/** The body is `events[start, end)`: a decoder that needs no view of it (a Void result) makes none. */
+export type ResponseDecoder = (request: Pending, flags: number, events: Uint8Array, start: number, end: number, node: string, attempts: number, tried?: Tried) => unknown;
 export type FailureObserver = (context: unknown, error: Error) => void;
 
 export interface SessionSettings {
@@ -193,7 +197,7 @@ export class SessionHost {
   private sockets = new Map<number, CqlSocket | null>();
   private writing = new Set<number>();
   private backlog = new Map<number, Uint8Array[]>();
-  private pending = new Map<number, Pending>();
+  private pending = new PendingTable<Pending>();
   private flushScheduled = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private timerAt = -1;
@@ -353,7 +357,7 @@ export class SessionHost {
   /** The promise of request `id`, settled when its response or failure comes out of the core. */
   private track<T>(id: number, context: unknown, started: number, params: unknown, options: unknown): Promise<T> {
     const p = new Promise<T>(this.takeSettlers);
-    this.pending.set(id, new Pending(this.nextResolve!, this.nextReject!, context, started, params, options));
+    this.pending.add(new Pending(id, this.nextResolve!, this.nextReject!, context, started, params, options));
     this.nextResolve = this.nextReject = null;
     this.kick();
     return p;
@@ -562,8 +566,7 @@ export class SessionHost {
       }
     }
     this.sockets.clear();
-    for (const p of this.pending.values()) p.reject(err);
-    this.pending.clear();
+    for (const p of this.pending.takeAll()) p.reject(err);
     this.readyWaiter?.reject(err);
     this.readyWaiter = null;
     const waiters = [...this.closeWaiters];
@@ -951,24 +954,23 @@ export class SessionHost {
   }
 
   /** A response event: its request's promise settles with the decoded value or the raw response. */
-  private settleResponse(id: number, flags: number, attempts: number, nodeId: number, body: Uint8Array): void {
-    const p = this.pending.get(id);
+  private settleResponse(id: number, flags: number, attempts: number, nodeId: number, events: Uint8Array, start: number, end: number): void {
+    const p = this.pending.take(id);
     if (!p) return;
-    this.pending.delete(id);
     const node = this.nodeAddress(nodeId);
     // Retried or speculated: the DataStax driver's info.triedHosts and speculativeExecutions.
     const tried = attempts > 1 ? this.takeTried(id) : undefined;
     if (p.context !== undefined && this.decoder !== null) {
       let value: unknown;
       try {
-        value = this.decoder(p, flags, body, node, attempts, tried);
+        value = this.decoder(p, flags, events, start, end, node, attempts, tried);
       } catch (e) {
         p.reject(e as Error);
         return;
       }
       p.resolve(value);
     } else {
-      p.resolve({ flags, attempts, node, body, tried });
+      p.resolve({ flags, attempts, node, body: events.subarray(start, end), tried });
     }
   }
 
@@ -984,16 +986,15 @@ export class SessionHost {
       const start = at + 9;
       at = start + len;
       if (kind === EVENT_RESPONSE) {
-        // The commonest event, read in place: the body is its one view.
-        this.settleResponse(id, buf[start], buf[start + 1], buf[start + 2] | (buf[start + 3] << 8), buf.subarray(start + 4, at));
+        // The commonest event, read in place.
+        this.settleResponse(id, buf[start], buf[start + 1], buf[start + 2] | (buf[start + 3] << 8), buf, start + 4, at);
         continue;
       }
       const payload = buf.subarray(start, at);
       switch (kind) {
         case EVENT_FAILED: {
-          const p = this.pending.get(id);
+          const p = this.pending.take(id);
           if (!p) break;
-          this.pending.delete(id);
           const error = sessionError(JSON.parse(textDecoder.decode(payload)));
           if (p.context !== undefined) this.reportListenerError("failure", () => this.onFailure?.(p.context, error));
           p.reject(error);
