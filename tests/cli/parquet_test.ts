@@ -161,6 +161,9 @@ Deno.test({
             `${FIXTURES}/types.parquet: Parquet column 'b' (BOOLEAN) cannot go to column 'b' (int): the types do not match`,
           );
           assertEquals(await idsOf(mismatch), []);
+          const create = await load("types.parquet", `${KEYSPACE}.created_${RUN}`, work, "--create-table", "--key", "id");
+          assertEquals(create.code, 2, explain(create));
+          assertStringIncludes(create.stderr, "--create-table cannot sniff a Parquet input yet");
         },
       );
 
