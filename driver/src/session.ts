@@ -1070,6 +1070,8 @@ export interface BulkCounters {
   rowsPrevious: number;
   /** Rows set aside because an earlier run sent them without an acknowledgement (`resumeSent`). */
   rowsUncertain: number;
+  /** Value bytes of the rows read and not yet settled: reading pauses past the core's budget (4 MiB). */
+  heldBytes: number;
 }
 
 /** A journaled load's record of one row (by the input offset of its first byte). */
