@@ -354,10 +354,11 @@ impl CsvReader {
                             self.buf.scan += 1;
                             self.buf.skip_to_scan();
                         }
+                        // The comment state skips to the line end from here: the comment byte
+                        // is never one.
                         _ if Some(b) == self.opts.comment => {
                             self.state = State::Comment;
                             self.last_was_cr = false;
-                            self.buf.scan += 1;
                         }
                         _ => self.begin_record(),
                     }
