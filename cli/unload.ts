@@ -9,6 +9,7 @@ import { conversionSettings } from "./conversion_options.ts";
 import { AtomicOutput } from "./files.ts";
 import { StreamOutput, type TextSink } from "./output.ts";
 import { join } from "./paths.ts";
+import { type Compression, compressionOfName, compressor } from "./compression.ts";
 import { ProgressDisplay } from "./progress.ts";
 import {
   forEachConcurrently,
@@ -72,12 +73,12 @@ async function isDirectoryTarget(path: string): Promise<boolean> {
 
 type ByteTarget = { write(bytes: Uint8Array): Promise<number> };
 
-/** Bytes gzip-compressed on their way to `target`; `finish()` writes the gzip trailer. */
-class GzipTarget implements ByteTarget {
-  private readonly writer: WritableStreamDefaultWriter<BufferSource>;
+/** Bytes compressed on their way to `target`; `finish()` ends the container (its trailer). */
+class CompressedTarget implements ByteTarget {
+  private readonly writer: WritableStreamDefaultWriter<Uint8Array>;
   private readonly drained: Promise<void>;
-  constructor(target: ByteTarget) {
-    const stream = new CompressionStream("gzip");
+  constructor(target: ByteTarget, compression: Compression) {
+    const stream = compressor(compression);
     this.writer = stream.writable.getWriter();
     this.drained = (async () => {
       for await (const chunk of stream.readable) {
@@ -89,7 +90,7 @@ class GzipTarget implements ByteTarget {
     this.drained.catch(() => {});
   }
   async write(bytes: Uint8Array): Promise<number> {
-    await this.writer.write(bytes as Uint8Array<ArrayBuffer>);
+    await this.writer.write(bytes);
     return bytes.length;
   }
   async finish(): Promise<void> {
@@ -98,12 +99,15 @@ class GzipTarget implements ByteTarget {
   }
 }
 
-/** Compression chosen by the output file's extension: gzip for .gz; others are refused. */
-function compressionOf(path: string): "gzip" | null {
-  if (path.endsWith(".gz")) return "gzip";
-  const refused = [".zst", ".zstd", ".bz2", ".xz", ".lz4"].find((extension) => path.endsWith(extension));
+/** Compression chosen by the output file's extension: .gz and .zst/.zstd; others are refused. */
+function compressionOf(path: string): Compression | null {
+  const compression = compressionOfName(path);
+  if (compression !== null && compression !== "bzip2") return compression;
+  const refused = [".bz2", ".xz", ".lz4"].find((extension) => path.toLowerCase().endsWith(extension));
   if (refused !== undefined) {
-    throw new UsageError(`--out ${path}: ${refused} output is not supported (unload compresses only .gz, with gzip)`);
+    throw new UsageError(
+      `--out ${path}: ${refused} output is not supported (unload compresses .gz with gzip and .zst with zstd)`,
+    );
   }
   return null;
 }
@@ -111,15 +115,15 @@ function compressionOf(path: string): "gzip" | null {
 /** The sink of one file: a header written before the first rows. */
 class FileSink implements TextSink {
   private output: StreamOutput;
-  private readonly gzip: GzipTarget | null;
-  constructor(readonly file: AtomicOutput | null, target: ByteTarget, compression: "gzip" | null = null) {
-    this.gzip = compression === "gzip" ? new GzipTarget(target) : null;
-    this.output = new StreamOutput(this.gzip ?? target);
+  private readonly compressed: CompressedTarget | null;
+  constructor(readonly file: AtomicOutput | null, target: ByteTarget, compression: Compression | null = null) {
+    this.compressed = compression === null ? null : new CompressedTarget(target, compression);
+    this.output = new StreamOutput(this.compressed ?? target);
   }
   /** Flushes, ends the compression, and puts the file in place. */
   async commit(): Promise<void> {
     await this.output.flush();
-    await this.gzip?.finish();
+    await this.compressed?.finish();
     await this.file?.commit();
   }
   get closed(): boolean {
