@@ -37,11 +37,6 @@ export function withoutCompressionExtension(path: string): string {
   return found === undefined ? path : path.slice(0, path.length - found[0].length);
 }
 
-/** The container ending written for a compression (`.gz`, `.zst`, `.bz2`). */
-export function extensionOf(compression: Compression): string {
-  return compression === "gzip" ? ".gz" : compression === "zstd" ? ".zst" : ".bz2";
-}
-
 /** Bytes a stream of each container starts with (gzip 1f 8b, zstd frame 28 b5 2f fd, bzip2 "BZh1".."BZh9"). */
 export const MAGIC_BYTES_NEEDED = 4;
 

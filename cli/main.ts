@@ -188,7 +188,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
 
   const load = program.command("load")
     .description(
-      "load CSV or JSON Lines into a table; bad rows go to <bad-dir>/<name>.bad with reasons in <name>.errors.log",
+      "load CSV, JSON Lines or Parquet into a table; bad rows go to <bad-dir>/<name>.bad with reasons in <name>.errors.log",
     )
     .argument(
       "[inputs...]",
@@ -201,9 +201,10 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       new Option(
         "--format <format>",
         "input format (default: by extension; .jsonl/.ndjson are JSON Lines, .json one JSON array of objects " +
-          "read as a stream, else CSV)",
+          "read as a stream, .parquet Parquet (flat columns and lists, matched to columns by name; " +
+          "a bad row goes to the .bad file as a JSON line), else CSV)",
       )
-        .choices(["csv", "jsonl", "json"]),
+        .choices(["csv", "jsonl", "json", "parquet"]),
     )
     .option("--header <true|false>", "the first CSV record names the fields (default: true)", booleanWord)
     .option("--delimiter <char>", "field delimiter (default: ,; '\\t' or tab for TSV)", singleCharacter)
@@ -229,7 +230,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("--rate <rows/s>", "write at most this many rows per second", positiveInteger("--rate"))
     .option(
       "--batch-size <n>",
-      "group rows into unlogged batches of up to n; 1: no batches (default: 32 on the core path, which sends a row alone when no batch forms; 1 on the JS path)",
+      "group rows into unlogged batches of up to n; 1: no batches (default: 32; a row goes alone when no batch forms within the look-ahead window)",
       positiveInteger("--batch-size"),
     )
     .addOption(
@@ -297,6 +298,11 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       "output file (default: stdout); a directory (existing, or ending in /) gets one file per range group",
     )
     .option("--overwrite", "replace output files that exist (default: refuse); files appear only when complete")
+    .option(
+      "--max-rows-per-file <n>",
+      "with --out FILE: one file per n rows, FILE-000001.csv, FILE-000002.csv, ... (compression ending kept last), each with the header",
+      positiveInteger("--max-rows-per-file"),
+    )
     .option("--header <true|false>", "CSV header row (default: true)", booleanWord)
     .option("--delimiter <char>", "CSV field delimiter (default: ,; '\\t' or tab for TSV)", singleCharacter)
     .option("--quote <char>", 'CSV quote character (default: ")', singleCharacter)

@@ -65,7 +65,7 @@ export const conversionShape = {
     "a null field (empty, or a null word) leaves its column unset: no tombstone, an existing value stays (default true); false binds null",
   ),
   timeZone: z.string().min(1).optional().describe(
-    "UTC or a fixed offset (+02:00, -0530) for timestamps written without a zone (default UTC); IANA names are not supported",
+    "zone of timestamps written without one: UTC, a fixed offset (+02:00, -0530) or a zone name (America/New_York; daylight saving followed as the runtime's Intl database says) (default UTC)",
   ),
   timestampFormat: z.string().min(1).optional().describe(
     "iso (default: ISO 8601 variants) or a strftime-like pattern such as '%d/%m/%Y %H:%M:%S'",
@@ -102,8 +102,9 @@ export const loadSchema = z.strictObject({
   query: z.string().min(1).optional().describe(
     "custom INSERT or UPDATE with named bind markers (:name) matched to fields by name",
   ),
-  format: z.enum(["csv", "jsonl", "json"]).optional().describe(
-    "input format (default: by extension, .jsonl/.ndjson are JSON Lines, .json one JSON array of objects)",
+  format: z.enum(["csv", "jsonl", "json", "parquet"]).optional().describe(
+    "input format (default: by extension, .jsonl/.ndjson are JSON Lines, .json one JSON array of objects, " +
+      ".parquet Parquet)",
   ),
   map: z.union([
     z.string().min(1).describe("field=column,field=column"),
@@ -168,6 +169,7 @@ export const unloadSchema = z.strictObject({
   format: z.enum(["csv", "jsonl"]).optional().describe("output format (default csv)"),
   out: z.string().min(1).optional().describe("output file, or a directory (trailing /) for one file per range group"),
   overwrite: z.boolean().optional().describe("replace output files that exist (default: refuse)"),
+  maxRowsPerFile: positiveInt.optional().describe("with out FILE: one file per n rows (FILE-000001.csv, ...)"),
   pageSize: positiveInt.optional(),
   maxConcurrency: positiveInt.max(1024).optional().describe("token ranges scanned at once (default 4)"),
   consistency: consistency.optional(),

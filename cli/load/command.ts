@@ -28,6 +28,7 @@ import { refuseInputsAsOutputs } from "../files.ts";
 import {
   type CoreLoadInput,
   type CorePlan,
+  type InputFormat,
   type LoadProgress,
   type LoadSummary,
   runCoreLoad,
@@ -54,7 +55,7 @@ const DEFAULT_PROGRESS_SECONDS = LOAD_DEFAULTS.progressSeconds;
 export interface LoadFlags extends ConversionConfig {
   table?: string;
   query?: string;
-  format?: "csv" | "jsonl" | "json";
+  format?: "csv" | "jsonl" | "json" | "parquet";
   header?: boolean;
   delimiter?: string;
   quote?: string;
@@ -136,8 +137,10 @@ export async function splitInputs(inputs: InputFile[], split: { index: number; c
     return inputs.filter((_, k) => k % split.count === split.index - 1).map((input) => ({ input }));
   }
   const [input] = inputs;
-  if (input.path === "-" || input.url || input.compression !== null || input.size === null) {
-    throw new UsageError("--split of a single input needs a plain (uncompressed) file: split by files instead");
+  if (input.path === "-" || input.url || input.compression !== null || input.size === null || input.format === "parquet") {
+    throw new UsageError(
+      "--split of a single input needs a plain (uncompressed) CSV or JSON Lines file: split by files instead",
+    );
   }
   const size = input.size;
   const rangeStart = Math.floor((size * (split.index - 1)) / split.count);
@@ -154,7 +157,7 @@ interface ResolvedLoad {
   files: string[];
   tableText: string | undefined;
   query: string | undefined;
-  format: "csv" | "jsonl" | "json" | undefined;
+  format: "csv" | "jsonl" | "json" | "parquet" | undefined;
   map: Array<[string, string]> | null;
   skip: string[];
   constants: Array<[string, string]>;
@@ -324,7 +327,7 @@ async function resolveTarget(client: DriverClient, settings: ResolvedLoad, defau
  * spelling; JSON Lines members by name; without a header, --map or --skip the core maps by
  * position (CSV) or name (JSON Lines) itself.
  */
-function planner(target: Target, settings: ResolvedLoad, format: "csv" | "jsonl") {
+function planner(target: Target, settings: ResolvedLoad, format: InputFormat) {
   const names = format === "jsonl" ? jsonFieldNames(target, settings) : null;
   const layoutOptions = {
     skip: settings.skip,
@@ -351,6 +354,9 @@ function planner(target: Target, settings: ResolvedLoad, format: "csv" | "jsonl"
     let fieldCount: number | undefined;
     if (format === "jsonl") {
       if (settings.map !== null) mapping = layout.bindings.map((binding) => [binding.fieldName, binding.column.name]);
+    } else if (format === "parquet") {
+      // The JSON lines made of Parquet rows are keyed by column name.
+      mapping = layout.bindings.map((binding) => [binding.column.name, binding.column.name]);
     } else if (header !== null || settings.map !== null || settings.skip.length > 0) {
       mapping = layout.bindings.map((binding) => [binding.fieldIndex, binding.column.name]);
       if (header === null && !layout.extraFieldsAllowed) fieldCount = layout.expectedFieldCount;
@@ -363,6 +369,9 @@ function planner(target: Target, settings: ResolvedLoad, format: "csv" | "jsonl"
       fieldCount,
       constants: target.constantTexts,
       types: Object.fromEntries(columns.map((column) => [column.name, column.typeText])),
+      ...(format === "parquet"
+        ? { parquet: layout.bindings.map(({ fieldIndex, column }) => ({ fieldIndex, column })) }
+        : {}),
     };
   };
 }
@@ -429,7 +438,11 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
 
   return await withClient(context, async (client, secrets) => {
     const target = await resolveTarget(client, settings, connection.keyspace);
-    const planners = { csv: planner(target, settings, "csv"), jsonl: planner(target, settings, "jsonl") };
+    const planners = {
+      csv: planner(target, settings, "csv"),
+      jsonl: planner(target, settings, "jsonl"),
+      parquet: planner(target, settings, "parquet"),
+    };
     // Mapping errors are usage errors before anything is read, where no header decides them.
     if (!settings.hasHeader) planners.csv(null);
     for (const directory of [settings.badDir, settings.checkpointDir]) {
@@ -477,6 +490,12 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
     if (saved !== null && jsonArrays.some(Boolean)) {
       throw new UsageError(
         "--resume cannot continue a JSON array input (its elements are found from its start): start again without --resume",
+      );
+    }
+    if (formats.includes("parquet") && !target.idempotent) {
+      // The journal of a non-idempotent load records rows by byte offset, which a Parquet row has not.
+      throw new UsageError(
+        "Parquet input cannot be loaded into a counter table or by a non-idempotent --query yet: convert it to CSV first",
       );
     }
     if (plans.some(({ start }) => start !== undefined) && jsonArrays.some(Boolean)) {

@@ -21,7 +21,7 @@ export interface InputFile {
   size: number | null;
   /** The container its name declares (.gz, .zst/.zstd, .bz2); stdin and URLs are also sniffed. */
   compression: Compression | null;
-  format: "csv" | "jsonl" | "json" | null;
+  format: "csv" | "jsonl" | "json" | "parquet" | null;
   /** An http:// or https:// input, read as a stream. */
   url?: boolean;
   /** The deadline of a URL's response headers and of each piece of its body. */
@@ -53,7 +53,8 @@ export function globToRegExp(segment: string): RegExp {
 }
 
 /** The format implied by a file name, ignoring a compression suffix (.gz, .zst, .bz2). */
-export function formatOfName(path: string): "csv" | "jsonl" | "json" | null {
+export function formatOfName(path: string): InputFile["format"] {
+  if (path.toLowerCase().endsWith(".parquet")) return "parquet";
   const name = withoutCompressionExtension(path).toLowerCase();
   if (name.endsWith(".jsonl") || name.endsWith(".ndjson")) return "jsonl";
   if (name.endsWith(".json")) return "json";

@@ -14,6 +14,16 @@ import { convertRows, ResultSet } from "./result.ts";
 import { longToBigInt } from "./numbers.ts";
 import { checkProfilePolicies, MonotonicTimestampGenerator, type TimestampGenerator } from "./policies.ts";
 import type { Row } from "./values.ts";
+import { Token, TokenRange, tokenValueOf } from "./token.ts";
+
+/** The core's `Metadata` with DataStax's synchronous token methods in place of its own. */
+export type CompatMetadata = Omit<Metadata, "getReplicas" | "getTokenRanges"> & {
+  getReplicas(keyspace: string, token: Uint8Array | bigint | Token | TokenRange): Host[];
+  getTokenRanges(): Set<TokenRange>;
+  getTokenRangesForHost(keyspace: string, host: Host | string): Set<TokenRange> | null;
+  newToken(components: string | Uint8Array | Uint8Array[]): Token;
+  newTokenRange(start: Token, end: Token): TokenRange;
+};
 
 type Params = unknown[] | Record<string, unknown> | null | undefined;
 type Callback<T> = (err: Error | null, value?: T) => void;
@@ -52,7 +62,7 @@ export class Client {
   private readonly encoding: EncodingOptions;
   private readonly listeners = new Map<string, Set<Listener>>();
   private connected = false;
-  private metadataView: Metadata | undefined;
+  private metadataView: CompatMetadata | undefined;
   /** Null when `policies.timestampGeneration` is null: the server stamps the writes. */
   private readonly timestamps: TimestampGenerator | null;
 
@@ -80,13 +90,25 @@ export class Client {
   }
 
   /**
-   * The core's `Metadata`, with DataStax's synchronous `getReplicas(keyspace, routingKey)`
-   * returning Host objects (the core's returns a promise of addresses).
+   * The core's `Metadata`, with DataStax's synchronous token methods: `getReplicas(keyspace,
+   * routingKey | Token | TokenRange)` returning Host objects, `getTokenRanges()` and
+   * `getTokenRangesForHost(keyspace, host)` as Sets of `TokenRange`, `newToken`, `newTokenRange`.
    */
-  get metadata(): Metadata {
-    return this.metadataView ??= new Proxy(this.cqlwire.metadata, {
+  get metadata(): CompatMetadata {
+    const tokens = {
+      getReplicas: (keyspace: string, token: Uint8Array | bigint | Token | TokenRange) => this.getReplicas(keyspace, token),
+      getTokenRanges: () => new Set(this.tokenRanges(undefined).map((r) => r.range)),
+      getTokenRangesForHost: (keyspace: string, host: Host | string) => {
+        const address = typeof host === "string" ? host : host?.address;
+        if (!this.hosts.get(address)) return null;
+        return new Set(this.tokenRanges(keyspace).filter((r) => r.replicas.includes(address)).map((r) => r.range));
+      },
+      newToken: (components: string | Uint8Array | Uint8Array[]) => new Token(tokenValueOf(components, (k) => this.cqlwire.tokenOfRoutingKey(k))),
+      newTokenRange: (start: Token, end: Token) => new TokenRange(start, end),
+    };
+    return this.metadataView ??= new Proxy(this.cqlwire.metadata as unknown as CompatMetadata, {
       get: (target, key) => {
-        if (key === "getReplicas") return (keyspace: string, token: Uint8Array | bigint) => this.getReplicas(keyspace, token);
+        if (typeof key === "string" && Object.hasOwn(tokens, key)) return tokens[key as keyof typeof tokens];
         const value = Reflect.get(target, key, target);
         return typeof value === "function" ? value.bind(target) : value;
       },
@@ -207,7 +229,7 @@ export class Client {
 
   /** The statement's options, with hints for DataStax values in unprepared statements. */
   private queryOptions(params: Params, options: CompatQueryOptions | undefined) {
-    const o = this.withTimestamp(executeOptions(options, this.profiles));
+    const o = this.withRoutingKey(this.withTimestamp(executeOptions(options, this.profiles)), options);
     const prepare = o.prepare ?? this.options.queryOptions?.prepare ?? false;
     if (!prepare && Array.isArray(params) && o.hints === undefined) {
       let hints: Array<string | null> | undefined;
@@ -217,6 +239,16 @@ export class Client {
       }
       if (hints) o.hints = hints;
     }
+    return o;
+  }
+
+  /**
+   * DataStax's `routingKey` (a serialised partition key, or its components) becomes the token
+   * the request is routed by, as DataStax routes by it ahead of a prepared statement's own key.
+   */
+  private withRoutingKey<T extends { routingToken?: bigint }>(o: T, options: CompatQueryOptions | undefined): T {
+    const key = options?.routingKey;
+    if (key !== undefined && key !== null) o.routingToken = this.cqlwire.tokenOfRoutingKey(key);
     return o;
   }
 
@@ -241,7 +273,7 @@ export class Client {
   private async runBatch(queries: Array<string | { query: string; params?: Params }>, options: CompatQueryOptions | undefined): Promise<ResultSet> {
     if (!this.connected) await this.connectOnce();
     if (!Array.isArray(queries)) throw new ArgumentError("batch needs an array of queries");
-    const o = this.withTimestamp(executeOptions(options, this.profiles));
+    const o = this.withRoutingKey(this.withTimestamp(executeOptions(options, this.profiles)), options);
     const items = queries.map((q) => {
       const item = typeof q === "string" ? { query: q } : q;
       const prepare = o.prepare ?? this.options.queryOptions?.prepare ?? false;
@@ -321,8 +353,15 @@ export class Client {
    * The hosts that own a routing key (a Buffer: the partition key serialised, as DataStax
    * takes it) or a Murmur3 token (cqlwire's bigint) in `keyspace`. Synchronous, as DataStax's.
    */
-  getReplicas(keyspace: string, token: Uint8Array | bigint): Host[] {
-    return this.cqlwire.replicasOf(keyspace, token).map((a) => this.hosts.get(a)).filter((h): h is Host => h !== undefined);
+  getReplicas(keyspace: string, token: Uint8Array | bigint | Token | TokenRange): Host[] {
+    // A range's replicas are those of its end token, as DataStax's.
+    const t = token instanceof TokenRange ? token.end.toBigInt() : token instanceof Token ? token.toBigInt() : token;
+    return this.cqlwire.replicasOf(keyspace, t).map((a) => this.hosts.get(a)).filter((h): h is Host => h !== undefined);
+  }
+
+  /** The ring's ranges as `TokenRange`s with their replicas' addresses, from the connected core. */
+  private tokenRanges(keyspace: string | undefined): Array<{ range: TokenRange; replicas: string[] }> {
+    return this.cqlwire.tokenRangesNow(keyspace).map((r) => ({ range: new TokenRange(new Token(r.start), new Token(r.end)), replicas: r.replicas }));
   }
 }
 

@@ -30,6 +30,7 @@ export { auth } from "./auth.ts";
 export { policies } from "./policies.ts";
 export { concurrent } from "./concurrent.ts";
 export { mapping } from "./mapping.ts";
+export { token } from "./token.ts";
 export type { EncodingOptions } from "./convert.ts";
 
 /** Raised by the DataStax driver when a connection has no free stream ids; cqlwire queues instead. */

@@ -2,13 +2,14 @@
  * The `Client`: a pool of core-driven connections, the prepared-statement cache, paging,
  * batches and streaming. Names follow the DataStax Node.js driver where the meaning matches.
  */
-import { type BadRowKind, type BadRowRecord, type BulkCounters, type BulkState, type CsvHeaderRead, type JournalEntry, type RawResponse, concat, type CsvSettings, type MemoryStats, readCsvHeader, type RequestOptions, SessionHost, type Tried } from "./session.ts";
+import { type BadRowKind, type BadRowRecord, type BulkCounters, type BulkState, type CsvHeaderRead, type JournalEntry, type RawResponse, concat, type CsvSettings, type MemoryStats, readCsvHeader, type RequestOptions, SessionHost, type SniffedField, type SniffedInput, sniffInput, type Tried } from "./session.ts";
 import { type ClientOptions, parseHostPort, type ResolvedOptions, resolveOptions } from "./options.ts";
 import type { RuntimeHooks } from "./socket.ts";
 import { ArgumentError, DriverError, OperationTimedOutError } from "./errors.ts";
 import { columnInfo, type ColumnInfo, fromHex, type PageSource, ResultSet, type Row } from "./result.ts";
 import { Metadata } from "./metadata.ts";
 import { encodeValueList, formatCqlType, parseCqlType, parseResult, Reader, type TypeInfo, Writer } from "./codec/mod.ts";
+import { withZoneOffsets } from "./zone.ts";
 
 export interface ExecuteOptions {
   prepare?: boolean;
@@ -60,7 +61,10 @@ const EMPTY_BYTES = new Uint8Array(0);
 export interface BulkConversionOptions {
   /** A null field leaves its column unset instead of binding null (default true). */
   nullToUnset?: boolean;
-  /** `UTC` or a fixed offset (`+02:00`) for timestamps without a zone. */
+  /**
+   * The zone of timestamps written without one: `UTC`, a fixed offset (`+02:00`) or a zone
+   * name (`America/New_York`), resolved with the runtime's `Intl` time zone database.
+   */
   timeZone?: string;
   /** `iso` or a strftime-like pattern (`%d/%m/%Y %H:%M:%S`). */
   timestampFormat?: string;
@@ -173,7 +177,8 @@ export interface PreparedInfo {
 }
 
 export type { BadRowKind, BadRowRecord, BulkCounters, BulkState, CsvHeaderRead, JournalEntry };
-export { readCsvHeader };
+export { readCsvHeader, sniffInput };
+export type { SniffedField, SniffedInput };
 
 export interface BatchQuery {
   query: string;
@@ -700,7 +705,7 @@ export class Client {
       epochUnit: options.epochUnit,
       mapping: options.mapping,
       fieldCount: options.fieldCount,
-      conversion: options.conversion,
+      conversion: withZoneOffsets(options.conversion),
       cellTimes: options.cellTimes,
       constants: options.constants,
       maxErrors: options.maxErrors,
@@ -743,7 +748,7 @@ export class Client {
   ): AsyncGenerator<{ csv: Uint8Array; rows: number; header: Uint8Array; pagingState: Uint8Array | null; info: PageInfo }> {
     const session = await this.ready();
     const { delimiter, quote, escape, nullWord, conversion } = options;
-    const format = session.csvFormatter({ delimiter, quote, escape, nullWord, conversion });
+    const format = session.csvFormatter({ delimiter, quote, escape, nullWord, conversion: withZoneOffsets(conversion) });
     let header = options.header ?? false;
     for await (const { page, info } of this.formattedPages(query, params, options, format, session)) {
       if (page === null) {
@@ -879,9 +884,32 @@ export class Client {
   replicasOf(keyspace: string, token: bigint | Uint8Array): string[] {
     const session = this.session;
     if (session === null || !this.connected) throw new DriverError("the client is not connected", "ERR_NOT_CONNECTED");
-    const t = token instanceof Uint8Array ? routingKeyToken(session, token) : token;
+    const t = token instanceof Uint8Array ? routingKeyToken(session, [token]) : token;
     if (typeof t !== "bigint") throw new ArgumentError("getReplicas needs a bigint token or a routing key (Uint8Array/Buffer)");
     return replicasIn(session.tokenRanges(keyspace), t);
+  }
+
+  /**
+   * The Murmur3 token of a routing key, as the DataStax driver's `routingKey` option takes
+   * it: the partition key's value serialised, or one Buffer per component of a composite
+   * key (the core joins them as the partitioner does). Pass it as `routingToken` to route a
+   * statement the core cannot route by itself (an unprepared one). Needs a connection.
+   */
+  tokenOfRoutingKey(key: Uint8Array | Uint8Array[]): bigint {
+    const session = this.session;
+    if (session === null || !this.connected) throw new DriverError("the client is not connected", "ERR_NOT_CONNECTED");
+    const components = key instanceof Uint8Array ? [key] : key;
+    if (!Array.isArray(components) || components.length === 0 || !components.every((c) => c instanceof Uint8Array)) {
+      throw new ArgumentError("a routing key is a Uint8Array/Buffer or a non-empty array of them");
+    }
+    return routingKeyToken(session, components);
+  }
+
+  /** `getTokenRanges`, synchronously, from the ring the connected client holds. */
+  tokenRangesNow(keyspace?: string): Array<{ start: bigint; end: bigint; replicas: string[] }> {
+    const session = this.session;
+    if (session === null || !this.connected) throw new DriverError("the client is not connected", "ERR_NOT_CONNECTED");
+    return session.tokenRanges(keyspace);
   }
 
   /** Nodes and connections as the core sees them, with in-flight and orphaned stream ids. */
@@ -924,14 +952,23 @@ export class Client {
 
 const EMPTY = new Uint8Array(0);
 
-/** The token the core's Murmur3 gives a routing key: a one-value list, the value as the key. */
-function routingKeyToken(session: SessionHost, key: Uint8Array): bigint {
-  const values = new Uint8Array(6 + key.length);
+/**
+ * The token the core's Murmur3 gives a routing key: the components as a list of values, each
+ * a key column (one component is the key itself; several are joined as a composite key).
+ */
+function routingKeyToken(session: SessionHost, components: Uint8Array[]): bigint {
+  let size = 2;
+  for (const c of components) size += 4 + c.length;
+  const values = new Uint8Array(size);
   const v = new DataView(values.buffer);
-  v.setUint16(0, 1);
-  v.setInt32(2, key.length);
-  values.set(key, 6);
-  const token = session.routingToken(values, [0]);
+  v.setUint16(0, components.length);
+  let at = 2;
+  for (const c of components) {
+    v.setInt32(at, c.length);
+    values.set(c, at + 4);
+    at += 4 + c.length;
+  }
+  const token = session.routingToken(values, components.map((_, i) => i));
   if (token === null) throw new ArgumentError("the routing key has no token (empty key)");
   return token;
 }

@@ -1,104 +1,10 @@
-/** Client options, validated with zod so a bad field is named in the message. */
-import { z } from "zod";
+/** Client options, validated field by field so a bad field is named in the message. */
 import type { SocketFactory } from "./socket.ts";
 import type { SaslAuthProvider } from "./sasl.ts";
 import { ArgumentError } from "./errors.ts";
+import { arrayAt, booleanAt, defined, numberAt, objectAt, oneOfAt, OptionIssues, stringAt } from "./option_checks.ts";
 
-const hostPort = z.string().min(1).refine((s) => /^(\[[0-9a-fA-F:.]+\]|[^:\s]+)(:\d{1,5})?$/.test(s) || /^[0-9a-fA-F:]+$/.test(s), {
-  message: "expected host or host:port",
-});
-
-const clientOptionsSchema = z.object({
-  contactPoints: z.array(hostPort).min(1, "at least one contact point is required"),
-  localDataCenter: z.string().min(1).optional(),
-  /** Within the local data center, prefer nodes of this rack. */
-  localRack: z.string().min(1).optional(),
-  keyspace: z.string().min(1).optional(),
-  protocolOptions: z.object({
-    port: z.number().int().min(1).max(65535).default(9042),
-    maxVersion: z.union([z.literal(4), z.literal(5)]).optional(),
-    /** How long the answer to a schema change waits for every node to agree. */
-    maxSchemaAgreementWaitSeconds: z.number().min(0).max(600).default(10),
-    /** The largest frame (or v4 envelope) accepted from a node; a larger one closes the connection. */
-    maxFrameBytes: z.number().int().min(1024).max(2 ** 31 - 1).optional(),
-  }).default({ port: 9042, maxSchemaAgreementWaitSeconds: 10 }),
-  /** Pins the protocol version (no negotiation). */
-  protocolVersion: z.union([z.literal(4), z.literal(5)]).optional(),
-  credentials: z.object({ username: z.string(), password: z.string() }).optional(),
-  /** A SASL authenticator in JavaScript (`newAuthenticator(endpoint, authenticatorClass)`), instead of `credentials`. */
-  authProvider: z.custom<SaslAuthProvider>(
-    (v) => v !== null && typeof v === "object" && typeof (v as SaslAuthProvider).newAuthenticator === "function",
-    "expected an object with newAuthenticator(endpoint, authenticatorClass)",
-  ).optional(),
-  compression: z.enum(["none", "lz4", "snappy"]).default("none"),
-  tls: z.object({
-    ca: z.string().optional(),
-    rejectUnauthorized: z.boolean().default(true),
-    serverName: z.string().optional(),
-    /** PEM client certificate (chain) and unencrypted private key, for servers that require client certificates. */
-    cert: z.string().min(1).optional(),
-    key: z.string().min(1).optional(),
-  }).refine((t) => (t.cert === undefined) === (t.key === undefined), { message: "cert and key go together (mutual TLS needs both)" }).optional(),
-  socketOptions: z.object({
-    /** Bounds TCP connect and, in the core, the handshake; 3x it bounds connect() and must fit a JS timer. */
-    connectTimeout: z.number().int().positive().max(715_827_882).default(5000),
-    /** 0 means no timeout, as in the DataStax driver: the longest a JS timer waits (about 24.8 days). */
-    readTimeout: z.number().int().min(0).max(2_147_483_647).default(12000),
-    /** The largest single socket write; a larger flush goes out in several writes. */
-    coalescingMaxBytes: z.number().int().min(1024).default(4 * 1024 * 1024),
-    /**
-     * Extra time to let requests pile up before a flush, for very high concurrency. 0 (the
-     * default) flushes at the end of the event-loop turn; JS timers have ms granularity, so
-     * anything below 1000 µs waits one macrotask instead.
-     */
-    coalescingWindowMicros: z.number().int().min(0).max(100_000).default(0),
-  }).default({ connectTimeout: 5000, readTimeout: 12000, coalescingMaxBytes: 4 * 1024 * 1024, coalescingWindowMicros: 0 }),
-  pooling: z.object({
-    coreConnectionsPerHost: z.number().int().min(1).max(64).default(1),
-    heartBeatInterval: z.number().int().min(0).default(30000),
-    maxRequestsPerConnection: z.number().int().min(2).max(32768).default(32768),
-    /** Stream ids whose request timed out and may still be answered; beyond this the connection is replaced. */
-    orphanLimit: z.number().int().min(1).optional(),
-  }).default({ coreConnectionsPerHost: 1, heartBeatInterval: 30000, maxRequestsPerConnection: 32768 }),
-  queryOptions: z.object({
-    consistency: z.number().int().min(0).max(10).optional(),
-    fetchSize: z.number().int().positive().default(5000),
-    prepare: z.boolean().default(false),
-    isIdempotent: z.boolean().default(false),
-  }).default({ fetchSize: 5000, prepare: false, isIdempotent: false }),
-  policies: z.object({
-    /** Attempts per request (the first included) for idempotent statements. */
-    maxAttempts: z.number().int().min(1).max(10).default(3),
-    /** Send a speculative execution to the next node after this many ms (idempotent only). */
-    speculativeDelay: z.number().int().positive().optional(),
-    speculativeMaxExtra: z.number().int().min(1).max(5).default(1),
-    /** With localDataCenter: also use nodes of other data centers once the local ones are down. */
-    allowRemoteDcs: z.boolean().optional(),
-    /** Only these nodes (host:port) get requests (the DataStax AllowListPolicy). */
-    allowList: z.array(hostPort).optional(),
-    /** These nodes (host:port) never get requests. */
-    denyList: z.array(hostPort).optional(),
-    /** Reconnection backoff to a down node, in ms (the DataStax ExponentialReconnectionPolicy's names). */
-    reconnection: z.object({ baseDelay: z.number().int().positive().optional(), maxDelay: z.number().int().positive().optional() }).optional(),
-  }).default({ maxAttempts: 3, speculativeMaxExtra: 1 }),
-  encoding: z.object({
-    /** A parameter that is `undefined` leaves its column unset (as the DataStax driver does); false binds null. */
-    useUndefinedAsUnset: z.boolean().default(true),
-  }).default({ useUndefinedAsUnset: true }),
-  /** Prepared statements kept per client (the DataStax driver's default is 500 too). */
-  maxPrepared: z.number().int().min(1).default(500),
-  /** Connect to nodes discovered through system.peers, not only the contact points. */
-  discoverPeers: z.boolean().default(true),
-  /** A statement prepared on one node is prepared on every connected node too (DataStax's default: true). */
-  prepareOnAllHosts: z.boolean().default(false),
-  /** A node that comes back up gets every prepared statement again (DataStax's default: true). */
-  rePrepareOnUp: z.boolean().default(false),
-  /** Shorthand for `socketOptions.readTimeout`. */
-  requestTimeout: z.number().int().positive().optional(),
-  socketFactory: z.custom<SocketFactory>((v) => typeof v === "function", "expected a function").optional(),
-});
-
-/** What `new Client()` accepts. Written out so the shipped declarations do not need zod. */
+/** What `new Client()` accepts. */
 export interface ClientOptions {
   contactPoints: string[];
   localDataCenter?: string;
@@ -147,24 +53,168 @@ export interface ResolvedOptions extends Omit<ClientOptions, "protocolOptions" |
   rePrepareOnUp: boolean;
 }
 
-// The interfaces and the schema must describe the same options: this fails to compile when not.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const schemaMatchesInterfaces: Same<z.input<typeof clientOptionsSchema>, ClientOptions> & Same<z.output<typeof clientOptionsSchema>, ResolvedOptions> = true;
-void schemaMatchesInterfaces;
-
+/** Fills in every default and checks every field; one ArgumentError names all the bad ones. */
 export function resolveOptions(options: ClientOptions): ResolvedOptions {
-  const parsed = clientOptionsSchema.safeParse(options);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => {
-      const path = i.path.length ? i.path.join(".") : "(options)";
-      return `${path}: ${i.message}`;
-    });
-    throw new ArgumentError(`invalid Client options: ${issues.join("; ")}`);
-  }
-  if (parsed.data.credentials && parsed.data.authProvider) {
+  const issues = new OptionIssues();
+  const o = objectAt(issues, "", options) ?? {};
+  const resolved: ResolvedOptions = {
+    ...defined({
+      contactPoints: contactPointsAt(issues, o.contactPoints),
+      localDataCenter: stringAt(issues, "localDataCenter", o.localDataCenter, 1),
+      localRack: stringAt(issues, "localRack", o.localRack, 1),
+      keyspace: stringAt(issues, "keyspace", o.keyspace, 1),
+      protocolVersion: oneOfAt(issues, "protocolVersion", o.protocolVersion, [4, 5] as const),
+      credentials: credentialsAt(issues, o.credentials),
+      authProvider: customAt(issues, "authProvider", o.authProvider, isSaslAuthProvider, "expected an object with newAuthenticator(endpoint, authenticatorClass)"),
+      tls: tlsAt(issues, o.tls),
+      requestTimeout: numberAt(issues, "requestTimeout", o.requestTimeout, { integer: true, min: 1 }),
+      socketFactory: customAt(issues, "socketFactory", o.socketFactory, (v): v is SocketFactory => typeof v === "function", "expected a function"),
+    }),
+    protocolOptions: protocolOptionsAt(issues, o.protocolOptions),
+    compression: oneOfAt(issues, "compression", o.compression, ["none", "lz4", "snappy"] as const) ?? "none",
+    socketOptions: socketOptionsAt(issues, o.socketOptions),
+    pooling: poolingAt(issues, o.pooling),
+    queryOptions: queryOptionsAt(issues, o.queryOptions),
+    policies: policiesAt(issues, o.policies),
+    encoding: { useUndefinedAsUnset: booleanAt(issues, "encoding.useUndefinedAsUnset", objectAt(issues, "encoding", o.encoding)?.useUndefinedAsUnset, true) },
+    maxPrepared: numberAt(issues, "maxPrepared", o.maxPrepared, { integer: true, min: 1 }, 500),
+    discoverPeers: booleanAt(issues, "discoverPeers", o.discoverPeers, true),
+    prepareOnAllHosts: booleanAt(issues, "prepareOnAllHosts", o.prepareOnAllHosts, false),
+    rePrepareOnUp: booleanAt(issues, "rePrepareOnUp", o.rePrepareOnUp, false),
+  };
+  if (issues.messages.length) throw new ArgumentError(`invalid Client options: ${issues.messages.join("; ")}`);
+  if (resolved.credentials && resolved.authProvider) {
     throw new ArgumentError("invalid Client options: credentials and authProvider: give one (credentials is SASL PLAIN)");
   }
-  return parsed.data;
+  return resolved;
+}
+
+const HOST_PORT = /^(\[[0-9a-fA-F:.]+\]|[^:\s]+)(:\d{1,5})?$/;
+const BARE_IPV6 = /^[0-9a-fA-F:]+$/;
+
+function hostPortAt(issues: OptionIssues, path: string, value: unknown): string {
+  const s = stringAt(issues, path, value ?? null, 1);
+  if (typeof s === "string" && s.length > 0 && !HOST_PORT.test(s) && !BARE_IPV6.test(s)) issues.add(path, "expected host or host:port");
+  return s as string;
+}
+
+function contactPointsAt(issues: OptionIssues, value: unknown): string[] {
+  if (value === undefined) issues.add("contactPoints", "required");
+  const points = arrayAt(issues, "contactPoints", value, (path, e) => hostPortAt(issues, path, e));
+  if (points?.length === 0) issues.add("contactPoints", "at least one contact point is required");
+  return points ?? [];
+}
+
+function customAt<T>(issues: OptionIssues, path: string, value: unknown, is: (v: unknown) => v is T, message: string): T | undefined {
+  if (value !== undefined && !is(value)) issues.add(path, message);
+  return value as T | undefined;
+}
+
+function isSaslAuthProvider(v: unknown): v is SaslAuthProvider {
+  return v !== null && typeof v === "object" && typeof (v as SaslAuthProvider).newAuthenticator === "function";
+}
+
+function credentialsAt(issues: OptionIssues, value: unknown): ClientOptions["credentials"] {
+  if (value === undefined) return undefined;
+  const c = objectAt(issues, "credentials", value);
+  if (!c) return undefined;
+  return {
+    username: requiredStringAt(issues, "credentials.username", c.username),
+    password: requiredStringAt(issues, "credentials.password", c.password),
+  };
+}
+
+function requiredStringAt(issues: OptionIssues, path: string, value: unknown): string {
+  if (value === undefined) issues.add(path, "required");
+  return stringAt(issues, path, value) as string;
+}
+
+function tlsAt(issues: OptionIssues, value: unknown): ResolvedOptions["tls"] {
+  if (value === undefined) return undefined;
+  const t = objectAt(issues, "tls", value);
+  if (!t) return undefined;
+  const tls = defined({
+    ca: stringAt(issues, "tls.ca", t.ca),
+    rejectUnauthorized: booleanAt(issues, "tls.rejectUnauthorized", t.rejectUnauthorized, true),
+    serverName: stringAt(issues, "tls.serverName", t.serverName),
+    cert: stringAt(issues, "tls.cert", t.cert, 1),
+    key: stringAt(issues, "tls.key", t.key, 1),
+  });
+  if ((tls.cert === undefined) !== (tls.key === undefined)) issues.add("tls", "cert and key go together (mutual TLS needs both)");
+  return tls;
+}
+
+function protocolOptionsAt(issues: OptionIssues, value: unknown): ResolvedOptions["protocolOptions"] {
+  const p = objectAt(issues, "protocolOptions", value) ?? {};
+  return defined({
+    port: numberAt(issues, "protocolOptions.port", p.port, { integer: true, min: 1, max: 65535 }, 9042),
+    maxVersion: oneOfAt(issues, "protocolOptions.maxVersion", p.maxVersion, [4, 5] as const),
+    maxSchemaAgreementWaitSeconds: numberAt(issues, "protocolOptions.maxSchemaAgreementWaitSeconds", p.maxSchemaAgreementWaitSeconds, { min: 0, max: 600 }, 10),
+    maxFrameBytes: numberAt(issues, "protocolOptions.maxFrameBytes", p.maxFrameBytes, { integer: true, min: 1024, max: 2 ** 31 - 1 }),
+  });
+}
+
+function socketOptionsAt(issues: OptionIssues, value: unknown): ResolvedOptions["socketOptions"] {
+  const s = objectAt(issues, "socketOptions", value) ?? {};
+  return {
+    // Bounds TCP connect and, in the core, the handshake; 3x it bounds connect() and must fit a JS timer.
+    connectTimeout: numberAt(issues, "socketOptions.connectTimeout", s.connectTimeout, { integer: true, min: 1, max: 715_827_882 }, 5000),
+    // 0 means no timeout, as in the DataStax driver: the longest a JS timer waits (about 24.8 days).
+    readTimeout: numberAt(issues, "socketOptions.readTimeout", s.readTimeout, { integer: true, min: 0, max: 2_147_483_647 }, 12000),
+    // The largest single socket write; a larger flush goes out in several writes.
+    coalescingMaxBytes: numberAt(issues, "socketOptions.coalescingMaxBytes", s.coalescingMaxBytes, { integer: true, min: 1024 }, 4 * 1024 * 1024),
+    // Extra time to let requests pile up before a flush, for very high concurrency. 0 (the
+    // default) flushes at the end of the event-loop turn; JS timers have ms granularity, so
+    // anything below 1000 µs waits one macrotask instead.
+    coalescingWindowMicros: numberAt(issues, "socketOptions.coalescingWindowMicros", s.coalescingWindowMicros, { integer: true, min: 0, max: 100_000 }, 0),
+  };
+}
+
+function poolingAt(issues: OptionIssues, value: unknown): ResolvedOptions["pooling"] {
+  const p = objectAt(issues, "pooling", value) ?? {};
+  return defined({
+    coreConnectionsPerHost: numberAt(issues, "pooling.coreConnectionsPerHost", p.coreConnectionsPerHost, { integer: true, min: 1, max: 64 }, 1),
+    heartBeatInterval: numberAt(issues, "pooling.heartBeatInterval", p.heartBeatInterval, { integer: true, min: 0 }, 30000),
+    maxRequestsPerConnection: numberAt(issues, "pooling.maxRequestsPerConnection", p.maxRequestsPerConnection, { integer: true, min: 2, max: 32768 }, 32768),
+    // Stream ids whose request timed out and may still be answered; beyond this the connection is replaced.
+    orphanLimit: numberAt(issues, "pooling.orphanLimit", p.orphanLimit, { integer: true, min: 1 }),
+  });
+}
+
+function queryOptionsAt(issues: OptionIssues, value: unknown): ResolvedOptions["queryOptions"] {
+  const q = objectAt(issues, "queryOptions", value) ?? {};
+  return defined({
+    consistency: numberAt(issues, "queryOptions.consistency", q.consistency, { integer: true, min: 0, max: 10 }),
+    fetchSize: numberAt(issues, "queryOptions.fetchSize", q.fetchSize, { integer: true, min: 1 }, 5000),
+    prepare: booleanAt(issues, "queryOptions.prepare", q.prepare, false),
+    isIdempotent: booleanAt(issues, "queryOptions.isIdempotent", q.isIdempotent, false),
+  });
+}
+
+function policiesAt(issues: OptionIssues, value: unknown): ResolvedOptions["policies"] {
+  const p = objectAt(issues, "policies", value) ?? {};
+  const hostList = (name: string) => arrayAt(issues, `policies.${name}`, p[name], (path, e) => hostPortAt(issues, path, e));
+  return defined({
+    // Attempts per request (the first included) for idempotent statements.
+    maxAttempts: numberAt(issues, "policies.maxAttempts", p.maxAttempts, { integer: true, min: 1, max: 10 }, 3),
+    // Send a speculative execution to the next node after this many ms (idempotent only).
+    speculativeDelay: numberAt(issues, "policies.speculativeDelay", p.speculativeDelay, { integer: true, min: 1 }),
+    speculativeMaxExtra: numberAt(issues, "policies.speculativeMaxExtra", p.speculativeMaxExtra, { integer: true, min: 1, max: 5 }, 1),
+    allowRemoteDcs: booleanAt(issues, "policies.allowRemoteDcs", p.allowRemoteDcs),
+    allowList: hostList("allowList"),
+    denyList: hostList("denyList"),
+    reconnection: reconnectionAt(issues, p.reconnection),
+  });
+}
+
+function reconnectionAt(issues: OptionIssues, value: unknown): PlacementPolicies["reconnection"] {
+  if (value === undefined) return undefined;
+  const r = objectAt(issues, "policies.reconnection", value);
+  if (!r) return undefined;
+  return defined({
+    baseDelay: numberAt(issues, "policies.reconnection.baseDelay", r.baseDelay, { integer: true, min: 1 }),
+    maxDelay: numberAt(issues, "policies.reconnection.maxDelay", r.maxDelay, { integer: true, min: 1 }),
+  });
 }
 
 /** Splits `host`, `host:port`, `[v6]:port` and bare IPv6. */

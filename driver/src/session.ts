@@ -13,7 +13,7 @@
  * session instead (`failClosed`), rejecting everything pending, and every later call, with
  * one DriverInternalError. A user listener that throws is reported and the batch goes on.
  */
-import { CallError, CsvPageFormatter, csvHeader, JsonPageFormatter, JsonPageKind, WasmSession } from "../wasm/pkg/cqlwire_wasm.js";
+import { CallError, CsvPageFormatter, csvHeader, JsonPageFormatter, JsonPageKind, sniffInput as coreSniff, WasmSession } from "../wasm/pkg/cqlwire_wasm.js";
 import type { CqlSocket, RuntimeHooks, ShardPort, TlsSettings } from "./socket.ts";
 import { SaslBridge, type SaslAuthProvider, type SaslStep } from "./sasl.ts";
 import { AuthenticationError, ConnectionError, DriverError, DriverInternalError, errorFromCall, errorFromCore, NoHostAvailableError } from "./errors.ts";
@@ -1230,6 +1230,39 @@ export function readCsvHeader(
     throw coreCallError(e);
   }
   return JSON.parse(json) as CsvHeaderRead;
+}
+
+/** A field of a sniffed input: its name, the CQL type every sampled value fits, and counts. */
+export interface SniffedField {
+  name: string;
+  cqlType: string;
+  nulls: number;
+  values: number;
+}
+
+/** What the core read from a sample of an input (see `sniffInput`). */
+export interface SniffedInput {
+  fields: SniffedField[];
+  /** The settings the load must use so that every sampled value fits its type. */
+  settings: { nullValues: string[]; timestampFormat: string | null; dateFormat: string | null };
+  records: number;
+  skipped: number;
+}
+
+/**
+ * Sniffs the first bytes of an input with the core (types, null words, timestamp and date
+ * formats; core/src/bulk/sniff.rs): `options` are the load's bulk options (format, CSV
+ * characters, header, nullValues, conversion, ...), at most `maxRecords` records are read,
+ * `atEnd` says `input` is the whole input. A refusal is an ArgumentError.
+ */
+export function sniffInput(input: Uint8Array, options: Record<string, unknown>, maxRecords: number, atEnd: boolean): SniffedInput {
+  let json: string;
+  try {
+    json = coreSniff(input, JSON.stringify(options), maxRecords, atEnd);
+  } catch (e) {
+    throw coreCallError(e);
+  }
+  return JSON.parse(json) as SniffedInput;
 }
 
 /** A facade call threw: its CallError carries typed fields (freed here once read). */

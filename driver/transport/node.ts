@@ -26,11 +26,12 @@ function connectOnce(target: SocketTarget, handlers: SocketHandlers, localPort?:
     // port) must not close the connection the next attempt establishes with the same handlers.
     let established = false;
     const verifiedName = target.tls?.serverName ?? target.host;
+    // tls.connect passes socket.connect() options on (Node's docs), but its typings omit
+    // localPort: a typed TCP options object carries it past the literal's property check.
+    const tcp: net.TcpNetConnectOpts = { host: target.host, port: target.port, localPort };
     const socket: net.Socket = target.tls
       ? tls.connect({
-        host: target.host,
-        port: target.port,
-        localPort,
+        ...tcp,
         ca: target.tls.ca,
         cert: target.tls.cert,
         key: target.tls.key,
@@ -40,7 +41,7 @@ function connectOnce(target: SocketTarget, handlers: SocketHandlers, localPort?:
         // Node checks the name it would send as SNI; an IP literal must be checked too.
         checkServerIdentity: (_host, cert) => tls.checkServerIdentity(verifiedName, cert),
       })
-      : net.connect({ host: target.host, port: target.port, localPort, noDelay: true });
+      : net.connect({ ...tcp, noDelay: true });
     let tcpConnected = false;
     if (target.tls) {
       socket.setNoDelay(true);

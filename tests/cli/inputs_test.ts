@@ -5,6 +5,7 @@
 // no answer, --resume refused). Every load's rows are compared exactly.
 
 import { assertEquals, assertMatch } from "./assert.ts";
+import { createKeyspace, jsonRows, ok } from "./cli_helpers.ts";
 import { type CliResult, CQLWIRE, runCli } from "./run.ts";
 import { expandInputs, InputReader } from "../../cli/load/input.ts";
 
@@ -16,12 +17,6 @@ const ROWS = [
   '{"k":2,"name":"two, quoted","score":-0}',
   '{"k":3,"name":"line\\nbreak","score":"NaN"}',
 ];
-
-async function ok(args: string[], options: { stdin?: string } = {}): Promise<CliResult> {
-  const result = await runCli(args, options);
-  assertEquals(result.code, 0, `exit ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
-  return result;
-}
 
 // One table, one partition per case (--set src=...): a CREATE TABLE per case would be a
 // schema change each, slow on the shared server.
@@ -37,9 +32,7 @@ function target(src: string): string[] {
 }
 
 async function tableRows(src: string): Promise<string[]> {
-  const out = await ok(["query", `SELECT k, name, score FROM ${TABLE} WHERE src = '${src}'`, "--format", "json"]);
-  // One object per line between "[" and "]", compared as text (JSON.parse would lose -0).
-  return out.stdout.split("\n").filter((line) => line.startsWith("{")).map((line) => line.replace(/,$/, "")).sort();
+  return await jsonRows(`SELECT k, name, score FROM ${TABLE} WHERE src = '${src}'`);
 }
 
 /** Compresses `text` with a system tool (zstd or bzip2) into `path`. */
@@ -111,10 +104,7 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async (t) => {
-    await ok([
-      "query",
-      `CREATE KEYSPACE IF NOT EXISTS ${KEYSPACE} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`,
-    ]);
+    await createKeyspace(KEYSPACE);
     await ok(["query", `CREATE TABLE ${TABLE} (src text, k int, name text, score double, PRIMARY KEY (src, k))`]);
     const work = await Deno.makeTempDir({ prefix: "cqlwire-inputs-" });
     const zst = await compressWithTool("zstd", CSV, `${work}/data.csv.zst`);

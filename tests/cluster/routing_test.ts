@@ -5,6 +5,7 @@
  * Run by `make test-faults`, which starts the 3 nodes.
  */
 import { Client } from "../../driver/deno.ts";
+import * as compat from "../../driver/compat/deno.ts";
 
 const NODES = ["127.0.0.1:9042", "127.0.0.2:9042", "127.0.0.3:9042"];
 // One keyspace per replication factor: CREATE KEYSPACE IF NOT EXISTS would silently keep the
@@ -84,6 +85,35 @@ Deno.test("RF=1: every write is coordinated by the replica that owns its token",
       total += local;
     }
     assert(total === BigInt(n), `local writes add up to ${total}, expected ${n}`);
+  } finally {
+    await c.shutdown();
+  }
+});
+
+Deno.test("compat: an unprepared statement with a routingKey (single or composite) goes to the key's replica", async () => {
+  const c = new compat.Client({ contactPoints: [NODES[0]], localDataCenter: "datacenter1", protocolOptions: { maxSchemaAgreementWaitSeconds: 60 } });
+  try {
+    await c.connect();
+    await c.execute(`CREATE KEYSPACE IF NOT EXISTS ${KS_RF1} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`);
+    await c.execute(`DROP TABLE IF EXISTS ${KS_RF1}.keyed`);
+    await c.execute(`CREATE TABLE ${KS_RF1}.keyed (a int, b text, v int, PRIMARY KEY ((a, b)))`);
+    const int = (n: number) => {
+      const out = new Uint8Array(4);
+      new DataView(out.buffer).setInt32(0, n);
+      return out;
+    };
+    const hosts = new Set<string>();
+    for (let a = 0; a < 60; a++) {
+      const b = `b${a}`;
+      const routingKey = [int(a), new TextEncoder().encode(b)];
+      // Unprepared: without the routing key the core has no token and goes round the nodes.
+      const rs = (await c.execute(`INSERT INTO ${KS_RF1}.keyed (a, b, v) VALUES (?, ?, ?)`, [a, b, a], { prepare: false, hints: ["int", "text", "int"], routingKey }))!;
+      const replicas = c.getReplicas(KS_RF1, c.cqlwire.tokenOfRoutingKey(routingKey)).map((h: { address: string }) => h.address);
+      assert(replicas.length === 1, `RF=1: one replica for (${a}, ${b}), got ${replicas}`);
+      assert(rs.info.queriedHost === replicas[0], `(${a}, ${b}) was coordinated by ${rs.info.queriedHost}, its replica is ${replicas[0]}`);
+      hosts.add(rs.info.queriedHost);
+    }
+    assert(hosts.size === 3, `60 keys reach all 3 nodes, got ${[...hosts]}`);
   } finally {
     await c.shutdown();
   }

@@ -471,6 +471,43 @@ export function compatCases(cassandra, settings) {
       ok(client.metadata.keyspaces[KS] !== undefined, "the rest of metadata is the core's");
     }));
 
+  test("metadata token API: getTokenRanges() Set of TokenRange over the ring, newToken = the server's token(), getTokenRangesForHost", () =>
+    withClient({}, async (client) => {
+      const { Token, TokenRange } = cassandra.token;
+      const ranges = client.metadata.getTokenRanges();
+      ok(ranges instanceof Set && ranges.size > 0, "a Set, synchronously");
+      ok([...ranges].every((r) => r instanceof TokenRange && r.start instanceof Token && r.end instanceof Token), "of TokenRange with Token ends");
+      // The ranges tile the ring: their widths add up to 2^64.
+      const width = (r) => ((BigInt(r.end.toString()) - BigInt(r.start.toString())) % (1n << 64n) + (1n << 64n)) % (1n << 64n) || (1n << 64n);
+      equal([...ranges].reduce((sum, r) => sum + width(r), 0n), 1n << 64n, "the ranges cover the ring once");
+      const host = client.hosts.values()[0];
+      equal(client.metadata.getTokenRangesForHost(KS, host).size, ranges.size, "one node owns every range (RF 1)");
+      equal(client.metadata.getTokenRangesForHost(KS, "10.9.9.9:9042"), null, "no such host");
+      for (const k of ["a", "routing", "some partition key"]) {
+        await client.execute("INSERT INTO events (k, t, v) VALUES (?, now(), 1)", [k], { prepare: true });
+        const serverToken = (await client.execute("SELECT token(k) AS t FROM events WHERE k = ? LIMIT 1", [k], { prepare: true })).first().t;
+        const t = client.metadata.newToken(new TextEncoder().encode(k));
+        equal(t.getValue().toString(), serverToken.toString(), `newToken(routing key of "${k}") is token(k)`);
+        equal([...ranges].filter((r) => r.contains(t)).length, 1, `exactly one range holds the token of "${k}"`);
+        const owner = [...ranges].find((r) => r.contains(t));
+        equal(client.metadata.getReplicas(KS, owner).map((h) => h.address), [host.address], "getReplicas of a TokenRange");
+        equal(client.metadata.getReplicas(KS, t).map((h) => h.address), [host.address], "getReplicas of a Token");
+      }
+      // Ring arithmetic, against what cassandra-driver 4.10.0's own TokenRange answers for the
+      // same ranges (its Murmur3Tokenizer, run once to make these vectors).
+      const tok = (s) => client.metadata.newToken(s);
+      const range = (a, b) => client.metadata.newTokenRange(tok(a), tok(b));
+      const SPLITS = [["-9223372036854775808", "-9223372036854775808", 2, ["]-9223372036854775808, 0]", "]0, -9223372036854775808]"]], ["-9223372036854775808", "-9223372036854775808", 3, ["]-9223372036854775808, -3074457345618258603]", "]-3074457345618258603, 3074457345618258602]", "]3074457345618258602, -9223372036854775808]"]], ["0", "10", 3, ["]0, 4]", "]4, 7]", "]7, 10]"]], ["100", "-100", 4, ["]100, 4611686018427387954]", "]4611686018427387954, -9223372036854775807]", "]-9223372036854775807, -4611686018427387953]", "]-4611686018427387953, -100]"]], ["9223372036854775000", "-9223372036854775000", 5, ["]9223372036854775000, 9223372036854775323]", "]9223372036854775323, 9223372036854775646]", "]9223372036854775646, -9223372036854775646]", "]-9223372036854775646, -9223372036854775323]", "]-9223372036854775323, -9223372036854775000]"]], ["-5", "-9223372036854775808", 3, ["]-5, 3074457345618258599]", "]3074457345618258599, 6148914691236517203]", "]6148914691236517203, -9223372036854775808]"]], ["-9223372036854775808", "7", 2, ["]-9223372036854775808, -4611686018427387900]", "]-4611686018427387900, 7]"]]];
+      for (const [a, b, n, parts] of SPLITS) equal(range(a, b).splitEvenly(n).map(String), parts, `]${a}, ${b}].splitEvenly(${n})`);
+      const CONTAINS = [["-9223372036854775808", "-9223372036854775808", "0", true], ["-9223372036854775808", "-9223372036854775808", "-9223372036854775808", true], ["5", "5", "5", false], ["100", "-100", "200", true], ["100", "-100", "-200", true], ["100", "-100", "0", false], ["100", "-100", "-100", true], ["100", "-100", "100", false], ["-5", "-9223372036854775808", "-9223372036854775808", true], ["-5", "-9223372036854775808", "-5", false], ["-5", "-9223372036854775808", "7", true]];
+      for (const [a, b, t, inside] of CONTAINS) equal(range(a, b).contains(tok(t)), inside, `]${a}, ${b}] contains ${t}`);
+      equal(range("100", "-100").unwrap().map(String), ["]100, -9223372036854775808]", "]-9223372036854775808, -100]"], "unwrap of a wrapped range");
+      equal(range("-5", "-9223372036854775808").unwrap().map(String), ["]-5, -9223372036854775808]"], "a range up to the ring's end is not wrapped");
+      equal([range("5", "5").isEmpty(), range("-9223372036854775808", "-9223372036854775808").isEmpty()], [true, false], "]t, t] is empty, ]min, min] the whole ring");
+      const parts = range("0", "10").splitEvenly(3);
+      equal([parts[0].equals(range("0", "4")), parts[0].compare(parts[1]) < 0, parts[1].compare(parts[0]) > 0], [true, true, true], "equals and compare");
+    }));
+
   test("DSE-only features say NotSupportedError", async () => {
     let caught;
     try {

@@ -138,3 +138,24 @@ Deno.test("client.metadata: keyspaces, getTable, getUdt, refreshKeyspace, getRep
     assert(ranges.length > 0, "token ranges");
     assertEquals(await c.metadata.getReplicas(KS, 42n), ["127.0.0.1:9042"]);
   }));
+
+Deno.test("tokenOfRoutingKey: the server's token() of a single and of a composite partition key", () =>
+  withTable(async (c) => {
+    await c.execute(`CREATE TABLE IF NOT EXISTS ${KS}.composite (a int, b text, v int, PRIMARY KEY ((a, b)))`);
+    const int = (n: number) => {
+      const out = new Uint8Array(4);
+      new DataView(out.buffer).setInt32(0, n);
+      return out;
+    };
+    for (const [a, b] of [[0, ""], [1, "x"], [-7, "long key text, to leave one Murmur3 block"], [2147483647, "é"]] as const) {
+      await c.execute(`INSERT INTO ${KS}.kv (k, c, v) VALUES (?, 0, 'r')`, [a], { prepare: true });
+      await c.execute(`INSERT INTO ${KS}.composite (a, b, v) VALUES (?, ?, 0)`, [a, b], { prepare: true });
+      const single = (await c.execute(`SELECT token(k) AS t FROM ${KS}.kv WHERE k = ?`, [a], { prepare: true })).first()?.t;
+      assertEquals(c.tokenOfRoutingKey(int(a)), single, `token(k) for k = ${a}`);
+      assertEquals(c.tokenOfRoutingKey([int(a)]), single, `a one-component key is the key itself (k = ${a})`);
+      const both = (await c.execute(`SELECT token(a, b) AS t FROM ${KS}.composite WHERE a = ? AND b = ?`, [a, b], { prepare: true })).first()?.t;
+      assertEquals(c.tokenOfRoutingKey([int(a), new TextEncoder().encode(b)]), both, `token(a, b) for (${a}, "${b}")`);
+    }
+    const e = await assertRejects(async () => c.tokenOfRoutingKey([] as Uint8Array[]), (e) => e instanceof ArgumentError);
+    assertEquals(e.message, "a routing key is a Uint8Array/Buffer or a non-empty array of them");
+  }));

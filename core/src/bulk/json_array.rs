@@ -321,7 +321,7 @@ mod tests {
     fn elements(input: &[u8], cut: usize, max: usize) -> Vec<Result<(String, u64, u64, u64), String>> {
         let mut reader = JsonArrayReader::new(max);
         let mut out = Vec::new();
-        let mut take = |reader: &mut JsonArrayReader, out: &mut Vec<_>| loop {
+        let take = |reader: &mut JsonArrayReader, out: &mut Vec<_>| loop {
             match reader.next_element() {
                 None => return false,
                 Some(Ok(e)) => {
