@@ -274,7 +274,24 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       "--split <i/n|auto>",
       "load share i of n: every n-th file, or the i-th byte range of a single file; auto: i and n from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, CQLWIRE_SPLIT_COUNT), Slurm array (SLURM_ARRAY_TASK_*) or AWS Batch array (AWS_BATCH_JOB_ARRAY_INDEX, CQLWIRE_SPLIT_COUNT)",
     )
-    .option("--dry-run", "parse and validate every row against the table's schema; write nothing")
+    .option(
+      "--create-table",
+      "sniff the first input (types, NA-like null words, timestamp/date formats) and create --table with its fields " +
+        "as columns (CREATE TABLE IF NOT EXISTS; an existing table must have the same columns), then load with the " +
+        "sniffed settings; needs --key, and a CSV header",
+    )
+    .option("--key <field,...>", "with --create-table: the partition key columns, in order")
+    .option("--clustering <field,...>", "with --create-table: the clustering columns, in order (default: none)")
+    .option(
+      "--sniff-rows <n>",
+      "with --create-table: records sniffed from the start of the first input (at most 16 MiB; default: 1000)",
+      positiveInteger("--sniff-rows"),
+    )
+    .option(
+      "--dry-run",
+      "parse and validate every row against the table's schema; write nothing (with --create-table: print the " +
+        "CREATE TABLE and the sniffed settings, connect to nothing)",
+    )
     .option("--json", "print the summary as one JSON object")
     .option("--quiet", "no progress output")
     .option(

@@ -155,6 +155,12 @@ export const loadSchema = z.strictObject({
   split: z.string().regex(splitPattern, "expected i/n, e.g. 1/4, or auto").optional().describe(
     "this process's share i/n of the inputs: whole files, or a byte range of a single file; auto: from a Kubernetes Indexed Job, Slurm array or AWS Batch array (see cli/README.md)",
   ),
+  createTable: z.boolean().optional().describe(
+    "sniff the first input and create the table with its fields as columns (needs key), then load",
+  ),
+  key: z.string().min(1).optional().describe("with createTable: the partition key columns, field,field"),
+  clustering: z.string().min(1).optional().describe("with createTable: the clustering columns, field,field"),
+  sniffRows: positiveInt.optional().describe("with createTable: records sniffed (default 1000)"),
   dryRun: z.boolean().optional().describe("parse and validate against the table's schema, write nothing"),
   consistency: consistency.optional(),
   json: z.boolean().optional().describe("print the summary as JSON"),

@@ -43,6 +43,14 @@ import {
   type TableColumn,
   type TableSchema,
 } from "./table.ts";
+import {
+  DEFAULT_SNIFF_ROWS,
+  describeCreation,
+  ensureTable,
+  parseKeyColumns,
+  planTableCreation,
+  type TableCreation,
+} from "./create_table.ts";
 import { findNamedMarkers, isIdempotentQuery, markerSchema, targetTableOf } from "./custom_query.ts";
 
 const DEFAULT_MAX_CONCURRENCY = LOAD_DEFAULTS.maxConcurrency;
@@ -86,6 +94,10 @@ export interface LoadFlags extends ConversionConfig {
   json?: boolean;
   quiet?: boolean;
   progressInterval?: number;
+  createTable?: boolean;
+  key?: string;
+  clustering?: string;
+  sniffRows?: number;
 }
 
 /** "2/4" → { index: 2, count: 4 } (1-based). */
@@ -188,6 +200,12 @@ interface ResolvedLoad {
   json: boolean;
   quiet: boolean;
   progressSeconds: number;
+  /** --create-table: the partition key and clustering columns, and the records sniffed. */
+  createTable: { key: string[]; clustering: string[]; sniffRows: number } | null;
+  /** --key or --clustering was given (they need --create-table). */
+  keyGiven: boolean;
+  /** --null-value or nullValues was given (then no null word is sniffed). */
+  nullValuesGiven: boolean;
 }
 
 function resolveSettings(fileArguments: string[], flags: LoadFlags, config: LoadConfig): ResolvedLoad {
@@ -250,7 +268,56 @@ function resolveSettings(fileArguments: string[], flags: LoadFlags, config: Load
     json: flags.json ?? config.json ?? false,
     quiet: flags.quiet ?? config.quiet ?? false,
     progressSeconds: flags.progressInterval ?? config.progressInterval ?? DEFAULT_PROGRESS_SECONDS,
+    createTable: (flags.createTable ?? config.createTable ?? false)
+      ? {
+        key: parseKeyColumns(flags.key ?? config.key, "--key"),
+        clustering: parseKeyColumns(flags.clustering ?? config.clustering, "--clustering"),
+        sniffRows: flags.sniffRows ?? config.sniffRows ?? DEFAULT_SNIFF_ROWS,
+      }
+      : null,
+    keyGiven: (flags.key ?? config.key ?? flags.clustering ?? config.clustering) !== undefined,
+    nullValuesGiven: (flags.nullValue ?? config.nullValues) !== undefined,
   };
+}
+
+/** --create-table: checks what it cannot be combined with, sniffs the first input, plans the table. */
+async function planCreation(settings: ResolvedLoad, inputs: InputFile[], defaultKeyspace: string | undefined) {
+  if (settings.createTable === null) {
+    if (settings.keyGiven) throw new UsageError("--key and --clustering name the columns of --create-table");
+    return null;
+  }
+  if (settings.query !== undefined) throw new UsageError("--create-table creates the table of --table: drop --query");
+  const combined = [
+    settings.map !== null && "--map",
+    settings.skip.length > 0 && "--skip",
+    settings.constants.length > 0 && "--set",
+  ].find((flag) => flag !== false);
+  if (combined !== undefined) {
+    throw new UsageError(`--create-table takes every input field as a column: it cannot be combined with ${combined}`);
+  }
+  const { keyspace, table } = parseTableName(settings.tableText!, defaultKeyspace);
+  const input = inputs[0];
+  const format = settings.format ?? input.format ?? "csv";
+  const options: Record<string, unknown> = { format, conversion: settings.conversion };
+  if (format === "csv") Object.assign(options, { ...settings.csv, header: settings.hasHeader });
+  if (settings.nullValuesGiven) options.nullValues = settings.nullValues;
+  if (settings.skipRecords !== undefined) options.skipRecords = settings.skipRecords;
+  const creation = await planTableCreation(
+    { keyspace, table, partitionKey: settings.createTable.key, clustering: settings.createTable.clustering },
+    input,
+    options,
+    settings.createTable.sniffRows,
+  );
+  // The load reads the input as it was sniffed.
+  settings.nullValues = creation.sniffed.settings.nullValues;
+  settings.conversion = {
+    ...settings.conversion,
+    ...(creation.sniffed.settings.timestampFormat !== null
+      ? { timestampFormat: creation.sniffed.settings.timestampFormat }
+      : {}),
+    ...(creation.sniffed.settings.dateFormat !== null ? { dateFormat: creation.sniffed.settings.dateFormat } : {}),
+  };
+  return creation;
 }
 
 /** Everything about the target that does not depend on a source's header. */
@@ -435,8 +502,19 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
   const plans = await splitInputs(inputs, settings.split);
   const connection = resolveConnection(context.flags, context.config.connection);
   const consistency = await consistencyCode(settings.consistency);
+  const creation: TableCreation | null = await planCreation(settings, inputs, connection.keyspace);
+  if (creation !== null && settings.dryRun) {
+    // The table does not exist yet, so no row can be checked against it: the plan is the output.
+    console.log(describeCreation(creation));
+    return EXIT_OK;
+  }
 
   return await withClient(context, async (client, secrets) => {
+    if (creation !== null) {
+      await ensureTable(client, creation.shape, creation.columns, creation.statement, (line) => {
+        if (!settings.quiet) console.error(line);
+      });
+    }
     const target = await resolveTarget(client, settings, connection.keyspace);
     const planners = {
       csv: planner(target, settings, "csv"),
