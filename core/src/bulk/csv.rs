@@ -721,6 +721,26 @@ mod tests {
     }
 
     #[test]
+    fn trimming_a_blank_field_stops_at_its_start() {
+        let opts = CsvOptions { trim: true, ..CsvOptions::default() };
+        assert_eq!(
+            fields(&opts, "\" a \",  ,\t\n"),
+            vec![vec![(" a ".into(), true), (String::new(), false), (String::new(), false)]]
+        );
+    }
+
+    #[test]
+    fn a_record_may_have_max_fields_and_not_one_more() {
+        let opts = CsvOptions::default();
+        let at_cap = ",".repeat(MAX_FIELDS - 1);
+        let recs = parse(&opts, format!("{at_cap}\n").as_bytes(), usize::MAX);
+        assert_eq!((recs[0].3.len(), recs[0].5), (MAX_FIELDS, None));
+        let recs = parse(&opts, format!("{at_cap},x\ny\n").as_bytes(), usize::MAX);
+        assert_eq!((recs[0].3.len(), recs[0].5), (MAX_FIELDS, Some(CsvFault::TooManyFields { limit: MAX_FIELDS })));
+        assert_eq!(recs[1].3, plain(&[&["y"]])[0]);
+    }
+
+    #[test]
     fn other_delimiters() {
         for d in [b'\t', b'|', b';'] {
             let opts = CsvOptions { delimiter: d, ..CsvOptions::default() };
@@ -757,6 +777,26 @@ mod tests {
         assert_eq!((recs[2].0, recs[2].3.clone()), (4, plain(&[&["next"]])[0].clone()));
         // Exactly at the limit is fine.
         assert_eq!(recs[3].3, plain(&[&["0123456789"]])[0]);
+    }
+
+    #[test]
+    fn the_reader_reports_its_options_input_and_end() {
+        let opts = CsvOptions { delimiter: b';', ..CsvOptions::default() };
+        let mut reader = CsvReader::new(opts.clone()).unwrap();
+        assert_eq!(reader.options(), &opts);
+        assert!(!reader.is_finished());
+        reader.push(b"a;b\n");
+        assert!(reader.next_record().is_some());
+        assert_eq!((reader.field(0), reader.field(1), reader.field(2)), (Some(&b"a"[..]), Some(&b"b"[..]), None));
+        reader.push(b"c");
+        assert_eq!(reader.bytes_pushed(), 5);
+        // Pushing ends access to the record last returned.
+        assert_eq!(reader.field(0), None);
+        reader.finish();
+        assert!(reader.is_finished());
+        // Input after the end is ignored.
+        reader.push(b"more");
+        assert_eq!(reader.bytes_pushed(), 5);
     }
 
     #[test]
