@@ -402,6 +402,7 @@ export class SessionHost {
     try {
       // `started` is this request's performance.now(): one clock read serves both.
       id = this.core.executeHandle(Math.round((TIME_ORIGIN + started) * 1000), handle, staged, optionsLength);
+      if (id < 0) throw this.core.takeError() ?? new DriverError("the core refused the request", "ERR_REQUEST");
     } catch (e) {
       return Promise.reject(this.callError(e));
     }
