@@ -1122,6 +1122,11 @@ mod bulk_load {
     /// Feeds `input` in chunks and lets the core route the session's answers to the load,
     /// until it is done.
     fn run(sim: &mut Sim, id: u32, input: &[u8], chunk: usize) {
+        run_observed(sim, id, input, chunk, |_| {});
+    }
+
+    /// [`run`], calling `observe` with the load after every push and before every pump.
+    fn run_observed(sim: &mut Sim, id: u32, input: &[u8], chunk: usize, mut observe: impl FnMut(&BulkLoad)) {
         let mut chunks = input.chunks(chunk);
         for _ in 0..100_000 {
             while sim.loads.get(id).unwrap().wants_input() {
@@ -1132,7 +1137,9 @@ mod bulk_load {
                         break;
                     }
                 }
+                observe(sim.loads.get(id).unwrap());
             }
+            observe(sim.loads.get(id).unwrap());
             sim.pump();
             if sim.loads.get(id).unwrap().is_done() {
                 return;
@@ -1174,6 +1181,29 @@ mod bulk_load {
         assert_eq!(landed, 1000);
         // Full batches, but for the partly filled ones sent whenever a chunk runs dry.
         assert!(requests <= 1000 / 10 + 3 * input.len().div_ceil(4096), "{requests} requests for 1000 rows");
+    }
+
+    #[test]
+    fn rows_held_stay_within_the_byte_budget_and_every_row_still_lands() {
+        // A budget of a few rows' values, far below what the window (32 requests of 8 rows)
+        // would hold: input is read only as rows settle, and nothing waits forever.
+        let mut sim = Sim::new(3, config());
+        sim.start();
+        let budget = 200;
+        let id = new_load(&mut sim, LoadConfig { max_held_bytes: budget, ..batched(8) });
+        let input = csv(2000, &[]);
+        let mut most_held = 0;
+        run_observed(&mut sim, id, &input, 256, |load| most_held = most_held.max(load.stats().held_bytes));
+        let load = sim.loads.get(id).unwrap();
+        let stats = load.stats();
+        assert!(load.is_done(), "{stats:?}");
+        assert_eq!((stats.rows_ok, stats.rows_bad, stats.held_bytes), (2000, 0, 0));
+        assert_eq!(load.watermark(), input.len() as u64);
+        // One row's values (bigint and a 2-byte blob, with their lengths) may cross the line.
+        let row = 4 + 8 + 4 + 2;
+        assert!(most_held > 0 && most_held < budget + row, "held {most_held} bytes with a budget of {budget}");
+        let landed: usize = sim.nodes.iter().map(|n| n.executes.len()).sum();
+        assert_eq!(landed, 2000);
     }
 
     #[test]
