@@ -721,6 +721,26 @@ mod tests {
     }
 
     #[test]
+    fn trimming_a_blank_field_stops_at_its_start() {
+        let opts = CsvOptions { trim: true, ..CsvOptions::default() };
+        assert_eq!(
+            fields(&opts, "\" a \",  ,\t\n"),
+            vec![vec![(" a ".into(), true), (String::new(), false), (String::new(), false)]]
+        );
+    }
+
+    #[test]
+    fn a_record_may_have_max_fields_and_not_one_more() {
+        let opts = CsvOptions::default();
+        let at_cap = ",".repeat(MAX_FIELDS - 1);
+        let recs = parse(&opts, format!("{at_cap}\n").as_bytes(), usize::MAX);
+        assert_eq!((recs[0].3.len(), recs[0].5), (MAX_FIELDS, None));
+        let recs = parse(&opts, format!("{at_cap},x\ny\n").as_bytes(), usize::MAX);
+        assert_eq!((recs[0].3.len(), recs[0].5), (MAX_FIELDS, Some(CsvFault::TooManyFields { limit: MAX_FIELDS })));
+        assert_eq!(recs[1].3, plain(&[&["y"]])[0]);
+    }
+
+    #[test]
     fn other_delimiters() {
         for d in [b'\t', b'|', b';'] {
             let opts = CsvOptions { delimiter: d, ..CsvOptions::default() };
