@@ -294,6 +294,12 @@ async function planCreation(settings: ResolvedLoad, inputs: InputFile[], default
   const { keyspace, table } = parseTableName(settings.tableText!, defaultKeyspace);
   const input = inputs[0];
   const format = settings.format ?? input.format ?? "csv";
+  if (format === "parquet") {
+    throw new UsageError(
+      "--create-table cannot sniff a Parquet input yet: create the table first (cli/README.md lists the CQL types " +
+        "each Parquet type goes to)",
+    );
+  }
   const options: Record<string, unknown> = { format, conversion: settings.conversion };
   if (format === "csv") Object.assign(options, { ...settings.csv, header: settings.hasHeader });
   if (settings.nullValuesGiven) options.nullValues = settings.nullValues;

@@ -2,13 +2,13 @@
  * The `Client`: a pool of core-driven connections, the prepared-statement cache, paging,
  * batches and streaming. Names follow the DataStax Node.js driver where the meaning matches.
  */
-import { type BadRowKind, type BadRowRecord, type BulkCounters, type BulkState, type CsvHeaderRead, type JournalEntry, type RawResponse, concat, type CsvSettings, type MemoryStats, readCsvHeader, type RequestOptions, SessionHost, type SniffedField, type SniffedInput, sniffInput, type Tried } from "./session.ts";
+import { type BadRowKind, type BadRowRecord, type BulkCounters, type BulkState, type CsvHeaderRead, type JournalEntry, type RawResponse, concat, type CsvSettings, type MemoryStats, type Pending, readCsvHeader, type RequestOptions, SessionHost, type SniffedField, type SniffedInput, sniffInput, type Tried } from "./session.ts";
 import { type ClientOptions, parseHostPort, type ResolvedOptions, resolveOptions } from "./options.ts";
 import type { RuntimeHooks } from "./socket.ts";
 import { ArgumentError, DriverError, OperationTimedOutError } from "./errors.ts";
 import { columnInfo, type ColumnInfo, fromHex, type PageSource, ResultSet, type Row } from "./result.ts";
 import { Metadata } from "./metadata.ts";
-import { encodeValueList, formatCqlType, parseCqlType, parseResult, Reader, type TypeInfo, Writer } from "./codec/mod.ts";
+import { decodeCachedRows, encodeValueList, formatCqlType, parseCqlType, parseResult, Reader, type TypeInfo, Writer } from "./codec/mod.ts";
 import { withZoneOffsets } from "./zone.ts";
 
 export interface ExecuteOptions {
@@ -436,25 +436,36 @@ export class Client {
       this.countError(e);
       return Promise.reject(e);
     }
-    // Only a statement that returns rows can have a next page: only then does the request
-    // carry what fetching it needs (writes keep the allocation-free path).
-    const context = ps.resultColumns.length > 0 ? new PageRequest(this, ps, params, o) : ps;
-    return session.executeHandle<ResultSet<R>>(ps.handle, staged, optionsLength, context, started);
+    // The parameters and options ride with the request: a PageRequest is built from them
+    // only for a result that has a next page.
+    return session.executeHandle<ResultSet<R>>(ps.handle, staged, optionsLength, ps, started, params, o);
   }
 
   /** Builds the ResultSet of a prepared EXECUTE in the driver loop, off the promise chain. */
-  private decodeExecute = (context: unknown, started: number, flags: number, body: Uint8Array, node: string, attempts: number, tried?: Tried): ResultSet => {
-    this.recordLatency(performance.now() - started);
-    if (context instanceof PageRequest) {
-      const rs = this.resultSetOf(flags, body, node, attempts, this.session!, context.ps as Prepared);
-      rs.source = context;
-      if (tried !== undefined) rs.tried = tried;
-      return rs;
-    }
-    const rs = this.resultSetOf(flags, body, node, attempts, this.session!, context as Prepared);
+  private decodeExecute = (request: Pending, flags: number, events: Uint8Array, view: DataView, start: number, end: number, node: string, attempts: number, tried?: Tried): ResultSet => {
+    this.recordLatency(performance.now() - request.started);
+    const ps = request.context as Prepared;
+    const options = request.options as ExecuteOptions;
+    const rs = this.resultSetInPlace(flags, events, view, start, end, node, attempts, ps) ??
+      this.resultSetOf(flags, events.subarray(start, end), node, attempts, this.session!, ps);
+    rs.consistency = options.consistency ?? this.options.queryOptions.consistency;
+    if (rs.rawPageState !== null) rs.source = new PageRequest(this, ps, request.params as unknown[] | Record<string, unknown> | null, options);
     if (tried !== undefined) rs.tried = tried;
     return rs;
   };
+
+  /**
+   * The commonest answers read in place, with no view of the body: a write's Void, and a page
+   * of rows in the statement's cached columns with no next page. Null for anything else.
+   */
+  private resultSetInPlace(flags: number, events: Uint8Array, view: DataView, start: number, end: number, node: string, attempts: number, ps: Prepared): ResultSet | null {
+    // Tracing, warnings and a custom payload come before the result: the full path reads them.
+    if ((flags & 0x0e) !== 0) return null;
+    if (isVoidResult(events, start, end)) return new ResultSet([], NO_COLUMNS, null, node, attempts, NO_WARNINGS, null);
+    if (ps.resultColumns.length === 0) return null;
+    const rows = decodeCachedRows(events, view, start, end, ps.resultColumns);
+    return rows === null ? null : new ResultSet(rows, ps.resultInfo, null, node, attempts, NO_WARNINGS, null, ps.resultColumns);
+  }
 
   private countError(e: unknown): void {
     this.metrics.errors++;
@@ -1069,6 +1080,11 @@ function skipPrefix(raw: RawResponse): { body: Uint8Array; traceId: string | nul
 }
 
 const NO_WARNINGS: string[] = [];
+
+/** Whether `u8[start, end)` is a RESULT body of kind Void (an int 1 and nothing else). */
+function isVoidResult(u8: Uint8Array, start: number, end: number): boolean {
+  return end - start === 4 && u8[start] === 0 && u8[start + 1] === 0 && u8[start + 2] === 0 && u8[start + 3] === 1;
+}
 
 function formatUuid(b: Uint8Array): string {
   const h = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");

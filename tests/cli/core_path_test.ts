@@ -82,6 +82,7 @@ function fakeCore(log: CoreLog): BulkLoadFunction {
       bytesPushed: 0,
       rowsPrevious: 0,
       rowsUncertain: 0,
+      heldBytes: 0,
     };
     const order: Array<{ end: number; nextLine: number; settled: boolean }> = [];
     let inFlight: Array<{ entry: (typeof order)[number]; row: BadRowRecord; value: string; turns: number }> = [];

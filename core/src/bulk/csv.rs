@@ -760,6 +760,26 @@ mod tests {
     }
 
     #[test]
+    fn the_reader_reports_its_options_input_and_end() {
+        let opts = CsvOptions { delimiter: b';', ..CsvOptions::default() };
+        let mut reader = CsvReader::new(opts.clone()).unwrap();
+        assert_eq!(reader.options(), &opts);
+        assert!(!reader.is_finished());
+        reader.push(b"a;b\n");
+        assert!(reader.next_record().is_some());
+        assert_eq!((reader.field(0), reader.field(1), reader.field(2)), (Some(&b"a"[..]), Some(&b"b"[..]), None));
+        reader.push(b"c");
+        assert_eq!(reader.bytes_pushed(), 5);
+        // Pushing ends access to the record last returned.
+        assert_eq!(reader.field(0), None);
+        reader.finish();
+        assert!(reader.is_finished());
+        // Input after the end is ignored.
+        reader.push(b"more");
+        assert_eq!(reader.bytes_pushed(), 5);
+    }
+
+    #[test]
     fn options_are_checked() {
         let bad = [
             (CsvOptions { delimiter: b'"', ..CsvOptions::default() }, "the CSV delimiter and quote must differ"),
