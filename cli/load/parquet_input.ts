@@ -67,9 +67,9 @@ function asNumber(value: bigint | number): number {
 }
 
 export async function openParquet(input: InputFile): Promise<ParquetFile> {
-  if (input.path === "-" || input.gzip) {
+  if (input.path === "-" || input.url || input.compression !== null) {
     throw new UsageError(
-      `${input.path}: Parquet is read by ranges from a plain file (not stdin or .gz)`,
+      `${input.path}: Parquet is read by ranges from a plain file (not stdin, a URL or a compressed file)`,
     );
   }
   const file = await Deno.open(input.path, { read: true });
@@ -226,12 +226,7 @@ export async function openParquetInput<
     }
     const plan = planFor(file.columns.map((column) => column.name));
     const bindings = plan.parquet ?? [];
-    const chunks = parquetLines(
-      file,
-      bindings,
-      rowWriters(file, bindings),
-      startRow,
-    );
+    const chunks = parquetLines(file, bindings, startRow);
     return {
       plan,
       chunks,
@@ -248,13 +243,25 @@ export async function openParquetInput<
   }
 }
 
-/** Rows from `startRow` on as JSON lines, one row group read at a time, in pieces of about `pieceBytes`. */
-async function* parquetLines(
+/**
+ * Rows from `startRow` on as JSON lines, one row group read at a time, in pieces of about
+ * `pieceBytes`. The bound columns' types are checked at once (a usage error), before any read.
+ */
+export function parquetLines(
+  file: ParquetFile,
+  bindings: ParquetBinding[],
+  startRow: number,
+  pieceBytes = 1 << 18,
+): AsyncGenerator<Uint8Array> {
+  return writeLines(file, bindings, rowWriters(file, bindings), startRow, pieceBytes);
+}
+
+async function* writeLines(
   file: ParquetFile,
   bindings: ParquetBinding[],
   writers: Array<{ key: Uint8Array; write: ValueWriter }>,
   startRow: number,
-  pieceBytes = 1 << 18,
+  pieceBytes: number,
 ): AsyncGenerator<Uint8Array> {
   const names = bindings.map(({ fieldIndex }) => file.columns[fieldIndex].name);
   // Leaf types are taken off the schema the reader gets, so it hands over physical values
@@ -287,7 +294,14 @@ async function* parquetLines(
     let columns: ArrayLike<unknown>[] = [];
     try {
       const scan = await scanOf();
-      for (const column of names) columns.push(await scan.readColumn({ column, rowStart, rowEnd }));
+      for (const column of names) {
+        const values = await scan.readColumn({ column, rowStart, rowEnd });
+        // The row count is the file's word: a column with fewer values must not read as nulls.
+        if (values.length !== rowEnd - rowStart) {
+          throw new Error(`column '${column}' has ${values.length} values for ${rowEnd - rowStart} rows`);
+        }
+        columns.push(values);
+      }
     } catch (error) {
       // A damaged page or an unsupported encoding stops the load, named by where it is.
       throw new Error(`${file.path}: row group ${group} cannot be read: ${(error as Error).message}`);

@@ -6,6 +6,7 @@ import type { SchemaElement } from "hyparquet";
 import { assertEquals } from "./assert.ts";
 import { parseCqlType } from "../../driver/mod.ts";
 import { parquetColumns, unfitReason, valueOf } from "../../cli/load/parquet_schema.ts";
+import { openParquet, parquetLines } from "../../cli/load/parquet_input.ts";
 import { decimalText, float16, LineWriter, scalarWriter, timestampJson } from "../../cli/load/parquet_values.ts";
 
 const text = new TextDecoder();
@@ -133,4 +134,31 @@ Deno.test("timestamps keep every digit of their unit, and their zone only when a
   assertEquals(timestampJson(-9223372036854775808n, "ms", true), "-9223372036854775808");
   assertEquals(timestampJson(9223372036854775807n, "us", true), '"9223372036854775807 us since the epoch"');
   assertEquals(timestampJson(9223372036854775000n, "us", true), "9223372036854775");
+});
+
+Deno.test("a row group with fewer values than its declared rows stops the load, never reads as nulls", async () => {
+  const path = new URL("./parquet/bad.parquet", import.meta.url).pathname;
+  const file = await openParquet({ path, size: null, compression: null, format: "parquet" });
+  try {
+    // The footer says row group 0 has 4 rows; its pages hold 3.
+    file.metadata.row_groups[0].num_rows = 4n;
+    file.groupStarts = [0, 4, 6, 9, 10];
+    const column = {
+      name: "id",
+      kind: "partition_key",
+      position: 0,
+      type: parseCqlType("int"),
+      typeText: "int",
+    } as const;
+    const lines = parquetLines(file, [{ fieldIndex: 0, column }], 0);
+    let failure: Error | null = null;
+    try {
+      for await (const _ of lines) { /* reading is the test */ }
+    } catch (error) {
+      failure = error as Error;
+    }
+    assertEquals(failure?.message, `${path}: row group 0 cannot be read: column 'id' has 3 values for 4 rows`);
+  } finally {
+    file.buffer.close();
+  }
 });
