@@ -116,6 +116,9 @@ fn push_json(out: &mut Vec<u8>, kind: u8, id: u32, value: &impl serde::Serialize
     out.extend_from_slice(&json);
 }
 
+/// Bytes `marshal_event` adds to a response body: kind, id, length, flags, attempts, node.
+const EVENT_OVERHEAD: usize = 1 + 4 + 4 + 4;
+
 /// One event, packed: `[kind u8][request id u32 LE][len u32 LE][payload]`.
 fn marshal_event(out: &mut Vec<u8>, event: SessionEvent<'_>) {
     match event {
@@ -493,6 +496,10 @@ impl WasmSession {
     pub fn poll_events(&mut self) -> Vec<u8> {
         let mut out = std::mem::take(&mut self.out);
         out.clear();
+        // Sized once: a large result is copied into `out` once, not grown into by doubling
+        // (which held up to twice its size, plus the copy it grew from).
+        let (events, body_bytes) = self.inner.pending_events();
+        out.reserve(body_bytes + events * EVENT_OVERHEAD);
         self.loads.drain_events(self.now, &mut self.inner, |event| marshal_event(&mut out, event));
         self.inner.release_drained();
         out
