@@ -519,6 +519,22 @@ mod wire_formats {
         }
     }
 
+    /// A connection through OPTIONS and STARTUP at `version` with `compression` negotiated.
+    fn ready_at(version: u8, compression: Compression) -> Connection {
+        let mut c = Connection::new(Config { protocol_version: version, compression, ..Config::default() });
+        c.start(0);
+        c.poll_transmit(&mut Vec::new());
+        let mut sup = supported();
+        sup[0] = 0x80 | version;
+        c.handle_bytes(1, &sup);
+        c.poll_transmit(&mut Vec::new());
+        let mut ready = response(0, 0x02, &[]);
+        ready[0] = 0x80 | version;
+        c.handle_bytes(2, &ready);
+        assert_eq!(events(&mut c), vec![Ev::Ready]);
+        c
+    }
+
     /// A large frame arriving in many reads is kept in pieces and put together once, at its
     /// size, when all of it is present: the connection never holds much more than the bytes
     /// it was given (doubling a growing buffer held up to twice, and left the abandoned
@@ -531,17 +547,7 @@ mod wire_formats {
         let mut body = 1i32.to_be_bytes().to_vec();
         body.extend((0..LARGE).map(|i| (i % 251) as u8));
         for version in [4u8, 5] {
-            let mut c = Connection::new(Config { protocol_version: version, ..Config::default() });
-            c.start(0);
-            c.poll_transmit(&mut Vec::new());
-            let mut sup = supported();
-            sup[0] = 0x80 | version;
-            c.handle_bytes(1, &sup);
-            c.poll_transmit(&mut Vec::new());
-            let mut ready = response(0, 0x02, &[]);
-            ready[0] = 0x80 | version;
-            c.handle_bytes(2, &ready);
-            assert_eq!(events(&mut c), vec![Ev::Ready]);
+            let mut c = ready_at(version, Compression::None);
             let big = query(&mut c, 3);
             let small = query(&mut c, 3);
             c.poll_transmit(&mut Vec::new());
@@ -579,17 +585,7 @@ mod wire_formats {
         for (version, algorithm) in
             [(4, Compression::None), (4, Compression::Lz4), (4, Compression::Snappy), (5, Compression::None), (5, Compression::Lz4)]
         {
-            let mut c = Connection::new(Config { protocol_version: version, compression: algorithm, ..Config::default() });
-            c.start(0);
-            c.poll_transmit(&mut Vec::new());
-            let mut sup = supported();
-            sup[0] = 0x80 | version;
-            c.handle_bytes(1, &sup);
-            c.poll_transmit(&mut Vec::new());
-            let mut ready = response(0, 0x02, &[]);
-            ready[0] = 0x80 | version;
-            c.handle_bytes(2, &ready);
-            assert_eq!(events(&mut c), vec![Ev::Ready]);
+            let mut c = ready_at(version, algorithm);
             let id = query(&mut c, 3);
             c.poll_transmit(&mut Vec::new());
             let mut frame = if version == 4 && algorithm != Compression::None {
