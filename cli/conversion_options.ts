@@ -40,7 +40,7 @@ export function addConversionOptions(
   command
     .option(
       "--time-zone <zone>",
-      "UTC or a fixed offset (+02:00, -0530) for timestamps without a zone (default: UTC; IANA names are not supported)",
+      "zone of timestamps written without one: UTC, a fixed offset (+02:00, -0530) or a name (America/New_York); unload writes local times in it (default: UTC)",
     )
     .option(
       "--timestamp-format <format>",

@@ -188,7 +188,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
 
   const load = program.command("load")
     .description(
-      "load CSV or JSON Lines into a table; bad rows go to <bad-dir>/<name>.bad with reasons in <name>.errors.log",
+      "load CSV, JSON Lines or Parquet into a table; bad rows go to <bad-dir>/<name>.bad with reasons in <name>.errors.log",
     )
     .argument("[inputs...]", "files, directories, globs (quoted: 'data/*.csv'), '-' for stdin; .gz is decompressed")
     .option("--table <keyspace.table>", "target table")
@@ -197,9 +197,10 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       new Option(
         "--format <format>",
         "input format (default: by extension; .jsonl/.ndjson are JSON Lines, .json one JSON array of objects " +
-          "read as a stream, else CSV)",
+          "read as a stream, .parquet Parquet (flat columns and lists, matched to columns by name; " +
+          "a bad row goes to the .bad file as a JSON line), else CSV)",
       )
-        .choices(["csv", "jsonl", "json"]),
+        .choices(["csv", "jsonl", "json", "parquet"]),
     )
     .option("--header <true|false>", "the first CSV record names the fields (default: true)", booleanWord)
     .option("--delimiter <char>", "field delimiter (default: ,; '\\t' or tab for TSV)", singleCharacter)
@@ -225,7 +226,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("--rate <rows/s>", "write at most this many rows per second", positiveInteger("--rate"))
     .option(
       "--batch-size <n>",
-      "group rows into unlogged batches of up to n; 1: no batches (default: 32 on the core path, which sends a row alone when no batch forms; 1 on the JS path)",
+      "group rows into unlogged batches of up to n; 1: no batches (default: 32; a row goes alone when no batch forms within the look-ahead window)",
       positiveInteger("--batch-size"),
     )
     .addOption(
@@ -264,7 +265,24 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       "--split <i/n|auto>",
       "load share i of n: every n-th file, or the i-th byte range of a single file; auto: i and n from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, CQLWIRE_SPLIT_COUNT), Slurm array (SLURM_ARRAY_TASK_*) or AWS Batch array (AWS_BATCH_JOB_ARRAY_INDEX, CQLWIRE_SPLIT_COUNT)",
     )
-    .option("--dry-run", "parse and validate every row against the table's schema; write nothing")
+    .option(
+      "--create-table",
+      "sniff the first input (types, NA-like null words, timestamp/date formats) and create --table with its fields " +
+        "as columns (CREATE TABLE IF NOT EXISTS; an existing table must have the same columns), then load with the " +
+        "sniffed settings; needs --key, and a CSV header",
+    )
+    .option("--key <field,...>", "with --create-table: the partition key columns, in order")
+    .option("--clustering <field,...>", "with --create-table: the clustering columns, in order (default: none)")
+    .option(
+      "--sniff-rows <n>",
+      "with --create-table: records sniffed from the start of the first input (at most 16 MiB; default: 1000)",
+      positiveInteger("--sniff-rows"),
+    )
+    .option(
+      "--dry-run",
+      "parse and validate every row against the table's schema; write nothing (with --create-table: print the " +
+        "CREATE TABLE and the sniffed settings, connect to nothing)",
+    )
     .option("--json", "print the summary as one JSON object")
     .option("--quiet", "no progress output")
     .option(

@@ -3,7 +3,8 @@
  * `workerd.ts`) initialise the WASM core, choose a transport and re-export this module.
  */
 export { Client as BaseClient } from "./src/client.ts";
-export { readCsvHeader } from "./src/client.ts";
+export { readCsvHeader, sniffInput } from "./src/client.ts";
+export type { SniffedField, SniffedInput } from "./src/client.ts";
 export type { BadRowKind, BadRowRecord, CsvHeaderRead, JournalEntry, BatchOptions, BatchQuery, BulkConversionOptions, BulkCounters, BulkLoadOptions, BulkState, ClientMetrics, ExecuteOptions, PageInfo, PreparedInfo, StreamOptions } from "./src/client.ts";
 export type { MemoryStats } from "./src/session.ts";
 export type { ClientOptions } from "./src/options.ts";

@@ -65,7 +65,7 @@ export const conversionShape = {
     "a null field (empty, or a null word) leaves its column unset: no tombstone, an existing value stays (default true); false binds null",
   ),
   timeZone: z.string().min(1).optional().describe(
-    "UTC or a fixed offset (+02:00, -0530) for timestamps written without a zone (default UTC); IANA names are not supported",
+    "zone of timestamps written without one: UTC, a fixed offset (+02:00, -0530) or a zone name (America/New_York; daylight saving followed as the runtime's Intl database says) (default UTC)",
   ),
   timestampFormat: z.string().min(1).optional().describe(
     "iso (default: ISO 8601 variants) or a strftime-like pattern such as '%d/%m/%Y %H:%M:%S'",
@@ -102,8 +102,9 @@ export const loadSchema = z.strictObject({
   query: z.string().min(1).optional().describe(
     "custom INSERT or UPDATE with named bind markers (:name) matched to fields by name",
   ),
-  format: z.enum(["csv", "jsonl", "json"]).optional().describe(
-    "input format (default: by extension, .jsonl/.ndjson are JSON Lines, .json one JSON array of objects)",
+  format: z.enum(["csv", "jsonl", "json", "parquet"]).optional().describe(
+    "input format (default: by extension, .jsonl/.ndjson are JSON Lines, .json one JSON array of objects, " +
+      ".parquet Parquet)",
   ),
   map: z.union([
     z.string().min(1).describe("field=column,field=column"),
@@ -151,6 +152,12 @@ export const loadSchema = z.strictObject({
   split: z.string().regex(splitPattern, "expected i/n, e.g. 1/4, or auto").optional().describe(
     "this process's share i/n of the inputs: whole files, or a byte range of a single file; auto: from a Kubernetes Indexed Job, Slurm array or AWS Batch array (see cli/README.md)",
   ),
+  createTable: z.boolean().optional().describe(
+    "sniff the first input and create the table with its fields as columns (needs key), then load",
+  ),
+  key: z.string().min(1).optional().describe("with createTable: the partition key columns, field,field"),
+  clustering: z.string().min(1).optional().describe("with createTable: the clustering columns, field,field"),
+  sniffRows: positiveInt.optional().describe("with createTable: records sniffed (default 1000)"),
   dryRun: z.boolean().optional().describe("parse and validate against the table's schema, write nothing"),
   consistency: consistency.optional(),
   json: z.boolean().optional().describe("print the summary as JSON"),

@@ -17,6 +17,8 @@ export interface BadRecord {
   /** The input's path, or "-" for stdin. */
   source: string;
   line: number;
+  /** Where the record is, when lines do not say it (a Parquet row group and row). */
+  where?: string;
   /** The record's bytes exactly as read (line end excluded). */
   bytes: Uint8Array;
 }
@@ -39,8 +41,9 @@ export function truncateForLog(text: string): string {
   return chars.length <= MAX_VALUE_IN_LOG ? text : `${chars.slice(0, MAX_VALUE_IN_LOG).join("")}…`;
 }
 
-export function describeProblem(record: Pick<BadRecord, "source" | "line">, problem: RowProblem): string {
-  const location = `${record.source === "-" ? "<stdin>" : record.source}:${record.line}`;
+export function describeProblem(record: Pick<BadRecord, "source" | "line" | "where">, problem: RowProblem): string {
+  const source = record.source === "-" ? "<stdin>" : record.source;
+  const location = record.where !== undefined ? `${source}: ${record.where}` : `${source}:${record.line}`;
   const parts: string[] = [location];
   if (problem.field !== undefined) {
     const column = problem.column !== undefined

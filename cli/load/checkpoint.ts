@@ -257,7 +257,8 @@ export async function checkResumeState(
     refuse(`${input.path} is not the file the checkpoint was taken of (its content fingerprint differs)`);
   }
   // Stdin has no identity to check; its watermark is trusted as the job's (same job hash).
-  if (input.path === "-" || state.offset === 0) return;
+  // A Parquet input's offset counts rows, checked against its row count when it is opened.
+  if (input.path === "-" || state.offset === 0 || input.format === "parquet") return;
   const { before, at } = await bytesAround(input, state.offset);
   if (before === null) refuse(`offset ${state.offset} of ${input.path} is past the end of its data`);
   // A record starts after a line end (not between the CR and LF of one), or the data ends there.

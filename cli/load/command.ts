@@ -27,6 +27,7 @@ import { refuseInputsAsOutputs } from "../files.ts";
 import {
   type CoreLoadInput,
   type CorePlan,
+  type InputFormat,
   type LoadProgress,
   type LoadSummary,
   runCoreLoad,
@@ -41,6 +42,14 @@ import {
   type TableColumn,
   type TableSchema,
 } from "./table.ts";
+import {
+  DEFAULT_SNIFF_ROWS,
+  describeCreation,
+  ensureTable,
+  parseKeyColumns,
+  planTableCreation,
+  type TableCreation,
+} from "./create_table.ts";
 import { findNamedMarkers, isIdempotentQuery, markerSchema, targetTableOf } from "./custom_query.ts";
 
 const DEFAULT_MAX_CONCURRENCY = LOAD_DEFAULTS.maxConcurrency;
@@ -53,7 +62,7 @@ const DEFAULT_PROGRESS_SECONDS = LOAD_DEFAULTS.progressSeconds;
 export interface LoadFlags extends ConversionConfig {
   table?: string;
   query?: string;
-  format?: "csv" | "jsonl" | "json";
+  format?: "csv" | "jsonl" | "json" | "parquet";
   header?: boolean;
   delimiter?: string;
   quote?: string;
@@ -83,6 +92,10 @@ export interface LoadFlags extends ConversionConfig {
   json?: boolean;
   quiet?: boolean;
   progressInterval?: number;
+  createTable?: boolean;
+  key?: string;
+  clustering?: string;
+  sniffRows?: number;
 }
 
 /** "2/4" → { index: 2, count: 4 } (1-based). */
@@ -134,8 +147,10 @@ export async function splitInputs(inputs: InputFile[], split: { index: number; c
     return inputs.filter((_, k) => k % split.count === split.index - 1).map((input) => ({ input }));
   }
   const [input] = inputs;
-  if (input.path === "-" || input.gzip || input.size === null) {
-    throw new UsageError("--split of a single input needs a plain (uncompressed) file: split by files instead");
+  if (input.path === "-" || input.gzip || input.size === null || input.format === "parquet") {
+    throw new UsageError(
+      "--split of a single input needs a plain (uncompressed) CSV or JSON Lines file: split by files instead",
+    );
   }
   const size = input.size;
   const rangeStart = Math.floor((size * (split.index - 1)) / split.count);
@@ -152,7 +167,7 @@ interface ResolvedLoad {
   files: string[];
   tableText: string | undefined;
   query: string | undefined;
-  format: "csv" | "jsonl" | "json" | undefined;
+  format: "csv" | "jsonl" | "json" | "parquet" | undefined;
   map: Array<[string, string]> | null;
   skip: string[];
   constants: Array<[string, string]>;
@@ -182,6 +197,12 @@ interface ResolvedLoad {
   json: boolean;
   quiet: boolean;
   progressSeconds: number;
+  /** --create-table: the partition key and clustering columns, and the records sniffed. */
+  createTable: { key: string[]; clustering: string[]; sniffRows: number } | null;
+  /** --key or --clustering was given (they need --create-table). */
+  keyGiven: boolean;
+  /** --null-value or nullValues was given (then no null word is sniffed). */
+  nullValuesGiven: boolean;
 }
 
 function resolveSettings(fileArguments: string[], flags: LoadFlags, config: LoadConfig): ResolvedLoad {
@@ -243,7 +264,56 @@ function resolveSettings(fileArguments: string[], flags: LoadFlags, config: Load
     json: flags.json ?? config.json ?? false,
     quiet: flags.quiet ?? config.quiet ?? false,
     progressSeconds: flags.progressInterval ?? config.progressInterval ?? DEFAULT_PROGRESS_SECONDS,
+    createTable: (flags.createTable ?? config.createTable ?? false)
+      ? {
+        key: parseKeyColumns(flags.key ?? config.key, "--key"),
+        clustering: parseKeyColumns(flags.clustering ?? config.clustering, "--clustering"),
+        sniffRows: flags.sniffRows ?? config.sniffRows ?? DEFAULT_SNIFF_ROWS,
+      }
+      : null,
+    keyGiven: (flags.key ?? config.key ?? flags.clustering ?? config.clustering) !== undefined,
+    nullValuesGiven: (flags.nullValue ?? config.nullValues) !== undefined,
   };
+}
+
+/** --create-table: checks what it cannot be combined with, sniffs the first input, plans the table. */
+async function planCreation(settings: ResolvedLoad, inputs: InputFile[], defaultKeyspace: string | undefined) {
+  if (settings.createTable === null) {
+    if (settings.keyGiven) throw new UsageError("--key and --clustering name the columns of --create-table");
+    return null;
+  }
+  if (settings.query !== undefined) throw new UsageError("--create-table creates the table of --table: drop --query");
+  const combined = [
+    settings.map !== null && "--map",
+    settings.skip.length > 0 && "--skip",
+    settings.constants.length > 0 && "--set",
+  ].find((flag) => flag !== false);
+  if (combined !== undefined) {
+    throw new UsageError(`--create-table takes every input field as a column: it cannot be combined with ${combined}`);
+  }
+  const { keyspace, table } = parseTableName(settings.tableText!, defaultKeyspace);
+  const input = inputs[0];
+  const format = settings.format ?? input.format ?? "csv";
+  const options: Record<string, unknown> = { format, conversion: settings.conversion };
+  if (format === "csv") Object.assign(options, { ...settings.csv, header: settings.hasHeader });
+  if (settings.nullValuesGiven) options.nullValues = settings.nullValues;
+  if (settings.skipRecords !== undefined) options.skipRecords = settings.skipRecords;
+  const creation = await planTableCreation(
+    { keyspace, table, partitionKey: settings.createTable.key, clustering: settings.createTable.clustering },
+    input,
+    options,
+    settings.createTable.sniffRows,
+  );
+  // The load reads the input as it was sniffed.
+  settings.nullValues = creation.sniffed.settings.nullValues;
+  settings.conversion = {
+    ...settings.conversion,
+    ...(creation.sniffed.settings.timestampFormat !== null
+      ? { timestampFormat: creation.sniffed.settings.timestampFormat }
+      : {}),
+    ...(creation.sniffed.settings.dateFormat !== null ? { dateFormat: creation.sniffed.settings.dateFormat } : {}),
+  };
+  return creation;
 }
 
 /** Everything about the target that does not depend on a source's header. */
@@ -320,7 +390,7 @@ async function resolveTarget(client: DriverClient, settings: ResolvedLoad, defau
  * spelling; JSON Lines members by name; without a header, --map or --skip the core maps by
  * position (CSV) or name (JSON Lines) itself.
  */
-function planner(target: Target, settings: ResolvedLoad, format: "csv" | "jsonl") {
+function planner(target: Target, settings: ResolvedLoad, format: InputFormat) {
   const names = format === "jsonl" ? jsonFieldNames(target, settings) : null;
   const layoutOptions = {
     skip: settings.skip,
@@ -347,6 +417,9 @@ function planner(target: Target, settings: ResolvedLoad, format: "csv" | "jsonl"
     let fieldCount: number | undefined;
     if (format === "jsonl") {
       if (settings.map !== null) mapping = layout.bindings.map((binding) => [binding.fieldName, binding.column.name]);
+    } else if (format === "parquet") {
+      // The JSON lines made of Parquet rows are keyed by column name.
+      mapping = layout.bindings.map((binding) => [binding.column.name, binding.column.name]);
     } else if (header !== null || settings.map !== null || settings.skip.length > 0) {
       mapping = layout.bindings.map((binding) => [binding.fieldIndex, binding.column.name]);
       if (header === null && !layout.extraFieldsAllowed) fieldCount = layout.expectedFieldCount;
@@ -359,6 +432,9 @@ function planner(target: Target, settings: ResolvedLoad, format: "csv" | "jsonl"
       fieldCount,
       constants: target.constantTexts,
       types: Object.fromEntries(columns.map((column) => [column.name, column.typeText])),
+      ...(format === "parquet"
+        ? { parquet: layout.bindings.map(({ fieldIndex, column }) => ({ fieldIndex, column })) }
+        : {}),
     };
   };
 }
@@ -415,10 +491,25 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
   const plans = await splitInputs(inputs, settings.split);
   const connection = resolveConnection(context.flags, context.config.connection);
   const consistency = await consistencyCode(settings.consistency);
+  const creation: TableCreation | null = await planCreation(settings, inputs, connection.keyspace);
+  if (creation !== null && settings.dryRun) {
+    // The table does not exist yet, so no row can be checked against it: the plan is the output.
+    console.log(describeCreation(creation));
+    return EXIT_OK;
+  }
 
   return await withClient(context, async (client, secrets) => {
+    if (creation !== null) {
+      await ensureTable(client, creation.shape, creation.columns, creation.statement, (line) => {
+        if (!settings.quiet) console.error(line);
+      });
+    }
     const target = await resolveTarget(client, settings, connection.keyspace);
-    const planners = { csv: planner(target, settings, "csv"), jsonl: planner(target, settings, "jsonl") };
+    const planners = {
+      csv: planner(target, settings, "csv"),
+      jsonl: planner(target, settings, "jsonl"),
+      parquet: planner(target, settings, "parquet"),
+    };
     // Mapping errors are usage errors before anything is read, where no header decides them.
     if (!settings.hasHeader) planners.csv(null);
     for (const directory of [settings.badDir, settings.checkpointDir]) {
@@ -464,6 +555,12 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
     if (saved !== null && jsonArrays.some(Boolean)) {
       throw new UsageError(
         "--resume cannot continue a JSON array input (its elements are found from its start): start again without --resume",
+      );
+    }
+    if (formats.includes("parquet") && !target.idempotent) {
+      // The journal of a non-idempotent load records rows by byte offset, which a Parquet row has not.
+      throw new UsageError(
+        "Parquet input cannot be loaded into a counter table or by a non-idempotent --query yet: convert it to CSV first",
       );
     }
     if (plans.some(({ start }) => start !== undefined) && jsonArrays.some(Boolean)) {

@@ -61,10 +61,25 @@ export class PositionMap {
     return pushedLine <= this.pushedBaseLine ? this.fileStartLine : this.fileStartLine + (pushedLine - this.pushedBaseLine);
   }
 
+  /** The checkpoint of a core watermark: its file offset and line. */
+  checkpointAt(watermark: number, watermarkLine: number): { offset: number; line: number } {
+    return { offset: this.fileOffset(watermark), line: this.fileLine(watermarkLine) };
+  }
+
   /** The core offset of a file offset at or after the start. */
   pushedOffset(file: number): number {
     return this.pushedBase + Math.max(0, file - this.fileStart);
   }
+}
+
+/** What the loader needs of a position map (byte offsets for text, rows for Parquet). */
+export interface InputPositions {
+  checkpointAt(watermark: number, watermarkLine: number): { offset: number; line: number };
+  fileLine(pushedLine: number): number;
+  fileOffset(pushed: number): number;
+  pushedOffset(file: number): number;
+  /** Where a pushed line is, in the input's own terms (Parquet: row group and row). */
+  describe?(pushedLine: number): string;
 }
 
 export interface CoreInput {

@@ -34,8 +34,9 @@ import { describeError, SERVER_ERROR_NAMES } from "../errors.ts";
 import type { BadRowLog, RowProblem } from "./bad_rows.ts";
 import { truncateForLog } from "./bad_rows.ts";
 import { type CheckpointStore, type FileCheckpoint, type JobIdentity, untouchedFileCheckpoint } from "./checkpoint.ts";
-import { type CsvFormat, openCoreInput, type ReadStart } from "./core_input.ts";
-import type { InputFile, InputReader } from "./input.ts";
+import { type CsvFormat, type InputPositions, openCoreInput, type ReadStart } from "./core_input.ts";
+import type { InputFile } from "./input.ts";
+import { openParquetInput, type ParquetBinding, parquetConversion } from "./parquet_input.ts";
 
 /** What one input is written with, once its header (if any) is known. */
 export interface CorePlan {
@@ -50,13 +51,17 @@ export interface CorePlan {
   types: Record<string, string>;
   /** Per-cell write time and TTL fields (CSV positions); the statement ends USING TIMESTAMP ? AND TTL ?. */
   cellTimes?: CellTimeFields[];
+  /** Parquet: the file's columns (by position) each bound column is read from. */
+  parquet?: ParquetBinding[];
 }
 
-export type CorePlanFor = (header: string[] | null, format: "csv" | "jsonl") => CorePlan;
+export type InputFormat = "csv" | "jsonl" | "parquet";
+
+export type CorePlanFor = (header: string[] | null, format: InputFormat) => CorePlan;
 
 export interface CoreLoadInput {
   input: InputFile;
-  format: "csv" | "jsonl";
+  format: InputFormat;
   /** JSON: one array of objects (read by the core as a stream), not one object per line. */
   jsonArray?: boolean;
   badLog: BadRowLog;
@@ -296,7 +301,7 @@ export async function runCoreLoad(
   const progressEveryMs = settings.progressEveryMs ?? 250;
   /** Per input, its last exact state: what a checkpoint says about it. */
   const snapshots: Array<FileCheckpoint | null> = inputs.map(() => null);
-  const readers: Array<InputReader | null> = inputs.map(() => null);
+  const readers: Array<{ rawBytesRead: number } | null> = inputs.map(() => null);
   const progress: LoadProgress = {
     rowsLoaded: 0,
     badRows: 0,
@@ -372,14 +377,23 @@ export async function runCoreLoad(
     progress.previouslyLoaded += base.rowsLoaded;
     const start = item.start ?? { offset: 0, line: 1 };
     const withHeader = item.format === "csv" && settings.hasHeader;
-    const opened = await openCoreInput(item.input, start, withHeader ? settings.csv : null);
-    readers[index] = opened.reader;
-    const positions = opened.positions;
     const source = item.input.path;
-
+    let opened: { chunks: AsyncIterable<Uint8Array>; close(): Promise<void> };
+    let positions: InputPositions;
     let plan: CorePlan;
-    if (withHeader) {
-      const header = opened.header;
+    if (item.format === "parquet") {
+      // A Parquet input's checkpoint offset counts rows: it starts at that row.
+      const parquet = await openParquetInput(item.input, start.offset, (names) => planFor(names, "parquet"));
+      opened = parquet;
+      readers[index] = parquet.reader;
+      positions = parquet.positions;
+      plan = parquet.plan;
+    } else if (withHeader) {
+      const text = await openCoreInput(item.input, start, settings.csv);
+      opened = text;
+      readers[index] = text.reader;
+      positions = text.positions;
+      const header = text.header;
       if (header === null || header.fields === null) {
         await opened.close();
         if (header !== null) {
@@ -400,6 +414,10 @@ export async function runCoreLoad(
       item.badLog.setHeader(header.raw);
       plan = planFor(header.fields, item.format);
     } else {
+      const text = await openCoreInput(item.input, start, null);
+      opened = text;
+      readers[index] = text.reader;
+      positions = text.positions;
       plan = planFor(null, item.format);
     }
     snapshots[index] = { ...base, badFiles: item.badLog.currentSizes() };
@@ -418,11 +436,11 @@ export async function runCoreLoad(
     const settled = () => drained(last);
 
     const exactSnapshot = (state: BulkCounters): FileCheckpoint => {
-      const offset = positions.fileOffset(state.watermark);
+      const { offset, line } = positions.checkpointAt(state.watermark, state.watermarkLine);
       const file: FileCheckpoint = {
         ...base,
         offset,
-        line: positions.fileLine(state.watermarkLine),
+        line,
         done: false,
         rowsLoaded: base.rowsLoaded + state.rowsOk + state.rowsPrevious,
         badRows: base.badRows + written,
@@ -447,6 +465,7 @@ export async function runCoreLoad(
         const record = {
           source,
           line: positions.fileLine(entry.row.line),
+          where: positions.describe?.(entry.row.line),
           bytes: entry.row.raw,
         };
         item.badLog.record(record, entry.problem, entry.uncertain);
@@ -549,9 +568,9 @@ export async function runCoreLoad(
     const remainingErrors = typeof settings.maxErrors === "number" ? settings.maxErrors - progress.badRows : undefined;
     const options: BulkLoadOptions = {
       query: plan.statement,
-      format: item.jsonArray ? "json" : item.format,
+      format: item.jsonArray ? "json" : item.format === "parquet" ? "jsonl" : item.format,
       nullValues: settings.nullValues,
-      conversion: settings.conversion,
+      conversion: item.format === "parquet" ? parquetConversion(settings.conversion) : settings.conversion,
       constants: plan.constants,
       maxConcurrency: settings.maxConcurrency,
       initialConcurrency: Math.min(settings.initialConcurrency ?? 32, settings.maxConcurrency),

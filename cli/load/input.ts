@@ -11,7 +11,7 @@ export interface InputFile {
   /** Size on disk in bytes (compressed size for .gz); null for stdin. */
   size: number | null;
   gzip: boolean;
-  format: "csv" | "jsonl" | "json" | null;
+  format: "csv" | "jsonl" | "json" | "parquet" | null;
 }
 
 const GLOB_CHARS = /[*?[]/;
@@ -39,7 +39,8 @@ export function globToRegExp(segment: string): RegExp {
 }
 
 /** The format implied by a file name, ignoring a .gz suffix. */
-export function formatOfName(path: string): "csv" | "jsonl" | "json" | null {
+export function formatOfName(path: string): InputFile["format"] {
+  if (path.toLowerCase().endsWith(".parquet")) return "parquet";
   const name = path.toLowerCase().replace(/\.gz$/, "");
   if (name.endsWith(".jsonl") || name.endsWith(".ndjson")) return "jsonl";
   if (name.endsWith(".json")) return "json";

@@ -8,23 +8,43 @@ import { type ColumnKind, orderColumns, type TableSchema } from "./table.ts";
 
 const COLUMN_KINDS: ReadonlySet<string> = new Set(["partition_key", "clustering", "regular", "static"]);
 
-export async function readTableSchema(executor: QueryExecutor, keyspace: string, table: string): Promise<TableSchema> {
+/** A column as system_schema.columns has it (the type as its CQL text); none when the table does not exist. */
+export interface SchemaColumn {
+  name: string;
+  kind: string;
+  position: number;
+  type: string;
+}
+
+export async function readSchemaColumns(
+  executor: QueryExecutor,
+  keyspace: string,
+  table: string,
+): Promise<SchemaColumn[]> {
   const result = await executor.execute(
     "SELECT column_name, kind, position, type FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?",
     [keyspace, table],
     { prepare: true },
   );
-  if (result.rows.length === 0) throw new CliFailure(`table ${keyspace}.${table} does not exist`);
-  const parsed = result.rows.map((row) => {
-    const typeText = String(row.type);
-    const kind = String(row.kind);
-    if (!COLUMN_KINDS.has(kind)) throw new CliFailure(`column ${String(row.column_name)} has unknown kind '${kind}'`);
+  return result.rows.map((row) => ({
+    name: String(row.column_name),
+    kind: String(row.kind),
+    position: Number(row.position),
+    type: String(row.type),
+  }));
+}
+
+export async function readTableSchema(executor: QueryExecutor, keyspace: string, table: string): Promise<TableSchema> {
+  const rows = await readSchemaColumns(executor, keyspace, table);
+  if (rows.length === 0) throw new CliFailure(`table ${keyspace}.${table} does not exist`);
+  const parsed = rows.map((row) => {
+    if (!COLUMN_KINDS.has(row.kind)) throw new CliFailure(`column ${row.name} has unknown kind '${row.kind}'`);
     return {
-      name: String(row.column_name),
-      kind: kind as ColumnKind,
-      position: Number(row.position),
-      type: parseCqlType(typeText),
-      typeText,
+      name: row.name,
+      kind: row.kind as ColumnKind,
+      position: row.position,
+      type: parseCqlType(row.type),
+      typeText: row.type,
     };
   });
 

@@ -10,7 +10,7 @@
 //! Time is a `u64` of microseconds passed in by the host; the connection never reads a clock.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
 
 use serde::Serialize;
 
@@ -160,7 +160,10 @@ pub enum Request<'a> {
 pub enum RequestError {
     Server(ServerError),
     Timeout { message: String, timeout_ms: u64 },
-    Closed { message: String },
+    /// The connection closed before an answer came. `written`: the request had been handed
+    /// to the transport (the server may have applied it); false when it never left this
+    /// connection's buffers, so sending it elsewhere cannot apply it twice.
+    Closed { message: String, written: bool },
     Protocol { message: String, side: Side, field: &'static str, offset: usize },
 }
 
@@ -313,6 +316,11 @@ pub struct Connection {
     /// Requests encoded while every stream id was taken; stream ids patched on release.
     backlog: Vec<u8>,
     queued: VecDeque<Queued>,
+    /// User requests whose frames are in `out`/`wire_out`, not yet taken by the transport:
+    /// if the connection closes now, they were never written.
+    unwritten: Vec<RequestId>,
+    /// How many of `unwritten` (the oldest) have their frames in `wire_out`.
+    unwritten_in_wire_out: usize,
 
     inbuf: Vec<u8>,
     /// Envelopes (v4 frames) waiting to be sent, before compression or v5 framing.
@@ -399,6 +407,8 @@ impl Connection {
             stream_of: HashMap::new(),
             backlog: Vec::new(),
             queued: VecDeque::new(),
+            unwritten: Vec::new(),
+            unwritten_in_wire_out: 0,
             inbuf: Vec::new(),
             out: Vec::new(),
             wire_out: Vec::new(),
@@ -783,8 +793,7 @@ impl Connection {
     pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> usize {
         let n = self.transmit_buffer().len();
         buf.extend_from_slice(&self.wire_out);
-        self.wire_out.clear();
-        shrink(&mut self.wire_out);
+        self.consume_transmit();
         n
     }
 
@@ -802,6 +811,7 @@ impl Connection {
             }
             self.out.clear();
             shrink(&mut self.out);
+            self.unwritten_in_wire_out = self.unwritten.len();
         }
         &self.wire_out
     }
@@ -810,9 +820,12 @@ impl Connection {
         !self.out.is_empty() || !self.wire_out.is_empty()
     }
 
+    /// The transport has the bytes: the requests in them count as written from now on.
     pub fn consume_transmit(&mut self) {
         self.wire_out.clear();
         shrink(&mut self.wire_out);
+        let taken = std::mem::take(&mut self.unwritten_in_wire_out).min(self.unwritten.len());
+        self.unwritten.drain(..taken);
     }
 
     /// The next instant at which `handle_timeout` has work, if any.
@@ -974,6 +987,7 @@ impl Connection {
         self.in_flight += 1;
         if purpose == Purpose::User {
             self.stream_of.insert(id, stream);
+            self.unwritten.push(id);
         }
         self.deadlines.push(Reverse((deadline, stream, id)));
     }
@@ -1286,20 +1300,22 @@ impl Connection {
         let message = format!("connection closed: {}", reason.message());
         // Requests on a connection that broke the protocol fail with that protocol error, so
         // callers see which field and which side, not just "closed".
-        let error = match &reason {
+        let error = |written: bool| match &reason {
             CloseReason::Protocol { message, side, field, offset } => {
                 RequestError::Protocol { message: message.clone(), side: *side, field, offset: *offset }
             }
-            _ => RequestError::Closed { message },
+            _ => RequestError::Closed { message: message.clone(), written },
         };
+        let unwritten: HashSet<RequestId> = self.unwritten.drain(..).collect();
+        self.unwritten_in_wire_out = 0;
         for slot in self.slots.iter_mut() {
             if let Slot::InFlight { id, purpose: Purpose::User, .. } = *slot {
-                self.events.push_back(EventRec::Failed { id, error: error.clone() });
+                self.events.push_back(EventRec::Failed { id, error: error(!unwritten.contains(&id)) });
             }
             *slot = Slot::Free;
         }
         for q in self.queued.drain(..) {
-            self.events.push_back(EventRec::Failed { id: q.id, error: error.clone() });
+            self.events.push_back(EventRec::Failed { id: q.id, error: error(false) });
         }
         self.in_flight = 0;
         self.deadlines.clear();

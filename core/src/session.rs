@@ -21,7 +21,7 @@ use serde::Serialize;
 use crate::cluster::{
     routing_token, Backoff, ClusterEvent, ClusterView, Distance, ErrorKind, Jitter, KeyspaceRow,
     PeerRow, PlanCursor, PolicyConfig, RefreshAction, RetryDecision, RetryPolicy, SchemaTarget, SpeculativePolicy,
-    SplitMix64, StatusChange, TopologyChange, WriteType,
+    SplitMix64, StatusChange, TopologyChange, WriteType, NOT_RESENT,
 };
 use crate::connection::{encode_body, request_kind, AuthStep, CloseReason, Config, Connection, EventRec, LocalError, Request, RequestError, State};
 use crate::frame::Opcode;
@@ -1108,11 +1108,14 @@ impl Session {
         self.metrics.failures += 1;
         let last = req.errors.last().map(|e| e.message.clone());
         let error = SessionError {
+            // Only attempts the retry policy allowed to go on end here: for a statement that
+            // is not idempotent, none of them may have been applied.
             error: RequestError::Closed {
                 message: match last {
                     Some(m) => format!("no node left to try; last error: {m}"),
                     None => "no node available: every node of the plan is down or has no ready connection".into(),
                 },
+                written: false,
             },
             node: req.errors.last().map(|e| e.node.clone()).unwrap_or_default(),
             attempts: req.sent,
@@ -1561,7 +1564,8 @@ impl Session {
         }
         for (_, purpose) in orphaned {
             if let Purpose::User { req } = purpose {
-                let err = RequestError::Closed { message: format!("connection closed: {}", reason.message()) };
+                // Whether it reached the socket is not known here: assume it did.
+                let err = RequestError::Closed { message: format!("connection closed: {}", reason.message()), written: true };
                 self.on_attempt_failed(now, req, conn, err);
             }
         }
@@ -1814,6 +1818,7 @@ impl Session {
         let Some(req) = self.req_mut(req_id) else { return };
         req.trace.push(TraceEntry { node: node_address, decision: decision_name(decision.value), reason: decision.reason });
         match decision.value {
+            RetryDecision::Rethrow if decision.reason == NOT_RESENT => self.fail_req(req_id, conn, explain_not_resent(error)),
             RetryDecision::Rethrow => self.fail_req(req_id, conn, error),
             RetryDecision::Ignore => {
                 if let Some(req) = self.take_req(req_id) {
@@ -1872,6 +1877,21 @@ impl Session {
     }
 }
 
+/// A written request whose connection closed and that was not sent again says why: the
+/// caller must know it may or may not have been applied.
+fn explain_not_resent(error: RequestError) -> RequestError {
+    match error {
+        RequestError::Closed { message, written: true } => RequestError::Closed {
+            message: format!(
+                "{message}; the request had been written and the statement is not idempotent, so it was not \
+                 sent again: it may or may not have been applied"
+            ),
+            written: true,
+        },
+        other => other,
+    }
+}
+
 fn decision_name(d: RetryDecision) -> &'static str {
     match d {
         RetryDecision::RetryNextNode => "retry next node",
@@ -1884,7 +1904,7 @@ fn decision_name(d: RetryDecision) -> &'static str {
 pub fn request_error_message(e: &RequestError) -> String {
     match e {
         RequestError::Server(s) => format!("{} ({}): {}", s.code_name, s.code, s.message),
-        RequestError::Timeout { message, .. } | RequestError::Closed { message } => message.clone(),
+        RequestError::Timeout { message, .. } | RequestError::Closed { message, .. } => message.clone(),
         RequestError::Protocol { message, .. } => message.clone(),
     }
 }
@@ -1892,6 +1912,7 @@ pub fn request_error_message(e: &RequestError) -> String {
 fn classify(e: &RequestError) -> ErrorKind {
     match e {
         RequestError::Timeout { .. } => ErrorKind::ClientTimeout,
+        RequestError::Closed { written: false, .. } => ErrorKind::NotWritten,
         RequestError::Closed { .. } | RequestError::Protocol { .. } => ErrorKind::ConnectionClosed,
         RequestError::Server(s) => match (s.code, &s.details) {
             (_, ErrorDetails::RateLimitReached { .. }) => ErrorKind::RateLimited,

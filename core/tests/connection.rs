@@ -408,7 +408,7 @@ fn version_refused_names_the_fallback() {
         other => panic!("{other:?}"),
     }
     let _ = CloseReason::Local { message: String::new() };
-    let _ = RequestError::Closed { message: String::new() };
+    let _ = RequestError::Closed { message: String::new(), written: false };
 }
 
 mod wire_formats {

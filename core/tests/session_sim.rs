@@ -4,8 +4,8 @@
 use std::collections::{HashMap, HashSet};
 
 use cqlwire_core::bulk::registry::BulkLoads;
-use cqlwire_core::cluster::{encode_tablet, murmur3_token, RetryPolicy, SpeculativePolicy, Tablet, TabletReplica};
-use cqlwire_core::connection::{Config, Request};
+use cqlwire_core::cluster::{encode_tablet, murmur3_token, RetryPolicy, SpeculativePolicy, Tablet, TabletReplica, NOT_RESENT};
+use cqlwire_core::connection::{Config, Request, RequestError};
 use cqlwire_core::message::QueryOptions;
 use cqlwire_core::session::{Command, ConnId, RequestSpec, Session, SessionConfig, SessionEvent, ShardTarget};
 
@@ -28,6 +28,9 @@ struct SimNode {
     refuse_marker: Option<u8>,
     /// Error bodies to answer the next EXECUTEs with.
     fail_next: Vec<Vec<u8>>,
+    /// The next this many EXECUTEs are applied, then the connection drops before the answer
+    /// (the outcome is unknown to the client).
+    drop_after_execute: u32,
     /// Connections that ask for system tables get closed, this many times.
     reset_on_metadata: u32,
     /// A Scylla node with this many shards (0: Cassandra).
@@ -341,6 +344,10 @@ impl Sim {
                             frame(stream, 0x00, &server_error(0x2200, "invalid value", &[]))
                         } else {
                             self.nodes[node].executes.push(token);
+                            if self.nodes[node].drop_after_execute > 0 {
+                                self.nodes[node].drop_after_execute -= 1;
+                                return RESET.to_vec();
+                            }
                             if let Some(&shard) = self.conn_shard.get(&conn) {
                                 self.nodes[node].shard_hits.push((token, shard));
                             }
@@ -558,13 +565,18 @@ impl Sim {
     }
 
     fn insert(&mut self, k: i64, idempotent: bool) -> u32 {
+        let id = self.submit_insert(k, idempotent);
+        self.pump();
+        id
+    }
+
+    /// Hands the insert to the session, whose bytes then wait for the transport.
+    fn submit_insert(&mut self, k: i64, idempotent: bool) -> u32 {
         let mut values = 2u16.to_be_bytes().to_vec();
         bytes(&mut values, Some(&k.to_be_bytes()));
         bytes(&mut values, Some(&[7u8; 32]));
         let request = Request::Execute { id: b"prep-insert", result_metadata_id: None, values: &values, options: QueryOptions::default() };
-        let id = self.session.start_request(self.now, RequestSpec { request, idempotent, token: None, routing_key: None, keyspace: None, timeout_us: None }).unwrap();
-        self.pump();
-        id
+        self.session.start_request(self.now, RequestSpec { request, idempotent, token: None, routing_key: None, keyspace: None, timeout_us: None }).unwrap()
     }
 }
 
@@ -636,6 +648,70 @@ fn overloaded_retries_idempotent_on_the_next_node_only() {
     let id = sim.insert(6, false);
     let f = sim.failures.get(&id).expect("non-idempotent fails");
     assert!(f.contains("Overloaded") && f.contains("\"attempts\":1"), "{f}");
+}
+
+/// Every node applies the first EXECUTE it gets and drops the connection before answering.
+fn sim_whose_nodes_apply_then_drop() -> Sim {
+    let mut sim = Sim::new(3, config());
+    sim.start();
+    sim.prepare();
+    for n in sim.nodes.iter_mut() {
+        n.drop_after_execute = 1;
+    }
+    sim
+}
+
+fn executes_of(sim: &Sim, k: i64) -> usize {
+    let token = murmur3_token(&k.to_be_bytes());
+    sim.nodes.iter().map(|n| n.executes.iter().filter(|&&t| t == token).count()).sum()
+}
+
+#[test]
+fn a_written_non_idempotent_request_whose_connection_closes_is_not_sent_again() {
+    let mut sim = sim_whose_nodes_apply_then_drop();
+    let id = sim.insert(11, false);
+    assert_eq!(executes_of(&sim, 11), 1, "applied once, never sent again");
+    let (_, error) = sim.errors.iter().find(|(i, _)| *i == id).expect("the request fails");
+    match &error.error {
+        RequestError::Closed { message, written: true } => {
+            assert!(message.starts_with("connection closed: "), "{message}");
+            assert!(message.ends_with("the request had been written and the statement is not idempotent, so it was not sent again: it may or may not have been applied"), "{message}");
+        }
+        other => panic!("expected Closed after the write, got {other:?}"),
+    }
+    assert_eq!((error.attempts, error.no_host_available), (1, false));
+    assert_eq!(error.trace.last().map(|t| (t.decision, t.reason)), Some(("rethrow", NOT_RESENT)));
+    assert_eq!(sim.session.metrics().retries, 0);
+}
+
+#[test]
+fn a_written_idempotent_request_whose_connection_closes_is_retried_on_another_node() {
+    let mut sim = Sim::new(3, config());
+    sim.start();
+    sim.prepare();
+    let owner = sim.owner(murmur3_token(&12i64.to_be_bytes()));
+    sim.nodes[owner].drop_after_execute = 1;
+    let id = sim.insert(12, true);
+    assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
+    assert_ne!(sim.responses[&id], sim.nodes[owner].address, "answered by another node");
+    assert_eq!(executes_of(&sim, 12), 2, "sent once more after the close");
+    assert_eq!(sim.session.metrics().retries, 1);
+}
+
+#[test]
+fn a_non_idempotent_request_never_written_before_the_close_goes_to_another_node() {
+    let mut sim = Sim::new(3, config());
+    sim.start();
+    sim.prepare();
+    let k = 13i64;
+    let owner = sim.owner(murmur3_token(&k.to_be_bytes()));
+    // Submitted, but its bytes never taken by the transport before the owner's sockets close.
+    let id = sim.submit_insert(k, false);
+    sim.kill(owner);
+    assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
+    assert_ne!(sim.responses[&id], sim.nodes[owner].address);
+    assert_eq!(executes_of(&sim, k), 1);
+    assert_eq!(sim.session.metrics().retries, 1);
 }
 
 #[test]
@@ -1158,6 +1234,55 @@ mod bulk_load {
         assert_eq!(sim.loads.get(load).unwrap().stats().rows_ok, 200);
         assert!(sim.nodes.iter().all(|n| n.batches.is_empty()));
         assert_eq!(sim.nodes.iter().map(|n| n.executes.len()).sum::<usize>(), 200);
+    }
+
+    /// Node 0 applies its first row and drops the connection before answering.
+    fn load_with_a_dropped_answer(idempotent: bool) -> (Sim, u32, Vec<u8>) {
+        let mut sim = Sim::new(3, config());
+        sim.start();
+        sim.nodes[0].drop_after_execute = 1;
+        let config = LoadConfig { batch_size: 1, idempotent, ..LoadConfig::default() };
+        let id = new_load(&mut sim, config);
+        let input = csv(200, &[]);
+        run(&mut sim, id, &input, 1 << 20);
+        (sim, id, input)
+    }
+
+    #[test]
+    fn a_non_idempotent_load_never_sends_again_a_row_whose_connection_closed_after_the_write() {
+        let (mut sim, id, input) = load_with_a_dropped_answer(false);
+        let mut tokens: Vec<i64> = sim.nodes.iter().flat_map(|n| n.executes.iter().copied()).collect();
+        let landed = tokens.len();
+        tokens.sort_unstable();
+        tokens.dedup();
+        assert_eq!(tokens.len(), landed, "no row applied twice");
+        let load = sim.loads.get_mut(id).unwrap();
+        let stats = load.stats();
+        // The rows written on the dropped connection (the one node 0 applied, and those it
+        // never read) have an unknown outcome: reported, not sent again.
+        assert_eq!((stats.retries, stats.rows_ok + stats.rows_rejected), (0, 200), "{stats:?}");
+        assert!(stats.rows_rejected >= 1, "{stats:?}");
+        assert_eq!(landed as u64, stats.rows_ok + 1, "the acknowledged rows and the dropped one");
+        let mut bad = 0;
+        while let Some(row) = load.poll_bad() {
+            bad += 1;
+            assert_eq!((row.kind, row.server_code, row.attempts), (BadRowKind::Rejected, None, 1));
+            assert!(row.reason.ends_with("it may or may not have been applied"), "{}", row.reason);
+        }
+        assert_eq!(bad, stats.rows_rejected);
+        assert_eq!(load.watermark(), input.len() as u64);
+    }
+
+    #[test]
+    fn an_idempotent_load_sends_again_a_row_whose_connection_closed_and_loses_none() {
+        let (mut sim, id, input) = load_with_a_dropped_answer(true);
+        let load = sim.loads.get_mut(id).unwrap();
+        let stats = load.stats();
+        assert_eq!((stats.rows_ok, stats.rows_rejected), (200, 0), "{stats:?}");
+        assert!(load.poll_bad().is_none());
+        assert_eq!(load.watermark(), input.len() as u64);
+        let landed: usize = sim.nodes.iter().map(|n| n.executes.len()).sum();
+        assert_eq!(landed, 201, "the dropped row went once more");
     }
 }
 

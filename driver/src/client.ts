@@ -2,13 +2,14 @@
  * The `Client`: a pool of core-driven connections, the prepared-statement cache, paging,
  * batches and streaming. Names follow the DataStax Node.js driver where the meaning matches.
  */
-import { type BadRowKind, type BadRowRecord, type BulkCounters, type BulkState, type CsvHeaderRead, type JournalEntry, type RawResponse, concat, type CsvSettings, type MemoryStats, readCsvHeader, type RequestOptions, SessionHost, type Tried } from "./session.ts";
+import { type BadRowKind, type BadRowRecord, type BulkCounters, type BulkState, type CsvHeaderRead, type JournalEntry, type RawResponse, concat, type CsvSettings, type MemoryStats, type Pending, readCsvHeader, type RequestOptions, SessionHost, type SniffedField, type SniffedInput, sniffInput, type Tried } from "./session.ts";
 import { type ClientOptions, parseHostPort, type ResolvedOptions, resolveOptions } from "./options.ts";
 import type { RuntimeHooks } from "./socket.ts";
 import { ArgumentError, DriverError, OperationTimedOutError } from "./errors.ts";
 import { columnInfo, type ColumnInfo, fromHex, type PageSource, ResultSet, type Row } from "./result.ts";
 import { Metadata } from "./metadata.ts";
 import { encodeValueList, formatCqlType, parseCqlType, parseResult, Reader, type TypeInfo, Writer } from "./codec/mod.ts";
+import { withZoneOffsets } from "./zone.ts";
 
 export interface ExecuteOptions {
   prepare?: boolean;
@@ -60,7 +61,10 @@ const EMPTY_BYTES = new Uint8Array(0);
 export interface BulkConversionOptions {
   /** A null field leaves its column unset instead of binding null (default true). */
   nullToUnset?: boolean;
-  /** `UTC` or a fixed offset (`+02:00`) for timestamps without a zone. */
+  /**
+   * The zone of timestamps written without one: `UTC`, a fixed offset (`+02:00`) or a zone
+   * name (`America/New_York`), resolved with the runtime's `Intl` time zone database.
+   */
   timeZone?: string;
   /** `iso` or a strftime-like pattern (`%d/%m/%Y %H:%M:%S`). */
   timestampFormat?: string;
@@ -173,7 +177,8 @@ export interface PreparedInfo {
 }
 
 export type { BadRowKind, BadRowRecord, BulkCounters, BulkState, CsvHeaderRead, JournalEntry };
-export { readCsvHeader };
+export { readCsvHeader, sniffInput };
+export type { SniffedField, SniffedInput };
 
 export interface BatchQuery {
   query: string;
@@ -431,22 +436,22 @@ export class Client {
       this.countError(e);
       return Promise.reject(e);
     }
-    // Only a statement that returns rows can have a next page: only then does the request
-    // carry what fetching it needs (writes keep the allocation-free path).
-    const context = ps.resultColumns.length > 0 ? new PageRequest(this, ps, params, o) : ps;
-    return session.executeHandle<ResultSet<R>>(ps.handle, staged, optionsLength, context, started);
+    // The parameters and options ride with the request: a PageRequest is built from them
+    // only for a result that has a next page.
+    return session.executeHandle<ResultSet<R>>(ps.handle, staged, optionsLength, ps, started, params, o);
   }
 
   /** Builds the ResultSet of a prepared EXECUTE in the driver loop, off the promise chain. */
-  private decodeExecute = (context: unknown, started: number, flags: number, body: Uint8Array, node: string, attempts: number, tried?: Tried): ResultSet => {
-    this.recordLatency(performance.now() - started);
-    if (context instanceof PageRequest) {
-      const rs = this.resultSetOf(flags, body, node, attempts, this.session!, context.ps as Prepared);
-      rs.source = context;
-      if (tried !== undefined) rs.tried = tried;
-      return rs;
-    }
-    const rs = this.resultSetOf(flags, body, node, attempts, this.session!, context as Prepared);
+  private decodeExecute = (request: Pending, flags: number, events: Uint8Array, start: number, end: number, node: string, attempts: number, tried?: Tried): ResultSet => {
+    this.recordLatency(performance.now() - request.started);
+    const ps = request.context as Prepared;
+    const options = request.options as ExecuteOptions;
+    // A write's answer, the commonest: a Void result with no trace or warnings, read in place.
+    const rs = flags === 0 && isVoidResult(events, start, end)
+      ? new ResultSet([], NO_COLUMNS, null, node, attempts, NO_WARNINGS, null)
+      : this.resultSetOf(flags, events.subarray(start, end), node, attempts, this.session!, ps);
+    rs.consistency = options.consistency ?? this.options.queryOptions.consistency;
+    if (rs.rawPageState !== null) rs.source = new PageRequest(this, ps, request.params as unknown[] | Record<string, unknown> | null, options);
     if (tried !== undefined) rs.tried = tried;
     return rs;
   };
@@ -700,7 +705,7 @@ export class Client {
       epochUnit: options.epochUnit,
       mapping: options.mapping,
       fieldCount: options.fieldCount,
-      conversion: options.conversion,
+      conversion: withZoneOffsets(options.conversion),
       cellTimes: options.cellTimes,
       constants: options.constants,
       maxErrors: options.maxErrors,
@@ -743,7 +748,7 @@ export class Client {
   ): AsyncGenerator<{ csv: Uint8Array; rows: number; header: Uint8Array; pagingState: Uint8Array | null; info: PageInfo }> {
     const session = await this.ready();
     const { delimiter, quote, escape, nullWord, conversion } = options;
-    const format = session.csvFormatter({ delimiter, quote, escape, nullWord, conversion });
+    const format = session.csvFormatter({ delimiter, quote, escape, nullWord, conversion: withZoneOffsets(conversion) });
     let header = options.header ?? false;
     for await (const { page, info } of this.formattedPages(query, params, options, format, session)) {
       if (page === null) {
@@ -1064,6 +1069,11 @@ function skipPrefix(raw: RawResponse): { body: Uint8Array; traceId: string | nul
 }
 
 const NO_WARNINGS: string[] = [];
+
+/** Whether `u8[start, end)` is a RESULT body of kind Void (an int 1 and nothing else). */
+function isVoidResult(u8: Uint8Array, start: number, end: number): boolean {
+  return end - start === 4 && u8[start] === 0 && u8[start + 1] === 0 && u8[start + 2] === 0 && u8[start + 3] === 1;
+}
 
 function formatUuid(b: Uint8Array): string {
   const h = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");

@@ -45,6 +45,8 @@ export class ResultSet<R extends Row = Row> {
   private infoObject: ExecutionInfo | undefined;
   /** Set when there may be a next page: what `for await` fetches it with. */
   source: PageSource<R> | null;
+  /** The consistency the request asked for, when known without `source`. */
+  consistency: number | undefined;
   /** After a retry or a speculative execution: `info.triedHosts` and `speculativeExecutions`. */
   tried: Tried | undefined;
   /** The columns' parsed types (what `columns` prints), for converting the values. */
@@ -52,6 +54,7 @@ export class ResultSet<R extends Row = Row> {
 
   constructor(rows: R[], columns: ColumnInfo[], rawPageState: Uint8Array | null, host: string, attempts: number, warnings: string[], traceId: string | null, columnSpecs: readonly ColumnSpec[] = NO_SPECS) {
     this.source = null;
+    this.consistency = undefined;
     this.tried = undefined;
     this.columnSpecs = columnSpecs;
     this.rows = rows;
@@ -73,7 +76,7 @@ export class ResultSet<R extends Row = Row> {
     return this.infoObject ??= {
       queriedHost: this.host,
       triedHosts: this.tried?.hosts ?? {},
-      achievedConsistency: this.source?.consistency,
+      achievedConsistency: this.consistency ?? this.source?.consistency,
       speculativeExecutions: this.tried?.speculativeExecutions ?? 0,
       isSchemaInAgreement: true,
       warnings: this.warnings,

@@ -13,8 +13,9 @@
  * session instead (`failClosed`), rejecting everything pending, and every later call, with
  * one DriverInternalError. A user listener that throws is reported and the batch goes on.
  */
-import { CallError, CsvPageFormatter, csvHeader, JsonPageFormatter, JsonPageKind, WasmSession } from "../wasm/pkg/cqlwire_wasm.js";
+import { CallError, CsvPageFormatter, csvHeader, JsonPageFormatter, JsonPageKind, sniffInput as coreSniff, WasmSession } from "../wasm/pkg/cqlwire_wasm.js";
 import type { CqlSocket, RuntimeHooks, ShardPort, TlsSettings } from "./socket.ts";
+import { PendingTable } from "./pending.ts";
 import { SaslBridge, type SaslAuthProvider, type SaslStep } from "./sasl.ts";
 import { AuthenticationError, ConnectionError, DriverError, DriverInternalError, errorFromCall, errorFromCore, NoHostAvailableError } from "./errors.ts";
 
@@ -102,18 +103,28 @@ export interface RawResponse {
 
 /**
  * A request waiting for its answer. With a `decode` hook the response is turned into the
- * caller's value right here, so one promise per request is all it costs.
+ * caller's value right here, so one promise per request is all it costs: what the decoder
+ * needs (the statement, the call's parameters and options) rides here, not in objects of
+ * its own.
  */
-interface Pending {
-  resolve(r: unknown): void;
-  reject(e: Error): void;
-  /** Whatever the decoder needs (a prepared statement); undefined for raw responses. */
-  context: unknown;
-  /** When the request left, for the latency histogram. */
-  started: number;
+export class Pending {
+  constructor(
+    /** The core's request id. */
+    readonly id: number,
+    readonly resolve: (r: unknown) => void,
+    readonly reject: (e: Error) => void,
+    /** Whatever the decoder needs (a prepared statement); undefined for raw responses. */
+    readonly context: unknown,
+    /** When the request left (performance.now()), for the latency histogram. */
+    readonly started: number,
+    /** The call's parameters and options, kept for fetching a next page. */
+    readonly params: unknown,
+    readonly options: unknown,
+  ) {}
 }
 
-export type ResponseDecoder = (context: unknown, started: number, flags: number, body: Uint8Array, node: string, attempts: number, tried?: Tried) => unknown;
+/** The body is `events[start, end)`: a decoder that needs no view of it (a Void result) makes none. */
+export type ResponseDecoder = (request: Pending, flags: number, events: Uint8Array, start: number, end: number, node: string, attempts: number, tried?: Tried) => unknown;
 export type FailureObserver = (context: unknown, error: Error) => void;
 
 export interface SessionSettings {
@@ -168,9 +179,12 @@ export function isLoopback(host: string): boolean {
 const textDecoder = new TextDecoder();
 const EMPTY = new Uint8Array(0);
 
+/** Read once: a getter on Node that costs a call and a heap number per read. */
+const TIME_ORIGIN = performance.timeOrigin;
+
 /** Microseconds on the host's clock; the core never reads one. */
 export function nowMicros(): number {
-  return Math.round((performance.timeOrigin + performance.now()) * 1000);
+  return Math.round((TIME_ORIGIN + performance.now()) * 1000);
 }
 
 function seed(): number {
@@ -183,7 +197,7 @@ export class SessionHost {
   private sockets = new Map<number, CqlSocket | null>();
   private writing = new Set<number>();
   private backlog = new Map<number, Uint8Array[]>();
-  private pending = new Map<number, Pending>();
+  private pending = new PendingTable<Pending>();
   private flushScheduled = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private timerAt = -1;
@@ -326,7 +340,25 @@ export class SessionHost {
     } catch (e) {
       return Promise.reject(this.callError(e));
     }
-    const p = new Promise<RawResponse>((resolve, reject) => this.pending.set(id, { resolve: resolve as (r: unknown) => void, reject, context: undefined, started: 0 }));
+    return this.track<RawResponse>(id, undefined, 0, undefined, undefined);
+  }
+
+  /**
+   * The executor of every request's promise: one function for all, so a request allocates
+   * no closure of its own; its settlers are taken from here right after construction.
+   */
+  private nextResolve: ((r: unknown) => void) | null = null;
+  private nextReject: ((e: Error) => void) | null = null;
+  private takeSettlers = (resolve: (r: never) => void, reject: (e: Error) => void): void => {
+    this.nextResolve = resolve as (r: unknown) => void;
+    this.nextReject = reject;
+  };
+
+  /** The promise of request `id`, settled when its response or failure comes out of the core. */
+  private track<T>(id: number, context: unknown, started: number, params: unknown, options: unknown): Promise<T> {
+    const p = new Promise<T>(this.takeSettlers);
+    this.pending.add(new Pending(id, this.nextResolve!, this.nextReject!, context, started, params, options));
+    this.nextResolve = this.nextReject = null;
     this.kick();
     return p;
   }
@@ -361,18 +393,16 @@ export class SessionHost {
    * The hot path: one crossing with one buffer, `[options descriptor][values]`, which the
    * caller packed with `packOptions` into `staging` followed by the values.
    */
-  executeHandle<T>(handle: number, staged: Uint8Array, optionsLength: number, context: unknown, started: number): Promise<T> {
+  executeHandle<T>(handle: number, staged: Uint8Array, optionsLength: number, context: unknown, started: number, params: unknown, options: unknown): Promise<T> {
     if (this.closed) return Promise.reject(this.closedError());
     let id: number;
     try {
       // `started` is this request's performance.now(): one clock read serves both.
-      id = this.core.executeHandle(Math.round((performance.timeOrigin + started) * 1000), handle, staged, optionsLength);
+      id = this.core.executeHandle(Math.round((TIME_ORIGIN + started) * 1000), handle, staged, optionsLength);
     } catch (e) {
       return Promise.reject(this.callError(e));
     }
-    const p = new Promise<T>((resolve, reject) => this.pending.set(id, { resolve: resolve as (r: unknown) => void, reject, context, started }));
-    this.kick();
-    return p;
+    return this.track<T>(id, context, started, params, options);
   }
 
   batch(descriptor: Uint8Array, o: RequestOptions): Promise<RawResponse> {
@@ -536,8 +566,7 @@ export class SessionHost {
       }
     }
     this.sockets.clear();
-    for (const p of this.pending.values()) p.reject(err);
-    this.pending.clear();
+    for (const p of this.pending.takeAll()) p.reject(err);
     this.readyWaiter?.reject(err);
     this.readyWaiter = null;
     const waiters = [...this.closeWaiters];
@@ -924,6 +953,27 @@ export class SessionHost {
     return a;
   }
 
+  /** A response event: its request's promise settles with the decoded value or the raw response. */
+  private settleResponse(id: number, flags: number, attempts: number, nodeId: number, events: Uint8Array, start: number, end: number): void {
+    const p = this.pending.take(id);
+    if (!p) return;
+    const node = this.nodeAddress(nodeId);
+    // Retried or speculated: the DataStax driver's info.triedHosts and speculativeExecutions.
+    const tried = attempts > 1 ? this.takeTried(id) : undefined;
+    if (p.context !== undefined && this.decoder !== null) {
+      let value: unknown;
+      try {
+        value = this.decoder(p, flags, events, start, end, node, attempts, tried);
+      } catch (e) {
+        p.reject(e as Error);
+        return;
+      }
+      p.resolve(value);
+    } else {
+      p.resolve({ flags, attempts, node, body: events.subarray(start, end), tried });
+    }
+  }
+
   private drainEvents(): void {
     const buf = this.core.pollEvents();
     if (buf.length === 0) return;
@@ -933,37 +983,18 @@ export class SessionHost {
       const kind = buf[at];
       const id = view.getUint32(at + 1, true);
       const len = view.getUint32(at + 5, true);
-      const payload = buf.subarray(at + 9, at + 9 + len);
-      at += 9 + len;
+      const start = at + 9;
+      at = start + len;
+      if (kind === EVENT_RESPONSE) {
+        // The commonest event, read in place.
+        this.settleResponse(id, buf[start], buf[start + 1], buf[start + 2] | (buf[start + 3] << 8), buf, start + 4, at);
+        continue;
+      }
+      const payload = buf.subarray(start, at);
       switch (kind) {
-        case EVENT_RESPONSE: {
-          const p = this.pending.get(id);
-          if (!p) break;
-          this.pending.delete(id);
-          const flags = payload[0];
-          const attempts = payload[1];
-          const node = this.nodeAddress(payload[2] | (payload[3] << 8));
-          const body = payload.subarray(4);
-          // Retried or speculated: the DataStax driver's info.triedHosts and speculativeExecutions.
-          const tried = attempts > 1 ? this.takeTried(id) : undefined;
-          if (p.context !== undefined && this.decoder !== null) {
-            let value: unknown;
-            try {
-              value = this.decoder(p.context, p.started, flags, body, node, attempts, tried);
-            } catch (e) {
-              p.reject(e as Error);
-              break;
-            }
-            p.resolve(value);
-          } else {
-            p.resolve({ flags, attempts, node, body, tried });
-          }
-          break;
-        }
         case EVENT_FAILED: {
-          const p = this.pending.get(id);
+          const p = this.pending.take(id);
           if (!p) break;
-          this.pending.delete(id);
           const error = sessionError(JSON.parse(textDecoder.decode(payload)));
           if (p.context !== undefined) this.reportListenerError("failure", () => this.onFailure?.(p.context, error));
           p.reject(error);
@@ -1230,6 +1261,39 @@ export function readCsvHeader(
     throw coreCallError(e);
   }
   return JSON.parse(json) as CsvHeaderRead;
+}
+
+/** A field of a sniffed input: its name, the CQL type every sampled value fits, and counts. */
+export interface SniffedField {
+  name: string;
+  cqlType: string;
+  nulls: number;
+  values: number;
+}
+
+/** What the core read from a sample of an input (see `sniffInput`). */
+export interface SniffedInput {
+  fields: SniffedField[];
+  /** The settings the load must use so that every sampled value fits its type. */
+  settings: { nullValues: string[]; timestampFormat: string | null; dateFormat: string | null };
+  records: number;
+  skipped: number;
+}
+
+/**
+ * Sniffs the first bytes of an input with the core (types, null words, timestamp and date
+ * formats; core/src/bulk/sniff.rs): `options` are the load's bulk options (format, CSV
+ * characters, header, nullValues, conversion, ...), at most `maxRecords` records are read,
+ * `atEnd` says `input` is the whole input. A refusal is an ArgumentError.
+ */
+export function sniffInput(input: Uint8Array, options: Record<string, unknown>, maxRecords: number, atEnd: boolean): SniffedInput {
+  let json: string;
+  try {
+    json = coreSniff(input, JSON.stringify(options), maxRecords, atEnd);
+  } catch (e) {
+    throw coreCallError(e);
+  }
+  return JSON.parse(json) as SniffedInput;
 }
 
 /** A facade call threw: its CallError carries typed fields (freed here once read). */

@@ -235,16 +235,68 @@ Deno.test({
       );
 
       await t.step(
-        "a zone the core cannot read stops the load with the reason",
+        "a zone name follows daylight saving, both ways (load, then unload)",
+        async () => {
+          // New York: 2024-03-10 02:00 local does not exist (clocks go to 03:00), 2024-11-03
+          // 01:30 local happens twice. java.time (DSBulk) takes the earlier instant in the
+          // overlap and moves a time in the gap forward by the gap.
+          const csv = "id,ts\n" +
+            "30,2024-01-15 12:00:00\n" + // EST, -05:00
+            "31,2024-07-15 12:00:00\n" + // EDT, -04:00
+            "32,2024-03-10 02:30:00\n" + // in the gap: 03:30 EDT
+            "33,2024-11-03 01:30:00\n" + // in the overlap: the first, EDT
+            "34,2024-11-03 01:30:00-05:00\n" + // a written offset wins
+            "35,1950-06-01 00:00:00\n"; // EDT in 1950 too
+          const result = await load(work, typed, csv, ["--time-zone", "America/New_York"]);
+          assertEquals(result.code, 0, explain(result));
+          const rows = await succeed([
+            "query",
+            "--format",
+            "csv",
+            `SELECT id, ts FROM ${typed} WHERE id IN (30, 31, 32, 33, 34, 35)`,
+          ]);
+          assertEquals(
+            rows.stdout,
+            "id,ts\r\n" +
+              "30,2024-01-15T17:00:00.000Z\r\n" +
+              "31,2024-07-15T16:00:00.000Z\r\n" +
+              "32,2024-03-10T07:30:00.000Z\r\n" +
+              "33,2024-11-03T05:30:00.000Z\r\n" +
+              "34,2024-11-03T06:30:00.000Z\r\n" +
+              "35,1950-06-01T04:00:00.000Z\r\n",
+          );
+          const out = await succeed([
+            "unload",
+            "--query",
+            `SELECT id, ts FROM ${typed} WHERE id IN (30, 31, 32, 33, 34, 35)`,
+            "--time-zone",
+            "America/New_York",
+            "--quiet",
+          ]);
+          assertEquals(
+            out.stdout,
+            "id,ts\r\n" +
+              "30,2024-01-15T12:00:00-05:00\r\n" +
+              "31,2024-07-15T12:00:00-04:00\r\n" +
+              "32,2024-03-10T03:30:00-04:00\r\n" +
+              "33,2024-11-03T01:30:00-04:00\r\n" +
+              "34,2024-11-03T01:30:00-05:00\r\n" +
+              "35,1950-06-01T00:00:00-04:00\r\n",
+          );
+        },
+      );
+
+      await t.step(
+        "a zone nobody knows stops the load with the reason",
         async () => {
           const result = await load(work, typed, "id\n20\n", [
             "--time-zone",
-            "Europe/Paris",
+            "Mars/Olympus_Mons",
           ]);
           assertEquals(result.code, 1, explain(result));
           assertStringIncludes(
             result.stderr,
-            'time zone "Europe/Paris": give UTC or a fixed offset such as +02:00',
+            'time zone "Mars/Olympus_Mons": not UTC, a fixed offset such as +02:00, or a zone name this runtime knows (Europe/Paris)',
           );
         },
       );

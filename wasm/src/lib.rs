@@ -580,6 +580,16 @@ pub fn csv_header(input: &[u8], options: &str, at_end: bool) -> Result<String, C
     serde_json::to_string(&read).map_err(|e| js_error("ERR_CONFIG", e))
 }
 
+/// What a sample of an input is (`options`: JSON of the load's bulk options; at most
+/// `max_records` records), as JSON of the core's `Sniffed`.
+#[wasm_bindgen(js_name = sniffInput)]
+pub fn sniff_input(input: &[u8], options: &str, max_records: u32, at_end: bool) -> Result<String, CallError> {
+    use cqlwire_core::bulk::{sniff::sniff, BulkOptions};
+    let options = BulkOptions::from_json(options).map_err(|e| js_error("ERR_CONFIG", e))?;
+    let sniffed = sniff(input, options, max_records as usize, at_end).map_err(|e| js_error("ERR_CONFIG", e))?;
+    serde_json::to_string(&sniffed).map_err(|e| js_error("ERR_CONFIG", e))
+}
+
 /// The core's CSV formatter for result pages, set up once per stream (`Client.streamCsv`).
 #[wasm_bindgen]
 pub struct CsvPageFormatter {

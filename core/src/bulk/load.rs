@@ -275,10 +275,18 @@ fn rate_limit(error: &SessionError) -> Option<bool> {
     }
 }
 
-/// Whether the write may have been applied although it failed: a timeout, or a rate limit
-/// that replicas (not the coordinator) enforced, after some of them may have written.
+/// Whether the write may have been applied although it failed: a timeout (the client's or
+/// the replicas' WriteTimeout), a connection that closed after the request was written to
+/// it, an internal server error, or a rate limit that replicas (not the coordinator)
+/// enforced, after some of them may have written.
 fn may_have_applied(error: &SessionError) -> bool {
-    matches!(&error.error, RequestError::Timeout { .. }) || rate_limit(error) == Some(false)
+    rate_limit(error) == Some(false)
+        || match &error.error {
+            RequestError::Timeout { .. } | RequestError::Closed { written: true, .. } => true,
+            RequestError::Server(e) => matches!(e.code, 0x1100 | 0x0000),
+            RequestError::Protocol { .. } => true,
+            RequestError::Closed { written: false, .. } => false,
+        }
 }
 
 /// Whether another attempt may succeed: the node was unavailable, overloaded, bootstrapping,
@@ -889,7 +897,7 @@ mod tests {
 
     fn no_node_left(answers: &[RequestError]) -> SessionError {
         SessionError {
-            error: RequestError::Closed { message: "no node left to try".into() },
+            error: RequestError::Closed { message: "no node left to try".into(), written: false },
             node: String::new(),
             attempts: answers.len() as u32,
             no_host_available: true,

@@ -82,6 +82,8 @@ pub mod load;
 mod options;
 mod record_buffer;
 pub mod registry;
+pub mod sniff;
+mod sniff_types;
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -53,8 +53,10 @@ pub enum ErrorKind {
     WriteTimeout { write_type: WriteType },
     /// Our own per-request deadline passed before any response.
     ClientTimeout,
-    /// The connection closed while the request was in flight.
+    /// The connection closed after the request was written to it: the outcome is unknown.
     ConnectionClosed,
+    /// The connection closed before the request was written: nothing reached the server.
+    NotWritten,
     /// SERVER_ERROR.
     ServerError,
     /// Scylla's per-partition rate limit: the extension's document says the caller decides.
@@ -75,6 +77,10 @@ pub enum RetryDecision {
     /// layered on top (say, for best-effort writes) may, and the session must honour it.
     Ignore,
 }
+
+/// Why a request that was written and then got no answer (a client timeout, or the
+/// connection closed) is not sent again.
+pub const NOT_RESENT: &str = "no response: statement may have been applied and is not idempotent";
 
 /// The default retry rules, with a cap on attempts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -144,9 +150,12 @@ impl RetryPolicy {
             ErrorKind::WriteTimeout { .. } => decision(Rethrow, "write timeout: statement is not idempotent"),
 
             ErrorKind::ClientTimeout | ErrorKind::ConnectionClosed if !idempotent => {
-                decision(Rethrow, "no response: statement may have been applied and is not idempotent")
+                decision(Rethrow, NOT_RESENT)
             }
             ErrorKind::ClientTimeout => decision(RetryNextNode, "client timeout: statement is idempotent"),
+            ErrorKind::NotWritten => {
+                decision(RetryNextNode, "connection closed before the request was written: nothing was applied")
+            }
             ErrorKind::ConnectionClosed => decision(RetryNextNode, "connection closed: statement is idempotent"),
 
             ErrorKind::ServerError => decision(Rethrow, "server error: not retried"),
@@ -201,6 +210,21 @@ mod tests {
         assert_eq!((d.value, d.reason), (RetryDecision::Rethrow, "attempt limit reached"));
         let d = policy.decide(ErrorKind::ServerError, 0, true, false);
         assert_eq!(d.reason, "server error: not retried");
+    }
+
+    #[test]
+    fn a_closed_connection_retries_a_written_request_only_when_idempotent() {
+        let policy = RetryPolicy::default();
+        let d = policy.decide(ErrorKind::ConnectionClosed, 0, false, false);
+        assert_eq!((d.value, d.reason), (RetryDecision::Rethrow, NOT_RESENT));
+        let d = policy.decide(ErrorKind::ConnectionClosed, 0, true, false);
+        assert_eq!((d.value, d.reason), (RetryDecision::RetryNextNode, "connection closed: statement is idempotent"));
+        // Never written: safe to send elsewhere, idempotent or not, LWT or not.
+        for (idempotent, lwt) in [(false, false), (false, true), (true, false)] {
+            let d = policy.decide(ErrorKind::NotWritten, 0, idempotent, lwt);
+            assert_eq!(d.value, RetryDecision::RetryNextNode);
+        }
+        assert_eq!(policy.decide(ErrorKind::NotWritten, 2, false, false).reason, "attempt limit reached");
     }
 
     #[test]

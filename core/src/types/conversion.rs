@@ -12,6 +12,7 @@ use serde::Deserialize;
 use super::pattern::{self, Pattern};
 use super::temporal::Reason;
 use super::text::{EpochUnit, TextOptions};
+use super::zone::{Transition, ZoneRules};
 
 /// How numbers are written: the decimal separator and an optional grouping separator
 /// (`1.234,5` is `decimal: ','`, `grouping: Some('.')`).
@@ -87,8 +88,13 @@ pub enum Rounding {
 pub struct ConversionSettings {
     /// A null field leaves its column unset (default true). Read by the bulk encoder.
     pub null_to_unset: Option<bool>,
-    /// `UTC` or a fixed offset (`+02:00`, `-0530`) for timestamps written without a zone.
+    /// The zone of timestamps written without one: `UTC`, a fixed offset (`+02:00`, `-0530`),
+    /// or a zone name (`Europe/Paris`) whose offsets the host gives in `time_zone_offsets`.
     pub time_zone: Option<String>,
+    /// The named zone's offsets, as the host's time zone database gives them:
+    /// `[from_utc_millis, offset_seconds]` in increasing order; the first offset also holds
+    /// before its instant. The core has no database of its own.
+    pub time_zone_offsets: Option<Vec<(i64, i32)>>,
     /// `iso` (default) or a `strftime`-like pattern ([`Pattern`]).
     pub timestamp_format: Option<String>,
     pub date_format: Option<String>,
@@ -129,16 +135,30 @@ pub fn parse_time_zone(text: &str) -> Result<i32, String> {
     match pattern::zone(text.trim()) {
         Some((offset, "")) => Ok(offset),
         _ => Err(format!(
-            "time zone {text:?}: give UTC or a fixed offset such as +02:00 (IANA names like Europe/Paris are not supported)"
+            "time zone {text:?}: not UTC, a fixed offset such as +02:00, or a zone name this runtime knows (Europe/Paris)"
         )),
     }
+}
+
+/// The zone of `time_zone`: from the host's offsets when it gave them, else a fixed offset.
+fn zone_rules(name: Option<&str>, offsets: Option<&[(i64, i32)]>) -> Result<Option<ZoneRules>, String> {
+    let Some(offsets) = offsets else {
+        return name.map(|n| parse_time_zone(n).map(ZoneRules::fixed_minutes)).transpose();
+    };
+    let label = name.unwrap_or("(unnamed)");
+    let Some(&(_, initial)) = offsets.first() else {
+        return Err(format!("time zone {label:?}: timeZoneOffsets is empty"));
+    };
+    let transitions =
+        offsets.iter().map(|&(at_millis, offset_seconds)| Transition { at_millis, offset_seconds }).collect();
+    ZoneRules::named(initial, transitions).map(Some).map_err(|e| format!("time zone {label:?}: {e}"))
 }
 
 impl ConversionSettings {
     /// Writes the given settings into `opts`, leaving the others as they are.
     pub fn apply(&self, opts: &mut TextOptions) -> Result<(), String> {
-        if let Some(zone) = &self.time_zone {
-            opts.default_offset_minutes = parse_time_zone(zone)?;
+        if let Some(zone) = zone_rules(self.time_zone.as_deref(), self.time_zone_offsets.as_deref())? {
+            opts.zone = zone;
         }
         opts.timestamp_pattern = pattern_or_iso("timestampFormat", &self.timestamp_format)?;
         opts.date_pattern = pattern_or_iso("dateFormat", &self.date_format)?;
@@ -324,11 +344,36 @@ mod tests {
             .unwrap()
             .apply(&mut opts)
             .unwrap();
-        assert_eq!((opts.default_offset_minutes, opts.number.plain("1.234,5")), (-330, Cow::Owned("1234.5".into())));
+        assert_eq!(
+            (opts.zone.clone(), opts.number.plain("1.234,5")),
+            (ZoneRules::fixed_minutes(-330), Cow::Owned("1234.5".into()))
+        );
         let error = |json: &str| parse(json).unwrap().apply(&mut TextOptions::default()).unwrap_err();
         assert_eq!(
             error(r#"{"timeZone": "Europe/Paris"}"#),
-            "time zone \"Europe/Paris\": give UTC or a fixed offset such as +02:00 (IANA names like Europe/Paris are not supported)"
+            "time zone \"Europe/Paris\": not UTC, a fixed offset such as +02:00, or a zone name this runtime knows (Europe/Paris)"
+        );
+        let paris = r#"{"timeZone": "Europe/Paris", "timeZoneOffsets": [[-2208988800000, 561], [-1855958961000, 0], [1711846800000, 7200]]}"#;
+        parse(paris).unwrap().apply(&mut opts).unwrap();
+        assert_eq!(
+            opts.zone,
+            ZoneRules::named(
+                561,
+                vec![
+                    Transition { at_millis: -2_208_988_800_000, offset_seconds: 561 },
+                    Transition { at_millis: -1_855_958_961_000, offset_seconds: 0 },
+                    Transition { at_millis: 1_711_846_800_000, offset_seconds: 7200 }
+                ]
+            )
+            .unwrap()
+        );
+        assert_eq!(
+            error(r#"{"timeZone": "X/Y", "timeZoneOffsets": []}"#),
+            "time zone \"X/Y\": timeZoneOffsets is empty"
+        );
+        assert_eq!(
+            error(r#"{"timeZone": "X/Y", "timeZoneOffsets": [[5, 0], [5, 3600]]}"#),
+            "time zone \"X/Y\": time zone transition 1 is not after the one before it"
         );
         assert_eq!(error(r#"{"timestampFormat": "%d/%q"}"#), "timestampFormat: pattern '%d/%q': unknown spec %q");
         assert_eq!(error(r#"{"trueWords": ["x"], "falseWords": ["X"]}"#), "\"x\" is both a true and a false word");

@@ -37,6 +37,7 @@ mod text;
 mod text_out;
 mod validate;
 mod value;
+mod zone;
 
 pub use bignum::{MAX_DECIMAL_DIGITS, MAX_RENDERED_BYTES};
 pub use column_type::{ColumnType, TypeParseError, UdtType, MAX_TYPE_DEPTH};
@@ -46,5 +47,6 @@ pub use pattern::Pattern;
 pub use text_out::format_text_with;
 pub use text::{encode_text, format_json, format_text, EpochUnit, FieldError, TextOptions};
 pub use validate::{validate_rows, RowsValidator};
+pub use zone::{Transition, ZoneRules, MAX_TRANSITIONS};
 pub(crate) use validate::read_row_count;
 pub use value::{CqlValue, ValueError};

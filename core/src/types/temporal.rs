@@ -8,6 +8,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use super::scalar::{DATE_EPOCH, NANOS_PER_DAY};
+use super::zone::ZoneRules;
 
 pub(crate) type Reason = Cow<'static, str>;
 
@@ -252,8 +253,8 @@ fn zone(c: &mut Cursor<'_>) -> Result<Option<i32>, Reason> {
 
 /// ISO 8601 date with optional time, fraction and zone: `2024-01-02`,
 /// `2024-01-02T03:04:05Z`, `2024-01-02 03:04:05.123+0200`. A missing zone means
-/// `default_offset_minutes` east of UTC. Sub-millisecond digits must be zero.
-pub(crate) fn parse_timestamp(s: &str, default_offset_minutes: i32) -> Result<i64, Reason> {
+/// a local time in `default_zone`. Sub-millisecond digits must be zero.
+pub(crate) fn parse_timestamp(s: &str, default_zone: &ZoneRules) -> Result<i64, Reason> {
     let mut c = Cursor::new(s);
     let days = date_part(&mut c)?;
     let mut seconds = 0;
@@ -267,11 +268,25 @@ pub(crate) fn parse_timestamp(s: &str, default_offset_minutes: i32) -> Result<i6
         return Err(Cow::Borrowed("timestamps hold milliseconds: the sub-millisecond digits would be lost"));
     }
     c.eat(b' ');
-    let offset = zone(&mut c)?.unwrap_or(default_offset_minutes);
+    let offset = zone(&mut c)?;
     if !c.at_end() {
         return Err(Cow::Borrowed("unexpected text after the timestamp"));
     }
-    timestamp_millis(days, seconds * 1_000_000_000 + i64::from(nanos), offset)
+    timestamp_in(days, seconds * 1_000_000_000 + i64::from(nanos), offset, default_zone)
+}
+
+/// Milliseconds since the epoch of a civil day and time of day, at the written offset (in
+/// minutes east of UTC) or, without one, as a local time in `default_zone`.
+pub(crate) fn timestamp_in(
+    days: i64,
+    time_nanos: i64,
+    written: Option<i32>,
+    default_zone: &ZoneRules,
+) -> Result<i64, Reason> {
+    match written {
+        Some(offset_minutes) => timestamp_millis(days, time_nanos, offset_minutes),
+        None => default_zone.utc_of_local(timestamp_millis(days, time_nanos, 0)?),
+    }
 }
 
 /// Milliseconds since the epoch of a civil day, a time of day and an offset east of UTC;
@@ -468,7 +483,7 @@ mod tests {
     use super::*;
 
     fn ts(s: &str) -> Result<i64, Reason> {
-        parse_timestamp(s, 0)
+        parse_timestamp(s, &ZoneRules::default())
     }
 
     fn text(f: impl FnOnce(&mut String)) -> String {
@@ -508,7 +523,7 @@ mod tests {
         assert_eq!(ts("1969-12-31T23:59:59.999Z"), Ok(-1));
         assert_eq!(ts("+10000-01-01T00:00:00Z"), Ok(253_402_300_800_000));
         assert_eq!(ts("-0001-01-01"), Ok(days_from_civil(-1, 1, 1) * MILLIS_PER_DAY));
-        assert_eq!(parse_timestamp("2024-01-02T03:04:05", 120), Ok(1_704_157_445_000));
+        assert_eq!(parse_timestamp("2024-01-02T03:04:05", &ZoneRules::fixed_minutes(120)), Ok(1_704_157_445_000));
         assert_eq!(ts("-292275055-05-16T16:47:04.192Z"), Ok(i64::MIN));
         assert_eq!(ts("+292278994-08-17T07:12:55.807Z"), Ok(i64::MAX));
     }

@@ -36,6 +36,7 @@ use super::scalar::{
 };
 use super::temporal::{self, Reason};
 use super::validate::check_value;
+use super::zone::ZoneRules;
 use super::value::{inet_from_bytes, insert_vint_prefix, push_hex, push_uuid};
 use crate::error::ProtocolError;
 use crate::wire::Reader;
@@ -61,8 +62,8 @@ pub struct TextOptions {
     pub false_words: Vec<String>,
     /// The unit of a timestamp written as a bare integer. Default: milliseconds.
     pub epoch_unit: EpochUnit,
-    /// Offset east of UTC, in minutes, for timestamps written without a zone. Default: 0.
-    pub default_offset_minutes: i32,
+    /// The zone of timestamps written without one (and of unload's output). Default: UTC.
+    pub zone: ZoneRules,
     /// Timestamps, dates and times in this pattern instead of ISO 8601 (integers are still
     /// epoch numbers, days and nanoseconds).
     pub timestamp_pattern: Option<Pattern>,
@@ -86,7 +87,7 @@ impl Default for TextOptions {
             true_words: words(&["true", "yes", "y", "1", "t", "on"]),
             false_words: words(&["false", "no", "n", "0", "f", "off"]),
             epoch_unit: EpochUnit::Millis,
-            default_offset_minutes: 0,
+            zone: ZoneRules::default(),
             timestamp_pattern: None,
             date_pattern: None,
             time_pattern: None,
@@ -447,14 +448,10 @@ fn float<T: Float>(s: &str, overflow: Overflow) -> Result<T, Reason> {
 fn timestamp(s: &str, opts: &TextOptions) -> Result<i64, Reason> {
     let Some(n) = temporal::integer(s) else {
         let Some(pattern) = &opts.timestamp_pattern else {
-            return temporal::parse_timestamp(s, opts.default_offset_minutes);
+            return temporal::parse_timestamp(s, &opts.zone);
         };
         let fields = pattern.read(s)?;
-        return temporal::timestamp_millis(
-            fields.days()?,
-            fields.time_nanos(),
-            fields.offset.unwrap_or(opts.default_offset_minutes),
-        );
+        return temporal::timestamp_in(fields.days()?, fields.time_nanos(), fields.offset, &opts.zone);
     };
     let n = n?;
     match opts.epoch_unit {
@@ -1604,7 +1601,7 @@ mod tests {
                 reason: "timestamps hold milliseconds: the sub-millisecond digits would be lost".into()
             }
         );
-        let plus_two = TextOptions { default_offset_minutes: 120, ..Default::default() };
+        let plus_two = TextOptions { zone: ZoneRules::fixed_minutes(120), ..Default::default() };
         assert_eq!(
             enc_with("timestamp", "2024-01-02 05:04:05", &plus_two).unwrap(),
             1_704_164_645_000i64.to_be_bytes()

@@ -30,14 +30,16 @@ pub fn format_text_with(
     match ty {
         ColumnType::Timestamp => {
             let Ok(raw) = <[u8; 8]>::try_from(bytes) else { return Ok(()) };
-            let offset = opts.default_offset_minutes;
-            if opts.timestamp_pattern.is_none() && offset == 0 {
+            if opts.timestamp_pattern.is_none() && opts.zone.is_utc() {
                 return Ok(());
             }
             out.truncate(start);
-            let local = i64::from_be_bytes(raw).saturating_add(i64::from(offset) * 60_000);
+            let utc = i64::from_be_bytes(raw);
+            let offset_seconds = opts.zone.offset_seconds_at(utc);
+            let local = utc.saturating_add(i64::from(offset_seconds) * 1000);
             let (days, ms) = (local.div_euclid(MILLIS_PER_DAY), local.rem_euclid(MILLIS_PER_DAY));
-            let fields = Fields::from_parts(days, ms * 1_000_000, Some(offset));
+            // Written offsets are whole minutes; only a few local mean times before 1940 had seconds.
+            let fields = Fields::from_parts(days, ms * 1_000_000, Some(offset_seconds / 60));
             match &opts.timestamp_pattern {
                 Some(pattern) => pattern.write(&fields, out),
                 None => iso_with_offset(&fields, out),

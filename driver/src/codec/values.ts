@@ -688,8 +688,11 @@ function compileEncoder(t: TypeInfo): ValueEncoder {
         w.utf8(value);
       };
     case "blob":
-    case "custom":
-      return (w, value) => w.raw(asBytes(formatCqlType(t), value));
+    case "custom": {
+      // Named once: formatting the type on every value cost a string per request.
+      const name = formatCqlType(t);
+      return (w, value) => w.raw(asBytes(name, value));
+    }
     case "boolean":
       return (w, value) => {
         if (typeof value !== "boolean") reject(t, value, `expected a boolean, got ${describeJsType(value)}`);

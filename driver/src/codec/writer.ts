@@ -22,9 +22,14 @@ export class Writer {
     return this;
   }
 
+  /** The last view `bytes()` made: requests of one statement have one length, so one view serves them. */
+  private lastView: Uint8Array | null = null;
+
   /** The written bytes as a view of the storage: valid until the next write or reset. */
   bytes(): Uint8Array {
-    return this.buf.subarray(0, this.length);
+    const last = this.lastView;
+    if (last !== null && last.length === this.length) return last;
+    return (this.lastView = this.buf.subarray(0, this.length));
   }
 
   /** A copy of the written bytes, safe to keep. */
@@ -43,6 +48,7 @@ export class Writer {
       grown.set(this.buf.subarray(0, at));
       this.buf = grown;
       this.view = new DataView(grown.buffer);
+      this.lastView = null;
     }
     this.length = needed;
     return at;
