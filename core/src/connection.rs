@@ -678,7 +678,7 @@ impl Connection {
             return Ok(false);
         }
         let Some(large) = self.large.take() else { return Ok(true) };
-        let mut whole = Vec::with_capacity(large.have);
+        let mut whole = Vec::with_capacity(crate::v5::large_envelope_capacity(large.have));
         for piece in large.pieces {
             whole.extend_from_slice(&piece);
         }

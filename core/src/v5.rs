@@ -45,6 +45,14 @@ const LARGE_BUFFER_KEEP: usize = 4 * (MAX_PAYLOAD + 1);
 
 const LENGTH_MASK: u64 = 0x1_FFFF;
 
+/// The capacity a large envelope is put together in: its bytes (all present) and whatever
+/// follows it, rounded up to a whole MiB, so that the same result in the next burst needs the
+/// same block and fits the hole this one leaves (WebAssembly memory only grows; a size that
+/// varied with how the reads fell left holes a few KB too small).
+pub fn large_envelope_capacity(present: usize) -> usize {
+    present.div_ceil(1 << 20).saturating_mul(1 << 20)
+}
+
 // ---------------------------------------------------------------------------------------------
 // Checksums
 
@@ -554,7 +562,7 @@ impl FrameDecoder {
         if self.large_have < expected {
             return Ok(0);
         }
-        envelopes.reserve_exact(expected + spare);
+        envelopes.reserve_exact(large_envelope_capacity(envelopes.len() + expected + spare) - envelopes.len());
         envelopes.extend_from_slice(&self.large);
         for piece in self.large_pieces.drain(..) {
             envelopes.extend_from_slice(&piece);
