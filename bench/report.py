@@ -153,10 +153,17 @@ def loader_cells(rows):
             if last.get("rss_kb"):
                 cell["failed_rss_mb"] = last["rss_kb"] / 1024
         if rs:
-            cell["rows_per_s"] = median([r["rows"] / max(r["wall_s"], 0.01) for r in rs])
+            rates = [r["rows"] / max(r["wall_s"], 0.01) for r in rs]
+            rss = [r["rss_kb"] / 1024 for r in rs]
+            cell["rows_per_s"] = median(rates)
+            cell["rows_per_s_range"] = (min(rates), max(rates))
             cell["cpu_us_per_row"] = median([(r["user_s"] + r["sys_s"]) * 1e6 / r["rows"] for r in rs])
-            cell["rss_mb"] = median([r["rss_kb"] / 1024 for r in rs])
+            cell["rss_mb"] = median(rss)
+            cell["rss_mb_max"] = max(rss)
             cell["wall_s"] = median([r["wall_s"] for r in rs])
+            loads = [(r["load_before"] + r["load_after"]) / 2 for r in rs if "load_before" in r]
+            if loads:
+                cell["machine_load"] = median(loads)
         cells[key] = cell
     return cells
 
@@ -496,7 +503,7 @@ DATASET_TEXT = {
     ),
     "wide": (
         "**wide**: the memory test, a generated CSV of ~1 KB rows (`bench/loaders/gen_wide_csv.py`), "
-        "loaded once by cqlwire with its defaults into `bench.wide`."
+        "loaded by cqlwire with its defaults into `bench.wide`."
     ),
 }
 TOOL_LABEL = {"cqlsh": "cqlsh COPY", "dsbulk": "DSBulk", "cqlwire": "cqlwire"}
@@ -512,6 +519,12 @@ def dataset_line(datasets):
     )
 
 
+def spread(bounds):
+    if not bounds:
+        return "–"
+    return f"{bounds[0]:,.0f}–{bounds[1]:,.0f}"
+
+
 def write_loaders(w, loaders, datasets, content):
     w("## Loaders against the local Cassandra")
     w("")
@@ -519,9 +532,12 @@ def write_loaders(w, loaders, datasets, content):
         "Every tool with its defaults, one after the other in one `bench/run`, on the single local "
         "node, the table truncated before each load and its rows counted after it by token ranges with "
         "the Python driver cqlsh bundles (`loaders/count_rows.py`; unloads: "
-        "the CSV lines counted). rows/s is over the whole process (startup included); CPU is user + "
+        "the CSV lines counted). rows/s is over the whole process (startup included), the median "
+        "of the runs with the slowest and fastest run beside it; CPU is user + "
         "sys of the process and the children it waited for (cqlsh's COPY workers), per row; max RSS "
-        "is the largest single process."
+        "is the largest single process (median; the target is judged on the highest run). The machine "
+        "is shared with other work: *load* is its 1-minute load average (2 cores) around each run, "
+        "median over the runs; above ~2 every figure here is slowed by others."
     )
     w("")
     for name in ("flights", "random", "wide"):
@@ -529,8 +545,8 @@ def write_loaders(w, loaders, datasets, content):
             w(f"- {DATASET_TEXT[name]} {fmt_int(datasets[name].get('rows'))} rows, "
               f"{(datasets[name].get('bytes') or 0) / 2**20:,.1f} MiB.")
     w("")
-    w("| data | tool | operation | rows/s | CPU µs/row | max RSS MB | wall s | runs ok |")
-    w("|---|---|---|---:|---:|---:|---:|---:|")
+    w("| data | tool | operation | rows/s | rows/s (slowest–fastest) | CPU µs/row | max RSS MB | wall s | load | runs ok |")
+    w("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
 
     def order(key):
         dataset, tool, op, mode = key
@@ -543,8 +559,9 @@ def write_loaders(w, loaders, datasets, content):
         op_text = op if mode in ("default", "copy-from", "copy-to") else f"{op} ({mode})"
         w(
             f"| {dataset} | {TOOL_LABEL.get(tool, tool)} | {op_text} | {fmt_int(cell.get('rows_per_s'))} | "
+            f"{spread(cell.get('rows_per_s_range'))} | "
             f"{fmt_num(cell.get('cpu_us_per_row'), 1)} | {fmt_num(cell.get('rss_mb'))} | "
-            f"{fmt_num(cell.get('wall_s'), 1)} | {cell['runs']}/{cell['attempts']}"
+            f"{fmt_num(cell.get('wall_s'), 1)} | {fmt_num(cell.get('machine_load'), 1)} | {cell['runs']}/{cell['attempts']}"
             + (f" (failed: {cell['failed']})" if cell.get("failed") else "")
             + " |"
         )
@@ -552,8 +569,10 @@ def write_loaders(w, loaders, datasets, content):
     if content:
         w(
             "**Content** of the table each tool's load left, read back with `cqlwire unload` and "
-            "compared field by field with the source file (`flights.py check`: ints, doubles, text, "
-            "timestamps to the millisecond, `NA` as null):"
+            "compared with the source file, every value of every row: field by field for flights "
+            "(`flights.py check`: ints, doubles, text, timestamps to the millisecond, `NA` as null), "
+            "and for the generated sets by a hash of each row's values normalized by type, keyed by "
+            "the primary key (`digest.py`: rows missing, different or extra are counted):"
         )
         w("")
         w("| data | tool | run | content |")
@@ -605,8 +624,10 @@ def write_loader_targets(w, loaders, datasets):
         w(f"| CLI | loader peak RSS ≤ 150 MB on a 2 GB CSV | {rss:.0f} MB on a {wide_mib:,.0f} MiB CSV "
           f"(row count: {wide_failed['failed']}) | {verdict(rss <= 150) if wide_mib >= 1900 else '**not measured** at 2 GB'} |")
     elif wide:
-        w(f"| CLI | loader peak RSS ≤ 150 MB on a 2 GB CSV | {wide['rss_mb']:.0f} MB on a {wide_mib:,.0f} MiB CSV "
-          f"| {verdict(wide['rss_mb'] <= 150) if wide_mib >= 1900 else '**not measured** at 2 GB'} |")
+        peak = wide["rss_mb_max"]
+        w(f"| CLI | loader peak RSS ≤ 150 MB on a 2 GB CSV | {peak:.0f} MB (highest of {wide['runs']} runs; median "
+          f"{wide['rss_mb']:.0f}) on a {wide_mib:,.0f} MiB CSV "
+          f"| {verdict(peak <= 150) if wide_mib >= 1900 else '**not measured** at 2 GB'} |")
     else:
         w("| CLI | loader peak RSS ≤ 150 MB on a 2 GB CSV | not measured | **not measured** |")
     cu, cqu = cell("flights", "cqlwire", "unload"), cell("flights", "cqlsh", "unload")

@@ -8,22 +8,13 @@
 // file row; checkpoints hold that row (offset = rows before it, line = row + 1), and a
 // resumed load starts reading at it. Bad rows are their JSON line, located by row group and row.
 
-import {
-  type AsyncBuffer,
-  type FileMetaData,
-  parquetMetadataAsync,
-  parquetRead,
-} from "hyparquet";
+import { type AsyncBuffer, type FileMetaData, parquetMetadataAsync, parquetScan } from "hyparquet";
 import { compressors } from "hyparquet-compressors";
 import type { BulkConversionOptions } from "../../driver/deno.ts";
 import type { TableColumn } from "./table.ts";
 import { UsageError } from "../errors.ts";
 import type { InputFile } from "./input.ts";
-import {
-  type ParquetColumn,
-  parquetColumns,
-  unfitReason,
-} from "./parquet_schema.ts";
+import { type ParquetColumn, parquetColumns, unfitReason } from "./parquet_schema.ts";
 import { cellWriter, LineWriter, type ValueWriter } from "./parquet_values.ts";
 
 /** A Parquet file read by ranges, one read at a time on one handle; counts the bytes read. */
@@ -37,9 +28,7 @@ class FileBuffer implements AsyncBuffer {
   ) {}
 
   slice(start: number, end = this.byteLength): Promise<ArrayBuffer> {
-    const read = this.queue.then(() =>
-      this.read(start, Math.min(end, this.byteLength))
-    );
+    const read = this.queue.then(() => this.read(start, Math.min(end, this.byteLength)));
     this.queue = read.catch(() => {});
     return read;
   }
@@ -78,9 +67,9 @@ function asNumber(value: bigint | number): number {
 }
 
 export async function openParquet(input: InputFile): Promise<ParquetFile> {
-  if (input.path === "-" || input.gzip) {
+  if (input.path === "-" || input.url || input.compression !== null) {
     throw new UsageError(
-      `${input.path}: Parquet is read by ranges from a plain file (not stdin or .gz)`,
+      `${input.path}: Parquet is read by ranges from a plain file (not stdin, a URL or a compressed file)`,
     );
   }
   const file = await Deno.open(input.path, { read: true });
@@ -165,9 +154,7 @@ export function describeRow(groupStarts: number[], row: number): string {
   while (group + 2 < groupStarts.length && groupStarts[group + 1] <= row) {
     group++;
   }
-  return `row group ${group}, row ${
-    row - groupStarts[group]
-  } (file row ${row}, from 0)`;
+  return `row group ${group}, row ${row - groupStarts[group]} (file row ${row}, from 0)`;
 }
 
 /** Core positions to file rows, for a load that starts at file row `startRow`. */
@@ -239,12 +226,7 @@ export async function openParquetInput<
     }
     const plan = planFor(file.columns.map((column) => column.name));
     const bindings = plan.parquet ?? [];
-    const chunks = parquetLines(
-      file,
-      bindings,
-      rowWriters(file, bindings),
-      startRow,
-    );
+    const chunks = parquetLines(file, bindings, startRow);
     return {
       plan,
       chunks,
@@ -261,13 +243,25 @@ export async function openParquetInput<
   }
 }
 
-/** Rows from `startRow` on as JSON lines, one row group read at a time, in pieces of about `pieceBytes`. */
-async function* parquetLines(
+/**
+ * Rows from `startRow` on as JSON lines, one row group read at a time, in pieces of about
+ * `pieceBytes`. The bound columns' types are checked at once (a usage error), before any read.
+ */
+export function parquetLines(
+  file: ParquetFile,
+  bindings: ParquetBinding[],
+  startRow: number,
+  pieceBytes = 1 << 18,
+): AsyncGenerator<Uint8Array> {
+  return writeLines(file, bindings, rowWriters(file, bindings), startRow, pieceBytes);
+}
+
+async function* writeLines(
   file: ParquetFile,
   bindings: ParquetBinding[],
   writers: Array<{ key: Uint8Array; write: ValueWriter }>,
   startRow: number,
-  pieceBytes = 1 << 18,
+  pieceBytes: number,
 ): AsyncGenerator<Uint8Array> {
   const names = bindings.map(({ fieldIndex }) => file.columns[fieldIndex].name);
   // Leaf types are taken off the schema the reader gets, so it hands over physical values
@@ -275,39 +269,52 @@ async function* parquetLines(
   const physical = {
     ...file.metadata,
     schema: file.metadata.schema.map((element) =>
-      element.num_children === undefined
-        ? { ...element, converted_type: undefined, logical_type: undefined }
-        : element
+      element.num_children === undefined ? { ...element, converted_type: undefined, logical_type: undefined } : element
     ),
   };
-  const out = new LineWriter();
-  for (let group = 0; group + 1 < file.groupStarts.length; group++) {
-    const rowStart = Math.max(startRow, file.groupStarts[group]);
-    const rowEnd = file.groupStarts[group + 1];
-    if (rowStart >= rowEnd) continue;
-    let rows: unknown[][] = [];
-    await parquetRead({
+  // One scan per row group: a scan keeps each column it read, which would hold the previous
+  // row group's columns while the next one is read.
+  const scanOf = () =>
+    parquetScan({
       file: file.buffer,
       metadata: physical,
-      columns: names,
-      rowStart,
-      rowEnd,
+      columns: [...new Set(names)],
       utf8: false,
       geoparquet: false,
       compressors,
       // INT96 is the one type the reader converts without a logical type: keep its nanoseconds.
       parsers: { timestampFromNanoseconds: (nanos: bigint) => nanos },
-      onComplete: (read: unknown[][]) => void (rows = read),
     });
-    for (const row of rows) {
+  const out = new LineWriter();
+  for (let group = 0; group + 1 < file.groupStarts.length; group++) {
+    const rowStart = Math.max(startRow, file.groupStarts[group]);
+    const rowEnd = file.groupStarts[group + 1];
+    if (rowStart >= rowEnd) continue;
+    // Column by column: no object per row, and only this row group's columns held.
+    let columns: ArrayLike<unknown>[] = [];
+    try {
+      const scan = await scanOf();
+      for (const column of names) {
+        const values = await scan.readColumn({ column, rowStart, rowEnd });
+        // The row count is the file's word: a column with fewer values must not read as nulls.
+        if (values.length !== rowEnd - rowStart) {
+          throw new Error(`column '${column}' has ${values.length} values for ${rowEnd - rowStart} rows`);
+        }
+        columns.push(values);
+      }
+    } catch (error) {
+      // A damaged page or an unsupported encoding stops the load, named by where it is.
+      throw new Error(`${file.path}: row group ${group} cannot be read: ${(error as Error).message}`);
+    }
+    for (let row = 0; row < rowEnd - rowStart; row++) {
       for (let i = 0; i < writers.length; i++) {
         out.bytes(writers[i].key);
-        writers[i].write(out, row[i]);
+        writers[i].write(out, columns[i][row]);
       }
       out.ascii(writers.length === 0 ? "{}\n" : "}\n");
       if (out.length >= pieceBytes) yield out.take();
     }
-    rows = [];
+    columns = [];
   }
   if (out.length > 0) yield out.take();
 }

@@ -47,22 +47,16 @@ function labelOf(element: SchemaElement): string {
     : element.type ?? "group";
   const logical = element.logical_type;
   if (logical === undefined) {
-    return element.converted_type
-      ? `${physical} ${element.converted_type}`
-      : physical;
+    return element.converted_type ? `${physical} ${element.converted_type}` : physical;
   }
   switch (logical.type) {
     case "DECIMAL":
       return `${physical} DECIMAL(${logical.precision}, ${logical.scale})`;
     case "INTEGER":
-      return `${physical} INT(${logical.bitWidth}, ${
-        logical.isSigned ? "signed" : "unsigned"
-      })`;
+      return `${physical} INT(${logical.bitWidth}, ${logical.isSigned ? "signed" : "unsigned"})`;
     case "TIME":
     case "TIMESTAMP":
-      return `${physical} ${logical.type}(${logical.unit}, ${
-        logical.isAdjustedToUTC ? "UTC" : "local"
-      })`;
+      return `${physical} ${logical.type}(${logical.unit}, ${logical.isAdjustedToUTC ? "UTC" : "local"})`;
     default:
       return `${physical} ${logical.type}`;
   }
@@ -116,9 +110,7 @@ export function valueOf(element: SchemaElement): ParquetValue | null {
       return { kind: "integer", unsigned: false, bits };
     }
     case "INT96":
-      return logical === undefined && converted === undefined
-        ? { kind: "timestamp", unit: "int96", utc: true }
-        : null;
+      return logical === undefined && converted === undefined ? { kind: "timestamp", unit: "int96", utc: true } : null;
     case "FLOAT":
       return logical === undefined ? { kind: "float", float16: false } : null;
     case "DOUBLE":

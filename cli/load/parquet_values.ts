@@ -14,11 +14,11 @@
 //   lists: JSON arrays of the same spellings; null: `null` (the core's null-to-unset rule).
 
 import type { TypeInfo } from "../../driver/mod.ts";
-import type {
-  ParquetColumn,
-  ParquetValue,
-  TimeUnit,
-} from "./parquet_schema.ts";
+import type { ParquetColumn, ParquetValue, TimeUnit } from "./parquet_schema.ts";
+
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
 
 /** A growing byte buffer that JSON lines are written into. */
 export class LineWriter {
@@ -27,9 +27,7 @@ export class LineWriter {
 
   private room(more: number): void {
     if (this.length + more <= this.buffer.length) return;
-    const grown = new Uint8Array(
-      Math.max(this.buffer.length * 2, this.length + more),
-    );
+    const grown = new Uint8Array(Math.max(this.buffer.length * 2, this.length + more));
     grown.set(this.buffer.subarray(0, this.length));
     this.buffer = grown;
   }
@@ -42,15 +40,29 @@ export class LineWriter {
   /** ASCII text (digits, signs, hex, ISO dates): one byte per character. */
   ascii(text: string): void {
     this.room(text.length);
-    for (let i = 0; i < text.length; i++) {
-      this.buffer[this.length++] = text.charCodeAt(i);
-    }
+    for (let i = 0; i < text.length; i++) this.buffer[this.length++] = text.charCodeAt(i);
   }
 
   bytes(value: Uint8Array): void {
     this.room(value.length);
     this.buffer.set(value, this.length);
     this.length += value.length;
+  }
+
+  /** Bytes as a JSON string: `"` and `\` escaped, control bytes as \u00XX, all other bytes kept. */
+  jsonString(value: Uint8Array): void {
+    this.room(value.length + 2);
+    this.buffer[this.length++] = QUOTE;
+    for (let i = 0; i < value.length; i++) {
+      const b = value[i];
+      if (b >= 0x20 && b !== QUOTE && b !== BACKSLASH) {
+        this.buffer[this.length++] = b;
+        continue;
+      }
+      this.ascii(b === QUOTE ? '\\"' : b === BACKSLASH ? "\\\\" : `\\u00${HEX[b]}`);
+      this.room(value.length - i + 1);
+    }
+    this.buffer[this.length++] = QUOTE;
   }
 
   /** The bytes written so far; the writer starts over with a fresh buffer. */
@@ -60,30 +72,6 @@ export class LineWriter {
     this.length = 0;
     return out;
   }
-}
-
-const HEX = Array.from(
-  { length: 256 },
-  (_, b) => b.toString(16).padStart(2, "0"),
-);
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-
-/** Bytes as a JSON string: `"` and `\` escaped, control bytes as \u00XX, all other bytes kept. */
-function writeJsonString(out: LineWriter, value: Uint8Array): void {
-  out.byte(QUOTE);
-  let plain = 0;
-  for (let i = 0; i < value.length; i++) {
-    const b = value[i];
-    if (b >= 0x20 && b !== QUOTE && b !== BACKSLASH) continue;
-    out.bytes(value.subarray(plain, i));
-    out.ascii(
-      b === QUOTE ? '\\"' : b === BACKSLASH ? "\\\\" : `\\u00${HEX[b]}`,
-    );
-    plain = i + 1;
-  }
-  out.bytes(value.subarray(plain));
-  out.byte(QUOTE);
 }
 
 function writeHex(out: LineWriter, value: Uint8Array): void {
@@ -125,9 +113,7 @@ function unscaled(value: number | bigint | Uint8Array): bigint {
   if (!(value instanceof Uint8Array)) return BigInt(value);
   let n = 0n;
   for (const b of value) n = (n << 8n) | BigInt(b);
-  return value.length > 0 && value[0] & 0x80
-    ? n - (1n << BigInt(value.length * 8))
-    : n;
+  return value.length > 0 && value[0] & 0x80 ? n - (1n << BigInt(value.length * 8)) : n;
 }
 
 /** `unscaled × 10^-scale` with every digit: 12345, 2 → 123.45. */
@@ -139,29 +125,35 @@ export function decimalText(value: bigint, scale: number): string {
     "0",
   );
   const point = digits.length - scale;
-  return `${negative ? "-" : ""}${digits.slice(0, point)}.${
-    digits.slice(point)
-  }`;
+  return `${negative ? "-" : ""}${digits.slice(0, point)}.${digits.slice(point)}`;
 }
 
-const PER_MILLI: Record<TimeUnit, bigint> = {
-  ms: 1n,
-  us: 1_000n,
-  ns: 1_000_000n,
-};
+const PER_MILLI: Record<TimeUnit, bigint> = { ms: 1n, us: 1_000n, ns: 1_000_000n };
+const MILLIS_PER_DAY = 86_400_000;
 /** The furthest a JS Date reaches from the epoch, in milliseconds. */
 const DATE_LIMIT_MS = 8_640_000_000_000_000n;
 
+function two(n: number): string {
+  return n < 10 ? `0${n}` : String(n);
+}
+
+/** `YYYY-MM-DDT` of a day since the epoch; the last day is kept, as rows often share it. */
+const dayText = { day: NaN, text: "" };
+function dayPrefix(day: number): string {
+  if (day !== dayText.day) {
+    dayText.day = day;
+    dayText.text = new Date(day * MILLIS_PER_DAY).toISOString().slice(0, -13);
+  }
+  return dayText.text;
+}
+
 /**
- * An epoch count as ISO-8601 with all of its fraction digits: `2024-01-02T03:04:05.123456Z`
- * (no `Z` for a local timestamp). Beyond a JS Date's range (±275 000 years) it is written as
- * the count with its unit, which the core refuses as no timestamp.
+ * An epoch count as a JSON string of ISO-8601 with all of its fraction digits:
+ * `"2024-01-02T03:04:05.123456Z"` (no `Z` for a local timestamp). Beyond a JS Date's range
+ * (±275 000 years) whole milliseconds are written as the integer the core reads as epoch
+ * milliseconds, and anything finer as the count with its unit, which the core refuses.
  */
-export function timestampText(
-  count: bigint,
-  unit: TimeUnit,
-  utc: boolean,
-): string {
+export function timestampJson(count: bigint, unit: TimeUnit, utc: boolean): string {
   const perMilli = PER_MILLI[unit];
   let millis = count / perMilli;
   let below = count % perMilli;
@@ -170,23 +162,23 @@ export function timestampText(
     below += perMilli;
   }
   if (millis > DATE_LIMIT_MS || millis < -DATE_LIMIT_MS) {
-    return `${count} ${unit} since the epoch`;
+    return below === 0n ? millis.toString() : `"${count} ${unit} since the epoch"`;
   }
-  const iso = new Date(Number(millis)).toISOString();
-  const digits = unit === "ms"
-    ? ""
-    : below.toString().padStart(unit === "us" ? 3 : 6, "0");
-  return `${iso.slice(0, -1)}${digits}${utc ? "Z" : ""}`;
+  const ms = Number(millis);
+  const day = Math.floor(ms / MILLIS_PER_DAY);
+  const ofDay = ms - day * MILLIS_PER_DAY;
+  const seconds = Math.floor(ofDay / 1000);
+  const time = `${two(Math.floor(seconds / 3600))}:${two(Math.floor(seconds / 60) % 60)}:${two(seconds % 60)}`;
+  const fraction = String(ofDay % 1000).padStart(3, "0") +
+    (unit === "ms" ? "" : below.toString().padStart(unit === "us" ? 3 : 6, "0"));
+  return `"${dayPrefix(day)}${time}.${fraction}${utc ? "Z" : ""}"`;
 }
 
 /** Writes one non-null element; `target` is the CQL type it goes to (for bytes: text or blob). */
 export type ValueWriter = (out: LineWriter, value: unknown) => void;
 
 /** The writer of a column's values of `value`'s kind going to CQL `target`. */
-export function scalarWriter(
-  value: ParquetValue,
-  target: TypeInfo,
-): ValueWriter {
+export function scalarWriter(value: ParquetValue, target: TypeInfo): ValueWriter {
   switch (value.kind) {
     case "boolean":
       return (out, v) => out.ascii(v ? "true" : "false");
@@ -196,10 +188,7 @@ export function scalarWriter(
         ? (out, v) => out.ascii(BigInt.asUintN(64, v as bigint).toString())
         : (out, v) => out.ascii(String((v as number) >>> 0));
     case "decimal":
-      return (out, v) =>
-        out.ascii(
-          decimalText(unscaled(v as number | bigint | Uint8Array), value.scale),
-        );
+      return (out, v) => out.ascii(decimalText(unscaled(v as number | bigint | Uint8Array), value.scale));
     case "float":
       return value.float16
         ? (out, v) => writeFloat(out, float16(v as Uint8Array))
@@ -207,11 +196,11 @@ export function scalarWriter(
     case "double":
       return (out, v) => writeFloat(out, v as number);
     case "string":
-      return (out, v) => writeJsonString(out, v as Uint8Array);
+      return (out, v) => out.jsonString(v as Uint8Array);
     case "bytes":
       return target.kind === "blob"
         ? (out, v) => writeHex(out, v as Uint8Array)
-        : (out, v) => writeJsonString(out, v as Uint8Array);
+        : (out, v) => out.jsonString(v as Uint8Array);
     case "uuid":
       return target.kind === "blob"
         ? (out, v) => writeHex(out, v as Uint8Array)
@@ -219,41 +208,23 @@ export function scalarWriter(
     case "date":
       return (out, v) => out.ascii(String(v));
     case "time": {
-      const perNano = value.unit === "ms"
-        ? 1_000_000n
-        : value.unit === "us"
-        ? 1_000n
-        : 1n;
-      return (out, v) =>
-        out.ascii((BigInt(v as number | bigint) * perNano).toString());
+      const perNano = value.unit === "ms" ? 1_000_000n : value.unit === "us" ? 1_000n : 1n;
+      return (out, v) => out.ascii((BigInt(v as number | bigint) * perNano).toString());
     }
     case "timestamp": {
       const { unit, utc } = value;
       // The reader hands INT96 values over as nanoseconds since the epoch (parquet_input.ts).
-      if (unit === "int96") {
-        return (out, v) =>
-          out.ascii(`"${timestampText(v as bigint, "ns", true)}"`);
-      }
-      return (out, v) =>
-        out.ascii(
-          `"${timestampText(BigInt(v as number | bigint), unit, utc)}"`,
-        );
+      if (unit === "int96") return (out, v) => out.ascii(timestampJson(v as bigint, "ns", true));
+      return (out, v) => out.ascii(timestampJson(BigInt(v as number | bigint), unit, utc));
     }
   }
 }
 
 /** The writer of a whole column's cell (null, a scalar, or a list of them). */
-export function cellWriter(
-  column: ParquetColumn,
-  target: TypeInfo,
-): ValueWriter {
-  const element =
-    column.list && (target.kind === "list" || target.kind === "set")
-      ? target.element
-      : target;
+export function cellWriter(column: ParquetColumn, target: TypeInfo): ValueWriter {
+  const element = column.list && (target.kind === "list" || target.kind === "set") ? target.element : target;
   const write = scalarWriter(column.value!, element);
-  const orNull: ValueWriter = (out, v) =>
-    v === null || v === undefined ? out.ascii("null") : write(out, v);
+  const orNull: ValueWriter = (out, v) => v === null || v === undefined ? out.ascii("null") : write(out, v);
   if (!column.list) return orNull;
   return (out, v) => {
     if (v === null || v === undefined) return out.ascii("null");

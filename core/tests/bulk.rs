@@ -3,6 +3,8 @@
 //! `format_text` and CSV; no allocation per good row; bounded memory on a huge line; and
 //! restarting from `consumed_offset`.
 
+mod common;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
@@ -285,8 +287,7 @@ fn check_row(name: &str, index: usize, row: &Row, expect: &Json, pk: &[usize]) {
 
 #[test]
 fn shared_vectors_give_the_same_rows_however_the_input_is_cut() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/bulk/cases.json");
-    let text = std::fs::read_to_string(path).unwrap();
+    let text = common::vector_file("bulk/cases.json");
     let cases: Vec<Json> = serde_json::from_str(&text).unwrap();
     assert!(cases.len() >= 30, "only {} cases", cases.len());
     for case in &cases {

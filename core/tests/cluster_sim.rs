@@ -1,5 +1,7 @@
 //! Deterministic tests of the cluster model on simulated clusters: no sockets, no clock.
 
+mod common;
+
 use std::collections::BTreeMap;
 
 use cqlwire_core::cluster::{
@@ -619,8 +621,7 @@ fn unhex(text: &str) -> Vec<u8> {
 /// and the empty key from apache/cassandra `Murmur3Partitioner.getToken`.
 #[test]
 fn murmur3_known_answer_vectors() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/murmur3.json");
-    let text = std::fs::read_to_string(path).unwrap();
+    let text = common::vector_file("murmur3.json");
     let vectors: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
     let mut from_peer_drivers = 0;
     let mut tail_lengths = std::collections::BTreeSet::new();

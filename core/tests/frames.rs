@@ -5,6 +5,8 @@
 //! AUTH_CHALLENGE and AUTH_SUCCESS during the handshake; and the RESULT bodies the core reads
 //! itself (Rows, Prepared) field by field.
 
+mod common;
+
 use std::sync::{Arc, Mutex};
 
 use cqlwire_core::connection::{
@@ -42,9 +44,7 @@ fn unhex(s: &str) -> Vec<u8> {
 }
 
 fn vectors() -> Vec<Vector> {
-    let path = format!("{}/../tests/vectors/frames.json", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{path}: {e} (regenerate it with tests/vectors/gen/frames.py)"));
+    let text = common::vector_file("frames.json");
     let raw: Vec<Json> = serde_json::from_str(&text).unwrap();
     assert!(raw.len() > 90, "frames.json holds {} vectors", raw.len());
     raw.into_iter()

@@ -1,6 +1,8 @@
 //! Scylla's protocol extensions in the core: token -> shard vectors, SUPPORTED parsing,
 //! what STARTUP asks for, the rate-limit error and the LWT classifiers.
 
+mod common;
+
 use cqlwire_core::cluster::{missing_shards, shard_of, PoolSlot};
 use cqlwire_core::lwt::{has_condition, is_lwt};
 use cqlwire_core::message::{ErrorDetails, ServerError};
@@ -17,8 +19,7 @@ struct ShardVector {
 
 #[test]
 fn token_to_shard_matches_the_independent_vectors() {
-    let text =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/scylla_shards.json")).unwrap();
+    let text = common::vector_file("scylla_shards.json");
     let vectors: Vec<ShardVector> = serde_json::from_str(&text).unwrap();
     assert!(vectors.len() > 900);
     for v in &vectors {

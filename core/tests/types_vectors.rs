@@ -3,6 +3,8 @@
 //! re-encode, text round trip, truncation and trailing bytes, and the row validator. Also
 //! checks that the hot paths (validation, text encoding) do not allocate.
 
+mod common;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -72,43 +74,40 @@ fn unhex(hex: &str) -> Vec<u8> {
     (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect()
 }
 
-fn load_file(name: &str) -> Option<Vec<Vector>> {
-    let path = format!("{}/../tests/vectors/{name}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).ok()?;
-    let raw: Vec<Json> = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
-    Some(
-        raw.into_iter()
-            .map(|v| {
-                let field = |key: &str| v.get(key).and_then(Json::as_str).map(str::to_owned);
-                let name = field("name").expect("vector without a name");
-                let type_text = field("type").unwrap_or_else(|| panic!("{name}: no type"));
-                let ty = ColumnType::parse_cql(&type_text).unwrap_or_else(|e| panic!("{name}: type: {e}"));
-                let bytes = unhex(&field("hex").unwrap_or_else(|| panic!("{name}: no hex")));
-                let canonical = field("canonical_hex").map_or_else(|| bytes.clone(), |h| unhex(&h));
-                let expect = v.get("expect").cloned();
-                let error = field("error").map(|check| {
-                    let offset = v
-                        .get("offset")
-                        .and_then(Json::as_u64)
-                        .unwrap_or_else(|| panic!("{name}: error without an offset"));
-                    (check, usize::try_from(offset).unwrap())
-                });
-                assert!(expect.is_some() != error.is_some(), "{name}: needs exactly one of expect and error");
-                Vector { name, type_text, ty, bytes, canonical, expect, error }
-            })
-            .collect(),
-    )
+fn load_file(name: &str) -> Vec<Vector> {
+    let text = common::vector_file(name);
+    let raw: Vec<Json> = serde_json::from_str(&text).unwrap_or_else(|e| panic!("tests/vectors/{name}: {e}"));
+    raw.into_iter()
+        .map(|v| {
+            let field = |key: &str| v.get(key).and_then(Json::as_str).map(str::to_owned);
+            let name = field("name").expect("vector without a name");
+            let type_text = field("type").unwrap_or_else(|| panic!("{name}: no type"));
+            let ty = ColumnType::parse_cql(&type_text).unwrap_or_else(|e| panic!("{name}: type: {e}"));
+            let bytes = unhex(&field("hex").unwrap_or_else(|| panic!("{name}: no hex")));
+            let canonical = field("canonical_hex").map_or_else(|| bytes.clone(), |h| unhex(&h));
+            let expect = v.get("expect").cloned();
+            let error = field("error").map(|check| {
+                let offset = v
+                    .get("offset")
+                    .and_then(Json::as_u64)
+                    .unwrap_or_else(|| panic!("{name}: error without an offset"));
+                (check, usize::try_from(offset).unwrap())
+            });
+            assert!(expect.is_some() != error.is_some(), "{name}: needs exactly one of expect and error");
+            Vector { name, type_text, ty, bytes, canonical, expect, error }
+        })
+        .collect()
 }
 
 fn vectors() -> Vec<Vector> {
-    load_file("types.json").expect("tests/vectors/types.json is missing")
+    load_file("types.json")
 }
 
 /// Our vectors, then the TypeScript side's extra ones (a missing file fails): both
 /// decoders must agree on every vector either side wrote.
 fn all_vectors() -> Vec<Vector> {
     let mut all = vectors();
-    all.extend(load_file("types_ts_extra.json").expect("tests/vectors/types_ts_extra.json is missing"));
+    all.extend(load_file("types_ts_extra.json"));
     all
 }
 

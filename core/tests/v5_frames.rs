@@ -6,6 +6,8 @@
 //! independent of ours. A vector has `compression: "lz4"` when LZ4 framing was negotiated
 //! (absent means uncompressed framing).
 
+mod common;
+
 use cqlwire_core::error::{ProtocolError, Side};
 use cqlwire_core::v5::{crc24, crc32_cassandra, FrameDecoder, FrameEncoder, MAX_PAYLOAD};
 use serde_json::Value;
@@ -26,8 +28,7 @@ struct Vector {
 }
 
 fn vectors() -> Vec<Vector> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/v5_frames.json");
-    let text = std::fs::read_to_string(path).expect("read v5_frames.json");
+    let text = common::vector_file("v5_frames.json");
     let all: Vec<Value> = serde_json::from_str(&text).expect("parse v5_frames.json");
     assert!(all.len() >= 10, "expected the full vector set");
     all.into_iter()

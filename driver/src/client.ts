@@ -8,7 +8,7 @@ import type { RuntimeHooks } from "./socket.ts";
 import { ArgumentError, DriverError, OperationTimedOutError } from "./errors.ts";
 import { columnInfo, type ColumnInfo, fromHex, type PageSource, ResultSet, type Row } from "./result.ts";
 import { Metadata } from "./metadata.ts";
-import { encodeValueList, formatCqlType, parseCqlType, parseResult, Reader, type TypeInfo, Writer } from "./codec/mod.ts";
+import { decodeCachedRows, encodeValueList, formatCqlType, parseCqlType, parseResult, Reader, type TypeInfo, Writer } from "./codec/mod.ts";
 import { withZoneOffsets } from "./zone.ts";
 
 export interface ExecuteOptions {
@@ -442,19 +442,30 @@ export class Client {
   }
 
   /** Builds the ResultSet of a prepared EXECUTE in the driver loop, off the promise chain. */
-  private decodeExecute = (request: Pending, flags: number, events: Uint8Array, start: number, end: number, node: string, attempts: number, tried?: Tried): ResultSet => {
+  private decodeExecute = (request: Pending, flags: number, events: Uint8Array, view: DataView, start: number, end: number, node: string, attempts: number, tried?: Tried): ResultSet => {
     this.recordLatency(performance.now() - request.started);
     const ps = request.context as Prepared;
     const options = request.options as ExecuteOptions;
-    // A write's answer, the commonest: a Void result with no trace or warnings, read in place.
-    const rs = flags === 0 && isVoidResult(events, start, end)
-      ? new ResultSet([], NO_COLUMNS, null, node, attempts, NO_WARNINGS, null)
-      : this.resultSetOf(flags, events.subarray(start, end), node, attempts, this.session!, ps);
+    const rs = this.resultSetInPlace(flags, events, view, start, end, node, attempts, ps) ??
+      this.resultSetOf(flags, events.subarray(start, end), node, attempts, this.session!, ps);
     rs.consistency = options.consistency ?? this.options.queryOptions.consistency;
     if (rs.rawPageState !== null) rs.source = new PageRequest(this, ps, request.params as unknown[] | Record<string, unknown> | null, options);
     if (tried !== undefined) rs.tried = tried;
     return rs;
   };
+
+  /**
+   * The commonest answers read in place, with no view of the body: a write's Void, and a page
+   * of rows in the statement's cached columns with no next page. Null for anything else.
+   */
+  private resultSetInPlace(flags: number, events: Uint8Array, view: DataView, start: number, end: number, node: string, attempts: number, ps: Prepared): ResultSet | null {
+    // Tracing, warnings and a custom payload come before the result: the full path reads them.
+    if ((flags & 0x0e) !== 0) return null;
+    if (isVoidResult(events, start, end)) return new ResultSet([], NO_COLUMNS, null, node, attempts, NO_WARNINGS, null);
+    if (ps.resultColumns.length === 0) return null;
+    const rows = decodeCachedRows(events, view, start, end, ps.resultColumns);
+    return rows === null ? null : new ResultSet(rows, ps.resultInfo, null, node, attempts, NO_WARNINGS, null, ps.resultColumns);
+  }
 
   private countError(e: unknown): void {
     this.metrics.errors++;

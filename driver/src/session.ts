@@ -123,8 +123,11 @@ export class Pending {
   ) {}
 }
 
-/** The body is `events[start, end)`: a decoder that needs no view of it (a Void result) makes none. */
-export type ResponseDecoder = (request: Pending, flags: number, events: Uint8Array, start: number, end: number, node: string, attempts: number, tried?: Tried) => unknown;
+/**
+ * The body is `events[start, end)`, and `view` a DataView of all of `events` (handed over: it
+ * is never written again): a decoder that can read the body in place makes no view of it.
+ */
+export type ResponseDecoder = (request: Pending, flags: number, events: Uint8Array, view: DataView, start: number, end: number, node: string, attempts: number, tried?: Tried) => unknown;
 export type FailureObserver = (context: unknown, error: Error) => void;
 
 export interface SessionSettings {
@@ -954,7 +957,7 @@ export class SessionHost {
   }
 
   /** A response event: its request's promise settles with the decoded value or the raw response. */
-  private settleResponse(id: number, flags: number, attempts: number, nodeId: number, events: Uint8Array, start: number, end: number): void {
+  private settleResponse(id: number, flags: number, attempts: number, nodeId: number, events: Uint8Array, view: DataView, start: number, end: number): void {
     const p = this.pending.take(id);
     if (!p) return;
     const node = this.nodeAddress(nodeId);
@@ -963,7 +966,7 @@ export class SessionHost {
     if (p.context !== undefined && this.decoder !== null) {
       let value: unknown;
       try {
-        value = this.decoder(p, flags, events, start, end, node, attempts, tried);
+        value = this.decoder(p, flags, events, view, start, end, node, attempts, tried);
       } catch (e) {
         p.reject(e as Error);
         return;
@@ -987,7 +990,7 @@ export class SessionHost {
       at = start + len;
       if (kind === EVENT_RESPONSE) {
         // The commonest event, read in place.
-        this.settleResponse(id, buf[start], buf[start + 1], buf[start + 2] | (buf[start + 3] << 8), buf, start + 4, at);
+        this.settleResponse(id, buf[start], buf[start + 1], buf[start + 2] | (buf[start + 3] << 8), buf, view, start + 4, at);
         continue;
       }
       const payload = buf.subarray(start, at);
@@ -1067,6 +1070,8 @@ export interface BulkCounters {
   rowsPrevious: number;
   /** Rows set aside because an earlier run sent them without an acknowledgement (`resumeSent`). */
   rowsUncertain: number;
+  /** Value bytes of the rows read and not yet settled: reading pauses past the core's budget (4 MiB). */
+  heldBytes: number;
 }
 
 /** A journaled load's record of one row (by the input offset of its first byte). */

@@ -5,21 +5,13 @@
 // server answers; no switch skips them.
 
 import { assertEquals, assertStringIncludes } from "./assert.ts";
-import {
-  explainResult as explain,
-  REPO_ROOT,
-  runCli,
-  runCliOk as succeed,
-} from "./run.ts";
+import { explainResult as explain, REPO_ROOT, runCli, runCliOk as succeed } from "./run.ts";
 
 const KEYSPACE = "parquet_cli_test";
-const RUN = `${Date.now().toString(36)}_${
-  Math.floor(Math.random() * 1e6).toString(36)
-}`;
+const RUN = `${Date.now().toString(36)}_${Math.floor(Math.random() * 1e6).toString(36)}`;
 const FIXTURES = `${REPO_ROOT}/tests/cli/parquet`;
 
-const TYPE_COLUMNS =
-  "id int PRIMARY KEY, b boolean, i8 tinyint, i16 smallint, i32 int, i64 bigint, u8 smallint, " +
+const TYPE_COLUMNS = "id int PRIMARY KEY, b boolean, i8 tinyint, i16 smallint, i32 int, i64 bigint, u8 smallint, " +
   "u16 int, u32 bigint, u64 varint, f16 float, f32 float, f64 double, dec decimal, d date, t_ms time, t_us time, " +
   "t_ns time, ts_ms timestamp, ts_us timestamp, ts_ns timestamp, ts_local timestamp, s text, j text, u uuid, " +
   "bl blob, fx blob, li list<bigint>, ls list<text>, ld list<double>";
@@ -65,9 +57,7 @@ async function idsOf(table: string): Promise<number[]> {
     "json",
     `SELECT id FROM ${table}`,
   ]);
-  return (JSON.parse(result.stdout) as Array<{ id: number }>).map((row) =>
-    row.id
-  ).sort((a, b) => a - b);
+  return (JSON.parse(result.stdout) as Array<{ id: number }>).map((row) => row.id).sort((a, b) => a - b);
 }
 
 function load(file: string, table: string, work: string, ...more: string[]) {
@@ -171,8 +161,27 @@ Deno.test({
             `${FIXTURES}/types.parquet: Parquet column 'b' (BOOLEAN) cannot go to column 'b' (int): the types do not match`,
           );
           assertEquals(await idsOf(mismatch), []);
+          const create = await load("types.parquet", `${KEYSPACE}.created_${RUN}`, work, "--create-table", "--key", "id");
+          assertEquals(create.code, 2, explain(create));
+          assertStringIncludes(create.stderr, "--create-table cannot sniff a Parquet input yet");
         },
       );
+
+      await t.step("a file that is no Parquet, or a damaged page, stops the load with its place", async () => {
+        const notParquet = `${work}/text.parquet`;
+        await Deno.writeTextFile(notParquet, "id,n\n1,2\n");
+        const refused = await runCli(["load", notParquet, "--table", bad, "--quiet"]);
+        assertEquals(refused.code, 2, explain(refused));
+        assertStringIncludes(refused.stderr, `${notParquet}: not a readable Parquet file: `);
+        // Bytes 200 to 259 of bad.parquet lie inside its first row group's pages.
+        const damaged = await Deno.readFile(`${FIXTURES}/bad.parquet`);
+        damaged.fill(0x55, 200, 260);
+        await Deno.writeFile(`${work}/damaged.parquet`, damaged);
+        const failed = await runCli(["load", `${work}/damaged.parquet`, "--table", bad, "--quiet"]);
+        assertEquals(failed.code, 1, explain(failed));
+        assertStringIncludes(failed.stderr, `${work}/damaged.parquet: row group 0 cannot be read: `);
+        assertEquals(await idsOf(bad), []);
+      });
 
       await t.step(
         "INT96 timestamps, decimals stored as INT32 and INT64, gzip pages",
@@ -256,6 +265,7 @@ Deno.test({
           assertStringIncludes(
             stopped.stderr,
             "load aborted: stopped after 1 bad rows (--max-errors 1)",
+            explain(stopped),
           );
           const checkpoint = [...Deno.readDirSync(`${work}/bad`)].find((
             entry,

@@ -84,6 +84,43 @@ export function conformanceCases(driver, assert, settings) {
         }),
     },
     {
+      // Each container decodes its elements through its own path (collections, tuples,
+      // UDTs, packed vectors), apart from the top-level columns above.
+      name: "NaN, -0, +Infinity and -Infinity keep inside map, set, tuple, UDT and vector (float and double)",
+      run: () =>
+        withClient({}, async (c) => {
+          await ensureKeyspace(c);
+          await c.execute(`DROP TABLE IF EXISTS ${KS}.float_nested`);
+          await c.execute(`DROP TYPE IF EXISTS ${KS}.float_pair`);
+          await c.execute(`CREATE TYPE ${KS}.float_pair (f float, d double)`);
+          await c.execute(
+            `CREATE TABLE ${KS}.float_nested (id int PRIMARY KEY, mf map<int, float>, md map<double, double>, sd set<double>, ` +
+              `lf list<float>, t tuple<float, double>, u frozen<float_pair>, vf vector<float, 4>, vd vector<double, 4>)`,
+          );
+          const edges = [NaN, -0, Infinity, -Infinity];
+          // Cassandra orders double keys and set elements by Double.compare: -0 before 0, NaN last.
+          const ordered = [-Infinity, -0, Infinity, NaN];
+          const rows = edges.map((x, i) => ({
+            id: i,
+            mf: new Map(edges.map((y, j) => [j, y])),
+            md: new Map(ordered.map((y) => [y, x])),
+            sd: ordered,
+            lf: [x, -x, x],
+            t: [x, -x],
+            u: { f: x, d: -x },
+            vf: Float32Array.from([x, -x, 0, x]),
+            vd: Float64Array.from([x, -x, 0, x]),
+          }));
+          const columns = Object.keys(rows[0]);
+          const insert = `INSERT INTO ${KS}.float_nested (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`;
+          for (const row of rows) await c.execute(insert, columns.map((k) => row[k]), { prepare: true });
+          for (const prepare of [true, false]) {
+            const rs = await c.execute(`SELECT ${columns.join(", ")} FROM ${KS}.float_nested WHERE id IN (0, 1, 2, 3)`, [], { prepare });
+            assert.equal(rs.rows.map((r) => Object.fromEntries(columns.map((k) => [k, r[k]]))), rows, `nested float edges (prepare=${prepare})`);
+          }
+        }),
+    },
+    {
       name: "connect; system.local answers with a 5.0.x release",
       run: () =>
         withClient({}, async (c) => {

@@ -15,6 +15,6 @@ Deno.test(`Cassandra is reachable at ${HOSTS[0]} (no silent skips)`, async () =>
 });
 
 const { Client, types } = cqlwire;
-for (const c of conformanceCases({ Client, types, errors: cqlwire }, neutralAssert, { contactPoints: HOSTS, keyspace: "cqlwire_denodist_it" })) {
+for (const c of conformanceCases({ Client, types, errors: cqlwire }, neutralAssert, { contactPoints: HOSTS, keyspace: Deno.env.get("CQLWIRE_CONFORMANCE_KEYSPACE") ?? "cqlwire_denodist_it" })) {
   Deno.test(`conformance (deno, dist/deno.js): ${c.name}`, c.run);
 }

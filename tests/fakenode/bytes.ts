@@ -74,6 +74,19 @@ export class ByteWriter {
     for (const part of ip.split(".")) this.byte(Number(part));
     return this;
   }
+  /** [inetaddr] of an IPv4 (a.b.c.d) or IPv6 (x:x::x) address: its length byte, then the address. */
+  inetaddr(ip: string): this {
+    if (!ip.includes(":")) return this.inet4(ip);
+    const [head, tail] = ip.includes("::") ? ip.split("::") : [ip, undefined];
+    const groups = (s: string | undefined) => (s ? s.split(":").map((g) => parseInt(g, 16)) : []);
+    const front = groups(head);
+    const back = groups(tail);
+    const all = tail === undefined ? front : [...front, ...new Array(8 - front.length - back.length).fill(0), ...back];
+    if (all.length !== 8 || all.some((g) => !(g >= 0 && g <= 0xffff))) throw new Error(`not an IPv6 address: ${ip}`);
+    this.byte(16);
+    for (const g of all) this.short(g);
+    return this;
+  }
   done(): Uint8Array {
     return this.buf.slice(0, this.len);
   }

@@ -21,7 +21,7 @@ export type ServerError =
 function writeReasons(w: ByteWriter, reasons: Array<[string, number]>, version: number): void {
   w.int(reasons.length);
   if (version < 5) return;
-  for (const [ip, code] of reasons) w.inet4(ip).short(code);
+  for (const [ip, code] of reasons) w.inetaddr(ip).short(code);
 }
 
 export function errorBody(e: ServerError, version: number): Uint8Array {

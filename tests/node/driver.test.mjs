@@ -7,7 +7,8 @@ import { conformanceCases } from "../conformance/cases.mjs";
 import { assertExact } from "../exact.mjs";
 
 const HOSTS = (process.env.CQLWIRE_HOSTS ?? "127.0.0.1:9042").split(",");
-const KEYSPACE = "cqlwire_node_it";
+// CQLWIRE_CONFORMANCE_KEYSPACE: another keyspace, for runs beside a `make test` on the same server.
+const KEYSPACE = process.env.CQLWIRE_CONFORMANCE_KEYSPACE ?? "cqlwire_node_it";
 const nodeAssert = { ok: (value, message) => ok(value, message), equal: (actual, expected, message) => assertExact(actual, expected, message) };
 
 describe(`cqlwire dist/node.js on Node ${process.version} against ${HOSTS.join(",")}`, () => {

@@ -9,6 +9,7 @@ import {
   CqlTimestamp,
   CqlTypeError,
   type ColumnSpec,
+  decodeCachedRows,
   decodeValue,
   encodeValue,
   encodeValueList,
@@ -669,6 +670,40 @@ Deno.test("RESULT Rows", () => {
   const trailing = new Uint8Array(body.length + 1);
   trailing.set(body);
   assertThrows(() => parseResult(trailing, 4), CqlProtocolError, "trailing byte after rows");
+});
+
+Deno.test("decodeCachedRows reads a skip-metadata page in place, and nothing else", () => {
+  const first = parseResult(rowsBody({ global: true, rows: sampleRows }), 4);
+  assert(first.kind === "rows", "rows");
+  const columns = first.columns;
+  // The body sits inside a larger buffer, as in the driver's event buffer.
+  const inPlace = (body: Uint8Array) => {
+    const events = new Uint8Array(body.length + 7);
+    events.set(body, 3);
+    return decodeCachedRows(events, new DataView(events.buffer), 3, 3 + body.length, columns);
+  };
+  for (const codegen of [true, false]) {
+    setRowCodegen(codegen);
+    assertExact(inPlace(rowsBody({ global: true, noMetadata: true, rows: sampleRows })), sampleExpected, `codegen=${codegen}`);
+    assertExact(inPlace(rowsBody({ global: false, noMetadata: true, rows: sampleRows })), sampleExpected, `codegen=${codegen}, no global flag`);
+    assertExact(inPlace(rowsBody({ global: true, noMetadata: true, rows: [] })), [], `codegen=${codegen}, no rows`);
+  }
+  setRowCodegen(true);
+  // Anything but the plain skip-metadata last page goes to parseResult.
+  assertExact(inPlace(rowsBody({ global: true, rows: sampleRows })), null, "metadata present");
+  assertExact(inPlace(rowsBody({ global: true, noMetadata: true, pageState: "beef", rows: sampleRows })), null, "a next page");
+  assertExact(inPlace(new Uint8Array([0, 0, 0, 1])), null, "void");
+  const plain = rowsBody({ global: true, noMetadata: true, rows: sampleRows });
+  const narrow = decodeCachedRows(plain, new DataView(plain.buffer, plain.byteOffset, plain.byteLength), 0, plain.length, columns.slice(0, 1));
+  assertExact(narrow, null, "another column count");
+  // A malformed page is left to parseResult, whose error counts from the body's start.
+  for (let cut = 0; cut < plain.length; cut++) assertExact(inPlace(plain.subarray(0, cut)), null, `cut at ${cut}`);
+  const trailing = new Uint8Array(plain.length + 1);
+  trailing.set(plain);
+  assertExact(inPlace(trailing), null, "a trailing byte");
+  const lying = plain.slice();
+  new DataView(lying.buffer).setInt32(12, 1000);
+  assertExact(inPlace(lying), null, "a row count the bytes cannot hold");
 });
 
 Deno.test("RESULT Rows: hostile counts and names", () => {

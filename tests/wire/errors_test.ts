@@ -14,7 +14,8 @@ interface ErrorCase {
   fields: (version: number) => Record<string, unknown>;
 }
 
-const REASONS: Array<[string, number]> = [["10.0.0.1", 0x0001], ["10.0.0.2", 0x0003]];
+// <reasonmap> endpoints of both address families (an [inetaddr] of 4 or 16 bytes).
+const REASONS: Array<[string, number]> = [["10.0.0.1", 0x0001], ["2001:db8::7", 0x0003]];
 const none = () => ({});
 
 const CASES: ErrorCase[] = [
@@ -128,3 +129,30 @@ Deno.test("v5 ERROR 0x2500 Unprepared: the driver prepares again on that node an
     await node.stop();
   }
 });
+
+for (const version of [4, 5] as const) {
+  Deno.test(`v${version} ERROR 0x2500 Unprepared every time: re-prepared 3 times, then raised with its id`, async () => {
+    const node = await FakeNode.start();
+    const idOf = (hex: string) => Uint8Array.from(hex.match(/../g)!, (h) => parseInt(h, 16));
+    node.on({ opcode: 0x0a }, (req) => ({ error: { code: 0x2500, message: `Prepared query with ID ${req.id} not found`, id: idOf(req.id!) } }));
+    const client = new Client({ contactPoints: [node.address], protocolVersion: version, pooling: { heartBeatInterval: 0 } });
+    try {
+      const e = await client.execute("SELECT a FROM ks.t WHERE k = ?", [1], { prepare: true }).then(() => null, (e: unknown) => e);
+      if (!(e instanceof ResponseError)) throw new Error(`expected ResponseError, got ${e}`);
+      const r = e as unknown as Record<string, unknown>;
+      const id = node.sent("EXECUTE")[0].id!;
+      const message = `Prepared query with ID ${id} not found`;
+      assertExact(
+        { name: r.name, code: r.code, codeName: r.codeName, serverMessage: r.serverMessage, message: r.message },
+        { name: "ResponseError", code: 0x2500, codeName: "Unprepared", serverMessage: message, message: `Unprepared (0x2500) from ${node.address}: ${message}` },
+      );
+      assertExact(pick(r, CODE_FIELDS), { ...pick({}, CODE_FIELDS), unprepared_id: id });
+      // The first EXECUTE, then three rounds of PREPARE and EXECUTE, each with the same id.
+      assertExact(node.userRequests().map((q) => q.op), ["PREPARE", "EXECUTE", "PREPARE", "EXECUTE", "PREPARE", "EXECUTE", "PREPARE", "EXECUTE"]);
+      assertExact(new Set(node.sent("EXECUTE").map((q) => q.id)).size, 1);
+    } finally {
+      await client.shutdown();
+      await node.stop();
+    }
+  });
+}

@@ -102,7 +102,9 @@ try {
   });
   console.log(`workerd listening on 127.0.0.1:${port} after ${Date.now() - started} ms`);
 
-  const url = `http://127.0.0.1:${port}/?hosts=${encodeURIComponent(HOSTS.join(","))}`;
+  // CQLWIRE_CONFORMANCE_KEYSPACE: another keyspace, for runs beside a `make test` on the same server.
+  const keyspace = process.env.CQLWIRE_CONFORMANCE_KEYSPACE;
+  const url = `http://127.0.0.1:${port}/?hosts=${encodeURIComponent(HOSTS.join(","))}${keyspace ? `&keyspace=${encodeURIComponent(keyspace)}` : ""}`;
   const response = await fetch(url, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
   const text = await response.text();
   check(response.status === 200, "the Worker answered 200", `status ${response.status}`);

@@ -15,21 +15,21 @@ const KEYSPACE = "cqlwire_workerd_it";
 const ROWS = 57;
 const PAGE_SIZE = 10;
 
-async function pagedRoundTrip(contactPoints) {
+async function pagedRoundTrip(contactPoints, keyspace) {
   const client = new cqlwire.Client({ contactPoints, localDataCenter: "datacenter1" });
   try {
     await client.connect();
     const release = (await client.execute("SELECT release_version FROM system.local")).first()?.release_version ?? null;
-    await client.execute(`CREATE KEYSPACE IF NOT EXISTS ${KEYSPACE} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`);
-    await client.execute(`CREATE TABLE IF NOT EXISTS ${KEYSPACE}.items (bucket int, n int, label text, PRIMARY KEY (bucket, n))`);
-    await client.execute(`TRUNCATE ${KEYSPACE}.items`);
-    const insert = `INSERT INTO ${KEYSPACE}.items (bucket, n, label) VALUES (?, ?, ?)`;
+    await client.execute(`CREATE keyspace IF NOT EXISTS ${keyspace} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`);
+    await client.execute(`CREATE TABLE IF NOT EXISTS ${keyspace}.items (bucket int, n int, label text, PRIMARY KEY (bucket, n))`);
+    await client.execute(`TRUNCATE ${keyspace}.items`);
+    const insert = `INSERT INTO ${keyspace}.items (bucket, n, label) VALUES (?, ?, ?)`;
     await Promise.all(Array.from({ length: ROWS }, (_, n) => client.execute(insert, [7, n, `item ${n}`], { prepare: true })));
     const pageSizes = [];
     const labels = [];
     let pageState;
     do {
-      const rs = await client.execute(`SELECT n, label FROM ${KEYSPACE}.items WHERE bucket = ?`, [7], { prepare: true, pageSize: PAGE_SIZE, pageState });
+      const rs = await client.execute(`SELECT n, label FROM ${keyspace}.items WHERE bucket = ?`, [7], { prepare: true, pageSize: PAGE_SIZE, pageState });
       pageSizes.push(rs.rows.length);
       for (const row of rs.rows) labels.push(row.label);
       pageState = rs.pageState ?? undefined;
@@ -61,14 +61,15 @@ export default {
       return new Response(JSON.stringify(await scyllaInserts(url)), { headers: { "content-type": "application/json" } });
     }
     const contactPoints = (url.searchParams.get("hosts") ?? "127.0.0.1:9042").split(",");
+    const keyspace = url.searchParams.get("keyspace") ?? KEYSPACE;
     const report = { runtime: "workerd", contactPoints };
     try {
-      report.roundTrip = await pagedRoundTrip(contactPoints);
+      report.roundTrip = await pagedRoundTrip(contactPoints, keyspace);
     } catch (e) {
       report.roundTrip = { error: `${e?.name}: ${e?.message}` };
     }
     const { Client, types } = cqlwire;
-    report.conformance = await runCases(conformanceCases({ Client, types, errors: cqlwire }, neutralAssert, { contactPoints, keyspace: KEYSPACE }));
+    report.conformance = await runCases(conformanceCases({ Client, types, errors: cqlwire }, neutralAssert, { contactPoints, keyspace }));
     report.ok = !report.roundTrip.error && report.conformance.every((c) => c.ok);
     return new Response(JSON.stringify(report, null, 2), { headers: { "content-type": "application/json" } });
   },

@@ -206,6 +206,8 @@ impl JsonArrayReader {
                         self.depth = self.depth.saturating_sub(1);
                         if self.depth == 0 {
                             self.advance(c);
+                            // The closing byte counts towards the limit too.
+                            self.check_size();
                             return Some(self.element_ended());
                         }
                     }
@@ -213,12 +215,17 @@ impl JsonArrayReader {
                 }
                 self.advance(c);
             }
-            if !self.discarding && self.buf.scan - self.buf.start > self.max_record {
-                self.buf.keep_head(self.buf.scan, self.max_record);
-                self.discarding = true;
-            }
+            self.check_size();
         }
         None
+    }
+
+    /// Past the size limit, keeps the element's head and drops the rest as it is scanned.
+    fn check_size(&mut self) {
+        if !self.discarding && self.buf.scan - self.buf.start > self.max_record {
+            self.buf.keep_head(self.buf.scan, self.max_record);
+            self.discarding = true;
+        }
     }
 
     /// The element ends at `scan`: hands it out without the blanks around it.
@@ -367,16 +374,100 @@ mod tests {
     #[test]
     fn what_is_no_element_ends_the_document_with_its_place() {
         let fault = |s: &str| Err::<(String, u64, u64, u64), String>(s.to_owned());
-        assert_eq!(elements(b"{\"a\":1}", 3, 100), vec![fault("JSON array at line 1 (byte 0): expected [ to open the array")]);
+        assert_eq!(
+            elements(b"{\"a\":1}", 3, 100),
+            vec![fault("JSON array at line 1 (byte 0): expected [ to open the array")]
+        );
         assert_eq!(
             elements(b"[{\"a\":1} {\"a\":2}]", 3, 100),
-            vec![Ok(("{\"a\":1}".into(), 1, 1, 8)), fault("JSON array at line 1 (byte 9): expected , or ] after an element")]
+            vec![
+                Ok(("{\"a\":1}".into(), 1, 1, 8)),
+                fault("JSON array at line 1 (byte 9): expected , or ] after an element")
+            ]
         );
-        assert_eq!(elements(b"[1,,2]", 1, 100)[1], fault("JSON array at line 1 (byte 3): expected an element after the comma"));
-        assert_eq!(elements(b"[1]\nx", 1, 100)[1], fault("JSON array at line 2 (byte 4): text after the array's closing ]"));
+        assert_eq!(
+            elements(b"[1,,2]", 1, 100)[1],
+            fault("JSON array at line 1 (byte 3): expected an element after the comma")
+        );
+        assert_eq!(
+            elements(b"[1]\nx", 1, 100)[1],
+            fault("JSON array at line 2 (byte 4): text after the array's closing ]")
+        );
         assert_eq!(
             elements(b"[{\"a\": \"open", 4, 100),
             vec![fault("JSON array at line 1 (byte 12): the input ended inside the array (no closing ])")]
+        );
+    }
+
+    #[test]
+    fn the_input_ending_inside_an_element_or_string_is_a_fault() {
+        let fault = |s: &str| Err::<(String, u64, u64, u64), String>(s.to_owned());
+        let unclosed = "the input ended inside the array (no closing ])";
+        // A scalar cut by the end of input comes out; the missing `]` is reported next.
+        assert_eq!(
+            elements(b"[12", 1, 100),
+            vec![Ok(("12".into(), 1, 1, 3)), fault(&format!("JSON array at line 1 (byte 3): {unclosed}"))]
+        );
+        // A string at depth 0 is no scalar that ended.
+        assert_eq!(elements(b"[\"ab", 1, 100), vec![fault(&format!("JSON array at line 1 (byte 4): {unclosed}"))]);
+        // Blanks over more than one line are not an empty file.
+        assert_eq!(elements(b" \n ", 1, 100), vec![fault(&format!("JSON array at line 2 (byte 3): {unclosed}"))]);
+        assert_eq!(
+            elements(b"[1,]", 1, 100)[1],
+            fault("JSON array at line 1 (byte 3): expected an element after the comma")
+        );
+    }
+
+    #[test]
+    fn only_one_byte_order_mark_is_skipped() {
+        assert_eq!(
+            elements(b"\xEF\xBB\xBF\xEF\xBB\xBF[]", 1, 100),
+            vec![Err("JSON array at line 1 (byte 3): expected [ to open the array".to_owned())]
+        );
+    }
+
+    #[test]
+    fn a_fault_is_returned_again_and_input_after_the_end_is_ignored() {
+        let mut reader = JsonArrayReader::new(100);
+        reader.push(b"x");
+        let fault = ArrayFault { line: 1, offset: 0, reason: "expected [ to open the array" };
+        assert_eq!(reader.next_element(), Some(Err(fault.clone())));
+        assert_eq!(reader.next_element(), Some(Err(fault)));
+        let mut records = JsonRecords::Array(JsonArrayReader::new(100));
+        records.push(b"[{\"a\":1}, ");
+        assert_eq!(records.next_record(), Some(Ok(JsonlLine { line: 1, offset: 1, end_offset: 8, too_long: None })));
+        assert_eq!(records.raw(), b"{\"a\":1}");
+        assert_eq!((records.bytes_pushed(), records.consumed_offset()), (10, 8));
+        records.push(b"2]");
+        records.finish();
+        records.push(b"ignored");
+        assert_eq!(records.next_record(), Some(Ok(JsonlLine { line: 1, offset: 10, end_offset: 11, too_long: None })));
+        assert_eq!(records.next_record(), None);
+        assert_eq!((records.bytes_pushed(), records.consumed_offset()), (12, 12));
+    }
+
+    #[test]
+    fn json_lines_records_are_the_lines() {
+        let mut records = JsonRecords::Lines(JsonlReader::new(100));
+        records.push(b"{}\n\n{\"b\":2}");
+        assert_eq!(records.next_record(), Some(Ok(JsonlLine { line: 1, offset: 0, end_offset: 3, too_long: None })));
+        assert_eq!(records.raw(), b"{}");
+        assert_eq!(records.next_record(), None);
+        records.finish();
+        assert_eq!(records.next_record(), Some(Ok(JsonlLine { line: 3, offset: 4, end_offset: 11, too_long: None })));
+        assert_eq!(records.raw(), b"{\"b\":2}");
+        assert_eq!((records.bytes_pushed(), records.consumed_offset()), (11, 11));
+    }
+
+    #[test]
+    fn an_element_exactly_at_the_limit_is_whole_and_one_byte_more_is_too_long() {
+        assert_eq!(elements(b"[{\"a\":1}]", 1, 7), vec![Ok(("{\"a\":1}".into(), 1, 1, 8))]);
+        let mut reader = JsonArrayReader::new(6);
+        reader.push(b"[{\"a\":1}]");
+        reader.buf.finish();
+        assert_eq!(
+            reader.next_element(),
+            Some(Ok(JsonlLine { line: 1, offset: 1, end_offset: 8, too_long: Some((6, 6)) }))
         );
     }
 

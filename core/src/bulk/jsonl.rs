@@ -560,6 +560,60 @@ mod tests {
         );
     }
 
+    fn summary(input: &[u8], max: usize) -> Vec<(u64, u64, u64, Option<(usize, usize)>, Vec<u8>)> {
+        let whole = lines(input, usize::MAX, max);
+        for chunk in 1..6 {
+            assert_eq!(lines(input, chunk, max), whole, "chunk {chunk}");
+        }
+        whole.into_iter().map(|(l, raw)| (l.line, l.offset, l.end_offset, l.too_long, raw)).collect()
+    }
+
+    #[test]
+    fn lines_at_and_past_the_limit() {
+        // Exactly at the limit, with LF, CRLF or nothing after it: whole.
+        assert_eq!(
+            summary(b"0123\n4567\r\n89ab", 4),
+            vec![
+                (1, 0, 5, None, b"0123".to_vec()),
+                (2, 5, 11, None, b"4567".to_vec()),
+                (3, 11, 15, None, b"89ab".to_vec()),
+            ]
+        );
+        // One byte more: too long, whatever ends it.
+        assert_eq!(
+            summary(b"01234\n56789\r\nabcde", 4),
+            vec![
+                (1, 0, 6, Some((4, 4)), b"0123".to_vec()),
+                (2, 6, 13, Some((4, 4)), b"5678".to_vec()),
+                (3, 13, 18, Some((4, 4)), b"abcd".to_vec()),
+            ]
+        );
+        // Far past it, then a blank line and a short one.
+        assert_eq!(
+            summary(b"0123456789abcdef\r\n \t\n{}", 4),
+            vec![(1, 0, 18, Some((4, 4)), b"0123".to_vec()), (3, 21, 23, None, b"{}".to_vec())]
+        );
+        // A limit of 0 is 1.
+        assert_eq!(
+            summary(b"a\nbc\n", 0),
+            vec![(1, 0, 2, None, b"a".to_vec()), (2, 2, 5, Some((1, 1)), b"b".to_vec())]
+        );
+    }
+
+    #[test]
+    fn the_reader_reports_its_input_and_end() {
+        let mut reader = JsonlReader::default();
+        assert!(!reader.is_finished());
+        reader.push(b"{}\n{");
+        assert_eq!(reader.bytes_pushed(), 4);
+        assert!(reader.next_line().is_some());
+        assert_eq!(reader.consumed_offset(), 3);
+        reader.finish();
+        assert!(reader.is_finished());
+        reader.push(b"ignored");
+        assert_eq!(reader.bytes_pushed(), 4);
+    }
+
     fn scan(line: &str, keys: &[&str]) -> Result<Vec<Option<(JsonKind, String)>>, JsonFault> {
         let mut scanner = ObjectScanner::new();
         let mut slots = vec![None; keys.len()];
@@ -599,6 +653,64 @@ mod tests {
         assert_eq!(scan("{}", &["a"]).unwrap(), vec![None]);
         // Keys with escapes are matched by their unescaped text.
         assert_eq!(scan(r#"{"\u0061": 1}"#, &["a"]).unwrap(), vec![Some((JsonKind::Number, "1".into()))]);
+    }
+
+    #[test]
+    fn every_escape_and_number_form() {
+        let got = scan(
+            r#"{"s": "a b\/\b\f\r\t\u00E9\u00e9", "n": [0, -0, 0.5, 1E5, 1e-2, 12e+3, -12.25], "u": "\ud83d\ude00x"}"#,
+            &["s", "n", "u"],
+        )
+        .unwrap();
+        assert_eq!(
+            got,
+            vec![
+                Some((JsonKind::String, "a b/\u{8}\u{c}\r\téé".into())),
+                Some((JsonKind::Array, "[0, -0, 0.5, 1E5, 1e-2, 12e+3, -12.25]".into())),
+                Some((JsonKind::String, "😀x".into())),
+            ]
+        );
+    }
+
+    #[test]
+    fn bad_json_is_an_exact_fault() {
+        let at = |offset, reason| Err(JsonFault { offset, reason, slot: None });
+        let number = |line: &str| scan(line, &["a"]).map(|_| ());
+        assert_eq!(number(r#"{"a": 1e}"#), at(6, "invalid number (no digits in the exponent)"));
+        assert_eq!(number(r#"{"a": 1e+}"#), at(6, "invalid number (no digits in the exponent)"));
+        assert_eq!(number(r#"{"a": -x}"#), at(6, "invalid number"));
+        assert_eq!(number(r#"{"a": "\u12"}"#), at(7, "\\u needs four hex digits"));
+        assert_eq!(number(r#"{"a": "\u12G4"}"#), at(7, "\\u needs four hex digits"));
+        assert_eq!(number(r#"{"a": "x\udc00"}"#), at(8, "unpaired surrogate in a \\u escape"));
+        assert_eq!(number(r#"{"a": "\ud800\u0041"}"#), at(7, "unpaired surrogate in a \\u escape"));
+        assert_eq!(number(r#"{"a": "\ud800\ud800"}"#), at(7, "unpaired surrogate in a \\u escape"));
+        assert_eq!(number(r#"{"a": {"b": 1 "c"}}"#), at(14, "expected ',' or '}' in an object"));
+        assert_eq!(number(r#"{"a": {1: 2}}"#), at(7, "expected a key (a string)"));
+        assert_eq!(number(r#"{"a": @}"#), at(6, "unexpected character where a value should be"));
+        assert_eq!(number(r#"{"a": 1 "b": 2}"#), at(8, "expected ',' or '}' after a value"));
+        assert_eq!(number(r#"{1: 2}"#), at(1, "expected a key (a string)"));
+        assert_eq!(number(" \t"), at(2, "expected '{' to start the line's object"));
+        assert_eq!(number(r#"{} {}"#), at(3, "unexpected text after the object"));
+        assert_eq!(
+            scan(r#"{"a": 1, "a": 2}"#, &["a"]),
+            Err(JsonFault { offset: 9, reason: "duplicate key", slot: Some(0) })
+        );
+        assert_eq!(at(3, "missing value").unwrap_err().to_string(), "invalid JSON at byte 3: missing value");
+        // Ignored keys are still checked; empty nested values and blanks everywhere are fine.
+        assert_eq!(number(r#"{"x": [1,]}"#), at(9, "unexpected character where a value should be"));
+        assert_eq!(
+            scan(" {\t\"x\" : { } , \"a\" : [ ] }\r\n", &["a"]),
+            Ok(vec![Some((JsonKind::Array, "[ ]".into()))])
+        );
+    }
+
+    #[test]
+    fn a_slot_past_the_given_ones_is_ignored_and_a_string_range_past_the_strings_is_empty() {
+        let mut scanner = ObjectScanner::new();
+        let mut slots = [None];
+        assert_eq!(scanner.scan(r#"{"a": "xyz", "b": 1}"#, |k| (k == "a").then_some(5), &mut slots), Ok(()));
+        assert_eq!(slots, [None]);
+        assert_eq!(scanner.string(JsonValue { kind: JsonKind::String, start: 0, end: 9 }), "");
     }
 
     #[test]

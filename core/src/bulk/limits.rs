@@ -176,6 +176,46 @@ mod tests {
     }
 
     #[test]
+    fn a_share_exactly_at_the_limit_is_not_over_it() {
+        let mut counter =
+            RecordCounter::new(RecordLimits { errors: ErrorLimit::BasisPoints(1000), ..Default::default() });
+        // 10 bad among 100 records: exactly 10%, once the sample is full.
+        for i in 0..100 {
+            counter.admit();
+            if i >= 90 {
+                assert_eq!(counter.bad_row(), None, "record {}", i + 1);
+            }
+        }
+        counter.admit();
+        assert_eq!(counter.bad_row(), Some(LimitExceeded::Share { basis_points: 1000, bad: 11, records: 101 }));
+    }
+
+    #[test]
+    fn bad_limits_are_errors_that_quote_the_text() {
+        let shape = |t: &str| {
+            Err(format!("maxErrors percentage must be above 0 and below 100, with at most two decimals, got {t:?}"))
+        };
+        for bad in ["x%", "1.x%", "x.5%", "5.%", ".5%", "100%", "1.234%"] {
+            assert_eq!(parse_error_limit(bad), shape(bad), "{bad}");
+        }
+        assert_eq!(
+            parse_error_limit(" 0.00% "),
+            Err("maxErrors percentage must be above 0 and below 100, got \"0.00%\"".into())
+        );
+        assert_eq!(
+            parse_error_limit("1e3"),
+            Err("maxErrors must be a count or a percentage like 5%, got \"1e3\"".into())
+        );
+        assert_eq!(parse_error_limit(" 7 "), Ok(ErrorLimit::Count(7)));
+        assert_eq!(parse_error_limit("7%"), Ok(ErrorLimit::BasisPoints(700)));
+        assert_eq!(parse_error_limit("12.3%"), Ok(ErrorLimit::BasisPoints(1230)));
+        assert_eq!(
+            (percent_text(1230), percent_text(9999), percent_text(0)),
+            ("12.3".into(), "99.99".into(), "0".into())
+        );
+    }
+
+    #[test]
     fn limits_read_from_text() {
         assert_eq!(parse_error_limit("0"), Ok(ErrorLimit::Count(0)));
         assert_eq!(parse_error_limit("12"), Ok(ErrorLimit::Count(12)));

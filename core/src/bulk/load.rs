@@ -51,6 +51,11 @@ pub struct LoadConfig {
     /// A batch closes before its rows' values pass this many bytes (Cassandra refuses
     /// batches over `batch_size_fail_threshold`, 50 KiB by default).
     pub batch_max_bytes: usize,
+    /// Rows held (read, not yet acknowledged or bad) stop being read once their values pass
+    /// this many bytes: memory stays bounded by bytes, not by the request window alone, which
+    /// with wide rows would hold window x batch rows (each with its values, its raw record
+    /// and its request body) and grow the WASM memory, which never shrinks.
+    pub max_held_bytes: usize,
     /// The statement updates counters: batches are COUNTER batches.
     pub counter: bool,
     /// Parse and convert every row and send none: a good row counts as acknowledged, so the
@@ -80,6 +85,12 @@ pub enum JournalEntry {
 /// filled when the input read so far runs out goes alone (an EXECUTE, not a batch of one), so
 /// data without locality loses nothing.
 pub const DEFAULT_BATCH_SIZE: usize = 32;
+
+/// Value bytes of the rows a load holds at most (see [`LoadConfig::max_held_bytes`]). On one
+/// local node the server takes ~10k wide (1 KB) rows/s at tens of ms per batch: a few
+/// hundred KB in flight keep it busy, so 4 MiB costs no throughput and caps what wide rows
+/// hold (values, raw records and request bodies: about three times this).
+pub const DEFAULT_MAX_HELD_BYTES: usize = 4 * 1024 * 1024;
 
 /// Which rows may share a batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,6 +124,7 @@ impl Default for LoadConfig {
             batch_size: DEFAULT_BATCH_SIZE,
             batch_by: BatchGrouping::Replicas,
             batch_max_bytes: 32 * 1024,
+            max_held_bytes: DEFAULT_MAX_HELD_BYTES,
             counter: false,
             dry_run: false,
             journal: false,
@@ -169,8 +181,11 @@ pub struct LoadStats {
     pub bytes_pushed: u64,
     /// Rows an earlier run had loaded ([`LoadConfig::resume_acked`]), skipped.
     pub rows_previous: u64,
-    /// Rows an earlier run had sent without an acknowledgement, set aside.
+    /// Rows sent without an acknowledgement (by an earlier run, or by this one when the
+    /// answer was lost and the write is not idempotent), set aside.
     pub rows_uncertain: u64,
+    /// Value bytes of the rows read and not yet settled (bounded by `max_held_bytes`).
+    pub held_bytes: usize,
 }
 
 /// Why the rows of a group were given up on after sending (or trying to).
@@ -247,6 +262,8 @@ pub struct BulkLoad {
     failure: Option<String>,
     /// The encoder has no row left, ever (input finished and read, or the load stopped).
     drained: bool,
+    /// Value bytes of the rows in slots (read, not settled): bounded by `max_held_bytes`.
+    held_bytes: usize,
 }
 
 /// The line after a record that starts at `line` (quoted fields may hold line breaks).
@@ -347,6 +364,7 @@ impl BulkLoad {
             unreachable_since: None,
             failure: None,
             drained: false,
+            held_bytes: 0,
         }
     }
 
@@ -362,6 +380,7 @@ impl BulkLoad {
             watermark_rows_ok: self.watermark_rows_ok,
             watermark_rows_bad: self.watermark_rows_bad,
             bytes_pushed: self.encoder.stats().bytes_pushed,
+            held_bytes: self.held_bytes,
             ..self.stats
         }
     }
@@ -389,6 +408,12 @@ impl BulkLoad {
             && self.encoder.error().is_none()
             && self.ready.is_none()
             && self.by_request.len() < self.window
+            && !self.holds_enough()
+    }
+
+    /// The rows held reach the byte budget: no more are read until some settle.
+    fn holds_enough(&self) -> bool {
+        self.held_bytes >= self.config.max_held_bytes
     }
 
     /// Everything pushed is settled (or the encoder stopped and nothing is in flight).
@@ -463,6 +488,12 @@ impl BulkLoad {
                 if !self.send(now, session, group) {
                     return;
                 }
+                continue;
+            }
+            if self.holds_enough() {
+                // No new rows: partly filled groups go now, since only settling frees bytes.
+                let Some(group) = self.open_groups.pop() else { return };
+                self.ready = Some(group);
                 continue;
             }
             match self.next_good_row() {
@@ -549,8 +580,14 @@ impl BulkLoad {
             return;
         }
         let (server_code, reason) = rejection_reason(error);
-        let rejection =
-            Rejection { kind: BadRowKind::Rejected, server_code, attempts: attempts + error.attempts.max(1), reason };
+        // Sent, never acknowledged, not idempotent: it may have been applied, so it is set
+        // aside as uncertain, never among the bad rows a person would simply load again.
+        let kind = if transient && !self.config.idempotent && may_have_applied(error) {
+            BadRowKind::Uncertain
+        } else {
+            BadRowKind::Rejected
+        };
+        let rejection = Rejection { kind, server_code, attempts: attempts + error.attempts.max(1), reason };
         self.reject_group(group, &rejection);
     }
 
@@ -776,6 +813,7 @@ impl BulkLoad {
                     row.offset = offset;
                     row.token = token;
                     row.continues = continues;
+                    self.held_bytes += row.values.len();
                     self.next_seq += 1;
                     // A row's parts but the last keep the watermark at the row's start.
                     let next = if continues { line } else { next_line(line, raw) };
@@ -830,7 +868,10 @@ impl BulkLoad {
     fn reject_group(&mut self, group: usize, rejection: &Rejection) {
         for &slot in &self.groups[group].rows {
             let row = &self.slots[slot];
-            self.stats.rows_rejected += 1;
+            match rejection.kind {
+                BadRowKind::Uncertain => self.stats.rows_uncertain += 1,
+                _ => self.stats.rows_rejected += 1,
+            }
             self.bad.push_back(BadRow {
                 kind: rejection.kind,
                 raw: row.raw.clone(),
@@ -857,6 +898,7 @@ impl BulkLoad {
 
     fn settle(&mut self, slot: usize, acknowledged: bool) {
         let seq = self.slots[slot].seq;
+        self.held_bytes = self.held_bytes.saturating_sub(self.slots[slot].values.len());
         if let Some(entry) = seq.checked_sub(self.first_seq).and_then(|i| self.order.get_mut(i as usize)) {
             entry.3 = true;
             entry.4 = acknowledged;
@@ -949,18 +991,37 @@ mod tests {
         assert!(!is_transient(&plain) && !is_pushback(&plain));
     }
 
-    #[test]
-    fn a_server_error_is_retried_and_a_write_failure_is_not() {
-        let alone = |error| SessionError {
+    /// The failure of a request that went to one node.
+    fn alone(error: RequestError) -> SessionError {
+        SessionError {
             error,
             node: "10.0.0.1:9042".into(),
             attempts: 1,
             no_host_available: false,
             errors: Vec::new(),
             trace: Vec::new(),
-        };
+        }
+    }
+
+    #[test]
+    fn a_server_error_is_retried_and_a_write_failure_is_not() {
         assert!(is_transient(&alone(server(0x0000, "internal"))));
         assert!(!is_transient(&alone(server(0x1500, "write failure"))));
         assert_eq!(rejection_reason(&alone(server(0x2200, "bad key"))), (Some(0x2200), "bad key".to_owned()));
+    }
+
+    #[test]
+    fn a_lost_answer_may_have_been_applied_and_a_refusal_was_not() {
+        let closed = |written| RequestError::Closed { message: "connection closed".into(), written };
+        let timeout = RequestError::Timeout { message: "late".into(), timeout_ms: 10 };
+        for applied in [closed(true), timeout, server(0x1100, "write timeout"), server(0x0000, "internal")] {
+            assert!(may_have_applied(&alone(applied.clone())), "{applied:?}");
+        }
+        for refused in [closed(false), server(0x1000, "unavailable"), server(0x1001, "busy"), server(0x1002, "joining")] {
+            assert!(!may_have_applied(&alone(refused.clone())), "{refused:?}");
+        }
+        // The connection closing is worth another attempt either way; whether it may go again
+        // is the idempotence's to say.
+        assert!(is_transient(&alone(closed(true))) && is_transient(&alone(closed(false))));
     }
 }

@@ -31,6 +31,7 @@ export {
 export { decodeValue, encodeValue, encodeValueList, parseInetAddress, serializeValue } from "./values.ts";
 export {
   type CqlResult,
+  decodeCachedRows,
   parseResult,
   type PreparedResult,
   readSchemaChange,

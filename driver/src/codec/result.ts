@@ -407,6 +407,47 @@ function rowDecoderFor(columns: readonly ColumnSpec[]): RowDecoder {
   return decoder;
 }
 
+/** The cursor `decodeCachedRows` reads with: decoding a page is synchronous, so one serves all. */
+const sharedCursor: CellCursor = { u8: new Uint8Array(0), view: new DataView(new ArrayBuffer(0)), pos: 0, end: 0 };
+const EMPTY_CURSOR_U8 = sharedCursor.u8;
+const EMPTY_CURSOR_VIEW = sharedCursor.view;
+
+/**
+ * The rows of the RESULT body `u8[start, end)` when it is the usual answer to an EXECUTE sent
+ * with skip-metadata: Rows, no metadata, no next page, as many columns as `columns`, every
+ * byte used. `view` spans all of `u8`, which is handed over: blobs in the rows are views of
+ * it. Reads in place (no Reader, no view of the body). Null for any other body, and for a
+ * malformed one: `parseResult` of the body alone then says what is wrong, at offsets that
+ * count from the body's start.
+ */
+export function decodeCachedRows(u8: Uint8Array, view: DataView, start: number, end: number, columns: readonly ColumnSpec[]): Row[] | null {
+  const at = start + 16;
+  if (at > end) return null;
+  // Without metadata the global-spec flag (Cassandra sets it) says nothing: no specs follow.
+  if (view.getInt32(start) !== RESULT_ROWS || (view.getInt32(start + 4) & ~FLAG_GLOBAL_TABLES_SPEC) !== FLAG_NO_METADATA) return null;
+  const columnCount = columns.length;
+  if (columnCount === 0 || view.getInt32(start + 8) !== columnCount) return null;
+  const rowCount = view.getInt32(start + 12);
+  if (rowCount < 0 || rowCount > (end - at) / (4 * columnCount)) return null;
+  const { factory } = rowDecoderFor(columns);
+  const cursor = sharedCursor;
+  cursor.u8 = u8;
+  cursor.view = view;
+  cursor.pos = at;
+  cursor.end = end;
+  const rows: Row[] = new Array(rowCount);
+  try {
+    for (let i = 0; i < rowCount; i++) rows[i] = factory(cursor);
+  } catch {
+    return null;
+  } finally {
+    // The page is the caller's: the cursor keeps no hold on it.
+    cursor.u8 = EMPTY_CURSOR_U8;
+    cursor.view = EMPTY_CURSOR_VIEW;
+  }
+  return cursor.pos === end ? rows : null;
+}
+
 function decodeRows(r: Reader, columns: readonly ColumnSpec[], rowCount: number, bodyIsPrivate: boolean): Row[] {
   const { factory, needsPrivateBytes } = rowDecoderFor(columns);
   // One copy of the whole body keeps positions (and error offsets) unchanged.
