@@ -190,7 +190,11 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .description(
       "load CSV, JSON Lines or Parquet into a table; bad rows go to <bad-dir>/<name>.bad with reasons in <name>.errors.log",
     )
-    .argument("[inputs...]", "files, directories, globs (quoted: 'data/*.csv'), '-' for stdin; .gz is decompressed")
+    .argument(
+      "[inputs...]",
+      "files, directories, globs (quoted: 'data/*.csv'), '-' for stdin, http(s):// URLs (streamed); " +
+        ".gz, .zst/.zstd and .bz2 are decompressed, and stdin and URLs also by their first bytes",
+    )
     .option("--table <keyspace.table>", "target table")
     .option("--query <cql>", "custom INSERT or UPDATE with named bind markers (:name), matched to fields by name")
     .addOption(
@@ -260,7 +264,12 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       `seconds between checkpoints (default: ${LOAD_DEFAULTS.checkpointSeconds})`,
       positiveInteger("--checkpoint-interval"),
     )
-    .option("--resume", "continue this job (same table, query and inputs) from its checkpoint")
+    .option("--resume", "continue this job (same table, query and inputs) from its checkpoint; refused for URL inputs")
+    .option(
+      "--http-timeout <ms>",
+      "deadline of an http(s) input's answer, and then of each piece of its body (default: 30000)",
+      positiveInteger("--http-timeout"),
+    )
     .option(
       "--split <i/n|auto>",
       "load share i of n: every n-th file, or the i-th byte range of a single file; auto: i and n from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, CQLWIRE_SPLIT_COUNT), Slurm array (SLURM_ARRAY_TASK_*) or AWS Batch array (AWS_BATCH_JOB_ARRAY_INDEX, CQLWIRE_SPLIT_COUNT)",
@@ -306,6 +315,11 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       "output file (default: stdout); a directory (existing, or ending in /) gets one file per range group",
     )
     .option("--overwrite", "replace output files that exist (default: refuse); files appear only when complete")
+    .option(
+      "--max-rows-per-file <n>",
+      "with --out FILE: one file per n rows, FILE-000001.csv, FILE-000002.csv, ... (compression ending kept last), each with the header",
+      positiveInteger("--max-rows-per-file"),
+    )
     .option("--header <true|false>", "CSV header row (default: true)", booleanWord)
     .option("--delimiter <char>", "CSV field delimiter (default: ,; '\\t' or tab for TSV)", singleCharacter)
     .option("--quote <char>", 'CSV quote character (default: ")', singleCharacter)

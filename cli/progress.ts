@@ -81,6 +81,11 @@ export class ProgressDisplay {
     };
   }
 
+  /** The total once it is known (a URL's Content-Length arrives with its answer). */
+  setTotalBytes(total: number | null): void {
+    this.options.totalBytes = total;
+  }
+
   update(state: ProgressState): void {
     this.latest = { ...state };
     if (this.bar !== null) {

@@ -9,6 +9,7 @@ import { conversionSettings } from "./conversion_options.ts";
 import { AtomicOutput } from "./files.ts";
 import { StreamOutput, type TextSink } from "./output.ts";
 import { join } from "./paths.ts";
+import { type CsvCharacters, FileSink, openFileSink, PartedSink } from "./unload_files.ts";
 import { ProgressDisplay } from "./progress.ts";
 import {
   forEachConcurrently,
@@ -41,6 +42,7 @@ interface UnloadFlags {
   withWritetime?: boolean;
   withTtl?: boolean;
   overwrite?: boolean;
+  maxRowsPerFile?: number;
   delimiter?: string;
   quote?: string;
   escape?: string;
@@ -52,7 +54,7 @@ type CsvSettings = NonNullable<Parameters<DriverClient["streamCsv"]>[2]>;
 
 interface Destination {
   /** The sink that a group of ranges writes to. */
-  sinkFor(group: number): Promise<TextSink>;
+  sinkFor(group: number): Promise<TextSink | PartedSink>;
   groups: number;
   /** Flushes and puts every file in place; after a failure, discard() instead. */
   close(): Promise<void>;
@@ -70,83 +72,27 @@ async function isDirectoryTarget(path: string): Promise<boolean> {
   }
 }
 
-type ByteTarget = { write(bytes: Uint8Array): Promise<number> };
-
-/** Bytes gzip-compressed on their way to `target`; `finish()` writes the gzip trailer. */
-class GzipTarget implements ByteTarget {
-  private readonly writer: WritableStreamDefaultWriter<BufferSource>;
-  private readonly drained: Promise<void>;
-  constructor(target: ByteTarget) {
-    const stream = new CompressionStream("gzip");
-    this.writer = stream.writable.getWriter();
-    this.drained = (async () => {
-      for await (const chunk of stream.readable) {
-        let offset = 0;
-        while (offset < chunk.length) offset += await target.write(chunk.subarray(offset));
-      }
-    })();
-    // A failed write shows at the next write or at finish(), not as an unhandled rejection.
-    this.drained.catch(() => {});
-  }
-  async write(bytes: Uint8Array): Promise<number> {
-    await this.writer.write(bytes as Uint8Array<ArrayBuffer>);
-    return bytes.length;
-  }
-  async finish(): Promise<void> {
-    await this.writer.close();
-    await this.drained;
-  }
-}
-
-/** Compression chosen by the output file's extension: gzip for .gz; others are refused. */
-function compressionOf(path: string): "gzip" | null {
-  if (path.endsWith(".gz")) return "gzip";
-  const refused = [".zst", ".zstd", ".bz2", ".xz", ".lz4"].find((extension) => path.endsWith(extension));
-  if (refused !== undefined) {
-    throw new UsageError(`--out ${path}: ${refused} output is not supported (unload compresses only .gz, with gzip)`);
-  }
-  return null;
-}
-
-/** The sink of one file: a header written before the first rows. */
-class FileSink implements TextSink {
-  private output: StreamOutput;
-  private readonly gzip: GzipTarget | null;
-  constructor(readonly file: AtomicOutput | null, target: ByteTarget, compression: "gzip" | null = null) {
-    this.gzip = compression === "gzip" ? new GzipTarget(target) : null;
-    this.output = new StreamOutput(this.gzip ?? target);
-  }
-  /** Flushes, ends the compression, and puts the file in place. */
-  async commit(): Promise<void> {
-    await this.output.flush();
-    await this.gzip?.finish();
-    await this.file?.commit();
-  }
-  get closed(): boolean {
-    return this.output.closed;
-  }
-  write(text: string | Uint8Array): Promise<void> {
-    return this.output.write(text);
-  }
-  flush(): Promise<void> {
-    return this.output.flush();
-  }
-}
-
-/** A file of the output, written to a temporary name until the unload succeeds. */
-async function openFileSink(path: string, overwrite: boolean): Promise<FileSink> {
-  const compression = compressionOf(path);
-  const output = await AtomicOutput.create(path, overwrite);
-  return new FileSink(output, output.file, compression);
-}
-
 async function openDestination(
   out: string | undefined,
   groups: number,
   stem: string,
   extension: string,
   overwrite: boolean,
+  parts: { maxRows: number; csv: CsvCharacters | null; withHeader: boolean; header: () => Uint8Array | string } | null,
 ) {
+  if (parts !== null) {
+    if (out === undefined || out === "-" || await isDirectoryTarget(out)) {
+      throw new UsageError("--max-rows-per-file needs --out FILE (the parts are FILE-000001.csv, ...)");
+    }
+    const sink = new PartedSink(out, parts.maxRows, overwrite, parts.csv, parts.withHeader);
+    return {
+      groups: 1,
+      sinkFor: () => Promise.resolve(sink),
+      close: () => sink.commit(parts.header()),
+      discard: () => sink.abort(),
+      closed: () => false,
+    } satisfies Destination;
+  }
   if (out === undefined || out === "-") {
     const sink = new FileSink(null, Deno.stdout);
     return {
@@ -225,6 +171,7 @@ export async function unloadCommand(command: Command): Promise<number> {
   const consistency = await consistencyCode(flags.consistency ?? config.consistency);
   const quiet = flags.quiet ?? config.quiet ?? false;
   const overwrite = flags.overwrite ?? config.overwrite ?? false;
+  const maxRowsPerFile = flags.maxRowsPerFile ?? config.maxRowsPerFile;
   const connection = resolveConnection(context.flags, context.config.connection);
   const csv: CsvSettings | null = format === "csv"
     ? {
@@ -239,6 +186,16 @@ export async function unloadCommand(command: Command): Promise<number> {
 
   return await withClient(context, async (client, secrets) => {
     const started = performance.now();
+    const partsOf = () =>
+      maxRowsPerFile === undefined
+        ? null
+        : {
+          maxRows: maxRowsPerFile,
+          // Only the characters: the core's reader finds where the records end by them.
+          csv: csv === null ? null : { delimiter: csv.delimiter, quote: csv.quote, escape: csv.escape },
+          withHeader,
+          header: () => lastHeader,
+        };
     let rows = 0;
     const display = quiet ? null : new ProgressDisplay({
       label: "unload",
@@ -268,7 +225,7 @@ export async function unloadCommand(command: Command): Promise<number> {
     });
     try {
       if (query !== undefined) {
-        destination = await openDestination(out, 1, "query", extension, overwrite);
+        destination = await openDestination(out, 1, "query", extension, overwrite, partsOf());
         const sink = await destination.sinkFor(0);
         const claim = withHeader ? new HeaderClaim() : null;
         await unloadStatement(
@@ -303,7 +260,7 @@ export async function unloadCommand(command: Command): Promise<number> {
         const selectList = [...columns.map((column) => quoteIdentifier(column.name)), ...times.expressions].join(", ");
         const tokenExpr = tokenExpression(partitionKey);
         const from = `${quoteIdentifier(keyspace)}.${quoteIdentifier(table)}`;
-        destination = await openDestination(out, concurrency, table, extension, overwrite);
+        destination = await openDestination(out, concurrency, table, extension, overwrite, partsOf());
         const groups = destination.groups;
         const claims = Array.from({ length: groups }, () => new HeaderClaim());
         // Each group of ranges has one worker, so a file of a directory output has one writer.
@@ -345,9 +302,9 @@ export async function unloadCommand(command: Command): Promise<number> {
           );
         }
         if (withHeader && claims.every((claim) => !claim.taken)) {
-          // A table with no rows still gets a header, in the first output.
+          // A table with no rows still gets a header, in the first output (each part writes its own).
           const sink = await dest.sinkFor(0);
-          await sink.write(lastHeader);
+          if (!(sink instanceof PartedSink)) await sink.write(lastHeader);
         }
       }
     } catch (error) {
@@ -398,7 +355,7 @@ async function unloadStatement(
   params: unknown[],
   options: Record<string, unknown>,
   csv: CsvSettings | null,
-  sink: TextSink,
+  sink: TextSink | PartedSink,
   header: HeaderClaim | null,
   shouldStop: () => boolean,
   onRows: (count: number) => void,
@@ -412,15 +369,22 @@ async function unloadStatement(
     headerText ??= page.header;
     onHeader(page.header);
     if (page.rows > 0) {
-      // Claim and write happen without an await between them, so the header comes first.
-      if (header?.claim() && csv !== null) await sink.write(page.header);
-      await sink.write(page.body);
+      if (sink instanceof PartedSink) {
+        // Each part writes the header itself.
+        await sink.writePage(page.header, page.body, page.rows);
+      } else {
+        // Claim and write happen without an await between them, so the header comes first.
+        if (header?.claim() && csv !== null) await sink.write(page.header);
+        await sink.write(page.body);
+      }
       written += page.rows;
       onRows(page.rows);
     }
     if (shouldStop()) break;
   }
-  if (headerEvenIfEmpty && csv !== null && headerText !== null && header?.claim()) await sink.write(headerText);
+  if (headerEvenIfEmpty && csv !== null && headerText !== null && !(sink instanceof PartedSink) && header?.claim()) {
+    await sink.write(headerText);
+  }
   return written;
 }
 

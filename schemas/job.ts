@@ -149,6 +149,9 @@ export const loadSchema = z.strictObject({
   checkpointDir: z.string().min(1).optional().describe("directory for checkpoints (default: the bad-row directory)"),
   checkpointInterval: positiveInt.optional().describe("seconds between checkpoints (default 5)"),
   resume: z.boolean().optional().describe("continue from this job's checkpoint"),
+  httpTimeout: positiveInt.optional().describe(
+    "milliseconds an http(s) input may take to answer, and then to send each piece of its body (default 30000)",
+  ),
   split: z.string().regex(splitPattern, "expected i/n, e.g. 1/4, or auto").optional().describe(
     "this process's share i/n of the inputs: whole files, or a byte range of a single file; auto: from a Kubernetes Indexed Job, Slurm array or AWS Batch array (see cli/README.md)",
   ),
@@ -172,6 +175,7 @@ export const unloadSchema = z.strictObject({
   format: z.enum(["csv", "jsonl"]).optional().describe("output format (default csv)"),
   out: z.string().min(1).optional().describe("output file, or a directory (trailing /) for one file per range group"),
   overwrite: z.boolean().optional().describe("replace output files that exist (default: refuse)"),
+  maxRowsPerFile: positiveInt.optional().describe("with out FILE: one file per n rows (FILE-000001.csv, ...)"),
   pageSize: positiveInt.optional(),
   maxConcurrency: positiveInt.max(1024).optional().describe("token ranges scanned at once (default 4)"),
   consistency: consistency.optional(),

@@ -8,6 +8,8 @@
 // it, and a checkpoint records the files' sizes, so after a crash --resume can cut the files
 // back to exactly the rows below the watermark before reading on.
 
+import { withoutCompressionExtension } from "../compression.ts";
+import { isUrl, urlPath } from "./http_input.ts";
 import { basename, join } from "../paths.ts";
 import { writeAllSync } from "../files.ts";
 const encoder = new TextEncoder();
@@ -60,11 +62,10 @@ export function describeProblem(record: Pick<BadRecord, "source" | "line" | "whe
   return line.replace(/[\r\n]+/g, " ");
 }
 
-/** `users.csv.gz` → `users`; stdin → `stdin`. */
+/** `users.csv.gz` → `users`; a URL by its path's last segment; stdin → `stdin`. */
 export function badFileStem(source: string): string {
   if (source === "-") return "stdin";
-  let name = basename(source);
-  if (name.endsWith(".gz")) name = name.slice(0, -3);
+  const name = withoutCompressionExtension(basename(isUrl(source) ? urlPath(source) : source));
   const dot = name.lastIndexOf(".");
   return dot > 0 ? name.slice(0, dot) : name;
 }

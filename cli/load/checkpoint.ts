@@ -26,6 +26,8 @@ import { z } from "zod";
 import { CliFailure } from "../errors.ts";
 import { writeFileAtomicSync } from "../files.ts";
 import { join } from "../paths.ts";
+import { decompressor } from "../compression.ts";
+import { isUrl } from "./http_input.ts";
 import type { BadFileSizes } from "./bad_rows.ts";
 import type { InputFile } from "./input.ts";
 
@@ -172,9 +174,9 @@ async function readBlock(file: Deno.FsFile, at: number, length: number): Promise
   return block.subarray(0, filled);
 }
 
-/** Size, mtime and SHA-256 of the first and last 64 KiB of an input file (stdin: none). */
+/** Size, mtime and SHA-256 of the first and last 64 KiB of an input file (stdin and URLs: none). */
 export async function inputIdentity(path: string): Promise<InputIdentity> {
-  if (path === "-") return { path, size: null, mtimeMs: null, fingerprint: null };
+  if (path === "-" || isUrl(path)) return { path, size: null, mtimeMs: null, fingerprint: null };
   const file = await Deno.open(path, { read: true });
   try {
     const info = await file.stat();
@@ -198,7 +200,7 @@ export async function inputIdentity(path: string): Promise<InputIdentity> {
 
 /** The bytes at `offset - 1` and `offset` of the input's data (decompressed for .gz); null past the end. */
 async function bytesAround(input: InputFile, offset: number): Promise<{ before: number | null; at: number | null }> {
-  if (!input.gzip) {
+  if (input.compression === null) {
     const file = await Deno.open(input.path, { read: true });
     try {
       // Not seeking past the end: a seek beyond what the OS can address fails with a TypeError.
@@ -210,7 +212,7 @@ async function bytesAround(input: InputFile, offset: number): Promise<{ before: 
     }
   }
   const file = await Deno.open(input.path, { read: true });
-  const reader = file.readable.pipeThrough(new DecompressionStream("gzip")).getReader();
+  const reader = file.readable.pipeThrough(decompressor(input.compression)).getReader();
   const found: { before: number | null; at: number | null } = { before: null, at: null };
   let seen = 0;
   try {

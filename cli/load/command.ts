@@ -14,6 +14,7 @@ import { conversionSettings } from "../conversion_options.ts";
 import { splitFromEnvironment } from "./split_auto.ts";
 import { cellTimeFields } from "../cell_times.ts";
 import { alignToLineStart, expandInputs, type InputFile } from "./input.ts";
+import { DEFAULT_HTTP_TIMEOUT_MS } from "./http_input.ts";
 import { BadRowLog, uniqueStems } from "./bad_rows.ts";
 import {
   CheckpointStore,
@@ -86,6 +87,7 @@ export interface LoadFlags extends ConversionConfig {
   checkpointDir?: string;
   checkpointInterval?: number;
   resume?: boolean;
+  httpTimeout?: number;
   split?: string;
   dryRun?: boolean;
   consistency?: string;
@@ -147,7 +149,7 @@ export async function splitInputs(inputs: InputFile[], split: { index: number; c
     return inputs.filter((_, k) => k % split.count === split.index - 1).map((input) => ({ input }));
   }
   const [input] = inputs;
-  if (input.path === "-" || input.gzip || input.size === null || input.format === "parquet") {
+  if (input.path === "-" || input.url || input.compression !== null || input.size === null || input.format === "parquet") {
     throw new UsageError(
       "--split of a single input needs a plain (uncompressed) CSV or JSON Lines file: split by files instead",
     );
@@ -191,6 +193,7 @@ interface ResolvedLoad {
   checkpointDir: string;
   checkpointSeconds: number;
   resume: boolean;
+  httpTimeoutMs: number;
   split: { index: number; count: number } | null;
   dryRun: boolean;
   consistency: string | undefined;
@@ -254,6 +257,7 @@ function resolveSettings(fileArguments: string[], flags: LoadFlags, config: Load
     checkpointDir: flags.checkpointDir ?? config.checkpointDir ?? flags.badDir ?? config.badDir ?? DEFAULT_BAD_DIR,
     checkpointSeconds: flags.checkpointInterval ?? config.checkpointInterval ?? DEFAULT_CHECKPOINT_SECONDS,
     resume: flags.resume ?? config.resume ?? false,
+    httpTimeoutMs: flags.httpTimeout ?? config.httpTimeout ?? DEFAULT_HTTP_TIMEOUT_MS,
     split: splitText === undefined
       ? null
       : splitText.trim() === "auto"
@@ -493,7 +497,14 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
     if (error instanceof ArgumentError) throw new UsageError(error.message);
     throw error;
   }
-  const inputs = await expandInputs(settings.files);
+  const inputs = await expandInputs(settings.files, { httpTimeoutMs: settings.httpTimeoutMs });
+  const url = inputs.find((input) => input.url);
+  if (settings.resume && url !== undefined) {
+    throw new UsageError(
+      `--resume cannot continue a URL input (${url.path}): a server need not send the same body again, ` +
+        "so a checkpoint cannot tell that it still fits; start the load again without --resume",
+    );
+  }
   const plans = await splitInputs(inputs, settings.split);
   const connection = resolveConnection(context.flags, context.config.connection);
   const consistency = await consistencyCode(settings.consistency);
@@ -531,7 +542,9 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
       table: tableName,
       query: target.query === null ? null : normalizeNewlines(target.query),
       inputs: await Promise.all(
-        inputs.map((input) => input.path === "-" ? "-" : Deno.realPath(input.path).catch(() => input.path)),
+        inputs.map((input) =>
+          input.path === "-" || input.url ? input.path : Deno.realPath(input.path).catch(() => input.path)
+        ),
       ),
       split: settings.split === null ? null : `${settings.split.index}/${settings.split.count}`,
     };
@@ -621,20 +634,22 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
     if (!settings.dryRun) await store.openJournal(saved === null);
 
     // Progress counts the raw bytes read: from the start position in a plain file, and from
-    // the beginning (decompressed and skipped) in a compressed one.
+    // the beginning (decompressed and skipped) in a compressed one. A URL's size is its
+    // Content-Length, known once it answered.
     const starts = coreInputs;
-    const totalBytes = plans.every(({ input }) => input.path !== "-")
-      ? plans.reduce((sum, plan, i) => {
-        const input = starts[i];
-        if (input.done) return sum;
-        const size = plan.input.size ?? 0;
-        if (plan.input.gzip) return sum + size;
-        return sum + Math.max(0, (input.stopAfter ?? size) - (input.start?.offset ?? 0));
-      }, 0)
-      : null;
+    const totalBytes = () =>
+      plans.every(({ input }) => input.path !== "-" && input.size !== null)
+        ? plans.reduce((sum, plan, i) => {
+          const input = starts[i];
+          if (input.done) return sum;
+          const size = plan.input.size ?? 0;
+          if (plan.input.compression !== null || plan.input.url) return sum + size;
+          return sum + Math.max(0, (input.stopAfter ?? size) - (input.start?.offset ?? 0));
+        }, 0)
+        : null;
     const display = settings.quiet ? null : new ProgressDisplay({
       label: settings.dryRun ? "dry run" : "load",
-      totalBytes,
+      totalBytes: totalBytes(),
       interactive: Deno.stderr.isTerminal(),
       intervalMs: settings.progressSeconds * 1000,
     });
@@ -649,7 +664,9 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
       everyRows: 100_000,
       files: identities,
     };
-    const onProgress = display === null ? undefined : (state: LoadProgress) =>
+    const urls = plans.some(({ input }) => input.url);
+    const onProgress = display === null ? undefined : (state: LoadProgress) => {
+      if (urls) display.setTotalBytes(totalBytes());
       display.update({
         rows: state.rowsLoaded,
         bad: state.badRows,
@@ -657,6 +674,7 @@ export async function loadCommand(fileArguments: string[], command: Command): Pr
         bytes: state.bytesRead,
         concurrency: state.concurrency,
       });
+    };
     let summary: LoadSummary;
     try {
       summary = await runCoreLoad(
@@ -744,7 +762,7 @@ function printSummary(summary: LoadSummary, settings: ResolvedLoad, resumed: boo
     console.log(`${summary.previouslyLoaded} rows were loaded by earlier runs of this job`);
   }
   if (summary.uncertainRows > 0) {
-    console.log(`${summary.uncertainRows} rows may or may not have been applied before the interruption`);
+    console.log(`${summary.uncertainRows} rows were sent but never acknowledged: they may or may not have been applied`);
   }
   for (const entry of summary.badFiles) {
     if (entry.badRows > 0) console.log(`bad rows of ${entry.source}: ${entry.badFile} (reasons in ${entry.errorLog})`);

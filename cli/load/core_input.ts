@@ -193,7 +193,7 @@ export async function openCoreInput(
   }
   // A plain file seeks to the data and reads its header on a second handle; stdin and
   // compressed input are read once, header and all.
-  const seekable = start.offset > 0 && input.path !== "-" && !input.gzip;
+  const seekable = start.offset > 0 && input.path !== "-" && !input.url && input.compression === null;
   const headStream = (seekable ? new InputReader(input) : reader).bytes(0)[Symbol.asyncIterator]();
   const { header, buffered } = await readFirstRecord(headStream, csvHeader);
   const headerEnd = header?.end ?? 0;

@@ -2,16 +2,30 @@
 // list of files, and byte streams over them that start at any offset (after decompression
 // for .gz) and count the raw bytes read, which is what progress and ETA are measured in.
 
-import { UsageError } from "../errors.ts";
+import { CliFailure, UsageError } from "../errors.ts";
 import { join } from "../paths.ts";
+import {
+  type Compression,
+  compressionOfMagic,
+  compressionOfName,
+  decompressor,
+  MAGIC_BYTES_NEEDED,
+  withoutCompressionExtension,
+} from "../compression.ts";
+import { DEFAULT_HTTP_TIMEOUT_MS, isUrl, openUrl, urlPath } from "./http_input.ts";
 
 export interface InputFile {
-  /** The path as given or found ('-' for stdin). */
+  /** The path as given or found ('-' for stdin), or an http(s) URL. */
   path: string;
-  /** Size on disk in bytes (compressed size for .gz); null for stdin. */
+  /** Size on disk in bytes (compressed size for .gz); null for stdin; a URL's Content-Length once it answered. */
   size: number | null;
-  gzip: boolean;
+  /** The container its name declares (.gz, .zst/.zstd, .bz2); stdin and URLs are also sniffed. */
+  compression: Compression | null;
   format: "csv" | "jsonl" | "json" | "parquet" | null;
+  /** An http:// or https:// input, read as a stream. */
+  url?: boolean;
+  /** The deadline of a URL's response headers and of each piece of its body. */
+  httpTimeoutMs?: number;
 }
 
 const GLOB_CHARS = /[*?[]/;
@@ -38,10 +52,10 @@ export function globToRegExp(segment: string): RegExp {
   return new RegExp(pattern + "$");
 }
 
-/** The format implied by a file name, ignoring a .gz suffix. */
+/** The format implied by a file name, ignoring a compression suffix (.gz, .zst, .bz2). */
 export function formatOfName(path: string): InputFile["format"] {
   if (path.toLowerCase().endsWith(".parquet")) return "parquet";
-  const name = path.toLowerCase().replace(/\.gz$/, "");
+  const name = withoutCompressionExtension(path).toLowerCase();
   if (name.endsWith(".jsonl") || name.endsWith(".ndjson")) return "jsonl";
   if (name.endsWith(".json")) return "json";
   if (name.endsWith(".csv") || name.endsWith(".tsv") || name.endsWith(".txt")) return "csv";
@@ -109,11 +123,11 @@ async function filesUnder(directory: string): Promise<string[]> {
  * with * ? [..] or ** is matched against the file system. Every argument must yield at least
  * one file, and a file named twice is loaded once.
  */
-export async function expandInputs(args: string[]): Promise<InputFile[]> {
+export async function expandInputs(args: string[], options: { httpTimeoutMs?: number } = {}): Promise<InputFile[]> {
   const paths: string[] = [];
   for (const arg of args) {
-    if (arg === "-") {
-      paths.push("-");
+    if (arg === "-" || isUrl(arg)) {
+      paths.push(arg);
       continue;
     }
     const info = await statOrNull(arg);
@@ -144,54 +158,110 @@ export async function expandInputs(args: string[]): Promise<InputFile[]> {
   const seen = new Set<string>();
   const inputs: InputFile[] = [];
   for (const path of paths) {
+    if (isUrl(path)) {
+      if (seen.has(path)) continue;
+      seen.add(path);
+      const name = urlPath(path);
+      inputs.push({
+        path,
+        size: null,
+        compression: compressionOfName(name),
+        format: formatOfName(name),
+        url: true,
+        httpTimeoutMs: options.httpTimeoutMs,
+      });
+      continue;
+    }
     const key = path === "-" ? "-" : await Deno.realPath(path).catch(() => path);
     if (seen.has(key)) continue;
     seen.add(key);
     const size = path === "-" ? null : (await Deno.stat(path)).size;
-    inputs.push({ path, size, gzip: path.toLowerCase().endsWith(".gz"), format: formatOfName(path) });
+    inputs.push({ path, size, compression: path === "-" ? null : compressionOfName(path), format: formatOfName(path) });
   }
   return inputs;
 }
 
 const READ_CHUNK = 256 * 1024;
 
+/** Reads until `count` bytes are buffered (or the stream ends); returns them with a stream of everything. */
+async function peek(stream: ReadableStream<Uint8Array>, count: number): Promise<{ head: Uint8Array; stream: ReadableStream<Uint8Array> }> {
+  const reader = stream.getReader();
+  const buffered: Uint8Array[] = [];
+  let length = 0;
+  let done = false;
+  while (length < count) {
+    const next = await reader.read();
+    if (next.done) {
+      done = true;
+      break;
+    }
+    buffered.push(next.value);
+    length += next.value.length;
+  }
+  const head = new Uint8Array(Math.min(length, count));
+  let at = 0;
+  for (const chunk of buffered) {
+    if (at >= head.length) break;
+    const part = chunk.subarray(0, head.length - at);
+    head.set(part, at);
+    at += part.length;
+  }
+  const rest = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const chunk = buffered.shift();
+      if (chunk !== undefined) return controller.enqueue(chunk);
+      if (done) return controller.close();
+      const next = await reader.read();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  return { head, stream: rest };
+}
+
 /** A byte stream over one input that counts the raw (possibly compressed) bytes read. */
 export class InputReader {
-  /** Raw bytes read from the file or stdin so far (a seek skips bytes without reading them). */
+  /** Raw bytes read from the file, stdin or URL so far (a seek skips bytes without reading them). */
   rawBytesRead = 0;
 
   constructor(readonly input: InputFile) {}
 
   /**
    * The input's (decompressed) bytes from `offset` on. Plain files seek there; compressed
-   * input and stdin are read from the start and the bytes before `offset` dropped.
+   * input, stdin and URLs are read from the start and the bytes before `offset` dropped.
    */
   async *bytes(offset: number): AsyncGenerator<Uint8Array> {
-    if (this.input.path !== "-" && !this.input.gzip) {
+    if (this.input.path !== "-" && !this.input.url && this.input.compression === null) {
       yield* this.plainFile(offset);
       return;
     }
-    let stream: ReadableStream<Uint8Array> = this.input.path === "-"
-      ? Deno.stdin.readable
-      : (await Deno.open(this.input.path)).readable;
+    let { stream, compression } = await this.rawStream();
     stream = stream.pipeThrough(this.counter());
-    let gzip = this.input.gzip;
-    if (this.input.path === "-") {
-      // stdin is decompressed when it starts with the gzip magic bytes.
-      const [peek, rest] = stream.tee();
-      const reader = peek.getReader();
-      const first = await reader.read();
-      reader.cancel().catch(() => {});
-      gzip = !first.done && first.value.length >= 2 && first.value[0] === 0x1f && first.value[1] === 0x8b;
-      stream = rest;
+    if (this.input.path === "-" || this.input.url) {
+      // stdin and URLs are decompressed by the magic bytes they start with.
+      const peeked = await peek(stream, MAGIC_BYTES_NEEDED);
+      stream = peeked.stream;
+      compression = this.input.url ? this.urlCompression(compression, compressionOfMagic(peeked.head)) : compressionOfMagic(peeked.head);
     }
-    if (gzip) {
-      stream = stream.pipeThrough(
-        new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>,
-      );
-    }
+    let produced = 0;
+    if (compression !== null) stream = stream.pipeThrough(decompressor(compression));
     let skip = offset;
-    for await (const chunk of stream) {
+    const iterator = stream[Symbol.asyncIterator]();
+    for (;;) {
+      let next: IteratorResult<Uint8Array>;
+      try {
+        next = await iterator.next();
+      } catch (error) {
+        if (error instanceof CliFailure || compression === null) throw error;
+        throw new CliFailure(
+          `${this.input.path}: corrupt ${compression} data within its first ${this.rawBytesRead} bytes ` +
+            `(${produced} bytes of data decompressed before it): ${(error as Error).message}`,
+        );
+      }
+      if (next.done) return;
+      const chunk = next.value;
+      produced += chunk.length;
       if (skip >= chunk.length) {
         skip -= chunk.length;
         continue;
@@ -199,6 +269,32 @@ export class InputReader {
       yield skip > 0 ? chunk.subarray(skip) : chunk;
       skip = 0;
     }
+  }
+
+  /** The raw bytes of the input and the compression its name declares. */
+  private async rawStream(): Promise<{ stream: ReadableStream<Uint8Array>; compression: Compression | null }> {
+    if (this.input.path === "-") return { stream: Deno.stdin.readable, compression: null };
+    if (!this.input.url) return { stream: (await Deno.open(this.input.path)).readable, compression: this.input.compression };
+    const opened = await openUrl(this.input.path, this.input.httpTimeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS);
+    this.contentEncoding = opened.contentEncoding;
+    // Progress measures against the length the server gave, once known.
+    if (opened.contentLength !== null) this.input.size = opened.contentLength;
+    return { stream: opened.body, compression: opened.declared };
+  }
+
+  private contentEncoding: string | null = null;
+
+  /**
+   * A URL's compression: what its path or Content-Type declares must be what its bytes start
+   * with, unless fetch already undid a Content-Encoding (a .gz served with Content-Encoding:
+   * gzip arrives as its plain bytes). Undeclared, the magic bytes decide.
+   */
+  private urlCompression(declared: Compression | null, found: Compression | null): Compression | null {
+    if (declared === null || declared === found) return found;
+    if (found === null && this.contentEncoding !== null) return null;
+    throw new CliFailure(
+      `${this.input.path}: its name or Content-Type says ${declared}, but its bytes do not start as ${declared} data does`,
+    );
   }
 
   private counter(): TransformStream<Uint8Array, Uint8Array> {

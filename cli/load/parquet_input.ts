@@ -67,9 +67,9 @@ function asNumber(value: bigint | number): number {
 }
 
 export async function openParquet(input: InputFile): Promise<ParquetFile> {
-  if (input.path === "-" || input.gzip) {
+  if (input.path === "-" || input.url || input.compression !== null) {
     throw new UsageError(
-      `${input.path}: Parquet is read by ranges from a plain file (not stdin or .gz)`,
+      `${input.path}: Parquet is read by ranges from a plain file (not stdin, a URL or a compressed file)`,
     );
   }
   const file = await Deno.open(input.path, { read: true });

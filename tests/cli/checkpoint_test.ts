@@ -16,7 +16,7 @@ async function gzip(bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
 
 async function verdicts(path: string, gz: boolean, offsets: number[]): Promise<string[]> {
   const identity = await inputIdentity(path);
-  const input: InputFile = { path, size: identity.size, gzip: gz, format: "csv" };
+  const input: InputFile = { path, size: identity.size, compression: gz ? "gzip" : null, format: "csv" };
   const results: string[] = [];
   for (const offset of offsets) {
     const state: FileCheckpoint & { fingerprint: string | null } = {
@@ -94,7 +94,7 @@ Deno.test("a changed input is refused even when its size and mtime are the same"
       uncertainRows: 0,
       badFiles: { bad: 0, log: 0, uncertain: 0 },
     };
-    const input: InputFile = { path, size: after.size, gzip: false, format: "csv" };
+    const input: InputFile = { path, size: after.size, compression: null, format: "csv" };
     const error = await assertRejects(() => checkResumeState("ck.json", state, after, input), CliFailure);
     assertEquals(
       error.message,

@@ -152,7 +152,7 @@ Deno.test("inputs: globs, directories (recursively, no hidden files) and duplica
     assertEquals(await names([`${dir}/sub`]), ["sub/d.csv.gz", "sub/deep/e.csv"]);
     assertEquals(await names([`${dir}/a.csv`, `${dir}/[ab].csv`]), ["a.csv", "b.csv"]);
     const [gz] = await expandInputs([`${dir}/sub/d.csv.gz`]);
-    assertEquals([gz.gzip, gz.format, gz.size], [true, "csv", 2]);
+    assertEquals([gz.compression, gz.format, gz.size], ["gzip", "csv", 2]);
     assertEquals((await expandInputs([`${dir}/c.jsonl`]))[0].format, "jsonl");
     await assertRejects(() => expandInputs([`${dir}/*.tsv`]), UsageError, /no file matches/);
     await assertRejects(() => expandInputs(["-", "-"]), UsageError, /only once/);

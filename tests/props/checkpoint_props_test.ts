@@ -186,7 +186,7 @@ Deno.test("resuming at any offset is allowed exactly at record starts within the
     };
     let refused: CliFailure | null = null;
     try {
-      await checkResumeState("c.json", state, identity, { path, size: identity.size, gzip, format: "csv" });
+      await checkResumeState("c.json", state, identity, { path, size: identity.size, compression: gzip ? "gzip" : null, format: "csv" });
     } catch (e) {
       if (!(e instanceof CliFailure)) throw e;
       if (!e.message.startsWith("cannot resume from c.json: ")) throw new Error(`unclear message: ${e.message}`);
@@ -207,7 +207,7 @@ Deno.test("a watermark far past the end of a plain input is refused, not a crash
     done: false, rowsLoaded: 0, badRows: 0, uncertainRows: 0, badFiles: { bad: 0, log: 0, uncertain: 0 },
   };
   let failure: unknown = null;
-  await checkResumeState("c.json", state, identity, { path, size: identity.size, gzip: false, format: "csv" }).catch((e) => failure = e);
+  await checkResumeState("c.json", state, identity, { path, size: identity.size, compression: null, format: "csv" }).catch((e) => failure = e);
   if (!(failure instanceof CliFailure)) throw new Error(`expected CliFailure, got ${failure}`);
   assertExact(failure.message, `cannot resume from c.json: offset ${2 ** 53 - 1} of ${path} is past the end of its data; remove the checkpoint to load ${path} from the start`);
 });

@@ -303,6 +303,57 @@ mod tests {
     }
 
     #[test]
+    fn fixed_size_cells_are_checked_by_length_alone() {
+        let types = [
+            ("boolean", 1, true),
+            ("tinyint", 1, false),
+            ("smallint", 2, false),
+            ("int", 4, true),
+            ("float", 4, true),
+            ("date", 4, false),
+            ("bigint", 8, true),
+            ("counter", 8, true),
+            ("double", 8, true),
+            ("timestamp", 8, true),
+            ("uuid", 16, true),
+        ];
+        for (name, len, empty_ok) in types {
+            let columns = [ty(name)];
+            let good = vec![0xA5u8; len];
+            let body = rows_body(&[&[Some(&good)]]);
+            assert_eq!(validate_rows(&columns, &mut Reader::new(&body)), Ok(1), "{name}");
+            let long = vec![0u8; len + 1];
+            let body = rows_body(&[&[Some(&long)]]);
+            let want = format!("row 0, column 0 ({name}): expected {len} bytes, got {}", len + 1);
+            assert_eq!(
+                validate_rows(&columns, &mut Reader::new(&body)),
+                Err(ProtocolError::remote("row cell", 8, want)),
+                "{name}"
+            );
+            let body = rows_body(&[&[Some(&[])]]);
+            let want = if empty_ok {
+                Ok(1)
+            } else {
+                Err(ProtocolError::remote(
+                    "row cell",
+                    8,
+                    format!("row 0, column 0 ({name}): expected {len} bytes, got 0"),
+                ))
+            };
+            assert_eq!(validate_rows(&columns, &mut Reader::new(&body)), want, "{name} empty");
+        }
+        let columns = [ty("int"), ty("blob")];
+        assert_eq!(RowsValidator::new(&columns).columns(), &columns);
+    }
+
+    #[test]
+    fn a_row_count_that_exactly_fits_is_read() {
+        // One row of one null cell: four bytes, as the count allows.
+        let body = [0, 0, 0, 1, 0xFF, 0xFF, 0xFF, 0xFF];
+        assert_eq!(validate_rows(&[ty("int")], &mut Reader::new(&body)), Ok(1));
+    }
+
+    #[test]
     fn hostile_row_counts_fail_fast() {
         let columns = [ty("int")];
         for (body, want) in [
