@@ -383,6 +383,109 @@ def splice_shards(results_path, results_md):
     os.replace(results_md + ".partial", results_md)
 
 
+CLIENT_MEMORY_RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "memory", "results.jsonl")
+CLIENT_MEMORY_HEADING = "## Where a client's memory goes (cqlwire, 1024 in flight)"
+
+# The memory table's rows: (label, what, field) from bench/memory/run's lines.
+CLIENT_MEMORY_ROWS = [
+    ("runtime alone (empty program), max RSS", "empty", "max_rss_mb"),
+    ("after importing the driver, max RSS", "import", "max_rss_mb"),
+    ("· the driver's import adds (its code, the compiled WASM)", "import", "import_adds_mb"),
+    ("insert loop, max RSS", "insert", "max_rss_mb"),
+    ("select loop, max RSS", "select", "max_rss_mb"),
+    ("select, end of loop: V8 heap total", "select", "heap_total_mb"),
+    ("· of which new space (young generation)", "select", "new_space_mb"),
+    ("· old space in use", "select", "old_space_used_mb"),
+    ("· code", "select", "code_mb"),
+    ("select, end of loop: ArrayBuffers", "select", "array_buffers_mb"),
+    ("select, end of loop: WASM linear memory", "select", "wasm_memory_mb"),
+    ("select, end of loop: core byte buffers", "select", "core_buffers_mb"),
+    ("select, end of loop: RSS", "select", "rss_now_mb"),
+    ("· outside V8's heap and external memory (runtime native, compiled WASM code, malloc)", "select", "native_mb"),
+    ("insert, end of loop: V8 heap total", "insert", "heap_total_mb"),
+    ("· of which new space (young generation)", "insert", "new_space_mb"),
+    ("insert, end of loop: WASM linear memory", "insert", "wasm_memory_mb"),
+    ("select ops/s (thousands)", "select", "kops"),
+    ("select CPU µs per op (whole process)", "select", "cpu_us_per_op"),
+    ("machine load (1-min average) during the runs", None, "load"),
+]
+
+
+def memory_section(rows):
+    """The medians of bench/memory/run's rows: one column per (label, runtime)."""
+    if not rows:
+        return []
+    cells = defaultdict(list)
+    columns = []
+    for r in rows:
+        column = (r["label"], r["runtime"])
+        if column not in columns:
+            columns.append(column)
+        if r.get("load") is not None:
+            cells[(column, None, "load")].append(r["load"])
+        for key, value in r.items():
+            if isinstance(value, (int, float)) and key != "load":
+                cells[(column, r["what"], key)].append(value)
+        if r.get("ops_per_s"):
+            cells[(column, r["what"], "kops")].append(r["ops_per_s"] / 1000)
+        if r.get("rss_now_mb") is not None and r.get("heap_total_mb") is not None:
+            native = r["rss_now_mb"] - r["heap_total_mb"] - r.get("external_mb", 0)
+            cells[(column, r["what"], "native_mb")].append(native)
+    for column in columns:
+        empty, imported = cells.get((column, "empty", "max_rss_mb")), cells.get((column, "import", "max_rss_mb"))
+        if empty and imported:
+            cells[(column, "import", "import_adds_mb")].append(statistics.median(imported) - statistics.median(empty))
+
+    def cell(column, what, field):
+        values = cells.get((column, what, field))
+        if not values:
+            return "–"
+        if field == "load":
+            return f"{min(values):.1f}–{max(values):.1f}"
+        return f"{statistics.median(values):.1f}"
+
+    out = [CLIENT_MEMORY_HEADING, ""]
+    out.append(
+        "`bench/memory/run`: on Deno (`driver/deno.ts`) and Node (`dist/node.js`), an empty program, a program "
+        "that only imports the driver, and the bench client's loop against the null server (one connection, "
+        "protocol v4, N = 100,000 after N/10 warm-up, 1024 in flight), each the median of 3 runs, unpinned. "
+        "Max RSS from `/usr/bin/time`; the rest read at the end of the measured loop (`process.memoryUsage()`, "
+        "`v8.getHeapSpaceStatistics()`, `Client.getMemoryStats()`), in MB. The machine is shared: its load is "
+        "in the last row. The goal (issue #17) is a max RSS at most 70 MB. \"after\" is main with issue #17's "
+        "memory cuts (zod out of the driver, large results held once) and its request-path cuts (fewer objects per "
+        "request, so fewer survive a scavenge and V8 grows its young generation less); the last columns run the same "
+        "code with V8's semi-space capped at 1 MB, which a user can choose (`node --max-semi-space-size=1`, "
+        "`deno run --v8-flags=--max-semi-space-size=1`) at the CPU cost the table shows."
+    )
+    out.append("")
+    out.append("| MB | " + " | ".join(f"{label} ({runtime})" for label, runtime in columns) + " |")
+    out.append("|---|" + "---:|" * len(columns))
+    for name, what, field in CLIENT_MEMORY_ROWS:
+        out.append(f"| {name} | " + " | ".join(cell(c, what, field) for c in columns) + " |")
+    out.append("")
+    return out
+
+
+def splice_memory(results_path, results_md):
+    """Replaces (or inserts before the shard section) the memory section of RESULTS.md."""
+    section = "\n".join(memory_section(read_jsonl(results_path)))
+    with open(results_md) as f:
+        text = f.read()
+    start = text.find(CLIENT_MEMORY_HEADING)
+    if start < 0:
+        start = text.find(SHARDS_HEADING)
+        if start < 0:
+            start = text.find("## How to reproduce")
+        end = start
+    else:
+        end = text.find("\n## ", start + len(CLIENT_MEMORY_HEADING))
+        end = len(text) if end < 0 else end + 1
+    text = text[:start] + section + "\n" + text[end:] if start >= 0 else text + "\n" + section
+    with open(results_md + ".partial", "w") as f:
+        f.write(text)
+    os.replace(results_md + ".partial", results_md)
+
+
 # ------------------------------------------------------------------------------------------
 # Loaders: tables and targets
 
@@ -713,6 +816,8 @@ def main():
         return splice_breakdown(sys.argv[2], sys.argv[3], sys.argv[4:])
     if sys.argv[1] == "--shards":
         return splice_shards(sys.argv[2], sys.argv[3])
+    if sys.argv[1] == "--memory":
+        return splice_memory(sys.argv[2], sys.argv[3])
     if sys.argv[1] == "--loaders":
         return splice_loaders(sys.argv[2], sys.argv[3])
     results_dir, results_md, charts_dir = sys.argv[1:4]
@@ -1035,6 +1140,7 @@ def main():
             )
         w("")
 
+    md.extend(memory_section(read_jsonl(CLIENT_MEMORY_RESULTS)))
     md.extend(shards_section(read_jsonl(SHARDS_RESULTS)))
 
     w("## How to reproduce")

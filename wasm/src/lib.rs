@@ -118,6 +118,9 @@ fn push_json(out: &mut Vec<u8>, kind: u8, id: u32, value: &impl serde::Serialize
     out.extend_from_slice(&json);
 }
 
+/// Bytes `marshal_event` adds to a response body: kind, id, length, flags, attempts, node.
+const EVENT_OVERHEAD: usize = 1 + 4 + 4 + 4;
+
 /// One event, packed: `[kind u8][request id u32 LE][len u32 LE][payload]`.
 fn marshal_event(out: &mut Vec<u8>, event: SessionEvent<'_>) {
     match event {
@@ -517,6 +520,10 @@ impl WasmSession {
     pub fn poll_events(&mut self) -> Vec<u8> {
         let mut out = std::mem::take(&mut self.out);
         out.clear();
+        // Sized once: a large result is copied into `out` once, not grown into by doubling
+        // (which held up to twice its size, plus the copy it grew from).
+        let (events, body_bytes) = self.inner.pending_events();
+        out.reserve(body_bytes + events * EVENT_OVERHEAD);
         self.loads.drain_events(self.now, &mut self.inner, |event| marshal_event(&mut out, event));
         self.inner.release_drained();
         out
@@ -667,14 +674,13 @@ pub enum JsonPageKind {
 #[wasm_bindgen]
 pub struct JsonPageFormatter {
     kind: JsonPageKind,
-    text: String,
 }
 
 #[wasm_bindgen]
 impl JsonPageFormatter {
     #[wasm_bindgen(constructor)]
     pub fn new(kind: JsonPageKind) -> JsonPageFormatter {
-        JsonPageFormatter { kind, text: String::new() }
+        JsonPageFormatter { kind }
     }
 
     /// A Rows RESULT body (with metadata) as JSON lines, after the page's column names:
@@ -682,21 +688,25 @@ impl JsonPageFormatter {
     /// [names: a JSON array][lines]`.
     pub fn format(&mut self, body: &[u8]) -> Result<Vec<u8>, CallError> {
         let rows = cqlwire_core::rows::Rows::parse(body).map_err(protocol_error)?;
-        let mut out = page_envelope(&rows, body.len());
-        self.text.clear();
-        cqlwire_core::rows::format_column_names(&rows, &mut self.text);
-        out.extend_from_slice(&(self.text.len() as u32).to_le_bytes());
-        out.extend_from_slice(self.text.as_bytes());
-        self.text.clear();
+        let mut names = String::new();
+        cqlwire_core::rows::format_column_names(&rows, &mut names);
+        let mut head = page_envelope(&rows, 0);
+        head.extend_from_slice(&(names.len() as u32).to_le_bytes());
+        head.extend_from_slice(names.as_bytes());
+        // The lines go into the buffer that is returned, with room for the head, which then
+        // goes in front of them in place: the page's text is not copied into a second buffer
+        // (issue #17), and nothing of it stays here after the page.
+        let mut text = String::with_capacity(head.len() + body.len() + body.len() / 2);
         match self.kind {
-            JsonPageKind::Objects => cqlwire_core::rows::format_json_lines(&rows, &mut self.text),
-            JsonPageKind::Cells => cqlwire_core::rows::format_cell_lines(&rows, &mut self.text),
+            JsonPageKind::Objects => cqlwire_core::rows::format_json_lines(&rows, &mut text),
+            JsonPageKind::Cells => cqlwire_core::rows::format_cell_lines(&rows, &mut text),
         }
         .map_err(protocol_error)?;
-        out.extend_from_slice(self.text.as_bytes());
-        // A burst of large pages must not keep its peak: the text buffer shrinks back.
-        self.text.clear();
-        self.text.shrink_to(64 * 1024);
+        let mut out = text.into_bytes();
+        let lines = out.len();
+        out.resize(lines + head.len(), 0);
+        out.copy_within(0..lines, head.len());
+        out[..head.len()].copy_from_slice(&head);
         Ok(out)
     }
 }
