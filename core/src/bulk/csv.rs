@@ -354,10 +354,11 @@ impl CsvReader {
                             self.buf.scan += 1;
                             self.buf.skip_to_scan();
                         }
+                        // The comment state skips to the line end from here: the comment byte
+                        // is never one.
                         _ if Some(b) == self.opts.comment => {
                             self.state = State::Comment;
                             self.last_was_cr = false;
-                            self.buf.scan += 1;
                         }
                         _ => self.begin_record(),
                     }
@@ -797,6 +798,26 @@ mod tests {
         // Input after the end is ignored.
         reader.push(b"more");
         assert_eq!(reader.bytes_pushed(), 5);
+    }
+
+    #[test]
+    fn a_long_comment_or_oversized_record_is_not_kept_while_it_streams_in() {
+        let opts = CsvOptions { comment: Some(b'#'), max_record_bytes: 8, ..CsvOptions::default() };
+        let mut reader = CsvReader::new(opts).unwrap();
+        for start in [&b"#"[..], b"\nx"] {
+            reader.push(start);
+            assert_eq!(reader.next_record(), None);
+            for _ in 0..100 {
+                reader.push(b"0123456789");
+                assert_eq!(reader.next_record(), None);
+                // Only the last chunk is held (plus the oversized record's kept head).
+                assert!(reader.buf.input().len() <= 11, "{} bytes held", reader.buf.input().len());
+            }
+        }
+        reader.push(b"\n");
+        let rec = reader.next_record().unwrap();
+        assert_eq!((rec.line, rec.offset, rec.end_offset), (2, 1002, 2004));
+        assert_eq!((rec.fault, reader.raw()), (Some(CsvFault::TooLong { limit: 8, kept: 8 }), &b"x0123456"[..]));
     }
 
     #[test]

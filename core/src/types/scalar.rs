@@ -225,6 +225,47 @@ mod tests {
     }
 
     #[test]
+    fn a_count_that_exactly_fits_is_read_and_one_more_is_refused() {
+        let count = |bytes: &[u8], per_entry| collection_count(&mut Reader::new(bytes), "n", per_entry);
+        // One list element, one map entry: their lengths alone fill the bytes left.
+        assert_eq!(count(&[0, 0, 0, 1, 0xFF, 0xFF, 0xFF, 0xFF], 1), Ok(1));
+        assert_eq!(count(&[0, 0, 0, 1, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF], 2), Ok(1));
+        assert_eq!(count(&[0, 0, 0, 0], 2), Ok(0));
+        assert_eq!(
+            count(&[0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], 2),
+            Err(ProtocolError::remote("n", 0, "2 entries cannot fit in the 12 bytes left"))
+        );
+        assert_eq!(
+            count(&[0, 0, 0, 2, 0, 0, 0, 0], 1),
+            Err(ProtocolError::remote("n", 0, "2 entries cannot fit in the 4 bytes left"))
+        );
+        assert_eq!(count(&[0xFF, 0xFF, 0xFF, 0xFE], 1), Err(ProtocolError::remote("n", 0, "negative count -2")));
+    }
+
+    #[test]
+    fn elements_null_empty_and_whole() {
+        let mut r = Reader::new(&[0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFE, 0, 0, 0, 1, 7]);
+        assert_eq!(element(&mut r, "e").unwrap().map(|e| (e.offset(), e.rest())), Some((4, &[][..])));
+        assert_eq!(element(&mut r, "e").unwrap().map(|e| e.offset()), None);
+        assert_eq!(element(&mut r, "e").unwrap().map(|e| (e.offset(), e.rest())), Some((12, &[7][..])));
+        assert!(r.is_empty());
+    }
+
+    #[test]
+    fn a_vector_element_may_fill_the_bytes_left_and_not_overrun_them() {
+        let mut r = Reader::new(&[2, 8, 9]);
+        let e = vector_element(&mut r).unwrap();
+        assert_eq!((e.offset(), e.rest()), (1, &[8, 9][..]));
+        assert!(r.is_empty());
+        let mut r = Reader::new(&[9, 0, 3, 8, 9]);
+        assert_eq!(r.bytes(2, "skip").map(drop), Ok(()));
+        assert_eq!(
+            vector_element(&mut r).map(|e| e.offset()),
+            Err(ProtocolError::remote("vector element length", 2, "element of 3 bytes overruns the 2 bytes left"))
+        );
+    }
+
+    #[test]
     fn zigzag_matches_the_spec() {
         for (n, z) in [(0i64, 0u64), (-1, 1), (1, 2), (-2, 3), (2, 4), (i64::MIN, u64::MAX), (i64::MAX, u64::MAX - 1)] {
             assert_eq!(zigzag_encode(n), z);
