@@ -383,6 +383,109 @@ def splice_shards(results_path, results_md):
     os.replace(results_md + ".partial", results_md)
 
 
+CLIENT_MEMORY_RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "memory", "results.jsonl")
+CLIENT_MEMORY_HEADING = "## Where a client's memory goes (cqlwire, 1024 in flight)"
+
+# The memory table's rows: (label, what, field) from bench/memory/run's lines.
+CLIENT_MEMORY_ROWS = [
+    ("runtime alone (empty program), max RSS", "empty", "max_rss_mb"),
+    ("after importing the driver, max RSS", "import", "max_rss_mb"),
+    ("· the driver's import adds (its code, the compiled WASM)", "import", "import_adds_mb"),
+    ("insert loop, max RSS", "insert", "max_rss_mb"),
+    ("select loop, max RSS", "select", "max_rss_mb"),
+    ("select, end of loop: V8 heap total", "select", "heap_total_mb"),
+    ("· of which new space (young generation)", "select", "new_space_mb"),
+    ("· old space in use", "select", "old_space_used_mb"),
+    ("· code", "select", "code_mb"),
+    ("select, end of loop: ArrayBuffers", "select", "array_buffers_mb"),
+    ("select, end of loop: WASM linear memory", "select", "wasm_memory_mb"),
+    ("select, end of loop: core byte buffers", "select", "core_buffers_mb"),
+    ("select, end of loop: RSS", "select", "rss_now_mb"),
+    ("· outside V8's heap and external memory (runtime native, compiled WASM code, malloc)", "select", "native_mb"),
+    ("insert, end of loop: V8 heap total", "insert", "heap_total_mb"),
+    ("· of which new space (young generation)", "insert", "new_space_mb"),
+    ("insert, end of loop: WASM linear memory", "insert", "wasm_memory_mb"),
+    ("select ops/s (thousands)", "select", "kops"),
+    ("select CPU µs per op (whole process)", "select", "cpu_us_per_op"),
+    ("machine load (1-min average) during the runs", None, "load"),
+]
+
+
+def memory_section(rows):
+    """The medians of bench/memory/run's rows: one column per (label, runtime)."""
+    if not rows:
+        return []
+    cells = defaultdict(list)
+    columns = []
+    for r in rows:
+        column = (r["label"], r["runtime"])
+        if column not in columns:
+            columns.append(column)
+        if r.get("load") is not None:
+            cells[(column, None, "load")].append(r["load"])
+        for key, value in r.items():
+            if isinstance(value, (int, float)) and key != "load":
+                cells[(column, r["what"], key)].append(value)
+        if r.get("ops_per_s"):
+            cells[(column, r["what"], "kops")].append(r["ops_per_s"] / 1000)
+        if r.get("rss_now_mb") is not None and r.get("heap_total_mb") is not None:
+            native = r["rss_now_mb"] - r["heap_total_mb"] - r.get("external_mb", 0)
+            cells[(column, r["what"], "native_mb")].append(native)
+    for column in columns:
+        empty, imported = cells.get((column, "empty", "max_rss_mb")), cells.get((column, "import", "max_rss_mb"))
+        if empty and imported:
+            cells[(column, "import", "import_adds_mb")].append(statistics.median(imported) - statistics.median(empty))
+
+    def cell(column, what, field):
+        values = cells.get((column, what, field))
+        if not values:
+            return "–"
+        if field == "load":
+            return f"{min(values):.1f}–{max(values):.1f}"
+        return f"{statistics.median(values):.1f}"
+
+    out = [CLIENT_MEMORY_HEADING, ""]
+    out.append(
+        "`bench/memory/run`: on Deno (`driver/deno.ts`) and Node (`dist/node.js`), an empty program, a program "
+        "that only imports the driver, and the bench client's loop against the null server (one connection, "
+        "protocol v4, N = 100,000 after N/10 warm-up, 1024 in flight), each the median of 3 runs, unpinned. "
+        "Max RSS from `/usr/bin/time`; the rest read at the end of the measured loop (`process.memoryUsage()`, "
+        "`v8.getHeapSpaceStatistics()`, `Client.getMemoryStats()`), in MB. The machine is shared: its load is "
+        "in the last row. The goal (issue #17) is a max RSS at most 70 MB. \"after\" is main with issue #17's "
+        "memory cuts (zod out of the driver, large results held once) and its request-path cuts (fewer objects per "
+        "request, so fewer survive a scavenge and V8 grows its young generation less); the last columns run the same "
+        "code with V8's semi-space capped at 1 MB, which a user can choose (`node --max-semi-space-size=1`, "
+        "`deno run --v8-flags=--max-semi-space-size=1`) at the CPU cost the table shows."
+    )
+    out.append("")
+    out.append("| MB | " + " | ".join(f"{label} ({runtime})" for label, runtime in columns) + " |")
+    out.append("|---|" + "---:|" * len(columns))
+    for name, what, field in CLIENT_MEMORY_ROWS:
+        out.append(f"| {name} | " + " | ".join(cell(c, what, field) for c in columns) + " |")
+    out.append("")
+    return out
+
+
+def splice_memory(results_path, results_md):
+    """Replaces (or inserts before the shard section) the memory section of RESULTS.md."""
+    section = "\n".join(memory_section(read_jsonl(results_path)))
+    with open(results_md) as f:
+        text = f.read()
+    start = text.find(CLIENT_MEMORY_HEADING)
+    if start < 0:
+        start = text.find(SHARDS_HEADING)
+        if start < 0:
+            start = text.find("## How to reproduce")
+        end = start
+    else:
+        end = text.find("\n## ", start + len(CLIENT_MEMORY_HEADING))
+        end = len(text) if end < 0 else end + 1
+    text = text[:start] + section + "\n" + text[end:] if start >= 0 else text + "\n" + section
+    with open(results_md + ".partial", "w") as f:
+        f.write(text)
+    os.replace(results_md + ".partial", results_md)
+
+
 # ------------------------------------------------------------------------------------------
 # Loaders: tables and targets
 
@@ -532,6 +635,19 @@ def write_loader_targets(w, loaders, datasets):
                unit=" rows/s"))
 
 
+def replace_section(results_md, section):
+    """RESULTS.md's text with the `## ` section that `section` (its lines, heading first) renders
+    put in place of the one of the same heading."""
+    with open(results_md) as f:
+        text = f.read()
+    heading = section[0]
+    start = text.find(heading)
+    end = text.find("\n## ", start + len(heading))
+    if start < 0 or end < 0:
+        sys.exit(f"{results_md} has no section '{heading}' to replace: run every part")
+    return text[:start] + "\n".join(section) + "\n" + text[end + 1:]
+
+
 def splice_loaders(results_dir, results_md):
     """Replaces the loaders' parts of RESULTS.md (their section, the CLI targets, their date and
     scale) without re-rendering the rest: for a run of the loaders part alone on a machine
@@ -544,14 +660,7 @@ def splice_loaders(results_dir, results_md):
     section, targets = [], []
     write_loaders(section.append, loaders, datasets, content)
     write_loader_targets(targets.append, loaders, datasets)
-    with open(results_md) as f:
-        text = f.read()
-    heading = "## Loaders against the local Cassandra"
-    start = text.find(heading)
-    end = text.find("\n## ", start + len(heading))
-    if start < 0 or end < 0:
-        sys.exit(f"{results_md} has no loaders section to replace: run every part")
-    text = text[:start] + "\n".join(section) + "\n" + text[end + 1:]
+    text = replace_section(results_md, section)
     lines = text.split("\n")
     cli_rows = [i for i, line in enumerate(lines) if line.startswith("| CLI |")]
     if cli_rows:
@@ -642,7 +751,7 @@ def breakdown_table(lines):
     return out
 
 
-def breakdown_section(current, before, params):
+def breakdown_section(current, before, params, runs_note=None):
     out = ["## Where one request's CPU and memory go (cqlwire)", ""]
     out.append(
         "Each cell runs twice, unpinned, against the null server: plain, for the process's CPU per op "
@@ -654,8 +763,8 @@ def breakdown_section(current, before, params):
         "samples times the main thread's CPU per op. WASM functions carry no names, so their time goes to "
         "the JavaScript call that entered the core (`executeHandle`/`pollTransmit`: encode and route; "
         "`handleBytes`/`pollEvents`: frame handling). Memory is read at the end of the measured loop "
-        f"(`process.memoryUsage()`, `Client.getMemoryStats()`). N = {fmt_int(params.get('n'))} per run; one "
-        "run per cell, so single figures move by 10–20% on this shared machine."
+        f"(`process.memoryUsage()`, `Client.getMemoryStats()`). N = {fmt_int(params.get('n'))} per run; "
+        + (runs_note or "one run per cell, so single figures move by 10–20% on this shared machine.")
     )
     out.append("")
     if before:
@@ -663,16 +772,52 @@ def breakdown_section(current, before, params):
         out.append("")
         out.extend(breakdown_table(before))
         out.append("")
-        out.append("### Now")
+        out.append("### After the cuts (now)")
         out.append("")
     out.extend(breakdown_table(current))
     out.append("")
     return out
 
 
+def median_breakdown(runs):
+    """Per cell (runtime, statement, in flight), the median of each figure over several profile
+    runs; each bucket is its own median, so the buckets need not add up to the totals."""
+    cells = defaultdict(list)
+    for lines in runs:
+        for r in lines:
+            cells[(r["driver"], r["mode"], r["concurrency"])].append(r)
+    out = []
+    for rs in cells.values():
+        m = dict(rs[0])
+        for field, value in rs[0].items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and field != "concurrency":
+                m[field] = median([r.get(field) for r in rs if isinstance(r.get(field), (int, float))])
+        m["buckets_us_per_op"] = {
+            key: statistics.median([r["buckets_us_per_op"].get(key, 0.0) for r in rs]) for key, _ in BUCKETS
+        }
+        out.append(m)
+    return out
+
+
+def splice_breakdown(results_md, note, dirs):
+    """Replaces the breakdown section of RESULTS.md with the medians of the profile runs in
+    `dirs` (each a bench/run profile directory with its breakdown.jsonl), the rest untouched:
+    for re-measuring the breakdown alone on a machine without the other parts' raw results.
+    `note` says how the runs were taken (how many, the machine's load)."""
+    runs = [read_jsonl(os.path.join(d, "breakdown.jsonl")) for d in dirs]
+    section = breakdown_section(median_breakdown(runs), read_jsonl(BREAKDOWN_BEFORE), {"n": runs[0][0].get("n") if runs[0] else None}, note)
+    text = replace_section(results_md, section)
+    with open(results_md, "w") as f:
+        f.write(text)
+
+
 def main():
+    if sys.argv[1] == "--breakdown":
+        return splice_breakdown(sys.argv[2], sys.argv[3], sys.argv[4:])
     if sys.argv[1] == "--shards":
         return splice_shards(sys.argv[2], sys.argv[3])
+    if sys.argv[1] == "--memory":
+        return splice_memory(sys.argv[2], sys.argv[3])
     if sys.argv[1] == "--loaders":
         return splice_loaders(sys.argv[2], sys.argv[3])
     results_dir, results_md, charts_dir = sys.argv[1:4]
@@ -995,6 +1140,7 @@ def main():
             )
         w("")
 
+    md.extend(memory_section(read_jsonl(CLIENT_MEMORY_RESULTS)))
     md.extend(shards_section(read_jsonl(SHARDS_RESULTS)))
 
     w("## How to reproduce")

@@ -132,3 +132,14 @@ export function checkRow(row, k) {
   const v = row?.v;
   if (!v || v.length !== VALUE_BYTES) throw new Error(`bad row for k=${k}: ${JSON.stringify(row)}`);
 }
+
+/** The measured operation of the client contract: a prepared INSERT, or a SELECT whose row is checked. */
+export function contractOp(client, mode, value) {
+  const prepare = { prepare: true };
+  return mode === "insert"
+    ? (i) => client.execute(INSERT_CQL, [BigInt(i), value], prepare)
+    : async (i) => {
+      const rs = await client.execute(SELECT_CQL, [BigInt(i)], prepare);
+      checkRow(rs.rows[0], i);
+    };
+}

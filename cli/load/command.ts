@@ -762,7 +762,7 @@ function printSummary(summary: LoadSummary, settings: ResolvedLoad, resumed: boo
     console.log(`${summary.previouslyLoaded} rows were loaded by earlier runs of this job`);
   }
   if (summary.uncertainRows > 0) {
-    console.log(`${summary.uncertainRows} rows may or may not have been applied before the interruption`);
+    console.log(`${summary.uncertainRows} rows were sent but never acknowledged: they may or may not have been applied`);
   }
   for (const entry of summary.badFiles) {
     if (entry.badRows > 0) console.log(`bad rows of ${entry.source}: ${entry.badFile} (reasons in ${entry.errorLog})`);

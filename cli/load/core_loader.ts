@@ -148,6 +148,18 @@ const FATAL_SERVER_CODES = new Set([0x0100, 0x2100, 0x000A, 0x2300]);
 const UNCERTAIN_REASON = "sent before the interruption but never acknowledged: it may or may not have been applied, " +
   "and the write is not idempotent, so it was not sent again (check it, then load it on its own if needed)";
 
+/**
+ * Why a row was set aside as uncertain: an earlier run sent it (no attempt in this one), or
+ * this run sent it and lost the answer (a timeout, a connection closed after the write).
+ */
+export function uncertainReason(row: Pick<BadRowRecord, "serverCode" | "attempts" | "reason">, secrets: readonly string[] = []): string {
+  if (row.attempts === 0) return UNCERTAIN_REASON;
+  const code = row.serverCode;
+  const what = code === null ? row.reason : `${SERVER_ERROR_NAMES[code] ?? "Server error"} (0x${code.toString(16).padStart(4, "0")}): ${row.reason}`;
+  return `sent but never acknowledged (${describeError(what, secrets)}): it may or may not have been applied, and the write is ` +
+    "not idempotent, so it was not sent again (check it, then load it on its own if needed)";
+}
+
 /** Thrown by the feed to end a bulk load without closing its input (which would cut a record). */
 class StopFeeding extends Error {
   constructor() {
@@ -484,7 +496,7 @@ export async function runCoreLoad(
 
     const onBadRow = (row: BadRowRecord) => {
       if (row.kind === "uncertain") {
-        pending.push({ offset: row.offset, row, problem: { reason: UNCERTAIN_REASON }, uncertain: true });
+        pending.push({ offset: row.offset, row, problem: { reason: uncertainReason(row, secrets) }, uncertain: true });
         return;
       }
       if (describeRejection(row, secrets)?.fatal) {

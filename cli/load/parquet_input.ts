@@ -272,12 +272,17 @@ async function* writeLines(
       element.num_children === undefined ? { ...element, converted_type: undefined, logical_type: undefined } : element
     ),
   };
-  // One scan per row group: a scan keeps each column it read, which would hold the previous
-  // row group's columns while the next one is read.
-  const scanOf = () =>
+  // One scan per row group, of a footer holding only that group: a scan keeps each column it
+  // read (which would hold the previous group's columns while the next is read) and plans
+  // every group of its footer (which would cost the square of the group count).
+  const scanOf = (group: number) =>
     parquetScan({
       file: file.buffer,
-      metadata: physical,
+      metadata: {
+        ...physical,
+        row_groups: [physical.row_groups[group]],
+        num_rows: physical.row_groups[group].num_rows,
+      },
       columns: [...new Set(names)],
       utf8: false,
       geoparquet: false,
@@ -293,9 +298,10 @@ async function* writeLines(
     // Column by column: no object per row, and only this row group's columns held.
     let columns: ArrayLike<unknown>[] = [];
     try {
-      const scan = await scanOf();
+      const scan = await scanOf(group);
+      const groupStart = file.groupStarts[group];
       for (const column of names) {
-        const values = await scan.readColumn({ column, rowStart, rowEnd });
+        const values = await scan.readColumn({ column, rowStart: rowStart - groupStart, rowEnd: rowEnd - groupStart });
         // The row count is the file's word: a column with fewer values must not read as nulls.
         if (values.length !== rowEnd - rowStart) {
           throw new Error(`column '${column}' has ${values.length} values for ${rowEnd - rowStart} rows`);

@@ -335,6 +335,11 @@ pub struct Connection {
 
     /// When set, the owner (a session) decides when event bodies may be overwritten.
     manual_arena: bool,
+    /// Set when a large body moved to the arena with the input buffer itself (see
+    /// [`Connection::deliver`]): the bytes after it now start `inbuf`.
+    inbuf_handed_over: bool,
+    /// A frame larger than [`BUFFER_KEEP`] whose end has not arrived yet.
+    large: Option<LargeFrame>,
     last_activity: u64,
     /// When the handshake must be done by; set by [`Connection::start`].
     handshake_deadline: u64,
@@ -359,6 +364,17 @@ fn shrink(buf: &mut Vec<u8>) {
     if buf.capacity() > BUFFER_KEEP {
         buf.shrink_to(BUFFER_KEEP.max(buf.len()));
     }
+}
+
+/// A large frame's bytes, kept as they arrive and put together into `inbuf` once all are
+/// present: the input buffer is then allocated once, at a size that is present, rather than
+/// grown into by doubling, whose abandoned halves WebAssembly memory never gives back (a 12 MB
+/// result left 30 MB of it behind; issue #17).
+struct LargeFrame {
+    /// The frame's length from its header: compared with, never allocated.
+    total: usize,
+    have: usize,
+    pieces: Vec<Vec<u8>>,
 }
 
 /// How envelopes travel once the handshake has reached READY or AUTHENTICATE.
@@ -401,6 +417,8 @@ impl Connection {
             arena: Vec::new(),
             events: VecDeque::new(),
             manual_arena: false,
+            inbuf_handed_over: false,
+            large: None,
             last_activity: 0,
             handshake_deadline: 0,
             heartbeat_in_flight: false,
@@ -558,9 +576,15 @@ impl Connection {
             return;
         }
         self.last_activity = now;
-        if let Err(e) = self.unwrap_input(chunk) {
-            self.close(CloseReason::from_protocol(&e));
-            return;
+        let input = if self.large.is_some() { self.collect_large(chunk) } else { self.unwrap_input(chunk).map(|_| true) };
+        match input {
+            Ok(true) => {}
+            // The large frame is still incomplete.
+            Ok(false) => return,
+            Err(e) => {
+                self.close(CloseReason::from_protocol(&e));
+                return;
+            }
         }
         let mut consumed = 0;
         loop {
@@ -574,6 +598,10 @@ impl Connection {
             };
             let total = HEADER_LEN + header.body_len as usize;
             if self.inbuf.len() - consumed < total {
+                if total > BUFFER_KEEP {
+                    self.start_large(consumed, total);
+                    consumed = 0;
+                }
                 break;
             }
             let body_start = consumed + HEADER_LEN;
@@ -584,6 +612,9 @@ impl Connection {
             } else {
                 self.on_frame(now, header, BodySrc::Inbuf, body_start, consumed)
             };
+            if std::mem::take(&mut self.inbuf_handed_over) {
+                consumed = 0;
+            }
             if let Err(reason) = result {
                 self.close(reason);
                 return;
@@ -619,6 +650,40 @@ impl Connection {
                 Ok(())
             }
         }
+    }
+
+    /// Moves the start of a large frame out of `inbuf` into the first of its pieces.
+    fn start_large(&mut self, frame_start: usize, total: usize) {
+        let first = self.inbuf[frame_start..].to_vec();
+        self.inbuf.clear();
+        self.large = Some(LargeFrame { total, have: first.len(), pieces: vec![first] });
+    }
+
+    /// Adds input to the large frame; once all of it is present, puts it together in `inbuf`
+    /// (with whatever followed it) and says true.
+    fn collect_large(&mut self, chunk: &[u8]) -> Result<bool, ProtocolError> {
+        let mut piece = Vec::new();
+        match &mut self.wire {
+            Wire::V5 { decoder, .. } => {
+                decoder.decode_all(chunk, &mut piece)?;
+            }
+            _ => piece.extend_from_slice(chunk),
+        }
+        let Some(large) = self.large.as_mut() else { return Ok(true) };
+        large.have += piece.len();
+        if !piece.is_empty() {
+            large.pieces.push(piece);
+        }
+        if large.have < large.total {
+            return Ok(false);
+        }
+        let Some(large) = self.large.take() else { return Ok(true) };
+        let mut whole = Vec::with_capacity(crate::v5::large_envelope_capacity(large.have));
+        for piece in large.pieces {
+            whole.extend_from_slice(&piece);
+        }
+        self.inbuf = whole;
+        Ok(true)
     }
 
     fn decompress_body(&mut self, start: usize, end: usize) -> Result<usize, CloseReason> {
@@ -828,11 +893,13 @@ impl Connection {
             Wire::V5 { decoder, .. } => decoder.buffer_capacity(),
             _ => 0,
         };
+        let large: usize = self.large.iter().flat_map(|l| &l.pieces).map(|p| p.capacity()).sum();
         [&self.inbuf, &self.decompressed, &self.arena, &self.out, &self.wire_out, &self.backlog]
             .iter()
             .map(|b| b.capacity())
             .sum::<usize>()
             + v5
+            + large
     }
 
     /// A response body previously delivered, by its range in the arena.
@@ -1188,6 +1255,11 @@ impl Connection {
         match h.opcode {
             // REGISTER is answered with READY: an empty success.
             Opcode::Result | Opcode::Ready => {
+                if matches!(src, BodySrc::Inbuf) && self.arena.is_empty() && body_end - body_start > BUFFER_KEEP {
+                    self.hand_over_inbuf(body_end);
+                    self.events.push_back(EventRec::Response { id, frame_flags: h.flags, start: body_start, end: body_end });
+                    return Ok(());
+                }
                 let start = self.arena.len();
                 let body = match src {
                     BodySrc::Inbuf => &self.inbuf[body_start..body_end],
@@ -1207,6 +1279,17 @@ impl Connection {
             }
             other => Err(proto("frame header opcode", 4, format!("{other:?} in answer to a request"))),
         }
+    }
+
+    /// A large body is not copied into the arena: the input buffer becomes the arena (the
+    /// body stays where it is) and the bytes after the frame start a fresh input buffer, so a
+    /// large result is held once rather than twice (issue #17). Only with an empty arena.
+    fn hand_over_inbuf(&mut self, frame_end: usize) {
+        std::mem::swap(&mut self.arena, &mut self.inbuf);
+        self.inbuf.clear();
+        self.inbuf.extend_from_slice(&self.arena[frame_end..]);
+        self.arena.truncate(frame_end);
+        self.inbuf_handed_over = true;
     }
 
     fn close(&mut self, reason: CloseReason) {
@@ -1238,6 +1321,7 @@ impl Connection {
         self.deadlines.clear();
         self.stream_of.clear();
         self.inbuf.clear();
+        self.large = None;
         self.events.push_back(EventRec::Closed(reason));
     }
 }

@@ -515,6 +515,22 @@ impl Session {
     pub fn has_events(&self) -> bool {
         !self.events.is_empty()
     }
+
+    /// The queued events and the bytes of the response bodies among them: what a host that
+    /// packs them into one buffer reserves up front, rather than growing into it by doubling.
+    pub fn pending_events(&self) -> (usize, usize) {
+        let body_bytes = self
+            .events
+            .iter()
+            .map(|e| match e {
+                EventOut::Response { start, end, .. } => end - start,
+                EventOut::Synthetic { body, .. } => body.len(),
+                EventOut::Owned { body, .. } => body.len(),
+                _ => 0,
+            })
+            .sum();
+        (self.events.len(), body_bytes)
+    }
     pub fn in_flight(&self) -> usize {
         self.reqs.iter().filter(|r| r.is_some()).count()
     }

@@ -45,6 +45,14 @@ const LARGE_BUFFER_KEEP: usize = 4 * (MAX_PAYLOAD + 1);
 
 const LENGTH_MASK: u64 = 0x1_FFFF;
 
+/// The capacity a large envelope is put together in: its bytes (all present) and whatever
+/// follows it, rounded up to a whole MiB, so that the same result in the next burst needs the
+/// same block and fits the hole this one leaves (WebAssembly memory only grows; a size that
+/// varied with how the reads fell left holes a few KB too small).
+pub fn large_envelope_capacity(present: usize) -> usize {
+    present.div_ceil(1 << 20).saturating_mul(1 << 20)
+}
+
 // ---------------------------------------------------------------------------------------------
 // Checksums
 
@@ -385,8 +393,14 @@ pub struct FrameDecoder {
     /// decompressing into it needs no zeroing once it reached full size.
     payload: Vec<u8>,
     payload_len: usize,
-    /// A large envelope being reassembled from non-self-contained frames.
+    /// A large envelope being reassembled from non-self-contained frames: its first frame's
+    /// payload here, each later one in `large_pieces`, put together once at its size when
+    /// all is present (a buffer grown by doubling held up to twice the envelope and left its
+    /// abandoned halves in WebAssembly memory for good; issue #17).
     large: Vec<u8>,
+    large_pieces: Vec<Vec<u8>>,
+    /// Bytes of the large envelope received so far.
+    large_have: usize,
     /// That envelope's total length, once its header has arrived.
     large_len: Option<usize>,
     /// Bytes of the framed stream consumed so far: the base of every error offset. Wraps
@@ -406,6 +420,8 @@ impl FrameDecoder {
             payload: Vec::new(),
             payload_len: 0,
             large: Vec::new(),
+            large_pieces: Vec::new(),
+            large_have: 0,
             large_len: None,
             consumed: 0,
             failed: None,
@@ -425,7 +441,8 @@ impl FrameDecoder {
     /// Bytes of capacity held by the decoder's buffers (partial frame, payload, large
     /// envelope): bounded by one frame plus [`LARGE_BUFFER_KEEP`] between envelopes.
     pub fn buffer_capacity(&self) -> usize {
-        self.partial.capacity() + self.payload.capacity() + self.large.capacity()
+        let pieces: usize = self.large_pieces.iter().map(|p| p.capacity()).sum();
+        self.partial.capacity() + self.payload.capacity() + self.large.capacity() + pieces
     }
 
     /// Bytes of the framed stream consumed so far, modulo `usize::MAX + 1`.
@@ -436,7 +453,7 @@ impl FrameDecoder {
     /// Bytes received but not yet delivered: a frame still arriving, plus the part of a large
     /// envelope reassembled so far. Non-zero at end of stream means the peer stopped mid-way.
     pub fn pending_len(&self) -> usize {
-        self.partial.len() + self.large.len()
+        self.partial.len() + self.large_have
     }
 
     fn header_len(&self) -> usize {
@@ -474,7 +491,8 @@ impl FrameDecoder {
         }
         let result = self.read_frame(input).and_then(|header| match header {
             None => Ok(None),
-            Some(header) => self.deliver(header, envelopes).map(Some),
+            // What is left of the input may complete more envelopes right after this one.
+            Some(header) => self.deliver(header, envelopes, input.len()).map(Some),
         });
         result.map_err(|err| self.fail(err))
     }
@@ -495,7 +513,8 @@ impl FrameDecoder {
     }
 
     /// Moves the payload now in `self.payload` to `envelopes` if it completes envelopes.
-    fn deliver(&mut self, header: Header, envelopes: &mut Vec<u8>) -> Result<usize, ProtocolError> {
+    /// `spare`: bytes of input after this frame, room reserved beside a large envelope.
+    fn deliver(&mut self, header: Header, envelopes: &mut Vec<u8>, spare: usize) -> Result<usize, ProtocolError> {
         let payload = &self.payload[..self.payload_len];
         // Offsets inside a payload are reported from the frame's payload start; for an LZ4
         // frame they are positions in the decompressed payload.
@@ -512,15 +531,17 @@ impl FrameDecoder {
         }
         let expected = match self.large_len {
             Some(expected) => {
-                if payload.len() > expected - self.large.len() {
+                if payload.len() > expected - self.large_have {
                     return Err(overrun(payload_offset, expected));
                 }
-                self.large.extend_from_slice(payload);
+                self.large_pieces.push(payload.to_vec());
+                self.large_have += payload.len();
                 expected
             }
             None => {
                 // Until the envelope header is whole this holds at most one frame's payload.
                 self.large.extend_from_slice(payload);
+                self.large_have = self.large.len();
                 let Some(len) = envelope_len_at(&self.large, 0) else {
                     return Ok(0);
                 };
@@ -538,12 +559,19 @@ impl FrameDecoder {
                 len
             }
         };
-        if self.large.len() < expected {
+        if self.large_have < expected {
             return Ok(0);
         }
+        envelopes.reserve_exact(large_envelope_capacity(envelopes.len() + expected + spare) - envelopes.len());
         envelopes.extend_from_slice(&self.large);
+        for piece in self.large_pieces.drain(..) {
+            envelopes.extend_from_slice(&piece);
+        }
+        // Freed, not kept: a small block left among the freed pieces would split their space.
+        self.large_pieces = Vec::new();
         self.large.clear();
         self.large.shrink_to(LARGE_BUFFER_KEEP);
+        self.large_have = 0;
         self.large_len = None;
         Ok(expected)
     }

@@ -519,6 +519,63 @@ mod wire_formats {
         }
     }
 
+    /// A connection through OPTIONS and STARTUP at `version` with `compression` negotiated.
+    fn ready_at(version: u8, compression: Compression) -> Connection {
+        let mut c = Connection::new(Config { protocol_version: version, compression, ..Config::default() });
+        c.start(0);
+        c.poll_transmit(&mut Vec::new());
+        let mut sup = supported();
+        sup[0] = 0x80 | version;
+        c.handle_bytes(1, &sup);
+        c.poll_transmit(&mut Vec::new());
+        let mut ready = response(0, 0x02, &[]);
+        ready[0] = 0x80 | version;
+        c.handle_bytes(2, &ready);
+        assert_eq!(events(&mut c), vec![Ev::Ready]);
+        c
+    }
+
+    /// A large frame arriving in many reads is kept in pieces and put together once, at its
+    /// size, when all of it is present: the connection never holds much more than the bytes
+    /// it was given (doubling a growing buffer held up to twice, and left the abandoned
+    /// halves in WebAssembly memory for good; issue #17). The frame that follows it in the
+    /// same read comes out too, both exactly.
+    #[test]
+    fn a_large_frame_is_held_at_its_size_while_it_arrives() {
+        use cqlwire_core::connection::BUFFER_KEEP;
+        const LARGE: usize = 8 << 20;
+        // Put together rounded up to a whole MiB, beside the other buffers' BUFFER_KEEP.
+        const SLACK: usize = (1 << 20) + 2 * BUFFER_KEEP;
+        let mut body = 1i32.to_be_bytes().to_vec();
+        body.extend((0..LARGE).map(|i| (i % 251) as u8));
+        for version in [4u8, 5] {
+            let mut c = ready_at(version, Compression::None);
+            let big = query(&mut c, 3);
+            let small = query(&mut c, 3);
+            c.poll_transmit(&mut Vec::new());
+            let (mut large, mut after) = (response(1, 0x08, &body), void_result(2));
+            large[0] = 0x80 | version;
+            after[0] = 0x80 | version;
+            let wire = if version == 5 {
+                let mut framed = Vec::new();
+                let mut encoder = FrameEncoder::new(false);
+                encoder.encode_large(&large, &mut framed).unwrap();
+                encoder.encode_self_contained(&after, &mut framed).unwrap();
+                framed
+            } else {
+                [large, after].concat()
+            };
+            let mut fed = 0;
+            for chunk in wire.chunks(65_537) {
+                c.handle_bytes(4, chunk);
+                fed += chunk.len();
+                let held = c.buffer_capacity();
+                assert!(held <= fed + SLACK, "v{version}: {held} bytes held after {fed} bytes read");
+            }
+            assert_eq!(events(&mut c), vec![Ev::Response(big, body.clone()), Ev::Response(small, 1i32.to_be_bytes().to_vec())], "v{version}");
+        }
+    }
+
     /// After a 100 MiB result has been handed over, the connection's buffers (input,
     /// decompression, arena, v5 reassembly) are back near their steady-state size.
     #[test]
@@ -530,17 +587,7 @@ mod wire_formats {
         for (version, algorithm) in
             [(4, Compression::None), (4, Compression::Lz4), (4, Compression::Snappy), (5, Compression::None), (5, Compression::Lz4)]
         {
-            let mut c = Connection::new(Config { protocol_version: version, compression: algorithm, ..Config::default() });
-            c.start(0);
-            c.poll_transmit(&mut Vec::new());
-            let mut sup = supported();
-            sup[0] = 0x80 | version;
-            c.handle_bytes(1, &sup);
-            c.poll_transmit(&mut Vec::new());
-            let mut ready = response(0, 0x02, &[]);
-            ready[0] = 0x80 | version;
-            c.handle_bytes(2, &ready);
-            assert_eq!(events(&mut c), vec![Ev::Ready]);
+            let mut c = ready_at(version, algorithm);
             let id = query(&mut c, 3);
             c.poll_transmit(&mut Vec::new());
             let mut frame = if version == 4 && algorithm != Compression::None {

@@ -1,7 +1,8 @@
 //! The sniffer of `load --create-table`: types from a sample, null words, formats, bounds.
 
 use cqlwire_core::bulk::sniff::{sniff, Sniffed, SniffedSettings, MAX_FIELDS};
-use cqlwire_core::bulk::{BulkError, BulkOptions};
+use cqlwire_core::bulk::{BadRowKind, BulkEncoder, BulkError, BulkOptions, RowOutcome};
+use cqlwire_core::types::ColumnType;
 
 fn options(json: &str) -> BulkOptions {
     BulkOptions::from_json(json).unwrap()
@@ -273,4 +274,49 @@ fn deep_json_is_text_and_never_panics() {
         sniff(deeper.as_bytes(), options(r#"{"format":"jsonl"}"#), 10, true).unwrap_err(),
         BulkError::Document("no record to sniff in the sample (1 could not be read)".into())
     );
+}
+
+/// The values of the rows the load reads as `sniffed` says that their types refuse:
+/// `(line, column, reason)`.
+fn refused_by_the_load(input: &[u8], options_json: &str, sniffed: &Sniffed) -> Vec<(u64, String, String)> {
+    let mut options: serde_json::Value = serde_json::from_str(options_json).unwrap();
+    let settings = &sniffed.settings;
+    options["nullValues"] = serde_json::json!(settings.null_values);
+    let conversion = options.as_object_mut().unwrap().entry("conversion").or_insert(serde_json::json!({}));
+    conversion["timestampFormat"] = serde_json::json!(settings.timestamp_format);
+    conversion["dateFormat"] = serde_json::json!(settings.date_format);
+    let columns =
+        sniffed.fields.iter().map(|f| (f.name.clone(), ColumnType::parse_cql(&f.cql_type).unwrap())).collect();
+    let (config, _) = BulkOptions::from_json(&options.to_string()).unwrap().into_configs(columns, Vec::new()).unwrap();
+    let mut encoder = BulkEncoder::new(config).unwrap();
+    encoder.push(input);
+    encoder.finish();
+    let mut refused = Vec::new();
+    while let Some(row) = encoder.next_row() {
+        if let RowOutcome::Bad { kind: BadRowKind::Value, line, column, reason, .. } = row {
+            refused.push((line, format!("{column:?}"), reason));
+        }
+    }
+    assert_eq!(encoder.error(), None);
+    refused
+}
+
+#[test]
+fn the_load_accepts_every_sampled_value_as_its_sniffed_type() {
+    let cases: &[(&str, &str)] = &[
+        ("{}", "a,b,c,d,e,f,g,h\n1,x,NaN,,2024-01-02,0xcafe,true,10.0.0.1\nNA,\"NA\",2.5,,2024-01-02T10:00:00Z,0x,FALSE,::1\n3,NULL,NaN,None,2024-01-02 10:00,0X00,true,1.2.3.4\n"),
+        ("{}", "t,d,u\n01/02/2024 13:04:05,31/01/2024,d2177dd0-eaa2-11de-a572-001b779c76e3\n12/12/2024 00:00:00,01/02/2024,d2177dd0-eaa2-11de-a572-001b779c76e3\n"),
+        ("{}", "n,m\n99999999999999999999,0.1234567890123456\n-1,1e400\n007,12:30\n"),
+        (r#"{"delimiter":";","conversion":{"decimalSeparator":","}}"#, "a;b\n1,5;2\n-3;4\n"),
+        (r#"{"format":"jsonl"}"#, "{\"id\": 1, \"tags\": [\"a\"], \"n\": [1, 2.5], \"o\": {\"x\": [1]}, \"at\": \"2024-01-02T00:00:00Z\", \"b\": true}\n{\"id\": \"2\", \"tags\": [], \"n\": null, \"o\": [[1]], \"at\": \"2024-01-02\"}\n"),
+        (r#"{"format":"json"}"#, "[{\"a\": 1, \"b\": [\"2024-01-02T00:00:00Z\"]}, {\"a\": 99999999999999999999, \"b\": []}]"),
+    ];
+    for (options_json, input) in cases {
+        let sniffed = sniff(input.as_bytes(), options(options_json), 1000, true).unwrap();
+        assert_eq!(refused_by_the_load(input.as_bytes(), options_json, &sniffed), [], "{input}: {:?}", types(&sniffed));
+    }
+    let flights = include_bytes!("../../tests/cli/data/flights_head.csv");
+    let sniffed = sniff(flights, options("{}"), 1000, true).unwrap();
+    assert_eq!(refused_by_the_load(flights, "{}", &sniffed), []);
+    assert_eq!(sniffed.settings.null_values, ["", "NA"]);
 }

@@ -6,34 +6,90 @@ import { arrayAt, booleanAt, defined, numberAt, objectAt, oneOfAt, OptionIssues,
 
 /** What `new Client()` accepts. */
 export interface ClientOptions {
+  /** `host`, `host:port`, `[v6]:port` or a bare IPv6 address; at least one. */
   contactPoints: string[];
   localDataCenter?: string;
+  /** Within the local data center, prefer nodes of this rack. */
   localRack?: string;
   keyspace?: string;
-  protocolOptions?: { port?: number; maxVersion?: 4 | 5; maxSchemaAgreementWaitSeconds?: number; maxFrameBytes?: number };
+  protocolOptions?: {
+    /** 9042 by default. */
+    port?: number;
+    maxVersion?: 4 | 5;
+    /** How long the answer to a schema change waits for every node to agree (10 s by default). */
+    maxSchemaAgreementWaitSeconds?: number;
+    /** The largest frame (or v4 envelope) accepted from a node; a larger one closes the connection. */
+    maxFrameBytes?: number;
+  };
+  /** Pins the protocol version (no negotiation). */
   protocolVersion?: 4 | 5;
   credentials?: { username: string; password: string };
+  /** A SASL authenticator in JavaScript (`newAuthenticator(endpoint, authenticatorClass)`), instead of `credentials`. */
   authProvider?: SaslAuthProvider;
   compression?: "none" | "lz4" | "snappy";
-  tls?: { ca?: string; rejectUnauthorized?: boolean; serverName?: string; cert?: string; key?: string };
-  socketOptions?: { connectTimeout?: number; readTimeout?: number; coalescingMaxBytes?: number; coalescingWindowMicros?: number };
-  pooling?: { coreConnectionsPerHost?: number; heartBeatInterval?: number; maxRequestsPerConnection?: number; orphanLimit?: number };
+  tls?: {
+    ca?: string;
+    rejectUnauthorized?: boolean;
+    serverName?: string;
+    /** PEM client certificate (chain) and unencrypted private key, for servers that require client certificates. */
+    cert?: string;
+    key?: string;
+  };
+  socketOptions?: {
+    /** Bounds TCP connect and, in the core, the handshake; 3x it bounds connect() and must fit a JS timer. */
+    connectTimeout?: number;
+    /** 0 means no timeout, as in the DataStax driver: the longest a JS timer waits (about 24.8 days). */
+    readTimeout?: number;
+    /** The largest single socket write; a larger flush goes out in several writes. */
+    coalescingMaxBytes?: number;
+    /**
+     * Extra time to let requests pile up before a flush, for very high concurrency. 0 (the
+     * default) flushes at the end of the event-loop turn; JS timers have ms granularity, so
+     * anything below 1000 µs waits one macrotask instead.
+     */
+    coalescingWindowMicros?: number;
+  };
+  pooling?: {
+    coreConnectionsPerHost?: number;
+    heartBeatInterval?: number;
+    maxRequestsPerConnection?: number;
+    /** Stream ids whose request timed out and may still be answered; beyond this the connection is replaced. */
+    orphanLimit?: number;
+  };
   queryOptions?: { consistency?: number; fetchSize?: number; prepare?: boolean; isIdempotent?: boolean };
-  policies?: { maxAttempts?: number; speculativeDelay?: number; speculativeMaxExtra?: number } & PlacementPolicies;
-  encoding?: { useUndefinedAsUnset?: boolean };
+  policies?: {
+    /** Attempts per request (the first included) for idempotent statements. */
+    maxAttempts?: number;
+    /** Send a speculative execution to the next node after this many ms (idempotent only). */
+    speculativeDelay?: number;
+    speculativeMaxExtra?: number;
+  } & PlacementPolicies;
+  encoding?: {
+    /** A parameter that is `undefined` leaves its column unset (as the DataStax driver does); false binds null. */
+    useUndefinedAsUnset?: boolean;
+  };
+  /** Prepared statements kept per client (the DataStax driver's default is 500 too). */
   maxPrepared?: number;
+  /** Connect to nodes discovered through system.peers, not only the contact points. */
   discoverPeers?: boolean;
+  /** A statement prepared on one node is prepared on every connected node too (DataStax's default: true). */
   prepareOnAllHosts?: boolean;
+  /** A node that comes back up gets every prepared statement again (DataStax's default: true). */
   rePrepareOnUp?: boolean;
+  /** Shorthand for `socketOptions.readTimeout`. */
   requestTimeout?: number;
   socketFactory?: SocketFactory;
 }
 
 /** Which nodes get requests, and how fast a down node is retried. */
 export interface PlacementPolicies {
+  /** With localDataCenter: also use nodes of other data centers once the local ones are down. */
   allowRemoteDcs?: boolean;
+  /** Only these nodes (host:port) get requests (the DataStax AllowListPolicy). */
   allowList?: string[];
+  /** These nodes (host:port) never get requests. */
   denyList?: string[];
+  /** Reconnection backoff to a down node, in ms (the DataStax ExponentialReconnectionPolicy's names). */
   reconnection?: { baseDelay?: number; maxDelay?: number };
 }
 
@@ -157,15 +213,9 @@ function protocolOptionsAt(issues: OptionIssues, value: unknown): ResolvedOption
 function socketOptionsAt(issues: OptionIssues, value: unknown): ResolvedOptions["socketOptions"] {
   const s = objectAt(issues, "socketOptions", value) ?? {};
   return {
-    // Bounds TCP connect and, in the core, the handshake; 3x it bounds connect() and must fit a JS timer.
     connectTimeout: numberAt(issues, "socketOptions.connectTimeout", s.connectTimeout, { integer: true, min: 1, max: 715_827_882 }, 5000),
-    // 0 means no timeout, as in the DataStax driver: the longest a JS timer waits (about 24.8 days).
     readTimeout: numberAt(issues, "socketOptions.readTimeout", s.readTimeout, { integer: true, min: 0, max: 2_147_483_647 }, 12000),
-    // The largest single socket write; a larger flush goes out in several writes.
     coalescingMaxBytes: numberAt(issues, "socketOptions.coalescingMaxBytes", s.coalescingMaxBytes, { integer: true, min: 1024 }, 4 * 1024 * 1024),
-    // Extra time to let requests pile up before a flush, for very high concurrency. 0 (the
-    // default) flushes at the end of the event-loop turn; JS timers have ms granularity, so
-    // anything below 1000 µs waits one macrotask instead.
     coalescingWindowMicros: numberAt(issues, "socketOptions.coalescingWindowMicros", s.coalescingWindowMicros, { integer: true, min: 0, max: 100_000 }, 0),
   };
 }
@@ -176,7 +226,6 @@ function poolingAt(issues: OptionIssues, value: unknown): ResolvedOptions["pooli
     coreConnectionsPerHost: numberAt(issues, "pooling.coreConnectionsPerHost", p.coreConnectionsPerHost, { integer: true, min: 1, max: 64 }, 1),
     heartBeatInterval: numberAt(issues, "pooling.heartBeatInterval", p.heartBeatInterval, { integer: true, min: 0 }, 30000),
     maxRequestsPerConnection: numberAt(issues, "pooling.maxRequestsPerConnection", p.maxRequestsPerConnection, { integer: true, min: 2, max: 32768 }, 32768),
-    // Stream ids whose request timed out and may still be answered; beyond this the connection is replaced.
     orphanLimit: numberAt(issues, "pooling.orphanLimit", p.orphanLimit, { integer: true, min: 1 }),
   });
 }
@@ -195,9 +244,7 @@ function policiesAt(issues: OptionIssues, value: unknown): ResolvedOptions["poli
   const p = objectAt(issues, "policies", value) ?? {};
   const hostList = (name: string) => arrayAt(issues, `policies.${name}`, p[name], (path, e) => hostPortAt(issues, path, e));
   return defined({
-    // Attempts per request (the first included) for idempotent statements.
     maxAttempts: numberAt(issues, "policies.maxAttempts", p.maxAttempts, { integer: true, min: 1, max: 10 }, 3),
-    // Send a speculative execution to the next node after this many ms (idempotent only).
     speculativeDelay: numberAt(issues, "policies.speculativeDelay", p.speculativeDelay, { integer: true, min: 1 }),
     speculativeMaxExtra: numberAt(issues, "policies.speculativeMaxExtra", p.speculativeMaxExtra, { integer: true, min: 1, max: 5 }, 1),
     allowRemoteDcs: booleanAt(issues, "policies.allowRemoteDcs", p.allowRemoteDcs),

@@ -15,6 +15,7 @@ import {
   describeRejection,
   LinePacer,
   runCoreLoad,
+  uncertainReason,
 } from "../../cli/load/core_loader.ts";
 import { expandInputs } from "../../cli/load/input.ts";
 import { buildInsert, orderColumns, resolveLayout, type TableColumn, type TableSchema } from "../../cli/load/table.ts";
@@ -408,6 +409,19 @@ Deno.test("core path: the core's rejections, read from the record's fields, in t
   const notSent = { kind: "not_sent", serverCode: null, attempts: 0, reason: "no connection is open" } as const;
   assertEquals(describeRejection(notSent), { reason: "cannot write: no connection is open", fatal: true });
   assertEquals(describeRejection({ kind: "value", serverCode: null, attempts: 0, reason: "column v: expected int" }), null);
+});
+
+Deno.test("core path: an uncertain row says whether an earlier run or this one sent it, and what was lost", () => {
+  const tail = "it may or may not have been applied, and the write is not idempotent, so it was not sent again (check it, then load it on its own if needed)";
+  assertEquals(uncertainReason({ serverCode: null, attempts: 0, reason: "sent before the interruption" }), `sent before the interruption but never acknowledged: ${tail}`);
+  assertEquals(
+    uncertainReason({ serverCode: null, attempts: 1, reason: "connection closed: the server closed the connection" }),
+    `sent but never acknowledged (connection closed: the server closed the connection): ${tail}`,
+  );
+  assertEquals(
+    uncertainReason({ serverCode: 0x1100, attempts: 1, reason: "token s3cret timed out" }, ["s3cret"]),
+    `sent but never acknowledged (Write timeout (0x1100): token *** timed out): ${tail}`,
+  );
 });
 
 Deno.test("core path: input from a start offset, with the header pushed first", async () => {

@@ -106,6 +106,8 @@ pub struct WasmSession {
     now: u64,
     /// `(prepared id, result metadata id)` by handle, so an EXECUTE crosses with one buffer.
     prepared: Vec<(Vec<u8>, Vec<u8>)>,
+    /// Why the last `executeHandle` was refused, until `takeError` hands it out.
+    refused: Option<CallError>,
 }
 
 fn push_json(out: &mut Vec<u8>, kind: u8, id: u32, value: &impl serde::Serialize) {
@@ -115,6 +117,9 @@ fn push_json(out: &mut Vec<u8>, kind: u8, id: u32, value: &impl serde::Serialize
     out.extend_from_slice(&(json.len() as u32).to_le_bytes());
     out.extend_from_slice(&json);
 }
+
+/// Bytes `marshal_event` adds to a response body: kind, id, length, flags, attempts, node.
+const EVENT_OVERHEAD: usize = 1 + 4 + 4 + 4;
 
 /// One event, packed: `[kind u8][request id u32 LE][len u32 LE][payload]`.
 fn marshal_event(out: &mut Vec<u8>, event: SessionEvent<'_>) {
@@ -152,6 +157,25 @@ fn marshal_event(out: &mut Vec<u8>, event: SessionEvent<'_>) {
 }
 
 impl WasmSession {
+    /// An EXECUTE of a registered statement, started (see `executeHandle`).
+    fn start_execute(&mut self, now: f64, handle: u32, staged: &[u8], options_len: u32) -> Result<u32, CallError> {
+        let (id, rmid) = self.prepared.get(handle as usize).ok_or_else(|| js_error("ERR_REQUEST", "unknown prepared statement handle"))?;
+        let split = (options_len as usize).min(staged.len());
+        let (options, values) = staged.split_at(split);
+        let d = parse_options(options)?;
+        let rmid = (!rmid.is_empty()).then_some(rmid.as_slice());
+        let spec = RequestSpec {
+            request: Request::Execute { id, result_metadata_id: rmid, values, options: d.options },
+            idempotent: d.idempotent,
+            token: d.token,
+            routing_key: None,
+            keyspace: None,
+            timeout_us: d.timeout_us,
+        };
+        // `id` borrows `self.prepared`: the session is reached apart from it.
+        self.inner.start_request(micros(now), spec).map_err(|e| js_error("ERR_REQUEST", e))
+    }
+
     fn submit(&mut self, now: f64, spec: RequestSpec) -> Result<u32, CallError> {
         self.inner.start_request(micros(now), spec).map_err(|e| js_error("ERR_REQUEST", e))
     }
@@ -169,6 +193,7 @@ impl WasmSession {
             loads: BulkLoads::new(),
             now: 0,
             prepared: Vec::new(),
+            refused: None,
         })
     }
 
@@ -281,24 +306,26 @@ impl WasmSession {
     }
 
     /// EXECUTE of a registered statement: `staged` is the options descriptor
-    /// (`options_len` bytes) followed by the values.
+    /// (`options_len` bytes) followed by the values. Returns the request id, or -1 when
+    /// refused (the reason is then `takeError`'s): a plain number crosses without the array
+    /// a `Result` return allocates on the JavaScript side, on every request.
     #[wasm_bindgen(js_name = executeHandle)]
-    pub fn execute_handle(&mut self, now: f64, handle: u32, staged: &[u8], options_len: u32) -> Result<u32, CallError> {
-        let (id, rmid) = self.prepared.get(handle as usize).ok_or_else(|| js_error("ERR_REQUEST", "unknown prepared statement handle"))?;
-        let split = (options_len as usize).min(staged.len());
-        let (options, values) = staged.split_at(split);
-        let d = parse_options(options)?;
-        let rmid = (!rmid.is_empty()).then_some(rmid.as_slice());
-        let spec = RequestSpec {
-            request: Request::Execute { id, result_metadata_id: rmid, values, options: d.options },
-            idempotent: d.idempotent,
-            token: d.token,
-            routing_key: None,
-            keyspace: None,
-            timeout_us: d.timeout_us,
-        };
-        self.inner.start_request(micros(now), spec).map_err(|e| js_error("ERR_REQUEST", e))
+    pub fn execute_handle(&mut self, now: f64, handle: u32, staged: &[u8], options_len: u32) -> f64 {
+        match self.start_execute(now, handle, staged, options_len) {
+            Ok(id) => f64::from(id),
+            Err(e) => {
+                self.refused = Some(e);
+                -1.0
+            }
+        }
     }
+
+    /// Why the last refused `executeHandle` was refused (once).
+    #[wasm_bindgen(js_name = takeError)]
+    pub fn take_error(&mut self) -> Option<CallError> {
+        self.refused.take()
+    }
+
 
     pub fn batch(&mut self, now: f64, desc: &[u8], options: &[u8]) -> Result<u32, CallError> {
         let bad = || js_error("ERR_BATCH", "malformed batch descriptor");
@@ -343,7 +370,7 @@ impl WasmSession {
             keyspace: None,
             timeout_us: d.timeout_us,
         };
-        self.inner.start_request(micros(now), spec).map_err(|e| js_error("ERR_REQUEST", e))
+        self.submit(now, spec)
     }
 
     pub fn cancel(&mut self, now: f64, id: u32) {
@@ -493,6 +520,10 @@ impl WasmSession {
     pub fn poll_events(&mut self) -> Vec<u8> {
         let mut out = std::mem::take(&mut self.out);
         out.clear();
+        // Sized once: a large result is copied into `out` once, not grown into by doubling
+        // (which held up to twice its size, plus the copy it grew from).
+        let (events, body_bytes) = self.inner.pending_events();
+        out.reserve(body_bytes + events * EVENT_OVERHEAD);
         self.loads.drain_events(self.now, &mut self.inner, |event| marshal_event(&mut out, event));
         self.inner.release_drained();
         out
@@ -643,14 +674,13 @@ pub enum JsonPageKind {
 #[wasm_bindgen]
 pub struct JsonPageFormatter {
     kind: JsonPageKind,
-    text: String,
 }
 
 #[wasm_bindgen]
 impl JsonPageFormatter {
     #[wasm_bindgen(constructor)]
     pub fn new(kind: JsonPageKind) -> JsonPageFormatter {
-        JsonPageFormatter { kind, text: String::new() }
+        JsonPageFormatter { kind }
     }
 
     /// A Rows RESULT body (with metadata) as JSON lines, after the page's column names:
@@ -658,21 +688,25 @@ impl JsonPageFormatter {
     /// [names: a JSON array][lines]`.
     pub fn format(&mut self, body: &[u8]) -> Result<Vec<u8>, CallError> {
         let rows = cqlwire_core::rows::Rows::parse(body).map_err(protocol_error)?;
-        let mut out = page_envelope(&rows, body.len());
-        self.text.clear();
-        cqlwire_core::rows::format_column_names(&rows, &mut self.text);
-        out.extend_from_slice(&(self.text.len() as u32).to_le_bytes());
-        out.extend_from_slice(self.text.as_bytes());
-        self.text.clear();
+        let mut names = String::new();
+        cqlwire_core::rows::format_column_names(&rows, &mut names);
+        let mut head = page_envelope(&rows, 0);
+        head.extend_from_slice(&(names.len() as u32).to_le_bytes());
+        head.extend_from_slice(names.as_bytes());
+        // The lines go into the buffer that is returned, with room for the head, which then
+        // goes in front of them in place: the page's text is not copied into a second buffer
+        // (issue #17), and nothing of it stays here after the page.
+        let mut text = String::with_capacity(head.len() + body.len() + body.len() / 2);
         match self.kind {
-            JsonPageKind::Objects => cqlwire_core::rows::format_json_lines(&rows, &mut self.text),
-            JsonPageKind::Cells => cqlwire_core::rows::format_cell_lines(&rows, &mut self.text),
+            JsonPageKind::Objects => cqlwire_core::rows::format_json_lines(&rows, &mut text),
+            JsonPageKind::Cells => cqlwire_core::rows::format_cell_lines(&rows, &mut text),
         }
         .map_err(protocol_error)?;
-        out.extend_from_slice(self.text.as_bytes());
-        // A burst of large pages must not keep its peak: the text buffer shrinks back.
-        self.text.clear();
-        self.text.shrink_to(64 * 1024);
+        let mut out = text.into_bytes();
+        let lines = out.len();
+        out.resize(lines + head.len(), 0);
+        out.copy_within(0..lines, head.len());
+        out[..head.len()].copy_from_slice(&head);
         Ok(out)
     }
 }

@@ -181,7 +181,8 @@ pub struct LoadStats {
     pub bytes_pushed: u64,
     /// Rows an earlier run had loaded ([`LoadConfig::resume_acked`]), skipped.
     pub rows_previous: u64,
-    /// Rows an earlier run had sent without an acknowledgement, set aside.
+    /// Rows sent without an acknowledgement (by an earlier run, or by this one when the
+    /// answer was lost and the write is not idempotent), set aside.
     pub rows_uncertain: u64,
     /// Value bytes of the rows read and not yet settled (bounded by `max_held_bytes`).
     pub held_bytes: usize,
@@ -579,8 +580,14 @@ impl BulkLoad {
             return;
         }
         let (server_code, reason) = rejection_reason(error);
-        let rejection =
-            Rejection { kind: BadRowKind::Rejected, server_code, attempts: attempts + error.attempts.max(1), reason };
+        // Sent, never acknowledged, not idempotent: it may have been applied, so it is set
+        // aside as uncertain, never among the bad rows a person would simply load again.
+        let kind = if transient && !self.config.idempotent && may_have_applied(error) {
+            BadRowKind::Uncertain
+        } else {
+            BadRowKind::Rejected
+        };
+        let rejection = Rejection { kind, server_code, attempts: attempts + error.attempts.max(1), reason };
         self.reject_group(group, &rejection);
     }
 
@@ -861,7 +868,10 @@ impl BulkLoad {
     fn reject_group(&mut self, group: usize, rejection: &Rejection) {
         for &slot in &self.groups[group].rows {
             let row = &self.slots[slot];
-            self.stats.rows_rejected += 1;
+            match rejection.kind {
+                BadRowKind::Uncertain => self.stats.rows_uncertain += 1,
+                _ => self.stats.rows_rejected += 1,
+            }
             self.bad.push_back(BadRow {
                 kind: rejection.kind,
                 raw: row.raw.clone(),
@@ -981,18 +991,37 @@ mod tests {
         assert!(!is_transient(&plain) && !is_pushback(&plain));
     }
 
-    #[test]
-    fn a_server_error_is_retried_and_a_write_failure_is_not() {
-        let alone = |error| SessionError {
+    /// The failure of a request that went to one node.
+    fn alone(error: RequestError) -> SessionError {
+        SessionError {
             error,
             node: "10.0.0.1:9042".into(),
             attempts: 1,
             no_host_available: false,
             errors: Vec::new(),
             trace: Vec::new(),
-        };
+        }
+    }
+
+    #[test]
+    fn a_server_error_is_retried_and_a_write_failure_is_not() {
         assert!(is_transient(&alone(server(0x0000, "internal"))));
         assert!(!is_transient(&alone(server(0x1500, "write failure"))));
         assert_eq!(rejection_reason(&alone(server(0x2200, "bad key"))), (Some(0x2200), "bad key".to_owned()));
+    }
+
+    #[test]
+    fn a_lost_answer_may_have_been_applied_and_a_refusal_was_not() {
+        let closed = |written| RequestError::Closed { message: "connection closed".into(), written };
+        let timeout = RequestError::Timeout { message: "late".into(), timeout_ms: 10 };
+        for applied in [closed(true), timeout, server(0x1100, "write timeout"), server(0x0000, "internal")] {
+            assert!(may_have_applied(&alone(applied.clone())), "{applied:?}");
+        }
+        for refused in [closed(false), server(0x1000, "unavailable"), server(0x1001, "busy"), server(0x1002, "joining")] {
+            assert!(!may_have_applied(&alone(refused.clone())), "{refused:?}");
+        }
+        // The connection closing is worth another attempt either way; whether it may go again
+        // is the idempotence's to say.
+        assert!(is_transient(&alone(closed(true))) && is_transient(&alone(closed(false))));
     }
 }

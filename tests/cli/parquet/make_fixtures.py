@@ -1,6 +1,6 @@
 """Writes the Parquet fixtures of tests/cli/parquet_test.ts with pyarrow, an implementation
 independent of the reader under test (hyparquet). Run from this directory:
-    python3 -m venv /tmp/venv && /tmp/venv/bin/pip install pyarrow && /tmp/venv/bin/python make_fixtures.py
+    python3 -m venv /tmp/venv && /tmp/venv/bin/pip install pyarrow numpy && /tmp/venv/bin/python make_fixtures.py
 The files are committed; rerun only to change them (and the test's expectations with them)."""
 import datetime as dt
 import decimal

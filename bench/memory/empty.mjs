@@ -1,0 +1,1 @@
+// An empty program: the runtime's own memory, for bench/memory/run's baseline.
