@@ -465,14 +465,16 @@ mod tests {
 
     #[test]
     fn an_element_exactly_at_the_limit_is_whole_and_one_byte_more_is_too_long() {
-        assert_eq!(elements(b"[{\"a\":1}]", 1, 7), vec![Ok(("{\"a\":1}".into(), 1, 1, 8))]);
-        let mut reader = JsonArrayReader::new(6);
-        reader.push(b"[{\"a\":1}]");
-        reader.buf.finish();
-        assert_eq!(
-            reader.next_element(),
-            Some(Ok(JsonlLine { line: 1, offset: 1, end_offset: 8, too_long: Some((6, 6)) }))
-        );
+        for (limit, too_long) in [(7, None), (6, Some((6, 6)))] {
+            let mut reader = JsonArrayReader::new(limit);
+            reader.push(b"[{\"a\":1}]");
+            reader.buf.finish();
+            assert_eq!(
+                reader.next_element(),
+                Some(Ok(JsonlLine { line: 1, offset: 1, end_offset: 8, too_long })),
+                "limit {limit}"
+            );
+        }
     }
 
     #[test]
