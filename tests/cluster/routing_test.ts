@@ -105,6 +105,13 @@ Deno.test("compat: an unprepared statement with a routingKey (single or composit
   const c = new compat.Client({ contactPoints: [NODES[0]], localDataCenter: "datacenter1", keyspace: KS_RF1 });
   try {
     await c.connect();
+    // connect() resolves once the ring is known; the pools to the other nodes open just after
+    // (DataStax's pooling.warmup waits for them). Until a node has one, its keys go elsewhere.
+    const deadline = Date.now() + 20_000;
+    while (c.getState().getConnectedHosts().length < 3) {
+      assert(Date.now() < deadline, `pools to all 3 nodes within 20 s: ${c.getState().getConnectedHosts().map((h: { address: string }) => h.address)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
     const int = (n: number) => {
       const out = new Uint8Array(4);
       new DataView(out.buffer).setInt32(0, n);
