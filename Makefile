@@ -12,7 +12,7 @@ CORE_SRC := $(shell find core/src wasm/src -name '*.rs' 2>/dev/null) core/Cargo.
 WASM_FEATURES := --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-mutable-globals --enable-reference-types --enable-multivalue
 
-.PHONY: help bootstrap bootstrap-test build wasm dist demo test test-rust test-deno test-node test-workerd \
+.PHONY: help bootstrap bootstrap-test build wasm codecs dist demo test test-rust test-deno test-node test-workerd \
   test-package test-faults test-fuzz fuzz bench cassandra-start cassandra-stop clean-demo faults-results mutants mutants-diff
 
 help:
@@ -36,7 +36,16 @@ $(WASM_PKG): $(CORE_SRC)
 	$(BIN)/wasm-opt -O3 $(WASM_FEATURES) -o $(WASM_PKG) $(WASM_PKG)
 	@printf 'wasm: %s bytes, %s gzipped\n' "$$(stat -c %s $(WASM_PKG))" "$$(gzip -9c $(WASM_PKG) | wc -c)"
 
-build: wasm dist
+# The CLI's bzip2 (cli/codecs/): its own small WASM, so the driver's stays as it is.
+CODECS_PKG := cli/codecs/pkg/cqlwire_codecs_bg.wasm
+codecs: $(CODECS_PKG)
+
+$(CODECS_PKG): $(shell find cli/codecs/src -name '*.rs') cli/codecs/Cargo.toml
+	cargo build -q -p cqlwire-codecs --target wasm32-unknown-unknown --release
+	wasm-bindgen --target web --out-dir cli/codecs/pkg target/wasm32-unknown-unknown/release/cqlwire_codecs.wasm
+	$(BIN)/wasm-opt -O3 $(WASM_FEATURES) -o $(CODECS_PKG) $(CODECS_PKG)
+
+build: wasm codecs dist
 
 # The npm bundle: one JS file per runtime plus the shared WASM, and the type declarations.
 dist: $(WASM_PKG) $(shell find driver -name '*.ts' -not -path '*/pkg/*')

@@ -635,6 +635,19 @@ def write_loader_targets(w, loaders, datasets):
                unit=" rows/s"))
 
 
+def replace_section(results_md, section):
+    """RESULTS.md's text with the `## ` section that `section` (its lines, heading first) renders
+    put in place of the one of the same heading."""
+    with open(results_md) as f:
+        text = f.read()
+    heading = section[0]
+    start = text.find(heading)
+    end = text.find("\n## ", start + len(heading))
+    if start < 0 or end < 0:
+        sys.exit(f"{results_md} has no section '{heading}' to replace: run every part")
+    return text[:start] + "\n".join(section) + "\n" + text[end + 1:]
+
+
 def splice_loaders(results_dir, results_md):
     """Replaces the loaders' parts of RESULTS.md (their section, the CLI targets, their date and
     scale) without re-rendering the rest: for a run of the loaders part alone on a machine
@@ -647,14 +660,7 @@ def splice_loaders(results_dir, results_md):
     section, targets = [], []
     write_loaders(section.append, loaders, datasets, content)
     write_loader_targets(targets.append, loaders, datasets)
-    with open(results_md) as f:
-        text = f.read()
-    heading = "## Loaders against the local Cassandra"
-    start = text.find(heading)
-    end = text.find("\n## ", start + len(heading))
-    if start < 0 or end < 0:
-        sys.exit(f"{results_md} has no loaders section to replace: run every part")
-    text = text[:start] + "\n".join(section) + "\n" + text[end + 1:]
+    text = replace_section(results_md, section)
     lines = text.split("\n")
     cli_rows = [i for i, line in enumerate(lines) if line.startswith("| CLI |")]
     if cli_rows:
@@ -745,7 +751,7 @@ def breakdown_table(lines):
     return out
 
 
-def breakdown_section(current, before, params):
+def breakdown_section(current, before, params, runs_note=None):
     out = ["## Where one request's CPU and memory go (cqlwire)", ""]
     out.append(
         "Each cell runs twice, unpinned, against the null server: plain, for the process's CPU per op "
@@ -757,8 +763,8 @@ def breakdown_section(current, before, params):
         "samples times the main thread's CPU per op. WASM functions carry no names, so their time goes to "
         "the JavaScript call that entered the core (`executeHandle`/`pollTransmit`: encode and route; "
         "`handleBytes`/`pollEvents`: frame handling). Memory is read at the end of the measured loop "
-        f"(`process.memoryUsage()`, `Client.getMemoryStats()`). N = {fmt_int(params.get('n'))} per run; one "
-        "run per cell, so single figures move by 10–20% on this shared machine."
+        f"(`process.memoryUsage()`, `Client.getMemoryStats()`). N = {fmt_int(params.get('n'))} per run; "
+        + (runs_note or "one run per cell, so single figures move by 10–20% on this shared machine.")
     )
     out.append("")
     if before:
@@ -766,14 +772,48 @@ def breakdown_section(current, before, params):
         out.append("")
         out.extend(breakdown_table(before))
         out.append("")
-        out.append("### Now")
+        out.append("### After the cuts (now)")
         out.append("")
     out.extend(breakdown_table(current))
     out.append("")
     return out
 
 
+def median_breakdown(runs):
+    """Per cell (runtime, statement, in flight), the median of each figure over several profile
+    runs; each bucket is its own median, so the buckets need not add up to the totals."""
+    cells = defaultdict(list)
+    for lines in runs:
+        for r in lines:
+            cells[(r["driver"], r["mode"], r["concurrency"])].append(r)
+    out = []
+    for rs in cells.values():
+        m = dict(rs[0])
+        for field, value in rs[0].items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and field != "concurrency":
+                m[field] = median([r.get(field) for r in rs if isinstance(r.get(field), (int, float))])
+        m["buckets_us_per_op"] = {
+            key: statistics.median([r["buckets_us_per_op"].get(key, 0.0) for r in rs]) for key, _ in BUCKETS
+        }
+        out.append(m)
+    return out
+
+
+def splice_breakdown(results_md, note, dirs):
+    """Replaces the breakdown section of RESULTS.md with the medians of the profile runs in
+    `dirs` (each a bench/run profile directory with its breakdown.jsonl), the rest untouched:
+    for re-measuring the breakdown alone on a machine without the other parts' raw results.
+    `note` says how the runs were taken (how many, the machine's load)."""
+    runs = [read_jsonl(os.path.join(d, "breakdown.jsonl")) for d in dirs]
+    section = breakdown_section(median_breakdown(runs), read_jsonl(BREAKDOWN_BEFORE), {"n": runs[0][0].get("n") if runs[0] else None}, note)
+    text = replace_section(results_md, section)
+    with open(results_md, "w") as f:
+        f.write(text)
+
+
 def main():
+    if sys.argv[1] == "--breakdown":
+        return splice_breakdown(sys.argv[2], sys.argv[3], sys.argv[4:])
     if sys.argv[1] == "--shards":
         return splice_shards(sys.argv[2], sys.argv[3])
     if sys.argv[1] == "--memory":

@@ -5,14 +5,17 @@
 // gzip uses the web streams every runtime has. zstd is decoded by fzstd (pure JS, streaming,
 // refuses corrupt and truncated frames) and encoded by the zstd in Deno's node:zlib (native;
 // its decoder is not used: it passes corrupt and truncated input without an error). bzip2 is
-// decoded by unbzip2-stream (pure JS, streaming, checks each block's CRC); there is no bzip2
-// encoder, so unload refuses .bz2.
+// decoded and encoded by the `bzip2` crate's pure-Rust libbz2 in
+// a small WASM of its own (cli/codecs/), which checks every block's CRC.
 
 import { Duplex } from "node:stream";
 import * as zlib from "node:zlib";
 import { Decompress as ZstdDecoder } from "fzstd";
-import unbzip2 from "unbzip2-stream";
-import { UsageError } from "./errors.ts";
+
+/** The bzip2 WASM, imported only when a bzip2 stream is met (a tree without it still runs the rest). */
+function bzip2(): Promise<typeof import("./codecs/bzip2.ts")> {
+  return import("./codecs/bzip2.ts");
+}
 
 export type Compression = "gzip" | "zstd" | "bzip2";
 
@@ -60,14 +63,14 @@ function nodeTransform(stream: Duplex): ByteTransform {
 }
 
 /** A stream that decompresses one container's bytes as they arrive. */
-export function decompressor(compression: Compression): ByteTransform {
+export async function decompressor(compression: Compression): Promise<ByteTransform> {
   switch (compression) {
     case "gzip":
       return new DecompressionStream("gzip") as unknown as ByteTransform;
     case "zstd":
       return zstdDecompressor();
     case "bzip2":
-      return bzip2Decompressor();
+      return (await bzip2()).bzip2Decompressor();
   }
 }
 
@@ -88,46 +91,14 @@ function zstdDecompressor(): ByteTransform {
   });
 }
 
-/** The stream unbzip2-stream returns (a `through` stream: write/end in, data/end/error out). */
-interface ThroughStream {
-  write(chunk: Uint8Array): boolean;
-  end(): void;
-  on(event: "data", listener: (chunk: Uint8Array) => void): void;
-  on(event: "end", listener: () => void): void;
-  on(event: "error", listener: (error: Error) => void): void;
-}
-
-/** unbzip2-stream's decoder as a stream; an error it emits fails the next write or the end. */
-function bzip2Decompressor(): ByteTransform {
-  const decoder = (unbzip2 as unknown as () => ThroughStream)();
-  let failure: Error | null = null;
-  const ended = new Promise<void>((resolve) => decoder.on("end", resolve));
-  const failed = new Promise<void>((_, reject) => decoder.on("error", (error) => reject(failure = error)));
-  failed.catch(() => {});
-  return new TransformStream<Uint8Array, Uint8Array>({
-    start(controller) {
-      decoder.on("data", (chunk) => controller.enqueue(new Uint8Array(chunk)));
-    },
-    transform(chunk) {
-      if (failure !== null) throw failure;
-      decoder.write(chunk);
-      if (failure !== null) throw failure;
-    },
-    async flush() {
-      decoder.end();
-      await Promise.race([ended, failed]);
-    },
-  });
-}
-
 /** A stream that compresses bytes into one container as they arrive. */
-export function compressor(compression: Compression): ByteTransform {
+export async function compressor(compression: Compression): Promise<ByteTransform> {
   switch (compression) {
     case "gzip":
       return new CompressionStream("gzip") as unknown as ByteTransform;
     case "zstd":
       return nodeTransform(zstd.createZstdCompress());
     case "bzip2":
-      throw new UsageError("bzip2 output is not supported (no compressor at hand)");
+      return (await bzip2()).bzip2Compressor();
   }
 }

@@ -312,7 +312,8 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .addOption(new Option("--format <format>", "output format (default: csv)").choices(["csv", "jsonl"]))
     .option(
       "--out <path>",
-      "output file (default: stdout); a directory (existing, or ending in /) gets one file per range group",
+      "output file (default: stdout), compressed by its ending: .gz (gzip), .zst/.zstd (zstd); a directory " +
+        "(existing, or ending in /) gets one file per range group",
     )
     .option("--overwrite", "replace output files that exist (default: refuse); files appear only when complete")
     .option(

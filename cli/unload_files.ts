@@ -14,8 +14,7 @@ export type ByteTarget = { write(bytes: Uint8Array): Promise<number> };
 class CompressedTarget implements ByteTarget {
   private readonly writer: WritableStreamDefaultWriter<Uint8Array>;
   private readonly drained: Promise<void>;
-  constructor(target: ByteTarget, compression: Compression) {
-    const stream = compressor(compression);
+  constructor(target: ByteTarget, stream: TransformStream<Uint8Array, Uint8Array>) {
     this.writer = stream.writable.getWriter();
     this.drained = (async () => {
       for await (const chunk of stream.readable) {
@@ -36,14 +35,14 @@ class CompressedTarget implements ByteTarget {
   }
 }
 
-/** Compression chosen by the output file's extension: .gz and .zst/.zstd; others are refused. */
+/** Compression chosen by the output file's extension: .gz, .zst/.zstd and .bz2; others are refused. */
 function compressionOf(path: string): Compression | null {
   const compression = compressionOfName(path);
-  if (compression !== null && compression !== "bzip2") return compression;
-  const refused = [".bz2", ".xz", ".lz4"].find((extension) => path.toLowerCase().endsWith(extension));
+  if (compression !== null) return compression;
+  const refused = [".xz", ".lz4"].find((extension) => path.toLowerCase().endsWith(extension));
   if (refused !== undefined) {
     throw new UsageError(
-      `--out ${path}: ${refused} output is not supported (unload compresses .gz with gzip and .zst with zstd)`,
+      `--out ${path}: ${refused} output is not supported (unload compresses .gz, .zst and .bz2)`,
     );
   }
   return null;
@@ -53,7 +52,11 @@ function compressionOf(path: string): Compression | null {
 export class FileSink implements TextSink {
   private output: StreamOutput;
   private readonly compressed: CompressedTarget | null;
-  constructor(readonly file: AtomicOutput | null, target: ByteTarget, compression: Compression | null = null) {
+  constructor(
+    readonly file: AtomicOutput | null,
+    target: ByteTarget,
+    compression: TransformStream<Uint8Array, Uint8Array> | null = null,
+  ) {
     this.compressed = compression === null ? null : new CompressedTarget(target, compression);
     this.output = new StreamOutput(this.compressed ?? target);
   }
@@ -77,8 +80,9 @@ export class FileSink implements TextSink {
 /** A file of the output, written to a temporary name until the unload succeeds. */
 export async function openFileSink(path: string, overwrite: boolean): Promise<FileSink> {
   const compression = compressionOf(path);
+  const stream = compression === null ? null : await compressor(compression);
   const output = await AtomicOutput.create(path, overwrite);
-  return new FileSink(output, output.file, compression);
+  return new FileSink(output, output.file, stream);
 }
 
 

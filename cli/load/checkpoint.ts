@@ -212,7 +212,7 @@ async function bytesAround(input: InputFile, offset: number): Promise<{ before: 
     }
   }
   const file = await Deno.open(input.path, { read: true });
-  const reader = file.readable.pipeThrough(decompressor(input.compression)).getReader();
+  const reader = file.readable.pipeThrough(await decompressor(input.compression)).getReader();
   const found: { before: number | null; at: number | null } = { before: null, at: null };
   let seen = 0;
   try {

@@ -245,7 +245,7 @@ export class InputReader {
       compression = this.input.url ? this.urlCompression(compression, compressionOfMagic(peeked.head)) : compressionOfMagic(peeked.head);
     }
     let produced = 0;
-    if (compression !== null) stream = stream.pipeThrough(decompressor(compression));
+    if (compression !== null) stream = stream.pipeThrough(await decompressor(compression));
     let skip = offset;
     const iterator = stream[Symbol.asyncIterator]();
     for (;;) {

@@ -442,8 +442,8 @@ export class Client {
   }
 
   /** Builds the ResultSet of a prepared EXECUTE in the driver loop, off the promise chain. */
-  private decodeExecute = (request: Pending, flags: number, events: Uint8Array, view: DataView, start: number, end: number, node: string, attempts: number, tried?: Tried): ResultSet => {
-    this.recordLatency(performance.now() - request.started);
+  private decodeExecute = (request: Pending, now: number, flags: number, events: Uint8Array, view: DataView, start: number, end: number, node: string, attempts: number, tried?: Tried): ResultSet => {
+    this.recordLatency(now - request.started);
     const ps = request.context as Prepared;
     const options = request.options as ExecuteOptions;
     const rs = this.resultSetInPlace(flags, events, view, start, end, node, attempts, ps) ??

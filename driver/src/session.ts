@@ -126,8 +126,9 @@ export class Pending {
 /**
  * The body is `events[start, end)`, and `view` a DataView of all of `events` (handed over: it
  * is never written again): a decoder that can read the body in place makes no view of it.
+ * `now` is performance.now() read once for every response of the drain.
  */
-export type ResponseDecoder = (request: Pending, flags: number, events: Uint8Array, view: DataView, start: number, end: number, node: string, attempts: number, tried?: Tried) => unknown;
+export type ResponseDecoder = (request: Pending, now: number, flags: number, events: Uint8Array, view: DataView, start: number, end: number, node: string, attempts: number, tried?: Tried) => unknown;
 export type FailureObserver = (context: unknown, error: Error) => void;
 
 export interface SessionSettings {
@@ -402,6 +403,7 @@ export class SessionHost {
     try {
       // `started` is this request's performance.now(): one clock read serves both.
       id = this.core.executeHandle(Math.round((TIME_ORIGIN + started) * 1000), handle, staged, optionsLength);
+      if (id < 0) throw this.core.takeError() ?? new DriverError("the core refused the request", "ERR_REQUEST");
     } catch (e) {
       return Promise.reject(this.callError(e));
     }
@@ -957,7 +959,7 @@ export class SessionHost {
   }
 
   /** A response event: its request's promise settles with the decoded value or the raw response. */
-  private settleResponse(id: number, flags: number, attempts: number, nodeId: number, events: Uint8Array, view: DataView, start: number, end: number): void {
+  private settleResponse(id: number, now: number, flags: number, attempts: number, nodeId: number, events: Uint8Array, view: DataView, start: number, end: number): void {
     const p = this.pending.take(id);
     if (!p) return;
     const node = this.nodeAddress(nodeId);
@@ -966,7 +968,7 @@ export class SessionHost {
     if (p.context !== undefined && this.decoder !== null) {
       let value: unknown;
       try {
-        value = this.decoder(p, flags, events, view, start, end, node, attempts, tried);
+        value = this.decoder(p, now, flags, events, view, start, end, node, attempts, tried);
       } catch (e) {
         p.reject(e as Error);
         return;
@@ -982,6 +984,7 @@ export class SessionHost {
     if (buf.length === 0) return;
     const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     let at = 0;
+    let now = -1;
     while (at + 9 <= buf.length) {
       const kind = buf[at];
       const id = view.getUint32(at + 1, true);
@@ -990,7 +993,9 @@ export class SessionHost {
       at = start + len;
       if (kind === EVENT_RESPONSE) {
         // The commonest event, read in place.
-        this.settleResponse(id, buf[start], buf[start + 1], buf[start + 2] | (buf[start + 3] << 8), buf, view, start + 4, at);
+        // One clock read serves every response that came out together.
+        if (now < 0) now = performance.now();
+        this.settleResponse(id, now, buf[start], buf[start + 1], buf[start + 2] | (buf[start + 3] << 8), buf, view, start + 4, at);
         continue;
       }
       const payload = buf.subarray(start, at);

@@ -19,6 +19,9 @@ export const nodeSocketFactory: SocketFactory = async (target: SocketTarget, han
   throw new Error(`no free local port for shard ${target.shard.shard} of ${target.shard.nrShards} after ${LOCAL_PORT_TRIES} tries`, { cause: last });
 };
 
+/** As much as one read takes (Node's own stream reads are 64 KiB). */
+const READ_BUFFER_BYTES = 64 * 1024;
+
 function connectOnce(target: SocketTarget, handlers: SocketHandlers, localPort?: number): Promise<CqlSocket> {
   return new Promise((resolve, reject) => {
     let settled = false;
@@ -41,7 +44,19 @@ function connectOnce(target: SocketTarget, handlers: SocketHandlers, localPort?:
         // Node checks the name it would send as SNI; an IP literal must be checked too.
         checkServerIdentity: (_host, cert) => tls.checkServerIdentity(verifiedName, cert),
       })
-      : net.connect({ ...tcp, noDelay: true });
+      : net.connect({
+        ...tcp,
+        noDelay: true,
+        // Reads land in one buffer of this socket's, handed straight to the core (which copies
+        // them during the call): no Buffer per read and no stream machinery between.
+        onread: {
+          buffer: new Uint8Array(READ_BUFFER_BYTES),
+          callback: (n: number, buf: Uint8Array) => {
+            handlers.onData(buf.subarray(0, n));
+            return true;
+          },
+        },
+      });
     let tcpConnected = false;
     if (target.tls) {
       socket.setNoDelay(true);
@@ -62,7 +77,8 @@ function connectOnce(target: SocketTarget, handlers: SocketHandlers, localPort?:
         },
       });
     });
-    socket.on("data", (chunk: Uint8Array) => handlers.onData(chunk));
+    // TLS has no `onread`: its chunks come as events.
+    if (target.tls) socket.on("data", (chunk: Uint8Array) => handlers.onData(chunk));
     let closedWith: Error | undefined;
     socket.on("error", (e: Error & { code?: string }) => {
       closedWith = e;

@@ -108,7 +108,7 @@ Deno.test({
         assertEquals(await tableRows(target), await tableRows(SOURCE));
       });
 
-      await t.step("compression by extension: .gz and .zst hold the same bytes; .bz2 is refused", async () => {
+      await t.step("compression by extension: .gz, .zst and .bz2 hold the same bytes; .xz is refused", async () => {
         const plain = await ok(["unload", "--table", SOURCE, "--max-concurrency", "1", ...DIALECT, "--quiet"]);
         const file = `${work}/out.csv.gz`;
         await ok(["unload", "--table", SOURCE, "--max-concurrency", "1", "--out", file, ...DIALECT, "--quiet"]);
@@ -122,13 +122,18 @@ Deno.test({
         const unzstd = await new Deno.Command("zstd", { args: ["-dc", zstFile], stdout: "piped" }).output();
         assertEquals(unzstd.code, 0);
         assertEquals(new TextDecoder().decode(unzstd.stdout), plain.stdout);
-        const bz2 = await runCli(["unload", "--table", SOURCE, "--out", `${work}/out.csv.bz2`, "--quiet"]);
-        assertEquals(bz2.code, 2, bz2.stderr);
+        const bz2File = `${work}/out.csv.bz2`;
+        await ok(["unload", "--table", SOURCE, "--max-concurrency", "1", "--out", bz2File, ...DIALECT, "--quiet"]);
+        const bunzip = await new Deno.Command("bzip2", { args: ["-dc", bz2File], stdout: "piped" }).output();
+        assertEquals(bunzip.code, 0);
+        assertEquals(new TextDecoder().decode(bunzip.stdout), plain.stdout);
+        const xz = await runCli(["unload", "--table", SOURCE, "--out", `${work}/out.csv.xz`, "--quiet"]);
+        assertEquals(xz.code, 2, xz.stderr);
         assertEquals(
-          bz2.stderr,
-          `error: --out ${work}/out.csv.bz2: .bz2 output is not supported (unload compresses .gz with gzip and .zst with zstd)\n`,
+          xz.stderr,
+          `error: --out ${work}/out.csv.xz: .xz output is not supported (unload compresses .gz, .zst and .bz2)\n`,
         );
-        assertEquals(await Deno.stat(`${work}/out.csv.bz2`).then(() => true, () => false), false);
+        assertEquals(await Deno.stat(`${work}/out.csv.xz`).then(() => true, () => false), false);
       });
 
       await t.step("settings the core refuses are usage errors, and no file appears", async () => {

@@ -106,6 +106,8 @@ pub struct WasmSession {
     now: u64,
     /// `(prepared id, result metadata id)` by handle, so an EXECUTE crosses with one buffer.
     prepared: Vec<(Vec<u8>, Vec<u8>)>,
+    /// Why the last `executeHandle` was refused, until `takeError` hands it out.
+    refused: Option<CallError>,
 }
 
 fn push_json(out: &mut Vec<u8>, kind: u8, id: u32, value: &impl serde::Serialize) {
@@ -155,6 +157,25 @@ fn marshal_event(out: &mut Vec<u8>, event: SessionEvent<'_>) {
 }
 
 impl WasmSession {
+    /// An EXECUTE of a registered statement, started (see `executeHandle`).
+    fn start_execute(&mut self, now: f64, handle: u32, staged: &[u8], options_len: u32) -> Result<u32, CallError> {
+        let (id, rmid) = self.prepared.get(handle as usize).ok_or_else(|| js_error("ERR_REQUEST", "unknown prepared statement handle"))?;
+        let split = (options_len as usize).min(staged.len());
+        let (options, values) = staged.split_at(split);
+        let d = parse_options(options)?;
+        let rmid = (!rmid.is_empty()).then_some(rmid.as_slice());
+        let spec = RequestSpec {
+            request: Request::Execute { id, result_metadata_id: rmid, values, options: d.options },
+            idempotent: d.idempotent,
+            token: d.token,
+            routing_key: None,
+            keyspace: None,
+            timeout_us: d.timeout_us,
+        };
+        // `id` borrows `self.prepared`: the session is reached apart from it.
+        self.inner.start_request(micros(now), spec).map_err(|e| js_error("ERR_REQUEST", e))
+    }
+
     fn submit(&mut self, now: f64, spec: RequestSpec) -> Result<u32, CallError> {
         self.inner.start_request(micros(now), spec).map_err(|e| js_error("ERR_REQUEST", e))
     }
@@ -172,6 +193,7 @@ impl WasmSession {
             loads: BulkLoads::new(),
             now: 0,
             prepared: Vec::new(),
+            refused: None,
         })
     }
 
@@ -284,24 +306,26 @@ impl WasmSession {
     }
 
     /// EXECUTE of a registered statement: `staged` is the options descriptor
-    /// (`options_len` bytes) followed by the values.
+    /// (`options_len` bytes) followed by the values. Returns the request id, or -1 when
+    /// refused (the reason is then `takeError`'s): a plain number crosses without the array
+    /// a `Result` return allocates on the JavaScript side, on every request.
     #[wasm_bindgen(js_name = executeHandle)]
-    pub fn execute_handle(&mut self, now: f64, handle: u32, staged: &[u8], options_len: u32) -> Result<u32, CallError> {
-        let (id, rmid) = self.prepared.get(handle as usize).ok_or_else(|| js_error("ERR_REQUEST", "unknown prepared statement handle"))?;
-        let split = (options_len as usize).min(staged.len());
-        let (options, values) = staged.split_at(split);
-        let d = parse_options(options)?;
-        let rmid = (!rmid.is_empty()).then_some(rmid.as_slice());
-        let spec = RequestSpec {
-            request: Request::Execute { id, result_metadata_id: rmid, values, options: d.options },
-            idempotent: d.idempotent,
-            token: d.token,
-            routing_key: None,
-            keyspace: None,
-            timeout_us: d.timeout_us,
-        };
-        self.inner.start_request(micros(now), spec).map_err(|e| js_error("ERR_REQUEST", e))
+    pub fn execute_handle(&mut self, now: f64, handle: u32, staged: &[u8], options_len: u32) -> f64 {
+        match self.start_execute(now, handle, staged, options_len) {
+            Ok(id) => f64::from(id),
+            Err(e) => {
+                self.refused = Some(e);
+                -1.0
+            }
+        }
     }
+
+    /// Why the last refused `executeHandle` was refused (once).
+    #[wasm_bindgen(js_name = takeError)]
+    pub fn take_error(&mut self) -> Option<CallError> {
+        self.refused.take()
+    }
+
 
     pub fn batch(&mut self, now: f64, desc: &[u8], options: &[u8]) -> Result<u32, CallError> {
         let bad = || js_error("ERR_BATCH", "malformed batch descriptor");
@@ -346,7 +370,7 @@ impl WasmSession {
             keyspace: None,
             timeout_us: d.timeout_us,
         };
-        self.inner.start_request(micros(now), spec).map_err(|e| js_error("ERR_REQUEST", e))
+        self.submit(now, spec)
     }
 
     pub fn cancel(&mut self, now: f64, id: u32) {

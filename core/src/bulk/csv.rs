@@ -376,12 +376,10 @@ impl CsvReader {
                 }
                 State::FieldStart => {
                     self.last_was_cr = false;
+                    // A line end here ends an empty field: the unquoted state does that.
                     if b == delimiter {
                         self.end_field();
                         self.buf.scan += 1;
-                    } else if b == b'\n' || b == b'\r' {
-                        self.end_field();
-                        return Some(self.end_record(b));
                     } else if b == quote {
                         self.field_quoted = true;
                         self.state = State::Quoted;
@@ -675,6 +673,21 @@ mod tests {
         assert_eq!(recs[0].4, b"\"a,b\",\"say \"\"hi\"\"\",\"x\r\ny\"");
         assert_eq!(recs[1].0, 3, "the CRLF inside quotes counts as one line");
         assert_eq!(recs[1].3, vec![("next".into(), false), (String::new(), true)]);
+    }
+
+    #[test]
+    fn line_ends_inside_and_right_after_quotes() {
+        let opts = CsvOptions::default();
+        // A lone LF and two CRs inside quotes are three lines; a CR after a closing quote ends
+        // the record.
+        let recs = all_ways(&opts, b"\"a\nb\",\"c\r\rd\"\r\"z\"\r");
+        assert_eq!(recs.iter().map(|r| (r.0, r.1, r.2)).collect::<Vec<_>>(), vec![(1, 0, 13), (5, 13, 17)]);
+        assert_eq!(recs[0].3, vec![("a\nb".into(), true), ("c\r\rd".into(), true)]);
+        assert_eq!(recs[1].3, vec![("z".into(), true)]);
+        // Without trimming, a blank after the closing quote is text.
+        let recs = all_ways(&opts, b"\"a\" ,b\n");
+        assert_eq!(recs[0].5, Some(CsvFault::TextAfterClosingQuote { field: 0, offset: 3 }));
+        assert_eq!(recs[0].3, vec![("a ".into(), true), ("b".into(), false)]);
     }
 
     #[test]

@@ -438,12 +438,16 @@ mod tests {
         assert_eq!(records.next_record(), Some(Ok(JsonlLine { line: 1, offset: 1, end_offset: 8, too_long: None })));
         assert_eq!(records.raw(), b"{\"a\":1}");
         assert_eq!((records.bytes_pushed(), records.consumed_offset()), (10, 8));
-        records.push(b"2]");
+        records.push(b"2");
+        // Pushing ends access to the record last returned.
+        assert_eq!(records.raw(), b"");
         records.finish();
-        records.push(b"ignored");
+        records.push(b"]");
         assert_eq!(records.next_record(), Some(Ok(JsonlLine { line: 1, offset: 10, end_offset: 11, too_long: None })));
-        assert_eq!(records.next_record(), None);
-        assert_eq!((records.bytes_pushed(), records.consumed_offset()), (12, 12));
+        assert_eq!(records.raw(), b"2");
+        let unclosed = ArrayFault { line: 1, offset: 11, reason: "the input ended inside the array (no closing ])" };
+        assert_eq!(records.next_record(), Some(Err(unclosed)));
+        assert_eq!((records.bytes_pushed(), records.consumed_offset()), (11, 11));
     }
 
     #[test]

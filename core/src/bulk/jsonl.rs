@@ -593,6 +593,8 @@ mod tests {
             summary(b"0123456789abcdef\r\n \t\n{}", 4),
             vec![(1, 0, 18, Some((4, 4)), b"0123".to_vec()), (3, 21, 23, None, b"{}".to_vec())]
         );
+        // Blank lines at the very start; a CR is stripped only before an LF.
+        assert_eq!(summary(b"\n\r\n{}\r", 4), vec![(3, 3, 6, None, b"{}\r".to_vec())]);
         // A limit of 0 is 1.
         assert_eq!(
             summary(b"a\nbc\n", 0),
@@ -607,11 +609,14 @@ mod tests {
         reader.push(b"{}\n{");
         assert_eq!(reader.bytes_pushed(), 4);
         assert!(reader.next_line().is_some());
-        assert_eq!(reader.consumed_offset(), 3);
+        assert_eq!((reader.consumed_offset(), reader.raw()), (3, &b"{}"[..]));
+        reader.push(b"}");
+        // Pushing ends access to the line last returned.
+        assert_eq!(reader.raw(), b"");
         reader.finish();
         assert!(reader.is_finished());
         reader.push(b"ignored");
-        assert_eq!(reader.bytes_pushed(), 4);
+        assert_eq!(reader.bytes_pushed(), 5);
     }
 
     fn scan(line: &str, keys: &[&str]) -> Result<Vec<Option<(JsonKind, String)>>, JsonFault> {

@@ -261,6 +261,30 @@ mod tests {
         assert_eq!(err.field, "collection element count");
     }
 
+    #[test]
+    fn ascii_tuples_and_vectors_are_checked_with_exact_errors() {
+        let err = |field, offset, reason: &str| Err(ProtocolError::remote(field, offset, reason));
+        assert_eq!(
+            ty("list<ascii>").validate(&[0, 0, 0, 1, 0, 0, 0, 2, b'a', 0x80]),
+            err("ascii value", 9, "byte 0x80 is not ASCII")
+        );
+        assert_eq!(ty("list<ascii>").validate(&[0, 0, 0, 1, 0, 0, 0, 2, b'a', b'~']), Ok(()));
+        let tuple = ty("tuple<int, text>");
+        assert_eq!(tuple.validate(&[0, 0, 0, 4, 0, 0, 0, 7, 0xFF, 0xFF, 0xFF, 0xFF]), Ok(()));
+        assert_eq!(tuple.validate(&[0, 0, 0, 4, 0, 0, 0, 7]), Ok(()), "fewer components are legal");
+        assert_eq!(tuple.validate(&[0, 0, 0, 3, 0, 0, 0]), err("int value", 4, "expected 4 bytes, got 3"));
+        assert_eq!(
+            tuple.validate(&[0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 9]),
+            err("tuple component", 8, "1 bytes after the last declared component")
+        );
+        let vector = ty("vector<int, 2>");
+        assert_eq!(vector.validate(&[0, 0, 0, 1, 0, 0, 0, 2]), Ok(()));
+        assert_eq!(
+            vector.validate(&[0, 0, 0, 1, 0, 0, 0]),
+            err("vector value", 0, "2 elements of 4 bytes need 8 bytes, got 7")
+        );
+    }
+
     fn rows_body(rows: &[&[Option<&[u8]>]]) -> Vec<u8> {
         let mut out = (rows.len() as i32).to_be_bytes().to_vec();
         for row in rows {
