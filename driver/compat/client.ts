@@ -369,13 +369,18 @@ export class Client {
 export class ClientState {
   constructor(private readonly state: ReturnType<BaseClient["getState"]>, private readonly hosts: HostMap) {}
 
+  /** Connections past their handshake: one still opening cannot carry a request yet. */
+  private get open() {
+    return this.state.connections.filter((c) => c.ready === true);
+  }
+
   getConnectedHosts(): Host[] {
-    const open = new Set(this.state.connections.map((c) => String(c.address)));
+    const open = new Set(this.open.map((c) => String(c.address)));
     return this.hosts.values().filter((h) => open.has(h.address));
   }
 
   getOpenConnections(host: Host): number {
-    return this.state.connections.filter((c) => c.address === host.address).length;
+    return this.open.filter((c) => c.address === host.address).length;
   }
 
   getInFlightQueries(host: Host): number {

@@ -402,7 +402,7 @@ export class Client {
     this.metrics.requests++;
     try {
       const values = this.encodeUnprepared(params, options.hints);
-      const raw = await session.query(query, values, this.requestOptions(options));
+      const raw = await session.query(query, values, this.requestOptions(options), this.routingKeyspace(options));
       this.recordLatency(performance.now() - started);
       const rs = this.toResultSet<R>(raw, session, null);
       rs.source = new PageRequest<R>(this, query, params, options);
@@ -495,6 +495,16 @@ export class Client {
       keyspace: o.keyspace,
       nowInSeconds: o.nowInSeconds,
     };
+  }
+
+  /**
+   * The keyspace whose replicas an unprepared statement's `routingToken` names: the query's
+   * own, else the client's, as DataStax's token-aware policy takes it. Without one, a token
+   * cannot name replicas (their number and placement are the keyspace's) and the plan is
+   * the usual one.
+   */
+  private routingKeyspace(options: ExecuteOptions): string | undefined {
+    return options.routingToken === undefined ? undefined : options.keyspace ?? this.keyspace;
   }
 
   private encodeUnprepared(params: unknown[] | Record<string, unknown> | null, hints?: Array<string | null | undefined>): Uint8Array {
@@ -849,7 +859,7 @@ export class Client {
       });
       const raw = ps
         ? await session.execute(ps.id, ps.resultMetadataId, this.encodeBound(ps, params), ro)
-        : await session.query(query, this.encodeUnprepared(params, options.hints), ro);
+        : await session.query(query, this.encodeUnprepared(params, options.hints), ro, this.routingKeyspace(options));
       const { body, traceId, warnings } = skipPrefix(raw);
       const info = { traceId, warnings };
       if (body.length < 4 || new DataView(body.buffer, body.byteOffset, 4).getInt32(0) !== RESULT_KIND_ROWS) {

@@ -91,12 +91,27 @@ Deno.test("RF=1: every write is coordinated by the replica that owns its token",
 });
 
 Deno.test("compat: an unprepared statement with a routingKey (single or composite) goes to the key's replica", async () => {
-  const c = new compat.Client({ contactPoints: [NODES[0]], localDataCenter: "datacenter1", protocolOptions: { maxSchemaAgreementWaitSeconds: 60 } });
+  const setup = new Client({ contactPoints: [NODES[0]], localDataCenter: "datacenter1", protocolOptions: { maxSchemaAgreementWaitSeconds: 60 } });
+  try {
+    await setup.execute(`CREATE KEYSPACE IF NOT EXISTS ${KS_RF1} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`);
+    await setup.execute(`ALTER KEYSPACE ${KS_RF1} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`);
+    await setup.execute(`DROP TABLE IF EXISTS ${KS_RF1}.keyed`);
+    await setup.execute(`CREATE TABLE ${KS_RF1}.keyed (a int, b text, v int, PRIMARY KEY ((a, b)))`);
+  } finally {
+    await setup.shutdown();
+  }
+  // The client's keyspace names the replicas a routing key's token has, as DataStax's
+  // token-aware policy takes it (without a keyspace, DataStax does not route by the key either).
+  const c = new compat.Client({ contactPoints: [NODES[0]], localDataCenter: "datacenter1", keyspace: KS_RF1 });
   try {
     await c.connect();
-    await c.execute(`CREATE KEYSPACE IF NOT EXISTS ${KS_RF1} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`);
-    await c.execute(`DROP TABLE IF EXISTS ${KS_RF1}.keyed`);
-    await c.execute(`CREATE TABLE ${KS_RF1}.keyed (a int, b text, v int, PRIMARY KEY ((a, b)))`);
+    // connect() resolves once the ring is known; the pools to the other nodes open just after
+    // (DataStax's pooling.warmup waits for them). Until a node has one, its keys go elsewhere.
+    const deadline = Date.now() + 20_000;
+    while (c.getState().getConnectedHosts().length < 3) {
+      assert(Date.now() < deadline, `pools to all 3 nodes within 20 s: ${c.getState().getConnectedHosts().map((h: { address: string }) => h.address)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
     const int = (n: number) => {
       const out = new Uint8Array(4);
       new DataView(out.buffer).setInt32(0, n);
