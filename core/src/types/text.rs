@@ -1036,6 +1036,7 @@ fn udt_literal<'t>(
         scan.skip_ws();
         if !scan.eat(b'}') {
             loop {
+                scan.skip_ws();
                 let key_at = scan.pos;
                 let index = udt_key(ty, udt, &mut scan, out)?;
                 scan.skip_ws();
@@ -1859,5 +1860,349 @@ mod tests {
             ProtocolError::remote("time value", 0, "-1 ns is outside 0..86400000000000")
         );
         assert_eq!(out, "keep");
+    }
+
+    /// `(type, field, expected, value, offset, reason)`: the whole error of a rejected field.
+    type ErrorCase<'a> = (&'a str, &'a str, &'a str, &'a str, usize, &'a str);
+
+    fn assert_errors(cases: &[ErrorCase<'_>], opts: &TextOptions) {
+        for &(t, field, expected, value, offset, reason) in cases {
+            let want = FieldError { expected: expected.into(), value: value.into(), offset, reason: reason.into() };
+            assert_eq!(enc_with(t, field, opts), Err(want), "{t} {field:?}");
+        }
+    }
+
+    #[test]
+    fn scalar_errors_name_the_text_offset_and_reason() {
+        const NOT_UUID: &str = "not a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)";
+        const U: &str = "550e8400-e29b-41d4-a716-446655440000";
+        const V0: &str = "00000000-0000-0100-0000-000000000000";
+        let cases: &[ErrorCase<'_>] = &[
+            ("int", " 12x ", "int", "12x", 1, "not an integer"),
+            ("int", "1.0", "int", "1.0", 0, "not an integer"),
+            ("int", "--1", "int", "--1", 0, "not an integer"),
+            ("tinyint", "128", "tinyint", "128", 0, "out of range"),
+            ("smallint", "-32769", "smallint", "-32769", 0, "out of range"),
+            ("int", "2147483648", "int", "2147483648", 0, "out of range"),
+            ("bigint", "9223372036854775808", "bigint", "9223372036854775808", 0, "out of range"),
+            ("varint", "-", "varint", "-", 0, "not an integer"),
+            ("varint", "+", "varint", "+", 0, "not an integer"),
+            ("varint", "12a", "varint", "12a", 0, "not an integer"),
+            ("varint", "1.0", "varint", "1.0", 0, "not an integer"),
+            ("decimal", ".", "decimal", ".", 0, "not a decimal number"),
+            ("decimal", "e5", "decimal", "e5", 0, "not a decimal number"),
+            ("decimal", "1.5x", "decimal", "1.5x", 0, "not a decimal number"),
+            ("decimal", "1.2.3", "decimal", "1.2.3", 0, "not a decimal number"),
+            ("decimal", "1e", "decimal", "1e", 0, "bad exponent"),
+            ("decimal", "1e+", "decimal", "1e+", 0, "bad exponent"),
+            ("decimal", "1e1x", "decimal", "1e1x", 0, "bad exponent"),
+            // 13 exponent digits are refused before parsing; 12 parse, then miss the i32 scale.
+            ("decimal", "1e1234567890123", "decimal", "1e1234567890123", 0, "bad exponent"),
+            ("decimal", "1e123456789012", "decimal", "1e123456789012", 0, "scale out of the 32-bit range"),
+            ("decimal", "1E2147483649", "decimal", "1E2147483649", 0, "scale out of the 32-bit range"),
+            ("float", "3.5e38", "float", "3.5e38", 0, "out of range"),
+            ("double", "-1e309", "double", "-1e309", 0, "out of range"),
+            ("double", "Infinityx", "double", "Infinityx", 0, "not a number"),
+            ("timestamp", "yesterday", "timestamp", "yesterday", 0, "expected a year of 4 to 10 digits"),
+            ("date", "2147483648", "date", "2147483648", 0, "date out of range (-5877641-06-23 to 5881580-07-11)"),
+            ("time", "-1", "time", "-1", 0, "time must be 0 to 86399999999999 ns"),
+            ("timeuuid", U, "timeuuid", U, 0, "not a version 1 (time-based) UUID"),
+            ("timeuuid", V0, "timeuuid", V0, 0, "not a version 1 (time-based) UUID"),
+            ("inet", "::1::", "inet", "::1::", 0, "not an IPv4 or IPv6 address"),
+            ("blob", "cafe", "blob", "cafe", 0, "expected 0x followed by hex digits"),
+            ("blob", "0xcaf", "blob", "0xcaf", 0, "odd number of hex digits"),
+            ("blob", "0x0g", "blob", "0x0g", 0, "not a hex digit"),
+            ("blob", "0xg0", "blob", "0xg0", 0, "not a hex digit"),
+            ("blob", "0x00gg", "blob", "0x00gg", 0, "not a hex digit"),
+            ("boolean", " maybe ", "boolean", "maybe", 1, "not a boolean spelling"),
+            ("ascii", "ab\u{e9}cd", "ascii", "\u{e9}cd", 2, "not ASCII"),
+            ("int", "[1]", "int", "[1]", 0, "not an integer"),
+        ];
+        assert_errors(cases, &TextOptions::default());
+        for field in [
+            "550e8400e29b41d4a716446655440000",
+            "550e8400xe29b-41d4-a716-446655440000",
+            "550e8400-e29bx41d4-a716-446655440000",
+            "550e8400-e29b-41d4xa716-446655440000",
+            "550e8400-e29b-41d4-a716x446655440000",
+            "550e8400-e29b-41d4-a716-4466554400-0",
+            "550e8400-e29b-41d4-a716-44665544000g",
+        ] {
+            assert_errors(&[("uuid", field, "uuid", field, 0, NOT_UUID)], &TextOptions::default());
+        }
+        let no_markers = TextOptions { null_markers: vec![], ..Default::default() };
+        assert_errors(
+            &[
+                ("int", "", "int", "", 0, "empty"),
+                ("blob", "  ", "blob", "", 2, "empty"),
+                ("list<int>", "  ", "list<int>", "", 2, "expected '[' to start a list"),
+            ],
+            &no_markers,
+        );
+        assert_eq!(enc_with("text", "", &no_markers).unwrap(), b"");
+        assert_eq!(enc_with("ascii", "", &no_markers).unwrap(), b"");
+    }
+
+    #[test]
+    fn scalars_read_every_spelling_exactly() {
+        assert_eq!(ok("varint", "-5"), [0xFB]);
+        assert_eq!(ok("decimal", "1e+5"), [0xFF, 0xFF, 0xFF, 0xFB, 1]);
+        assert_eq!(ok("decimal", "1e-5"), [0, 0, 0, 5, 1]);
+        assert_eq!(ok("decimal", "-.5"), [0, 0, 0, 1, 0xFB]);
+        assert_eq!(ok("decimal", "+1.25"), [0, 0, 0, 2, 125]);
+        assert_eq!(ok("decimal", "12.5E1"), [0, 0, 0, 0, 125]);
+        assert_eq!(ok("float", "+inf"), f32::INFINITY.to_be_bytes());
+        assert_eq!(ok("double", "INF"), f64::INFINITY.to_be_bytes());
+        assert_eq!(ok("double", "-Infinity"), f64::NEG_INFINITY.to_be_bytes());
+        assert_eq!(ok("double", "1e-400"), 0f64.to_be_bytes());
+        assert_eq!(ok("date", "2024-01-02"), [0x80, 0, 0x4D, 0x0C]);
+        assert_eq!(ok("date", "3"), [0x80, 0, 0, 3]);
+        assert_eq!(ok("time", "5"), 5i64.to_be_bytes());
+        assert_eq!(
+            ok("uuid", "00112233-4455-6677-8899-aabbccddeeff"),
+            [0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF]
+        );
+        assert_eq!(
+            ok("uuid", "AABBCCDD-EEFF-0011-2233-445566778899"),
+            [0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF, 0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99]
+        );
+        assert_eq!(
+            ok("timeuuid", "00000000-0000-1000-0000-000000000000"),
+            [0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+        );
+        assert_eq!(
+            ok("blob", "0X0123456789abcdefABCDEF"),
+            [0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF, 0xAB, 0xCD, 0xEF]
+        );
+        assert_eq!(ok("boolean", " true "), [1]);
+    }
+
+    #[test]
+    fn options_saturate_round_decode_and_scale() {
+        let sat = TextOptions { overflow: Overflow::Saturate, ..Default::default() };
+        for (t, field, want) in [
+            ("float", "3.5e38", f32::MAX.to_be_bytes().to_vec()),
+            ("float", "-3.5e38", f32::MIN.to_be_bytes().to_vec()),
+            ("float", "-Infinity", f32::NEG_INFINITY.to_be_bytes().to_vec()),
+            ("double", "1e309", f64::MAX.to_be_bytes().to_vec()),
+            ("double", "-1e309", f64::MIN.to_be_bytes().to_vec()),
+            ("tinyint", "300", vec![0x7F]),
+            ("tinyint", "-300", vec![0x80]),
+            ("smallint", "40000", vec![0x7F, 0xFF]),
+            ("bigint", "-99999999999999999999", i64::MIN.to_be_bytes().to_vec()),
+        ] {
+            assert_eq!(enc_with(t, field, &sat).unwrap(), want, "{t} {field}");
+        }
+        let half_up = TextOptions { rounding: Rounding::HalfUp, ..Default::default() };
+        for (t, field, want) in [
+            ("int", "1.5", vec![0, 0, 0, 2]),
+            ("int", "-1.5", vec![0xFF, 0xFF, 0xFF, 0xFE]),
+            ("varint", "2.5", vec![3]),
+            ("varint", "-2.5", vec![0xFD]),
+            // Rounded to zero, the sign goes: no negative zero.
+            ("varint", "-0.4", vec![0]),
+            ("varint", "7", vec![7]),
+        ] {
+            assert_eq!(enc_with(t, field, &half_up).unwrap(), want, "{t} {field}");
+        }
+        let big = "1234567890123456789012345678901234567890.5";
+        let cut = "1234567890123456789012345678901234567890…";
+        const NO_ROUNDING: &str = "out of range for rounding (38 digits at most)";
+        assert_errors(
+            &[
+                ("int", "abc", "int", "abc", 0, "not an integer"),
+                ("int", "1e40", "int", "1e40", 0, "not an integer"),
+                ("tinyint", "127.5", "tinyint", "127.5", 0, "out of range"),
+                ("varint", "1.x", "varint", "1.x", 0, "not a number"),
+                ("varint", big, "varint", cut, 0, NO_ROUNDING),
+            ],
+            &half_up,
+        );
+        let base64 = TextOptions { blob: BlobFormat::Base64, ..Default::default() };
+        assert_eq!(enc_with("blob", "AAE=", &base64).unwrap(), [0, 1]);
+        assert_eq!(enc_with("blob", "0x0001", &base64).unwrap(), [0, 1]);
+        assert_errors(&[("blob", "!!", "blob", "!!", 0, "not a base64 character")], &base64);
+        const LOST: &str = "timestamps hold milliseconds: the sub-millisecond digits would be lost";
+        let nanos = TextOptions { epoch_unit: EpochUnit::Nanos, ..Default::default() };
+        assert_eq!(enc_with("timestamp", "1704164645123000000", &nanos).unwrap(), 1_704_164_645_123i64.to_be_bytes());
+        assert_eq!(enc_with("timestamp", "-2000000", &nanos).unwrap(), (-2i64).to_be_bytes());
+        assert_errors(
+            &[
+                ("timestamp", "1000", "timestamp", "1000", 0, LOST),
+                ("timestamp", "1704164645123000001", "timestamp", "1704164645123000001", 0, LOST),
+            ],
+            &nanos,
+        );
+        let micros = TextOptions { epoch_unit: EpochUnit::Micros, ..Default::default() };
+        assert_eq!(enc_with("timestamp", "-2000", &micros).unwrap(), (-2i64).to_be_bytes());
+        assert_eq!(enc_with("timestamp", "5000", &micros).unwrap(), 5i64.to_be_bytes());
+        assert_errors(&[("timestamp", "999", "timestamp", "999", 0, LOST)], &micros);
+        let seconds = TextOptions { epoch_unit: EpochUnit::Seconds, ..Default::default() };
+        assert_eq!(enc_with("timestamp", "-2", &seconds).unwrap(), (-2000i64).to_be_bytes());
+        let comma = TextOptions { number: NumberFormat { decimal: ',', grouping: Some('.') }, ..Default::default() };
+        assert_eq!(enc_with("int", "1.234", &comma).unwrap(), 1234i32.to_be_bytes());
+        assert_eq!(enc_with("decimal", "1.234,5", &comma).unwrap(), [0, 0, 0, 1, 0x30, 0x39]);
+        assert_eq!(enc_with("double", "1,5", &comma).unwrap(), 1.5f64.to_be_bytes());
+        assert_eq!(enc_with("float", "2,5", &comma).unwrap(), 2.5f32.to_be_bytes());
+        assert_eq!(enc_with("varint", "1.000.000", &comma).unwrap(), [0x0F, 0x42, 0x40]);
+    }
+
+    #[test]
+    fn literal_errors_point_at_the_offending_text() {
+        let cases: &[ErrorCase<'_>] = &[
+            ("list<int>", "[1, 2", "list<int>", "", 5, "expected ',' or ']'"),
+            ("list<int>", "[1 2]", "list<int>", "2]", 3, "expected ',' or ']'"),
+            ("list<int>", "[1,]", "int", "]", 3, "expected a value"),
+            ("list<int>", "{1, 2}", "list<int>", "{1, 2}", 0, "expected '[' to start a list"),
+            ("list<int>", "[1] x", "list<int>", "x", 4, "unexpected text after the value"),
+            ("list<int>", "[nullx]", "int", "nullx", 1, "not an integer"),
+            ("list<int>", "[null1]", "int", "null1", 1, "not an integer"),
+            ("list<int>", "[nul]", "int", "nul", 1, "not an integer"),
+            ("list<int>", "[null", "list<int>", "", 5, "expected ',' or ']'"),
+            // An empty quoted value shows the text from where it went wrong to the end.
+            ("list<int>", "['']", "int", "']", 2, "empty"),
+            ("list<int>", "['1''']", "int", "1''", 2, "escape sequences are not allowed here"),
+            ("list<int>", "[\"1\\n\"]", "int", "1\\n", 2, "escape sequences are not allowed here"),
+            ("list<text>", "[a]", "text", "a", 1, "text inside a literal must be quoted ('...' or \"...\")"),
+            ("list<text>", "[$a$]", "text", "$a$", 1, "text inside a literal must be quoted ('...' or \"...\")"),
+            ("list<text>", "['a]", "text", "'a]", 1, "unterminated string"),
+            ("list<text>", "[$$a]", "text", "$$a]", 1, "unterminated string"),
+            ("list<text>", "[\"\\\"]", "text", "\"\\\"]", 1, "unterminated string"),
+            ("list<ascii>", "['ab\u{e9}']", "ascii", "ab\u{e9}", 2, "not ASCII"),
+            ("list<ascii>", "[\"a\\u00e9\"]", "ascii", "a\\u00e9", 2, "not ASCII"),
+            ("list<boolean>", "[maybe]", "boolean", "maybe", 1, "not a boolean spelling"),
+            ("list<frozen<list<int>>>", "[[1], 2]", "list<int>", "2]", 6, "expected '[' to start a list"),
+            ("set<int>", "{1, 2]", "set<int>", "]", 5, "expected ',' or '}'"),
+            ("map<text, int>", "{'a' 1}", "map<text, int>", "1}", 5, "expected ':' after a map key"),
+            ("map<text, int>", "{'a': 1", "map<text, int>", "", 7, "expected ',' or '}'"),
+            ("map<text, int>", "['a', 1]", "map<text, int>", "['a', 1]", 0, "expected '{' to start a map"),
+            ("tuple<int, text>", "(1, 'x', 2)", "tuple<int, text>", " 2)", 8, "a tuple<int, text> has 2 components"),
+            ("tuple<int, text>", "(1 'x')", "tuple<int, text>", "'x')", 3, "expected ',' or ')'"),
+            ("tuple<int>", "{1}", "tuple<int>", "{1}", 0, "expected '(' or '[' to start a tuple"),
+            ("vector<float, 2>", "[1]", "vector<float, 2>", "[1]", 0, "1 elements for dimension 2"),
+            ("vector<float, 2>", "[1, 2, 3]", "vector<float, 2>", "[1, 2, 3]", 0, "3 elements for dimension 2"),
+            ("vector<float, 2>", "[1, null]", "float", "null", 4, "vector elements cannot be null"),
+            ("vector<text, 1>", "[null]", "text", "null", 1, "vector elements cannot be null"),
+            ("vector<float, 2>", "{1, 2}", "vector<float, 2>", "{1, 2}", 0, "expected '[' to start a vector"),
+            ("vector<int, 1>", "[1 2]", "vector<int, 1>", "2]", 3, "expected ',' or ']'"),
+        ];
+        assert_errors(cases, &TextOptions::default());
+        assert_eq!(ok("list<int>", "[NuLl,null ]"), [0, 0, 0, 2, 255, 255, 255, 255, 255, 255, 255, 255]);
+        assert_eq!(ok("list<int>", "[' 7 ']"), [0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 7]);
+        assert_eq!(ok("list<int>", "[$$8$$]"), [0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 8]);
+        assert_eq!(ok("tuple<int, int>", "[1,2]"), [0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 2]);
+        assert_eq!(ok("vector<varint, 2>", "[1, 300]"), [1, 1, 2, 1, 0x2C]);
+        assert_eq!(ok("vector<boolean, 1>", "[true]"), [1]);
+        assert_eq!(
+            ok("list<boolean>", "[true, false, True, 'true', yes]"),
+            [0, 0, 0, 5, 0, 0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 1, 1]
+        );
+    }
+
+    #[test]
+    fn quoted_strings_resolve_every_escape() {
+        let one = |content: &[u8]| -> Vec<u8> {
+            let mut want = vec![0, 0, 0, 1];
+            want.extend_from_slice(&(content.len() as i32).to_be_bytes());
+            want.extend_from_slice(content);
+            want
+        };
+        assert_eq!(ok("list<text>", r#"["\"\\\/\b\f\n\r\t"]"#), one(b"\"\\/\x08\x0C\n\r\t"));
+        assert_eq!(ok("list<text>", r#"["\u0041\u00e9\u20ac"]"#), one("A\u{e9}\u{20ac}".as_bytes()));
+        assert_eq!(ok("list<text>", r#"["x\uD83D\uDE00y"]"#), one("x\u{1F600}y".as_bytes()));
+        // The first and the last surrogate pairs.
+        assert_eq!(ok("list<text>", r#"["\ud800\udc00\udbff\udfff"]"#), one("\u{10000}\u{10FFFF}".as_bytes()));
+        assert_eq!(ok("list<text>", r#"["a"""]"#), one(b"a\""));
+        assert_eq!(
+            ok("list<text>", "['a''b''c', '''', 'x']"),
+            [0, 0, 0, 3, 0, 0, 0, 5, b'a', b'\'', b'b', b'\'', b'c', 0, 0, 0, 1, b'\'', 0, 0, 0, 1, b'x']
+        );
+        assert_eq!(
+            ok("list<text>", "[$$a$b$$, $$$$, $$'\"$$]"),
+            [0, 0, 0, 3, 0, 0, 0, 3, b'a', b'$', b'b', 0, 0, 0, 0, 0, 0, 0, 2, b'\'', b'"']
+        );
+        let cases: &[ErrorCase<'_>] = &[
+            ("list<text>", r#"["ab\q"]"#, "text", "\\q", 4, "unknown escape sequence"),
+            // The span ends inside the 'é' after the backslash: it is cut back to a char boundary.
+            ("list<text>", "[\"\\\u{e9}\"]", "text", "\\", 2, "unknown escape sequence"),
+            ("list<text>", r#"["\u12"]"#, "text", "\\u", 2, "expected four hex digits after \\u"),
+            ("list<text>", r#"["\u00zz"]"#, "text", "\\u", 2, "expected four hex digits after \\u"),
+            ("list<text>", r#"["\ud83d"]"#, "text", "\\u", 2, "unpaired UTF-16 surrogate"),
+            ("list<text>", r#"["\ud83d\u0041"]"#, "text", "\\u", 2, "unpaired UTF-16 surrogate"),
+            ("list<text>", r#"["\ud83d\ue000"]"#, "text", "\\u", 2, "unpaired UTF-16 surrogate"),
+            ("list<text>", r#"["\ude00"]"#, "text", "\\u", 2, "unpaired UTF-16 surrogate"),
+            ("list<text>", r#"["\ud83dx\ude00"]"#, "text", "\\u", 2, "unpaired UTF-16 surrogate"),
+        ];
+        assert_errors(cases, &TextOptions::default());
+    }
+
+    #[test]
+    fn udt_fields_by_name_in_any_order() {
+        let u = "udt<ks.address>{street:text,\"Zip Code\":int,extra:int}";
+        let street_x_extra_1 = [0, 0, 0, 1, b'x', 255, 255, 255, 255, 0, 0, 0, 4, 0, 0, 0, 1];
+        assert_eq!(ok(u, "{extra: 1, street: 'x'}"), street_x_extra_1);
+        assert_eq!(ok(u, "{extra:1,street:'x'}"), street_x_extra_1);
+        assert_eq!(ok(u, "{extra : 1 , street : 'x' }"), street_x_extra_1);
+        assert_eq!(ok(u, " { } "), b"");
+        let zip_2 = [255, 255, 255, 255, 0, 0, 0, 4, 0, 0, 0, 2];
+        assert_eq!(ok(u, "{'zip code': 2}"), zip_2);
+        assert_eq!(ok(u, "{\"ZIP CODE\": 2}"), zip_2);
+        assert_eq!(ok(u, "{\"Extra\": 1}"), [[255; 8].as_slice(), &[0, 0, 0, 4, 0, 0, 0, 1]].concat());
+        assert_eq!(ok(u, r#"{"st\u0072eet": 'a'}"#), [0, 0, 0, 1, b'a']);
+        let cases: &[(&str, &str, &str, usize, &str)] = &[
+            ("{street: 'a', street: 'b'}", "ks.address", "street: ", 14, "field given twice"),
+            ("{extra: 5, extra: 6}", "ks.address", "extra: ", 11, "field given twice"),
+            ("{STREET: 'a', Street: 'b'}", "ks.address", "Street: ", 14, "field given twice"),
+            ("{nope: 1}", "ks.address", "nope", 1, "no such field in ks.address"),
+            ("{zip code: 1}", "ks.address", "zip", 1, "no such field in ks.address"),
+            ("{'nope': 1}", "ks.address", "'nope'", 1, "no such field in ks.address"),
+            ("{street 'a'}", "ks.address", "'a'}", 8, "expected ':' after a field name"),
+            ("{: 1}", "ks.address", ": 1}", 1, "expected a field name"),
+            ("{extra: 1,}", "ks.address", "}", 10, "expected a field name"),
+            ("{street: 'a'", "ks.address", "", 12, "expected ',' or '}'"),
+            ("{street: 'a' 'b'}", "text", "'b'}", 13, "unexpected text after the value"),
+            ("{extra: 1 2}", "int", "2}", 10, "unexpected text after the value"),
+            ("{extra: 3 ]", "ks.address", "]", 10, "expected ',' or '}'"),
+            ("{extra: ]}", "ks.address", "]}", 8, "expected ',' or '}'"),
+            ("{extra: [}", "ks.address", "", 10, "expected ',' or '}'"),
+            ("{extra: 'a}b', street: \"c}d\"}", "int", "a}b", 9, "not an integer"),
+            ("{extra: $$x}$$}", "int", "x}", 10, "not an integer"),
+            ("{street: 's'} x", "ks.address", "x", 14, "unexpected text after the value"),
+            ("[1]", "ks.address", "[1]", 0, "expected '{' to start a UDT"),
+        ];
+        for &(field, expected, value, offset, reason) in cases {
+            assert_errors(&[(u, field, expected, value, offset, reason)], &TextOptions::default());
+        }
+        // An exact quoted name wins over a case-insensitive one; unquoted names fold case.
+        let two = "udt<ks.a>{x:int,\"X\":int}";
+        assert_eq!(ok(two, "{\"X\": 1}"), [255, 255, 255, 255, 0, 0, 0, 4, 0, 0, 0, 1]);
+        assert_eq!(ok(two, "{\"x\": 1}"), [0, 0, 0, 4, 0, 0, 0, 1]);
+        assert_eq!(ok(two, "{X: 1}"), [0, 0, 0, 4, 0, 0, 0, 1]);
+        let ambiguous = "udt<ks.a>{\"aB\":int,\"Ab\":int}";
+        assert_errors(&[(ambiguous, "{'ab': 1}", "ks.a", "'ab'", 1, "no such field in ks.a")], &TextOptions::default());
+        assert_eq!(ok(ambiguous, "{'Ab': 1}"), [255, 255, 255, 255, 0, 0, 0, 4, 0, 0, 0, 1]);
+    }
+
+    #[test]
+    fn udt_values_are_skipped_whole_when_scanning_for_keys() {
+        let u = "udt<ks.n>{a:frozen<list<frozen<map<int, text>>>>,b:frozen<tuple<int, text>>,c:int}";
+        let nested = "{a: [{1: ']}, c: 1'}, {}], b: (2, ')'), c: 9}";
+        // Brackets, commas and colons inside nested values and strings do not end an entry.
+        let a = [0, 0, 0, 2, 0, 0, 0, 24, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 8]
+            .iter()
+            .chain(b"]}, c: 1")
+            .chain(&[0, 0, 0, 4, 0, 0, 0, 0])
+            .copied()
+            .collect::<Vec<u8>>();
+        let b = [0, 0, 0, 13, 0, 0, 0, 4, 0, 0, 0, 2, 0, 0, 0, 1, b')'];
+        let c = [0, 0, 0, 4, 0, 0, 0, 9];
+        let mut want = (a.len() as i32).to_be_bytes().to_vec();
+        want.extend_from_slice(&a);
+        want.extend_from_slice(&b);
+        want.extend_from_slice(&c);
+        assert_eq!(ok(u, nested), want);
+        assert_eq!(ok(u, "{c: 9, b: (2, $$,)$$), a: null}")[..4], [255, 255, 255, 255]);
+        assert_eq!(ok(u, "{a: null, b: null, c: 9}"), [[255; 8].as_slice(), &c].concat());
+        assert_errors(&[(u, "{c: 9, a: [[[}", "ks.n", "[[[}", 10, "unterminated literal")], &TextOptions::default());
     }
 }
