@@ -242,9 +242,23 @@ mod tests {
 
     #[test]
     fn rendering_is_capped() {
+        assert_eq!(MAX_RENDERED_BYTES, 16_384);
         let mut huge = vec![0x7F; MAX_RENDERED_BYTES + 1];
         huge[1] = 0x01;
         assert_eq!(write_decimal(&huge, &mut String::new()), Err(TooLong));
+        // Exactly at the cap (after the redundant sign byte is dropped) it renders.
+        // Digits worked out with Python's int.from_bytes.
+        let rendered = |bytes: &[u8]| {
+            let mut out = String::new();
+            write_decimal(bytes, &mut out).map(|()| (out.len(), out[..20].to_owned(), out[out.len() - 20..].to_owned()))
+        };
+        let digits = |len, head: &str, tail: &str| Ok((len, head.to_owned(), tail.to_owned()));
+        assert_eq!(rendered(&huge[1..]), digits(39_455, "23489560256399756142", "71727026741637513087"));
+        let mut negative = vec![0xFF; MAX_RENDERED_BYTES + 1];
+        negative[1] = 0x80;
+        assert_eq!(rendered(&negative), digits(39_458, "-1991385887181953148", "78742829916049375233"));
+        negative.insert(1, 0x7F);
+        assert_eq!(write_decimal(&negative, &mut String::new()), Err(TooLong));
     }
 
     #[test]
