@@ -2309,6 +2309,13 @@ mod tests {
             ("list<text>", &[0, 0, 0, 2, 0, 0, 0, 1, b'\'', 0, 0, 0, 0], "['''', '']", r#"["'",""]"#),
             ("list<ascii>", &[0, 0, 0, 1, 0, 0, 0, 1, b'\''], "['''']", r#"["'"]"#),
             ("list<blob>", &[0, 0, 0, 1, 0, 0, 0, 0], "[0x]", r#"["0x"]"#),
+            // The unscaled digits start after what is already written.
+            (
+                "list<decimal>",
+                &[0, 0, 0, 2, 0, 0, 0, 5, 0, 0, 0, 2, 12, 0, 0, 0, 5, 0, 0, 0, 2, 0xF4],
+                "[0.12, -0.12]",
+                "[0.12,-0.12]",
+            ),
             ("list<timestamp>", &[0, 0, 0, 1, 0, 0, 0, 0], "[null]", "[null]"),
             ("list<date>", &[0, 0, 0, 1, 0, 0, 0, 4, 0x80, 0, 0, 0], "['1970-01-01']", r#"["1970-01-01"]"#),
             (
@@ -2389,5 +2396,57 @@ mod tests {
             assert_eq!(format_json(&ty(t), bytes, &mut json), Err(want), "{t}");
             assert_eq!((cql.as_str(), json.as_str()), ("K", "K"), "{t}: output restored");
         }
+    }
+
+    #[test]
+    fn digit_limits_are_inclusive() {
+        // Leading zeros count as digits (and keep the conversion cheap).
+        let max = format!("{}7", "0".repeat(bignum::MAX_DECIMAL_DIGITS - 1));
+        assert_eq!(ok("varint", &max), [7]);
+        let (int, frac) = max.split_at(bignum::MAX_DECIMAL_DIGITS - 1);
+        assert_eq!(ok("decimal", &format!("{int}.{frac}")), [0, 0, 0, 1, 7]);
+        let reason = format!("more than {} digits", bignum::MAX_DECIMAL_DIGITS);
+        // One digit over, counted across the point: the whole integer part and one fraction digit.
+        let over = format!("{max}.7");
+        assert_eq!((bad("decimal", &over).offset, bad("decimal", &over).reason), (0, reason.clone()));
+        assert_eq!(bad("varint", &format!("{max}7")).reason, reason);
+    }
+
+    #[test]
+    fn uuids_need_every_hyphen_and_exactly_36_characters() {
+        const NOT_UUID: &str = "not a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)";
+        for field in [
+            // 32 hex digits, but a hyphen moved from byte 8 to the end.
+            "550e84000e29b-41d4-a716-44665544000-",
+            // One hex digit too many.
+            "550e8400-e29b-41d4-a716-4466554400000",
+        ] {
+            assert_errors(&[("uuid", field, "uuid", field, 0, NOT_UUID)], &TextOptions::default());
+        }
+    }
+
+    #[test]
+    fn bare_true_and_false_are_literal_syntax_whatever_the_words() {
+        let opts =
+            TextOptions { true_words: vec!["ja".into()], false_words: vec!["nein".into()], ..Default::default() };
+        assert_eq!(
+            enc_with("list<boolean>", "[true, false, ja, nein]", &opts).unwrap(),
+            [0, 0, 0, 4, 0, 0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 1, 0]
+        );
+    }
+
+    #[test]
+    fn empty_maps_and_prefixes_of_field_names() {
+        assert_eq!(ok("map<text, int>", "{}"), [0, 0, 0, 0]);
+        assert_eq!(ok("map<text, int>", " { } "), [0, 0, 0, 0]);
+        let u = "udt<ks.address>{street:text,\"Zip Code\":int,extra:int}";
+        assert_errors(
+            &[(u, "{stree: 'a'}", "ks.address", "stree", 1, "no such field in ks.address")],
+            &TextOptions::default(),
+        );
+        assert_errors(
+            &[(u, "{streets: 'a'}", "ks.address", "streets", 1, "no such field in ks.address")],
+            &TextOptions::default(),
+        );
     }
 }
