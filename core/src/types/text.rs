@@ -186,7 +186,7 @@ fn top_level<'t>(ty: &'t ColumnType, field: &str, opts: &TextOptions, out: &mut 
             out.extend_from_slice(field.as_bytes());
             Ok(())
         }
-        ColumnType::Ascii => push_ascii(ty, field, 0, out),
+        ColumnType::Ascii => push_ascii(ty, field, out),
         _ if ty.is_container() => {
             let mut src = Src { text: field, pos: 0 };
             src.skip_ws();
@@ -206,28 +206,28 @@ fn top_level<'t>(ty: &'t ColumnType, field: &str, opts: &TextOptions, out: &mut 
     }
 }
 
-fn push_ascii<'t>(ty: &'t ColumnType, s: &str, at: usize, out: &mut Vec<u8>) -> Parsed<'t> {
+/// A top-level ascii field, verbatim (its only caller: inside literals ascii is quoted).
+fn push_ascii<'t>(ty: &'t ColumnType, s: &str, out: &mut Vec<u8>) -> Parsed<'t> {
     match s.bytes().position(|b| !b.is_ascii()) {
         None => {
             out.extend_from_slice(s.as_bytes());
             Ok(())
         }
-        Some(i) => Err(fail(ty, at + i, at + s.len(), "not ASCII")),
+        Some(i) => Err(fail(ty, i, s.len(), "not ASCII")),
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Scalars
 
-/// One scalar from its bare text `s` (trimmed), which sits at byte `at` of the field.
+/// One scalar other than text and ascii (which never come here: they are verbatim at the top
+/// level and quoted inside literals) from its bare text `s` (trimmed), at byte `at` of the field.
 fn scalar<'t>(ty: &'t ColumnType, s: &str, at: usize, opts: &TextOptions, out: &mut Vec<u8>) -> Parsed<'t> {
     let wrap = |reason: Reason| fail(ty, at, at + s.len(), reason);
-    if s.is_empty() && !matches!(ty, ColumnType::Text | ColumnType::Ascii) {
+    if s.is_empty() {
         return Err(wrap(Cow::Borrowed("empty")));
     }
     match ty {
-        ColumnType::Text => out.extend_from_slice(s.as_bytes()),
-        ColumnType::Ascii => push_ascii(ty, s, at, out)?,
         ColumnType::Boolean => {
             let value = if opts.true_words.iter().any(|w| w.eq_ignore_ascii_case(s)) {
                 true
@@ -1562,6 +1562,8 @@ mod tests {
         assert_eq!(ok("double", "1e300"), 1e300f64.to_be_bytes());
         assert_eq!(ok("double", "NaN"), f64::NAN.to_be_bytes());
         assert_eq!(ok("double", "-nan"), f64::NAN.to_be_bytes());
+        // A negative NaN parses with its sign bit set: one NaN goes out, whatever came in.
+        assert_eq!(ok("float", "-nan"), f32::NAN.to_be_bytes());
         assert_eq!(ok("float", "Infinity"), f32::INFINITY.to_be_bytes());
         assert_eq!(ok("float", "-inf"), f32::NEG_INFINITY.to_be_bytes());
         for (t, s) in [
@@ -2204,5 +2206,249 @@ mod tests {
         assert_eq!(ok(u, "{c: 9, b: (2, $$,)$$), a: null}")[..4], [255, 255, 255, 255]);
         assert_eq!(ok(u, "{a: null, b: null, c: 9}"), [[255; 8].as_slice(), &c].concat());
         assert_errors(&[(u, "{c: 9, a: [[[}", "ks.n", "[[[}", 10, "unterminated literal")], &TextOptions::default());
+    }
+
+    #[test]
+    fn ascii_is_verbatim_at_top_level_too() {
+        assert_eq!(ok("ascii", " a b "), b" a b ");
+        assert_errors(&[("ascii", " \u{e9} ", "ascii", "\u{e9} ", 1, "not ASCII")], &TextOptions::default());
+    }
+
+    fn fmt_both(t: &str, bytes: &[u8]) -> (String, String) {
+        let (mut cql, mut json) = (String::from("K"), String::from("K"));
+        format_text(&ty(t), bytes, &mut cql).unwrap_or_else(|e| panic!("{t} {bytes:?}: {e}"));
+        format_json(&ty(t), bytes, &mut json).unwrap_or_else(|e| panic!("{t} {bytes:?}: {e}"));
+        (cql[1..].to_owned(), json[1..].to_owned())
+    }
+
+    #[test]
+    fn formats_every_scalar_in_cql_and_json() {
+        for (t, bytes, cql, json) in [
+            ("boolean", vec![1], "true", "true"),
+            ("boolean", vec![0], "false", "false"),
+            ("tinyint", vec![0xFF], "-1", "-1"),
+            ("smallint", vec![0x80, 0], "-32768", "-32768"),
+            ("counter", vec![0xFF; 8], "-1", "-1"),
+            ("varint", vec![0x80], "-128", "-128"),
+            ("date", vec![0x7F, 0xFF, 0xFF, 0xFF], "1969-12-31", "\"1969-12-31\""),
+            ("date", vec![0x80, 0, 0, 1], "1970-01-02", "\"1970-01-02\""),
+            ("time", 1i64.to_be_bytes().to_vec(), "00:00:00.000000001", "\"00:00:00.000000001\""),
+            ("duration", vec![2, 4, 6], "1mo2d3ns", "\"1mo2d3ns\""),
+            ("ascii", b"ab".to_vec(), "ab", "\"ab\""),
+            ("blob", vec![], "0x", "\"0x\""),
+            ("int", vec![], "", "null"),
+            ("varint", vec![], "", "null"),
+            ("text", vec![], "", "\"\""),
+            (
+                "timeuuid",
+                vec![0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+                "00000000-0000-1000-0000-000000000000",
+                "\"00000000-0000-1000-0000-000000000000\"",
+            ),
+        ] {
+            assert_eq!(fmt_both(t, &bytes), (cql.to_owned(), json.to_owned()), "{t} {bytes:?}");
+        }
+    }
+
+    #[test]
+    fn formats_decimals_at_the_plain_and_exponent_boundaries() {
+        for (bytes, text) in [
+            (&[0, 0, 0, 2, 12][..], "0.12"),
+            (&[0, 0, 0, 2, 0xF4], "-0.12"),
+            (&[0, 0, 0, 1, 0xF4], "-1.2"),
+            (&[0, 0, 0, 3, 0x30, 0x39], "12.345"),
+            (&[0, 0, 0, 5, 0x30, 0x39], "0.12345"),
+            // Five leading zeros after the point are the most written plainly.
+            (&[0, 0, 0, 10, 0x30, 0x39], "0.0000012345"),
+            (&[0, 0, 0, 11, 0x30, 0x39], "12345E-11"),
+            (&[0, 0, 0, 6, 1], "0.000001"),
+            (&[0, 0, 0, 6, 0xFF], "-0.000001"),
+            (&[0, 0, 0, 7, 0xFF], "-1E-7"),
+            (&[0xFF, 0xFF, 0xFF, 0xFE, 0xF4], "-12E2"),
+        ] {
+            assert_eq!(fmt("decimal", bytes), text, "{bytes:?}");
+        }
+    }
+
+    #[test]
+    fn formats_floats_plainly_between_1e_minus_5_and_1e16() {
+        for (v, text) in [
+            (1e-5f64, "0.00001"),
+            (-1e-5, "-0.00001"),
+            (9.999e-6, "9.999e-6"),
+            (9999999999999998.0, "9999999999999998"),
+            (1e16, "1e16"),
+            (-1e16, "-1e16"),
+            (-0.0, "-0"),
+            (0.5, "0.5"),
+            (-2.5e-300, "-2.5e-300"),
+            (f64::INFINITY, "Infinity"),
+            (f64::NEG_INFINITY, "-Infinity"),
+        ] {
+            assert_eq!(fmt("double", &v.to_be_bytes()), text, "{v}");
+        }
+        assert_eq!(fmt("float", &1e16f32.to_be_bytes()), "1e16");
+        assert_eq!(fmt("float", &(-0.0f32).to_be_bytes()), "-0");
+        assert_eq!(fmt("float", &f32::NEG_INFINITY.to_be_bytes()), "-Infinity");
+    }
+
+    #[test]
+    fn formats_containers_in_cql_and_json() {
+        let udt = "udt<ks.a>{a_1:int,\"1a\":int,\"Ab\":int,\"q\"\"x\":int,\"\":int}";
+        let udt_bytes =
+            [0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 2, 255, 255, 255, 255, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 0];
+        for (t, bytes, cql, json) in [
+            (
+                udt,
+                &udt_bytes[..],
+                r#"{a_1: 1, "1a": 2, "Ab": null, "q""x": 4, "": null}"#,
+                r#"{"a_1":1,"1a":2,"Ab":null,"q\"x":4,"":null}"#,
+            ),
+            ("udt<ks.a>{a:int,b:text}", &[0, 0, 0, 4, 0, 0, 0, 1], "{a: 1}", r#"{"a":1}"#),
+            ("tuple<int, text>", &[0, 0, 0, 4, 0, 0, 0, 1], "(1)", "[1]"),
+            ("tuple<int, text>", &[0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 1, b'x'], "(1, 'x')", r#"[1,"x"]"#),
+            ("set<int>", &[0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 2], "{1, 2}", "[1,2]"),
+            ("list<text>", &[0, 0, 0, 2, 0, 0, 0, 1, b'\'', 0, 0, 0, 0], "['''', '']", r#"["'",""]"#),
+            ("list<ascii>", &[0, 0, 0, 1, 0, 0, 0, 1, b'\''], "['''']", r#"["'"]"#),
+            ("list<blob>", &[0, 0, 0, 1, 0, 0, 0, 0], "[0x]", r#"["0x"]"#),
+            // The unscaled digits start after what is already written.
+            (
+                "list<decimal>",
+                &[0, 0, 0, 2, 0, 0, 0, 5, 0, 0, 0, 2, 12, 0, 0, 0, 5, 0, 0, 0, 2, 0xF4],
+                "[0.12, -0.12]",
+                "[0.12,-0.12]",
+            ),
+            ("list<timestamp>", &[0, 0, 0, 1, 0, 0, 0, 0], "[null]", "[null]"),
+            ("list<date>", &[0, 0, 0, 1, 0, 0, 0, 4, 0x80, 0, 0, 0], "['1970-01-01']", r#"["1970-01-01"]"#),
+            (
+                "list<time>",
+                &[0, 0, 0, 1, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 1],
+                "['00:00:00.000000001']",
+                r#"["00:00:00.000000001"]"#,
+            ),
+            ("list<inet>", &[0, 0, 0, 1, 0, 0, 0, 4, 1, 2, 3, 4], "['1.2.3.4']", r#"["1.2.3.4"]"#),
+            (
+                "map<int, text>",
+                &[0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 1, b'a', 0, 0, 0, 4, 0, 0, 0, 2, 255, 255, 255, 255],
+                "{1: 'a', 2: null}",
+                r#"{"1":"a","2":null}"#,
+            ),
+            ("map<int, text>", &[0, 0, 0, 1, 255, 255, 255, 255, 0, 0, 0, 1, b'a'], "{null: 'a'}", r#"{"null":"a"}"#),
+            ("vector<float, 2>", &[0x3F, 0x80, 0, 0, 0x40, 0, 0, 0], "[1, 2]", "[1,2]"),
+            ("vector<text, 2>", &[1, b'a', 0], "['a', '']", r#"["a",""]"#),
+        ] {
+            assert_eq!(fmt_both(t, bytes), (cql.to_owned(), json.to_owned()), "{t} {bytes:?}");
+        }
+    }
+
+    #[test]
+    fn format_errors_name_the_field_offset_and_reason() {
+        let too_long = vec![1u8; bignum::MAX_RENDERED_BYTES + 1];
+        for (t, bytes, want) in [
+            ("bigint", &[0xFF; 7][..], ProtocolError::remote("bigint value", 0, "expected 8 bytes, got 7")),
+            ("inet", &[1, 2, 3, 4, 5], ProtocolError::remote("inet value", 0, "address of 5 bytes, expected 4 or 16")),
+            (
+                "decimal",
+                &[0, 0, 0, 1],
+                ProtocolError::remote("decimal unscaled value", 4, "missing (needs at least one byte)"),
+            ),
+            (
+                "vector<float, 2>",
+                &[0; 7],
+                ProtocolError::remote("vector value", 0, "2 elements of 4 bytes need 8 bytes, got 7"),
+            ),
+            (
+                "vector<text, 2>",
+                &[1, b'a', 0, 5],
+                ProtocolError::remote("vector value", 3, "1 unexpected trailing bytes"),
+            ),
+            (
+                "tuple<int, text>",
+                &[0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 1, b'x', 9],
+                ProtocolError::remote("tuple component", 13, "1 unexpected trailing bytes"),
+            ),
+            (
+                "udt<ks.a>{a:int,b:text}",
+                &[0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 1, b'x', 7],
+                ProtocolError::remote("udt field", 13, "1 unexpected trailing bytes"),
+            ),
+            (
+                "map<int, text>",
+                &[0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 1, b'a', 0],
+                ProtocolError::remote("map", 17, "1 unexpected trailing bytes"),
+            ),
+            (
+                "list<int>",
+                &[0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 1, 0],
+                ProtocolError::remote("collection", 12, "1 unexpected trailing bytes"),
+            ),
+            (
+                "timeuuid",
+                &[0, 0, 0, 0, 0, 0, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+                ProtocolError::remote("timeuuid value", 6, "UUID version 2, expected 1"),
+            ),
+            (
+                "varint",
+                &too_long,
+                ProtocolError::local("varint value", 0, "16385 bytes is too long to render in decimal (limit 16384)"),
+            ),
+        ] {
+            let (mut cql, mut json) = (String::from("K"), String::from("K"));
+            assert_eq!(format_text(&ty(t), bytes, &mut cql), Err(want.clone()), "{t}");
+            assert_eq!(format_json(&ty(t), bytes, &mut json), Err(want), "{t}");
+            assert_eq!((cql.as_str(), json.as_str()), ("K", "K"), "{t}: output restored");
+        }
+    }
+
+    #[test]
+    fn digit_limits_are_inclusive() {
+        // Leading zeros count as digits (and keep the conversion cheap).
+        let max = format!("{}7", "0".repeat(bignum::MAX_DECIMAL_DIGITS - 1));
+        assert_eq!(ok("varint", &max), [7]);
+        let (int, frac) = max.split_at(bignum::MAX_DECIMAL_DIGITS - 1);
+        assert_eq!(ok("decimal", &format!("{int}.{frac}")), [0, 0, 0, 1, 7]);
+        let reason = format!("more than {} digits", bignum::MAX_DECIMAL_DIGITS);
+        // One digit over, counted across the point: the whole integer part and one fraction digit.
+        let over = format!("{max}.7");
+        assert_eq!((bad("decimal", &over).offset, bad("decimal", &over).reason), (0, reason.clone()));
+        assert_eq!(bad("varint", &format!("{max}7")).reason, reason);
+    }
+
+    #[test]
+    fn uuids_need_every_hyphen_and_exactly_36_characters() {
+        const NOT_UUID: &str = "not a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)";
+        for field in [
+            // 32 hex digits, but a hyphen moved from byte 8 to the end.
+            "550e84000e29b-41d4-a716-44665544000-",
+            // One hex digit too many.
+            "550e8400-e29b-41d4-a716-4466554400000",
+        ] {
+            assert_errors(&[("uuid", field, "uuid", field, 0, NOT_UUID)], &TextOptions::default());
+        }
+    }
+
+    #[test]
+    fn bare_true_and_false_are_literal_syntax_whatever_the_words() {
+        let opts =
+            TextOptions { true_words: vec!["ja".into()], false_words: vec!["nein".into()], ..Default::default() };
+        assert_eq!(
+            enc_with("list<boolean>", "[true, false, ja, nein]", &opts).unwrap(),
+            [0, 0, 0, 4, 0, 0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 1, 0]
+        );
+    }
+
+    #[test]
+    fn empty_maps_and_prefixes_of_field_names() {
+        assert_eq!(ok("map<text, int>", "{}"), [0, 0, 0, 0]);
+        assert_eq!(ok("map<text, int>", " { } "), [0, 0, 0, 0]);
+        let u = "udt<ks.address>{street:text,\"Zip Code\":int,extra:int}";
+        assert_errors(
+            &[(u, "{stree: 'a'}", "ks.address", "stree", 1, "no such field in ks.address")],
+            &TextOptions::default(),
+        );
+        assert_errors(
+            &[(u, "{streets: 'a'}", "ks.address", "streets", 1, "no such field in ks.address")],
+            &TextOptions::default(),
+        );
     }
 }
