@@ -24,6 +24,8 @@ struct SimNode {
     executes: Vec<i64>,
     /// Statements per BATCH received.
     batches: Vec<usize>,
+    /// The body of every EXECUTE (0x0A) and BATCH (0x0D) read, with its opcode.
+    request_bodies: Vec<(u8, Vec<u8>)>,
     /// Rows whose value starts with this byte are refused as invalid, alone or in a batch.
     refuse_marker: Option<u8>,
     /// Error bodies to answer the next EXECUTEs with.
@@ -330,6 +332,7 @@ impl Sim {
                 }
                 0x0A => {
                     self.nodes[node].execute_times.push(self.now);
+                    self.nodes[node].request_bodies.push((opcode, body.to_vec()));
                     let idlen = u16::from_be_bytes([body[0], body[1]]) as usize;
                     let id = body[2..2 + idlen].to_vec();
                     if !self.nodes[node].prepared.contains(&id) {
@@ -366,6 +369,7 @@ impl Sim {
                     }
                 }
                 0x0D => {
+                    self.nodes[node].request_bodies.push((opcode, body.to_vec()));
                     let count = u16::from_be_bytes([body[1], body[2]]) as usize;
                     let mut at = 3;
                     let mut tokens = Vec::new();
@@ -1097,8 +1101,8 @@ mod bulk_load {
     use super::*;
     use cqlwire_core::bulk::BadRowKind;
     use cqlwire_core::bulk::csv::CsvOptions;
-    use cqlwire_core::bulk::load::{BatchGrouping, BulkLoad, LoadConfig, DEFAULT_BATCH_SIZE};
-    use cqlwire_core::bulk::{BulkConfig, BulkEncoder, Format};
+    use cqlwire_core::bulk::load::{BadRow, BatchGrouping, BulkLoad, LoadConfig, LoadStats, DEFAULT_BATCH_SIZE};
+    use cqlwire_core::bulk::{BulkConfig, BulkEncoder, BulkError, ErrorLimit, Format};
     use cqlwire_core::types::ColumnType;
 
     fn csv(rows: usize, marked: &[usize]) -> Vec<u8> {
@@ -1112,10 +1116,16 @@ mod bulk_load {
 
     /// A load of `k,v` rows (k the partition key) on the simulated session; returns its id.
     fn new_load(sim: &mut Sim, config: LoadConfig) -> u32 {
+        new_load_with(sim, |_| {}, config)
+    }
+
+    /// [`new_load`], with `adjust` applied to the encoder's configuration.
+    fn new_load_with(sim: &mut Sim, adjust: impl FnOnce(&mut BulkConfig), config: LoadConfig) -> u32 {
         sim.prepare();
         let columns = vec![("k".to_owned(), ColumnType::Bigint), ("v".to_owned(), ColumnType::Blob)];
         let mut bulk = BulkConfig::new(Format::Csv(CsvOptions { header: false, ..CsvOptions::default() }), columns);
         bulk.pk_indexes = vec![0];
+        adjust(&mut bulk);
         sim.loads.insert(BulkLoad::new(BulkEncoder::new(bulk).unwrap(), b"prep-insert", &[], config))
     }
 
@@ -1331,6 +1341,242 @@ mod bulk_load {
         let bad = load.poll_bad().unwrap();
         assert_eq!((bad.kind, bad.line, bad.column.as_deref(), bad.field), (BadRowKind::Value, 301, Some("k"), Some(0)));
         assert!(sim.nodes.iter().all(|n| n.executes.is_empty() && n.batches.is_empty()), "nothing is sent");
+    }
+
+    #[test]
+    fn the_watermark_line_counts_the_line_ends_inside_a_quoted_record() {
+        let mut sim = Sim::new(1, config());
+        sim.start();
+        let load = new_load(&mut sim, LoadConfig { dry_run: true, ..LoadConfig::default() });
+        // A good row, then a bad one whose quoted blob spans lines 2 and 3.
+        let input = b"0,0x0102\n1,\"0x\n01\"\n";
+        run(&mut sim, load, input, 1000);
+        let load = sim.loads.get_mut(load).unwrap();
+        let stats = load.stats();
+        assert_eq!(
+            (stats.rows_ok, stats.rows_bad, stats.watermark, stats.watermark_line),
+            (1, 1, input.len() as u64, 4)
+        );
+        assert_eq!((stats.watermark_rows_ok, stats.watermark_rows_bad), (1, 1));
+        let bad = load.poll_bad().unwrap();
+        assert_eq!(
+            bad,
+            BadRow {
+                kind: BadRowKind::Value,
+                raw: b"1,\"0x\n01\"".to_vec(),
+                line: 2,
+                offset: 9,
+                column: Some("v".into()),
+                field: Some(1),
+                byte: None,
+                server_code: None,
+                attempts: 0,
+                reason: bad.reason.clone(),
+                value: Some("0x\n01".into()),
+            }
+        );
+        assert_eq!(bad.reason, "column v: expected blob, got '0x\n01' (at byte 0): odd number of hex digits");
+    }
+
+    #[test]
+    fn every_request_carries_the_loads_consistency_serial_consistency_and_timestamp() {
+        let options = LoadConfig {
+            consistency: Some(0x0006),
+            serial_consistency: Some(0x0009),
+            default_timestamp: Some(0x0102_0304_0506_0708),
+            ..LoadConfig::default()
+        };
+        // The parameters after the values: serial consistency, then the timestamp.
+        let tail = [&[0u8, 0x09][..], &[1, 2, 3, 4, 5, 6, 7, 8]].concat();
+        let mut sim = Sim::new(1, config());
+        sim.start();
+        let load = new_load(&mut sim, LoadConfig { batch_size: 1, ..options.clone() });
+        run(&mut sim, load, b"5,0x0102\n", 1000);
+        let mut execute = [&[0u8, 11][..], b"prep-insert", &[0, 0x06], &[0x01 | 0x02 | 0x10 | 0x20]].concat();
+        execute.extend_from_slice(&[0, 2, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 2, 1, 2]);
+        execute.extend_from_slice(&tail);
+        assert_eq!(sim.nodes[0].request_bodies, vec![(0x0A, execute)]);
+
+        // A batch: UNLOGGED, its statements, then the same parameters (no result metadata
+        // to skip in a BATCH).
+        let mut sim = Sim::new(1, config());
+        sim.start();
+        let load = new_load(&mut sim, LoadConfig { batch_size: 2, ..options });
+        run(&mut sim, load, b"5,0x0102\n5,0x03\n", 1000);
+        let mut batch = vec![1, 0, 2];
+        for v in [&[0u8, 0, 0, 2, 1, 2][..], &[0, 0, 0, 1, 3]] {
+            batch.extend_from_slice(&[&[1u8, 0, 11][..], b"prep-insert", &[0, 2, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 5], v].concat());
+        }
+        batch.extend_from_slice(&[0, 0x06, 0x10 | 0x20]);
+        batch.extend_from_slice(&tail);
+        assert_eq!(sim.nodes[0].request_bodies, vec![(0x0D, batch)]);
+    }
+
+    /// One node; the session makes one attempt per request, so each failure reaches the load.
+    fn one_node_one_attempt() -> Sim {
+        let mut c = config();
+        c.retry = RetryPolicy { max_attempts: 1 };
+        let mut sim = Sim::new(1, c);
+        sim.start();
+        sim
+    }
+
+    /// The window after each step of a load of `rows` rows, one per request, duplicates removed.
+    fn windows_of(sim: &mut Sim, config: LoadConfig, rows: usize) -> (Vec<usize>, Vec<BadRow>, LoadStats) {
+        let id = new_load(sim, LoadConfig { batch_size: 1, ..config });
+        let mut windows = Vec::new();
+        run_observed(sim, id, &csv(rows, &[]), 1 << 20, |load| windows.push(load.stats().window));
+        let load = sim.loads.get_mut(id).unwrap();
+        windows.push(load.stats().window);
+        windows.dedup();
+        let mut bad = Vec::new();
+        while let Some(row) = load.poll_bad() {
+            bad.push(row);
+        }
+        (windows, bad, load.stats())
+    }
+
+    #[test]
+    fn the_window_grows_by_one_per_windowful_of_successes_up_to_the_maximum() {
+        let config = LoadConfig { initial_concurrency: 2, max_concurrency: 4, ..LoadConfig::default() };
+        // 2 successes make it 3, 3 more make it 4, and there it stays.
+        for (rows, window) in [(1, 2), (2, 3), (4, 3), (5, 4), (12, 4)] {
+            let mut sim = one_node_one_attempt();
+            let (windows, _, _) = windows_of(&mut sim, config.clone(), rows);
+            assert_eq!(windows.last(), Some(&window), "{rows} rows: {windows:?}");
+        }
+        // The initial window is clamped into 1..=max.
+        let mut sim = one_node_one_attempt();
+        let (windows, _, _) =
+            windows_of(&mut sim, LoadConfig { initial_concurrency: 0, max_concurrency: 0, ..LoadConfig::default() }, 1);
+        assert_eq!(windows, vec![1]);
+    }
+
+    #[test]
+    fn push_back_halves_the_window_and_the_row_goes_again_after_a_backoff() {
+        let mut sim = one_node_one_attempt();
+        sim.nodes[0].fail_next = vec![server_error(0x1001, "busy", &[]); 2];
+        let config = LoadConfig { initial_concurrency: 8, max_concurrency: 8, ..LoadConfig::default() };
+        let (windows, bad, stats) = windows_of(&mut sim, config, 1);
+        assert_eq!((windows, bad), (vec![8, 4, 2], vec![]));
+        assert_eq!((stats.rows_ok, stats.retries, stats.rows_rejected, stats.waiting_retry, stats.in_flight), (1, 2, 0, 0, 0));
+        let times = &sim.nodes[0].execute_times;
+        assert!(times.len() == 3 && times[0] < times[1] && times[1] < times[2], "retried after a backoff: {times:?}");
+    }
+
+    #[test]
+    fn the_stats_count_requests_in_flight_and_rows_waiting_for_a_retry() {
+        let mut sim = one_node_one_attempt();
+        sim.nodes[0].fail_next = vec![server_error(0x1001, "busy", &[])];
+        let id = new_load(&mut sim, LoadConfig { batch_size: 1, ..LoadConfig::default() });
+        let mut seen = Vec::new();
+        run_observed(&mut sim, id, &csv(3, &[]), 1 << 20, |load| {
+            let stats = load.stats();
+            seen.push((stats.in_flight, stats.waiting_retry, stats.rows_ok));
+        });
+        seen.dedup();
+        // All three sent at once; the first refused waits for its retry while the others
+        // are acknowledged; then it goes again.
+        assert_eq!(seen, vec![(3, 0, 0), (0, 1, 2), (1, 0, 2)]);
+    }
+
+    #[test]
+    fn a_load_whose_encoder_stops_reports_why_and_is_done_with_what_it_read() {
+        let mut sim = Sim::new(1, config());
+        sim.start();
+        let limit = |bulk: &mut BulkConfig| bulk.limits.errors = ErrorLimit::Count(1);
+        let id = new_load_with(&mut sim, limit, LoadConfig { batch_size: 1, ..LoadConfig::default() });
+        let input = b"1,0x01\nx,0x01\n2,0x01\ny,0x01\n3,0x01\n";
+        run(&mut sim, id, input, 1 << 20);
+        let load = sim.loads.get(id).unwrap();
+        assert_eq!(load.error(), Some(&BulkError::TooManyErrors { limit: 1 }));
+        assert_eq!(load.failure().as_deref(), Some("more than 1 bad rows: stopping"));
+        assert!(load.is_done() && !load.wants_input());
+        let stats = load.stats();
+        // The second bad row stops it: the rows before it are loaded, the watermark ends after it.
+        assert_eq!((stats.rows_ok, stats.rows_bad, stats.watermark, stats.bytes_pushed), (2, 2, 28, input.len() as u64));
+    }
+
+    #[test]
+    fn a_load_gives_up_when_no_node_is_reachable_for_its_timeout_and_keeps_its_rows_past_the_watermark() {
+        let mut sim = Sim::new(1, config());
+        sim.start();
+        let config = LoadConfig {
+            batch_size: 1,
+            unreachable_timeout_us: 2_000 * MS,
+            retry_base_us: 10 * MS,
+            retry_max_us: 50 * MS,
+            ..LoadConfig::default()
+        };
+        let id = new_load(&mut sim, config);
+        sim.kill(0);
+        let input = csv(2, &[]);
+        sim.loads.push(sim.now, &mut sim.session, id, &input);
+        sim.loads.finish(sim.now, &mut sim.session, id);
+        // The session holds the rows until it finds the node down: time moves on its clock.
+        let (mut first_failure, mut gave_up) = (None, None);
+        while !sim.loads.get(id).unwrap().is_done() && sim.now < 60_000 * MS {
+            sim.pump();
+            let load = sim.loads.get(id).unwrap();
+            if load.stats().waiting_retry > 0 {
+                first_failure.get_or_insert(sim.now);
+            }
+            if load.failure().is_some() {
+                gave_up.get_or_insert(sim.now);
+            }
+            sim.advance(10 * MS);
+        }
+        let load = sim.loads.get(id).unwrap();
+        assert_eq!(
+            load.failure().as_deref(),
+            Some("no node of the cluster was reachable for 2 s; rows not acknowledged are left for --resume")
+        );
+        assert_eq!(load.error(), None);
+        // Retried until the timeout ran out, counted from the first failure (the failures
+        // come as the session's reconnections to the node fail), then given up.
+        let (first_failure, gave_up) = (first_failure.unwrap(), gave_up.unwrap());
+        assert!(gave_up - first_failure >= 2_000 * MS, "first failure at {first_failure} µs, gave up at {gave_up} µs");
+        assert!(load.is_done() && !load.wants_input());
+        let stats = load.stats();
+        assert_eq!((stats.rows_ok, stats.rows_bad, stats.rows_rejected, stats.watermark), (0, 0, 0, 0));
+    }
+
+    #[test]
+    fn a_row_that_fails_more_than_max_retries_times_is_rejected_with_its_attempts() {
+        let mut sim = one_node_one_attempt();
+        sim.nodes[0].fail_next = vec![server_error(0x1001, "busy", &[]); 3];
+        let config = LoadConfig { max_retries: 1, initial_concurrency: 8, max_concurrency: 8, ..LoadConfig::default() };
+        let (windows, bad, stats) = windows_of(&mut sim, config, 1);
+        assert_eq!(windows, vec![8, 4, 2]);
+        assert_eq!(bad.len(), 1);
+        assert_eq!(
+            (bad[0].kind, bad[0].server_code, bad[0].attempts, bad[0].reason.as_str(), bad[0].line, bad[0].offset),
+            (BadRowKind::Rejected, Some(0x1001), 2, "busy", 1, 0)
+        );
+        assert_eq!((stats.rows_ok, stats.retries, stats.rows_rejected, stats.rows_uncertain), (0, 1, 1, 0));
+        assert_eq!(sim.nodes[0].execute_times.len(), 2);
+    }
+
+    #[test]
+    fn a_non_idempotent_row_goes_again_after_a_refusal_but_not_after_a_write_timeout() {
+        let not_idempotent = LoadConfig { idempotent: false, initial_concurrency: 8, ..LoadConfig::default() };
+        // Overloaded: nothing was written, so it goes again.
+        let mut sim = one_node_one_attempt();
+        sim.nodes[0].fail_next = vec![server_error(0x1001, "busy", &[])];
+        let (windows, bad, stats) = windows_of(&mut sim, not_idempotent.clone(), 1);
+        assert_eq!((windows, bad), (vec![8, 4], vec![]));
+        assert_eq!((stats.rows_ok, stats.retries), (1, 1));
+        // WriteTimeout: it may have been applied, so it is set aside as uncertain.
+        let mut sim = one_node_one_attempt();
+        sim.nodes[0].fail_next = vec![write_timeout("SIMPLE")];
+        let (windows, bad, stats) = windows_of(&mut sim, not_idempotent, 1);
+        assert_eq!(windows, vec![8, 4]);
+        assert_eq!(bad.len(), 1);
+        assert_eq!(
+            (bad[0].kind, bad[0].server_code, bad[0].attempts, bad[0].reason.as_str()),
+            (BadRowKind::Uncertain, Some(0x1100), 1, "write timeout")
+        );
+        assert_eq!((stats.rows_ok, stats.retries, stats.rows_rejected, stats.rows_uncertain), (0, 0, 0, 1));
     }
 
     #[test]
