@@ -1453,6 +1453,33 @@ mod bulk_load {
     }
 
     #[test]
+    fn no_more_requests_than_the_window_are_in_flight() {
+        let mut sim = one_node_one_attempt();
+        let config = LoadConfig { batch_size: 1, initial_concurrency: 2, max_concurrency: 2, ..LoadConfig::default() };
+        let id = new_load(&mut sim, config);
+        let mut in_flight = Vec::new();
+        run_observed(&mut sim, id, &csv(5, &[]), 1 << 20, |load| in_flight.push(load.stats().in_flight));
+        assert_eq!(in_flight.iter().max(), Some(&2), "{in_flight:?}");
+        assert_eq!(sim.loads.get(id).unwrap().stats().rows_ok, 5);
+    }
+
+    #[test]
+    fn a_due_retry_and_new_rows_go_out_in_the_same_pump() {
+        let mut sim = one_node_one_attempt();
+        sim.nodes[0].fail_next = vec![server_error(0x1001, "busy", &[])];
+        let id = new_load(&mut sim, LoadConfig { batch_size: 1, ..LoadConfig::default() });
+        sim.loads.push(sim.now, &mut sim.session, id, b"1,0x01\n");
+        sim.pump();
+        let due = sim.loads.next_timeout().expect("the refused row waits for its retry");
+        assert!(due > sim.now);
+        sim.loads.get_mut(id).unwrap().push(b"2,0x01\n3,0x01\n");
+        sim.now = due;
+        sim.loads.pump(sim.now, &mut sim.session);
+        let stats = sim.loads.get(id).unwrap().stats();
+        assert_eq!((stats.in_flight, stats.waiting_retry, stats.retries), (3, 0, 1));
+    }
+
+    #[test]
     fn push_back_halves_the_window_and_the_row_goes_again_after_a_backoff() {
         let mut sim = one_node_one_attempt();
         sim.nodes[0].fail_next = vec![server_error(0x1001, "busy", &[]); 2];
@@ -1472,12 +1499,40 @@ mod bulk_load {
         let mut seen = Vec::new();
         run_observed(&mut sim, id, &csv(3, &[]), 1 << 20, |load| {
             let stats = load.stats();
-            seen.push((stats.in_flight, stats.waiting_retry, stats.rows_ok));
+            seen.push((stats.in_flight, stats.waiting_retry, stats.rows_ok, load.is_done()));
         });
         seen.dedup();
         // All three sent at once; the first refused waits for its retry while the others
-        // are acknowledged; then it goes again.
-        assert_eq!(seen, vec![(3, 0, 0), (0, 1, 2), (1, 0, 2)]);
+        // are acknowledged; then it goes again. Not done while any of them is out.
+        assert_eq!(seen, vec![(3, 0, 0, false), (0, 1, 2, false), (1, 0, 2, false)]);
+        assert!(sim.loads.get(id).unwrap().is_done());
+    }
+
+    #[test]
+    fn a_finished_load_is_done_only_once_its_input_is_read_and_sent() {
+        let mut sim = one_node_one_attempt();
+        let id = new_load(&mut sim, LoadConfig { batch_size: 1, ..LoadConfig::default() });
+        // Pushed and finished, but not pumped: every row is still in the input.
+        let load = sim.loads.get_mut(id).unwrap();
+        load.push(&csv(2, &[]));
+        load.finish();
+        assert!(!load.is_done());
+        assert_eq!(load.next_timeout(), None);
+        sim.loads.pump(sim.now, &mut sim.session);
+        sim.pump();
+        let load = sim.loads.get(id).unwrap();
+        assert!(load.is_done(), "{:?}", load.stats());
+        assert_eq!(load.stats().rows_ok, 2);
+    }
+
+    #[test]
+    fn the_answers_to_other_requests_are_not_taken_by_a_load() {
+        let mut sim = one_node_one_attempt();
+        let load = new_load(&mut sim, LoadConfig::default());
+        sim.loads.push(sim.now, &mut sim.session, load, b"1,0x01\n");
+        let id = sim.insert(7, true);
+        assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
+        assert!(!sim.loads.get(load).unwrap().owns(id));
     }
 
     #[test]
