@@ -1304,6 +1304,37 @@ mod bulk_load {
     }
 
     #[test]
+    fn a_batch_takes_rows_up_to_exactly_its_byte_limit() {
+        let mut sim = Sim::new(1, config());
+        sim.start();
+        // 20 bytes of values per row: three make exactly 60.
+        let load = new_load(&mut sim, LoadConfig { batch_max_bytes: 60, ..batched(100) });
+        run(&mut sim, load, &csv(9, &[]), 1 << 20);
+        assert_eq!(sim.loads.get(load).unwrap().stats().rows_ok, 9);
+        assert_eq!(sim.nodes[0].batches, vec![3, 3, 3]);
+    }
+
+    #[test]
+    fn past_64_open_groups_the_fullest_goes_out_before_another_opens() {
+        let mut sim = Sim::new(1, config());
+        sim.start();
+        let config = LoadConfig {
+            batch_by: BatchGrouping::Partition,
+            initial_concurrency: 1024,
+            ..batched(2)
+        };
+        let load = new_load(&mut sim, config);
+        // 65 partitions, each twice: the 65th opens a group only after one of the 64 open
+        // (all of one row) goes alone; every other partition's two rows form a batch.
+        let once: String = (0..65).map(|k| format!("{k},0x0102\n")).collect();
+        let input = format!("{once}{once}");
+        run(&mut sim, load, input.as_bytes(), 1 << 20);
+        assert_eq!(sim.loads.get(load).unwrap().stats().rows_ok, 130);
+        assert_eq!(sim.nodes[0].batches, vec![2; 64]);
+        assert_eq!(sim.nodes[0].executes.len(), 130);
+    }
+
+    #[test]
     fn by_default_rows_batch_by_replica_set_and_go_alone_when_no_batch_forms() {
         // Plenty of input at once: rows of one replica set share batches of up to the default size.
         let mut sim = Sim::new(3, config());
@@ -1610,6 +1641,15 @@ mod bulk_load {
         );
         assert_eq!((stats.rows_ok, stats.retries, stats.rows_rejected, stats.rows_uncertain), (0, 1, 1, 0));
         assert_eq!(sim.nodes[0].execute_times.len(), 2);
+
+        // An idempotent write that timed out each time may have been applied, but writing it
+        // again is harmless: it is rejected (to be loaded again), not set aside as uncertain.
+        let mut sim = one_node_one_attempt();
+        sim.nodes[0].fail_next = vec![write_timeout("SIMPLE"); 2];
+        let (_, bad, stats) = windows_of(&mut sim, LoadConfig { max_retries: 1, ..LoadConfig::default() }, 1);
+        assert_eq!(bad.len(), 1);
+        assert_eq!((bad[0].kind, bad[0].server_code, bad[0].attempts), (BadRowKind::Rejected, Some(0x1100), 2));
+        assert_eq!((stats.rows_rejected, stats.rows_uncertain), (1, 0));
     }
 
     #[test]
