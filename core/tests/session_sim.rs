@@ -1511,6 +1511,30 @@ mod bulk_load {
     }
 
     #[test]
+    fn rows_the_session_cannot_take_wait_max_retries_times_then_are_reported_not_sent() {
+        // Never started: the session takes no request.
+        let mut sim = Sim::new(1, config());
+        let columns = vec![("k".to_owned(), ColumnType::Bigint), ("v".to_owned(), ColumnType::Blob)];
+        let bulk = BulkConfig::new(Format::Csv(CsvOptions { header: false, ..CsvOptions::default() }), columns);
+        let config = LoadConfig { batch_size: 1, max_retries: 1, ..LoadConfig::default() };
+        let id = sim.loads.insert(BulkLoad::new(BulkEncoder::new(bulk).unwrap(), b"prep-insert", &[], config));
+        sim.loads.push(sim.now, &mut sim.session, id, b"1,0x01\n");
+        let stats = sim.loads.get(id).unwrap().stats();
+        assert_eq!((stats.in_flight, stats.waiting_retry, stats.rows_rejected), (0, 1, 0));
+        sim.now = sim.loads.next_timeout().unwrap();
+        sim.loads.pump(sim.now, &mut sim.session);
+        let load = sim.loads.get_mut(id).unwrap();
+        let stats = load.stats();
+        assert_eq!((stats.in_flight, stats.waiting_retry, stats.rows_rejected, stats.retries), (0, 0, 1, 0));
+        let bad = load.poll_bad().unwrap();
+        assert_eq!(
+            (bad.kind, bad.attempts, bad.server_code, bad.reason.as_str(), bad.raw.as_slice()),
+            (BadRowKind::NotSent, 0, None, "the session is not connected yet", &b"1,0x01"[..])
+        );
+        assert_eq!(load.next_timeout(), None);
+    }
+
+    #[test]
     fn push_back_halves_the_window_and_the_row_goes_again_after_a_backoff() {
         let mut sim = one_node_one_attempt();
         sim.nodes[0].fail_next = vec![server_error(0x1001, "busy", &[]); 2];

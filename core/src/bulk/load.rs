@@ -687,7 +687,8 @@ impl BulkLoad {
         let first = &self.slots[first];
         let statements: Vec<BatchStatement<'_>>;
         let request = if rows.len() == 1 {
-            let rmid = (!self.result_metadata_id.is_empty()).then_some(self.result_metadata_id.as_slice());
+            // Empty when the server gave none (v4): written as the same empty short bytes as None.
+            let rmid = Some(self.result_metadata_id.as_slice());
             Request::Execute { id: &self.prepared_id, result_metadata_id: rmid, values: &first.values, options }
         } else {
             // One allocation per batch, not per row.
