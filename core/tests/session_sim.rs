@@ -1379,34 +1379,48 @@ mod bulk_load {
         let mut sim = Sim::new(1, config());
         sim.start();
         let load = new_load(&mut sim, LoadConfig { dry_run: true, ..LoadConfig::default() });
-        // A good row, then a bad one whose quoted blob spans lines 2 and 3.
-        let input = b"0,0x0102\n1,\"0x\n01\"\n";
+        // A bad row, a good one, then a bad one whose quoted blob spans lines 3 and 4.
+        let input = b"x,0x01\n0,0x0102\n1,\"0x\n01\"\n";
         run(&mut sim, load, input, 1000);
         let load = sim.loads.get_mut(load).unwrap();
         let stats = load.stats();
         assert_eq!(
             (stats.rows_ok, stats.rows_bad, stats.watermark, stats.watermark_line),
-            (1, 1, input.len() as u64, 4)
+            (1, 2, input.len() as u64, 5)
         );
-        assert_eq!((stats.watermark_rows_ok, stats.watermark_rows_bad), (1, 1));
+        assert_eq!((stats.watermark_rows_ok, stats.watermark_rows_bad), (1, 2));
+        assert_eq!(load.poll_bad().map(|bad| (bad.line, bad.offset, bad.column, bad.field)), Some((1, 0, Some("k".into()), Some(0))));
         let bad = load.poll_bad().unwrap();
         assert_eq!(
             bad,
             BadRow {
                 kind: BadRowKind::Value,
                 raw: b"1,\"0x\n01\"".to_vec(),
-                line: 2,
-                offset: 9,
+                line: 3,
+                offset: 16,
                 column: Some("v".into()),
                 field: Some(1),
                 byte: None,
                 server_code: None,
                 attempts: 0,
-                reason: bad.reason.clone(),
+                reason: "column v: expected blob, got '0x\n01' (at byte 0): odd number of hex digits".into(),
                 value: Some("0x\n01".into()),
             }
         );
-        assert_eq!(bad.reason, "column v: expected blob, got '0x\n01' (at byte 0): odd number of hex digits");
+    }
+
+    #[test]
+    fn rows_from_the_stop_offset_on_are_left_to_the_next_range() {
+        let mut sim = Sim::new(1, config());
+        sim.start();
+        // Rows of 9 bytes: the third starts at 18, exactly the stop.
+        let load = new_load(&mut sim, LoadConfig { batch_size: 1, stop_at_offset: Some(18), ..LoadConfig::default() });
+        run(&mut sim, load, &csv(5, &[]), 4);
+        let load = sim.loads.get(load).unwrap();
+        let stats = load.stats();
+        assert!(load.is_done());
+        assert_eq!((stats.rows_ok, stats.rows_bad, stats.watermark, stats.watermark_line), (2, 0, 18, 3));
+        assert_eq!(sim.nodes[0].executes.len(), 2);
     }
 
     #[test]
