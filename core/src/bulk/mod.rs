@@ -1506,6 +1506,43 @@ mod tests {
     }
 
     #[test]
+    fn explicit_positions_need_at_least_the_highest_position_plus_one_fields() {
+        let mut config = headerless(vec![("a".to_owned(), ColumnType::Int)]);
+        config.mapping = Mapping::parse("1=a").unwrap();
+        let got = rows(config, b"x\nx,5\nx,6,y\n");
+        let int = |n: u8| Ok(vec![0, 1, 0, 0, 0, 4, 0, 0, 0, n]);
+        assert_eq!(got, vec![Err("expected at least 2 fields, found 1".into()), int(5), int(6)]);
+    }
+
+    #[test]
+    fn json_keys_match_columns_case_insensitively_only_without_an_explicit_mapping() {
+        let int = |n: u8| vec![0, 0, 0, 4, 0, 0, 0, n];
+        let unset = [0xff, 0xff, 0xff, 0xfe];
+        let config = BulkConfig::new(Format::jsonl(), id_name());
+        let want = [&[0u8, 2][..], &int(5), &[0, 0, 0, 1, b'n']].concat();
+        assert_eq!(rows(config.clone(), b"{\"ID\": 5, \"Name\": \"n\"}\n"), vec![Ok(want)]);
+        let explicit = BulkConfig { mapping: Mapping::parse("x=id").unwrap(), ..config };
+        let want = [&[0u8, 2][..], &unset, &unset].concat();
+        assert_eq!(rows(explicit.clone(), b"{\"ID\": 5, \"id\": 6}\n"), vec![Ok(want)]);
+        let want = [&[0u8, 2][..], &int(7), &unset].concat();
+        assert_eq!(rows(explicit, b"{\"x\": 7}\n"), vec![Ok(want)]);
+    }
+
+    #[test]
+    fn a_partition_key_may_be_empty_but_not_null_or_unset() {
+        let columns = vec![("k".to_owned(), ColumnType::Text), ("v".to_owned(), ColumnType::Int)];
+        let mut config = headerless(columns.clone());
+        config.pk_indexes = vec![0];
+        config.text.null_markers = vec!["NULL".into()];
+        let got = rows(config, b"\"\",1\nNULL,2\n");
+        assert_eq!(got, vec![Ok(vec![0, 2, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 1]), Err("partition key column k is null".into())]);
+        let mut config = BulkConfig::new(Format::jsonl(), columns);
+        config.pk_indexes = vec![0];
+        let got = rows(config, b"{\"v\": 1}\n{\"k\": null, \"v\": 1}\n");
+        assert_eq!(got, vec![Err("partition key column k is unset".into()), Err("partition key column k is null".into())]);
+    }
+
+    #[test]
     fn a_share_of_bad_records_stops_the_encoder_with_its_figures() {
         // 200 records; records 91, 101, 111, ... 191 are bad (11 of 200, 5.5%).
         let mut input = b"a\n".to_vec();
