@@ -1409,6 +1409,61 @@ mod bulk_load {
         );
     }
 
+    /// Rows of `id, a, b` with a write time per cell: a row whose cells differ goes in parts.
+    fn cell_times(bulk: &mut BulkConfig) {
+        use cqlwire_core::bulk::{CellTime, CellTimes, FieldRef};
+        bulk.format = Format::Csv(CsvOptions::default());
+        bulk.columns = vec![
+            ("id".to_owned(), ColumnType::Int),
+            ("a".to_owned(), ColumnType::Text),
+            ("b".to_owned(), ColumnType::Int),
+            ("[timestamp]".to_owned(), ColumnType::Bigint),
+            ("[ttl]".to_owned(), ColumnType::Int),
+        ];
+        let cell = |column: &str| CellTime {
+            column: column.into(),
+            writetime: Some(FieldRef::Name(format!("writetime({column})"))),
+            ttl: None,
+        };
+        bulk.cell_times = Some(CellTimes {
+            timestamp_marker: "[timestamp]".into(),
+            ttl_marker: "[ttl]".into(),
+            cells: vec![cell("a"), cell("b")],
+        });
+    }
+
+    const PARTS: &[u8] = b"id,a,b,writetime(a),writetime(b)\n1,x,2,100,200\n2,y,3,100,200\n";
+
+    #[test]
+    fn a_row_in_parts_counts_once_in_a_dry_run_and_when_resumed() {
+        let mut sim = Sim::new(1, config());
+        sim.start();
+        let id = new_load_with(&mut sim, cell_times, LoadConfig { dry_run: true, ..LoadConfig::default() });
+        run(&mut sim, id, PARTS, 1 << 20);
+        let stats = sim.loads.get(id).unwrap().stats();
+        assert_eq!((stats.rows_ok, stats.rows_bad, stats.watermark, stats.watermark_line), (2, 0, PARTS.len() as u64, 4));
+
+        // The first row was sent by an earlier run and never acknowledged, the second was.
+        let (first, second) = (33, 47);
+        let config = LoadConfig {
+            resume_sent: [first].into_iter().collect(),
+            resume_acked: [second].into_iter().collect(),
+            ..LoadConfig::default()
+        };
+        let id = new_load_with(&mut sim, cell_times, config);
+        run(&mut sim, id, PARTS, 1 << 20);
+        let load = sim.loads.get_mut(id).unwrap();
+        let stats = load.stats();
+        assert_eq!(
+            (stats.rows_ok, stats.rows_previous, stats.rows_uncertain, stats.watermark, stats.watermark_line),
+            (0, 1, 1, PARTS.len() as u64, 4)
+        );
+        let bad = load.poll_bad().unwrap();
+        assert_eq!((bad.kind, bad.line, bad.offset, bad.raw.as_slice()), (BadRowKind::Uncertain, 2, first, &b"1,x,2,100,200"[..]));
+        assert_eq!(load.poll_bad(), None);
+        assert!(sim.nodes[0].executes.is_empty());
+    }
+
     #[test]
     fn rows_from_the_stop_offset_on_are_left_to_the_next_range() {
         let mut sim = Sim::new(1, config());
