@@ -2,7 +2,7 @@
 //! and for validating pages before they cross to the host.
 
 use crate::error::ProtocolError;
-use crate::types::ColumnType;
+use crate::types::{ColumnType, RowsValidator};
 use crate::wire::Reader;
 
 mod mflags {
@@ -66,19 +66,13 @@ impl<'a> Rows<'a> {
             let ty = ColumnType::read(&mut r)?;
             columns.push(Column { keyspace, table, name, ty });
         }
-        let row_count = crate::types::read_row_count(&mut r, columns.len())?;
-        let content = r;
-        // Walk every cell once so that iteration below cannot fail half way.
-        let mut check = content;
-        for _ in 0..row_count {
-            for c in &columns {
-                // A bad cell is reported at its byte in the body, not within the cell.
-                let at = check.offset() + 4;
-                if let Some(cell) = check.bytes_opt("row cell")? {
-                    c.ty.validate(cell).map_err(|e| ProtocolError { offset: e.offset + at, ..e })?;
-                }
-            }
-        }
+        // Walk every cell once, with the per-column checks planned once for the page, so
+        // that iteration below cannot fail half way.
+        let mut check = r;
+        let row_count = RowsValidator::new(columns.iter().map(|c| &c.ty)).validate(&mut check)?;
+        // The content starts after the row count, which the validator has read already.
+        let mut content = r;
+        content.i32("rows count")?;
         // A body is consumed exactly, as the driver's decoder reads it.
         if !check.is_empty() {
             return Err(check.error("rows result", format!("{} unexpected trailing bytes", check.remaining())));
@@ -205,6 +199,26 @@ mod tests {
             seen += 1;
         });
         assert_eq!(seen, 3);
+    }
+
+    #[test]
+    fn a_bad_cell_fails_the_page_naming_its_row_column_and_byte() {
+        // Two int columns; row 1's second cell has 3 bytes.
+        let mut tail = 2i32.to_be_bytes().to_vec();
+        for cell in [&[0, 0, 0, 1][..], &[0, 0, 0, 2], &[0, 0, 0, 3], &[0, 0, 4]] {
+            tail.extend_from_slice(&(cell.len() as i32).to_be_bytes());
+            tail.extend_from_slice(cell);
+        }
+        let b = body(2, &tail);
+        let err = Rows::parse(&b).unwrap_err();
+        let cell_at = b.len() - 3;
+        assert_eq!((err.side, err.field, err.offset), (Side::Remote, "int value", cell_at));
+        assert_eq!(err.reason, "row 1, column 1 (int): expected 4 bytes, got 3");
+        // Trailing bytes after the last row are refused where they start.
+        let mut b = body(2, &[0, 0, 0, 0]);
+        b.push(7);
+        let err = Rows::parse(&b).unwrap_err();
+        assert_eq!((err.field, err.offset, err.reason.as_str()), ("rows result", b.len() - 1, "1 unexpected trailing bytes"));
     }
 
     #[test]

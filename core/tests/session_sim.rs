@@ -1826,6 +1826,39 @@ mod bulk_load {
         let landed: usize = sim.nodes.iter().map(|n| n.executes.len()).sum();
         assert_eq!(landed, 201, "the dropped row went once more");
     }
+
+    #[test]
+    fn the_registry_starts_loads_on_prepared_statements_and_keeps_closed_ids() {
+        use cqlwire_core::bulk::registry::BulkControl;
+        use cqlwire_core::bulk::BulkError;
+        let mut sim = Sim::new(1, config());
+        sim.start();
+        sim.prepare();
+        assert_eq!(
+            sim.loads.start(&sim.session, b"prep-other", &[], "{}").unwrap_err(),
+            BulkError::Config("the statement was not prepared through this session".into())
+        );
+        let options = r#"{"header":false,"batchSize":1}"#;
+        let first = sim.loads.start(&sim.session, b"prep-insert", &[], options).unwrap();
+        let second = sim.loads.start(&sim.session, b"prep-insert", &[], options).unwrap();
+        assert_eq!((first, second), (0, 1));
+        // The statement's own columns (k bigint, v blob): `x` is no bigint.
+        run(&mut sim, second, b"1,0x0102\nx,0x01\n", 4096);
+        let status = sim.loads.status(second).unwrap();
+        assert_eq!(status.status, BulkControl { wants_input: false, done: true, error: None });
+        assert_eq!((status.counters.rows_ok, status.counters.rows_bad, status.counters.bytes_pushed), (1, 1, 16));
+        let bad = sim.loads.poll_bad(second).unwrap();
+        assert_eq!((bad.raw.as_slice(), bad.line, bad.offset, bad.column.as_deref()), (&b"x,0x01"[..], 2, 9, Some("k")));
+        assert!(sim.loads.poll_bad(second).is_none(), "one bad row");
+        let untouched = sim.loads.status(first).unwrap();
+        assert_eq!(untouched.status, BulkControl { wants_input: true, done: false, error: None });
+        assert_eq!((untouched.counters.rows_ok, untouched.counters.bytes_pushed), (0, 0));
+        // A closed id is gone and not given out again.
+        sim.loads.close(first);
+        assert!(sim.loads.get(first).is_none() && sim.loads.status(first).is_none() && sim.loads.poll_bad(first).is_none());
+        assert_eq!(sim.loads.start(&sim.session, b"prep-insert", &[], options).unwrap(), 2);
+        assert_eq!(sim.loads.get(second).unwrap().stats().rows_ok, 1);
+    }
 }
 
 mod bulk_load_stop {

@@ -320,3 +320,40 @@ fn the_load_accepts_every_sampled_value_as_its_sniffed_type() {
     assert_eq!(refused_by_the_load(flights, "{}", &sniffed), []);
     assert_eq!(sniffed.settings.null_values, ["", "NA"]);
 }
+
+#[test]
+fn a_word_no_field_shows_with_a_value_is_a_null_word() {
+    // `NaN` alone in a field: no value of a type takes it there, so it is null (a double
+    // only where numbers come with it).
+    let sniffed = csv("a,b\nNaN,1\nNaN,2\n");
+    assert_eq!(types(&sniffed), ["a text", "b int"]);
+    assert_eq!(sniffed.settings.null_values, ["", "NaN"]);
+    let counts: Vec<(u64, u64)> = sniffed.fields.iter().map(|f| (f.nulls, f.values)).collect();
+    assert_eq!(counts, [(2, 0), (0, 2)]);
+}
+
+#[test]
+fn any_one_of_the_user_s_boolean_words_keeps_the_default_words() {
+    // One list given: the other keeps its defaults (`no`, `yes`), and `0`/`1` stay possible.
+    let cases = [
+        (r#"{"trueWords":["ja"]}"#, "a\nja\nno\n"),
+        (r#"{"falseWords":["nein"]}"#, "a\nyes\nnein\n"),
+        (r#"{"conversion":{"trueWords":["ja"]}}"#, "a\nja\nno\n"),
+        (r#"{"conversion":{"falseWords":["nein"]}}"#, "a\nyes\nnein\n"),
+    ];
+    for (options_json, input) in cases {
+        let sniffed = sniff(input.as_bytes(), options(options_json), 1000, true).unwrap();
+        assert_eq!(types(&sniffed), ["a boolean"], "{options_json}");
+    }
+}
+
+#[test]
+fn json_records_are_skipped_and_non_utf8_ones_left_out() {
+    let input = b"{\"a\": \"x\"}\n{\"a\": \"\xFF\"}\n{\"a\": 1}\n{\"a\": 2}\n";
+    let sniffed = sniff(input, options(r#"{"format":"jsonl","skipRecords":1}"#), 1000, true).unwrap();
+    assert_eq!((types(&sniffed), sniffed.records, sniffed.skipped), (vec!["a int".to_owned()], 2, 1));
+    assert_eq!((sniffed.fields[0].nulls, sniffed.fields[0].values), (0, 2));
+    // At most max_records JSON records, as in CSV.
+    let first = sniff(b"{\"a\": 1}\n{\"a\": \"x\"}\n", options(r#"{"format":"jsonl"}"#), 1, true).unwrap();
+    assert_eq!((types(&first), first.records, first.skipped), (vec!["a int".to_owned()], 1, 0));
+}

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::csv::{CsvOptions, CsvReader};
-use super::options::byte_option;
+use super::options::{byte_option, comment_option};
 use super::BulkError;
 
 /// The CSV settings a header is read with (the load's own keys and defaults).
@@ -48,10 +48,7 @@ impl HeaderOptions {
             delimiter: byte_option("delimiter", self.delimiter.as_deref(), defaults.delimiter)?,
             quote,
             escape: byte_option("escape", self.escape.as_deref(), quote)?,
-            comment: match self.comment.as_deref() {
-                Some(c) if c.len() == 1 => Some(c.as_bytes()[0]),
-                _ => None,
-            },
+            comment: comment_option(self.comment.as_deref()),
             header: true,
             trim: self.trim.unwrap_or(false),
             max_record_bytes: self.max_record_bytes.unwrap_or(defaults.max_record_bytes),
@@ -122,5 +119,27 @@ mod tests {
             read_header(&HeaderOptions { quote: Some("ab".into()), ..HeaderOptions::default() }, b"a\n", true),
             Err(BulkError::Config(_))
         ));
+    }
+
+    #[test]
+    fn the_options_are_the_load_s_csv_settings() {
+        let options = HeaderOptions::from_json(r##"{"delimiter":";","comment":"#"}"##).unwrap();
+        assert_eq!(
+            read_header(&options, b"# note\na;b\n", true).unwrap(),
+            HeaderRead::Record {
+                fields: vec!["a".into(), "b".into()],
+                start: 7,
+                raw_length: 3,
+                end: 11,
+                line: 2,
+                next_line: 3
+            }
+        );
+        assert_eq!(
+            HeaderOptions::from_json(r#"{"delimitr":";"}"#).unwrap_err(),
+            BulkError::Config(
+                "header options: unknown field `delimitr`, expected one of `delimiter`, `quote`, `escape`, `comment`, `trim`, `maxRecordBytes` at line 1 column 11".into()
+            )
+        );
     }
 }

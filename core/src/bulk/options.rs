@@ -156,6 +156,14 @@ pub(super) fn byte_option(key: &str, value: Option<&str>, default: u8) -> Result
     }
 }
 
+/// The comment byte: a one-character string, else no comment (the CLI refuses longer ones).
+pub(super) fn comment_option(value: Option<&str>) -> Option<u8> {
+    match value {
+        Some(c) if c.len() == 1 => c.bytes().next(),
+        _ => None,
+    }
+}
+
 impl BulkOptions {
     /// Reads the options from JSON; an unknown key or a value of the wrong type is an error
     /// naming the key.
@@ -175,10 +183,7 @@ impl BulkOptions {
             InputFormat::Csv => {
                 let defaults = CsvOptions::default();
                 let quote = byte_option("quote", self.quote.as_deref(), defaults.quote)?;
-                let comment = match self.comment.as_deref() {
-                    Some(c) if c.len() == 1 => Some(c.as_bytes()[0]),
-                    _ => None,
-                };
+                let comment = comment_option(self.comment.as_deref());
                 Format::Csv(CsvOptions {
                     delimiter: byte_option("delimiter", self.delimiter.as_deref(), defaults.delimiter)?,
                     quote,
@@ -312,6 +317,7 @@ mod tests {
         assert_eq!(batch("{}"), LoadConfig::default().batch_size);
         assert_eq!(batch(r#"{"counter":true,"idempotent":false}"#), 1);
         assert_eq!(batch(r#"{"idempotent":false}"#), 1);
+        assert_eq!(batch(r#"{"counter":true}"#), 1);
         assert_eq!(batch(r#"{"idempotent":false,"batchSize":8}"#), 8);
     }
 
@@ -323,5 +329,95 @@ mod tests {
         assert_eq!((csv.delimiter, csv.quote, csv.escape, csv.comment, csv.header), (b'\t', b'"', b'"', None, true));
         assert_eq!(load.batch_by, BatchGrouping::Partition);
         assert_eq!(load.batch_size, LoadConfig::default().batch_size);
+    }
+
+    fn configs(json: &str) -> (BulkConfig, LoadConfig) {
+        BulkOptions::from_json(json).unwrap().into_configs(vec![("a".into(), ColumnType::Int)], vec![0]).unwrap()
+    }
+
+    #[test]
+    fn every_load_option_reaches_the_load_config() {
+        let (_, load) = configs(
+            r#"{"consistency":6,"timestamp":-5,"maxConcurrency":7,"initialConcurrency":9,"idempotent":false,
+                "maxRetries":2,"timeoutMs":1500,"seed":42,"stopAtOffset":100,"batchSize":3,"batchBy":"partition",
+                "batchMaxBytes":999,"counter":true,"dryRun":true,"journal":true,"resumeAcked":[4,1],"resumeSent":[8]}"#,
+        );
+        let expected = LoadConfig {
+            consistency: Some(6),
+            default_timestamp: Some(-5),
+            max_concurrency: 7,
+            // Clamped to the most requests in flight.
+            initial_concurrency: 7,
+            idempotent: false,
+            max_retries: 2,
+            timeout_us: Some(1_500_000),
+            seed: 42,
+            stop_at_offset: Some(100),
+            batch_size: 3,
+            batch_by: BatchGrouping::Partition,
+            batch_max_bytes: 999,
+            counter: true,
+            dry_run: true,
+            journal: true,
+            resume_acked: [1, 4].into(),
+            resume_sent: [8].into(),
+            ..LoadConfig::default()
+        };
+        // LoadConfig has no PartialEq: its Debug text shows every field.
+        assert_eq!(format!("{load:?}"), format!("{expected:?}"));
+        let (_, load) = configs(r#"{"initialConcurrency":2}"#);
+        assert_eq!(
+            format!("{load:?}"),
+            format!("{:?}", LoadConfig { initial_concurrency: 2, ..LoadConfig::default() })
+        );
+    }
+
+    #[test]
+    fn csv_bytes_record_size_and_comment() {
+        let csv = |json: &str| match configs(json).0.format {
+            Format::Csv(csv) => csv,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            csv(r##"{"delimiter":";","quote":"'","comment":"#"}"##),
+            CsvOptions {
+                delimiter: b';',
+                quote: b'\'',
+                escape: b'\'',
+                comment: Some(b'#'),
+                header: true,
+                trim: false,
+                max_record_bytes: 64 << 20
+            }
+        );
+        // A comment of more than one character is no comment (the CLI refuses it first).
+        assert_eq!(csv(r###"{"comment":"##"}"###).comment, None);
+        assert_eq!(
+            BulkOptions::from_json(r#"{"delimiter":";;"}"#).unwrap().into_configs(Vec::new(), Vec::new()).unwrap_err(),
+            BulkError::Config("delimiter must be a single ASCII character, got \";;\"".into())
+        );
+        assert_eq!(configs(r#"{"format":"jsonl","maxRecordBytes":5}"#).0.format, Format::Jsonl { max_record_bytes: 5 });
+    }
+
+    #[test]
+    fn fields_are_positions_or_names() {
+        let (bulk, _) =
+            configs(r#"{"mapping":[[0,"a"],["x","a"]],"cellTimes":[{"column":"a","writetime":2,"ttl":"ttl(a)"}]}"#);
+        assert_eq!(
+            bulk.mapping,
+            Mapping::Explicit(vec![(FieldRef::Index(0), "a".into()), (FieldRef::Name("x".into()), "a".into())])
+        );
+        assert_eq!(
+            bulk.cell_times,
+            Some(CellTimes {
+                timestamp_marker: "[timestamp]".into(),
+                ttl_marker: "[ttl]".into(),
+                cells: vec![CellTime {
+                    column: "a".into(),
+                    writetime: Some(FieldRef::Index(2)),
+                    ttl: Some(FieldRef::Name("ttl(a)".into()))
+                }]
+            })
+        );
     }
 }

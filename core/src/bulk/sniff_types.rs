@@ -263,4 +263,14 @@ mod tests {
         assert_eq!(significant_digits("-1234567890.12345e10"), 15);
         assert!(is_integer(" -12 ") && !is_integer("1.0") && !is_integer("-"));
     }
+
+    #[test]
+    fn no_candidate_left_is_text() {
+        let ladder = Ladder::new(&TextOptions::default(), false, &FormatChoice::default()).unwrap();
+        let text = ladder.candidates.len() - 1;
+        assert_eq!(ladder.candidates[text].ty, ColumnType::Text);
+        assert_eq!((ladder.best(0), ladder.best(ladder.text_only()), ladder.best(1 << 1)), (text, text, 1));
+        // A bit past the candidates is none of them.
+        assert_eq!(ladder.best(1 << ladder.candidates.len()), text);
+    }
 }

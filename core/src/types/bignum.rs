@@ -48,9 +48,7 @@ pub(crate) fn push_decimal_digits(parts: &[&[u8]], negative: bool, out: &mut Vec
         return;
     }
     let start = out.len();
-    // Bytes for `count` digits: count * log2(10) / 8 < count * 3402 / 8192, plus one byte of
-    // rounding and one for the sign.
-    let len = count * 3402 / 8192 + 2;
+    let len = bytes_for_digits(count);
     out.resize(start + len, 0);
     let region = &mut out[start..];
     let mut used = 1;
@@ -79,6 +77,12 @@ pub(crate) fn push_decimal_digits(parts: &[&[u8]], negative: bool, out: &mut Vec
     out.truncate(start + len - strip);
 }
 
+/// Bytes of two's complement that hold any integer of `count` decimal digits:
+/// count * log2(10) / 8 < count * 3402 / 8192, plus one byte of rounding and one for the sign.
+fn bytes_for_digits(count: usize) -> usize {
+    count * 3402 / 8192 + 2
+}
+
 /// `region = region * mul + add`, big-endian; `used` counts the low-order bytes in play.
 fn mul_add(region: &mut [u8], used: &mut usize, mul: u64, add: u64) {
     let n = region.len();
@@ -89,10 +93,13 @@ fn mul_add(region: &mut [u8], used: &mut usize, mul: u64, add: u64) {
         carry = v >> 8;
     }
     // The region was sized for the digit count, so the carry always finds room.
-    while carry > 0 && *used < n {
-        *used += 1;
-        region[n - *used] = carry as u8;
+    for b in region[..n - *used].iter_mut().rev() {
+        if carry == 0 {
+            break;
+        }
+        *b = carry as u8;
         carry >>= 8;
+        *used += 1;
     }
 }
 
@@ -242,9 +249,35 @@ mod tests {
 
     #[test]
     fn rendering_is_capped() {
+        assert_eq!(MAX_RENDERED_BYTES, 16_384);
         let mut huge = vec![0x7F; MAX_RENDERED_BYTES + 1];
         huge[1] = 0x01;
         assert_eq!(write_decimal(&huge, &mut String::new()), Err(TooLong));
+        // Exactly at the cap (after the redundant sign byte is dropped) it renders.
+        // Digits worked out with Python's int.from_bytes.
+        let rendered = |bytes: &[u8]| {
+            let mut out = String::new();
+            write_decimal(bytes, &mut out).map(|()| (out.len(), out[..20].to_owned(), out[out.len() - 20..].to_owned()))
+        };
+        let digits = |len, head: &str, tail: &str| Ok((len, head.to_owned(), tail.to_owned()));
+        assert_eq!(rendered(&huge[1..]), digits(39_455, "23489560256399756142", "71727026741637513087"));
+        let mut negative = vec![0xFF; MAX_RENDERED_BYTES + 1];
+        negative[1] = 0x80;
+        assert_eq!(rendered(&negative), digits(39_458, "-1991385887181953148", "78742829916049375233"));
+        negative.insert(1, 0x7F);
+        assert_eq!(write_decimal(&negative, &mut String::new()), Err(TooLong));
+    }
+
+    #[test]
+    fn the_region_is_sized_tightly_for_its_digits() {
+        // 10^count needs count * log2(10) bits and a sign bit: 39 digits take 130 bits.
+        assert_eq!(bytes_for_digits(39), 18);
+        assert_eq!(bytes_for_digits(1_000), 417);
+        assert_eq!(bytes_for_digits(MAX_DECIMAL_DIGITS), 16_198);
+        for count in [39, 100, 1_000, MAX_DECIMAL_DIGITS] {
+            // At least count * log2(10) + 1 bits (3.3219 < log2(10) < 3.3220).
+            assert!(bytes_for_digits(count) * 8 * 10_000 >= count * 33_220 + 10_000, "{count}");
+        }
     }
 
     #[test]

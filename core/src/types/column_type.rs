@@ -1166,4 +1166,238 @@ mod tests {
             TypeParseError { offset: 288, reason: "types nested deeper than 32 levels".into() }
         );
     }
+
+    #[test]
+    fn parse_errors_display_their_byte() {
+        assert_eq!(syntax(7, "expected '>'").to_string(), "bad type at byte 7: expected '>'");
+    }
+
+    #[test]
+    fn native_names_in_protocol_id_order() {
+        assert_eq!(
+            ColumnType::native_names().collect::<Vec<_>>().join(" "),
+            "ascii bigint blob boolean counter decimal double float int timestamp \
+             uuid text varint timeuuid inet date time smallint tinyint duration"
+        );
+    }
+
+    /// Every native type and one of each composite, by CQL text.
+    fn every_kind() -> Vec<(String, ColumnType)> {
+        let composites =
+            ["list<int>", "set<int>", "map<int, int>", "tuple<int>", "udt<ks.a>{x:int}", "vector<int, 2>", "'a.B'"];
+        ColumnType::native_names().chain(composites).map(|t| (t.to_owned(), parse(t))).collect()
+    }
+
+    #[test]
+    fn fixed_lengths_in_vectors_as_cassandra_decides() {
+        let fixed: Vec<(String, u64)> =
+            every_kind().into_iter().filter_map(|(t, ty)| ty.vector_fixed_len().map(|n| (t, n))).collect();
+        let expected = [
+            ("bigint", 8),
+            ("boolean", 1),
+            ("counter", 8),
+            ("double", 8),
+            ("float", 4),
+            ("int", 4),
+            ("timestamp", 8),
+            ("uuid", 16),
+            ("timeuuid", 16),
+            ("vector<int, 2>", 8),
+        ];
+        assert_eq!(fixed, expected.map(|(t, n)| (t.to_owned(), n)));
+        assert_eq!(parse("vector<vector<uuid, 3>, 5>").vector_fixed_len(), Some(240));
+        assert_eq!(parse("vector<text, 2>").vector_fixed_len(), None);
+        assert_eq!(
+            ColumnType::Vector(Box::new(ColumnType::Bigint), u32::MAX).vector_fixed_len(),
+            Some(8 * u64::from(u32::MAX))
+        );
+    }
+
+    #[test]
+    fn which_types_allow_empty_values_and_which_are_containers() {
+        let names = |keep: fn(&ColumnType) -> bool| -> Vec<String> {
+            every_kind().into_iter().filter(|(_, ty)| keep(ty)).map(|(t, _)| t).collect()
+        };
+        assert_eq!(
+            names(ColumnType::allows_empty).join(" "),
+            "bigint boolean counter decimal double float int timestamp uuid varint timeuuid inet"
+        );
+        assert_eq!(
+            names(ColumnType::is_container),
+            ["list<int>", "set<int>", "map<int, int>", "tuple<int>", "udt<ks.a>{x:int}", "vector<int, 2>"]
+        );
+    }
+
+    #[test]
+    fn identifiers_are_quoted_unless_they_read_back_as_written() {
+        let udt = ColumnType::Udt(Box::new(UdtType {
+            keyspace: String::new(),
+            name: "a1_b".into(),
+            fields: ["plain_2", "int", "list", "1a", "a-b", "a\"b", "Up", ""]
+                .iter()
+                .map(|n| ((*n).to_owned(), ColumnType::Int))
+                .collect(),
+        }));
+        assert_eq!(
+            format!("{udt:#}"),
+            "udt<a1_b>{plain_2:int,\"int\":int,\"list\":int,\"1a\":int,\"a-b\":int,\"a\"\"b\":int,\"Up\":int,\"\":int}"
+        );
+        assert_eq!(udt.to_string(), "a1_b");
+        assert_eq!(ColumnType::Set(Box::new(udt)).to_string(), "set<frozen<a1_b>>");
+    }
+
+    #[test]
+    fn marshal_class_names_are_exact() {
+        assert_eq!(
+            address().marshal_class(),
+            "org.apache.cassandra.db.marshal.UserType(ks,61646472657373,737472656574:\
+             org.apache.cassandra.db.marshal.UTF8Type,5a697020436f6465:org.apache.cassandra.db.marshal.Int32Type)"
+        );
+        assert_eq!(
+            parse("map<int, tuple<text, 'a.B'>>").marshal_class(),
+            "org.apache.cassandra.db.marshal.MapType(org.apache.cassandra.db.marshal.Int32Type,\
+             org.apache.cassandra.db.marshal.TupleType(org.apache.cassandra.db.marshal.UTF8Type,a.B))"
+        );
+        assert_eq!(
+            parse("vector<float, 3>").marshal_class(),
+            "org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FloatType, 3)"
+        );
+        assert_eq!(
+            ColumnType::parse_marshal_class(" MapType( Int32Type , UTF8Type ) ").unwrap(),
+            parse("map<int, text>")
+        );
+        assert_eq!(
+            ColumnType::parse_marshal_class("UserType(ks, 61 , 78 : Int32Type , 79:TupleType(Int32Type , UTF8Type))"),
+            Ok(parse("udt<ks.a>{x:int,y:tuple<int,text>}"))
+        );
+        assert_eq!(
+            ColumnType::parse_marshal_class("UserType(ks,61,7:Int32Type)"),
+            Err(syntax(15, "UDT field name is not hex-encoded UTF-8"))
+        );
+        assert_eq!(
+            ColumnType::parse_marshal_class("UserType(ks,6)"),
+            Err(syntax(12, "UDT name is not hex-encoded UTF-8"))
+        );
+        assert_eq!(
+            ColumnType::parse_marshal_class("UserType(ks,ff)"),
+            Err(syntax(12, "UDT name is not hex-encoded UTF-8"))
+        );
+        assert_eq!(ColumnType::parse_marshal_class("UserType(ks,61,78 Int32Type)"), Err(syntax(18, "expected ':'")));
+    }
+
+    #[test]
+    fn names_longer_than_a_string_are_refused_when_written() {
+        let longest = "x".repeat(65535);
+        let bytes = option_bytes(&ColumnType::Custom(longest.clone()));
+        assert_eq!(bytes[..4], [0, 0, 0xff, 0xff]);
+        assert_eq!(bytes.len(), 4 + 65535);
+        let mut buf = Vec::new();
+        let too_long = ColumnType::List(Box::new(ColumnType::Custom(longest + "x")));
+        assert_eq!(
+            too_long.write(&mut Writer::new(&mut buf)),
+            Err(ProtocolError::local("custom type class", 4, "longer than 65535 bytes"))
+        );
+    }
+
+    /// `levels` copies of `open` and `close` around `inner`.
+    fn nest(open: &str, inner: &str, close: &str, levels: usize) -> String {
+        open.repeat(levels) + inner + &close.repeat(levels)
+    }
+
+    #[test]
+    fn every_nesting_cql_type_and_marshal_class_counts_a_level() {
+        let reason = format!("types nested deeper than {MAX_TYPE_DEPTH} levels");
+        // Each wrapper in CQL text and as a marshal class; `first`: where in `open` the first
+        // nested type starts, the one found too deep.
+        for ((open, first, close), (class_open, class_first, class_close)) in [
+            (("list<", 5, ">"), ("ListType(", 9, ")")),
+            (("set<", 4, ">"), ("SetType(", 8, ")")),
+            (("map<", 4, ", int>"), ("MapType(", 8, ",Int32Type)")),
+            (("map<int, ", 4, ">"), ("MapType(Int32Type,", 8, ")")),
+            (("tuple<int, ", 6, ">"), ("TupleType(Int32Type,", 10, ")")),
+            (("vector<", 7, ", 2>"), ("VectorType(", 11, ",2)")),
+            (("udt<ks.u>{f:", 12, "}"), ("UserType(ks,75,66:", 18, ")")),
+        ] {
+            let levels = MAX_TYPE_DEPTH - 1;
+            let ok = ColumnType::parse_cql(&nest(open, "int", close, levels)).unwrap();
+            assert_eq!(ColumnType::parse_marshal_class(&nest(class_open, "Int32Type", class_close, levels)), Ok(ok));
+            let deep = nest(open, "int", close, MAX_TYPE_DEPTH);
+            let at = open.len() * levels + first;
+            assert_eq!(ColumnType::parse_cql(&deep), Err(syntax(at, reason.clone())), "{open}");
+            let deep = nest(class_open, "Int32Type", class_close, MAX_TYPE_DEPTH);
+            let at = class_open.len() * levels + class_first;
+            assert_eq!(ColumnType::parse_marshal_class(&deep), Err(syntax(at, reason.clone())), "{class_open}");
+        }
+    }
+
+    #[test]
+    fn every_nesting_option_counts_a_level() {
+        let reason = format!("types nested deeper than {MAX_TYPE_DEPTH} levels");
+        let udt: &[u8] = &[0, 0x30, 0, 2, b'k', b's', 0, 1, b'u', 0, 1, 0, 1, b'f'];
+        for (open, first, close) in [
+            (&[0, 0x20][..], 2, &[][..]),
+            (&[0, 0x22], 2, &[]),
+            (&[0, 0x21], 2, &[0, 0x09]),
+            (&[0, 0x21, 0, 0x09], 2, &[]),
+            (&[0, 0x31, 0, 2, 0, 0x09], 4, &[]),
+            (udt, udt.len(), &[]),
+        ] {
+            let nest = |levels: usize| [open.repeat(levels), vec![0, 0x09], close.repeat(levels)].concat();
+            let ok = nest(MAX_TYPE_DEPTH - 1);
+            let mut r = Reader::new(&ok);
+            let ty = ColumnType::read(&mut r).unwrap();
+            assert!(r.is_empty());
+            assert_eq!(option_bytes(&ty), ok, "{open:?}");
+            assert_eq!(
+                ColumnType::read(&mut Reader::new(&nest(MAX_TYPE_DEPTH))),
+                Err(ProtocolError::remote("type option", open.len() * (MAX_TYPE_DEPTH - 1) + first, reason.clone())),
+                "{open:?}"
+            );
+        }
+    }
+
+    /// A custom `[option]` holding `class`, inside a list.
+    fn listed_custom(class: &str) -> Vec<u8> {
+        [&[0, 0x20, 0, 0][..], &(class.len() as u16).to_be_bytes(), class.as_bytes()].concat()
+    }
+
+    #[test]
+    fn custom_option_classes() {
+        let read = |class: &str| ColumnType::read(&mut Reader::new(&listed_custom(class)));
+        let list = |ty: ColumnType| Ok(ColumnType::List(Box::new(ty)));
+        assert_eq!(read("org.apache.cassandra.db.marshal.DurationType"), list(ColumnType::Duration));
+        assert_eq!(read("ListType(Int32Type)"), list(parse("list<int>")));
+        // What does not parse as a whole passes through as an opaque class.
+        assert_eq!(read("Foo(("), list(ColumnType::Custom("Foo((".into())));
+        assert_eq!(read("a.b.Foo x"), list(ColumnType::Custom("a.b.Foo x".into())));
+        assert_eq!(read("VectorType(FloatType,3)"), list(parse("vector<float, 3>")));
+        // Offsets count from the start of the whole option: the class starts at byte 6.
+        assert_eq!(
+            read("VectorType(FloatType)"),
+            Err(ProtocolError::remote("custom type class", 6 + 20, "expected ','"))
+        );
+        assert_eq!(
+            read("VectorType(FloatType,3) x"),
+            Err(ProtocolError::remote("custom type class", 6 + 24, "unexpected text after the class name"))
+        );
+        assert_eq!(read(" "), Err(ProtocolError::remote("custom type class", 6 + 1, "expected a class name")));
+    }
+
+    #[test]
+    fn quoted_names_and_keyspaces_are_udts() {
+        let mut seen = Vec::new();
+        let ty = ColumnType::parse_cql_with_udts("tuple<\"int\", ks.int, my_udt, Ks . \"X\">", &mut |ks, name| {
+            seen.push((ks.map(str::to_owned), name.to_owned()));
+            Some(ColumnType::Custom(name.to_owned()))
+        });
+        let custom = |n: &str| ColumnType::Custom(n.into());
+        assert_eq!(ty, Ok(ColumnType::Tuple(vec![custom("int"), custom("int"), custom("my_udt"), custom("X")])));
+        let ks = |k: Option<&str>, n: &str| (k.map(str::to_owned), n.to_owned());
+        assert_eq!(seen, [ks(None, "int"), ks(Some("ks"), "int"), ks(None, "my_udt"), ks(Some("ks"), "X")]);
+        assert_eq!(
+            parse("udt<ks.e>{}"),
+            ColumnType::Udt(Box::new(UdtType { keyspace: "ks".into(), name: "e".into(), fields: vec![] }))
+        );
+        assert_eq!(ColumnType::parse_cql("foo<int>"), Err(syntax(0, "unknown parameterised type 'foo'")));
+    }
 }

@@ -247,7 +247,8 @@ pub(crate) fn rounded_integer(s: &str, rounding: Rounding) -> Result<(bool, Opti
     if first == 0 && !rest_nonzero {
         return Ok((negative, magnitude));
     }
-    let odd = whole.bytes().last().is_some_and(|d| (d - b'0') % 2 == 1);
+    // b'0' is even, so an ASCII digit has the parity of its value.
+    let odd = whole.bytes().last().is_some_and(|d| d % 2 == 1);
     let away = match rounding {
         Rounding::Unnecessary => return Err(Cow::Borrowed("has a fraction (choose a rounding rule to round it)")),
         Rounding::Down => false,
@@ -319,6 +320,106 @@ mod tests {
         );
         assert_eq!(rounded_integer("1e3", Rounding::Down).unwrap_err(), "not a number");
         assert_eq!(rounded_integer(&"9".repeat(39), Rounding::Down), Ok((false, None)));
+    }
+
+    #[test]
+    fn every_rounding_rule_on_every_kind_of_fraction() {
+        use Rounding::*;
+        let rules = [HalfEven, HalfUp, HalfDown, Down, Up, Floor, Ceiling];
+        // The magnitude under each rule, in the order of `rules`.
+        let table: [(&str, bool, [u128; 7]); 17] = [
+            ("2.5", false, [2, 3, 2, 2, 3, 2, 3]),
+            ("3.5", false, [4, 4, 3, 3, 4, 3, 4]),
+            ("12.5", false, [12, 13, 12, 12, 13, 12, 13]),
+            ("13.5", false, [14, 14, 13, 13, 14, 13, 14]),
+            ("2.50", false, [2, 3, 2, 2, 3, 2, 3]),
+            ("2.51", false, [3, 3, 3, 2, 3, 2, 3]),
+            ("2.4", false, [2, 2, 2, 2, 3, 2, 3]),
+            ("2.41", false, [2, 2, 2, 2, 3, 2, 3]),
+            ("3.4", false, [3, 3, 3, 3, 4, 3, 4]),
+            ("2.6", false, [3, 3, 3, 2, 3, 2, 3]),
+            ("2.05", false, [2, 2, 2, 2, 3, 2, 3]),
+            ("-2.5", true, [2, 3, 2, 2, 3, 3, 2]),
+            ("-3.5", true, [4, 4, 3, 3, 4, 4, 3]),
+            ("-2.4", true, [2, 2, 2, 2, 3, 3, 2]),
+            ("+7.5", false, [8, 8, 7, 7, 8, 7, 8]),
+            ("0.5", false, [0, 1, 0, 0, 1, 0, 1]),
+            (".5", false, [0, 1, 0, 0, 1, 0, 1]),
+        ];
+        for (text, negative, magnitudes) in table {
+            for (rule, magnitude) in rules.into_iter().zip(magnitudes) {
+                assert_eq!(rounded_integer(text, rule), Ok((negative, Some(magnitude))), "{text} {rule:?}");
+            }
+            assert_eq!(
+                rounded_integer(text, Unnecessary),
+                Err(Cow::Borrowed("has a fraction (choose a rounding rule to round it)")),
+                "{text}"
+            );
+        }
+        // No fraction, or a zero one: the same under every rule.
+        for (text, expected) in [("7", (false, 7)), ("-7", (true, 7)), ("+7", (false, 7)), ("5.", (false, 5)), ("-0.00", (true, 0))] {
+            for rule in rules.into_iter().chain([Unnecessary]) {
+                assert_eq!(rounded_integer(text, rule), Ok((expected.0, Some(expected.1))), "{text} {rule:?}");
+            }
+        }
+        for bad in ["", "-", "+", ".", "-.", "1.2.3", "1e3", "1.2e", "a", "--1", " 1"] {
+            assert_eq!(rounded_integer(bad, Up), Err(Cow::Borrowed("not a number")), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn magnitudes_beyond_38_digits_overflow() {
+        let max38 = "9".repeat(38);
+        assert_eq!(rounded_integer(&max38, Rounding::Down), Ok((false, Some(10u128.pow(38) - 1))));
+        assert_eq!(rounded_integer(&format!("{max38}.5"), Rounding::Up), Ok((false, Some(10u128.pow(38)))));
+        assert_eq!(rounded_integer(&format!("1{}", "0".repeat(38)), Rounding::Down), Ok((false, None)));
+        assert_eq!(rounded_integer(&format!("-{}", "9".repeat(40)), Rounding::Up), Ok((true, None)));
+        // Leading zeros are not digits of the magnitude.
+        assert_eq!(rounded_integer(&format!("{}1", "0".repeat(50)), Rounding::Down), Ok((false, Some(1))));
+    }
+
+    #[test]
+    fn plain_numbers_are_borrowed_and_others_rewritten() {
+        let dot = NumberFormat::default();
+        let comma = NumberFormat { decimal: ',', grouping: None };
+        let german = NumberFormat { decimal: ',', grouping: Some('.') };
+        let spaced = NumberFormat { decimal: '.', grouping: Some(' ') };
+        assert!(matches!(dot.plain("-1.5"), Cow::Borrowed("-1.5")));
+        assert!(matches!(comma.plain("15"), Cow::Borrowed("15")));
+        assert!(matches!(spaced.plain("1234.5"), Cow::Borrowed("1234.5")));
+        assert!(matches!(german.plain("12"), Cow::Borrowed("12")));
+        assert_eq!(comma.plain("-1,5"), Cow::<str>::Owned("-1.5".into()));
+        assert_eq!(german.plain("1.234.567,89"), Cow::<str>::Owned("1234567.89".into()));
+        assert_eq!(german.plain("1.234"), Cow::<str>::Owned("1234".into()));
+        assert_eq!(spaced.plain("9 007 199.5"), Cow::<str>::Owned("9007199.5".into()));
+    }
+
+    #[test]
+    fn base64_every_character_and_padding() {
+        let decode = |s: &str| {
+            let mut out = vec![0xAA];
+            decode_base64(s, &mut out).map(|()| out.split_off(1))
+        };
+        let alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let bytes = [
+            0x00, 0x10, 0x83, 0x10, 0x51, 0x87, 0x20, 0x92, 0x8b, 0x30, 0xd3, 0x8f, 0x41, 0x14, 0x93, 0x51, 0x55, 0x97,
+            0x61, 0x96, 0x9b, 0x71, 0xd7, 0x9f, 0x82, 0x18, 0xa3, 0x92, 0x59, 0xa7, 0xa2, 0x9a, 0xab, 0xb2, 0xdb, 0xaf,
+            0xc3, 0x1c, 0xb3, 0xd3, 0x5d, 0xb7, 0xe3, 0x9e, 0xbb, 0xf3, 0xdf, 0xbf,
+        ];
+        assert_eq!(decode(alphabet), Ok(bytes.to_vec()));
+        assert_eq!(decode(&alphabet.replace('+', "-").replace('/', "_")), Ok(bytes.to_vec()));
+        assert_eq!(decode("QQ=="), Ok(vec![0x41]));
+        assert_eq!(decode("QUI="), Ok(vec![0x41, 0x42]));
+        assert_eq!(decode("QUI"), Ok(vec![0x41, 0x42]));
+        assert_eq!(decode("QUJD"), Ok(vec![0x41, 0x42, 0x43]));
+        assert_eq!(decode("3q2+7w"), Ok(vec![0xde, 0xad, 0xbe, 0xef]));
+        assert_eq!(decode(""), Ok(vec![]));
+        for bad in ["QQ===", "====", "Q", "QUJDR", "QUJDR==="] {
+            assert_eq!(decode(bad), Err(Cow::Borrowed("not base64 (bad length or padding)")), "{bad}");
+        }
+        for bad in ["QU=I", "QUJ.", "QU\u{e9}"] {
+            assert_eq!(decode(bad), Err(Cow::Borrowed("not a base64 character")), "{bad}");
+        }
     }
 
     #[test]

@@ -178,11 +178,28 @@ mod tests {
     }
 
     #[test]
+    fn each_character_that_needs_an_escape_is_escaped_alone() {
+        let quoted = |text: &str| {
+            let mut out = format!("kept{text}");
+            quote_in_place(&mut out, 4);
+            out
+        };
+        assert_eq!(quoted("\""), "kept\"\\\"\"");
+        assert_eq!(quoted("\\"), "kept\"\\\\\"");
+        assert_eq!(quoted("\u{1f}"), "kept\"\\u001f\"");
+        assert_eq!(quoted("\u{0}"), "kept\"\\u0000\"");
+        assert_eq!(quoted("\r\t"), "kept\"\\r\\t\"");
+        // Space, DEL and non-ASCII are written as they are.
+        assert_eq!(quoted(" \u{7f}é"), "kept\" \u{7f}é\"");
+        assert_eq!(quoted(""), "kept\"\"");
+    }
+
+    #[test]
     fn json_number_grammar() {
-        for ok in ["0", "-0", "12", "1.5", "-0.25", "1e10", "3.4028235E+38", "1.0e-7"] {
+        for ok in ["0", "-0", "12", "-12", "10", "1.5", "-0.25", "1e10", "3.4028235E+38", "1.0e-7", "1e+5", "2E05"] {
             assert!(is_json_number(ok), "{ok}");
         }
-        for bad in ["", "-", "01", "1.", ".5", "1e", "NaN", "Infinity", "+1", "1.5e+"] {
+        for bad in ["", "-", "01", "-01", "00", "1.", ".5", "1e", "NaN", "Infinity", "+1", "1.5e+", "1.5x", "1e5.0", "1.5.5", "--1"] {
             assert!(!is_json_number(bad), "{bad}");
         }
     }

@@ -400,4 +400,135 @@ mod tests {
         assert_eq!(Pattern::parse("%Q").unwrap_err(), "pattern '%Q': unknown spec %Q");
         assert_eq!(Pattern::parse("x%").unwrap_err(), "pattern 'x%' ends with a lone %");
     }
+
+    fn fields(year: i64, month: u32, day: u32, hour: u32, minute: u32, second: u32, nanos: u32) -> Fields {
+        Fields { year, month, day, day_of_year: None, hour, minute, second, nanos, offset: None }
+    }
+
+    fn write(pattern: &str, f: &Fields) -> String {
+        let mut out = String::new();
+        Pattern::parse(pattern).unwrap().write(f, &mut out);
+        out
+    }
+
+    #[test]
+    fn keeps_the_pattern_text() {
+        assert_eq!(Pattern::parse("%d/%m/%Y").unwrap().as_str(), "%d/%m/%Y");
+    }
+
+    #[test]
+    fn years_signed_long_and_two_digit() {
+        assert_eq!(read("%Y", "-0044").unwrap().year, -44);
+        assert_eq!(read("%Y", "+12345").unwrap().year, 12345);
+        assert_eq!(read("%Y", "-123456789").unwrap().year, -123_456_789);
+        // An unsigned year stops after four digits, a signed one after nine.
+        assert_eq!(read("%Y", "12345").unwrap_err(), "unexpected text '5' after pattern '%Y'");
+        assert_eq!(read("%Y", "+1234567890").unwrap_err(), "unexpected text '0' after pattern '%Y'");
+        assert_eq!(read("%F", "+12345-06-07").map(|f| (f.year, f.month, f.day)), Ok((12345, 6, 7)));
+        // POSIX: 00-68 is this century, 69-99 the last.
+        for (text, year) in [("00", 2000), ("24", 2024), ("68", 2068), ("69", 1969), ("99", 1999)] {
+            assert_eq!(read("%y", text).unwrap().year, year, "{text}");
+        }
+        assert_eq!(read("%y", "4").unwrap_err(), "does not match pattern '%y' at byte 0");
+        assert_eq!(read("%y", "123").unwrap_err(), "unexpected text '3' after pattern '%y'");
+        assert_eq!(read("x%m", "xy").unwrap_err(), "does not match pattern 'x%m' at byte 1");
+    }
+
+    #[test]
+    fn fractions_are_scaled_to_nanoseconds() {
+        assert_eq!(read("%S.%fZ", "07.123456789Z").unwrap().nanos, 123_456_789);
+        assert_eq!(read("%S.%fZ", "07.000001Z").unwrap().nanos, 1_000);
+        assert_eq!(read("%f", "5").unwrap().nanos, 500_000_000);
+        assert_eq!(read("%f", "1234567890").unwrap_err(), "unexpected text '0' after pattern '%f'");
+    }
+
+    #[test]
+    fn twelve_hour_clock_without_am_pm_is_morning() {
+        assert_eq!(read("%I", "07").unwrap().hour, 7);
+        assert_eq!(read("%I", "12").unwrap().hour, 0);
+        assert_eq!(read("%I %p", "01 AM").unwrap().hour, 1);
+        assert_eq!(read("%I %p", "11 pM").unwrap().hour, 23);
+        assert_eq!(read("%I %p", "00 AM").unwrap_err(), "hour 0 is not a 12-hour clock hour");
+        assert_eq!(read("%I %p", "07 XM").unwrap_err(), "does not match pattern '%I %p' at byte 3");
+        assert_eq!(read("%I %p", "07 A").unwrap_err(), "does not match pattern '%I %p' at byte 3");
+    }
+
+    #[test]
+    fn time_of_day_bounds() {
+        let f = read("%H:%M:%S", "23:59:59").unwrap();
+        assert_eq!((f.hour, f.minute, f.second), (23, 59, 59));
+        assert_eq!(read("%H:%M:%S", "24:00:00").unwrap_err(), "24:00:00 is not a time of day");
+        assert_eq!(read("%H:%M:%S", "00:60:00").unwrap_err(), "00:60:00 is not a time of day");
+        assert_eq!(read("%H:%M:%S", "00:00:60").unwrap_err(), "00:00:60 is not a time of day");
+    }
+
+    #[test]
+    fn calendar_checks() {
+        let days = |text: &str| read("%Y-%m-%d", text).unwrap().days();
+        assert_eq!(days("2024-04-30"), Ok(temporal::days_from_civil(2024, 4, 30)));
+        assert_eq!(days("2024-04-01"), Ok(temporal::days_from_civil(2024, 4, 1)));
+        assert_eq!(days("1970-01-01"), Ok(0));
+        assert_eq!(days("1969-12-31"), Ok(-1));
+        assert_eq!(days("2024-04-31").unwrap_err(), "2024-04-31 is not a date");
+        assert_eq!(days("2024-04-00").unwrap_err(), "2024-04-00 is not a date");
+        assert_eq!(days("2024-00-05").unwrap_err(), "2024-00-05 is not a date");
+        assert_eq!(days("2024-13-05").unwrap_err(), "2024-13-05 is not a date");
+        let yday = |text: &str| read("%Y-%j", text).unwrap().days();
+        assert_eq!(yday("2023-365"), Ok(temporal::days_from_civil(2023, 12, 31)));
+        assert_eq!(yday("2023-001"), Ok(temporal::days_from_civil(2023, 1, 1)));
+        assert_eq!(yday("2023-032"), Ok(temporal::days_from_civil(2023, 2, 1)));
+        assert_eq!(yday("2023-366").unwrap_err(), "day 366 is not a day of year 2023");
+        assert_eq!(yday("2024-000").unwrap_err(), "day 0 is not a day of year 2024");
+    }
+
+    #[test]
+    fn zones() {
+        assert_eq!(zone("+05"), Some((300, "")));
+        assert_eq!(zone("-0130x"), Some((-90, "x")));
+        assert_eq!(zone("+18:59"), Some((1139, "")));
+        assert_eq!(zone("+19:00"), None);
+        assert_eq!(zone("+18:60"), None);
+        assert_eq!(zone("+05:"), None);
+        assert_eq!(zone("+5"), None);
+        assert_eq!(zone("gmt+01"), Some((60, "")));
+        assert_eq!(zone("z"), Some((0, "")));
+        assert_eq!(zone("05:00"), None);
+        assert_eq!(zone(""), None);
+        // After `Z` a sign is not an offset.
+        assert_eq!(zone("Z+01:00"), Some((0, "+01:00")));
+        assert_eq!(read("%z", "Z+01:00").unwrap_err(), "unexpected text '+01:00' after pattern '%z'");
+        assert_eq!(read("%z", "+05:").unwrap_err(), "does not match pattern '%z' at byte 0");
+    }
+
+    #[test]
+    fn fields_from_days_and_nanoseconds() {
+        let nanos = ((13 * 60 + 4) * 60 + 5) * 1_000_000_000 + 6;
+        let f = Fields::from_parts(19_787, nanos, Some(-90));
+        assert_eq!(f, Fields { offset: Some(-90), ..fields(2024, 3, 5, 13, 4, 5, 6) });
+        assert_eq!(f.time_nanos(), nanos);
+        assert_eq!(fields(1970, 1, 1, 0, 0, 0, 999_999_999).time_nanos(), 999_999_999);
+        assert_eq!(fields(1970, 1, 1, 23, 59, 59, 0).time_nanos(), 86_399_000_000_000);
+    }
+
+    #[test]
+    fn writes_what_it_reads() {
+        let f = fields(2024, 3, 5, 13, 4, 5, 250_000_000);
+        assert_eq!(write("%Y-%m-%d %H:%M:%S.%f %z", &f), "2024-03-05 13:04:05.250 Z");
+        assert_eq!(write("%d %b %B %y %I%p %%", &f), "05 Mar March 24 01PM %");
+        assert_eq!(write("%j", &f), "065");
+        assert_eq!(write("%j", &fields(2024, 12, 31, 0, 0, 0, 0)), "366");
+        assert_eq!(write("%I %p", &fields(2024, 1, 1, 0, 0, 0, 0)), "12 AM");
+        assert_eq!(write("%I %p", &fields(2024, 1, 1, 12, 0, 0, 0)), "12 PM");
+        assert_eq!(write("%I %p", &fields(2024, 1, 1, 11, 0, 0, 0)), "11 AM");
+        assert_eq!(write("%f", &fields(2024, 1, 1, 0, 0, 0, 123_456_789)), "123456789");
+        assert_eq!(write("%f", &fields(2024, 1, 1, 0, 0, 0, 0)), "000");
+        assert_eq!(write("%Y", &fields(12345, 1, 1, 0, 0, 0, 0)), "+12345");
+        assert_eq!(write("%Y", &fields(-44, 1, 1, 0, 0, 0, 0)), "-44");
+        assert_eq!(write("%Y", &fields(9999, 1, 1, 0, 0, 0, 0)), "9999");
+        assert_eq!(write("%Y", &fields(7, 1, 1, 0, 0, 0, 0)), "0007");
+        assert_eq!(write("%z", &Fields { offset: Some(-90), ..f }), "-01:30");
+        assert_eq!(write("%z", &Fields { offset: Some(330), ..f }), "+05:30");
+        let text = write("%Y-%m-%d %I:%M:%S.%f %p %z", &Fields { offset: Some(-90), ..f });
+        assert_eq!(read("%Y-%m-%d %I:%M:%S.%f %p %z", &text), Ok(Fields { offset: Some(-90), ..f }));
+    }
 }

@@ -266,6 +266,62 @@ mod tests {
     }
 
     #[test]
+    fn durations_of_every_sign_pattern() {
+        // Every combination of -1, 0 and 1: the signs agree unless one part is positive and
+        // another negative.
+        for months in -1..=1 {
+            for days in -1..=1 {
+                for nanos in -1i64..=1 {
+                    let parts = [i64::from(months), i64::from(days), nanos];
+                    let mixed = parts.iter().any(|&p| p > 0) && parts.iter().any(|&p| p < 0);
+                    assert_eq!(duration_signs_agree(months, days, nanos), !mixed, "{parts:?}");
+                    let mut bytes = vec![0xAA];
+                    push_duration(months, days, nanos, &mut bytes);
+                    let expected = if mixed {
+                        Err(ProtocolError::remote(
+                            "duration value",
+                            3,
+                            format!("mixed signs: {months} months, {days} days, {nanos} ns"),
+                        ))
+                    } else {
+                        Ok((months, days, nanos))
+                    };
+                    assert_eq!(read_duration(Reader::with_base(&bytes[1..], 1)), expected, "{parts:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_duration_reports_each_part_at_its_own_offset() {
+        let mut bytes = vec![0xAA, 0xAA];
+        push_duration(i32::MAX, -5, -(1 << 40), &mut bytes);
+        assert_eq!(
+            read_duration(Reader::with_base(&bytes[2..], 2)),
+            Err(ProtocolError::remote("duration value", 8, format!("mixed signs: {} months, -5 days, {} ns", i32::MAX, -(1i64 << 40))))
+        );
+        // Months beyond i32 at the first vint, days beyond i32 at the second.
+        let mut bytes = Vec::new();
+        push_unsigned_vint(zigzag_encode(1 << 31), &mut bytes);
+        bytes.extend_from_slice(&[0, 0]);
+        assert_eq!(
+            read_duration(Reader::with_base(&bytes, 10)),
+            Err(ProtocolError::remote("duration months", 10, "2147483648 does not fit a 32-bit integer"))
+        );
+        let mut bytes = vec![0];
+        push_unsigned_vint(zigzag_encode(-(1 << 31) - 1), &mut bytes);
+        push_unsigned_vint(0, &mut bytes);
+        assert_eq!(
+            read_duration(Reader::with_base(&bytes, 10)),
+            Err(ProtocolError::remote("duration days", 11, "-2147483649 does not fit a 32-bit integer"))
+        );
+        assert_eq!(
+            read_duration(Reader::with_base(&[2, 4, 6, 0, 0], 10)),
+            Err(ProtocolError::remote("duration value", 13, "2 bytes after the three vints"))
+        );
+    }
+
+    #[test]
     fn zigzag_matches_the_spec() {
         for (n, z) in [(0i64, 0u64), (-1, 1), (1, 2), (-2, 3), (2, 4), (i64::MIN, u64::MAX), (i64::MAX, u64::MAX - 1)] {
             assert_eq!(zigzag_encode(n), z);

@@ -51,12 +51,12 @@ pub(crate) fn days_in_month(year: i64, month: u32) -> u32 {
 
 fn push_date(days: i64, out: &mut String) {
     let (year, month, day) = civil_from_days(days);
-    if (0..=9999).contains(&year) {
-        let _ = write!(out, "{year:04}");
+    if year < 0 {
+        let _ = write!(out, "-{:04}", year.unsigned_abs());
     } else if year > 9999 {
         let _ = write!(out, "+{year}");
     } else {
-        let _ = write!(out, "-{:04}", year.unsigned_abs());
+        let _ = write!(out, "{year:04}");
     }
     let _ = write!(out, "-{month:02}-{day:02}");
 }
@@ -702,5 +702,156 @@ mod tests {
         assert_eq!(integer("1970-01-01"), None);
         assert_eq!(integer("-"), None);
         assert_eq!(integer(""), None);
+    }
+
+    #[test]
+    fn civil_dates_at_leap_days_and_era_ends() {
+        // Checked against Python's datetime.date (an independent proleptic Gregorian calendar).
+        // 2000-02-29 and 2400-02-29 are the last day of a 400-year era: the only days where
+        // the era-length correction in civil_from_days matters.
+        for (days, date) in [
+            (11_016, (2000, 2, 29)),
+            (11_017, (2000, 3, 1)),
+            (11_015, (2000, 2, 28)),
+            (10_956, (1999, 12, 31)),
+            (10_957, (2000, 1, 1)),
+            (-135_081, (1600, 2, 29)),
+            (-25_509, (1900, 2, 28)),
+            (-25_508, (1900, 3, 1)),
+            (47_541, (2100, 3, 1)),
+            (157_113, (2400, 2, 29)),
+            (157_419, (2400, 12, 31)),
+            (-719_162, (1, 1, 1)),
+            (2_932_896, (9999, 12, 31)),
+            (19_782, (2024, 2, 29)),
+            (20_088, (2024, 12, 31)),
+        ] {
+            assert_eq!(civil_from_days(days), date, "{days}");
+            assert_eq!(days_from_civil(date.0, date.1, date.2), days, "{date:?}");
+        }
+    }
+
+    #[test]
+    fn month_lengths() {
+        let common = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+        let leap = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+        for (year, want) in
+            [(2023, common), (2024, leap), (1900, common), (2000, leap), (2100, common), (0, leap), (-4, leap), (-100, common), (-400, leap), (-1, common)]
+        {
+            let got: Vec<u32> = (1..=12).map(|m| days_in_month(year, m)).collect();
+            assert_eq!(got, want, "{year}");
+        }
+        assert_eq!(parse_date("2024-02-29"), Ok(19_782));
+        assert_eq!(parse_date("2000-02-29"), Ok(11_016));
+        assert_eq!(parse_date("2024-04-30"), Ok(days_from_civil(2024, 4, 30)));
+        for (bad, want) in [
+            ("1900-02-29", "day 29 does not exist in 1900-02"),
+            ("2100-02-29", "day 29 does not exist in 2100-02"),
+            ("2024-04-31", "day 31 does not exist in 2024-04"),
+            ("2024-06-31", "day 31 does not exist in 2024-06"),
+            ("2024-09-31", "day 31 does not exist in 2024-09"),
+            ("2024-11-31", "day 31 does not exist in 2024-11"),
+            ("2024-01-00", "day 0 does not exist in 2024-01"),
+            ("2024-00-01", "month 0 is not 1 to 12"),
+        ] {
+            assert_eq!(parse_date(bad).unwrap_err(), want, "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn years_are_written_with_a_sign_only_outside_0000_to_9999() {
+        for (days, want) in [
+            (days_from_civil(9999, 12, 31), "9999-12-31"),
+            (days_from_civil(10_000, 1, 1), "+10000-01-01"),
+            (days_from_civil(0, 1, 1), "0000-01-01"),
+            (days_from_civil(-1, 12, 31), "-0001-12-31"),
+            (days_from_civil(-10_000, 1, 1), "-10000-01-01"),
+        ] {
+            assert_eq!(text(|out| format_date(days, out)), want);
+            assert_eq!(parse_date(want), Ok(days), "{want}");
+        }
+        assert_eq!(text(|out| format_timestamp(253_402_300_800_000, out)), "+10000-01-01T00:00:00.000Z");
+        assert_eq!(text(|out| format_timestamp(253_402_300_799_999, out)), "9999-12-31T23:59:59.999Z");
+    }
+
+    #[test]
+    fn years_of_ten_digits_are_read() {
+        assert_eq!(parse_date("0000001970-01-01"), Ok(0));
+        assert_eq!(parse_date("-0000000001-12-31"), Ok(days_from_civil(-1, 12, 31)));
+        assert_eq!(ts("0000002024-01-02T03:04:05Z"), Ok(1_704_164_645_000));
+    }
+
+    #[test]
+    fn zone_offsets() {
+        const AT_UTC: i64 = 1_704_164_645_000; // 2024-01-02T03:04:05Z
+        for (zone, minutes) in [
+            ("+05:30", 330),
+            ("+0530", 330),
+            ("-09:30", -570),
+            ("-0945", -585),
+            ("+18:00", 18 * 60),
+            ("-18", -18 * 60),
+            ("+01:59", 119),
+            ("+00:01", 1),
+        ] {
+            assert_eq!(ts(&format!("2024-01-02T03:04:05{zone}")), Ok(AT_UTC - minutes * 60_000), "{zone}");
+        }
+        for bad in ["+19", "-19:00", "+01:60", "+0060"] {
+            assert_eq!(ts(&format!("2024-01-02T03:04:05{bad}")).unwrap_err(), "zone offset out of range", "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_date_with_a_zone_and_no_time() {
+        // A blank or 'T' starts a time only when a digit follows it.
+        assert_eq!(ts("2024-01-02 +02:00"), Ok(1_704_146_400_000));
+        assert_eq!(ts("2024-01-02 Z"), Ok(1_704_153_600_000));
+        assert_eq!(ts("2024-01-02T").unwrap_err(), "unexpected text after the timestamp");
+        assert_eq!(ts("2024-01-02TZ").unwrap_err(), "unexpected text after the timestamp");
+    }
+
+    #[test]
+    fn a_negative_duration_with_one_unit_keeps_its_sign() {
+        for (m, d, n, want) in [
+            (-1, 0, 0, "-1mo"),
+            (-12, 0, 0, "-1y"),
+            (0, -1, 0, "-1d"),
+            (0, 0, -1, "-1ns"),
+            (0, -3, -1, "-3d1ns"),
+            (-1, 0, -1, "-1mo1ns"),
+            (-1, -1, 0, "-1mo1d"),
+            (1, 0, 0, "1mo"),
+            (0, 1, 0, "1d"),
+            (0, 0, 1, "1ns"),
+        ] {
+            assert_eq!(text(|out| format_duration(m, d, n, out)), want);
+            assert_eq!(parse_duration(want), Ok((m, d, n)), "{want}");
+        }
+    }
+
+    #[test]
+    fn iso_designators_appear_at_most_once() {
+        for bad in ["P1Y2Y", "P1M2M", "P1D2D", "PT1H2H", "PT1M2M", "PT1S2S", "P1M2Y"] {
+            assert_eq!(
+                parse_duration(bad).unwrap_err(),
+                "expected designators in the order Y M D T H M S (or nW alone)",
+                "{bad:?} accepted"
+            );
+        }
+        assert_eq!(parse_duration("PT1HT2M").unwrap_err(), "expected a number before each designator");
+        assert_eq!(parse_duration("p1y2m3dt4h5m6s"), Ok((14, 3, 4 * 3_600_000_000_000 + 306_000_000_000)));
+        assert_eq!(parse_duration("3µS"), Ok((0, 0, 3000)));
+    }
+
+    #[test]
+    fn out_of_range_integers_and_clock_values() {
+        assert_eq!(integer("9223372036854775808"), Some(Err(Cow::Borrowed("integer out of range"))));
+        assert_eq!(integer("-9223372036854775808"), Some(Ok(i64::MIN)));
+        assert_eq!(check_time_nanos(-1).unwrap_err(), "time must be 0 to 86399999999999 ns");
+        assert_eq!(check_time_nanos(0), Ok(0));
+        assert_eq!(check_time_nanos(NANOS_PER_DAY - 1), Ok(NANOS_PER_DAY - 1));
+        assert_eq!(check_date_days(-DATE_EPOCH - 1).unwrap_err(), "date out of range (-5877641-06-23 to 5881580-07-11)");
+        assert_eq!(check_date_days(DATE_EPOCH).unwrap_err(), "date out of range (-5877641-06-23 to 5881580-07-11)");
+        assert_eq!(check_date_days(-DATE_EPOCH), Ok(-DATE_EPOCH));
     }
 }

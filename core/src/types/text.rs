@@ -186,7 +186,7 @@ fn top_level<'t>(ty: &'t ColumnType, field: &str, opts: &TextOptions, out: &mut 
             out.extend_from_slice(field.as_bytes());
             Ok(())
         }
-        ColumnType::Ascii => push_ascii(ty, field, 0, out),
+        ColumnType::Ascii => push_ascii(ty, field, out),
         _ if ty.is_container() => {
             let mut src = Src { text: field, pos: 0 };
             src.skip_ws();
@@ -206,28 +206,28 @@ fn top_level<'t>(ty: &'t ColumnType, field: &str, opts: &TextOptions, out: &mut 
     }
 }
 
-fn push_ascii<'t>(ty: &'t ColumnType, s: &str, at: usize, out: &mut Vec<u8>) -> Parsed<'t> {
+/// A top-level ascii field, verbatim (its only caller: inside literals ascii is quoted).
+fn push_ascii<'t>(ty: &'t ColumnType, s: &str, out: &mut Vec<u8>) -> Parsed<'t> {
     match s.bytes().position(|b| !b.is_ascii()) {
         None => {
             out.extend_from_slice(s.as_bytes());
             Ok(())
         }
-        Some(i) => Err(fail(ty, at + i, at + s.len(), "not ASCII")),
+        Some(i) => Err(fail(ty, i, s.len(), "not ASCII")),
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Scalars
 
-/// One scalar from its bare text `s` (trimmed), which sits at byte `at` of the field.
+/// One scalar other than text and ascii (which never come here: they are verbatim at the top
+/// level and quoted inside literals) from its bare text `s` (trimmed), at byte `at` of the field.
 fn scalar<'t>(ty: &'t ColumnType, s: &str, at: usize, opts: &TextOptions, out: &mut Vec<u8>) -> Parsed<'t> {
     let wrap = |reason: Reason| fail(ty, at, at + s.len(), reason);
-    if s.is_empty() && !matches!(ty, ColumnType::Text | ColumnType::Ascii) {
+    if s.is_empty() {
         return Err(wrap(Cow::Borrowed("empty")));
     }
     match ty {
-        ColumnType::Text => out.extend_from_slice(s.as_bytes()),
-        ColumnType::Ascii => push_ascii(ty, s, at, out)?,
         ColumnType::Boolean => {
             let value = if opts.true_words.iter().any(|w| w.eq_ignore_ascii_case(s)) {
                 true
@@ -1036,6 +1036,7 @@ fn udt_literal<'t>(
         scan.skip_ws();
         if !scan.eat(b'}') {
             loop {
+                scan.skip_ws();
                 let key_at = scan.pos;
                 let index = udt_key(ty, udt, &mut scan, out)?;
                 scan.skip_ws();
@@ -1561,6 +1562,8 @@ mod tests {
         assert_eq!(ok("double", "1e300"), 1e300f64.to_be_bytes());
         assert_eq!(ok("double", "NaN"), f64::NAN.to_be_bytes());
         assert_eq!(ok("double", "-nan"), f64::NAN.to_be_bytes());
+        // A negative NaN parses with its sign bit set: one NaN goes out, whatever came in.
+        assert_eq!(ok("float", "-nan"), f32::NAN.to_be_bytes());
         assert_eq!(ok("float", "Infinity"), f32::INFINITY.to_be_bytes());
         assert_eq!(ok("float", "-inf"), f32::NEG_INFINITY.to_be_bytes());
         for (t, s) in [
@@ -1859,5 +1862,593 @@ mod tests {
             ProtocolError::remote("time value", 0, "-1 ns is outside 0..86400000000000")
         );
         assert_eq!(out, "keep");
+    }
+
+    /// `(type, field, expected, value, offset, reason)`: the whole error of a rejected field.
+    type ErrorCase<'a> = (&'a str, &'a str, &'a str, &'a str, usize, &'a str);
+
+    fn assert_errors(cases: &[ErrorCase<'_>], opts: &TextOptions) {
+        for &(t, field, expected, value, offset, reason) in cases {
+            let want = FieldError { expected: expected.into(), value: value.into(), offset, reason: reason.into() };
+            assert_eq!(enc_with(t, field, opts), Err(want), "{t} {field:?}");
+        }
+    }
+
+    #[test]
+    fn scalar_errors_name_the_text_offset_and_reason() {
+        const NOT_UUID: &str = "not a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)";
+        const U: &str = "550e8400-e29b-41d4-a716-446655440000";
+        const V0: &str = "00000000-0000-0100-0000-000000000000";
+        let cases: &[ErrorCase<'_>] = &[
+            ("int", " 12x ", "int", "12x", 1, "not an integer"),
+            ("int", "1.0", "int", "1.0", 0, "not an integer"),
+            ("int", "--1", "int", "--1", 0, "not an integer"),
+            ("tinyint", "128", "tinyint", "128", 0, "out of range"),
+            ("smallint", "-32769", "smallint", "-32769", 0, "out of range"),
+            ("int", "2147483648", "int", "2147483648", 0, "out of range"),
+            ("bigint", "9223372036854775808", "bigint", "9223372036854775808", 0, "out of range"),
+            ("varint", "-", "varint", "-", 0, "not an integer"),
+            ("varint", "+", "varint", "+", 0, "not an integer"),
+            ("varint", "12a", "varint", "12a", 0, "not an integer"),
+            ("varint", "1.0", "varint", "1.0", 0, "not an integer"),
+            ("decimal", ".", "decimal", ".", 0, "not a decimal number"),
+            ("decimal", "e5", "decimal", "e5", 0, "not a decimal number"),
+            ("decimal", "1.5x", "decimal", "1.5x", 0, "not a decimal number"),
+            ("decimal", "1.2.3", "decimal", "1.2.3", 0, "not a decimal number"),
+            ("decimal", "1e", "decimal", "1e", 0, "bad exponent"),
+            ("decimal", "1e+", "decimal", "1e+", 0, "bad exponent"),
+            ("decimal", "1e1x", "decimal", "1e1x", 0, "bad exponent"),
+            // 13 exponent digits are refused before parsing; 12 parse, then miss the i32 scale.
+            ("decimal", "1e1234567890123", "decimal", "1e1234567890123", 0, "bad exponent"),
+            ("decimal", "1e123456789012", "decimal", "1e123456789012", 0, "scale out of the 32-bit range"),
+            ("decimal", "1E2147483649", "decimal", "1E2147483649", 0, "scale out of the 32-bit range"),
+            ("float", "3.5e38", "float", "3.5e38", 0, "out of range"),
+            ("double", "-1e309", "double", "-1e309", 0, "out of range"),
+            ("double", "Infinityx", "double", "Infinityx", 0, "not a number"),
+            ("timestamp", "yesterday", "timestamp", "yesterday", 0, "expected a year of 4 to 10 digits"),
+            ("date", "2147483648", "date", "2147483648", 0, "date out of range (-5877641-06-23 to 5881580-07-11)"),
+            ("time", "-1", "time", "-1", 0, "time must be 0 to 86399999999999 ns"),
+            ("timeuuid", U, "timeuuid", U, 0, "not a version 1 (time-based) UUID"),
+            ("timeuuid", V0, "timeuuid", V0, 0, "not a version 1 (time-based) UUID"),
+            ("inet", "::1::", "inet", "::1::", 0, "not an IPv4 or IPv6 address"),
+            ("blob", "cafe", "blob", "cafe", 0, "expected 0x followed by hex digits"),
+            ("blob", "0xcaf", "blob", "0xcaf", 0, "odd number of hex digits"),
+            ("blob", "0x0g", "blob", "0x0g", 0, "not a hex digit"),
+            ("blob", "0xg0", "blob", "0xg0", 0, "not a hex digit"),
+            ("blob", "0x00gg", "blob", "0x00gg", 0, "not a hex digit"),
+            ("boolean", " maybe ", "boolean", "maybe", 1, "not a boolean spelling"),
+            ("ascii", "ab\u{e9}cd", "ascii", "\u{e9}cd", 2, "not ASCII"),
+            ("int", "[1]", "int", "[1]", 0, "not an integer"),
+        ];
+        assert_errors(cases, &TextOptions::default());
+        for field in [
+            "550e8400e29b41d4a716446655440000",
+            "550e8400xe29b-41d4-a716-446655440000",
+            "550e8400-e29bx41d4-a716-446655440000",
+            "550e8400-e29b-41d4xa716-446655440000",
+            "550e8400-e29b-41d4-a716x446655440000",
+            "550e8400-e29b-41d4-a716-4466554400-0",
+            "550e8400-e29b-41d4-a716-44665544000g",
+        ] {
+            assert_errors(&[("uuid", field, "uuid", field, 0, NOT_UUID)], &TextOptions::default());
+        }
+        let no_markers = TextOptions { null_markers: vec![], ..Default::default() };
+        assert_errors(
+            &[
+                ("int", "", "int", "", 0, "empty"),
+                ("blob", "  ", "blob", "", 2, "empty"),
+                ("list<int>", "  ", "list<int>", "", 2, "expected '[' to start a list"),
+            ],
+            &no_markers,
+        );
+        assert_eq!(enc_with("text", "", &no_markers).unwrap(), b"");
+        assert_eq!(enc_with("ascii", "", &no_markers).unwrap(), b"");
+    }
+
+    #[test]
+    fn scalars_read_every_spelling_exactly() {
+        assert_eq!(ok("varint", "-5"), [0xFB]);
+        assert_eq!(ok("decimal", "1e+5"), [0xFF, 0xFF, 0xFF, 0xFB, 1]);
+        assert_eq!(ok("decimal", "1e-5"), [0, 0, 0, 5, 1]);
+        assert_eq!(ok("decimal", "-.5"), [0, 0, 0, 1, 0xFB]);
+        assert_eq!(ok("decimal", "+1.25"), [0, 0, 0, 2, 125]);
+        assert_eq!(ok("decimal", "12.5E1"), [0, 0, 0, 0, 125]);
+        assert_eq!(ok("float", "+inf"), f32::INFINITY.to_be_bytes());
+        assert_eq!(ok("double", "INF"), f64::INFINITY.to_be_bytes());
+        assert_eq!(ok("double", "-Infinity"), f64::NEG_INFINITY.to_be_bytes());
+        assert_eq!(ok("double", "1e-400"), 0f64.to_be_bytes());
+        assert_eq!(ok("date", "2024-01-02"), [0x80, 0, 0x4D, 0x0C]);
+        assert_eq!(ok("date", "3"), [0x80, 0, 0, 3]);
+        assert_eq!(ok("time", "5"), 5i64.to_be_bytes());
+        assert_eq!(
+            ok("uuid", "00112233-4455-6677-8899-aabbccddeeff"),
+            [0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF]
+        );
+        assert_eq!(
+            ok("uuid", "AABBCCDD-EEFF-0011-2233-445566778899"),
+            [0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF, 0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99]
+        );
+        assert_eq!(
+            ok("timeuuid", "00000000-0000-1000-0000-000000000000"),
+            [0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+        );
+        assert_eq!(
+            ok("blob", "0X0123456789abcdefABCDEF"),
+            [0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF, 0xAB, 0xCD, 0xEF]
+        );
+        assert_eq!(ok("boolean", " true "), [1]);
+    }
+
+    #[test]
+    fn options_saturate_round_decode_and_scale() {
+        let sat = TextOptions { overflow: Overflow::Saturate, ..Default::default() };
+        for (t, field, want) in [
+            ("float", "3.5e38", f32::MAX.to_be_bytes().to_vec()),
+            ("float", "-3.5e38", f32::MIN.to_be_bytes().to_vec()),
+            ("float", "-Infinity", f32::NEG_INFINITY.to_be_bytes().to_vec()),
+            ("double", "1e309", f64::MAX.to_be_bytes().to_vec()),
+            ("double", "-1e309", f64::MIN.to_be_bytes().to_vec()),
+            ("tinyint", "300", vec![0x7F]),
+            ("tinyint", "-300", vec![0x80]),
+            ("smallint", "40000", vec![0x7F, 0xFF]),
+            ("bigint", "-99999999999999999999", i64::MIN.to_be_bytes().to_vec()),
+        ] {
+            assert_eq!(enc_with(t, field, &sat).unwrap(), want, "{t} {field}");
+        }
+        let half_up = TextOptions { rounding: Rounding::HalfUp, ..Default::default() };
+        for (t, field, want) in [
+            ("int", "1.5", vec![0, 0, 0, 2]),
+            ("int", "-1.5", vec![0xFF, 0xFF, 0xFF, 0xFE]),
+            ("varint", "2.5", vec![3]),
+            ("varint", "-2.5", vec![0xFD]),
+            // Rounded to zero, the sign goes: no negative zero.
+            ("varint", "-0.4", vec![0]),
+            ("varint", "7", vec![7]),
+        ] {
+            assert_eq!(enc_with(t, field, &half_up).unwrap(), want, "{t} {field}");
+        }
+        let big = "1234567890123456789012345678901234567890.5";
+        let cut = "1234567890123456789012345678901234567890…";
+        const NO_ROUNDING: &str = "out of range for rounding (38 digits at most)";
+        assert_errors(
+            &[
+                ("int", "abc", "int", "abc", 0, "not an integer"),
+                ("int", "1e40", "int", "1e40", 0, "not an integer"),
+                ("tinyint", "127.5", "tinyint", "127.5", 0, "out of range"),
+                ("varint", "1.x", "varint", "1.x", 0, "not a number"),
+                ("varint", big, "varint", cut, 0, NO_ROUNDING),
+            ],
+            &half_up,
+        );
+        let base64 = TextOptions { blob: BlobFormat::Base64, ..Default::default() };
+        assert_eq!(enc_with("blob", "AAE=", &base64).unwrap(), [0, 1]);
+        assert_eq!(enc_with("blob", "0x0001", &base64).unwrap(), [0, 1]);
+        assert_errors(&[("blob", "!!", "blob", "!!", 0, "not a base64 character")], &base64);
+        const LOST: &str = "timestamps hold milliseconds: the sub-millisecond digits would be lost";
+        let nanos = TextOptions { epoch_unit: EpochUnit::Nanos, ..Default::default() };
+        assert_eq!(enc_with("timestamp", "1704164645123000000", &nanos).unwrap(), 1_704_164_645_123i64.to_be_bytes());
+        assert_eq!(enc_with("timestamp", "-2000000", &nanos).unwrap(), (-2i64).to_be_bytes());
+        assert_errors(
+            &[
+                ("timestamp", "1000", "timestamp", "1000", 0, LOST),
+                ("timestamp", "1704164645123000001", "timestamp", "1704164645123000001", 0, LOST),
+            ],
+            &nanos,
+        );
+        let micros = TextOptions { epoch_unit: EpochUnit::Micros, ..Default::default() };
+        assert_eq!(enc_with("timestamp", "-2000", &micros).unwrap(), (-2i64).to_be_bytes());
+        assert_eq!(enc_with("timestamp", "5000", &micros).unwrap(), 5i64.to_be_bytes());
+        assert_errors(&[("timestamp", "999", "timestamp", "999", 0, LOST)], &micros);
+        let seconds = TextOptions { epoch_unit: EpochUnit::Seconds, ..Default::default() };
+        assert_eq!(enc_with("timestamp", "-2", &seconds).unwrap(), (-2000i64).to_be_bytes());
+        let comma = TextOptions { number: NumberFormat { decimal: ',', grouping: Some('.') }, ..Default::default() };
+        assert_eq!(enc_with("int", "1.234", &comma).unwrap(), 1234i32.to_be_bytes());
+        assert_eq!(enc_with("decimal", "1.234,5", &comma).unwrap(), [0, 0, 0, 1, 0x30, 0x39]);
+        assert_eq!(enc_with("double", "1,5", &comma).unwrap(), 1.5f64.to_be_bytes());
+        assert_eq!(enc_with("float", "2,5", &comma).unwrap(), 2.5f32.to_be_bytes());
+        assert_eq!(enc_with("varint", "1.000.000", &comma).unwrap(), [0x0F, 0x42, 0x40]);
+    }
+
+    #[test]
+    fn literal_errors_point_at_the_offending_text() {
+        let cases: &[ErrorCase<'_>] = &[
+            ("list<int>", "[1, 2", "list<int>", "", 5, "expected ',' or ']'"),
+            ("list<int>", "[1 2]", "list<int>", "2]", 3, "expected ',' or ']'"),
+            ("list<int>", "[1,]", "int", "]", 3, "expected a value"),
+            ("list<int>", "{1, 2}", "list<int>", "{1, 2}", 0, "expected '[' to start a list"),
+            ("list<int>", "[1] x", "list<int>", "x", 4, "unexpected text after the value"),
+            ("list<int>", "[nullx]", "int", "nullx", 1, "not an integer"),
+            ("list<int>", "[null1]", "int", "null1", 1, "not an integer"),
+            ("list<int>", "[nul]", "int", "nul", 1, "not an integer"),
+            ("list<int>", "[null", "list<int>", "", 5, "expected ',' or ']'"),
+            // An empty quoted value shows the text from where it went wrong to the end.
+            ("list<int>", "['']", "int", "']", 2, "empty"),
+            ("list<int>", "['1''']", "int", "1''", 2, "escape sequences are not allowed here"),
+            ("list<int>", "[\"1\\n\"]", "int", "1\\n", 2, "escape sequences are not allowed here"),
+            ("list<text>", "[a]", "text", "a", 1, "text inside a literal must be quoted ('...' or \"...\")"),
+            ("list<text>", "[$a$]", "text", "$a$", 1, "text inside a literal must be quoted ('...' or \"...\")"),
+            ("list<text>", "['a]", "text", "'a]", 1, "unterminated string"),
+            ("list<text>", "[$$a]", "text", "$$a]", 1, "unterminated string"),
+            ("list<text>", "[\"\\\"]", "text", "\"\\\"]", 1, "unterminated string"),
+            ("list<ascii>", "['ab\u{e9}']", "ascii", "ab\u{e9}", 2, "not ASCII"),
+            ("list<ascii>", "[\"a\\u00e9\"]", "ascii", "a\\u00e9", 2, "not ASCII"),
+            ("list<boolean>", "[maybe]", "boolean", "maybe", 1, "not a boolean spelling"),
+            ("list<frozen<list<int>>>", "[[1], 2]", "list<int>", "2]", 6, "expected '[' to start a list"),
+            ("set<int>", "{1, 2]", "set<int>", "]", 5, "expected ',' or '}'"),
+            ("map<text, int>", "{'a' 1}", "map<text, int>", "1}", 5, "expected ':' after a map key"),
+            ("map<text, int>", "{'a': 1", "map<text, int>", "", 7, "expected ',' or '}'"),
+            ("map<text, int>", "['a', 1]", "map<text, int>", "['a', 1]", 0, "expected '{' to start a map"),
+            ("tuple<int, text>", "(1, 'x', 2)", "tuple<int, text>", " 2)", 8, "a tuple<int, text> has 2 components"),
+            ("tuple<int, text>", "(1 'x')", "tuple<int, text>", "'x')", 3, "expected ',' or ')'"),
+            ("tuple<int>", "{1}", "tuple<int>", "{1}", 0, "expected '(' or '[' to start a tuple"),
+            ("vector<float, 2>", "[1]", "vector<float, 2>", "[1]", 0, "1 elements for dimension 2"),
+            ("vector<float, 2>", "[1, 2, 3]", "vector<float, 2>", "[1, 2, 3]", 0, "3 elements for dimension 2"),
+            ("vector<float, 2>", "[1, null]", "float", "null", 4, "vector elements cannot be null"),
+            ("vector<text, 1>", "[null]", "text", "null", 1, "vector elements cannot be null"),
+            ("vector<float, 2>", "{1, 2}", "vector<float, 2>", "{1, 2}", 0, "expected '[' to start a vector"),
+            ("vector<int, 1>", "[1 2]", "vector<int, 1>", "2]", 3, "expected ',' or ']'"),
+        ];
+        assert_errors(cases, &TextOptions::default());
+        assert_eq!(ok("list<int>", "[NuLl,null ]"), [0, 0, 0, 2, 255, 255, 255, 255, 255, 255, 255, 255]);
+        assert_eq!(ok("list<int>", "[' 7 ']"), [0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 7]);
+        assert_eq!(ok("list<int>", "[$$8$$]"), [0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 8]);
+        assert_eq!(ok("tuple<int, int>", "[1,2]"), [0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 2]);
+        assert_eq!(ok("vector<varint, 2>", "[1, 300]"), [1, 1, 2, 1, 0x2C]);
+        assert_eq!(ok("vector<boolean, 1>", "[true]"), [1]);
+        assert_eq!(
+            ok("list<boolean>", "[true, false, True, 'true', yes]"),
+            [0, 0, 0, 5, 0, 0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 1, 1]
+        );
+    }
+
+    #[test]
+    fn quoted_strings_resolve_every_escape() {
+        let one = |content: &[u8]| -> Vec<u8> {
+            let mut want = vec![0, 0, 0, 1];
+            want.extend_from_slice(&(content.len() as i32).to_be_bytes());
+            want.extend_from_slice(content);
+            want
+        };
+        assert_eq!(ok("list<text>", r#"["\"\\\/\b\f\n\r\t"]"#), one(b"\"\\/\x08\x0C\n\r\t"));
+        assert_eq!(ok("list<text>", r#"["\u0041\u00e9\u20ac"]"#), one("A\u{e9}\u{20ac}".as_bytes()));
+        assert_eq!(ok("list<text>", r#"["x\uD83D\uDE00y"]"#), one("x\u{1F600}y".as_bytes()));
+        // The first and the last surrogate pairs.
+        assert_eq!(ok("list<text>", r#"["\ud800\udc00\udbff\udfff"]"#), one("\u{10000}\u{10FFFF}".as_bytes()));
+        assert_eq!(ok("list<text>", r#"["a"""]"#), one(b"a\""));
+        assert_eq!(
+            ok("list<text>", "['a''b''c', '''', 'x']"),
+            [0, 0, 0, 3, 0, 0, 0, 5, b'a', b'\'', b'b', b'\'', b'c', 0, 0, 0, 1, b'\'', 0, 0, 0, 1, b'x']
+        );
+        assert_eq!(
+            ok("list<text>", "[$$a$b$$, $$$$, $$'\"$$]"),
+            [0, 0, 0, 3, 0, 0, 0, 3, b'a', b'$', b'b', 0, 0, 0, 0, 0, 0, 0, 2, b'\'', b'"']
+        );
+        let cases: &[ErrorCase<'_>] = &[
+            ("list<text>", r#"["ab\q"]"#, "text", "\\q", 4, "unknown escape sequence"),
+            // The span ends inside the 'é' after the backslash: it is cut back to a char boundary.
+            ("list<text>", "[\"\\\u{e9}\"]", "text", "\\", 2, "unknown escape sequence"),
+            ("list<text>", r#"["\u12"]"#, "text", "\\u", 2, "expected four hex digits after \\u"),
+            ("list<text>", r#"["\u00zz"]"#, "text", "\\u", 2, "expected four hex digits after \\u"),
+            ("list<text>", r#"["\ud83d"]"#, "text", "\\u", 2, "unpaired UTF-16 surrogate"),
+            ("list<text>", r#"["\ud83d\u0041"]"#, "text", "\\u", 2, "unpaired UTF-16 surrogate"),
+            ("list<text>", r#"["\ud83d\ue000"]"#, "text", "\\u", 2, "unpaired UTF-16 surrogate"),
+            ("list<text>", r#"["\ude00"]"#, "text", "\\u", 2, "unpaired UTF-16 surrogate"),
+            ("list<text>", r#"["\ud83dx\ude00"]"#, "text", "\\u", 2, "unpaired UTF-16 surrogate"),
+        ];
+        assert_errors(cases, &TextOptions::default());
+    }
+
+    #[test]
+    fn udt_fields_by_name_in_any_order() {
+        let u = "udt<ks.address>{street:text,\"Zip Code\":int,extra:int}";
+        let street_x_extra_1 = [0, 0, 0, 1, b'x', 255, 255, 255, 255, 0, 0, 0, 4, 0, 0, 0, 1];
+        assert_eq!(ok(u, "{extra: 1, street: 'x'}"), street_x_extra_1);
+        assert_eq!(ok(u, "{extra:1,street:'x'}"), street_x_extra_1);
+        assert_eq!(ok(u, "{extra : 1 , street : 'x' }"), street_x_extra_1);
+        assert_eq!(ok(u, " { } "), b"");
+        let zip_2 = [255, 255, 255, 255, 0, 0, 0, 4, 0, 0, 0, 2];
+        assert_eq!(ok(u, "{'zip code': 2}"), zip_2);
+        assert_eq!(ok(u, "{\"ZIP CODE\": 2}"), zip_2);
+        assert_eq!(ok(u, "{\"Extra\": 1}"), [[255; 8].as_slice(), &[0, 0, 0, 4, 0, 0, 0, 1]].concat());
+        assert_eq!(ok(u, r#"{"st\u0072eet": 'a'}"#), [0, 0, 0, 1, b'a']);
+        let cases: &[(&str, &str, &str, usize, &str)] = &[
+            ("{street: 'a', street: 'b'}", "ks.address", "street: ", 14, "field given twice"),
+            ("{extra: 5, extra: 6}", "ks.address", "extra: ", 11, "field given twice"),
+            ("{STREET: 'a', Street: 'b'}", "ks.address", "Street: ", 14, "field given twice"),
+            ("{nope: 1}", "ks.address", "nope", 1, "no such field in ks.address"),
+            ("{zip code: 1}", "ks.address", "zip", 1, "no such field in ks.address"),
+            ("{'nope': 1}", "ks.address", "'nope'", 1, "no such field in ks.address"),
+            ("{street 'a'}", "ks.address", "'a'}", 8, "expected ':' after a field name"),
+            ("{: 1}", "ks.address", ": 1}", 1, "expected a field name"),
+            ("{extra: 1,}", "ks.address", "}", 10, "expected a field name"),
+            ("{street: 'a'", "ks.address", "", 12, "expected ',' or '}'"),
+            ("{street: 'a' 'b'}", "text", "'b'}", 13, "unexpected text after the value"),
+            ("{extra: 1 2}", "int", "2}", 10, "unexpected text after the value"),
+            ("{extra: 3 ]", "ks.address", "]", 10, "expected ',' or '}'"),
+            ("{extra: ]}", "ks.address", "]}", 8, "expected ',' or '}'"),
+            ("{extra: [}", "ks.address", "", 10, "expected ',' or '}'"),
+            ("{extra: 'a}b', street: \"c}d\"}", "int", "a}b", 9, "not an integer"),
+            ("{extra: $$x}$$}", "int", "x}", 10, "not an integer"),
+            ("{street: 's'} x", "ks.address", "x", 14, "unexpected text after the value"),
+            ("[1]", "ks.address", "[1]", 0, "expected '{' to start a UDT"),
+        ];
+        for &(field, expected, value, offset, reason) in cases {
+            assert_errors(&[(u, field, expected, value, offset, reason)], &TextOptions::default());
+        }
+        // An exact quoted name wins over a case-insensitive one; unquoted names fold case.
+        let two = "udt<ks.a>{x:int,\"X\":int}";
+        assert_eq!(ok(two, "{\"X\": 1}"), [255, 255, 255, 255, 0, 0, 0, 4, 0, 0, 0, 1]);
+        assert_eq!(ok(two, "{\"x\": 1}"), [0, 0, 0, 4, 0, 0, 0, 1]);
+        assert_eq!(ok(two, "{X: 1}"), [0, 0, 0, 4, 0, 0, 0, 1]);
+        let ambiguous = "udt<ks.a>{\"aB\":int,\"Ab\":int}";
+        assert_errors(&[(ambiguous, "{'ab': 1}", "ks.a", "'ab'", 1, "no such field in ks.a")], &TextOptions::default());
+        assert_eq!(ok(ambiguous, "{'Ab': 1}"), [255, 255, 255, 255, 0, 0, 0, 4, 0, 0, 0, 1]);
+    }
+
+    #[test]
+    fn udt_values_are_skipped_whole_when_scanning_for_keys() {
+        let u = "udt<ks.n>{a:frozen<list<frozen<map<int, text>>>>,b:frozen<tuple<int, text>>,c:int}";
+        let nested = "{a: [{1: ']}, c: 1'}, {}], b: (2, ')'), c: 9}";
+        // Brackets, commas and colons inside nested values and strings do not end an entry.
+        let a = [0, 0, 0, 2, 0, 0, 0, 24, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 8]
+            .iter()
+            .chain(b"]}, c: 1")
+            .chain(&[0, 0, 0, 4, 0, 0, 0, 0])
+            .copied()
+            .collect::<Vec<u8>>();
+        let b = [0, 0, 0, 13, 0, 0, 0, 4, 0, 0, 0, 2, 0, 0, 0, 1, b')'];
+        let c = [0, 0, 0, 4, 0, 0, 0, 9];
+        let mut want = (a.len() as i32).to_be_bytes().to_vec();
+        want.extend_from_slice(&a);
+        want.extend_from_slice(&b);
+        want.extend_from_slice(&c);
+        assert_eq!(ok(u, nested), want);
+        assert_eq!(ok(u, "{c: 9, b: (2, $$,)$$), a: null}")[..4], [255, 255, 255, 255]);
+        assert_eq!(ok(u, "{a: null, b: null, c: 9}"), [[255; 8].as_slice(), &c].concat());
+        assert_errors(&[(u, "{c: 9, a: [[[}", "ks.n", "[[[}", 10, "unterminated literal")], &TextOptions::default());
+    }
+
+    #[test]
+    fn ascii_is_verbatim_at_top_level_too() {
+        assert_eq!(ok("ascii", " a b "), b" a b ");
+        assert_errors(&[("ascii", " \u{e9} ", "ascii", "\u{e9} ", 1, "not ASCII")], &TextOptions::default());
+    }
+
+    fn fmt_both(t: &str, bytes: &[u8]) -> (String, String) {
+        let (mut cql, mut json) = (String::from("K"), String::from("K"));
+        format_text(&ty(t), bytes, &mut cql).unwrap_or_else(|e| panic!("{t} {bytes:?}: {e}"));
+        format_json(&ty(t), bytes, &mut json).unwrap_or_else(|e| panic!("{t} {bytes:?}: {e}"));
+        (cql[1..].to_owned(), json[1..].to_owned())
+    }
+
+    #[test]
+    fn formats_every_scalar_in_cql_and_json() {
+        for (t, bytes, cql, json) in [
+            ("boolean", vec![1], "true", "true"),
+            ("boolean", vec![0], "false", "false"),
+            ("tinyint", vec![0xFF], "-1", "-1"),
+            ("smallint", vec![0x80, 0], "-32768", "-32768"),
+            ("counter", vec![0xFF; 8], "-1", "-1"),
+            ("varint", vec![0x80], "-128", "-128"),
+            ("date", vec![0x7F, 0xFF, 0xFF, 0xFF], "1969-12-31", "\"1969-12-31\""),
+            ("date", vec![0x80, 0, 0, 1], "1970-01-02", "\"1970-01-02\""),
+            ("time", 1i64.to_be_bytes().to_vec(), "00:00:00.000000001", "\"00:00:00.000000001\""),
+            ("duration", vec![2, 4, 6], "1mo2d3ns", "\"1mo2d3ns\""),
+            ("ascii", b"ab".to_vec(), "ab", "\"ab\""),
+            ("blob", vec![], "0x", "\"0x\""),
+            ("int", vec![], "", "null"),
+            ("varint", vec![], "", "null"),
+            ("text", vec![], "", "\"\""),
+            (
+                "timeuuid",
+                vec![0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+                "00000000-0000-1000-0000-000000000000",
+                "\"00000000-0000-1000-0000-000000000000\"",
+            ),
+        ] {
+            assert_eq!(fmt_both(t, &bytes), (cql.to_owned(), json.to_owned()), "{t} {bytes:?}");
+        }
+    }
+
+    #[test]
+    fn formats_decimals_at_the_plain_and_exponent_boundaries() {
+        for (bytes, text) in [
+            (&[0, 0, 0, 2, 12][..], "0.12"),
+            (&[0, 0, 0, 2, 0xF4], "-0.12"),
+            (&[0, 0, 0, 1, 0xF4], "-1.2"),
+            (&[0, 0, 0, 3, 0x30, 0x39], "12.345"),
+            (&[0, 0, 0, 5, 0x30, 0x39], "0.12345"),
+            // Five leading zeros after the point are the most written plainly.
+            (&[0, 0, 0, 10, 0x30, 0x39], "0.0000012345"),
+            (&[0, 0, 0, 11, 0x30, 0x39], "12345E-11"),
+            (&[0, 0, 0, 6, 1], "0.000001"),
+            (&[0, 0, 0, 6, 0xFF], "-0.000001"),
+            (&[0, 0, 0, 7, 0xFF], "-1E-7"),
+            (&[0xFF, 0xFF, 0xFF, 0xFE, 0xF4], "-12E2"),
+        ] {
+            assert_eq!(fmt("decimal", bytes), text, "{bytes:?}");
+        }
+    }
+
+    #[test]
+    fn formats_floats_plainly_between_1e_minus_5_and_1e16() {
+        for (v, text) in [
+            (1e-5f64, "0.00001"),
+            (-1e-5, "-0.00001"),
+            (9.999e-6, "9.999e-6"),
+            (9999999999999998.0, "9999999999999998"),
+            (1e16, "1e16"),
+            (-1e16, "-1e16"),
+            (-0.0, "-0"),
+            (0.5, "0.5"),
+            (-2.5e-300, "-2.5e-300"),
+            (f64::INFINITY, "Infinity"),
+            (f64::NEG_INFINITY, "-Infinity"),
+        ] {
+            assert_eq!(fmt("double", &v.to_be_bytes()), text, "{v}");
+        }
+        assert_eq!(fmt("float", &1e16f32.to_be_bytes()), "1e16");
+        assert_eq!(fmt("float", &(-0.0f32).to_be_bytes()), "-0");
+        assert_eq!(fmt("float", &f32::NEG_INFINITY.to_be_bytes()), "-Infinity");
+    }
+
+    #[test]
+    fn formats_containers_in_cql_and_json() {
+        let udt = "udt<ks.a>{a_1:int,\"1a\":int,\"Ab\":int,\"q\"\"x\":int,\"\":int}";
+        let udt_bytes =
+            [0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 2, 255, 255, 255, 255, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 0];
+        for (t, bytes, cql, json) in [
+            (
+                udt,
+                &udt_bytes[..],
+                r#"{a_1: 1, "1a": 2, "Ab": null, "q""x": 4, "": null}"#,
+                r#"{"a_1":1,"1a":2,"Ab":null,"q\"x":4,"":null}"#,
+            ),
+            ("udt<ks.a>{a:int,b:text}", &[0, 0, 0, 4, 0, 0, 0, 1], "{a: 1}", r#"{"a":1}"#),
+            ("tuple<int, text>", &[0, 0, 0, 4, 0, 0, 0, 1], "(1)", "[1]"),
+            ("tuple<int, text>", &[0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 1, b'x'], "(1, 'x')", r#"[1,"x"]"#),
+            ("set<int>", &[0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 2], "{1, 2}", "[1,2]"),
+            ("list<text>", &[0, 0, 0, 2, 0, 0, 0, 1, b'\'', 0, 0, 0, 0], "['''', '']", r#"["'",""]"#),
+            ("list<ascii>", &[0, 0, 0, 1, 0, 0, 0, 1, b'\''], "['''']", r#"["'"]"#),
+            ("list<blob>", &[0, 0, 0, 1, 0, 0, 0, 0], "[0x]", r#"["0x"]"#),
+            // The unscaled digits start after what is already written.
+            (
+                "list<decimal>",
+                &[0, 0, 0, 2, 0, 0, 0, 5, 0, 0, 0, 2, 12, 0, 0, 0, 5, 0, 0, 0, 2, 0xF4],
+                "[0.12, -0.12]",
+                "[0.12,-0.12]",
+            ),
+            ("list<timestamp>", &[0, 0, 0, 1, 0, 0, 0, 0], "[null]", "[null]"),
+            ("list<date>", &[0, 0, 0, 1, 0, 0, 0, 4, 0x80, 0, 0, 0], "['1970-01-01']", r#"["1970-01-01"]"#),
+            (
+                "list<time>",
+                &[0, 0, 0, 1, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 1],
+                "['00:00:00.000000001']",
+                r#"["00:00:00.000000001"]"#,
+            ),
+            ("list<inet>", &[0, 0, 0, 1, 0, 0, 0, 4, 1, 2, 3, 4], "['1.2.3.4']", r#"["1.2.3.4"]"#),
+            (
+                "map<int, text>",
+                &[0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 1, b'a', 0, 0, 0, 4, 0, 0, 0, 2, 255, 255, 255, 255],
+                "{1: 'a', 2: null}",
+                r#"{"1":"a","2":null}"#,
+            ),
+            ("map<int, text>", &[0, 0, 0, 1, 255, 255, 255, 255, 0, 0, 0, 1, b'a'], "{null: 'a'}", r#"{"null":"a"}"#),
+            ("vector<float, 2>", &[0x3F, 0x80, 0, 0, 0x40, 0, 0, 0], "[1, 2]", "[1,2]"),
+            ("vector<text, 2>", &[1, b'a', 0], "['a', '']", r#"["a",""]"#),
+        ] {
+            assert_eq!(fmt_both(t, bytes), (cql.to_owned(), json.to_owned()), "{t} {bytes:?}");
+        }
+    }
+
+    #[test]
+    fn format_errors_name_the_field_offset_and_reason() {
+        let too_long = vec![1u8; bignum::MAX_RENDERED_BYTES + 1];
+        for (t, bytes, want) in [
+            ("bigint", &[0xFF; 7][..], ProtocolError::remote("bigint value", 0, "expected 8 bytes, got 7")),
+            ("inet", &[1, 2, 3, 4, 5], ProtocolError::remote("inet value", 0, "address of 5 bytes, expected 4 or 16")),
+            (
+                "decimal",
+                &[0, 0, 0, 1],
+                ProtocolError::remote("decimal unscaled value", 4, "missing (needs at least one byte)"),
+            ),
+            (
+                "vector<float, 2>",
+                &[0; 7],
+                ProtocolError::remote("vector value", 0, "2 elements of 4 bytes need 8 bytes, got 7"),
+            ),
+            (
+                "vector<text, 2>",
+                &[1, b'a', 0, 5],
+                ProtocolError::remote("vector value", 3, "1 unexpected trailing bytes"),
+            ),
+            (
+                "tuple<int, text>",
+                &[0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 1, b'x', 9],
+                ProtocolError::remote("tuple component", 13, "1 unexpected trailing bytes"),
+            ),
+            (
+                "udt<ks.a>{a:int,b:text}",
+                &[0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 1, b'x', 7],
+                ProtocolError::remote("udt field", 13, "1 unexpected trailing bytes"),
+            ),
+            (
+                "map<int, text>",
+                &[0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 1, b'a', 0],
+                ProtocolError::remote("map", 17, "1 unexpected trailing bytes"),
+            ),
+            (
+                "list<int>",
+                &[0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 1, 0],
+                ProtocolError::remote("collection", 12, "1 unexpected trailing bytes"),
+            ),
+            (
+                "timeuuid",
+                &[0, 0, 0, 0, 0, 0, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+                ProtocolError::remote("timeuuid value", 6, "UUID version 2, expected 1"),
+            ),
+            (
+                "varint",
+                &too_long,
+                ProtocolError::local("varint value", 0, "16385 bytes is too long to render in decimal (limit 16384)"),
+            ),
+        ] {
+            let (mut cql, mut json) = (String::from("K"), String::from("K"));
+            assert_eq!(format_text(&ty(t), bytes, &mut cql), Err(want.clone()), "{t}");
+            assert_eq!(format_json(&ty(t), bytes, &mut json), Err(want), "{t}");
+            assert_eq!((cql.as_str(), json.as_str()), ("K", "K"), "{t}: output restored");
+        }
+    }
+
+    #[test]
+    fn digit_limits_are_inclusive() {
+        // Leading zeros count as digits (and keep the conversion cheap).
+        let max = format!("{}7", "0".repeat(bignum::MAX_DECIMAL_DIGITS - 1));
+        assert_eq!(ok("varint", &max), [7]);
+        let (int, frac) = max.split_at(bignum::MAX_DECIMAL_DIGITS - 1);
+        assert_eq!(ok("decimal", &format!("{int}.{frac}")), [0, 0, 0, 1, 7]);
+        let reason = format!("more than {} digits", bignum::MAX_DECIMAL_DIGITS);
+        // One digit over, counted across the point: the whole integer part and one fraction digit.
+        let over = format!("{max}.7");
+        assert_eq!((bad("decimal", &over).offset, bad("decimal", &over).reason), (0, reason.clone()));
+        assert_eq!(bad("varint", &format!("{max}7")).reason, reason);
+    }
+
+    #[test]
+    fn uuids_need_every_hyphen_and_exactly_36_characters() {
+        const NOT_UUID: &str = "not a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)";
+        for field in [
+            // 32 hex digits, but a hyphen moved from byte 8 to the end.
+            "550e84000e29b-41d4-a716-44665544000-",
+            // One hex digit too many.
+            "550e8400-e29b-41d4-a716-4466554400000",
+        ] {
+            assert_errors(&[("uuid", field, "uuid", field, 0, NOT_UUID)], &TextOptions::default());
+        }
+    }
+
+    #[test]
+    fn bare_true_and_false_are_literal_syntax_whatever_the_words() {
+        let opts =
+            TextOptions { true_words: vec!["ja".into()], false_words: vec!["nein".into()], ..Default::default() };
+        assert_eq!(
+            enc_with("list<boolean>", "[true, false, ja, nein]", &opts).unwrap(),
+            [0, 0, 0, 4, 0, 0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 1, 0]
+        );
+    }
+
+    #[test]
+    fn empty_maps_and_prefixes_of_field_names() {
+        assert_eq!(ok("map<text, int>", "{}"), [0, 0, 0, 0]);
+        assert_eq!(ok("map<text, int>", " { } "), [0, 0, 0, 0]);
+        let u = "udt<ks.address>{street:text,\"Zip Code\":int,extra:int}";
+        assert_errors(
+            &[(u, "{stree: 'a'}", "ks.address", "stree", 1, "no such field in ks.address")],
+            &TextOptions::default(),
+        );
+        assert_errors(
+            &[(u, "{streets: 'a'}", "ks.address", "streets", 1, "no such field in ks.address")],
+            &TextOptions::default(),
+        );
     }
 }

@@ -100,3 +100,73 @@ fn push_base64(bytes: &[u8], out: &mut String) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::ConversionSettings;
+    use super::*;
+
+    fn options(json: &str) -> TextOptions {
+        let mut opts = TextOptions::default();
+        serde_json::from_str::<ConversionSettings>(json).unwrap().apply(&mut opts).unwrap();
+        opts
+    }
+
+    fn text(t: &str, bytes: &[u8], opts: &TextOptions) -> String {
+        let mut out = String::from("kept:");
+        format_text_with(&ColumnType::parse_cql(t).unwrap(), bytes, opts, &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn base64_pads_each_last_group() {
+        let opts = options(r#"{"blobFormat": "base64"}"#);
+        for (bytes, expected) in [
+            (&b"A"[..], "QQ=="),
+            (b"AB", "QUI="),
+            (b"ABC", "QUJD"),
+            (b"ABCD", "QUJDRA=="),
+            (&[0xFB, 0xFF, 0xBF], "+/+/"),
+            (&[0x00, 0x10, 0x83], "ABCD"),
+        ] {
+            assert_eq!(text("blob", bytes, &opts), format!("kept:{expected}"), "{bytes:02x?}");
+        }
+        // An empty blob is the empty text, as format_text writes it.
+        assert_eq!(text("blob", &[], &opts), "kept:0x");
+    }
+
+    #[test]
+    fn timestamps_in_a_zone_without_a_pattern_are_iso_with_the_offset() {
+        // 2024-03-05T06:07:08Z, whole seconds: no fraction is written.
+        let t = 1_709_618_828_000i64.to_be_bytes();
+        assert_eq!(text("timestamp", &t, &options(r#"{"timeZone": "-09:30"}"#)), "kept:2024-03-04T20:37:08-09:30");
+        assert_eq!(text("timestamp", &t, &options(r#"{"timeZone": "+05:45"}"#)), "kept:2024-03-05T11:52:08+05:45");
+        let ms = 1_709_618_828_070i64.to_be_bytes();
+        assert_eq!(text("timestamp", &ms, &options(r#"{"timeZone": "+01:00"}"#)), "kept:2024-03-05T07:07:08.070+01:00");
+        // UTC without a pattern is format_text's own text.
+        assert_eq!(text("timestamp", &t, &options(r#"{"timeZone": "UTC"}"#)), "kept:2024-03-05T06:07:08.000Z");
+        // A pattern applies in UTC too.
+        let pattern = options(r#"{"timestampFormat": "%Y/%m/%d %H.%M.%S"}"#);
+        assert_eq!(text("timestamp", &t, &pattern), "kept:2024/03/05 06.07.08");
+    }
+
+    #[test]
+    fn options_apply_only_where_set() {
+        let plain = TextOptions::default();
+        assert_eq!(text("date", &(19_787u32 + (1 << 31)).to_be_bytes(), &plain), "kept:2024-03-05");
+        assert_eq!(text("time", &3_723_000_000_000i64.to_be_bytes(), &plain), "kept:01:02:03");
+        assert_eq!(text("boolean", &[1], &plain), "kept:true");
+        assert_eq!(text("double", &2.5f64.to_be_bytes(), &plain), "kept:2.5");
+        let words = options(r#"{"trueWords": ["oui", "o"], "falseWords": []}"#);
+        assert_eq!(text("boolean", &[2], &words), "kept:oui");
+        assert_eq!(text("boolean", &[0], &words), "kept:false");
+        let comma = options(r#"{"decimalSeparator": ","}"#);
+        assert_eq!(text("float", &(-0.5f32).to_be_bytes(), &comma), "kept:-0,5");
+        assert_eq!(text("int", &7i32.to_be_bytes(), &comma), "kept:7");
+        // The legacy empty value stays empty whatever the options.
+        assert_eq!(text("timestamp", &[], &options(r#"{"timeZone": "+01:00"}"#)), "kept:");
+        let patterns = options(r#"{"dateFormat": "%d/%m/%Y", "timeFormat": "%H:%M"}"#);
+        assert_eq!(text("date", &((1u32 << 31) - 1).to_be_bytes(), &patterns), "kept:31/12/1969");
+        assert_eq!(text("time", &3_723_000_000_000i64.to_be_bytes(), &patterns), "kept:01:02");
+    }
+}

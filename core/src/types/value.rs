@@ -506,3 +506,147 @@ pub(crate) fn insert_vint_prefix(out: &mut Vec<u8>, start: usize) {
     out.copy_within(start..end, start + n);
     out[start..start + n].copy_from_slice(&bytes[..n]);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::column_type::UdtType;
+    use super::*;
+
+    fn ty(text: &str) -> ColumnType {
+        ColumnType::parse_cql(text).unwrap()
+    }
+
+    /// The bytes `value` encodes to as `t`; on error, checks that `out` was left as it was.
+    fn encode(t: &ColumnType, value: &CqlValue) -> Result<Vec<u8>, ValueError> {
+        let mut out = vec![0xAA];
+        match value.encode(t, &mut out) {
+            Ok(()) => Ok(out.split_off(1)),
+            Err(e) => {
+                assert_eq!(out, [0xAA], "{value:?}");
+                Err(e)
+            }
+        }
+    }
+
+    fn refused(expected: &str, reason: &str) -> Result<Vec<u8>, ValueError> {
+        Err(ValueError { expected: expected.into(), reason: reason.into() })
+    }
+
+    fn point() -> ColumnType {
+        ColumnType::Udt(Box::new(UdtType {
+            keyspace: "ks".into(),
+            name: "point".into(),
+            fields: vec![("x".into(), ColumnType::Int), ("y".into(), ColumnType::Int)],
+        }))
+    }
+
+    #[test]
+    fn values_that_do_not_fit_their_type_are_refused_by_name() {
+        use CqlValue::*;
+        assert_eq!(encode(&ty("ascii"), &Text("é".into())), refused("ascii", "the string is not ASCII"));
+        assert_eq!(encode(&ty("varint"), &Varint(vec![])), refused("varint", "a varint needs at least one byte"));
+        assert_eq!(
+            encode(&ty("decimal"), &Decimal { scale: 1, unscaled: vec![] }),
+            refused("decimal", "the unscaled value needs at least one byte")
+        );
+        for nanos in [-1, NANOS_PER_DAY] {
+            let reason = format!("{nanos} ns is outside 0..86400000000000");
+            assert_eq!(encode(&ty("time"), &Time(nanos)), refused("time", &reason));
+        }
+        assert_eq!(encode(&ty("time"), &Time(NANOS_PER_DAY - 1)), Ok((NANOS_PER_DAY - 1).to_be_bytes().to_vec()));
+        assert_eq!(
+            encode(&ty("duration"), &Duration { months: 1, days: 0, nanos: -1 }),
+            refused("duration", "months, days and nanoseconds must not have mixed signs")
+        );
+        let mut v4 = [0u8; 16];
+        v4[6] = 0x41;
+        assert_eq!(encode(&ty("timeuuid"), &Timeuuid(v4)), refused("timeuuid", "not a version 1 UUID"));
+        v4[6] = 0x1F;
+        assert_eq!(encode(&ty("timeuuid"), &Timeuuid(v4)), Ok(v4.to_vec()));
+        assert_eq!(
+            encode(&ty("tuple<int, int>"), &Tuple(vec![None, None, None])),
+            refused("tuple<int, int>", "3 components for a tuple of 2")
+        );
+        assert_eq!(encode(&ty("tuple<int, int>"), &Tuple(vec![None])), Ok(vec![0xFF; 4]));
+        assert_eq!(
+            encode(&point(), &Udt(vec![("x".into(), None), ("y".into(), None), ("z".into(), None)])),
+            refused("ks.point", "3 fields for a type of 2")
+        );
+        assert_eq!(
+            encode(&point(), &Udt(vec![("y".into(), Some(Int(1)))])),
+            refused("ks.point", "field 'y' where 'x' is declared")
+        );
+        assert_eq!(
+            encode(&ty("vector<int, 2>"), &Vector(vec![Int(1)])),
+            refused("vector<int, 2>", "1 elements for dimension 2")
+        );
+        // The legacy empty int is a value of int, but not one a vector element can hold.
+        assert_eq!(
+            encode(&ty("vector<int, 1>"), &Vector(vec![Empty])),
+            refused("int", "vector elements of this type take 4 bytes, got 0")
+        );
+        assert_eq!(encode(&ty("int"), &Empty), Ok(vec![]));
+        assert_eq!(encode(&ty("list<int>"), &Empty), refused("list<int>", "got a value of another type: Empty"));
+        assert_eq!(encode(&ty("bigint"), &Int(1)), refused("bigint", "got a value of another type: Int(1)"));
+        // An error inside a collection leaves nothing of the collection behind.
+        assert_eq!(
+            encode(&ty("list<ascii>"), &List(vec![Some(Ascii("a".into())), Some(Text("é".into()))])),
+            refused("ascii", "the string is not ASCII")
+        );
+        assert_eq!(
+            ValueError { expected: "ascii".into(), reason: "the string is not ASCII".into() }.to_string(),
+            "cannot encode as ascii: the string is not ASCII"
+        );
+    }
+
+    #[test]
+    fn containers_encode_nulls_lengths_and_vint_prefixes() {
+        use CqlValue::*;
+        assert_eq!(
+            encode(&ty("list<int>"), &List(vec![Some(Int(7)), None])),
+            Ok([&[0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 7][..], &[0xFF; 4]].concat())
+        );
+        assert_eq!(
+            encode(&ty("map<text, boolean>"), &Map(vec![(Some(Text("k".into())), Some(Boolean(true)))])),
+            Ok(vec![0, 0, 0, 1, 0, 0, 0, 1, b'k', 0, 0, 0, 1, 1])
+        );
+        let long = "x".repeat(200);
+        let mut expected = vec![1, b'a', 0x80, 200];
+        expected.extend_from_slice(long.as_bytes());
+        assert_eq!(encode(&ty("vector<text, 2>"), &Vector(vec![Text("a".into()), Text(long)])), Ok(expected));
+        assert_eq!(
+            encode(&point(), &Udt(vec![("x".into(), Some(Int(-2)))])),
+            Ok(vec![0, 0, 0, 4, 0xFF, 0xFF, 0xFF, 0xFE])
+        );
+    }
+
+    #[test]
+    fn canonical_json_of_floats_and_long_varints() {
+        let json = |v: CqlValue| v.to_canonical_json();
+        assert_eq!(json(CqlValue::Double(f64::INFINITY)), Ok(json!("Infinity")));
+        assert_eq!(json(CqlValue::Double(f64::NEG_INFINITY)), Ok(json!("-Infinity")));
+        assert_eq!(json(CqlValue::Float(f32::NAN)), Ok(json!("NaN")));
+        assert_eq!(json(CqlValue::Double(-0.0)), Ok(json!("-0")));
+        assert_eq!(json(CqlValue::Double(0.0)), Ok(json!(0.0)));
+        assert_eq!(json(CqlValue::Double(-1.5)), Ok(json!(-1.5)));
+        assert_eq!(json(CqlValue::Float(2.5)), Ok(json!(2.5)));
+        let long = vec![0x7F; bignum::MAX_RENDERED_BYTES + 1];
+        let too_long = Err(ValueError {
+            expected: "varint".into(),
+            reason: "16385 bytes is too long to render in decimal (limit 16384 bytes)".into(),
+        });
+        assert_eq!(json(CqlValue::List(vec![Some(CqlValue::Varint(long.clone()))])), too_long);
+        assert_eq!(json(CqlValue::Decimal { scale: 2, unscaled: long }), too_long);
+        assert_eq!(json(CqlValue::Decimal { scale: 2, unscaled: vec![0xFF, 0x85] }), Ok(json!("-123e-2")));
+    }
+
+    #[test]
+    fn hex_uuid_and_inet_helpers() {
+        assert_eq!(hex_string(&[0x00, 0x0F, 0xA5, 0xFF]), "0x000fa5ff");
+        let u: [u8; 16] = core::array::from_fn(|i| (i as u8) * 0x11);
+        assert_eq!(uuid_string(&u), "00112233-4455-6677-8899-aabbccddeeff");
+        assert_eq!(inet_from_bytes(&[10, 0, 0, 1]), Some(IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1))));
+        assert_eq!(inet_from_bytes(&u), Some(IpAddr::V6(Ipv6Addr::from(u))));
+        assert_eq!(inet_from_bytes(&[1, 2, 3]), None);
+    }
+}

@@ -145,6 +145,22 @@ mod tests {
         assert!(!z.is_utc());
         assert!(ZoneRules::fixed_minutes(0).is_utc());
         assert!(!paris().is_utc());
+        // A named zone is at UTC only when every one of its offsets is zero.
+        let t = |at_millis, offset_seconds| Transition { at_millis, offset_seconds };
+        assert!(ZoneRules::named(0, vec![t(5, 0)]).unwrap().is_utc());
+        assert!(!ZoneRules::named(0, vec![t(5, 0), t(9, H)]).unwrap().is_utc());
+    }
+
+    #[test]
+    fn a_local_time_valid_at_two_offsets_is_the_earlier_instant() {
+        // Offsets 0, then +2 h, then 0, then +2 h again within hours of the local time L:
+        // L is valid at +2 h (the instant L - 2 h) and at 0 (the instant L). Whichever
+        // offset was in force a day before, the earlier instant wins, as in java.time.
+        const L: i64 = 1_700_000_000_000;
+        const HOUR: i64 = 3_600_000;
+        let t = |at_millis, offset_seconds| Transition { at_millis, offset_seconds };
+        let z = ZoneRules::named(0, vec![t(L - 3 * HOUR, 2 * H), t(L - HOUR, 0), t(L + HOUR, 2 * H)]).unwrap();
+        assert_eq!(z.utc_of_local(L), Ok(L - 2 * HOUR));
     }
 
     #[test]
@@ -179,6 +195,8 @@ mod tests {
             Err(format!("a time zone offset of {} s is beyond ±18 hours", -19 * H))
         );
         assert!(ZoneRules::named(18 * H, vec![t(1, -18 * H)]).is_ok());
+        let most = (0..MAX_TRANSITIONS as i64).map(|i| t(i, 0)).collect();
+        assert!(ZoneRules::named(0, most).is_ok());
         let many = (0..=MAX_TRANSITIONS as i64).map(|i| t(i, 0)).collect();
         assert_eq!(
             ZoneRules::named(0, many),
