@@ -353,4 +353,7 @@ fn json_records_are_skipped_and_non_utf8_ones_left_out() {
     let sniffed = sniff(input, options(r#"{"format":"jsonl","skipRecords":1}"#), 1000, true).unwrap();
     assert_eq!((types(&sniffed), sniffed.records, sniffed.skipped), (vec!["a int".to_owned()], 2, 1));
     assert_eq!((sniffed.fields[0].nulls, sniffed.fields[0].values), (0, 2));
+    // At most max_records JSON records, as in CSV.
+    let first = sniff(b"{\"a\": 1}\n{\"a\": \"x\"}\n", options(r#"{"format":"jsonl"}"#), 1, true).unwrap();
+    assert_eq!((types(&first), first.records, first.skipped), (vec!["a int".to_owned()], 1, 0));
 }

@@ -56,12 +56,10 @@ impl RecordBuffer {
     /// Appends a chunk after dropping what lies before `start`: it was all handed out or
     /// skipped, and keeping it would make memory grow with the input.
     pub(super) fn append(&mut self, chunk: &[u8]) {
-        if self.start > 0 {
-            self.input.drain(..self.start);
-            self.base += self.start as u64;
-            self.scan -= self.start;
-            self.start = 0;
-        }
+        self.input.drain(..self.start);
+        self.base += self.start as u64;
+        self.scan -= self.start;
+        self.start = 0;
         self.input.extend_from_slice(chunk);
         self.pushed += chunk.len() as u64;
     }

@@ -270,5 +270,7 @@ mod tests {
         let text = ladder.candidates.len() - 1;
         assert_eq!(ladder.candidates[text].ty, ColumnType::Text);
         assert_eq!((ladder.best(0), ladder.best(ladder.text_only()), ladder.best(1 << 1)), (text, text, 1));
+        // A bit past the candidates is none of them.
+        assert_eq!(ladder.best(1 << ladder.candidates.len()), text);
     }
 }

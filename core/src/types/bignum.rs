@@ -48,9 +48,7 @@ pub(crate) fn push_decimal_digits(parts: &[&[u8]], negative: bool, out: &mut Vec
         return;
     }
     let start = out.len();
-    // Bytes for `count` digits: count * log2(10) / 8 < count * 3402 / 8192, plus one byte of
-    // rounding and one for the sign.
-    let len = count * 3402 / 8192 + 2;
+    let len = bytes_for_digits(count);
     out.resize(start + len, 0);
     let region = &mut out[start..];
     let mut used = 1;
@@ -79,6 +77,12 @@ pub(crate) fn push_decimal_digits(parts: &[&[u8]], negative: bool, out: &mut Vec
     out.truncate(start + len - strip);
 }
 
+/// Bytes of two's complement that hold any integer of `count` decimal digits:
+/// count * log2(10) / 8 < count * 3402 / 8192, plus one byte of rounding and one for the sign.
+fn bytes_for_digits(count: usize) -> usize {
+    count * 3402 / 8192 + 2
+}
+
 /// `region = region * mul + add`, big-endian; `used` counts the low-order bytes in play.
 fn mul_add(region: &mut [u8], used: &mut usize, mul: u64, add: u64) {
     let n = region.len();
@@ -89,10 +93,13 @@ fn mul_add(region: &mut [u8], used: &mut usize, mul: u64, add: u64) {
         carry = v >> 8;
     }
     // The region was sized for the digit count, so the carry always finds room.
-    while carry > 0 && *used < n {
-        *used += 1;
-        region[n - *used] = carry as u8;
+    for b in region[..n - *used].iter_mut().rev() {
+        if carry == 0 {
+            break;
+        }
+        *b = carry as u8;
         carry >>= 8;
+        *used += 1;
     }
 }
 
@@ -259,6 +266,18 @@ mod tests {
         assert_eq!(rendered(&negative), digits(39_458, "-1991385887181953148", "78742829916049375233"));
         negative.insert(1, 0x7F);
         assert_eq!(write_decimal(&negative, &mut String::new()), Err(TooLong));
+    }
+
+    #[test]
+    fn the_region_is_sized_tightly_for_its_digits() {
+        // 10^count needs count * log2(10) bits and a sign bit: 39 digits take 130 bits.
+        assert_eq!(bytes_for_digits(39), 18);
+        assert_eq!(bytes_for_digits(1_000), 417);
+        assert_eq!(bytes_for_digits(MAX_DECIMAL_DIGITS), 16_198);
+        for count in [39, 100, 1_000, MAX_DECIMAL_DIGITS] {
+            // At least count * log2(10) + 1 bits (3.3219 < log2(10) < 3.3220).
+            assert!(bytes_for_digits(count) * 8 * 10_000 >= count * 33_220 + 10_000, "{count}");
+        }
     }
 
     #[test]

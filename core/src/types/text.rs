@@ -1562,6 +1562,8 @@ mod tests {
         assert_eq!(ok("double", "1e300"), 1e300f64.to_be_bytes());
         assert_eq!(ok("double", "NaN"), f64::NAN.to_be_bytes());
         assert_eq!(ok("double", "-nan"), f64::NAN.to_be_bytes());
+        // A negative NaN parses with its sign bit set: one NaN goes out, whatever came in.
+        assert_eq!(ok("float", "-nan"), f32::NAN.to_be_bytes());
         assert_eq!(ok("float", "Infinity"), f32::INFINITY.to_be_bytes());
         assert_eq!(ok("float", "-inf"), f32::NEG_INFINITY.to_be_bytes());
         for (t, s) in [
