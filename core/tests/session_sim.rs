@@ -24,6 +24,8 @@ struct SimNode {
     executes: Vec<i64>,
     /// Statements per BATCH received.
     batches: Vec<usize>,
+    /// The body of every EXECUTE (0x0A) and BATCH (0x0D) read, with its opcode.
+    request_bodies: Vec<(u8, Vec<u8>)>,
     /// Rows whose value starts with this byte are refused as invalid, alone or in a batch.
     refuse_marker: Option<u8>,
     /// Error bodies to answer the next EXECUTEs with.
@@ -330,6 +332,7 @@ impl Sim {
                 }
                 0x0A => {
                     self.nodes[node].execute_times.push(self.now);
+                    self.nodes[node].request_bodies.push((opcode, body.to_vec()));
                     let idlen = u16::from_be_bytes([body[0], body[1]]) as usize;
                     let id = body[2..2 + idlen].to_vec();
                     if !self.nodes[node].prepared.contains(&id) {
@@ -366,6 +369,7 @@ impl Sim {
                     }
                 }
                 0x0D => {
+                    self.nodes[node].request_bodies.push((opcode, body.to_vec()));
                     let count = u16::from_be_bytes([body[1], body[2]]) as usize;
                     let mut at = 3;
                     let mut tokens = Vec::new();
@@ -1097,8 +1101,8 @@ mod bulk_load {
     use super::*;
     use cqlwire_core::bulk::BadRowKind;
     use cqlwire_core::bulk::csv::CsvOptions;
-    use cqlwire_core::bulk::load::{BatchGrouping, BulkLoad, LoadConfig, DEFAULT_BATCH_SIZE};
-    use cqlwire_core::bulk::{BulkConfig, BulkEncoder, Format};
+    use cqlwire_core::bulk::load::{BadRow, BatchGrouping, BulkLoad, LoadConfig, LoadStats, DEFAULT_BATCH_SIZE};
+    use cqlwire_core::bulk::{BulkConfig, BulkEncoder, BulkError, ErrorLimit, Format};
     use cqlwire_core::types::ColumnType;
 
     fn csv(rows: usize, marked: &[usize]) -> Vec<u8> {
@@ -1112,10 +1116,16 @@ mod bulk_load {
 
     /// A load of `k,v` rows (k the partition key) on the simulated session; returns its id.
     fn new_load(sim: &mut Sim, config: LoadConfig) -> u32 {
+        new_load_with(sim, |_| {}, config)
+    }
+
+    /// [`new_load`], with `adjust` applied to the encoder's configuration.
+    fn new_load_with(sim: &mut Sim, adjust: impl FnOnce(&mut BulkConfig), config: LoadConfig) -> u32 {
         sim.prepare();
         let columns = vec![("k".to_owned(), ColumnType::Bigint), ("v".to_owned(), ColumnType::Blob)];
         let mut bulk = BulkConfig::new(Format::Csv(CsvOptions { header: false, ..CsvOptions::default() }), columns);
         bulk.pk_indexes = vec![0];
+        adjust(&mut bulk);
         sim.loads.insert(BulkLoad::new(BulkEncoder::new(bulk).unwrap(), b"prep-insert", &[], config))
     }
 
@@ -1294,6 +1304,37 @@ mod bulk_load {
     }
 
     #[test]
+    fn a_batch_takes_rows_up_to_exactly_its_byte_limit() {
+        let mut sim = Sim::new(1, config());
+        sim.start();
+        // 20 bytes of values per row: three make exactly 60.
+        let load = new_load(&mut sim, LoadConfig { batch_max_bytes: 60, ..batched(100) });
+        run(&mut sim, load, &csv(9, &[]), 1 << 20);
+        assert_eq!(sim.loads.get(load).unwrap().stats().rows_ok, 9);
+        assert_eq!(sim.nodes[0].batches, vec![3, 3, 3]);
+    }
+
+    #[test]
+    fn past_64_open_groups_the_fullest_goes_out_before_another_opens() {
+        let mut sim = Sim::new(1, config());
+        sim.start();
+        let config = LoadConfig {
+            batch_by: BatchGrouping::Partition,
+            initial_concurrency: 1024,
+            ..batched(2)
+        };
+        let load = new_load(&mut sim, config);
+        // 65 partitions, each twice: the 65th opens a group only after one of the 64 open
+        // (all of one row) goes alone; every other partition's two rows form a batch.
+        let once: String = (0..65).map(|k| format!("{k},0x0102\n")).collect();
+        let input = format!("{once}{once}");
+        run(&mut sim, load, input.as_bytes(), 1 << 20);
+        assert_eq!(sim.loads.get(load).unwrap().stats().rows_ok, 130);
+        assert_eq!(sim.nodes[0].batches, vec![2; 64]);
+        assert_eq!(sim.nodes[0].executes.len(), 130);
+    }
+
+    #[test]
     fn by_default_rows_batch_by_replica_set_and_go_alone_when_no_batch_forms() {
         // Plenty of input at once: rows of one replica set share batches of up to the default size.
         let mut sim = Sim::new(3, config());
@@ -1331,6 +1372,399 @@ mod bulk_load {
         let bad = load.poll_bad().unwrap();
         assert_eq!((bad.kind, bad.line, bad.column.as_deref(), bad.field), (BadRowKind::Value, 301, Some("k"), Some(0)));
         assert!(sim.nodes.iter().all(|n| n.executes.is_empty() && n.batches.is_empty()), "nothing is sent");
+    }
+
+    #[test]
+    fn the_watermark_line_counts_the_line_ends_inside_a_quoted_record() {
+        let mut sim = Sim::new(1, config());
+        sim.start();
+        let load = new_load(&mut sim, LoadConfig { dry_run: true, ..LoadConfig::default() });
+        // A bad row, a good one, then a bad one whose quoted blob spans lines 3 and 4.
+        let input = b"x,0x01\n0,0x0102\n1,\"0x\n01\"\n";
+        run(&mut sim, load, input, 1000);
+        let load = sim.loads.get_mut(load).unwrap();
+        let stats = load.stats();
+        assert_eq!(
+            (stats.rows_ok, stats.rows_bad, stats.watermark, stats.watermark_line),
+            (1, 2, input.len() as u64, 5)
+        );
+        assert_eq!((stats.watermark_rows_ok, stats.watermark_rows_bad), (1, 2));
+        assert_eq!(load.poll_bad().map(|bad| (bad.line, bad.offset, bad.column, bad.field)), Some((1, 0, Some("k".into()), Some(0))));
+        let bad = load.poll_bad().unwrap();
+        assert_eq!(
+            bad,
+            BadRow {
+                kind: BadRowKind::Value,
+                raw: b"1,\"0x\n01\"".to_vec(),
+                line: 3,
+                offset: 16,
+                column: Some("v".into()),
+                field: Some(1),
+                byte: None,
+                server_code: None,
+                attempts: 0,
+                reason: "column v: expected blob, got '0x\n01' (at byte 0): odd number of hex digits".into(),
+                value: Some("0x\n01".into()),
+            }
+        );
+    }
+
+    /// Rows of `id, a, b` with a write time per cell: a row whose cells differ goes in parts.
+    fn cell_times(bulk: &mut BulkConfig) {
+        use cqlwire_core::bulk::{CellTime, CellTimes, FieldRef};
+        bulk.format = Format::Csv(CsvOptions::default());
+        bulk.columns = vec![
+            ("id".to_owned(), ColumnType::Int),
+            ("a".to_owned(), ColumnType::Text),
+            ("b".to_owned(), ColumnType::Int),
+            ("[timestamp]".to_owned(), ColumnType::Bigint),
+            ("[ttl]".to_owned(), ColumnType::Int),
+        ];
+        let cell = |column: &str| CellTime {
+            column: column.into(),
+            writetime: Some(FieldRef::Name(format!("writetime({column})"))),
+            ttl: None,
+        };
+        bulk.cell_times = Some(CellTimes {
+            timestamp_marker: "[timestamp]".into(),
+            ttl_marker: "[ttl]".into(),
+            cells: vec![cell("a"), cell("b")],
+        });
+    }
+
+    const PARTS: &[u8] = b"id,a,b,writetime(a),writetime(b)\n1,x,2,100,200\n2,y,3,100,200\n";
+
+    #[test]
+    fn a_row_in_parts_counts_once_in_a_dry_run_and_when_resumed() {
+        let mut sim = Sim::new(1, config());
+        sim.start();
+        let id = new_load_with(&mut sim, cell_times, LoadConfig { dry_run: true, ..LoadConfig::default() });
+        run(&mut sim, id, PARTS, 1 << 20);
+        let stats = sim.loads.get(id).unwrap().stats();
+        assert_eq!((stats.rows_ok, stats.rows_bad, stats.watermark, stats.watermark_line), (2, 0, PARTS.len() as u64, 4));
+
+        // The first row was sent by an earlier run and never acknowledged, the second was.
+        let (first, second) = (33, 47);
+        let config = LoadConfig {
+            resume_sent: [first].into_iter().collect(),
+            resume_acked: [second].into_iter().collect(),
+            ..LoadConfig::default()
+        };
+        let id = new_load_with(&mut sim, cell_times, config);
+        run(&mut sim, id, PARTS, 1 << 20);
+        let load = sim.loads.get_mut(id).unwrap();
+        let stats = load.stats();
+        assert_eq!(
+            (stats.rows_ok, stats.rows_previous, stats.rows_uncertain, stats.watermark, stats.watermark_line),
+            (0, 1, 1, PARTS.len() as u64, 4)
+        );
+        let bad = load.poll_bad().unwrap();
+        assert_eq!((bad.kind, bad.line, bad.offset, bad.raw.as_slice()), (BadRowKind::Uncertain, 2, first, &b"1,x,2,100,200"[..]));
+        assert_eq!(load.poll_bad(), None);
+        assert!(sim.nodes[0].executes.is_empty());
+    }
+
+    #[test]
+    fn rows_from_the_stop_offset_on_are_left_to_the_next_range() {
+        let mut sim = Sim::new(1, config());
+        sim.start();
+        // Rows of 9 bytes: the third starts at 18, exactly the stop.
+        let load = new_load(&mut sim, LoadConfig { batch_size: 1, stop_at_offset: Some(18), ..LoadConfig::default() });
+        run(&mut sim, load, &csv(5, &[]), 4);
+        let load = sim.loads.get(load).unwrap();
+        let stats = load.stats();
+        assert!(load.is_done());
+        assert_eq!((stats.rows_ok, stats.rows_bad, stats.watermark, stats.watermark_line), (2, 0, 18, 3));
+        assert_eq!(sim.nodes[0].executes.len(), 2);
+    }
+
+    #[test]
+    fn every_request_carries_the_loads_consistency_serial_consistency_and_timestamp() {
+        let options = LoadConfig {
+            consistency: Some(0x0006),
+            serial_consistency: Some(0x0009),
+            default_timestamp: Some(0x0102_0304_0506_0708),
+            ..LoadConfig::default()
+        };
+        // The parameters after the values: serial consistency, then the timestamp.
+        let tail = [&[0u8, 0x09][..], &[1, 2, 3, 4, 5, 6, 7, 8]].concat();
+        let mut sim = Sim::new(1, config());
+        sim.start();
+        let load = new_load(&mut sim, LoadConfig { batch_size: 1, ..options.clone() });
+        run(&mut sim, load, b"5,0x0102\n", 1000);
+        let mut execute = [&[0u8, 11][..], b"prep-insert", &[0, 0x06], &[0x01 | 0x02 | 0x10 | 0x20]].concat();
+        execute.extend_from_slice(&[0, 2, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 2, 1, 2]);
+        execute.extend_from_slice(&tail);
+        assert_eq!(sim.nodes[0].request_bodies, vec![(0x0A, execute)]);
+
+        // A batch: UNLOGGED, its statements, then the same parameters (no result metadata
+        // to skip in a BATCH).
+        let mut sim = Sim::new(1, config());
+        sim.start();
+        let load = new_load(&mut sim, LoadConfig { batch_size: 2, ..options });
+        run(&mut sim, load, b"5,0x0102\n5,0x03\n", 1000);
+        let mut batch = vec![1, 0, 2];
+        for v in [&[0u8, 0, 0, 2, 1, 2][..], &[0, 0, 0, 1, 3]] {
+            batch.extend_from_slice(&[&[1u8, 0, 11][..], b"prep-insert", &[0, 2, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 5], v].concat());
+        }
+        batch.extend_from_slice(&[0, 0x06, 0x10 | 0x20]);
+        batch.extend_from_slice(&tail);
+        assert_eq!(sim.nodes[0].request_bodies, vec![(0x0D, batch)]);
+    }
+
+    /// One node; the session makes one attempt per request, so each failure reaches the load.
+    fn one_node_one_attempt() -> Sim {
+        let mut c = config();
+        c.retry = RetryPolicy { max_attempts: 1 };
+        let mut sim = Sim::new(1, c);
+        sim.start();
+        sim
+    }
+
+    /// The window after each step of a load of `rows` rows, one per request, duplicates removed.
+    fn windows_of(sim: &mut Sim, config: LoadConfig, rows: usize) -> (Vec<usize>, Vec<BadRow>, LoadStats) {
+        let id = new_load(sim, LoadConfig { batch_size: 1, ..config });
+        let mut windows = Vec::new();
+        run_observed(sim, id, &csv(rows, &[]), 1 << 20, |load| windows.push(load.stats().window));
+        let load = sim.loads.get_mut(id).unwrap();
+        windows.push(load.stats().window);
+        windows.dedup();
+        let mut bad = Vec::new();
+        while let Some(row) = load.poll_bad() {
+            bad.push(row);
+        }
+        (windows, bad, load.stats())
+    }
+
+    #[test]
+    fn the_window_grows_by_one_per_windowful_of_successes_up_to_the_maximum() {
+        let config = LoadConfig { initial_concurrency: 2, max_concurrency: 4, ..LoadConfig::default() };
+        // 2 successes make it 3, 3 more make it 4, and there it stays.
+        for (rows, window) in [(1, 2), (2, 3), (4, 3), (5, 4), (12, 4)] {
+            let mut sim = one_node_one_attempt();
+            let (windows, _, _) = windows_of(&mut sim, config.clone(), rows);
+            assert_eq!(windows.last(), Some(&window), "{rows} rows: {windows:?}");
+        }
+        // The initial window is clamped into 1..=max.
+        let mut sim = one_node_one_attempt();
+        let (windows, _, _) =
+            windows_of(&mut sim, LoadConfig { initial_concurrency: 0, max_concurrency: 0, ..LoadConfig::default() }, 1);
+        assert_eq!(windows, vec![1]);
+    }
+
+    #[test]
+    fn no_more_requests_than_the_window_are_in_flight() {
+        let mut sim = one_node_one_attempt();
+        let config = LoadConfig { batch_size: 1, initial_concurrency: 2, max_concurrency: 2, ..LoadConfig::default() };
+        let id = new_load(&mut sim, config);
+        let mut in_flight = Vec::new();
+        run_observed(&mut sim, id, &csv(5, &[]), 1 << 20, |load| in_flight.push(load.stats().in_flight));
+        assert_eq!(in_flight.iter().max(), Some(&2), "{in_flight:?}");
+        assert_eq!(sim.loads.get(id).unwrap().stats().rows_ok, 5);
+    }
+
+    #[test]
+    fn a_due_retry_and_new_rows_go_out_in_the_same_pump() {
+        let mut sim = one_node_one_attempt();
+        sim.nodes[0].fail_next = vec![server_error(0x1001, "busy", &[])];
+        let id = new_load(&mut sim, LoadConfig { batch_size: 1, ..LoadConfig::default() });
+        sim.loads.push(sim.now, &mut sim.session, id, b"1,0x01\n");
+        sim.pump();
+        let due = sim.loads.next_timeout().expect("the refused row waits for its retry");
+        assert!(due > sim.now);
+        sim.loads.get_mut(id).unwrap().push(b"2,0x01\n3,0x01\n");
+        sim.now = due;
+        sim.loads.pump(sim.now, &mut sim.session);
+        let stats = sim.loads.get(id).unwrap().stats();
+        assert_eq!((stats.in_flight, stats.waiting_retry, stats.retries), (3, 0, 1));
+    }
+
+    #[test]
+    fn rows_the_session_cannot_take_wait_max_retries_times_then_are_reported_not_sent() {
+        // Never started: the session takes no request.
+        let mut sim = Sim::new(1, config());
+        let columns = vec![("k".to_owned(), ColumnType::Bigint), ("v".to_owned(), ColumnType::Blob)];
+        let bulk = BulkConfig::new(Format::Csv(CsvOptions { header: false, ..CsvOptions::default() }), columns);
+        let config = LoadConfig { batch_size: 1, max_retries: 1, ..LoadConfig::default() };
+        let id = sim.loads.insert(BulkLoad::new(BulkEncoder::new(bulk).unwrap(), b"prep-insert", &[], config));
+        sim.loads.push(sim.now, &mut sim.session, id, b"1,0x01\n");
+        let stats = sim.loads.get(id).unwrap().stats();
+        assert_eq!((stats.in_flight, stats.waiting_retry, stats.rows_rejected), (0, 1, 0));
+        sim.now = sim.loads.next_timeout().unwrap();
+        sim.loads.pump(sim.now, &mut sim.session);
+        let load = sim.loads.get_mut(id).unwrap();
+        let stats = load.stats();
+        assert_eq!((stats.in_flight, stats.waiting_retry, stats.rows_rejected, stats.retries), (0, 0, 1, 0));
+        let bad = load.poll_bad().unwrap();
+        assert_eq!(
+            (bad.kind, bad.attempts, bad.server_code, bad.reason.as_str(), bad.raw.as_slice()),
+            (BadRowKind::NotSent, 0, None, "the session is not connected yet", &b"1,0x01"[..])
+        );
+        assert_eq!(load.next_timeout(), None);
+    }
+
+    #[test]
+    fn push_back_halves_the_window_and_the_row_goes_again_after_a_backoff() {
+        let mut sim = one_node_one_attempt();
+        sim.nodes[0].fail_next = vec![server_error(0x1001, "busy", &[]); 2];
+        let config = LoadConfig { initial_concurrency: 8, max_concurrency: 8, ..LoadConfig::default() };
+        let (windows, bad, stats) = windows_of(&mut sim, config, 1);
+        assert_eq!((windows, bad), (vec![8, 4, 2], vec![]));
+        assert_eq!((stats.rows_ok, stats.retries, stats.rows_rejected, stats.waiting_retry, stats.in_flight), (1, 2, 0, 0, 0));
+        let times = &sim.nodes[0].execute_times;
+        assert!(times.len() == 3 && times[0] < times[1] && times[1] < times[2], "retried after a backoff: {times:?}");
+    }
+
+    #[test]
+    fn the_stats_count_requests_in_flight_and_rows_waiting_for_a_retry() {
+        let mut sim = one_node_one_attempt();
+        sim.nodes[0].fail_next = vec![server_error(0x1001, "busy", &[])];
+        let id = new_load(&mut sim, LoadConfig { batch_size: 1, ..LoadConfig::default() });
+        let mut seen = Vec::new();
+        run_observed(&mut sim, id, &csv(3, &[]), 1 << 20, |load| {
+            let stats = load.stats();
+            seen.push((stats.in_flight, stats.waiting_retry, stats.rows_ok, load.is_done()));
+        });
+        seen.dedup();
+        // All three sent at once; the first refused waits for its retry while the others
+        // are acknowledged; then it goes again. Not done while any of them is out.
+        assert_eq!(seen, vec![(3, 0, 0, false), (0, 1, 2, false), (1, 0, 2, false)]);
+        assert!(sim.loads.get(id).unwrap().is_done());
+    }
+
+    #[test]
+    fn a_finished_load_is_done_only_once_its_input_is_read_and_sent() {
+        let mut sim = one_node_one_attempt();
+        let id = new_load(&mut sim, LoadConfig { batch_size: 1, ..LoadConfig::default() });
+        // Pushed and finished, but not pumped: every row is still in the input.
+        let load = sim.loads.get_mut(id).unwrap();
+        load.push(&csv(2, &[]));
+        load.finish();
+        assert!(!load.is_done());
+        assert_eq!(load.next_timeout(), None);
+        sim.loads.pump(sim.now, &mut sim.session);
+        sim.pump();
+        let load = sim.loads.get(id).unwrap();
+        assert!(load.is_done(), "{:?}", load.stats());
+        assert_eq!(load.stats().rows_ok, 2);
+    }
+
+    #[test]
+    fn the_answers_to_other_requests_are_not_taken_by_a_load() {
+        let mut sim = one_node_one_attempt();
+        let load = new_load(&mut sim, LoadConfig::default());
+        sim.loads.push(sim.now, &mut sim.session, load, b"1,0x01\n");
+        let id = sim.insert(7, true);
+        assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
+        assert!(!sim.loads.get(load).unwrap().owns(id));
+    }
+
+    #[test]
+    fn a_load_whose_encoder_stops_reports_why_and_is_done_with_what_it_read() {
+        let mut sim = Sim::new(1, config());
+        sim.start();
+        let limit = |bulk: &mut BulkConfig| bulk.limits.errors = ErrorLimit::Count(1);
+        let id = new_load_with(&mut sim, limit, LoadConfig { batch_size: 1, ..LoadConfig::default() });
+        let input = b"1,0x01\nx,0x01\n2,0x01\ny,0x01\n3,0x01\n";
+        run(&mut sim, id, input, 1 << 20);
+        let load = sim.loads.get(id).unwrap();
+        assert_eq!(load.error(), Some(&BulkError::TooManyErrors { limit: 1 }));
+        assert_eq!(load.failure().as_deref(), Some("more than 1 bad rows: stopping"));
+        assert!(load.is_done() && !load.wants_input());
+        let stats = load.stats();
+        // The second bad row stops it: the rows before it are loaded, the watermark ends after it.
+        assert_eq!((stats.rows_ok, stats.rows_bad, stats.watermark, stats.bytes_pushed), (2, 2, 28, input.len() as u64));
+    }
+
+    #[test]
+    fn a_load_gives_up_when_no_node_is_reachable_for_its_timeout_and_keeps_its_rows_past_the_watermark() {
+        let mut sim = Sim::new(1, config());
+        sim.start();
+        let config = LoadConfig {
+            batch_size: 1,
+            unreachable_timeout_us: 2_000 * MS,
+            retry_base_us: 10 * MS,
+            retry_max_us: 50 * MS,
+            ..LoadConfig::default()
+        };
+        let id = new_load(&mut sim, config);
+        sim.kill(0);
+        let input = csv(2, &[]);
+        sim.loads.push(sim.now, &mut sim.session, id, &input);
+        sim.loads.finish(sim.now, &mut sim.session, id);
+        // The session holds the rows until it finds the node down: time moves on its clock.
+        let (mut first_failure, mut gave_up) = (None, None);
+        while !sim.loads.get(id).unwrap().is_done() && sim.now < 60_000 * MS {
+            sim.pump();
+            let load = sim.loads.get(id).unwrap();
+            if load.stats().waiting_retry > 0 {
+                first_failure.get_or_insert(sim.now);
+            }
+            if load.failure().is_some() {
+                gave_up.get_or_insert(sim.now);
+            }
+            sim.advance(10 * MS);
+        }
+        let load = sim.loads.get(id).unwrap();
+        assert_eq!(
+            load.failure().as_deref(),
+            Some("no node of the cluster was reachable for 2 s; rows not acknowledged are left for --resume")
+        );
+        assert_eq!(load.error(), None);
+        // Retried until the timeout ran out, counted from the first failure (the failures
+        // come as the session's reconnections to the node fail), then given up.
+        let (first_failure, gave_up) = (first_failure.unwrap(), gave_up.unwrap());
+        assert!(gave_up - first_failure >= 2_000 * MS, "first failure at {first_failure} µs, gave up at {gave_up} µs");
+        assert!(load.is_done() && !load.wants_input());
+        let stats = load.stats();
+        assert_eq!((stats.rows_ok, stats.rows_bad, stats.rows_rejected, stats.watermark), (0, 0, 0, 0));
+    }
+
+    #[test]
+    fn a_row_that_fails_more_than_max_retries_times_is_rejected_with_its_attempts() {
+        let mut sim = one_node_one_attempt();
+        sim.nodes[0].fail_next = vec![server_error(0x1001, "busy", &[]); 3];
+        let config = LoadConfig { max_retries: 1, initial_concurrency: 8, max_concurrency: 8, ..LoadConfig::default() };
+        let (windows, bad, stats) = windows_of(&mut sim, config, 1);
+        assert_eq!(windows, vec![8, 4, 2]);
+        assert_eq!(bad.len(), 1);
+        assert_eq!(
+            (bad[0].kind, bad[0].server_code, bad[0].attempts, bad[0].reason.as_str(), bad[0].line, bad[0].offset),
+            (BadRowKind::Rejected, Some(0x1001), 2, "busy", 1, 0)
+        );
+        assert_eq!((stats.rows_ok, stats.retries, stats.rows_rejected, stats.rows_uncertain), (0, 1, 1, 0));
+        assert_eq!(sim.nodes[0].execute_times.len(), 2);
+
+        // An idempotent write that timed out each time may have been applied, but writing it
+        // again is harmless: it is rejected (to be loaded again), not set aside as uncertain.
+        let mut sim = one_node_one_attempt();
+        sim.nodes[0].fail_next = vec![write_timeout("SIMPLE"); 2];
+        let (_, bad, stats) = windows_of(&mut sim, LoadConfig { max_retries: 1, ..LoadConfig::default() }, 1);
+        assert_eq!(bad.len(), 1);
+        assert_eq!((bad[0].kind, bad[0].server_code, bad[0].attempts), (BadRowKind::Rejected, Some(0x1100), 2));
+        assert_eq!((stats.rows_rejected, stats.rows_uncertain), (1, 0));
+    }
+
+    #[test]
+    fn a_non_idempotent_row_goes_again_after_a_refusal_but_not_after_a_write_timeout() {
+        let not_idempotent = LoadConfig { idempotent: false, initial_concurrency: 8, ..LoadConfig::default() };
+        // Overloaded: nothing was written, so it goes again.
+        let mut sim = one_node_one_attempt();
+        sim.nodes[0].fail_next = vec![server_error(0x1001, "busy", &[])];
+        let (windows, bad, stats) = windows_of(&mut sim, not_idempotent.clone(), 1);
+        assert_eq!((windows, bad), (vec![8, 4], vec![]));
+        assert_eq!((stats.rows_ok, stats.retries), (1, 1));
+        // WriteTimeout: it may have been applied, so it is set aside as uncertain.
+        let mut sim = one_node_one_attempt();
+        sim.nodes[0].fail_next = vec![write_timeout("SIMPLE")];
+        let (windows, bad, stats) = windows_of(&mut sim, not_idempotent, 1);
+        assert_eq!(windows, vec![8, 4]);
+        assert_eq!(bad.len(), 1);
+        assert_eq!(
+            (bad[0].kind, bad[0].server_code, bad[0].attempts, bad[0].reason.as_str()),
+            (BadRowKind::Uncertain, Some(0x1100), 1, "write timeout")
+        );
+        assert_eq!((stats.rows_ok, stats.retries, stats.rows_rejected, stats.rows_uncertain), (0, 0, 0, 1));
     }
 
     #[test]

@@ -498,7 +498,10 @@ impl BulkLoad {
             }
             match self.next_good_row() {
                 Some(slot) if self.config.dry_run => {
-                    self.stats.rows_ok += 1;
+                    // A row in parts (cell times) counts once, at its last part, as on_response counts it.
+                    if !self.slots[slot].continues {
+                        self.stats.rows_ok += 1;
+                    }
                     self.settle(slot, true);
                 }
                 Some(slot) => {
@@ -675,7 +678,6 @@ impl BulkLoad {
             serial_consistency: self.config.serial_consistency,
             default_timestamp: self.config.default_timestamp,
             skip_metadata: true,
-            idempotent: self.config.idempotent,
             ..QueryOptions::default()
         };
         let rows = &self.groups[group].rows;
@@ -688,7 +690,8 @@ impl BulkLoad {
         let first = &self.slots[first];
         let statements: Vec<BatchStatement<'_>>;
         let request = if rows.len() == 1 {
-            let rmid = (!self.result_metadata_id.is_empty()).then_some(self.result_metadata_id.as_slice());
+            // Empty when the server gave none (v4): written as the same empty short bytes as None.
+            let rmid = Some(self.result_metadata_id.as_slice());
             Request::Execute { id: &self.prepared_id, result_metadata_id: rmid, values: &first.values, options }
         } else {
             // One allocation per batch, not per row.
@@ -1023,5 +1026,54 @@ mod tests {
         // The connection closing is worth another attempt either way; whether it may go again
         // is the idempotence's to say.
         assert!(is_transient(&alone(closed(true))) && is_transient(&alone(closed(false))));
+    }
+
+    #[test]
+    fn every_failure_kind_on_one_node_is_classified_exactly() {
+        let closed = |written| RequestError::Closed { message: "connection closed".into(), written };
+        let timeout = RequestError::Timeout { message: "late".into(), timeout_ms: 10 };
+        let protocol =
+            RequestError::Protocol { message: "bad frame".into(), side: crate::error::Side::Remote, field: "x", offset: 3 };
+        // (failure, push-back, transient, may have applied)
+        let cases = [
+            (timeout, true, true, true),
+            (closed(true), false, true, true),
+            (closed(false), false, true, false),
+            (protocol, false, false, true),
+            (server(0x0000, "internal"), false, true, true),
+            (server(0x1000, "unavailable"), false, true, false),
+            (server(0x1001, "overloaded"), true, true, false),
+            (server(0x1002, "bootstrapping"), false, true, false),
+            (server(0x1100, "write timeout"), true, true, true),
+            (server(0x1200, "read timeout"), false, true, false),
+            (server(0x1500, "write failure"), false, false, false),
+            (server(0x2200, "invalid"), false, false, false),
+        ];
+        for (failure, pushback, transient, applied) in cases {
+            let error = alone(failure.clone());
+            assert_eq!(
+                (is_pushback(&error), is_transient(&error), may_have_applied(&error), rate_limit(&error)),
+                (pushback, transient, applied, None),
+                "{failure:?}"
+            );
+        }
+        // Without an ERROR the reason is the failure in words, and no code.
+        let error = alone(RequestError::Timeout { message: "no answer within 10 ms".into(), timeout_ms: 10 });
+        assert_eq!(rejection_reason(&error), (None, "no answer within 10 ms".to_owned()));
+    }
+
+    #[test]
+    fn no_node_left_is_transient_and_push_back_only_when_a_node_pushed_back() {
+        let refused = no_node_left(&[server(0x2200, "x")]);
+        assert_eq!((is_transient(&refused), is_pushback(&refused)), (true, false));
+        // Push-back tried on the nodes only when no node was left: one node's answer alone is not.
+        let one = SessionError { no_host_available: false, ..no_node_left(&[server(0x1001, "busy")]) };
+        assert!(!is_pushback(&one));
+    }
+
+    #[test]
+    fn the_default_held_bytes_budget_is_4_mib() {
+        assert_eq!(DEFAULT_MAX_HELD_BYTES, 4_194_304);
+        assert_eq!(LoadConfig::default().max_held_bytes, 4_194_304);
     }
 }

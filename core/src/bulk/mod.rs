@@ -1374,6 +1374,175 @@ mod tests {
     }
 
     #[test]
+    fn bad_row_kinds_cross_the_boundary_as_their_numbers() {
+        use BadRowKind::*;
+        let kinds = [Syntax, Size, Encoding, Value, Rejected, NotSent, Uncertain];
+        assert_eq!(kinds.map(BadRowKind::code), [1, 2, 3, 4, 5, 6, 7]);
+    }
+
+    #[test]
+    fn bad_columns_read_as_words_with_1_based_fields_and_0_based_bytes() {
+        assert_eq!(BadColumn::Name("v".into()).to_string(), "column v");
+        assert_eq!(BadColumn::Field(0).to_string(), "field 1");
+        assert_eq!(BadColumn::Byte(7).to_string(), "byte 7");
+    }
+
+    fn headerless(columns: Vec<(String, ColumnType)>) -> BulkConfig {
+        BulkConfig::new(Format::Csv(CsvOptions { header: false, ..CsvOptions::default() }), columns)
+    }
+
+    #[test]
+    fn a_bad_rows_field_text_is_kept_to_256_bytes_cut_on_a_character_boundary() {
+        let mut encoder = BulkEncoder::new(headerless(vec![("a".to_owned(), ColumnType::Int)])).unwrap();
+        let long = format!("{}z", "x".repeat(300));
+        // "é" takes bytes 255 and 256: the text kept stops before it.
+        let split = format!("{}éz", "x".repeat(255));
+        encoder.push(format!("abc\n{long}\n{split}\n1,2\n").as_bytes());
+        let mut kept = Vec::new();
+        while let Some(outcome) = encoder.next_row() {
+            assert!(matches!(outcome, RowOutcome::Bad { .. }));
+            kept.push(encoder.bad_value().map(str::to_owned));
+        }
+        let (x255, x256) = ("x".repeat(255), "x".repeat(256));
+        // The last row has one field too many: no field is at fault.
+        assert_eq!(kept, vec![Some("abc".to_owned()), Some(x256), Some(x255), None]);
+    }
+
+    #[test]
+    fn input_field_names_the_csv_position_feeding_a_column() {
+        let columns = vec![("k".to_owned(), ColumnType::Int), ("v".to_owned(), ColumnType::Text)];
+        let encoder = BulkEncoder::new(headerless(columns.clone())).unwrap();
+        assert_eq!(encoder.columns(), &columns[..]);
+        assert_eq!((encoder.input_field("k"), encoder.input_field("v"), encoder.input_field("w")), (Some(0), Some(1), None));
+        // A constant column is fed by no field; the others shift down.
+        let mut config = headerless(columns.clone());
+        config.constants = vec![("k".into(), "1".into())];
+        let encoder = BulkEncoder::new(config).unwrap();
+        assert_eq!((encoder.input_field("k"), encoder.input_field("v")), (None, Some(0)));
+        // JSON Lines fields are keys: no position.
+        let encoder = BulkEncoder::new(BulkConfig::new(Format::jsonl(), columns)).unwrap();
+        assert_eq!((encoder.input_field("k"), encoder.input_field("v")), (None, None));
+    }
+
+    #[test]
+    fn conversion_settings_set_the_text_options_and_null_to_unset() {
+        let mut config = headerless(vec![("a".to_owned(), ColumnType::Boolean)]);
+        let settings = ConversionSettings {
+            null_to_unset: Some(false),
+            true_words: Some(vec!["oui".into()]),
+            ..ConversionSettings::default()
+        };
+        config.apply_conversion(&settings).unwrap();
+        assert_eq!((config.null_to_unset, config.text.true_words.clone()), (false, vec!["oui".to_owned()]));
+        // Unset is left as it was.
+        config.apply_conversion(&ConversionSettings::default()).unwrap();
+        assert!(!config.null_to_unset);
+        let bad = ConversionSettings { epoch_unit: Some("weeks".into()), ..ConversionSettings::default() };
+        assert_eq!(
+            config.apply_conversion(&bad),
+            Err(BulkError::Config("epochUnit \"weeks\": use s, ms, us or ns".into()))
+        );
+    }
+
+    fn id_name() -> Vec<(String, ColumnType)> {
+        vec![("id".to_owned(), ColumnType::Int), ("name".to_owned(), ColumnType::Text)]
+    }
+
+    /// The rows of `input` (CSV with a header, columns `id int, name text`) and the error
+    /// that stopped the encoder.
+    fn with_header(adjust: impl FnOnce(&mut BulkConfig), input: &[u8]) -> (Vec<Result<Vec<u8>, String>>, Option<BulkError>) {
+        let mut config = BulkConfig::new(Format::Csv(CsvOptions::default()), id_name());
+        adjust(&mut config);
+        let mut encoder = BulkEncoder::new(config).unwrap();
+        encoder.push(input);
+        encoder.finish();
+        let mut out = Vec::new();
+        while let Some(outcome) = encoder.next_row() {
+            out.push(match outcome {
+                RowOutcome::Good { values, .. } => Ok(values.to_vec()),
+                RowOutcome::Bad { reason, .. } => Err(reason),
+            });
+        }
+        (out, encoder.error().cloned())
+    }
+
+    #[test]
+    fn header_errors_say_exactly_what_does_not_fit() {
+        let explicit = |text: &'static str| move |c: &mut BulkConfig| c.mapping = Mapping::parse(text).unwrap();
+        let header = |reason: &str| Some(BulkError::Header { line: 1, reason: reason.into() });
+        let cases: Vec<(Box<dyn FnOnce(&mut BulkConfig)>, &[u8], Option<BulkError>)> = vec![
+            (Box::new(|_| {}), b"id,x\n", header("field 'x' matches no column of the statement (columns: id, name)")),
+            (Box::new(|_| {}), b"id,ID\n", header("two fields feed column id")),
+            (
+                Box::new(|c| c.constants = vec![("id".into(), "1".into())]),
+                b"name,id\n",
+                header("field 'id' feeds column id, which has a constant"),
+            ),
+            (Box::new(|c| c.pk_indexes = vec![0]), b"name\n", header("partition key column id is not mapped to any field")),
+            (Box::new(explicit("2=id")), b"a,b\n", header("mapped field position 2 but the header has 2")),
+            (Box::new(explicit("a=id")), b"a,a\n", header("the header names field 'a' twice")),
+            (Box::new(explicit("q=id")), b"a,b\n", header("mapped field 'q' is not in the header")),
+        ];
+        for (adjust, input, want) in cases {
+            let (rows, error) = with_header(adjust, input);
+            assert_eq!((rows, error), (vec![], want), "{}", String::from_utf8_lossy(input));
+        }
+        let unknown = BulkEncoder::new(BulkConfig { mapping: Mapping::parse("a=nope").unwrap(), ..BulkConfig::new(Format::jsonl(), id_name()) });
+        assert_eq!(unknown.unwrap_err(), BulkError::Config("no column 'nope' in the statement (columns: id, name)".into()));
+    }
+
+    #[test]
+    fn header_fields_feed_their_columns_by_name_by_position_or_not_at_all() {
+        let row = |id: u8, name: &[u8]| {
+            let mut v = vec![0, 2, 0, 0, 0, 4, 0, 0, 0, id, 0, 0, 0, name.len() as u8];
+            v.extend_from_slice(name);
+            Ok(v)
+        };
+        let explicit = |text: &'static str| move |c: &mut BulkConfig| c.mapping = Mapping::parse(text).unwrap();
+        assert_eq!(with_header(explicit("b=id,a=name"), b"a,b\nn,5\n"), (vec![row(5, b"n")], None));
+        assert_eq!(with_header(explicit("1=id,0=name"), b"a,b\nn,5\n"), (vec![row(5, b"n")], None));
+        let ignore = |c: &mut BulkConfig| c.ignore_unknown = true;
+        assert_eq!(with_header(ignore, b"x,NAME,id\nq,n,5\n"), (vec![row(5, b"n")], None));
+    }
+
+    #[test]
+    fn explicit_positions_need_at_least_the_highest_position_plus_one_fields() {
+        let mut config = headerless(vec![("a".to_owned(), ColumnType::Int)]);
+        config.mapping = Mapping::parse("1=a").unwrap();
+        let got = rows(config, b"x\nx,5\nx,6,y\n");
+        let int = |n: u8| Ok(vec![0, 1, 0, 0, 0, 4, 0, 0, 0, n]);
+        assert_eq!(got, vec![Err("expected at least 2 fields, found 1".into()), int(5), int(6)]);
+    }
+
+    #[test]
+    fn json_keys_match_columns_case_insensitively_only_without_an_explicit_mapping() {
+        let int = |n: u8| vec![0, 0, 0, 4, 0, 0, 0, n];
+        let unset = [0xff, 0xff, 0xff, 0xfe];
+        let config = BulkConfig::new(Format::jsonl(), id_name());
+        let want = [&[0u8, 2][..], &int(5), &[0, 0, 0, 1, b'n']].concat();
+        assert_eq!(rows(config.clone(), b"{\"ID\": 5, \"Name\": \"n\"}\n"), vec![Ok(want)]);
+        let explicit = BulkConfig { mapping: Mapping::parse("x=id").unwrap(), ..config };
+        let want = [&[0u8, 2][..], &unset, &unset].concat();
+        assert_eq!(rows(explicit.clone(), b"{\"ID\": 5, \"id\": 6}\n"), vec![Ok(want)]);
+        let want = [&[0u8, 2][..], &int(7), &unset].concat();
+        assert_eq!(rows(explicit, b"{\"x\": 7}\n"), vec![Ok(want)]);
+    }
+
+    #[test]
+    fn a_partition_key_may_be_empty_but_not_null_or_unset() {
+        let columns = vec![("k".to_owned(), ColumnType::Text), ("v".to_owned(), ColumnType::Int)];
+        let mut config = headerless(columns.clone());
+        config.pk_indexes = vec![0];
+        config.text.null_markers = vec!["NULL".into()];
+        let got = rows(config, b"\"\",1\nNULL,2\n");
+        assert_eq!(got, vec![Ok(vec![0, 2, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 1]), Err("partition key column k is null".into())]);
+        let mut config = BulkConfig::new(Format::jsonl(), columns);
+        config.pk_indexes = vec![0];
+        let got = rows(config, b"{\"v\": 1}\n{\"k\": null, \"v\": 1}\n");
+        assert_eq!(got, vec![Err("partition key column k is unset".into()), Err("partition key column k is null".into())]);
+    }
+
+    #[test]
     fn a_share_of_bad_records_stops_the_encoder_with_its_figures() {
         // 200 records; records 91, 101, 111, ... 191 are bad (11 of 200, 5.5%).
         let mut input = b"a\n".to_vec();
