@@ -222,6 +222,66 @@ mod tests {
     }
 
     #[test]
+    fn columns_are_found_by_exact_name() {
+        let b = body(3, &[0, 0, 0, 0]);
+        let rows = Rows::parse(&b).unwrap();
+        let found: Vec<_> = ["a", "b", "c", "d", "", "A"].iter().map(|n| rows.column_index(n)).collect();
+        assert_eq!(found, [Some(0), Some(1), Some(2), None, None, None]);
+    }
+
+    /// `[int n]` then each item as `[bytes]` (`None` = a null item, length -1).
+    fn collection(n: i32, items: &[Option<&[u8]>]) -> Vec<u8> {
+        let mut b = n.to_be_bytes().to_vec();
+        for item in items {
+            match item {
+                Some(v) => {
+                    b.extend_from_slice(&(v.len() as i32).to_be_bytes());
+                    b.extend_from_slice(v);
+                }
+                None => b.extend_from_slice(&(-1i32).to_be_bytes()),
+            }
+        }
+        b
+    }
+
+    #[test]
+    fn system_table_cells_decode_exactly_and_refuse_what_they_cannot_be() {
+        assert_eq!(cell::text(Some(b"dc1")), Some("dc1".to_owned()));
+        assert_eq!(cell::text(Some(b"")), Some(String::new()));
+        assert_eq!((cell::text(Some(&[0xFF])), cell::text(None)), (None, None));
+        assert_eq!(cell::inet(Some(&[127, 0, 0, 2])), Some("127.0.0.2".to_owned()));
+        let v6 = [0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1];
+        assert_eq!(cell::inet(Some(&v6)), Some("2001:db8::1".to_owned()));
+        assert_eq!((cell::inet(Some(&[127, 0, 0])), cell::inet(Some(&[0; 5])), cell::inet(None)), (None, None, None));
+        assert_eq!(cell::int(Some(&[0x00, 0x00, 0x23, 0x52])), Some(9042));
+        assert_eq!(cell::int(Some(&[0xFF, 0xFF, 0xFF, 0xFE])), Some(-2));
+        assert_eq!((cell::int(Some(&[0, 0, 1])), cell::int(None)), (None, None));
+        let id: [u8; 16] = core::array::from_fn(|i| i as u8 + 1);
+        assert_eq!(cell::uuid(Some(&id)), Some(id));
+        assert_eq!((cell::uuid(Some(&id[1..])), cell::uuid(None)), (None, None));
+    }
+
+    #[test]
+    fn text_collections_keep_their_items_and_stop_at_the_first_bad_one() {
+        let tokens = collection(3, &[Some(b"-9"), Some(b""), Some(b"42")]);
+        assert_eq!(cell::text_collection(Some(&tokens)), ["-9", "", "42"]);
+        // A null item, or a count beyond the items present, ends the list there.
+        assert_eq!(cell::text_collection(Some(&collection(3, &[Some(b"a"), None, Some(b"c")]))), ["a"]);
+        assert_eq!(cell::text_collection(Some(&collection(i32::MAX, &[Some(b"a")]))), ["a"]);
+        assert!(cell::text_collection(Some(&collection(-1, &[Some(b"a")]))).is_empty());
+        assert!(cell::text_collection(Some(&[0, 0])).is_empty());
+        assert!(cell::text_collection(None).is_empty());
+
+        let map = collection(2, &[Some(b"class"), Some(b"SimpleStrategy"), Some(b"rf"), Some(b"3")]);
+        let pair = |k: &str, v: &str| (k.to_owned(), v.to_owned());
+        assert_eq!(cell::text_map(Some(&map)), [pair("class", "SimpleStrategy"), pair("rf", "3")]);
+        let null_value = collection(2, &[Some(b"k"), Some(b"v"), Some(b"k2"), None]);
+        assert_eq!(cell::text_map(Some(&null_value)), [pair("k", "v")]);
+        assert!(cell::text_map(Some(&collection(1, &[Some(b"k")]))).is_empty());
+        assert!(cell::text_map(None).is_empty());
+    }
+
+    #[test]
     fn a_column_count_without_the_bytes_fails_at_the_first_missing_column() {
         let mut b = [2i32, 1, 65535].iter().flat_map(|v| v.to_be_bytes()).collect::<Vec<u8>>();
         b.extend_from_slice(&[0, 1, b'k', 0, 1, b't']);

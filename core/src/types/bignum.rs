@@ -61,9 +61,8 @@ pub(crate) fn push_decimal_digits(parts: &[&[u8]], negative: bool, out: &mut Vec
             (chunk, chunk_len) = (0, 0);
         }
     }
-    if chunk_len > 0 {
-        mul_add(region, &mut used, 10u64.pow(chunk_len), chunk);
-    }
+    // The last, partial chunk (times 10^0 plus 0 when there is none, which changes nothing).
+    mul_add(region, &mut used, 10u64.pow(chunk_len), chunk);
     if negative {
         let mut carry = true;
         for b in region.iter_mut().rev() {
