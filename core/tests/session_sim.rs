@@ -1746,6 +1746,33 @@ mod bulk_load {
     }
 
     #[test]
+    fn a_plan_run_out_on_push_back_is_the_rows_failure_not_an_unreachable_cluster() {
+        // One node, always overloaded: the session's plan runs out (before its attempt limit)
+        // with the node's answers.
+        let mut c = config();
+        c.retry = RetryPolicy { max_attempts: 100 };
+        let mut sim = Sim::new(1, c);
+        sim.start();
+        sim.nodes[0].fail_next = vec![server_error(0x1001, "busy", &[]); 200];
+        let config = LoadConfig { max_retries: 0, initial_concurrency: 8, max_concurrency: 8, ..LoadConfig::default() };
+        let id = new_load(&mut sim, LoadConfig { batch_size: 1, ..config });
+        sim.loads.push(sim.now, &mut sim.session, id, b"1,0x01\n");
+        sim.loads.finish(sim.now, &mut sim.session, id);
+        // The session restarts its plan after a backoff: time moves on its clock.
+        while !sim.loads.get(id).unwrap().is_done() && sim.now < 60_000 * MS {
+            sim.pump();
+            sim.advance(10 * MS);
+        }
+        let attempts = sim.nodes[0].execute_times.len() as u32;
+        let load = sim.loads.get_mut(id).unwrap();
+        let stats = load.stats();
+        assert_eq!((stats.rows_rejected, stats.retries, stats.window), (1, 0, 4));
+        let bad = load.poll_bad().unwrap();
+        assert_eq!((bad.kind, bad.server_code, bad.attempts), (BadRowKind::Rejected, None, attempts));
+        assert_eq!(bad.reason, "no node left to try; last error: Overloaded (4097): busy");
+    }
+
+    #[test]
     fn a_non_idempotent_row_goes_again_after_a_refusal_but_not_after_a_write_timeout() {
         let not_idempotent = LoadConfig { idempotent: false, initial_concurrency: 8, ..LoadConfig::default() };
         // Overloaded: nothing was written, so it goes again.

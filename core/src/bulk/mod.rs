@@ -1543,6 +1543,35 @@ mod tests {
     }
 
     #[test]
+    fn a_row_whose_cell_time_cannot_be_read_is_one_bad_row() {
+        let columns = vec![
+            ("id".to_owned(), ColumnType::Int),
+            ("a".to_owned(), ColumnType::Int),
+            ("[timestamp]".to_owned(), ColumnType::Bigint),
+            ("[ttl]".to_owned(), ColumnType::Int),
+        ];
+        let mut config = BulkConfig::new(Format::Csv(CsvOptions::default()), columns);
+        config.cell_times = Some(CellTimes {
+            timestamp_marker: "[timestamp]".into(),
+            ttl_marker: "[ttl]".into(),
+            cells: vec![CellTime {
+                column: "a".into(),
+                writetime: Some(FieldRef::Name("writetime(a)".into())),
+                ttl: None,
+            }],
+        });
+        let mut encoder = BulkEncoder::new(config).unwrap();
+        encoder.push(b"id,a,writetime(a)\n1,2,soon\n");
+        let Some(RowOutcome::Bad { raw, line, kind, column, reason, .. }) = encoder.next_row() else { panic!("a bad row") };
+        assert_eq!(
+            (raw, line, kind, column, reason.as_str()),
+            (&b"1,2,soon"[..], 2, BadRowKind::Value, Some(BadColumn::Name("a".into())), "column a: write time 'soon' is not an integer")
+        );
+        assert_eq!(encoder.bad_value(), None);
+        assert_eq!((encoder.stats().good_rows, encoder.stats().bad_rows), (0, 1));
+    }
+
+    #[test]
     fn a_share_of_bad_records_stops_the_encoder_with_its_figures() {
         // 200 records; records 91, 101, 111, ... 191 are bad (11 of 200, 5.5%).
         let mut input = b"a\n".to_vec();
