@@ -1885,6 +1885,20 @@ mod bulk_load {
         assert!(sim.loads.get(first).is_none() && sim.loads.status(first).is_none() && sim.loads.poll_bad(first).is_none());
         assert_eq!(sim.loads.start(&sim.session, b"prep-insert", &[], options).unwrap(), 2);
         assert_eq!(sim.loads.get(second).unwrap().stats().rows_ok, 1);
+        // Events no load owns go to the host, and drain_events counts every event it drained.
+        sim.submit_insert(1, true);
+        sim.submit_insert(2, true);
+        let mut buf = Vec::new();
+        while let Some(conn) = sim.session.poll_transmit(&mut buf) {
+            let reply = sim.respond(conn, &buf);
+            sim.session.handle_bytes(sim.now, conn, &reply);
+            buf.clear();
+        }
+        let mut delivered = Vec::new();
+        let count = sim.loads.drain_events(sim.now, &mut sim.session, |event| {
+            delivered.push(matches!(event, SessionEvent::Response { .. }))
+        });
+        assert_eq!((count, delivered), (2, vec![true, true]));
     }
 }
 

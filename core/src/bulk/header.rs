@@ -48,7 +48,7 @@ impl HeaderOptions {
             delimiter: byte_option("delimiter", self.delimiter.as_deref(), defaults.delimiter)?,
             quote,
             escape: byte_option("escape", self.escape.as_deref(), quote)?,
-            comment: comment_option(self.comment.as_deref()),
+            comment: comment_option(self.comment.as_deref())?,
             header: true,
             trim: self.trim.unwrap_or(false),
             max_record_bytes: self.max_record_bytes.unwrap_or(defaults.max_record_bytes),

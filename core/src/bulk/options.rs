@@ -156,11 +156,13 @@ pub(super) fn byte_option(key: &str, value: Option<&str>, default: u8) -> Result
     }
 }
 
-/// The comment byte: a one-character string, else no comment (the CLI refuses longer ones).
-pub(super) fn comment_option(value: Option<&str>) -> Option<u8> {
+/// The comment byte: none when absent or empty, else exactly one ASCII character. A longer
+/// value is refused rather than ignored: reading `##` as "no comment" would load comment
+/// lines as rows.
+pub(super) fn comment_option(value: Option<&str>) -> Result<Option<u8>, BulkError> {
     match value {
-        Some(c) if c.len() == 1 => c.bytes().next(),
-        _ => None,
+        None | Some("") => Ok(None),
+        Some(_) => byte_option("comment", value, 0).map(Some),
     }
 }
 
@@ -183,7 +185,7 @@ impl BulkOptions {
             InputFormat::Csv => {
                 let defaults = CsvOptions::default();
                 let quote = byte_option("quote", self.quote.as_deref(), defaults.quote)?;
-                let comment = comment_option(self.comment.as_deref());
+                let comment = comment_option(self.comment.as_deref())?;
                 Format::Csv(CsvOptions {
                     delimiter: byte_option("delimiter", self.delimiter.as_deref(), defaults.delimiter)?,
                     quote,
@@ -390,8 +392,12 @@ mod tests {
                 max_record_bytes: 64 << 20
             }
         );
-        // A comment of more than one character is no comment (the CLI refuses it first).
-        assert_eq!(csv(r###"{"comment":"##"}"###).comment, None);
+        // An empty comment is none; a longer one is refused, not ignored.
+        assert_eq!(csv(r#"{"comment":""}"#).comment, None);
+        assert_eq!(
+            BulkOptions::from_json(r###"{"comment":"##"}"###).unwrap().into_configs(Vec::new(), Vec::new()).unwrap_err(),
+            BulkError::Config("comment must be a single ASCII character, got \"##\"".into())
+        );
         assert_eq!(
             BulkOptions::from_json(r#"{"delimiter":";;"}"#).unwrap().into_configs(Vec::new(), Vec::new()).unwrap_err(),
             BulkError::Config("delimiter must be a single ASCII character, got \";;\"".into())

@@ -191,6 +191,7 @@ mod tests {
         assert_eq!(quoted("\r\t"), "kept\"\\r\\t\"");
         // Space, DEL and non-ASCII are written as they are.
         assert_eq!(quoted(" \u{7f}é"), "kept\" \u{7f}é\"");
+        assert_eq!(quoted(" \u{7f}é\u{1}"), "kept\" \u{7f}é\\u0001\"");
         assert_eq!(quoted(""), "kept\"\"");
     }
 
