@@ -2063,6 +2063,8 @@ mod tests {
             ("list<int>", "[null", "list<int>", "", 5, "expected ',' or ']'"),
             // An empty quoted value shows the text from where it went wrong to the end.
             ("list<int>", "['']", "int", "']", 2, "empty"),
+            // Blanks inside the quotes are skipped, and counted in the offset.
+            ("list<int>", "['  x ']", "int", "x", 4, "not an integer"),
             ("list<int>", "['1''']", "int", "1''", 2, "escape sequences are not allowed here"),
             ("list<int>", "[\"1\\n\"]", "int", "1\\n", 2, "escape sequences are not allowed here"),
             ("list<text>", "[a]", "text", "a", 1, "text inside a literal must be quoted ('...' or \"...\")"),
