@@ -1230,7 +1230,8 @@ fn encode_row(
 mod tests {
     use super::*;
 
-    fn rows(config: BulkConfig, input: &[u8]) -> Vec<Result<Vec<u8>, String>> {
+    /// Every row of `input`, read whole: the values of a good row, the reason of a bad one.
+    fn encode_all(config: BulkConfig, input: &[u8]) -> (BulkEncoder, Vec<Result<Vec<u8>, String>>) {
         let mut encoder = BulkEncoder::new(config).unwrap();
         encoder.push(input);
         encoder.finish();
@@ -1241,7 +1242,11 @@ mod tests {
                 RowOutcome::Bad { reason, .. } => Err(reason),
             });
         }
-        out
+        (encoder, out)
+    }
+
+    fn rows(config: BulkConfig, input: &[u8]) -> Vec<Result<Vec<u8>, String>> {
+        encode_all(config, input).1
     }
 
     #[test]
@@ -1453,16 +1458,7 @@ mod tests {
     fn with_header(adjust: impl FnOnce(&mut BulkConfig), input: &[u8]) -> (Vec<Result<Vec<u8>, String>>, Option<BulkError>) {
         let mut config = BulkConfig::new(Format::Csv(CsvOptions::default()), id_name());
         adjust(&mut config);
-        let mut encoder = BulkEncoder::new(config).unwrap();
-        encoder.push(input);
-        encoder.finish();
-        let mut out = Vec::new();
-        while let Some(outcome) = encoder.next_row() {
-            out.push(match outcome {
-                RowOutcome::Good { values, .. } => Ok(values.to_vec()),
-                RowOutcome::Bad { reason, .. } => Err(reason),
-            });
-        }
+        let (encoder, out) = encode_all(config, input);
         (out, encoder.error().cloned())
     }
 
