@@ -64,6 +64,10 @@ const COMMAND_CONNECT = 1;
 const COMMAND_CLOSE = 2;
 /** A connect to Scylla's shard-aware port: `[shard u16][nr_shards u16]` follow the host and port. */
 const COMMAND_CONNECT_SHARD = 3;
+/** Bits of the core's `pendingOutputs()`: which polls have something to return. */
+const PENDING_COMMANDS = 1;
+const PENDING_TRANSMIT = 2;
+const PENDING_EVENTS = 4;
 
 export interface RequestOptions {
   consistency?: number;
@@ -771,6 +775,7 @@ export class SessionHost {
   }
 
   private processCommands(): void {
+    if ((this.core.pendingOutputs() & PENDING_COMMANDS) === 0) return;
     const buf = this.core.pollCommands();
     if (buf.length === 0) return;
     const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
@@ -878,6 +883,7 @@ export class SessionHost {
   private flush(): void {
     if (this.closed) return;
     for (const id of this.journals.keys()) this.drainJournal(id);
+    if ((this.core.pendingOutputs() & PENDING_TRANSMIT) === 0) return;
     const buf = this.core.pollTransmit();
     if (buf.length === 0) return;
     const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
@@ -1005,6 +1011,7 @@ export class SessionHost {
   }
 
   private drainEvents(): void {
+    if ((this.core.pendingOutputs() & PENDING_EVENTS) === 0) return;
     const buf = this.core.pollEvents();
     if (buf.length === 0) return;
     const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
