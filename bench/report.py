@@ -1153,8 +1153,44 @@ def main():
     w("bench/shards/run           # shard awareness against the Scylla personality (its own section)")
     w("```")
     w("")
+    if not loaders:
+        md = keep_previous_loaders(md, results_md)
     with open(results_md, "w") as f:
         f.write("\n".join(md))
+
+
+LOADERS_HEADING = "## Loaders against the local Cassandra"
+
+
+def keep_previous_loaders(md, results_md):
+    """A run without the loaders part whose raw loader results are gone (a fresh tree) keeps
+    the loaders' text of the RESULTS.md it replaces: their section, the CLI target rows, and
+    their date and scale, so one part's run never blanks another's figures."""
+    if not os.path.exists(results_md):
+        return md
+    with open(results_md) as f:
+        old = f.read().split("\n")
+    if LOADERS_HEADING not in old or LOADERS_HEADING not in md:
+        return md
+    start = old.index(LOADERS_HEADING)
+    end = next((i for i in range(start + 1, len(old)) if old[i].startswith("## ")), len(old))
+    at = md.index(LOADERS_HEADING)
+    at_end = next((i for i in range(at + 1, len(md)) if md[i].startswith("## ")), len(md))
+    md = md[:at] + old[start:end] + md[at_end:]
+    old_cli = [line for line in old if line.startswith("| CLI |")]
+    cli = [i for i, line in enumerate(md) if line.startswith("| CLI |")]
+    if old_cli and cli:
+        md = md[:cli[0]] + old_cli + md[cli[-1] + 1:]
+    old_date = next((line for line in old if line.startswith("- **Date**:")), "")
+    old_scale = next((line for line in old if line.startswith("- **Scale**:")), "")
+    date = re.search(r"loaders [^;]*\)", old_date)
+    scale = re.search(r"; loaders.*$", old_scale)
+    for i, line in enumerate(md):
+        if line.startswith("- **Date**:") and date:
+            md[i] = line.replace("; ", f"; {date.group(0)} (kept from the previous run); ", 1) if "; " in line else line
+        if line.startswith("- **Scale**:") and scale:
+            md[i] = re.sub(r"; loaders.*$", scale.group(0), line)
+    return md
 
 
 if __name__ == "__main__":

@@ -517,6 +517,16 @@ impl Session {
         !self.events.is_empty()
     }
 
+    /// Whether `poll_command` has a command.
+    pub fn has_commands(&self) -> bool {
+        !self.commands.is_empty()
+    }
+
+    /// Whether `poll_transmit` would name a connection.
+    pub fn has_transmit(&self) -> bool {
+        self.conns.iter().flatten().any(|c| c.inner.has_transmit() && c.status != ConnStatus::Connecting)
+    }
+
     /// The queued events and the bytes of the response bodies among them: what a host that
     /// packs them into one buffer reserves up front, rather than growing into it by doubling.
     pub fn pending_events(&self) -> (usize, usize) {

@@ -459,7 +459,15 @@ impl Sim {
     fn pump(&mut self) {
         for _ in 0..1000 {
             let mut progress = false;
-            while let Some(cmd) = self.session.poll_command() {
+            // `has_commands` and `has_transmit` announce exactly what the polls return: a
+            // host skips a poll they deny.
+            loop {
+                let announced = self.session.has_commands();
+                let Some(cmd) = self.session.poll_command() else {
+                    assert!(!announced, "has_commands announced a command that poll_command did not return");
+                    break;
+                };
+                assert!(announced, "poll_command returned a command that has_commands did not announce");
                 progress = true;
                 match cmd {
                     Command::Connect { conn, address, shard } => {
@@ -483,7 +491,13 @@ impl Sim {
                 }
             }
             let mut buf = Vec::new();
-            while let Some(conn) = self.session.poll_transmit(&mut buf) {
+            loop {
+                let announced = self.session.has_transmit();
+                let Some(conn) = self.session.poll_transmit(&mut buf) else {
+                    assert!(!announced, "has_transmit announced bytes that poll_transmit did not return");
+                    break;
+                };
+                assert!(announced, "poll_transmit returned bytes that has_transmit did not announce");
                 progress = true;
                 if self.conns.contains_key(&conn) {
                     let reply = self.respond(conn, &buf);
@@ -1151,6 +1165,8 @@ mod bulk_load {
             }
             observe(sim.loads.get(id).unwrap());
             sim.pump();
+            // The host drains events (which pumps rows) while any load runs.
+            assert!(sim.loads.get(id).unwrap().is_done() || sim.loads.has_running(), "a running load is announced");
             if sim.loads.get(id).unwrap().is_done() {
                 return;
             }
@@ -1207,6 +1223,7 @@ mod bulk_load {
         let load = sim.loads.get(id).unwrap();
         let stats = load.stats();
         assert!(load.is_done(), "{stats:?}");
+        assert!(!sim.loads.has_running(), "its one load is done: no events to drain for it");
         assert_eq!((stats.rows_ok, stats.rows_bad, stats.held_bytes), (2000, 0, 0));
         assert_eq!(load.watermark(), input.len() as u64);
         // One row's values (bigint and a 2-byte blob, with their lengths) may cross the line.

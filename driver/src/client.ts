@@ -415,7 +415,7 @@ export class Client {
 
   /** Packs options and values into one staging buffer and crosses once. */
   private executePrepared<R extends Row>(session: SessionHost, ps: Prepared, params: unknown[] | Record<string, unknown> | null, o: ExecuteOptions): Promise<ResultSet<R>> {
-    const started = performance.now();
+    const started = session.now();
     this.metrics.requests++;
     let staged: Uint8Array;
     let optionsLength: number;

@@ -24,6 +24,11 @@ const COMMAND_CLOSE: u8 = 2;
 /// [nr_shards u16 LE]`, and the host binds a local port of that residue.
 const COMMAND_CONNECT_SHARD: u8 = 3;
 
+/// Bits of `pendingOutputs`: which polls have something to return.
+const PENDING_COMMANDS: u32 = 1;
+const PENDING_TRANSMIT: u32 = 2;
+const PENDING_EVENTS: u32 = 4;
+
 /// Microseconds arrive as f64 (exact up to 2^53 µs, ~285 years).
 fn micros(now: f64) -> u64 {
     if now.is_finite() && now > 0.0 { now as u64 } else { 0 }
@@ -415,6 +420,24 @@ impl WasmSession {
             self.out.extend_from_slice(&self.scratch);
         }
         std::mem::take(&mut self.out)
+    }
+
+    /// Which of `pollCommands`, `pollTransmit` and `pollEvents` have something, as
+    /// `PENDING_*` bits: an empty poll still costs the host a fresh buffer, this a number.
+    /// Events are pending while a bulk load runs, because draining them pumps its rows.
+    #[wasm_bindgen(js_name = pendingOutputs)]
+    pub fn pending_outputs(&self) -> u32 {
+        let mut bits = 0;
+        if self.inner.has_commands() {
+            bits |= PENDING_COMMANDS;
+        }
+        if self.inner.has_transmit() {
+            bits |= PENDING_TRANSMIT;
+        }
+        if self.inner.has_events() || self.loads.has_running() {
+            bits |= PENDING_EVENTS;
+        }
+        bits
     }
 
     #[wasm_bindgen(js_name = pollTimeout)]

@@ -117,6 +117,11 @@ impl BulkLoads {
         }
     }
 
+    /// Whether a load is still running: draining events pumps its next rows.
+    pub fn has_running(&self) -> bool {
+        self.loads.iter().flatten().any(|load| !load.is_done())
+    }
+
     /// The earliest retry any load waits for.
     pub fn next_timeout(&self) -> Option<u64> {
         self.loads.iter().flatten().filter_map(BulkLoad::next_timeout).min()
@@ -159,7 +164,7 @@ impl BulkLoads {
         let mut count = 0;
         loop {
             let Some(event) = session.poll_event() else {
-                if self.loads.iter().flatten().any(|load| !load.is_done()) {
+                if self.has_running() {
                     self.pump(now, session);
                     if session.has_events() {
                         continue;
