@@ -10,7 +10,7 @@
 //! Time is a `u64` of microseconds passed in by the host; the connection never reads a clock.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
+use std::collections::{BinaryHeap, HashSet, VecDeque};
 
 use serde::Serialize;
 
@@ -18,6 +18,7 @@ use crate::compression::Compression;
 use crate::error::{ProtocolError, Side};
 use crate::v5::{FrameDecoder, FrameEncoder};
 use crate::frame::{finish_frame, flags, FrameHeader, Opcode, HEADER_LEN};
+use crate::id_map::{id_map, IdMap};
 use crate::message::{self, BatchStatement, BatchType, QueryOptions, ServerError, ServerEvent};
 use crate::scylla::ScyllaFeatures;
 use crate::wire::{Reader, Writer};
@@ -311,7 +312,7 @@ pub struct Connection {
     /// Deadlines, lazily pruned: an entry whose slot no longer matches is skipped.
     deadlines: BinaryHeap<Reverse<(u64, i16, RequestId)>>,
     /// Which stream carries a user request, for `cancel`.
-    stream_of: HashMap<RequestId, i16>,
+    stream_of: IdMap<RequestId, i16>,
 
     /// Requests encoded while every stream id was taken; stream ids patched on release.
     backlog: Vec<u8>,
@@ -404,7 +405,7 @@ impl Connection {
             in_flight: 0,
             orphans: 0,
             deadlines: BinaryHeap::new(),
-            stream_of: HashMap::new(),
+            stream_of: id_map(),
             backlog: Vec::new(),
             queued: VecDeque::new(),
             unwritten: Vec::new(),

@@ -11,6 +11,7 @@ mod csv_out;
 mod json_out;
 pub mod error;
 pub mod frame;
+mod id_map;
 pub mod lwt;
 pub mod message;
 pub mod rows;

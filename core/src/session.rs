@@ -14,7 +14,7 @@
 //! those bytes to the chosen connection. The first target of a plan costs no allocation.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 
 use serde::Serialize;
 
@@ -25,6 +25,7 @@ use crate::cluster::{
 };
 use crate::connection::{encode_body, request_kind, AuthStep, CloseReason, Config, Connection, EventRec, LocalError, Request, RequestError, State};
 use crate::frame::Opcode;
+use crate::id_map::{id_map, IdMap};
 use crate::message::{self, ErrorDetails, QueryOptions, ServerEvent};
 use crate::rows::{cell, Rows};
 use crate::wire::Reader;
@@ -202,7 +203,7 @@ struct Conn {
     address: String,
     node: Option<u32>,
     status: ConnStatus,
-    in_flight: HashMap<u32, Purpose>,
+    in_flight: IdMap<u32, Purpose>,
     /// Draining, and a fresh connection already took its place in the pool.
     replaced: bool,
     /// The shard asked for through the shard-aware port.
@@ -336,7 +337,7 @@ pub struct Session {
     /// Requests whose plan ran out on transient errors, to start again after a backoff.
     plan_restarts: BinaryHeap<Reverse<(u64, SessionRequestId)>>,
 
-    prepared: HashMap<Vec<u8>, PreparedMeta>,
+    prepared: IdMap<Vec<u8>, PreparedMeta>,
     keyspace_names: Vec<String>,
     /// Tables by interned id: (keyspace id, name).
     table_names: Vec<(u32, String)>,
@@ -428,7 +429,7 @@ impl Session {
             attempts_per_node: Vec::new(),
             speculative: BinaryHeap::new(),
             plan_restarts: BinaryHeap::new(),
-            prepared: HashMap::new(),
+            prepared: id_map(),
             keyspace_names: Vec::new(),
             table_names: Vec::new(),
             tablets: Default::default(),
@@ -904,7 +905,7 @@ impl Session {
             address: address.clone(),
             node,
             status: ConnStatus::Connecting,
-            in_flight: HashMap::new(),
+            in_flight: id_map(),
             replaced: false,
             asked_shard: None,
             shard: None,
