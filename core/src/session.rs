@@ -361,7 +361,8 @@ pub struct Session {
     agreement_query_in_flight: bool,
     agreement_local: Option<Option<[u8; 16]>>,
     agreement_peers: Option<Vec<[u8; 16]>>,
-    owned_body: Vec<u8>,
+    /// Bodies of drained `EventOut::Owned` events, kept until `begin_call` releases them.
+    owned_bodies: Vec<Vec<u8>>,
 }
 
 /// Ids are a slot index (low 20 bits: a million requests in flight) and a generation (high
@@ -446,7 +447,7 @@ impl Session {
             agreement_query_in_flight: false,
             agreement_local: None,
             agreement_peers: None,
-            owned_body: Vec::new(),
+            owned_bodies: Vec::new(),
         }
     }
 
@@ -793,11 +794,13 @@ impl Session {
                 attempts: 1,
             },
             EventOut::Owned { id, frame_flags, body, node, attempts } => {
-                self.owned_body = body;
+                // Kept until the drained events are released, like the arenas' bodies: a
+                // host may read every drained body in place (issue #17).
+                self.owned_bodies.push(body);
                 SessionEvent::Response {
                     id,
                     frame_flags,
-                    body: &self.owned_body,
+                    body: self.owned_bodies.last().map(Vec::as_slice).unwrap_or(&[]),
                     node: self.view.node(node).map(|n| n.address.as_str()).unwrap_or(""),
                     node_id: node,
                     attempts,
@@ -832,6 +835,7 @@ impl Session {
             }
         }
         self.arenas_in_use = arenas;
+        self.owned_bodies.clear();
         for id in std::mem::take(&mut self.graveyard) {
             let slot = slot_of(id);
             if self.conns.get(slot).and_then(|c| c.as_ref()).is_some_and(|c| c.id == id) {

@@ -53,6 +53,8 @@ interface FormattedPage {
 
 const EVENT_READY = 1;
 const EVENT_RESPONSE = 2;
+/** A large response body left in linear memory: `[flags][attempts][node u16][at u32][len u32]`. */
+const EVENT_RESPONSE_AT = 10;
 const EVENT_FAILED = 3;
 const EVENT_SERVER = 4;
 const EVENT_CONNECT_FAILED = 5;
@@ -1017,6 +1019,7 @@ export class SessionHost {
     const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     let at = 0;
     let now = -1;
+    let inPlace = false;
     while (at + 9 <= buf.length) {
       const kind = buf[at];
       const id = view.getUint32(at + 1, true);
@@ -1028,6 +1031,15 @@ export class SessionHost {
         // One clock read serves every response that came out together.
         if (now < 0) now = this.now();
         this.settleResponse(id, now, buf[start], buf[start + 1], buf[start + 2] | (buf[start + 3] << 8), buf, view, start + 4, at);
+        continue;
+      }
+      if (kind === EVENT_RESPONSE_AT) {
+        // Copied out of linear memory once, before anything feeds the core again (which
+        // releases it): a large page is not also copied into the event buffer.
+        const body = new Uint8Array(linearMemory().buffer, view.getUint32(start + 4, true), view.getUint32(start + 8, true)).slice();
+        inPlace = true;
+        if (now < 0) now = this.now();
+        this.settleResponse(id, now, buf[start], buf[start + 1], buf[start + 2] | (buf[start + 3] << 8), body, new DataView(body.buffer), 0, body.length);
         continue;
       }
       const payload = buf.subarray(start, at);
@@ -1083,6 +1095,8 @@ export class SessionHost {
         }
       }
     }
+    // The large bodies were copied out: their memory serves the next burst.
+    if (inPlace) this.core.releaseDrained();
   }
 }
 
@@ -1271,6 +1285,12 @@ function isTrap(e: unknown): boolean {
 }
 
 /** The core for a session config; a refused config is the call's typed error (an ArgumentError). */
+let memory: WebAssembly.Memory | null = null;
+/** The WASM instance's memory, asked once (the instance is set up after this module loads). */
+function linearMemory(): WebAssembly.Memory {
+  return (memory ??= WasmSession.linearMemory() as WebAssembly.Memory);
+}
+
 function newCore(configJson: string): WasmSession {
   try {
     return new WasmSession(configJson);

@@ -17,6 +17,14 @@ const EVENT_NODE_UP: u8 = 6;
 const EVENT_NODE_DOWN: u8 = 7;
 const EVENT_LOG: u8 = 8;
 const EVENT_AUTH: u8 = 9;
+/// A response whose body stays where the core holds it: `[flags][attempts][node u16 LE][at
+/// u32 LE][len u32 LE]`, the body's place in linear memory, valid until the next call that
+/// feeds the core. The host copies it out once, as it copies any event buffer out.
+const EVENT_RESPONSE_AT: u8 = 10;
+
+/// Response bodies above this size are handed over in place, not copied into the event
+/// buffer: a large result page is held once in linear memory, not twice (issue #17).
+const IN_PLACE_BODY_BYTES: usize = cqlwire_core::connection::BUFFER_KEEP;
 
 const COMMAND_CONNECT: u8 = 1;
 const COMMAND_CLOSE: u8 = 2;
@@ -105,7 +113,6 @@ fn parse_options(b: &[u8]) -> Result<Descriptor<'_>, CallError> {
 pub struct WasmSession {
     inner: Session,
     out: Vec<u8>,
-    scratch: Vec<u8>,
     batch_index: Vec<(u8, usize, usize, usize, usize)>,
     loads: BulkLoads,
     now: u64,
@@ -126,9 +133,26 @@ fn push_json(out: &mut Vec<u8>, kind: u8, id: u32, value: &impl serde::Serialize
 /// Bytes `marshal_event` adds to a response body: kind, id, length, flags, attempts, node.
 const EVENT_OVERHEAD: usize = 1 + 4 + 4 + 4;
 
+/// Whether `body` is handed over in place (an [`EVENT_RESPONSE_AT`] event).
+fn in_place(body: &[u8]) -> bool {
+    body.len() > IN_PLACE_BODY_BYTES
+}
+
 /// One event, packed: `[kind u8][request id u32 LE][len u32 LE][payload]`.
-fn marshal_event(out: &mut Vec<u8>, event: SessionEvent<'_>) {
+/// `body_in_place`: a large body is handed over where it lies ([`EVENT_RESPONSE_AT`]).
+fn marshal_event(out: &mut Vec<u8>, event: SessionEvent<'_>, body_in_place: bool) {
     match event {
+        SessionEvent::Response { id, frame_flags, body, node_id, attempts, .. } if body_in_place && in_place(body) => {
+            out.push(EVENT_RESPONSE_AT);
+            out.extend_from_slice(&id.to_le_bytes());
+            out.extend_from_slice(&12u32.to_le_bytes());
+            out.push(frame_flags);
+            out.push(attempts.min(255) as u8);
+            out.extend_from_slice(&(node_id.min(0xFFFF) as u16).to_le_bytes());
+            // Linear memory addresses are 32-bit on wasm32, where this runs.
+            out.extend_from_slice(&(body.as_ptr() as usize as u32).to_le_bytes());
+            out.extend_from_slice(&(body.len() as u32).to_le_bytes());
+        }
         SessionEvent::Response { id, frame_flags, body, node_id, attempts, .. } => {
             // The coordinator travels as a node id: its address is in `state()`.
             out.push(EVENT_RESPONSE);
@@ -193,7 +217,6 @@ impl WasmSession {
         Ok(WasmSession {
             inner: Session::new(parse_session_config(config_json)?),
             out: Vec::new(),
-            scratch: Vec::new(),
             batch_index: Vec::new(),
             loads: BulkLoads::new(),
             now: 0,
@@ -411,15 +434,23 @@ impl WasmSession {
     /// call serves a flush of every socket.
     #[wasm_bindgen(js_name = pollTransmit)]
     pub fn poll_transmit(&mut self) -> Vec<u8> {
-        self.out.clear();
+        // Each connection's bytes go straight after their header, which is filled in once
+        // their length is known: the bytes are copied once, not through a scratch buffer that
+        // kept the largest burst's size (issue #17).
+        let mut out = std::mem::take(&mut self.out);
+        out.clear();
         loop {
-            self.scratch.clear();
-            let Some(conn) = self.inner.poll_transmit(&mut self.scratch) else { break };
-            self.out.extend_from_slice(&conn.to_le_bytes());
-            self.out.extend_from_slice(&(self.scratch.len() as u32).to_le_bytes());
-            self.out.extend_from_slice(&self.scratch);
+            let head = out.len();
+            out.extend_from_slice(&[0; 8]);
+            let Some(conn) = self.inner.poll_transmit(&mut out) else {
+                out.truncate(head);
+                break;
+            };
+            let len = (out.len() - head - 8) as u32;
+            out[head..head + 4].copy_from_slice(&conn.to_le_bytes());
+            out[head + 4..head + 8].copy_from_slice(&len.to_le_bytes());
         }
-        std::mem::take(&mut self.out)
+        out
     }
 
     /// Which of `pollCommands`, `pollTransmit` and `pollEvents` have something, as
@@ -546,10 +577,41 @@ impl WasmSession {
         // Sized once: a large result is copied into `out` once, not grown into by doubling
         // (which held up to twice its size, plus the copy it grew from).
         let (events, body_bytes) = self.inner.pending_events();
-        out.reserve(body_bytes + events * EVENT_OVERHEAD);
-        self.loads.drain_events(self.now, &mut self.inner, |event| marshal_event(&mut out, event));
+        let pumping = self.loads.has_running();
+        let copied = if pumping { body_bytes } else { body_bytes.min(events * IN_PLACE_BODY_BYTES) };
+        out.reserve(copied + events * EVENT_OVERHEAD);
+        // Events handing a body over in place come first, so the host copies those bodies
+        // before any other event's handler can feed the core (which releases them). While a
+        // bulk load runs, draining feeds the core: bodies are copied as before.
+        let mut first = Vec::new();
+        self.loads.drain_events(self.now, &mut self.inner, |event| {
+            if matches!(&event, SessionEvent::Response { body, .. } if !pumping && in_place(body)) {
+                marshal_event(&mut first, event, true)
+            } else {
+                marshal_event(&mut out, event, false)
+            }
+        });
+        if first.is_empty() {
+            self.inner.release_drained();
+            return out;
+        }
+        // Until the host calls `releaseDrained` (or feeds the core), the bodies stay.
+        first.extend_from_slice(&out);
+        first
+    }
+
+    /// The host copied the bodies `pollEvents` handed over in place: their memory is free
+    /// for the next burst now, not at the next input (which, after a burst, may never come).
+    #[wasm_bindgen(js_name = releaseDrained)]
+    pub fn release_drained(&mut self) {
         self.inner.release_drained();
-        out
+    }
+
+    /// This instance's linear memory (a `WebAssembly.Memory`), where the bodies of
+    /// [`EVENT_RESPONSE_AT`] events lie.
+    #[wasm_bindgen(js_name = linearMemory)]
+    pub fn linear_memory() -> JsValue {
+        wasm_bindgen::memory()
     }
 
     /// Bytes of capacity the core's byte buffers hold (connections and session pools).
