@@ -389,6 +389,7 @@ CLIENT_MEMORY_HEADING = "## Where a client's memory goes (cqlwire, 1024 in fligh
 # The memory table's rows: (label, what, field) from bench/memory/run's lines.
 CLIENT_MEMORY_ROWS = [
     ("runtime alone (empty program), max RSS", "empty", "max_rss_mb"),
+    ("runtime floor: the same loop's requests in flight as bare promises, no driver (floor.mjs), max RSS", "floor", "max_rss_mb"),
     ("after importing the driver, max RSS", "import", "max_rss_mb"),
     ("· the driver's import adds (its code, the compiled WASM)", "import", "import_adds_mb"),
     ("insert loop, max RSS", "insert", "max_rss_mb"),

@@ -1140,6 +1140,9 @@ impl Session {
 
     // ---- internals: connection events -----------------------------------------------------------
 
+    // The handlers of the rare events below are `#[inline(never)]`: inlined, they made this hot
+    // loop 22 KB of WASM, which V8's optimising tier compiles in a 10 MB zone, ~6 MB of a Node
+    // client's max RSS at 1024 in flight (bench/memory, issue #17). The user response stays inline.
     fn process_conn_events(&mut self, now: u64, conn: ConnId) {
         loop {
             let Some(c) = self.conn_mut(conn) else { return };
@@ -1205,6 +1208,7 @@ impl Session {
         }
     }
 
+    #[inline(never)] // cold: see process_conn_events
     fn on_conn_ready(&mut self, now: u64, conn: ConnId) {
         let Some(c) = self.conn_mut(conn) else { return };
         c.status = ConnStatus::Ready;
@@ -1298,6 +1302,7 @@ impl Session {
         crate::connection::skip_response_prefix(raw, frame_flags).map(<[u8]>::to_vec).unwrap_or_default()
     }
 
+    #[inline(never)] // cold: see process_conn_events
     fn on_control_response(&mut self, now: u64, conn: ConnId, q: ControlQuery, frame_flags: u8, start: usize, end: usize) {
         // Control results are rare and small: a copy keeps the borrow checker simple.
         let body = self.response_body(conn, frame_flags, start, end);
@@ -1380,6 +1385,7 @@ impl Session {
         }
     }
 
+    #[inline(never)] // cold: see process_conn_events
     fn on_control_failed(&mut self, now: u64, conn: ConnId, q: ControlQuery, error: RequestError) {
         if matches!(q, ControlQuery::SchemaVersions | ControlQuery::SchemaLocal) {
             self.agreement_query_in_flight = false;
@@ -1555,6 +1561,7 @@ impl Session {
         backoff.next_delay()
     }
 
+    #[inline(never)] // cold: see process_conn_events
     fn on_conn_closed(&mut self, now: u64, conn: ConnId, reason: CloseReason) {
         let Some(c) = self.conn_mut(conn) else { return };
         let never_ready = matches!(c.status, ConnStatus::Connecting | ConnStatus::Handshaking);
@@ -1624,6 +1631,7 @@ impl Session {
         }
     }
 
+    #[inline(never)] // cold: see process_conn_events
     fn on_server_event(&mut self, now: u64, e: ServerEvent) {
         let action = {
             let cluster_event = match &e {
@@ -1772,6 +1780,7 @@ impl Session {
         self.prepared.insert(info.id.to_vec(), PreparedMeta { cql, keyspace, table, pk_indexes: info.pk_indexes, lwt, bind_columns });
     }
 
+    #[inline(never)] // cold: see process_conn_events
     fn on_reprepared(&mut self, now: u64, req_id: SessionRequestId, conn: ConnId, _start: usize, _end: usize) {
         if self.req_mut(req_id).is_none() {
             return;
