@@ -803,6 +803,8 @@ impl Connection {
     pub fn transmit_buffer(&mut self) -> &[u8] {
         if !self.out.is_empty() {
             match &mut self.wire {
+                // Nothing waiting on the wire: the frames are the wire bytes, moved, not copied.
+                Wire::Plain if self.wire_out.is_empty() => std::mem::swap(&mut self.out, &mut self.wire_out),
                 Wire::Plain => self.wire_out.extend_from_slice(&self.out),
                 Wire::V4Compressed(algorithm) => compress_frames(*algorithm, &self.out, &mut self.wire_out),
                 // `out` holds whole envelopes only, which is all the encoder can fail on.
