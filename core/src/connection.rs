@@ -9,8 +9,7 @@
 //!
 //! Time is a `u64` of microseconds passed in by the host; the connection never reads a clock.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashSet, VecDeque};
+use std::collections::{HashSet, VecDeque};
 
 use serde::Serialize;
 
@@ -23,6 +22,7 @@ use crate::message::{self, BatchStatement, BatchType, QueryOptions, ServerError,
 use crate::scylla::ScyllaFeatures;
 use crate::wire::{Reader, Writer};
 
+mod deadlines;
 mod host_auth;
 pub use host_auth::AuthStep;
 
@@ -310,7 +310,7 @@ pub struct Connection {
     in_flight: usize,
     orphans: usize,
     /// Deadlines, lazily pruned: an entry whose slot no longer matches is skipped.
-    deadlines: BinaryHeap<Reverse<(u64, i16, RequestId)>>,
+    deadlines: deadlines::Deadlines,
     /// Which stream carries a user request, for `cancel`.
     stream_of: IdMap<RequestId, i16>,
 
@@ -404,7 +404,7 @@ impl Connection {
             free_streams: Vec::new(),
             in_flight: 0,
             orphans: 0,
-            deadlines: BinaryHeap::new(),
+            deadlines: deadlines::Deadlines::default(),
             stream_of: id_map(),
             backlog: Vec::new(),
             queued: VecDeque::new(),
@@ -538,7 +538,7 @@ impl Connection {
                     return Err(e);
                 }
                 self.queued.push_back(Queued { id, start, end: self.backlog.len(), deadline, timeout_us: timeout });
-                self.deadlines.push(Reverse((deadline, -1, id)));
+                self.deadlines.push((deadline, -1, id));
             }
         }
         Ok(id)
@@ -745,7 +745,7 @@ impl Connection {
             });
             return;
         }
-        while let Some(Reverse((deadline, stream, id))) = self.deadlines.peek().copied() {
+        while let Some((deadline, stream, id)) = self.deadlines.peek() {
             if deadline > now {
                 break;
             }
@@ -803,6 +803,8 @@ impl Connection {
     pub fn transmit_buffer(&mut self) -> &[u8] {
         if !self.out.is_empty() {
             match &mut self.wire {
+                // Nothing waiting on the wire: the frames are the wire bytes, moved, not copied.
+                Wire::Plain if self.wire_out.is_empty() => std::mem::swap(&mut self.out, &mut self.wire_out),
                 Wire::Plain => self.wire_out.extend_from_slice(&self.out),
                 Wire::V4Compressed(algorithm) => compress_frames(*algorithm, &self.out, &mut self.wire_out),
                 // `out` holds whole envelopes only, which is all the encoder can fail on.
@@ -837,7 +839,7 @@ impl Connection {
         if self.is_handshaking() {
             return Some(self.handshake_deadline);
         }
-        let request = self.deadlines.peek().map(|Reverse((d, _, _))| *d);
+        let request = self.deadlines.peek().map(|(d, _, _)| d);
         let heartbeat = self.heartbeat_deadline();
         match (request, heartbeat) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -921,18 +923,15 @@ impl Connection {
     /// Drops deadlines of requests that already finished from the top of the heap, so it stays
     /// about as large as the requests in flight (responses mostly arrive in order).
     fn prune_deadlines(&mut self) {
-        while let Some(Reverse((_, stream, id))) = self.deadlines.peek().copied() {
-            let live = if stream < 0 {
+        let (queued, slots) = (&self.queued, &self.slots);
+        self.deadlines.prune(|(_, stream, id)| {
+            if stream < 0 {
                 // Queued ids increase in FIFO order: an id below the front was sent or dropped.
-                self.queued.front().is_some_and(|q| id.wrapping_sub(q.id) < u32::MAX / 2)
+                queued.front().is_some_and(|q| id.wrapping_sub(q.id) < u32::MAX / 2)
             } else {
-                matches!(self.slots.get(stream as usize), Some(Slot::InFlight { id: sid, .. }) if *sid == id)
-            };
-            if live {
-                break;
+                matches!(slots.get(stream as usize), Some(Slot::InFlight { id: sid, .. }) if *sid == id)
             }
-            self.deadlines.pop();
-        }
+        });
     }
 
     fn check_orphans(&mut self) {
@@ -990,7 +989,7 @@ impl Connection {
             self.stream_of.insert(id, stream);
             self.unwritten.push(id);
         }
-        self.deadlines.push(Reverse((deadline, stream, id)));
+        self.deadlines.push((deadline, stream, id));
     }
 
     /// Frees a stream id and hands it to the oldest queued request, if any.

@@ -830,3 +830,20 @@ fn a_ready_connection_has_no_handshake_deadline() {
     c.handle_timeout(60_000 * MS);
     assert_eq!(c.state(), State::Ready);
 }
+
+/// The transport may look at the pending bytes, not take them, and more requests start
+/// meanwhile: the next look has the earlier frame and then the new one, once each.
+#[test]
+fn bytes_left_unsent_go_out_before_later_frames() {
+    let mut c = ready_connection(Config::default());
+    query(&mut c, 3);
+    let looked = frames(c.transmit_buffer());
+    assert_eq!(looked.len(), 1);
+    query(&mut c, 4);
+    let sent = transmit(&mut c);
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    assert_eq!(sent[0], looked[0]);
+    assert_eq!((sent[1].1, sent[1].2.clone()), (looked[0].1, looked[0].2.clone()), "the same QUERY");
+    assert_ne!(sent[1].0, looked[0].0, "on its own stream");
+    assert_eq!(transmit(&mut c), Vec::new(), "taken once");
+}

@@ -13,7 +13,7 @@
  * session instead (`failClosed`), rejecting everything pending, and every later call, with
  * one DriverInternalError. A user listener that throws is reported and the batch goes on.
  */
-import { CallError, CsvPageFormatter, csvHeader, JsonPageFormatter, JsonPageKind, sniffInput as coreSniff, WasmSession } from "../wasm/pkg/cqlwire_wasm.js";
+import { CallError, CsvPageFormatter, csvHeader, JsonPageFormatter, JsonPageKind, sniffInput as coreSniff, WasmSession, wasmMemory } from "../wasm/pkg/cqlwire_wasm.js";
 import type { CqlSocket, RuntimeHooks, ShardPort, TlsSettings } from "./socket.ts";
 import { PendingTable } from "./pending.ts";
 import { SaslBridge, type SaslAuthProvider, type SaslStep } from "./sasl.ts";
@@ -188,6 +188,8 @@ export function isLoopback(host: string): boolean {
 
 const textDecoder = new TextDecoder();
 const EMPTY = new Uint8Array(0);
+/** The staging area the core keeps between requests (wasm/src/lib.rs's STAGING_KEEP). */
+const STAGING_KEEP = 64 * 1024;
 
 /** Read once: a getter on Node that costs a call and a heap number per read. */
 const TIME_ORIGIN = performance.timeOrigin;
@@ -204,6 +206,8 @@ function seed(): number {
 
 export class SessionHost {
   private core: WasmSession;
+  /** A view of the core's staging area (`stage`), or EMPTY when it must be taken again. */
+  private stagingView = EMPTY;
   private sockets = new Map<number, CqlSocket | null>();
   private writing = new Set<number>();
   private backlog = new Map<number, Uint8Array[]>();
@@ -403,19 +407,39 @@ export class SessionHost {
 
   /**
    * The hot path: one crossing with one buffer, `[options descriptor][values]`, which the
-   * caller packed with `packOptions` into `staging` followed by the values.
+   * caller packed with `packOptions` into `staging` followed by the values; the bytes go
+   * straight into the core's staging area (`stage`).
    */
   executeHandle<T>(handle: number, staged: Uint8Array, optionsLength: number, context: unknown, started: number, params: unknown, options: unknown): Promise<T> {
     if (this.closed) return Promise.reject(this.closedError());
     let id: number;
     try {
       // `started` is this request's `now()`: one clock read serves both.
-      id = this.core.executeHandle(Math.round((TIME_ORIGIN + started) * 1000), handle, staged, optionsLength);
+      this.stage(staged);
+      id = this.core.executeStaged(Math.round((TIME_ORIGIN + started) * 1000), handle, staged.length, optionsLength);
       if (id < 0) throw this.core.takeError() ?? new DriverError("the core refused the request", "ERR_REQUEST");
     } catch (e) {
       return Promise.reject(this.callError(e));
     }
     return this.track<T>(id, context, started, params, options);
+  }
+
+  /**
+   * Copies an EXECUTE's bytes into the core's staging area: no allocation on either side,
+   * where a byte-array argument is a malloc, a copy and a free in WASM per request. The
+   * view is taken again when the memory grew (its buffer is detached: length 0) or the bytes
+   * outgrow it; an area above `STAGING_KEEP` is freed by the core after its request.
+   */
+  private stage(bytes: Uint8Array): void {
+    let view = this.stagingView;
+    if (view.length === 0 || view.length < bytes.length) {
+      const size = Math.max(bytes.length, STAGING_KEEP);
+      // The call first: it may grow the memory, which detaches the previous buffer.
+      const at = this.core.stagingArea(size);
+      view = new Uint8Array((wasmMemory() as WebAssembly.Memory).buffer, at, size);
+      this.stagingView = size > STAGING_KEEP ? EMPTY : view;
+    }
+    view.set(bytes);
   }
 
   batch(descriptor: Uint8Array, o: RequestOptions): Promise<RawResponse> {

@@ -118,9 +118,16 @@ pub struct WasmSession {
     now: u64,
     /// `(prepared id, result metadata id)` by handle, so an EXECUTE crosses with one buffer.
     prepared: Vec<(Vec<u8>, Vec<u8>)>,
-    /// Why the last `executeHandle` was refused, until `takeError` hands it out.
+    /// Why the last `executeStaged` was refused, until `takeError` hands it out.
     refused: Option<CallError>,
+    /// Where the host writes an EXECUTE's `[options][values]` (`stagingArea`), so the bytes
+    /// cross without the malloc, copy and free a `&[u8]` argument costs on every request.
+    staging: Vec<u8>,
 }
+
+/// A staging area up to this size is kept between requests; a larger one is freed after its
+/// request, so one huge EXECUTE does not pin its size.
+const STAGING_KEEP: usize = 64 * 1024;
 
 fn push_json(out: &mut Vec<u8>, kind: u8, id: u32, value: &impl serde::Serialize) {
     let json = serde_json::to_vec(value).unwrap_or_else(|_| b"{\"kind\":\"local\",\"message\":\"unserialisable event\"}".to_vec());
@@ -186,7 +193,7 @@ fn marshal_event(out: &mut Vec<u8>, event: SessionEvent<'_>, body_in_place: bool
 }
 
 impl WasmSession {
-    /// An EXECUTE of a registered statement, started (see `executeHandle`).
+    /// An EXECUTE of a registered statement, started (see `executeStaged`).
     fn start_execute(&mut self, now: f64, handle: u32, staged: &[u8], options_len: u32) -> Result<u32, CallError> {
         let (id, rmid) = self.prepared.get(handle as usize).ok_or_else(|| js_error("ERR_REQUEST", "unknown prepared statement handle"))?;
         let split = (options_len as usize).min(staged.len());
@@ -222,6 +229,7 @@ impl WasmSession {
             now: 0,
             prepared: Vec::new(),
             refused: None,
+            staging: Vec::new(),
         })
     }
 
@@ -333,13 +341,33 @@ impl WasmSession {
         }
     }
 
-    /// EXECUTE of a registered statement: `staged` is the options descriptor
-    /// (`options_len` bytes) followed by the values. Returns the request id, or -1 when
-    /// refused (the reason is then `takeError`'s): a plain number crosses without the array
-    /// a `Result` return allocates on the JavaScript side, on every request.
-    #[wasm_bindgen(js_name = executeHandle)]
-    pub fn execute_handle(&mut self, now: f64, handle: u32, staged: &[u8], options_len: u32) -> f64 {
-        match self.start_execute(now, handle, staged, options_len) {
+    /// The staging area, at least `len` bytes long: its address in this instance's memory
+    /// (`wasmMemory`). The host writes an EXECUTE's bytes there, then calls `executeStaged`.
+    /// The address holds until a call with a larger `len`, or an `executeStaged` of more
+    /// than 64 KiB; a view of it must be taken again whenever the memory grows.
+    #[wasm_bindgen(js_name = stagingArea)]
+    pub fn staging_area(&mut self, len: u32) -> u32 {
+        if self.staging.len() < len as usize {
+            self.staging.resize(len as usize, 0);
+        }
+        self.staging.as_ptr() as usize as u32
+    }
+
+    /// EXECUTE of a registered statement whose first `len` bytes of the staging area are the
+    /// options descriptor (`options_len` bytes) followed by the values. Returns the request
+    /// id, or -1 when refused (the reason is then `takeError`'s): a plain number crosses
+    /// without the array a `Result` return allocates on the JavaScript side, per request.
+    #[wasm_bindgen(js_name = executeStaged)]
+    pub fn execute_staged(&mut self, now: f64, handle: u32, len: u32, options_len: u32) -> f64 {
+        let staging = std::mem::take(&mut self.staging);
+        let started = match staging.get(..len as usize) {
+            Some(staged) => self.start_execute(now, handle, staged, options_len),
+            None => Err(js_error("ERR_REQUEST", "staged bytes beyond the staging area")),
+        };
+        if staging.len() <= STAGING_KEEP {
+            self.staging = staging;
+        }
+        match started {
             Ok(id) => f64::from(id),
             Err(e) => {
                 self.refused = Some(e);
@@ -348,7 +376,7 @@ impl WasmSession {
         }
     }
 
-    /// Why the last refused `executeHandle` was refused (once).
+    /// Why the last refused `executeStaged` was refused (once).
     #[wasm_bindgen(js_name = takeError)]
     pub fn take_error(&mut self) -> Option<CallError> {
         self.refused.take()
@@ -677,6 +705,12 @@ impl WasmSession {
             .collect();
         Value::Array(ranges).to_string()
     }
+}
+
+/// This instance's `WebAssembly.Memory`, where the host reads and writes the staging area.
+#[wasm_bindgen(js_name = wasmMemory)]
+pub fn wasm_memory() -> JsValue {
+    wasm_bindgen::memory()
 }
 
 /// The first record of CSV input (`options`: JSON of delimiter, quote, escape, comment, trim,
