@@ -66,7 +66,7 @@ async function callTrap() {
   const client = new Client({ contactPoints: HOSTS, localDataCenter: "datacenter1" });
   await client.connect();
   await client.execute(QUERY, [], { prepare: true });
-  trapOn(client, "executeHandle");
+  trapOn(client, "executeStaged");
   const error = await rejection(client.execute(QUERY, [], { prepare: true }));
   console.log(`call: ${await describeClosed(client, error)}`);
   await client.shutdown();
