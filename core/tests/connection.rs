@@ -847,3 +847,30 @@ fn bytes_left_unsent_go_out_before_later_frames() {
     assert_ne!(sent[1].0, looked[0].0, "on its own stream");
     assert_eq!(transmit(&mut c), Vec::new(), "taken once");
 }
+
+/// A large output moves into an empty buffer instead of being copied (issue #17): the bytes
+/// are those a copy into a non-empty buffer appends, the connection keeps none of them (the
+/// next output holds only the next request) and its buffers are back under their keep size.
+#[test]
+fn a_large_output_moves_out_with_its_buffer_exactly_as_copied() {
+    let cql = format!("SELECT '{}'", "x".repeat(700 * 1024));
+    let large = |c: &mut Connection| c.start_request(3, Request::Query { cql: &cql, values: &[], options: QueryOptions::default() }, None).unwrap();
+    let (mut moved, mut copied) = (ready_connection(Config::default()), ready_connection(Config::default()));
+    large(&mut moved);
+    large(&mut copied);
+    let mut into_empty = Vec::new();
+    let n = moved.poll_transmit(&mut into_empty);
+    let mut after_prefix = b"prefix".to_vec();
+    assert_eq!(copied.poll_transmit(&mut after_prefix), n);
+    assert_eq!(into_empty.len(), n);
+    assert_eq!(&after_prefix[..6], b"prefix");
+    assert_eq!(into_empty, after_prefix[6..]);
+    let sent = frames(&into_empty);
+    assert_eq!(sent.len(), 1);
+    assert_eq!((sent[0].1, sent[0].2.len() > 700 * 1024), (0x07, true));
+    assert!(moved.buffer_capacity() <= 512 * 1024, "kept {} bytes", moved.buffer_capacity());
+    query(&mut moved, 4);
+    let next = transmit(&mut moved);
+    assert_eq!(next.len(), 1);
+    assert_eq!((next[0].1, next[0].2.len() < 100), (0x07, true));
+}
