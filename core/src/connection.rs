@@ -791,9 +791,15 @@ impl Connection {
     // ---- outputs --------------------------------------------------------------------
 
     /// Moves every byte waiting to be written into `buf` (appending). Returns how many.
+    /// A large output into an empty `buf` moves over with its buffer instead of being copied,
+    /// so a burst of large requests is not held twice (issue #17).
     pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> usize {
         let n = self.transmit_buffer().len();
-        buf.extend_from_slice(&self.wire_out);
+        if buf.is_empty() && n > BUFFER_KEEP {
+            std::mem::swap(buf, &mut self.wire_out);
+        } else {
+            buf.extend_from_slice(&self.wire_out);
+        }
         self.consume_transmit();
         n
     }

@@ -745,8 +745,7 @@ impl Session {
     pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<ConnId> {
         for c in self.conns.iter_mut().flatten() {
             if c.inner.has_transmit() && c.status != ConnStatus::Connecting {
-                buf.extend_from_slice(c.inner.transmit_buffer());
-                c.inner.consume_transmit();
+                c.inner.poll_transmit(buf);
                 return Some(c.id);
             }
         }

@@ -182,14 +182,14 @@ fn responses_are_matched_by_stream_even_out_of_order() {
     assert_eq!(c.in_flight(), 0);
 }
 
+/// Two stream ids for requests (max_streams 3: stream 0 is the handshake's), 100 ms timeout.
+fn two_user_streams() -> Connection {
+    ready_connection(Config { request_timeout_us: 100 * MS, heartbeat_interval_us: 0, max_streams: 3, ..Config::default() })
+}
+
 #[test]
 fn timed_out_stream_is_orphaned_until_its_late_answer() {
-    let mut c = ready_connection(Config {
-        request_timeout_us: 100 * MS,
-        heartbeat_interval_us: 0,
-        max_streams: 3,
-        ..Config::default()
-    });
+    let mut c = two_user_streams();
     let a = query(&mut c, 0);
     let sa = transmit(&mut c)[0].0;
     assert_eq!(c.poll_timeout(), Some(100 * MS));
@@ -850,13 +850,8 @@ fn bytes_left_unsent_go_out_before_later_frames() {
 
 #[test]
 fn queued_requests_keep_their_own_deadlines_and_finished_ones_leave_the_timer() {
-    // Two stream ids for users (max_streams 3 keeps one back): a and b go out, q1 and q2 queue.
-    let mut c = ready_connection(Config {
-        request_timeout_us: 100 * MS,
-        heartbeat_interval_us: 0,
-        max_streams: 3,
-        ..Config::default()
-    });
+    // a and b take the two user streams, q1 and q2 queue.
+    let mut c = two_user_streams();
     let a = query(&mut c, 0);
     let b = query(&mut c, 5 * MS);
     let sent = transmit(&mut c);
@@ -912,4 +907,31 @@ fn a_queued_request_with_the_earliest_deadline_keeps_it_through_reads() {
     }
     assert_eq!(c.queued(), 0);
     assert_eq!(c.poll_timeout(), Some(1000 * MS));
+}
+
+/// A large output moves into an empty buffer instead of being copied (issue #17): the bytes
+/// are those a copy into a non-empty buffer appends, the connection keeps none of them (the
+/// next output holds only the next request) and its buffers are back under their keep size.
+#[test]
+fn a_large_output_moves_out_with_its_buffer_exactly_as_copied() {
+    let cql = format!("SELECT '{}'", "x".repeat(700 * 1024));
+    let large = |c: &mut Connection| c.start_request(3, Request::Query { cql: &cql, values: &[], options: QueryOptions::default() }, None).unwrap();
+    let (mut moved, mut copied) = (ready_connection(Config::default()), ready_connection(Config::default()));
+    large(&mut moved);
+    large(&mut copied);
+    let mut into_empty = Vec::new();
+    let n = moved.poll_transmit(&mut into_empty);
+    let mut after_prefix = b"prefix".to_vec();
+    assert_eq!(copied.poll_transmit(&mut after_prefix), n);
+    assert_eq!(into_empty.len(), n);
+    assert_eq!(&after_prefix[..6], b"prefix");
+    assert_eq!(into_empty, after_prefix[6..]);
+    let sent = frames(&into_empty);
+    assert_eq!(sent.len(), 1);
+    assert_eq!((sent[0].1, sent[0].2.len() > 700 * 1024), (0x07, true));
+    assert!(moved.buffer_capacity() <= 512 * 1024, "kept {} bytes", moved.buffer_capacity());
+    query(&mut moved, 4);
+    let next = transmit(&mut moved);
+    assert_eq!(next.len(), 1);
+    assert_eq!((next[0].1, next[0].2.len() < 100), (0x07, true));
 }

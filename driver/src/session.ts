@@ -913,13 +913,15 @@ export class SessionHost {
     const buf = this.core.pollTransmit();
     if (buf.length === 0) return;
     const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-    let at = 0;
-    while (at + 8 <= buf.length) {
-      const conn = view.getUint32(at, true);
-      const len = view.getUint32(at + 4, true);
-      const bytes = buf.subarray(at + 8, at + 8 + len);
-      at += 8 + len;
-      this.write(conn, bytes);
+    // `[bytes][conn u32][len u32]` per connection, read from the end.
+    let end = buf.length;
+    while (end >= 8) {
+      const conn = view.getUint32(end - 8, true);
+      const len = view.getUint32(end - 4, true);
+      const start = end - 8 - len;
+      if (start < 0) break;
+      this.write(conn, buf.subarray(start, end - 8));
+      end = start;
     }
   }
 

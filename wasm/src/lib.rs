@@ -458,25 +458,22 @@ impl WasmSession {
         std::mem::take(&mut self.out)
     }
 
-    /// Every connection's pending bytes, packed: `[conn u32 LE][len u32 LE][bytes]`, so one
-    /// call serves a flush of every socket.
+    /// Every connection's pending bytes, packed: `[bytes][conn u32 LE][len u32 LE]` per
+    /// connection (read from the end), so one call serves a flush of every socket. Trailing
+    /// the bytes, the header lets a large first output move here with its buffer instead of
+    /// being copied (`Connection::poll_transmit`; issue #17).
     #[wasm_bindgen(js_name = pollTransmit)]
     pub fn poll_transmit(&mut self) -> Vec<u8> {
-        // Each connection's bytes go straight after their header, which is filled in once
-        // their length is known: the bytes are copied once, not through a scratch buffer that
-        // kept the largest burst's size (issue #17).
         let mut out = std::mem::take(&mut self.out);
         out.clear();
         loop {
-            let head = out.len();
-            out.extend_from_slice(&[0; 8]);
-            let Some(conn) = self.inner.poll_transmit(&mut out) else {
-                out.truncate(head);
-                break;
-            };
-            let len = (out.len() - head - 8) as u32;
-            out[head..head + 4].copy_from_slice(&conn.to_le_bytes());
-            out[head + 4..head + 8].copy_from_slice(&len.to_le_bytes());
+            let start = out.len();
+            let Some(conn) = self.inner.poll_transmit(&mut out) else { break };
+            let len = (out.len() - start) as u32;
+            // Exactly: a moved buffer that is full must not double for 8 bytes.
+            out.reserve_exact(8);
+            out.extend_from_slice(&conn.to_le_bytes());
+            out.extend_from_slice(&len.to_le_bytes());
         }
         out
     }
