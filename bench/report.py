@@ -452,11 +452,16 @@ def memory_section(rows):
         "protocol v4, N = 100,000 after N/10 warm-up, 1024 in flight), each the median of 3 runs, unpinned. "
         "Max RSS from `/usr/bin/time`; the rest read at the end of the measured loop (`process.memoryUsage()`, "
         "`v8.getHeapSpaceStatistics()`, `Client.getMemoryStats()`), in MB. The machine is shared: its load is "
-        "in the last row. The goal (issue #17) is a max RSS at most 70 MB. \"after\" is main with issue #17's "
-        "memory cuts (zod out of the driver, large results held once) and its request-path cuts (fewer objects per "
-        "request, so fewer survive a scavenge and V8 grows its young generation less); the last columns run the same "
-        "code with V8's semi-space capped at 1 MB, which a user can choose (`node --max-semi-space-size=1`, "
-        "`deno run --v8-flags=--max-semi-space-size=1`) at the CPU cost the table shows."
+        "in the last row. The goal (issue #17) is a max RSS at most 70 MB. The floor row runs the same loop "
+        "with no driver at all (`floor.mjs`: each request a bare promise, its resolver and a queue record, "
+        "answered on the next turn with a row object): what any JavaScript client pays for 1024 requests in "
+        "flight, most of it V8's young generation, which grows while survivors of its scavenges add up. "
+        "Columns: the state when issue #17 was filed (7630c3f), the start of the last session's work on it "
+        "(e0a3b63), and now: wasm-opt no longer inlines every one-caller function (V8's optimising compiler "
+        "needed a 17 MB zone for the 36 KB function that made; the zone's memory stays in malloc), the rare "
+        "connection events are handled out of line, and the request path keeps about 310 bytes alive per "
+        "request in flight (its promise with its resolvers, one record and the start time). A user can trade "
+        "CPU for a smaller young generation with V8's `--max-semi-space-size` (see the issue's notes)."
     )
     out.append("")
     out.append("| MB | " + " | ".join(f"{label} ({runtime})" for label, runtime in columns) + " |")
@@ -762,7 +767,7 @@ def breakdown_section(current, before, params, runs_note=None):
         "`bench/profile/breakdown.py` sorts the profile's self time by function and source module (the bundle's "
         "module markers on Node) into the buckets below; each bucket is its share of the main thread's busy "
         "samples times the main thread's CPU per op. WASM functions carry no names, so their time goes to "
-        "the JavaScript call that entered the core (`executeHandle`/`pollTransmit`: encode and route; "
+        "the JavaScript call that entered the core (`executeStaged`/`pollTransmit`: encode and route; "
         "`handleBytes`/`pollEvents`: frame handling). Memory is read at the end of the measured loop "
         f"(`process.memoryUsage()`, `Client.getMemoryStats()`). N = {fmt_int(params.get('n'))} per run; "
         + (runs_note or "one run per cell, so single figures move by 10–20% on this shared machine.")

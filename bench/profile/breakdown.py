@@ -35,7 +35,7 @@ BUCKETS = [
     ("background", "background threads (GC, compiler, runtime)"),
 ]
 
-CORE_SEND_ENTRIES = {"executeHandle", "execute", "query", "prepare", "batch", "pollTransmit", "pollCommands", "pollTimeout"}
+CORE_SEND_ENTRIES = {"executeHandle", "executeStaged", "stagingArea", "pendingOutputs", "execute", "query", "prepare", "batch", "pollTransmit", "pollCommands", "pollTimeout"}
 CORE_RECEIVE_ENTRIES = {"handleBytes", "handleEof", "handleTimeout", "handleConnected", "pollEvents"}
 ENCODE_NAMES = re.compile(r"encode|Encoder|toBigInt|asBytes|writeElement|nativeValue|packOptions|stage", re.I)
 DECODE_CLIENT_NAMES = {"decodeExecute", "toResultSet", "decodeRows", "parseRows", "parseResult"}
