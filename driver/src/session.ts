@@ -1062,7 +1062,7 @@ export class SessionHost {
       if (kind === EVENT_RESPONSE_AT) {
         // Copied out of linear memory once, before anything feeds the core again (which
         // releases it): a large page is not also copied into the event buffer.
-        const body = new Uint8Array(linearMemory().buffer, view.getUint32(start + 4, true), view.getUint32(start + 8, true)).slice();
+        const body = new Uint8Array((wasmMemory() as WebAssembly.Memory).buffer, view.getUint32(start + 4, true), view.getUint32(start + 8, true)).slice();
         inPlace = true;
         if (now < 0) now = this.now();
         this.settleResponse(id, now, buf[start], buf[start + 1], buf[start + 2] | (buf[start + 3] << 8), body, new DataView(body.buffer), 0, body.length);
@@ -1311,12 +1311,6 @@ function isTrap(e: unknown): boolean {
 }
 
 /** The core for a session config; a refused config is the call's typed error (an ArgumentError). */
-let memory: WebAssembly.Memory | null = null;
-/** The WASM instance's memory, asked once (the instance is set up after this module loads). */
-function linearMemory(): WebAssembly.Memory {
-  return (memory ??= WasmSession.linearMemory() as WebAssembly.Memory);
-}
-
 function newCore(configJson: string): WasmSession {
   try {
     return new WasmSession(configJson);
