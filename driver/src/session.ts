@@ -190,6 +190,12 @@ const textDecoder = new TextDecoder();
 const EMPTY = new Uint8Array(0);
 /** The staging area the core keeps between requests (wasm/src/lib.rs's STAGING_KEEP). */
 const STAGING_KEEP = 64 * 1024;
+/**
+ * Request bytes started in one turn past which they leave at once rather than at the turn's
+ * end: the core's output buffer then holds a few MB of a burst of large requests, not all of
+ * it (WASM memory never shrinks; issue #17).
+ */
+const EARLY_FLUSH_BYTES = 4 * 1024 * 1024;
 
 /** Read once: a getter on Node that costs a call and a heap number per read. */
 const TIME_ORIGIN = performance.timeOrigin;
@@ -213,6 +219,8 @@ export class SessionHost {
   private backlog = new Map<number, Uint8Array[]>();
   private pending = new PendingTable<Pending>();
   private flushScheduled = false;
+  /** Bytes of the requests `executeHandle` started since the last flush. */
+  private unflushedBytes = 0;
   /** This task's clock reading (see `now`), or -1 when the next read must be fresh. */
   private taskClock = -1;
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -421,7 +429,9 @@ export class SessionHost {
     } catch (e) {
       return Promise.reject(this.callError(e));
     }
-    return this.track<T>(id, context, started, params, options);
+    const promise = this.track<T>(id, context, started, params, options);
+    if ((this.unflushedBytes += staged.length) > EARLY_FLUSH_BYTES) this.contain(this.flushEarly);
+    return promise;
   }
 
   /**
@@ -906,7 +916,10 @@ export class SessionHost {
     }
   }
 
+  private flushEarly = (): void => this.flush();
+
   private flush(): void {
+    this.unflushedBytes = 0;
     if (this.closed) return;
     for (const id of this.journals.keys()) this.drainJournal(id);
     if ((this.core.pendingOutputs() & PENDING_TRANSMIT) === 0) return;
