@@ -182,14 +182,14 @@ fn responses_are_matched_by_stream_even_out_of_order() {
     assert_eq!(c.in_flight(), 0);
 }
 
+/// Two stream ids for requests (max_streams 3: stream 0 is the handshake's), 100 ms timeout.
+fn two_user_streams() -> Connection {
+    ready_connection(Config { request_timeout_us: 100 * MS, heartbeat_interval_us: 0, max_streams: 3, ..Config::default() })
+}
+
 #[test]
 fn timed_out_stream_is_orphaned_until_its_late_answer() {
-    let mut c = ready_connection(Config {
-        request_timeout_us: 100 * MS,
-        heartbeat_interval_us: 0,
-        max_streams: 3,
-        ..Config::default()
-    });
+    let mut c = two_user_streams();
     let a = query(&mut c, 0);
     let sa = transmit(&mut c)[0].0;
     assert_eq!(c.poll_timeout(), Some(100 * MS));
@@ -846,6 +846,67 @@ fn bytes_left_unsent_go_out_before_later_frames() {
     assert_eq!((sent[1].1, sent[1].2.clone()), (looked[0].1, looked[0].2.clone()), "the same QUERY");
     assert_ne!(sent[1].0, looked[0].0, "on its own stream");
     assert_eq!(transmit(&mut c), Vec::new(), "taken once");
+}
+
+#[test]
+fn queued_requests_keep_their_own_deadlines_and_finished_ones_leave_the_timer() {
+    // a and b take the two user streams, q1 and q2 queue.
+    let mut c = two_user_streams();
+    let a = query(&mut c, 0);
+    let b = query(&mut c, 5 * MS);
+    let sent = transmit(&mut c);
+    assert_eq!(sent.len(), 2);
+    let q1 = query(&mut c, 10 * MS);
+    let q2 = query(&mut c, 20 * MS);
+    assert!(transmit(&mut c).is_empty());
+    assert_eq!(c.queued(), 2);
+    // a's answer frees its stream for q1; a's deadline leaves the timer, b's is next.
+    c.handle_bytes(30 * MS, &void_result(sent[0].0));
+    assert_eq!(events(&mut c), vec![Ev::Response(a, 1i32.to_be_bytes().to_vec())]);
+    assert_eq!(transmit(&mut c).len(), 1, "q1 goes out on a's stream");
+    assert_eq!(c.queued(), 1);
+    assert_eq!(c.poll_timeout(), Some(105 * MS));
+    // Each times out at its own start plus the timeout, q2 while still queued.
+    for (at, id) in [(105 * MS, b), (110 * MS, q1), (120 * MS, q2)] {
+        assert_eq!(c.poll_timeout(), Some(at));
+        c.handle_timeout(at);
+        match &events(&mut c)[..] {
+            [Ev::Failed(failed, e)] => assert!(*failed == id && e.contains("timeout"), "{failed} {e}"),
+            other => panic!("at {at}: {other:?}"),
+        }
+    }
+    assert_eq!(c.queued(), 0);
+    assert_eq!(c.poll_timeout(), None, "nothing left to wait for");
+}
+
+#[test]
+fn a_queued_request_with_the_earliest_deadline_keeps_it_through_reads() {
+    // The two user streams carry long requests; behind them q1 and then q2 queue, q2 with the
+    // shortest timeout of all: its deadline is the earliest, though it is not first in line.
+    let mut c = ready_connection(Config { heartbeat_interval_us: 0, max_streams: 3, ..Config::default() });
+    let timed = |c: &mut Connection, now: u64, timeout: u64| {
+        c.start_request(now, Request::Query { cql: "SELECT 1", values: &[], options: QueryOptions::default() }, Some(timeout))
+            .unwrap()
+    };
+    timed(&mut c, 0, 1000 * MS);
+    timed(&mut c, 0, 1000 * MS);
+    assert_eq!(transmit(&mut c).len(), 2);
+    let q1 = timed(&mut c, 0, 80 * MS);
+    let q2 = timed(&mut c, 0, 50 * MS);
+    assert_eq!(c.queued(), 2);
+    // A read drops finished requests' deadlines from the timer: never a waiting one's.
+    c.handle_bytes(10 * MS, &[]);
+    assert_eq!(c.poll_timeout(), Some(50 * MS));
+    for (at, id) in [(50 * MS, q2), (80 * MS, q1)] {
+        c.handle_timeout(at);
+        match &events(&mut c)[..] {
+            [Ev::Failed(failed, e)] => assert!(*failed == id && e.contains("timeout"), "{failed} {e}"),
+            other => panic!("at {at}: {other:?}"),
+        }
+        c.handle_bytes(at, &[]);
+    }
+    assert_eq!(c.queued(), 0);
+    assert_eq!(c.poll_timeout(), Some(1000 * MS));
 }
 
 /// A large output moves into an empty buffer instead of being copied (issue #17): the bytes
