@@ -815,6 +815,10 @@ impl Connection {
                 Wire::V4Compressed(algorithm) => compress_frames(*algorithm, &self.out, &mut self.wire_out),
                 // `out` holds whole envelopes only, which is all the encoder can fail on.
                 Wire::V5 { encoder, .. } => {
+                    if self.out.len() > BUFFER_KEEP {
+                        // Sized once: a burst is not grown into by doubling (issue #17).
+                        self.wire_out.reserve(crate::v5::framed_len_bound(self.out.len()));
+                    }
                     let _ = encoder.encode_self_contained(&self.out, &mut self.wire_out);
                 }
             }

@@ -49,6 +49,14 @@ const LENGTH_MASK: u64 = 0x1_FFFF;
 /// follows it, rounded up to a whole MiB, so that the same result in the next burst needs the
 /// same block and fits the hole this one leaves (WebAssembly memory only grows; a size that
 /// varied with how the reads fell left holes a few KB too small).
+/// At most how many bytes `envelopes` bytes take once framed uncompressed: every frame but
+/// the last of a group is at least half full, so there are at most two frames per
+/// [`MAX_PAYLOAD`] bytes, plus one, each with a header and a trailer.
+pub fn framed_len_bound(envelopes: usize) -> usize {
+    let frames = envelopes / MAX_PAYLOAD * 2 + 2;
+    envelopes.saturating_add(frames.saturating_mul(UNCOMPRESSED_HEADER_LEN + TRAILER_LEN))
+}
+
 pub fn large_envelope_capacity(present: usize) -> usize {
     present.div_ceil(1 << 20).saturating_mul(1 << 20)
 }

@@ -190,6 +190,12 @@ const textDecoder = new TextDecoder();
 const EMPTY = new Uint8Array(0);
 /** The staging area the core keeps between requests (wasm/src/lib.rs's STAGING_KEEP). */
 const STAGING_KEEP = 64 * 1024;
+/**
+ * Request bytes started in one turn past which they leave at once rather than at the turn's
+ * end: the core's output buffer then holds a few MB of a burst of large requests, not all of
+ * it (WASM memory never shrinks; issue #17).
+ */
+const EARLY_FLUSH_BYTES = 4 * 1024 * 1024;
 
 /** Read once: a getter on Node that costs a call and a heap number per read. */
 const TIME_ORIGIN = performance.timeOrigin;
@@ -213,6 +219,8 @@ export class SessionHost {
   private backlog = new Map<number, Uint8Array[]>();
   private pending = new PendingTable<Pending>();
   private flushScheduled = false;
+  /** Bytes of the requests `executeHandle` started since the last flush. */
+  private unflushedBytes = 0;
   /** This task's clock reading (see `now`), or -1 when the next read must be fresh. */
   private taskClock = -1;
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -421,7 +429,9 @@ export class SessionHost {
     } catch (e) {
       return Promise.reject(this.callError(e));
     }
-    return this.track<T>(id, context, started, params, options);
+    const promise = this.track<T>(id, context, started, params, options);
+    if ((this.unflushedBytes += staged.length) > EARLY_FLUSH_BYTES) this.contain(this.flushEarly);
+    return promise;
   }
 
   /**
@@ -906,7 +916,10 @@ export class SessionHost {
     }
   }
 
+  private flushEarly = (): void => this.flush();
+
   private flush(): void {
+    this.unflushedBytes = 0;
     if (this.closed) return;
     for (const id of this.journals.keys()) this.drainJournal(id);
     if ((this.core.pendingOutputs() & PENDING_TRANSMIT) === 0) return;
@@ -1062,7 +1075,7 @@ export class SessionHost {
       if (kind === EVENT_RESPONSE_AT) {
         // Copied out of linear memory once, before anything feeds the core again (which
         // releases it): a large page is not also copied into the event buffer.
-        const body = new Uint8Array(linearMemory().buffer, view.getUint32(start + 4, true), view.getUint32(start + 8, true)).slice();
+        const body = new Uint8Array((wasmMemory() as WebAssembly.Memory).buffer, view.getUint32(start + 4, true), view.getUint32(start + 8, true)).slice();
         inPlace = true;
         if (now < 0) now = this.now();
         this.settleResponse(id, now, buf[start], buf[start + 1], buf[start + 2] | (buf[start + 3] << 8), body, new DataView(body.buffer), 0, body.length);
@@ -1311,12 +1324,6 @@ function isTrap(e: unknown): boolean {
 }
 
 /** The core for a session config; a refused config is the call's typed error (an ArgumentError). */
-let memory: WebAssembly.Memory | null = null;
-/** The WASM instance's memory, asked once (the instance is set up after this module loads). */
-function linearMemory(): WebAssembly.Memory {
-  return (memory ??= WasmSession.linearMemory() as WebAssembly.Memory);
-}
-
 function newCore(configJson: string): WasmSession {
   try {
     return new WasmSession(configJson);

@@ -632,13 +632,6 @@ impl WasmSession {
         self.inner.release_drained();
     }
 
-    /// This instance's linear memory (a `WebAssembly.Memory`), where the bodies of
-    /// [`EVENT_RESPONSE_AT`] events lie.
-    #[wasm_bindgen(js_name = linearMemory)]
-    pub fn linear_memory() -> JsValue {
-        wasm_bindgen::memory()
-    }
-
     /// Bytes of capacity the core's byte buffers hold (connections and session pools).
     #[wasm_bindgen(js_name = bufferBytes)]
     pub fn buffer_bytes(&self) -> f64 {
@@ -704,7 +697,8 @@ impl WasmSession {
     }
 }
 
-/// This instance's `WebAssembly.Memory`, where the host reads and writes the staging area.
+/// This instance's `WebAssembly.Memory`, where the host reads and writes the staging area
+/// and reads the bodies of [`EVENT_RESPONSE_AT`] events.
 #[wasm_bindgen(js_name = wasmMemory)]
 pub fn wasm_memory() -> JsValue {
     wasm_bindgen::memory()
