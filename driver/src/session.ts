@@ -2,7 +2,8 @@
  * The driver loop, mirroring quinn's connection driver, for a whole session:
  * 1. each socket chunk is one `handleBytes` call into the core;
  * 2. one `pollTransmit` per event-loop turn returns every connection's pending bytes,
- *    and each socket gets one write (coalescing);
+ *    and each socket gets one write (coalescing); a turn that started more than 4 MB of
+ *    requests flushes as it goes, so the core never holds a whole burst of large ones;
  * 3. one timer, re-armed only when the core's next deadline changes;
  * 4. events are drained in one call and settle promises.
  * The core decides everything else: which node, which connection, retries, reconnects.
