@@ -535,6 +535,26 @@ mod wire_formats {
         c
     }
 
+    /// A v5 burst over the keep size is framed into a wire buffer reserved once at
+    /// `framed_len_bound`, then moved out with it: its capacity is that bound, where growing
+    /// by doubling would have reached a power of two well above the bytes (issue #17).
+    #[test]
+    fn a_large_v5_burst_is_framed_into_a_buffer_sized_once() {
+        use cqlwire_core::connection::BUFFER_KEEP;
+        use cqlwire_core::v5::framed_len_bound;
+        let mut c = ready_at(5, Compression::None);
+        let cql = format!("SELECT '{}'", "x".repeat(700 * 1024));
+        c.start_request(3, Request::Query { cql: &cql, values: &[], options: QueryOptions::default() }, None).unwrap();
+        let mut moved = Vec::new();
+        let n = c.poll_transmit(&mut moved);
+        assert!(n > BUFFER_KEEP && moved.len() == n);
+        let mut envelopes = Vec::new();
+        FrameDecoder::new(false).decode_all(&moved, &mut envelopes).unwrap();
+        assert!(envelopes.len() > 700 * 1024 && envelopes[4] == 0x07, "one QUERY envelope");
+        let bound = framed_len_bound(envelopes.len());
+        assert!(moved.capacity() <= bound, "capacity {} for {n} bytes, bound {bound}", moved.capacity());
+    }
+
     /// A large frame arriving in many reads is kept in pieces and put together once, at its
     /// size, when all of it is present: the connection never holds much more than the bytes
     /// it was given (doubling a growing buffer held up to twice, and left the abandoned

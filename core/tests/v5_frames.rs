@@ -332,3 +332,30 @@ fn every_single_bit_flip_is_caught_by_a_crc() {
         }
     }
 }
+
+/// `framed_len_bound` is what a burst's wire buffer is reserved at: never less than the
+/// uncompressed framing of those envelopes takes (else the buffer grows by doubling, the
+/// peak it exists to avoid), and no more than a header and trailer for two frames per
+/// payload's worth, plus two.
+#[test]
+fn the_framed_length_bound_holds_every_grouping_and_stays_tight() {
+    use cqlwire_core::v5::{framed_len_bound, TRAILER_LEN, UNCOMPRESSED_HEADER_LEN};
+    let per_frame = UNCOMPRESSED_HEADER_LEN + TRAILER_LEN;
+    let groups: [&[usize]; 6] = [
+        &[0],
+        &[MAX_PAYLOAD - 9],
+        &[MAX_PAYLOAD - 8, 1],
+        &[MAX_PAYLOAD / 2 + 1; 5],
+        &[3 * MAX_PAYLOAD, 10, MAX_PAYLOAD + 7],
+        &[64 * 1024; 40],
+    ];
+    for bodies in groups {
+        let envelopes: Vec<u8> = bodies.iter().enumerate().flat_map(|(i, &n)| envelope(i as i16, n, false)).collect();
+        let mut framed = Vec::new();
+        FrameEncoder::new(false).encode_self_contained(&envelopes, &mut framed).unwrap();
+        let bound = framed_len_bound(envelopes.len());
+        assert!(framed.len() <= bound, "{bodies:?}: {} framed, bound {bound}", framed.len());
+        assert_eq!(bound, envelopes.len() + (envelopes.len() / MAX_PAYLOAD * 2 + 2) * per_frame, "{bodies:?}");
+    }
+    assert_eq!(framed_len_bound(usize::MAX), usize::MAX, "saturates");
+}
