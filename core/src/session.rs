@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use serde::Serialize;
 
 use crate::cluster::{
-    routing_token, Backoff, ClusterEvent, ClusterView, Distance, ErrorKind, Jitter, KeyspaceRow,
+    murmur3_token, routing_token, Backoff, ClusterEvent, ClusterView, Distance, ErrorKind, Jitter, KeyspaceRow,
     PeerRow, PlanCursor, PolicyConfig, RefreshAction, RetryDecision, RetryPolicy, SchemaTarget, SpeculativePolicy,
     SplitMix64, StatusChange, TopologyChange, WriteType, NOT_RESENT,
 };
@@ -1985,6 +1985,17 @@ pub fn token_from_values(values: &[u8], pk_indexes: &[u16]) -> Option<i64> {
     }
     let mut r = Reader::new(values);
     let n = r.u16("values count").ok()? as usize;
+    if let [only] = pk_indexes {
+        // The common partition key of one column: hashed where it lies, nothing gathered.
+        let mut key = None;
+        for i in 0..n {
+            let v = r.bytes_opt("value").ok()?;
+            if i == *only as usize {
+                key = Some(v?);
+            }
+        }
+        return key.map(murmur3_token);
+    }
     let mut components: [&[u8]; MAX_COMPONENTS] = [&[]; MAX_COMPONENTS];
     let mut found = 0usize;
     for i in 0..n {
