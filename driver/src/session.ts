@@ -241,6 +241,8 @@ export class SessionHost {
 
   constructor(private settings: SessionSettings, private runtime: RuntimeHooks, private listener: SessionListener) {
     this.sasl = settings.authProvider ? new SaslBridge(settings.authProvider, this.saslAnswer) : null;
+    // Called unbound: a web runtime's global refuses a `this` other than its global object.
+    this.queueMicrotask = runtime.queueMicrotask ?? ((task) => queueMicrotask(task));
     this.protocolVersion = settings.protocolVersion;
     this.core = newCore(JSON.stringify({
       protocolVersion: settings.protocolVersion,
@@ -656,9 +658,11 @@ export class SessionHost {
   private kick(): void {
     if (!this.flushScheduled) {
       this.flushScheduled = true;
-      queueMicrotask(this.turn);
+      this.queueMicrotask(this.turn);
     }
   }
+
+  private readonly queueMicrotask: (task: () => void) => void;
 
   /**
    * The scheduled turn. One that `turnNow` ran early finds nothing scheduled and only
@@ -964,7 +968,7 @@ export class SessionHost {
   private flush(): void {
     this.unflushedBytes = 0;
     if (this.closed) return;
-    for (const id of this.journals.keys()) this.drainJournal(id);
+    if (this.journals.size > 0) for (const id of this.journals.keys()) this.drainJournal(id);
     if ((this.core.pendingOutputs() & PENDING_TRANSMIT) === 0) return;
     const buf = this.core.pollTransmit();
     if (buf.length === 0) return;
@@ -997,7 +1001,8 @@ export class SessionHost {
     const cap = this.settings.coalescingMaxBytes ?? Infinity;
     while (bytes.length > 0) {
       const slice = bytes.length > cap ? bytes.subarray(0, cap) : bytes;
-      bytes = bytes.subarray(slice.length);
+      // The whole of it (the usual case) leaves no rest to make a view of.
+      bytes = slice === bytes ? EMPTY : bytes.subarray(slice.length);
       let r: void | Promise<void>;
       try {
         r = socket.write(slice);
