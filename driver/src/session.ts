@@ -384,8 +384,19 @@ export class SessionHost {
     const p = new Promise<T>(this.takeSettlers);
     this.pending.add(new Pending(id, this.nextResolve!, this.nextReject!, context, started, params, options));
     this.nextResolve = this.nextReject = null;
-    this.kick();
+    this.sendSoon();
     return p;
+  }
+
+  /**
+   * After a request started: a request that is the only one in flight leaves now, in the
+   * caller's call, since nothing else could join its write (one in flight, every microtask
+   * hop and every turn is on the round trip); otherwise at the end of the task, together
+   * with every other request started in it (one write for a burst).
+   */
+  private sendSoon(): void {
+    if (this.pending.size === 1 && !this.inTurn) this.turnNow();
+    else this.kick();
   }
 
   /** Turns responses of requests sent with a context into values (see `executeHandle`). */
@@ -430,8 +441,10 @@ export class SessionHost {
     } catch (e) {
       return Promise.reject(this.callError(e));
     }
+    // Counted before `track`, whose turn (when it runs one now) sends these bytes.
+    this.unflushedBytes += staged.length;
     const promise = this.track<T>(id, context, started, params, options);
-    if ((this.unflushedBytes += staged.length) > EARLY_FLUSH_BYTES) this.contain(this.flushEarly);
+    if (this.unflushedBytes > EARLY_FLUSH_BYTES) this.contain(this.flushEarly);
     return promise;
   }
 
@@ -647,11 +660,26 @@ export class SessionHost {
     }
   }
 
+  /**
+   * The scheduled turn. One that `turnNow` ran early finds nothing scheduled and only
+   * forgets the task's clock reading (the turn that ran early kept it for its task).
+   */
   private turn = (): void => {
-    this.flushScheduled = false;
-    this.contain(this.runTurn);
+    if (this.flushScheduled) {
+      this.flushScheduled = false;
+      this.contain(this.runTurn);
+    }
     this.taskClock = -1;
   };
+
+  /** A turn in this call, for work nothing else in the task can join; a scheduled one is taken over. */
+  private turnNow(): void {
+    this.flushScheduled = false;
+    this.contain(this.runTurn);
+  }
+
+  /** Set while a turn runs: a request a listener starts then waits for the next turn. */
+  private inTurn = false;
 
   /**
    * performance.now(), read once per task: every request started and every response read
@@ -677,6 +705,15 @@ export class SessionHost {
 
   private runTurn = (): void => {
     if (this.closed) return;
+    this.inTurn = true;
+    try {
+      this.turnSteps();
+    } finally {
+      this.inTurn = false;
+    }
+  };
+
+  private turnSteps(): void {
     // Events first: draining them may start work in the core (a bulk load's next rows)
     // whose bytes must leave in this same flush.
     this.drainEvents();
@@ -692,10 +729,11 @@ export class SessionHost {
     }
     this.armTimer();
     // Every bulk load waiting for a turn looks at its state again.
+    if (this.bulkWaiters.size === 0) return;
     const waiters = [...this.bulkWaiters];
     this.bulkWaiters.clear();
     for (const wake of waiters) wake();
-  };
+  }
 
   /** One per bulk load that waits for the core to make progress. */
   private bulkWaiters = new Set<() => void>();
@@ -865,7 +903,11 @@ export class SessionHost {
           this.contain(() => {
             if (this.closed || !this.sockets.has(conn)) return;
             this.core.handleBytes(this.taskMicros(), conn, chunk);
-            this.drive();
+            // The responses settle in this call, not a microtask later: each chunk got a
+            // turn of its own anyway (every read is a task, or ends in an await).
+            this.processCommands();
+            if (!this.inTurn) this.turnNow();
+            else this.kick();
           }),
         onClose: () =>
           this.contain(() => {
