@@ -38,6 +38,38 @@ fn tail_word(bytes: &[u8]) -> u64 {
     bytes.iter().enumerate().fold(0u64, |k, (i, &b)| k ^ (((b as i8) as i64 as u64) << (8 * i)))
 }
 
+/// One 16-byte body block mixed into the state `(h1, h2)`.
+fn mix_block(mut h1: u64, mut h2: u64, block: &[u8; 16]) -> (u64, u64) {
+    let mut lo = [0u8; 8];
+    let mut hi = [0u8; 8];
+    lo.copy_from_slice(&block[..8]);
+    hi.copy_from_slice(&block[8..]);
+    h1 ^= mix_k1(u64::from_le_bytes(lo));
+    h1 = h1.rotate_left(27).wrapping_add(h2).wrapping_mul(5).wrapping_add(0x52dc_e729);
+    h2 ^= mix_k2(u64::from_le_bytes(hi));
+    h2 = h2.rotate_left(31).wrapping_add(h1).wrapping_mul(5).wrapping_add(0x3849_5ab5);
+    (h1, h2)
+}
+
+/// The tail (`tail.len() < 16`) and the length mixed into the state: the first 64-bit half of
+/// the hash.
+fn finish_h1(mut h1: u64, mut h2: u64, tail: &[u8], total_len: u64) -> i64 {
+    if tail.len() > 8 {
+        h2 ^= mix_k2(tail_word(&tail[8..]));
+    }
+    if !tail.is_empty() {
+        h1 ^= mix_k1(tail_word(&tail[..tail.len().min(8)]));
+    }
+    // Java XORs an `int` length into a `long`; lengths here never reach 2^31.
+    h1 ^= total_len;
+    h2 ^= total_len;
+    h1 = h1.wrapping_add(h2);
+    h2 = h2.wrapping_add(h1);
+    h1 = fmix(h1);
+    h2 = fmix(h2);
+    h1.wrapping_add(h2) as i64
+}
+
 /// An incremental hasher, so a composite routing key can be hashed component by component
 /// without first being copied into one buffer.
 #[derive(Clone, Debug)]
@@ -62,14 +94,7 @@ impl Murmur3Hasher {
     }
 
     fn block(&mut self, block: &[u8; 16]) {
-        let mut lo = [0u8; 8];
-        let mut hi = [0u8; 8];
-        lo.copy_from_slice(&block[..8]);
-        hi.copy_from_slice(&block[8..]);
-        self.h1 ^= mix_k1(u64::from_le_bytes(lo));
-        self.h1 = self.h1.rotate_left(27).wrapping_add(self.h2).wrapping_mul(5).wrapping_add(0x52dc_e729);
-        self.h2 ^= mix_k2(u64::from_le_bytes(hi));
-        self.h2 = self.h2.rotate_left(31).wrapping_add(self.h1).wrapping_mul(5).wrapping_add(0x3849_5ab5);
+        (self.h1, self.h2) = mix_block(self.h1, self.h2, block);
     }
 
     pub fn write(&mut self, mut bytes: &[u8]) {
@@ -99,23 +124,7 @@ impl Murmur3Hasher {
 
     /// The first 64-bit half of Cassandra's `hash3_x64_128`, before token normalisation.
     pub fn finish_h1(&self) -> i64 {
-        let mut h1 = self.h1;
-        let mut h2 = self.h2;
-        let tail = &self.pending[..self.pending_len];
-        if tail.len() > 8 {
-            h2 ^= mix_k2(tail_word(&tail[8..]));
-        }
-        if !tail.is_empty() {
-            h1 ^= mix_k1(tail_word(&tail[..tail.len().min(8)]));
-        }
-        // Java XORs an `int` length into a `long`; lengths here never reach 2^31.
-        h1 ^= self.total_len;
-        h2 ^= self.total_len;
-        h1 = h1.wrapping_add(h2);
-        h2 = h2.wrapping_add(h1);
-        h1 = fmix(h1);
-        h2 = fmix(h2);
-        h1.wrapping_add(h2) as i64
+        finish_h1(self.h1, self.h2, &self.pending[..self.pending_len], self.total_len)
     }
 
     /// The partitioner token of everything written so far.
@@ -137,10 +146,20 @@ pub(crate) fn normalize(hash: i64) -> i64 {
 }
 
 /// The Murmur3Partitioner token of a routing key (already serialised partition key bytes).
+/// Hashed in one pass over `key`, without the incremental hasher's copies into its pending
+/// block: a request's token is most often this (a partition key of one column; issue #17).
 pub fn murmur3_token(key: &[u8]) -> i64 {
-    let mut hasher = Murmur3Hasher::new();
-    hasher.write(key);
-    hasher.finish_token()
+    if key.is_empty() {
+        return i64::MIN;
+    }
+    let (mut h1, mut h2) = (0, 0);
+    let mut blocks = key.chunks_exact(16);
+    for block in &mut blocks {
+        let mut b = [0u8; 16];
+        b.copy_from_slice(block);
+        (h1, h2) = mix_block(h1, h2, &b);
+    }
+    normalize(finish_h1(h1, h2, blocks.remainder(), key.len() as u64))
 }
 
 /// The routing key of a partition key: a lone component is its own bytes; a composite key is
@@ -172,12 +191,11 @@ pub fn routing_key_into(components: &[&[u8]], out: &mut Vec<u8>) -> Result<(), P
 /// The token of a partition key given as its components, hashed without building the routing
 /// key in memory.
 pub fn routing_token(components: &[&[u8]]) -> Result<i64, ProtocolError> {
-    let mut hasher = Murmur3Hasher::new();
     if let [single] = components {
-        hasher.write(single);
-        return Ok(hasher.finish_token());
+        return Ok(murmur3_token(single));
     }
     check_component_lengths(components)?;
+    let mut hasher = Murmur3Hasher::new();
     for component in components {
         hasher.write(&(component.len() as u16).to_be_bytes());
         hasher.write(component);
