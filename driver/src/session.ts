@@ -397,9 +397,16 @@ export class SessionHost {
    * with every other request started in it (one write for a burst).
    */
   private sendSoon(): void {
-    if (this.pending.size === 1 && !this.inTurn) this.turnNow();
+    if (this.pending.size === 1 && this.lastSettled <= 1 && !this.inTurn) this.turnNow();
     else this.kick();
   }
+
+  /**
+   * How many requests the last turn that settled any settled. After many at once, their
+   * callers' next requests come one microtask after another: the first of them must not
+   * leave alone, so they all wait for the turn (one write for the lot).
+   */
+  private lastSettled = 0;
 
   /** Turns responses of requests sent with a context into values (see `executeHandle`). */
   decoder: ResponseDecoder | null = null;
@@ -720,7 +727,9 @@ export class SessionHost {
   private turnSteps(): void {
     // Events first: draining them may start work in the core (a bulk load's next rows)
     // whose bytes must leave in this same flush.
+    const waiting = this.pending.size;
     this.drainEvents();
+    if (this.pending.size < waiting) this.lastSettled = waiting - this.pending.size;
     const window = this.settings.coalescingWindowMicros ?? 0;
     if (window > 0) {
       // Let more requests pile up first; one pending delayed flush at a time.
