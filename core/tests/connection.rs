@@ -288,6 +288,18 @@ fn request_ids_name_their_streams_and_queued_ones_none() {
     assert!(![a, b, q1, q2].contains(&again));
 }
 
+/// More requests queue than a stream id has values: their ids still differ (the counter's
+/// high bits move up past the queued marker, not away).
+#[test]
+fn queued_ids_stay_distinct_past_32768_of_them() {
+    let mut c = two_user_streams();
+    query(&mut c, 0);
+    query(&mut c, 0);
+    let ids: std::collections::HashSet<u32> = (0..40_000).map(|_| query(&mut c, 0)).collect();
+    assert_eq!(ids.len(), 40_000);
+    assert!(ids.iter().all(|&id| stream_of_id(id).is_none()));
+}
+
 /// Cancelling a request that waited for a stream and went out since: its stream is orphaned,
 /// its late answer dropped, and the other request's answer still delivered.
 #[test]
