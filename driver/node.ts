@@ -2,11 +2,17 @@
 import { readFileSync } from "node:fs";
 import { initSync } from "./wasm/pkg/cqlwire_wasm.js";
 import { BaseClient, type ClientOptions } from "./mod.ts";
-import { nodeSocketFactory, nodeUnrefTimer } from "./transport/node.ts";
+import { nodeQueueMicrotask, nodeSocketFactory, nodeUnrefTimer } from "./transport/node.ts";
 
 initSync({ module: new WebAssembly.Module(readFileSync(new URL("./wasm/pkg/cqlwire_wasm_bg.wasm", import.meta.url))) });
 
-const runtime = { name: "node" as const, socketFactory: nodeSocketFactory, unrefTimer: nodeUnrefTimer, canBindLocalPort: true };
+const runtime = {
+  name: "node" as const,
+  socketFactory: nodeSocketFactory,
+  unrefTimer: nodeUnrefTimer,
+  queueMicrotask: nodeQueueMicrotask,
+  canBindLocalPort: true,
+};
 
 export class Client extends BaseClient {
   constructor(options: ClientOptions) {

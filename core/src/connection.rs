@@ -17,7 +17,6 @@ use crate::compression::Compression;
 use crate::error::{ProtocolError, Side};
 use crate::v5::{FrameDecoder, FrameEncoder};
 use crate::frame::{finish_frame, flags, FrameHeader, Opcode, HEADER_LEN};
-use crate::id_map::{id_map, IdMap};
 use crate::message::{self, BatchStatement, BatchType, QueryOptions, ServerError, ServerEvent};
 use crate::scylla::ScyllaFeatures;
 use crate::wire::{Reader, Writer};
@@ -27,6 +26,18 @@ mod host_auth;
 pub use host_auth::AuthStep;
 
 pub type RequestId = u32;
+
+/// A request that got its stream id when it was started has an id that says which:
+/// `[generation u16][0][stream u15]`, so neither the connection nor its session needs a map
+/// from ids to streams (a hash insert and remove per request, issue #17). A request started
+/// while every stream was taken has bit 15 set (`[counter high][1][counter low]`): it gets a
+/// stream later, and is looked for the slow way in the rare case it is cancelled then.
+const QUEUED_ID_BIT: RequestId = 0x8000;
+
+/// The stream a request id names, for an id of a request that had its stream from the start.
+pub fn stream_of_id(id: RequestId) -> Option<usize> {
+    (id & QUEUED_ID_BIT == 0).then_some((id & 0x7FFF) as usize)
+}
 
 /// The highest stream id protocol v3+ allows is 32767; negative ids are the server's.
 pub const MAX_STREAMS: usize = 32768;
@@ -311,8 +322,8 @@ pub struct Connection {
     orphans: usize,
     /// Deadlines, lazily pruned: an entry whose slot no longer matches is skipped.
     deadlines: deadlines::Deadlines,
-    /// Which stream carries a user request, for `cancel`.
-    stream_of: IdMap<RequestId, i16>,
+    /// Numbers the ids of requests started while every stream was taken.
+    next_queued_id: u32,
 
     /// Requests encoded while every stream id was taken; stream ids patched on release.
     backlog: Vec<u8>,
@@ -405,7 +416,7 @@ impl Connection {
             in_flight: 0,
             orphans: 0,
             deadlines: deadlines::Deadlines::default(),
-            stream_of: id_map(),
+            next_queued_id: 0,
             backlog: Vec::new(),
             queued: VecDeque::new(),
             unwritten: Vec::new(),
@@ -519,10 +530,9 @@ impl Connection {
         }
         let timeout = timeout_us.filter(|t| *t > 0).unwrap_or(self.config.request_timeout_us);
         let deadline = now.saturating_add(timeout);
-        let id = self.next_request_id;
-        self.next_request_id = self.next_request_id.wrapping_add(1).max(1);
-        match self.take_stream() {
+        let id = match self.take_stream() {
             Some(stream) => {
+                let id = self.direct_id(stream);
                 let start = self.out.len();
                 if let Err(e) = write(&mut self.out, self.version, stream) {
                     self.out.truncate(start);
@@ -530,8 +540,10 @@ impl Connection {
                     return Err(e);
                 }
                 self.occupy(stream, id, Purpose::User, deadline, timeout);
+                id
             }
             None => {
+                let id = self.queued_id();
                 let start = self.backlog.len();
                 if let Err(e) = write(&mut self.backlog, self.version, 0) {
                     self.backlog.truncate(start);
@@ -539,8 +551,9 @@ impl Connection {
                 }
                 self.queued.push_back(Queued { id, start, end: self.backlog.len(), deadline, timeout_us: timeout });
                 self.deadlines.push((deadline, -1, id));
+                id
             }
-        }
+        };
         Ok(id)
     }
 
@@ -548,18 +561,38 @@ impl Connection {
     /// must not be mistaken for the answer to a newer request.
     pub fn cancel(&mut self, _now: u64, id: RequestId) {
         self.begin_call();
-        if let Some(stream) = self.stream_of.remove(&id) {
-            if let Some(slot) = self.slots.get_mut(stream as usize) {
-                if matches!(slot, Slot::InFlight { id: sid, .. } if *sid == id) {
-                    *slot = Slot::Orphaned;
-                    self.in_flight -= 1;
-                    self.orphans += 1;
-                    self.check_orphans();
+        let carries = |slot: &Slot| matches!(slot, Slot::InFlight { id: sid, purpose: Purpose::User, .. } if *sid == id);
+        let stream = match stream_of_id(id) {
+            Some(stream) => Some(stream).filter(|&s| self.slots.get(s).is_some_and(carries)),
+            None => match self.queued.iter().position(|q| q.id == id) {
+                Some(pos) => {
+                    self.queued.remove(pos);
+                    None
                 }
-            }
-        } else if let Some(pos) = self.queued.iter().position(|q| q.id == id) {
-            self.queued.remove(pos);
+                // Started queued, sent since: rare enough to look for.
+                None => self.slots.iter().position(carries),
+            },
+        };
+        if let Some(slot) = stream.and_then(|s| self.slots.get_mut(s)) {
+            *slot = Slot::Orphaned;
+            self.in_flight -= 1;
+            self.orphans += 1;
+            self.check_orphans();
         }
+    }
+
+    /// The id of a request sent on `stream` now (see [`QUEUED_ID_BIT`]).
+    fn direct_id(&mut self, stream: i16) -> RequestId {
+        let generation = self.next_request_id;
+        self.next_request_id = self.next_request_id.wrapping_add(1) & 0xFFFF;
+        generation << 16 | (stream as RequestId & 0x7FFF)
+    }
+
+    /// The id of a request that waits for a stream (see [`QUEUED_ID_BIT`]).
+    fn queued_id(&mut self) -> RequestId {
+        let n = self.next_queued_id;
+        self.next_queued_id = self.next_queued_id.wrapping_add(1) & 0x7FFF_FFFF;
+        (n >> 15) << 16 | QUEUED_ID_BIT | (n & 0x7FFF)
     }
 
     /// Closes the connection because its owner found the peer's bytes unacceptable (a reply
@@ -776,7 +809,6 @@ impl Connection {
                         return;
                     }
                     Purpose::User => {
-                        self.stream_of.remove(&id);
                         self.push_timeout(id, timeout_us);
                     }
                 }
@@ -996,7 +1028,6 @@ impl Connection {
         self.slots[stream as usize] = Slot::InFlight { id, purpose, deadline, timeout_us };
         self.in_flight += 1;
         if purpose == Purpose::User {
-            self.stream_of.insert(id, stream);
             self.unwritten.push(id);
         }
         self.deadlines.push((deadline, stream, id));
@@ -1245,7 +1276,6 @@ impl Connection {
                         Ok(())
                     }
                     Purpose::User => {
-                        self.stream_of.remove(&id);
                         self.release_stream(stream);
                         self.deliver(id, h, src, body_start, body_end)
                     }
@@ -1329,7 +1359,6 @@ impl Connection {
         }
         self.in_flight = 0;
         self.deadlines.clear();
-        self.stream_of.clear();
         self.inbuf.clear();
         self.large = None;
         self.events.push_back(EventRec::Closed(reason));

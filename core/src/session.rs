@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use serde::Serialize;
 
 use crate::cluster::{
-    routing_token, Backoff, ClusterEvent, ClusterView, Distance, ErrorKind, Jitter, KeyspaceRow,
+    murmur3_token, routing_token, Backoff, ClusterEvent, ClusterView, Distance, ErrorKind, Jitter, KeyspaceRow,
     PeerRow, PlanCursor, PolicyConfig, RefreshAction, RetryDecision, RetryPolicy, SchemaTarget, SpeculativePolicy,
     SplitMix64, StatusChange, TopologyChange, WriteType, NOT_RESENT,
 };
@@ -30,6 +30,7 @@ use crate::message::{self, ErrorDetails, QueryOptions, ServerEvent};
 use crate::rows::{cell, Rows};
 use crate::wire::Reader;
 
+mod in_flight;
 mod node_error;
 mod shards;
 mod tablets;
@@ -203,7 +204,7 @@ struct Conn {
     address: String,
     node: Option<u32>,
     status: ConnStatus,
-    in_flight: IdMap<u32, Purpose>,
+    in_flight: in_flight::InFlight,
     /// Draining, and a fresh connection already took its place in the pool.
     replaced: bool,
     /// The shard asked for through the shard-aware port.
@@ -400,6 +401,11 @@ impl SlotIds {
     }
 }
 
+/// Whether a connection has bytes to hand out now (not while its socket is still connecting).
+fn transmit_ready(c: &Conn) -> bool {
+    c.inner.has_transmit() && c.status != ConnStatus::Connecting
+}
+
 fn close_message(r: &CloseReason) -> String {
     r.message().to_owned()
 }
@@ -525,7 +531,7 @@ impl Session {
 
     /// Whether `poll_transmit` would name a connection.
     pub fn has_transmit(&self) -> bool {
-        self.conns.iter().flatten().any(|c| c.inner.has_transmit() && c.status != ConnStatus::Connecting)
+        self.conns.iter().flatten().any(transmit_ready)
     }
 
     /// The queued events and the bytes of the response bodies among them: what a host that
@@ -743,13 +749,9 @@ impl Session {
 
     /// Appends the pending bytes of one connection to `buf` and names it; call until `None`.
     pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<ConnId> {
-        for c in self.conns.iter_mut().flatten() {
-            if c.inner.has_transmit() && c.status != ConnStatus::Connecting {
-                c.inner.poll_transmit(buf);
-                return Some(c.id);
-            }
-        }
-        None
+        let c = self.conns.iter_mut().flatten().find(|c| transmit_ready(c))?;
+        c.inner.poll_transmit(buf);
+        Some(c.id)
     }
 
     pub fn poll_timeout(&self) -> Option<u64> {
@@ -908,7 +910,7 @@ impl Session {
             address: address.clone(),
             node,
             status: ConnStatus::Connecting,
-            in_flight: id_map(),
+            in_flight: in_flight::InFlight::new(),
             replaced: false,
             asked_shard: None,
             shard: None,
@@ -1106,12 +1108,12 @@ impl Session {
 
     fn cancel_executions(&mut self, now: u64, executions: &[(ConnId, u32)]) {
         for &(conn, stream_req) in executions {
-            if !self.conn(conn).is_some_and(|c| c.in_flight.contains_key(&stream_req)) {
+            if !self.conn(conn).is_some_and(|c| c.in_flight.contains(stream_req)) {
                 continue;
             }
             if let Some(c) = self.conn_mut(conn) {
                 c.inner.cancel(now, stream_req);
-                c.in_flight.remove(&stream_req);
+                c.in_flight.remove(stream_req);
             }
         }
     }
@@ -1156,7 +1158,7 @@ impl Session {
             match ev {
                 EventRec::Ready => self.on_conn_ready(now, conn),
                 EventRec::Response { id, frame_flags, start, end } => {
-                    let purpose = self.conn_mut(conn).and_then(|c| c.in_flight.remove(&id));
+                    let purpose = self.conn_mut(conn).and_then(|c| c.in_flight.remove(id));
                     match purpose {
                         Some(Purpose::User { req }) => self.on_user_response(now, req, conn, frame_flags, start, end),
                         Some(Purpose::Reprepare { req }) => self.on_reprepared(now, req, conn, start, end),
@@ -1165,7 +1167,7 @@ impl Session {
                     }
                 }
                 EventRec::Failed { id, error } => {
-                    let purpose = self.conn_mut(conn).and_then(|c| c.in_flight.remove(&id));
+                    let purpose = self.conn_mut(conn).and_then(|c| c.in_flight.remove(id));
                     match purpose {
                         Some(Purpose::User { req }) => self.on_attempt_failed(now, req, conn, error),
                         Some(Purpose::Reprepare { req }) => self.fail_req(req, conn, error),
@@ -1574,7 +1576,7 @@ impl Session {
         c.status = ConnStatus::Closed;
         // Requests still in flight there were failed by the connection as Closed events,
         // already processed; anything left is answered here.
-        let orphaned: Vec<(u32, Purpose)> = c.in_flight.drain().collect();
+        let orphaned: Vec<(u32, Purpose)> = c.in_flight.drain();
         if !already_closed {
             self.commands.push_back(Command::Close { conn });
             self.metrics.connections_closed += 1;
@@ -1984,6 +1986,17 @@ pub fn token_from_values(values: &[u8], pk_indexes: &[u16]) -> Option<i64> {
     }
     let mut r = Reader::new(values);
     let n = r.u16("values count").ok()? as usize;
+    if let [only] = pk_indexes {
+        // The common partition key of one column: hashed where it lies, nothing gathered.
+        let mut key = None;
+        for i in 0..n {
+            let v = r.bytes_opt("value").ok()?;
+            if i == *only as usize {
+                key = Some(v?);
+            }
+        }
+        return key.map(murmur3_token);
+    }
     let mut components: [&[u8]; MAX_COMPONENTS] = [&[]; MAX_COMPONENTS];
     let mut found = 0usize;
     for i in 0..n {

@@ -1,6 +1,6 @@
 //! The connection state machine on simulated time: no sockets, every byte hand-built.
 
-use cqlwire_core::connection::{CloseReason, Config, Connection, Credentials, Event, Request, RequestError, State};
+use cqlwire_core::connection::{stream_of_id, CloseReason, Config, Connection, Credentials, Event, Request, RequestError, State};
 use cqlwire_core::message::QueryOptions;
 
 const MS: u64 = 1_000;
@@ -263,6 +263,66 @@ fn cancel_orphans_the_stream() {
     c.handle_bytes(2, &void_result(sa));
     assert!(events(&mut c).is_empty());
     assert_eq!(c.orphans(), 0);
+}
+
+/// A request's id names the stream it went out on; a queued request's names none
+/// (`stream_of_id`), and every id stays distinct.
+#[test]
+fn request_ids_name_their_streams_and_queued_ones_none() {
+    let mut c = two_user_streams();
+    let (a, b) = (query(&mut c, 0), query(&mut c, 0));
+    let streams: Vec<i16> = transmit(&mut c).iter().map(|f| f.0).collect();
+    assert_eq!(streams.iter().map(|&s| Some(s as usize)).collect::<Vec<_>>(), vec![stream_of_id(a), stream_of_id(b)]);
+    let (q1, q2) = (query(&mut c, 0), query(&mut c, 0));
+    assert_eq!((stream_of_id(q1), stream_of_id(q2)), (None, None));
+    assert_ne!(q1, q2);
+    // The same stream again: a new id.
+    c.handle_bytes(1, &void_result(streams[0]));
+    events(&mut c);
+    c.handle_bytes(1, &void_result(streams[0]));
+    events(&mut c);
+    c.handle_bytes(1, &void_result(streams[0]));
+    events(&mut c);
+    let again = query(&mut c, 1);
+    assert_eq!(stream_of_id(again), Some(streams[0] as usize));
+    assert!(![a, b, q1, q2].contains(&again));
+}
+
+/// Cancelling a request that waited for a stream and went out since: its stream is orphaned,
+/// its late answer dropped, and the other request's answer still delivered.
+#[test]
+fn cancel_finds_a_request_that_was_queued_then_sent() {
+    let mut c = two_user_streams();
+    let (a, b) = (query(&mut c, 0), query(&mut c, 0));
+    let out = transmit(&mut c);
+    let q = query(&mut c, 0);
+    c.handle_bytes(1, &void_result(out[0].0));
+    assert_eq!(events(&mut c), vec![Ev::Response(a, 1i32.to_be_bytes().to_vec())]);
+    assert_eq!(transmit(&mut c)[0].0, out[0].0, "the queued request took the freed stream");
+    c.cancel(2, q);
+    assert_eq!((c.in_flight(), c.orphans()), (1, 1));
+    c.handle_bytes(3, &void_result(out[0].0));
+    c.handle_bytes(3, &void_result(out[1].0));
+    assert_eq!(events(&mut c), vec![Ev::Response(b, 1i32.to_be_bytes().to_vec())]);
+    assert_eq!((c.in_flight(), c.orphans()), (0, 0));
+}
+
+/// Cancelling a queued request removes it: it never goes out; a second cancel, or one of an
+/// id already answered, changes nothing.
+#[test]
+fn cancel_of_a_queued_request_unqueues_it_and_stale_cancels_do_nothing() {
+    let mut c = two_user_streams();
+    let (a, _b) = (query(&mut c, 0), query(&mut c, 0));
+    let out = transmit(&mut c);
+    let q = query(&mut c, 0);
+    c.cancel(1, q);
+    c.cancel(1, q);
+    assert_eq!(c.queued(), 0);
+    c.handle_bytes(2, &void_result(out[0].0));
+    assert_eq!(events(&mut c), vec![Ev::Response(a, 1i32.to_be_bytes().to_vec())]);
+    assert!(transmit(&mut c).is_empty(), "the cancelled request never goes out");
+    c.cancel(3, a);
+    assert_eq!((c.in_flight(), c.orphans()), (1, 0));
 }
 
 #[test]

@@ -241,6 +241,8 @@ export class SessionHost {
 
   constructor(private settings: SessionSettings, private runtime: RuntimeHooks, private listener: SessionListener) {
     this.sasl = settings.authProvider ? new SaslBridge(settings.authProvider, this.saslAnswer) : null;
+    // Called unbound: a web runtime's global refuses a `this` other than its global object.
+    this.queueMicrotask = runtime.queueMicrotask ?? ((task) => queueMicrotask(task));
     this.protocolVersion = settings.protocolVersion;
     this.core = newCore(JSON.stringify({
       protocolVersion: settings.protocolVersion,
@@ -384,9 +386,27 @@ export class SessionHost {
     const p = new Promise<T>(this.takeSettlers);
     this.pending.add(new Pending(id, this.nextResolve!, this.nextReject!, context, started, params, options));
     this.nextResolve = this.nextReject = null;
-    this.kick();
+    this.sendSoon();
     return p;
   }
+
+  /**
+   * After a request started: a request that is the only one in flight leaves now, in the
+   * caller's call, since nothing else could join its write (one in flight, every microtask
+   * hop and every turn is on the round trip); otherwise at the end of the task, together
+   * with every other request started in it (one write for a burst).
+   */
+  private sendSoon(): void {
+    if (this.pending.size === 1 && this.lastSettled <= 1 && !this.inTurn) this.turnNow();
+    else this.kick();
+  }
+
+  /**
+   * How many requests the last turn that settled any settled. After many at once, their
+   * callers' next requests come one microtask after another: the first of them must not
+   * leave alone, so they all wait for the turn (one write for the lot).
+   */
+  private lastSettled = 0;
 
   /** Turns responses of requests sent with a context into values (see `executeHandle`). */
   decoder: ResponseDecoder | null = null;
@@ -430,8 +450,10 @@ export class SessionHost {
     } catch (e) {
       return Promise.reject(this.callError(e));
     }
+    // Counted before `track`, whose turn (when it runs one now) sends these bytes.
+    this.unflushedBytes += staged.length;
     const promise = this.track<T>(id, context, started, params, options);
-    if ((this.unflushedBytes += staged.length) > EARLY_FLUSH_BYTES) this.contain(this.flushEarly);
+    if (this.unflushedBytes > EARLY_FLUSH_BYTES) this.contain(this.flushEarly);
     return promise;
   }
 
@@ -643,15 +665,32 @@ export class SessionHost {
   private kick(): void {
     if (!this.flushScheduled) {
       this.flushScheduled = true;
-      queueMicrotask(this.turn);
+      this.queueMicrotask(this.turn);
     }
   }
 
+  private readonly queueMicrotask: (task: () => void) => void;
+
+  /**
+   * The scheduled turn. One that `turnNow` ran early finds nothing scheduled and only
+   * forgets the task's clock reading (the turn that ran early kept it for its task).
+   */
   private turn = (): void => {
-    this.flushScheduled = false;
-    this.contain(this.runTurn);
+    if (this.flushScheduled) {
+      this.flushScheduled = false;
+      this.contain(this.runTurn);
+    }
     this.taskClock = -1;
   };
+
+  /** A turn in this call, for work nothing else in the task can join; a scheduled one is taken over. */
+  private turnNow(): void {
+    this.flushScheduled = false;
+    this.contain(this.runTurn);
+  }
+
+  /** Set while a turn runs: a request a listener starts then waits for the next turn. */
+  private inTurn = false;
 
   /**
    * performance.now(), read once per task: every request started and every response read
@@ -677,9 +716,20 @@ export class SessionHost {
 
   private runTurn = (): void => {
     if (this.closed) return;
+    this.inTurn = true;
+    try {
+      this.turnSteps();
+    } finally {
+      this.inTurn = false;
+    }
+  };
+
+  private turnSteps(): void {
     // Events first: draining them may start work in the core (a bulk load's next rows)
     // whose bytes must leave in this same flush.
+    const waiting = this.pending.size;
     this.drainEvents();
+    if (this.pending.size < waiting) this.lastSettled = waiting - this.pending.size;
     const window = this.settings.coalescingWindowMicros ?? 0;
     if (window > 0) {
       // Let more requests pile up first; one pending delayed flush at a time.
@@ -692,10 +742,11 @@ export class SessionHost {
     }
     this.armTimer();
     // Every bulk load waiting for a turn looks at its state again.
+    if (this.bulkWaiters.size === 0) return;
     const waiters = [...this.bulkWaiters];
     this.bulkWaiters.clear();
     for (const wake of waiters) wake();
-  };
+  }
 
   /** One per bulk load that waits for the core to make progress. */
   private bulkWaiters = new Set<() => void>();
@@ -865,7 +916,11 @@ export class SessionHost {
           this.contain(() => {
             if (this.closed || !this.sockets.has(conn)) return;
             this.core.handleBytes(this.taskMicros(), conn, chunk);
-            this.drive();
+            // The responses settle in this call, not a microtask later: each chunk got a
+            // turn of its own anyway (every read is a task, or ends in an await).
+            this.processCommands();
+            if (!this.inTurn) this.turnNow();
+            else this.kick();
           }),
         onClose: () =>
           this.contain(() => {
@@ -922,7 +977,7 @@ export class SessionHost {
   private flush(): void {
     this.unflushedBytes = 0;
     if (this.closed) return;
-    for (const id of this.journals.keys()) this.drainJournal(id);
+    if (this.journals.size > 0) for (const id of this.journals.keys()) this.drainJournal(id);
     if ((this.core.pendingOutputs() & PENDING_TRANSMIT) === 0) return;
     const buf = this.core.pollTransmit();
     if (buf.length === 0) return;
@@ -955,7 +1010,8 @@ export class SessionHost {
     const cap = this.settings.coalescingMaxBytes ?? Infinity;
     while (bytes.length > 0) {
       const slice = bytes.length > cap ? bytes.subarray(0, cap) : bytes;
-      bytes = bytes.subarray(slice.length);
+      // The whole of it (the usual case) leaves no rest to make a view of.
+      bytes = slice === bytes ? EMPTY : bytes.subarray(slice.length);
       let r: void | Promise<void>;
       try {
         r = socket.write(slice);
@@ -1031,11 +1087,17 @@ export class SessionHost {
     return a;
   }
 
-  /** A response event: its request's promise settles with the decoded value or the raw response. */
-  private settleResponse(id: number, now: number, flags: number, attempts: number, nodeId: number, events: Uint8Array, view: DataView, start: number, end: number): void {
+  /**
+   * A response event: its request's promise settles with the decoded value or the raw response.
+   * `head` is the event's payload from `at`: `[flags u8][attempts u8][node u16 LE]`, the same
+   * for a body in the event buffer and one handed over in place.
+   */
+  private settleResponse(id: number, now: number, head: Uint8Array, at: number, events: Uint8Array, view: DataView, start: number, end: number): void {
     const p = this.pending.take(id);
     if (!p) return;
-    const node = this.nodeAddress(nodeId);
+    const flags = head[at];
+    const attempts = head[at + 1];
+    const node = this.nodeAddress(head[at + 2] | (head[at + 3] << 8));
     // Retried or speculated: the DataStax driver's info.triedHosts and speculativeExecutions.
     const tried = attempts > 1 ? this.takeTried(id) : undefined;
     if (p.context !== undefined && this.decoder !== null) {
@@ -1070,7 +1132,7 @@ export class SessionHost {
         // The commonest event, read in place.
         // One clock read serves every response that came out together.
         if (now < 0) now = this.now();
-        this.settleResponse(id, now, buf[start], buf[start + 1], buf[start + 2] | (buf[start + 3] << 8), buf, view, start + 4, at);
+        this.settleResponse(id, now, buf, start, buf, view, start + 4, at);
         continue;
       }
       if (kind === EVENT_RESPONSE_AT) {
@@ -1079,7 +1141,7 @@ export class SessionHost {
         const body = new Uint8Array((wasmMemory() as WebAssembly.Memory).buffer, view.getUint32(start + 4, true), view.getUint32(start + 8, true)).slice();
         inPlace = true;
         if (now < 0) now = this.now();
-        this.settleResponse(id, now, buf[start], buf[start + 1], buf[start + 2] | (buf[start + 3] << 8), body, new DataView(body.buffer), 0, body.length);
+        this.settleResponse(id, now, buf, start, body, new DataView(body.buffer), 0, body.length);
         continue;
       }
       const payload = buf.subarray(start, at);

@@ -48,6 +48,8 @@ export interface RuntimeHooks {
   socketFactory: SocketFactory;
   /** Lets a timer not keep the process alive (heartbeats must not block exit). */
   unrefTimer?(handle: unknown): void;
+  /** Runs `task` as a microtask, where the global `queueMicrotask` costs more than a promise reaction. */
+  queueMicrotask?(task: () => void): void;
   name: "deno" | "node" | "workerd" | "custom";
   /** The factory honours `SocketTarget.shard` (Node can bind a local port; Deno and Workers cannot). */
   canBindLocalPort?: boolean;

@@ -27,16 +27,67 @@ export const denoSocketFactory: SocketFactory = async (target: SocketTarget, han
       finish(closed ? undefined : (e as Error));
     }
   })();
+  // One write in progress at a time (a partial write's rest must go before anything else).
+  // An idle socket's write returns nothing, so a lone request makes no promise of the
+  // session's; bytes given during a write wait here, and their promise settles once they
+  // are handed to the socket.
+  let writing = false;
+  let waiting: { bytes: Uint8Array; promise: Promise<void>; resolve(): void; reject(e: Error): void } | null = null;
+  const failed = (e: Error): void => {
+    writing = false;
+    const waiter = waiting;
+    waiting = null;
+    waiter?.reject(e);
+    finish(closed ? undefined : e);
+  };
+  /** Writes all of `bytes`, then what waits; throws only in its caller's call (a closed resource). */
+  const writeAll = (bytes: Uint8Array): void => {
+    writing = true;
+    conn.write(bytes).then((n) => {
+      // A partial write's rest goes first; then whatever waits, whose promise settles here.
+      const rest = n < bytes.length ? bytes.subarray(n) : null;
+      const waiter = rest === null ? waiting : null;
+      if (rest === null) {
+        writing = false;
+        waiting = null;
+        if (waiter === null) return;
+      }
+      try {
+        writeAll(rest ?? waiter!.bytes);
+      } catch (e) {
+        waiter?.reject(e as Error);
+        failed(e as Error);
+        return;
+      }
+      waiter?.resolve();
+    }, failed);
+  };
   return {
-    async write(data: Uint8Array): Promise<void> {
-      let off = 0;
-      while (off < data.length) off += await conn.write(data.subarray(off));
+    write(data: Uint8Array): void | Promise<void> {
+      if (!writing) return writeAll(data);
+      // The session gives nothing more until this settles; another caller's bytes join it.
+      if (waiting !== null) {
+        waiting.bytes = concatBytes(waiting.bytes, data);
+        return waiting.promise;
+      }
+      let resolve!: () => void;
+      let reject!: (e: Error) => void;
+      const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+      waiting = { bytes: data, promise, resolve, reject };
+      return promise;
     },
     close(): void {
       finish();
     },
   };
 };
+
+function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
 
 async function connectTcp(target: SocketTarget): Promise<Deno.Conn> {
   const tcp = await Deno.connect({ hostname: target.host, port: target.port, transport: "tcp" });

@@ -98,3 +98,14 @@ function connectOnce(target: SocketTarget, handlers: SocketHandlers, localPort?:
 export function nodeUnrefTimer(handle: unknown): void {
   (handle as { unref?: () => void })?.unref?.();
 }
+
+const RESOLVED = Promise.resolve();
+
+/**
+ * Node's `queueMicrotask` wraps every task in an AsyncResource (with a bound function), three
+ * times the cost of a reaction to a settled promise; the session queues up to two microtasks
+ * per round trip. The driver's tasks never throw (so no rejection can go unhandled).
+ */
+export function nodeQueueMicrotask(task: () => void): void {
+  RESOLVED.then(task);
+}

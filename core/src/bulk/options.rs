@@ -2,7 +2,7 @@
 //! read by serde. An unknown key is an error that names it, so a misspelt option is never
 //! silently ignored.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 
@@ -280,12 +280,21 @@ impl BulkOptions {
             counter,
             dry_run: self.dry_run.unwrap_or(false),
             journal: self.journal.unwrap_or(false),
-            resume_acked: self.resume_acked.unwrap_or_default().into_iter().collect(),
-            resume_sent: self.resume_sent.unwrap_or_default().into_iter().collect(),
+            resume_acked: offset_set(self.resume_acked.unwrap_or_default()),
+            resume_sent: offset_set(self.resume_sent.unwrap_or_default()),
             ..defaults
         };
         Ok((bulk, load))
     }
+}
+
+/// The resume offsets as a set, filled by `extend`: collecting a `BTreeSet` stable-sorts the
+/// items first, which brought a ~7 KB copy of the stable sort into the WASM module for this
+/// one start-up call.
+fn offset_set(offsets: Vec<u64>) -> BTreeSet<u64> {
+    let mut set = BTreeSet::new();
+    set.extend(offsets);
+    set
 }
 
 #[cfg(test)]
@@ -427,3 +436,4 @@ mod tests {
         );
     }
 }
+

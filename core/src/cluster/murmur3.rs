@@ -34,8 +34,52 @@ fn mix_k2(k2: u64) -> u64 {
 
 /// Builds a tail word the way Cassandra's Java does: `k ^= ((long) byte) << shift`, where the
 /// cast sign-extends. XOR order does not matter, but the sign extension does.
+///
+/// Computed without a loop over the bytes (a request's key is most often 8 bytes, all tail):
+/// the bytes read unsigned, then for every byte with its top bit set, every bit above that
+/// byte flipped. Those flips XOR together into a prefix parity per byte, filled by `* 0xFF`.
 fn tail_word(bytes: &[u8]) -> u64 {
-    bytes.iter().enumerate().fold(0u64, |k, (i, &b)| k ^ (((b as i8) as i64 as u64) << (8 * i)))
+    let mut le = [0u8; 8];
+    le[..bytes.len()].copy_from_slice(bytes);
+    let word = u64::from_le_bytes(le);
+    // Bit 8(i+1) set for each byte i whose top bit is set (byte 7's flips fall off the end).
+    let mut flips = (word & 0x8080_8080_8080_8080) << 1;
+    flips ^= flips << 8;
+    flips ^= flips << 16;
+    flips ^= flips << 32;
+    word ^ flips.wrapping_mul(0xFF)
+}
+
+/// One 16-byte body block mixed into the state `(h1, h2)`.
+fn mix_block(mut h1: u64, mut h2: u64, block: &[u8; 16]) -> (u64, u64) {
+    let mut lo = [0u8; 8];
+    let mut hi = [0u8; 8];
+    lo.copy_from_slice(&block[..8]);
+    hi.copy_from_slice(&block[8..]);
+    h1 ^= mix_k1(u64::from_le_bytes(lo));
+    h1 = h1.rotate_left(27).wrapping_add(h2).wrapping_mul(5).wrapping_add(0x52dc_e729);
+    h2 ^= mix_k2(u64::from_le_bytes(hi));
+    h2 = h2.rotate_left(31).wrapping_add(h1).wrapping_mul(5).wrapping_add(0x3849_5ab5);
+    (h1, h2)
+}
+
+/// The tail (`tail.len() < 16`) and the length mixed into the state: the first 64-bit half of
+/// the hash.
+fn finish_h1(mut h1: u64, mut h2: u64, tail: &[u8], total_len: u64) -> i64 {
+    if tail.len() > 8 {
+        h2 ^= mix_k2(tail_word(&tail[8..]));
+    }
+    if !tail.is_empty() {
+        h1 ^= mix_k1(tail_word(&tail[..tail.len().min(8)]));
+    }
+    // Java XORs an `int` length into a `long`; lengths here never reach 2^31.
+    h1 ^= total_len;
+    h2 ^= total_len;
+    h1 = h1.wrapping_add(h2);
+    h2 = h2.wrapping_add(h1);
+    h1 = fmix(h1);
+    h2 = fmix(h2);
+    h1.wrapping_add(h2) as i64
 }
 
 /// An incremental hasher, so a composite routing key can be hashed component by component
@@ -62,14 +106,7 @@ impl Murmur3Hasher {
     }
 
     fn block(&mut self, block: &[u8; 16]) {
-        let mut lo = [0u8; 8];
-        let mut hi = [0u8; 8];
-        lo.copy_from_slice(&block[..8]);
-        hi.copy_from_slice(&block[8..]);
-        self.h1 ^= mix_k1(u64::from_le_bytes(lo));
-        self.h1 = self.h1.rotate_left(27).wrapping_add(self.h2).wrapping_mul(5).wrapping_add(0x52dc_e729);
-        self.h2 ^= mix_k2(u64::from_le_bytes(hi));
-        self.h2 = self.h2.rotate_left(31).wrapping_add(self.h1).wrapping_mul(5).wrapping_add(0x3849_5ab5);
+        (self.h1, self.h2) = mix_block(self.h1, self.h2, block);
     }
 
     pub fn write(&mut self, mut bytes: &[u8]) {
@@ -99,23 +136,7 @@ impl Murmur3Hasher {
 
     /// The first 64-bit half of Cassandra's `hash3_x64_128`, before token normalisation.
     pub fn finish_h1(&self) -> i64 {
-        let mut h1 = self.h1;
-        let mut h2 = self.h2;
-        let tail = &self.pending[..self.pending_len];
-        if tail.len() > 8 {
-            h2 ^= mix_k2(tail_word(&tail[8..]));
-        }
-        if !tail.is_empty() {
-            h1 ^= mix_k1(tail_word(&tail[..tail.len().min(8)]));
-        }
-        // Java XORs an `int` length into a `long`; lengths here never reach 2^31.
-        h1 ^= self.total_len;
-        h2 ^= self.total_len;
-        h1 = h1.wrapping_add(h2);
-        h2 = h2.wrapping_add(h1);
-        h1 = fmix(h1);
-        h2 = fmix(h2);
-        h1.wrapping_add(h2) as i64
+        finish_h1(self.h1, self.h2, &self.pending[..self.pending_len], self.total_len)
     }
 
     /// The partitioner token of everything written so far.
@@ -137,10 +158,20 @@ pub(crate) fn normalize(hash: i64) -> i64 {
 }
 
 /// The Murmur3Partitioner token of a routing key (already serialised partition key bytes).
+/// Hashed in one pass over `key`, without the incremental hasher's copies into its pending
+/// block: a request's token is most often this (a partition key of one column; issue #17).
 pub fn murmur3_token(key: &[u8]) -> i64 {
-    let mut hasher = Murmur3Hasher::new();
-    hasher.write(key);
-    hasher.finish_token()
+    if key.is_empty() {
+        return i64::MIN;
+    }
+    let (mut h1, mut h2) = (0, 0);
+    let mut blocks = key.chunks_exact(16);
+    for block in &mut blocks {
+        let mut b = [0u8; 16];
+        b.copy_from_slice(block);
+        (h1, h2) = mix_block(h1, h2, &b);
+    }
+    normalize(finish_h1(h1, h2, blocks.remainder(), key.len() as u64))
 }
 
 /// The routing key of a partition key: a lone component is its own bytes; a composite key is
@@ -172,12 +203,11 @@ pub fn routing_key_into(components: &[&[u8]], out: &mut Vec<u8>) -> Result<(), P
 /// The token of a partition key given as its components, hashed without building the routing
 /// key in memory.
 pub fn routing_token(components: &[&[u8]]) -> Result<i64, ProtocolError> {
-    let mut hasher = Murmur3Hasher::new();
     if let [single] = components {
-        hasher.write(single);
-        return Ok(hasher.finish_token());
+        return Ok(murmur3_token(single));
     }
     check_component_lengths(components)?;
+    let mut hasher = Murmur3Hasher::new();
     for component in components {
         hasher.write(&(component.len() as u16).to_be_bytes());
         hasher.write(component);
@@ -235,6 +265,33 @@ mod tests {
         assert_eq!(tail_word(&[0x80]), 0xffff_ffff_ffff_ff80);
         assert_eq!(tail_word(&[0x01, 0x80]), 0xffff_ffff_ffff_8001);
         assert_eq!(tail_word(&[0x80, 0x01]), 0x0000_0000_0000_0180 ^ 0xffff_ffff_ffff_ff00);
+    }
+
+    /// Java's `k ^= ((long) b) << 8 * i`, byte by byte, as the word is defined.
+    fn java_tail_word(bytes: &[u8]) -> u64 {
+        bytes.iter().enumerate().fold(0u64, |k, (i, &b)| k ^ (((b as i8) as i64 as u64) << (8 * i)))
+    }
+
+    #[test]
+    fn tail_word_is_javas_byte_by_byte_word() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let bytes = x.to_le_bytes();
+            let len = (x >> 61) as usize + 1;
+            assert_eq!(tail_word(&bytes[..len]), java_tail_word(&bytes[..len]), "{:02x?}", &bytes[..len]);
+        }
+        for b in 0..=255u8 {
+            for at in 0..8 {
+                let mut bytes = [0x7f; 8];
+                bytes[at] = b;
+                assert_eq!(tail_word(&bytes), java_tail_word(&bytes));
+                assert_eq!(tail_word(&bytes[..=at]), java_tail_word(&bytes[..=at]));
+            }
+        }
+        assert_eq!(tail_word(&[]), 0);
     }
 
     #[test]

@@ -1,0 +1,56 @@
+//! The routing token of a bound value list (`[n u16][bytes]*`), as the session computes it
+//! for a prepared statement from its partition-key positions.
+
+use cqlwire_core::cluster::{murmur3_token, routing_token};
+use cqlwire_core::session::token_from_values;
+
+/// `[n][len i32][bytes]` per value; `None` is null (-1), `Some(None)` unset (-2).
+fn values(items: &[Option<Option<&[u8]>>]) -> Vec<u8> {
+    let mut out = (items.len() as u16).to_be_bytes().to_vec();
+    for item in items {
+        match item {
+            Some(Some(v)) => {
+                out.extend_from_slice(&(v.len() as i32).to_be_bytes());
+                out.extend_from_slice(v);
+            }
+            Some(None) => out.extend_from_slice(&(-2i32).to_be_bytes()),
+            None => out.extend_from_slice(&(-1i32).to_be_bytes()),
+        }
+    }
+    out
+}
+
+const KEY: &[u8] = &[0, 0, 0, 0, 0, 0, 0, 42];
+const BLOB: &[u8] = &[0xab; 32];
+
+#[test]
+fn one_key_column_is_hashed_wherever_it_is() {
+    let v = values(&[Some(Some(BLOB)), Some(Some(KEY)), Some(Some(b"x"))]);
+    assert_eq!(token_from_values(&v, &[1]), Some(murmur3_token(KEY)));
+    assert_eq!(token_from_values(&v, &[0]), Some(murmur3_token(BLOB)));
+    assert_eq!(token_from_values(&v, &[2]), Some(murmur3_token(b"x")));
+    assert_eq!(murmur3_token(KEY), routing_token(&[KEY]).unwrap());
+    assert_ne!(murmur3_token(KEY), murmur3_token(BLOB));
+}
+
+#[test]
+fn a_missing_null_or_unset_key_or_a_malformed_list_has_no_token() {
+    let v = values(&[Some(Some(KEY)), Some(Some(BLOB))]);
+    assert_eq!(token_from_values(&v, &[2]), None, "beyond the values");
+    assert_eq!(token_from_values(&values(&[None, Some(Some(BLOB))]), &[0]), None, "null");
+    assert_eq!(token_from_values(&values(&[Some(None), Some(Some(BLOB))]), &[0]), None, "unset");
+    // A value list cut short after the key still has no token: the list is malformed.
+    assert_eq!(token_from_values(&v[..v.len() - 1], &[0]), None);
+    assert_eq!(token_from_values(&[], &[0]), None);
+    assert_eq!(token_from_values(&v, &[]), None);
+    // A null value that is not the key does not matter.
+    assert_eq!(token_from_values(&values(&[Some(Some(KEY)), None]), &[0]), Some(murmur3_token(KEY)));
+}
+
+#[test]
+fn a_composite_key_is_hashed_in_key_order() {
+    let v = values(&[Some(Some(BLOB)), Some(Some(KEY)), Some(Some(b"x"))]);
+    assert_eq!(token_from_values(&v, &[1, 0]), Some(routing_token(&[KEY, BLOB]).unwrap()));
+    assert_eq!(token_from_values(&v, &[0, 2]), Some(routing_token(&[BLOB, b"x"]).unwrap()));
+    assert_eq!(token_from_values(&v, &[0, 3]), None);
+}
