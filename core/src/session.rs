@@ -401,6 +401,11 @@ impl SlotIds {
     }
 }
 
+/// Whether a connection has bytes to hand out now (not while its socket is still connecting).
+fn transmit_ready(c: &Conn) -> bool {
+    c.inner.has_transmit() && c.status != ConnStatus::Connecting
+}
+
 fn close_message(r: &CloseReason) -> String {
     r.message().to_owned()
 }
@@ -526,7 +531,7 @@ impl Session {
 
     /// Whether `poll_transmit` would name a connection.
     pub fn has_transmit(&self) -> bool {
-        self.conns.iter().flatten().any(|c| c.inner.has_transmit() && c.status != ConnStatus::Connecting)
+        self.conns.iter().flatten().any(transmit_ready)
     }
 
     /// The queued events and the bytes of the response bodies among them: what a host that
@@ -744,13 +749,9 @@ impl Session {
 
     /// Appends the pending bytes of one connection to `buf` and names it; call until `None`.
     pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<ConnId> {
-        for c in self.conns.iter_mut().flatten() {
-            if c.inner.has_transmit() && c.status != ConnStatus::Connecting {
-                c.inner.poll_transmit(buf);
-                return Some(c.id);
-            }
-        }
-        None
+        let c = self.conns.iter_mut().flatten().find(|c| transmit_ready(c))?;
+        c.inner.poll_transmit(buf);
+        Some(c.id)
     }
 
     pub fn poll_timeout(&self) -> Option<u64> {

@@ -117,7 +117,9 @@ impl<'a> Reader<'a> {
         let n = self.u16(field)? as usize;
         self.bytes(n, field)
     }
-    /// `[bytes]`: `None` for a negative length (null).
+    /// `[bytes]`: `None` for a negative length (null). Inlined: a caller that drops the error
+    /// (a routing token) then builds none.
+    #[inline]
     pub fn bytes_opt(&mut self, field: &'static str) -> Result<Option<&'a [u8]>, ProtocolError> {
         let n = self.i32(field)?;
         if n < 0 {

@@ -1087,11 +1087,17 @@ export class SessionHost {
     return a;
   }
 
-  /** A response event: its request's promise settles with the decoded value or the raw response. */
-  private settleResponse(id: number, now: number, flags: number, attempts: number, nodeId: number, events: Uint8Array, view: DataView, start: number, end: number): void {
+  /**
+   * A response event: its request's promise settles with the decoded value or the raw response.
+   * `head` is the event's payload from `at`: `[flags u8][attempts u8][node u16 LE]`, the same
+   * for a body in the event buffer and one handed over in place.
+   */
+  private settleResponse(id: number, now: number, head: Uint8Array, at: number, events: Uint8Array, view: DataView, start: number, end: number): void {
     const p = this.pending.take(id);
     if (!p) return;
-    const node = this.nodeAddress(nodeId);
+    const flags = head[at];
+    const attempts = head[at + 1];
+    const node = this.nodeAddress(head[at + 2] | (head[at + 3] << 8));
     // Retried or speculated: the DataStax driver's info.triedHosts and speculativeExecutions.
     const tried = attempts > 1 ? this.takeTried(id) : undefined;
     if (p.context !== undefined && this.decoder !== null) {
@@ -1126,7 +1132,7 @@ export class SessionHost {
         // The commonest event, read in place.
         // One clock read serves every response that came out together.
         if (now < 0) now = this.now();
-        this.settleResponse(id, now, buf[start], buf[start + 1], buf[start + 2] | (buf[start + 3] << 8), buf, view, start + 4, at);
+        this.settleResponse(id, now, buf, start, buf, view, start + 4, at);
         continue;
       }
       if (kind === EVENT_RESPONSE_AT) {
@@ -1135,7 +1141,7 @@ export class SessionHost {
         const body = new Uint8Array((wasmMemory() as WebAssembly.Memory).buffer, view.getUint32(start + 4, true), view.getUint32(start + 8, true)).slice();
         inPlace = true;
         if (now < 0) now = this.now();
-        this.settleResponse(id, now, buf[start], buf[start + 1], buf[start + 2] | (buf[start + 3] << 8), body, new DataView(body.buffer), 0, body.length);
+        this.settleResponse(id, now, buf, start, body, new DataView(body.buffer), 0, body.length);
         continue;
       }
       const payload = buf.subarray(start, at);

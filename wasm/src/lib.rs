@@ -112,7 +112,6 @@ fn parse_options(b: &[u8]) -> Result<Descriptor<'_>, CallError> {
 #[wasm_bindgen]
 pub struct WasmSession {
     inner: Session,
-    out: Vec<u8>,
     batch_index: Vec<(u8, usize, usize, usize, usize)>,
     loads: BulkLoads,
     now: u64,
@@ -223,7 +222,6 @@ impl WasmSession {
     pub fn new(config_json: &str) -> Result<WasmSession, CallError> {
         Ok(WasmSession {
             inner: Session::new(parse_session_config(config_json)?),
-            out: Vec::new(),
             batch_index: Vec::new(),
             loads: BulkLoads::new(),
             now: 0,
@@ -437,7 +435,7 @@ impl WasmSession {
     /// for [`COMMAND_CONNECT_SHARD`] `[shard u16 LE][nr_shards u16 LE]` after it.
     #[wasm_bindgen(js_name = pollCommands)]
     pub fn poll_commands(&mut self) -> Vec<u8> {
-        self.out.clear();
+        let mut out = Vec::new();
         while let Some(c) = self.inner.poll_command() {
             let (kind, conn, address, shard) = match &c {
                 Command::Connect { conn, address, shard: None } => (COMMAND_CONNECT, *conn, address.as_str(), None),
@@ -445,17 +443,17 @@ impl WasmSession {
                 Command::Close { conn } => (COMMAND_CLOSE, *conn, "", None),
             };
             let (host, port) = cqlwire_core::cluster::split_address(address);
-            self.out.push(kind);
-            self.out.extend_from_slice(&conn.to_le_bytes());
-            self.out.extend_from_slice(&(host.len() as u16).to_le_bytes());
-            self.out.extend_from_slice(host.as_bytes());
-            self.out.extend_from_slice(&port.to_le_bytes());
+            out.push(kind);
+            out.extend_from_slice(&conn.to_le_bytes());
+            out.extend_from_slice(&(host.len() as u16).to_le_bytes());
+            out.extend_from_slice(host.as_bytes());
+            out.extend_from_slice(&port.to_le_bytes());
             if let Some(t) = shard {
-                self.out.extend_from_slice(&t.shard.to_le_bytes());
-                self.out.extend_from_slice(&t.nr_shards.to_le_bytes());
+                out.extend_from_slice(&t.shard.to_le_bytes());
+                out.extend_from_slice(&t.nr_shards.to_le_bytes());
             }
         }
-        std::mem::take(&mut self.out)
+        out
     }
 
     /// Every connection's pending bytes, packed: `[bytes][conn u32 LE][len u32 LE]` per
@@ -464,8 +462,8 @@ impl WasmSession {
     /// being copied (`Connection::poll_transmit`; issue #17).
     #[wasm_bindgen(js_name = pollTransmit)]
     pub fn poll_transmit(&mut self) -> Vec<u8> {
-        let mut out = std::mem::take(&mut self.out);
-        out.clear();
+        // A fresh buffer: wasm-bindgen hands it to JavaScript, which frees it once copied.
+        let mut out = Vec::new();
         loop {
             let start = out.len();
             let Some(conn) = self.inner.poll_transmit(&mut out) else { break };
@@ -540,27 +538,27 @@ impl WasmSession {
     /// [raw len u32 LE][raw]`.
     #[wasm_bindgen(js_name = bulkBadRows)]
     pub fn bulk_bad_rows(&mut self, load: u32) -> Vec<u8> {
-        self.out.clear();
+        let mut out = Vec::new();
         while let Some(b) = self.loads.poll_bad(load) {
             let column = b.column.unwrap_or_default();
-            self.out.push(b.kind.code());
-            self.out.extend_from_slice(&b.line.to_le_bytes());
-            self.out.extend_from_slice(&b.offset.to_le_bytes());
-            self.out.extend_from_slice(&b.attempts.to_le_bytes());
-            self.out.extend_from_slice(&b.server_code.unwrap_or(-1).to_le_bytes());
-            self.out.extend_from_slice(&b.field.unwrap_or(u32::MAX).to_le_bytes());
-            self.out.extend_from_slice(&b.byte.unwrap_or(u64::MAX).to_le_bytes());
-            self.out.extend_from_slice(&(column.len().min(u16::MAX as usize) as u16).to_le_bytes());
-            self.out.extend_from_slice(&column.as_bytes()[..column.len().min(u16::MAX as usize)]);
-            self.out.extend_from_slice(&(b.reason.len() as u32).to_le_bytes());
-            self.out.extend_from_slice(b.reason.as_bytes());
-            self.out.extend_from_slice(&(b.raw.len() as u32).to_le_bytes());
-            self.out.extend_from_slice(&b.raw);
+            out.push(b.kind.code());
+            out.extend_from_slice(&b.line.to_le_bytes());
+            out.extend_from_slice(&b.offset.to_le_bytes());
+            out.extend_from_slice(&b.attempts.to_le_bytes());
+            out.extend_from_slice(&b.server_code.unwrap_or(-1).to_le_bytes());
+            out.extend_from_slice(&b.field.unwrap_or(u32::MAX).to_le_bytes());
+            out.extend_from_slice(&b.byte.unwrap_or(u64::MAX).to_le_bytes());
+            out.extend_from_slice(&(column.len().min(u16::MAX as usize) as u16).to_le_bytes());
+            out.extend_from_slice(&column.as_bytes()[..column.len().min(u16::MAX as usize)]);
+            out.extend_from_slice(&(b.reason.len() as u32).to_le_bytes());
+            out.extend_from_slice(b.reason.as_bytes());
+            out.extend_from_slice(&(b.raw.len() as u32).to_le_bytes());
+            out.extend_from_slice(&b.raw);
             let value = b.value.as_deref().map(str::as_bytes);
-            self.out.extend_from_slice(&value.map_or(u32::MAX, |v| v.len() as u32).to_le_bytes());
-            self.out.extend_from_slice(value.unwrap_or_default());
+            out.extend_from_slice(&value.map_or(u32::MAX, |v| v.len() as u32).to_le_bytes());
+            out.extend_from_slice(value.unwrap_or_default());
         }
-        std::mem::take(&mut self.out)
+        out
     }
 
     /// The load's journal since the last call, packed: `[kind u8: 1 sent, 2 acknowledged]
@@ -597,8 +595,7 @@ impl WasmSession {
     /// Responses to bulk-load rows are counted by their load, not reported.
     #[wasm_bindgen(js_name = pollEvents)]
     pub fn poll_events(&mut self) -> Vec<u8> {
-        let mut out = std::mem::take(&mut self.out);
-        out.clear();
+        let mut out = Vec::new();
         // Sized once: a large result is copied into `out` once, not grown into by doubling
         // (which held up to twice its size, plus the copy it grew from).
         let (events, body_bytes) = self.inner.pending_events();
