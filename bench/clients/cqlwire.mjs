@@ -1,6 +1,6 @@
 // cqlwire, one connection, protocol v4: the same program runs on Deno (driver/deno.ts) and on
 // Node (the built dist/node.js).
-import { checkRow, INSERT_CQL, measure, parseArgs, SELECT_CQL, VALUE_BYTES } from "./harness.mjs";
+import { contractOp, measure, parseArgs, VALUE_BYTES } from "./harness.mjs";
 
 const onDeno = typeof Deno !== "undefined";
 const { Client } = await import(onDeno ? "../../driver/deno.ts" : "../../dist/node.js");
@@ -14,13 +14,7 @@ const client = new Client({
 });
 await client.connect();
 const value = new Uint8Array(VALUE_BYTES).fill(0xab);
-const prepare = { prepare: true };
-const op = args.mode === "insert"
-  ? (i) => client.execute(INSERT_CQL, [BigInt(i), value], prepare)
-  : async (i) => {
-    const rs = await client.execute(SELECT_CQL, [BigInt(i)], prepare);
-    checkRow(rs.rows[0], i);
-  };
+const op = contractOp(client, args.mode, value);
 const result = await measure(onDeno ? "cqlwire-deno" : "cqlwire-node", args, op, () => client.getMemoryStats?.());
 console.log(JSON.stringify(result));
 await client.shutdown();

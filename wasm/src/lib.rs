@@ -664,7 +664,7 @@ impl WasmSession {
             .inner
             .view()
             .nodes()
-            .map(|n| serde_json::json!({ "id": n.id, "address": n.address, "datacenter": n.datacenter, "rack": n.rack, "up": n.up, "distance": format!("{:?}", n.distance).to_lowercase(), "tokens": n.tokens.len(), "releaseVersion": n.release_version }))
+            .map(|n| serde_json::json!({ "id": n.id, "address": n.address, "datacenter": n.datacenter, "rack": n.rack, "up": n.up, "distance": n.distance.name(), "tokens": n.tokens.len(), "releaseVersion": n.release_version }))
             .collect();
         let connections: Vec<Value> = self
             .inner

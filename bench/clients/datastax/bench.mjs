@@ -1,6 +1,6 @@
 // The DataStax Node.js driver (npm cassandra-driver), one connection, protocol v4.
 import cassandra from "cassandra-driver";
-import { checkRow, INSERT_CQL, measure, parseArgs, SELECT_CQL, VALUE_BYTES } from "../harness.mjs";
+import { contractOp, measure, parseArgs, VALUE_BYTES } from "../harness.mjs";
 
 const args = parseArgs(process.argv.slice(2));
 const client = new cassandra.Client({
@@ -13,13 +13,7 @@ const client = new cassandra.Client({
 });
 await client.connect();
 const value = Buffer.alloc(VALUE_BYTES, 0xab);
-const prepare = { prepare: true };
-const op = args.mode === "insert"
-  ? (i) => client.execute(INSERT_CQL, [BigInt(i), value], prepare)
-  : async (i) => {
-    const rs = await client.execute(SELECT_CQL, [BigInt(i)], prepare);
-    checkRow(rs.rows[0], i);
-  };
+const op = contractOp(client, args.mode, value);
 const result = await measure("datastax-node", args, op);
 console.log(JSON.stringify(result));
 await client.shutdown();

@@ -17,6 +17,19 @@ pub enum Distance {
     Ignored,
 }
 
+impl Distance {
+    /// The name hosts see (`Client.state()`): a fixed string, so reporting it needs no
+    /// formatting machinery (a Debug format lowercased pulled ~12 KB of Unicode case tables
+    /// into the WASM module).
+    pub fn name(self) -> &'static str {
+        match self {
+            Distance::Local => "local",
+            Distance::Remote => "remote",
+            Distance::Ignored => "ignored",
+        }
+    }
+}
+
 /// One Cassandra node as the driver sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Node {
@@ -232,6 +245,18 @@ pub(crate) fn describe_row(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_distance_is_named_as_client_state_always_reported_it() {
+        // Client.state() reported the Debug name lowercased before `name` existed.
+        for distance in [Distance::Local, Distance::Remote, Distance::Ignored] {
+            assert_eq!(distance.name(), format!("{distance:?}").to_lowercase());
+        }
+        assert_eq!(
+            [Distance::Local.name(), Distance::Remote.name(), Distance::Ignored.name()],
+            ["local", "remote", "ignored"]
+        );
+    }
 
     #[test]
     fn an_address_splits_back_into_its_host_and_port() {

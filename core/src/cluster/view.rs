@@ -367,7 +367,9 @@ impl ClusterView {
     fn map_keyspaces(&mut self) {
         let mut mapped = BTreeMap::new();
         mapped.extend(
-            self.keyspaces.iter().filter_map(|(name, replication)| self.table_for(replication).map(|t| (name.clone(), t))),
+            self.keyspaces
+                .iter()
+                .filter_map(|(name, replication)| self.table_for(replication).map(|t| (name.clone(), t))),
         );
         self.keyspace_tables = mapped;
     }
