@@ -388,7 +388,7 @@ CLIENT_MEMORY_HEADING = "## Where a client's memory goes (cqlwire, 1024 in fligh
 
 # The memory table's rows: (label, what, field) from bench/memory/run's lines.
 CLIENT_MEMORY_ROWS = [
-    ("runtime alone (empty program), max RSS", "empty", "max_rss_mb"),
+    ("runtime alone (empty program; in the now column it loads the bench's helper modules), max RSS", "empty", "max_rss_mb"),
     ("runtime floor: the same loop's requests in flight as bare promises, no driver (floor.mjs), max RSS", "floor", "max_rss_mb"),
     ("after importing the driver, max RSS", "import", "max_rss_mb"),
     ("· the driver's import adds (its code, the compiled WASM)", "import", "import_adds_mb"),
@@ -456,12 +456,15 @@ def memory_section(rows):
         "with no driver at all (`floor.mjs`: each request a bare promise, its resolver and a queue record, "
         "answered on the next turn with a row object): what any JavaScript client pays for 1024 requests in "
         "flight, most of it V8's young generation, which grows while survivors of its scavenges add up. "
-        "Columns: the state when issue #17 was filed (7630c3f), the start of the last session's work on it "
-        "(e0a3b63), and now: wasm-opt no longer inlines every one-caller function (V8's optimising compiler "
-        "needed a 17 MB zone for the 36 KB function that made; the zone's memory stays in malloc), the rare "
-        "connection events are handled out of line, and the request path keeps about 310 bytes alive per "
-        "request in flight (its promise with its resolvers, one record and the start time). A user can trade "
-        "CPU for a smaller young generation with V8's `--max-semi-space-size` (see the issue's notes)."
+        "Columns: the state when issue #17 was filed (7630c3f), the start of this session's work on it "
+        "(177f8a8: wasm-opt no longer inlines every one-caller function, as V8's optimising compiler needed a "
+        "17 MB zone for the 36 KB function that made; the rare connection events are handled out of line; the "
+        "request path keeps about 310 bytes alive per request in flight), and now. In the now column the empty "
+        "program loads the bench's helper modules (`harness.mjs`, `usage.mjs`) as the probe does: their "
+        "`node:` imports cost Deno about 12 MB of polyfills and Node about 3 MB, which the earlier columns "
+        "counted in 'the driver's import adds'. The SELECT loop's row check is a `.then` now, not an `async` "
+        "function (one promise less per request; see the drivers section). A user can trade CPU for a smaller "
+        "young generation with V8's `--max-semi-space-size` (see the issue's notes)."
     )
     out.append("")
     out.append("| MB | " + " | ".join(f"{label} ({runtime})" for label, runtime in columns) + " |")
