@@ -335,4 +335,14 @@ mod tests {
         // A lone component has no length prefix, so any size is fine.
         assert!(routing_key(&[&big]).is_ok());
     }
+
+    /// The u16 prefix holds 65,535: a component of exactly that length is a valid key part.
+    #[test]
+    fn component_of_the_largest_u16_length_is_accepted() {
+        let widest = vec![0x5au8; u16::MAX as usize];
+        let key = routing_key(&[b"a", &widest]).unwrap();
+        assert_eq!(key.len(), 4 + 2 + widest.len() + 1);
+        assert_eq!(&key[4..6], &[0xff, 0xff]);
+        assert_eq!(routing_token(&[b"a", &widest]).unwrap(), murmur3_token(&key));
+    }
 }
