@@ -796,6 +796,11 @@ fn speculative_execution_answers_from_the_second_node() {
     assert!(sim.responses.contains_key(&id));
     assert_ne!(sim.responses[&id], sim.nodes[owner].address);
     assert_eq!(sim.session.metrics().speculative_executions, 1);
+    // The losing execution is cancelled: its stream on the silent owner is orphaned (kept
+    // reserved until an answer comes), not left in flight to time out later.
+    let owner_address = sim.nodes[owner].address.clone();
+    let on_owner: Vec<_> = sim.session.connection_states().into_iter().filter(|s| s.1 == owner_address).collect();
+    assert_eq!(on_owner.iter().map(|s| (s.2, s.4)).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1)), (0, 1), "{on_owner:?}");
 }
 
 #[test]
