@@ -9,8 +9,11 @@ const START_TIMEOUT_MS = 10_000;
 
 /**
  * Starts the server through `spawn`; `extra` are more flags (`--scylla-nat`, `--scylla-rate-limit-every K`).
- * Resolves to { address, totals(), stop() }: `totals()` waits until every connection the
- * server accepted has closed and gives the Scylla counters of its last totals line.
+ * Resolves to { address, totals(until), stop() }: `totals()` waits until every connection the
+ * server accepted has closed and gives the Scylla counters of its last totals line. A client
+ * that closed one connection before opening the next (a probe) leaves an early line that
+ * looks complete while the later lines are still on their way: `until(counters)` then says
+ * what the final counters must show, and the wait goes on until a line shows it.
  */
 export async function startScyllaServer(spawn, shards, extra = []) {
   const lines = [];
@@ -45,11 +48,11 @@ export async function startScyllaServer(spawn, shards, extra = []) {
   const totalsLines = () => lines.filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
   return {
     address,
-    async totals() {
+    async totals(until = (_counters) => true) {
       // One totals line per closed connection; each counts the connections accepted so far.
       const closedAll = () => {
         const t = totalsLines();
-        return t.length > 0 && t.length >= t[t.length - 1].connections;
+        return t.length > 0 && t.length >= t[t.length - 1].connections && until(t[t.length - 1].scylla);
       };
       await waitFor(closedAll, "every connection closed", START_TIMEOUT_MS);
       const t = totalsLines();
