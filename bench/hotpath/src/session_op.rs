@@ -87,7 +87,11 @@ fn answer_query(cql: &str) -> Vec<u8> {
             }
             b
         };
-        rows("keyspaces", &[("keyspace_name", VARCHAR), ("replication", MAP_OF_VARCHAR)], &[vec![b"bench".to_vec(), replication]])
+        rows(
+            "keyspaces",
+            &[("keyspace_name", VARCHAR), ("replication", MAP_OF_VARCHAR)],
+            &[vec![b"bench".to_vec(), replication]],
+        )
     } else {
         1i32.to_be_bytes().to_vec() // Void
     }
@@ -145,6 +149,8 @@ pub struct SessionBench {
     sent: Vec<u8>,
     answers: Vec<u8>,
     conn: u32,
+    /// The statement's handle, as the wasm facade keeps it.
+    handle: Option<u32>,
 }
 
 impl SessionBench {
@@ -158,6 +164,7 @@ impl SessionBench {
             sent: Vec::new(),
             answers: Vec::new(),
             conn: u32::MAX,
+            handle: None,
         };
         b.session.start(b.now, &[CONTACT]);
         for _ in 0..32 {
@@ -171,12 +178,14 @@ impl SessionBench {
             routing_key: None,
             keyspace: None,
             timeout_us: None,
+            prepared: None,
         };
         b.session.start_request(b.now, prepare).expect("prepare");
         for _ in 0..8 {
             b.pump();
         }
-        assert!(b.session.prepared(PREPARED_ID).is_some(), "the statement was not prepared");
+        b.handle = b.session.prepared_handle(PREPARED_ID);
+        assert!(b.handle.is_some(), "the statement was not prepared");
         b
     }
 
@@ -226,6 +235,7 @@ fn measured_session_start(b: &mut SessionBench, from: u64, n: u64) {
             routing_key: None,
             keyspace: None,
             timeout_us: None,
+            prepared: b.handle,
         };
         b.session.start_request(b.now, spec).expect("start_request");
     }
