@@ -1,8 +1,7 @@
 // The shared measuring loop of the JavaScript bench clients (cqlwire on Deno and Node, the
 // DataStax driver on Node). Every client in bench/ takes the same arguments and prints the
 // same JSON line; see bench/README.md.
-import { readFileSync, writeFileSync } from "node:fs";
-import process from "node:process";
+import { env, memoryUsage, processCpuMicros, readText } from "./runtime.mjs";
 
 export const INSERT_CQL = "INSERT INTO bench.kv (k, v) VALUES (?, ?)";
 export const SELECT_CQL = "SELECT k, v FROM bench.kv WHERE k = ?";
@@ -17,19 +16,13 @@ export function parseArgs(argv) {
   return { host, port: Number(port), n: Number(n), concurrency: Number(concurrency), mode };
 }
 
-/** user + sys CPU time of this process, all threads, in µs (getrusage). */
-export function processCpuMicros() {
-  const { user, system } = process.cpuUsage();
-  return user + system;
-}
-
 /**
  * user + sys CPU time of the calling (main) thread in µs, from /proc (10 ms ticks), or null
  * where there is no /proc; the rest of the process's CPU is its background threads'.
  */
-function threadCpuMicros() {
+async function threadCpuMicros() {
   try {
-    const stat = readFileSync("/proc/thread-self/stat", "utf8");
+    const stat = await readText("/proc/thread-self/stat");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return (Number(fields[11]) + Number(fields[12])) * 10_000;
   } catch {
@@ -43,9 +36,11 @@ function threadCpuMicros() {
  * PATH.cpuprofile; the result line then also says the main thread's CPU and where memory is.
  */
 async function startProfile() {
-  const path = process.env.BENCH_PROFILE;
+  const path = env("BENCH_PROFILE");
   if (!path) return null;
+  // Only the profile's runs load these (and Deno's Node layer with them).
   const { Session } = await import("node:inspector");
+  const { writeFileSync } = await import("node:fs");
   const session = new Session();
   session.connect();
   const post = (method, params = {}) =>
@@ -57,7 +52,7 @@ async function startProfile() {
     const { profile } = await post("Profiler.stop");
     writeFileSync(`${path}.cpuprofile`, JSON.stringify(profile));
     session.disconnect();
-    const usage = process.memoryUsage();
+    const usage = memoryUsage();
     const mb = (bytes) => bytes / 2 ** 20;
     return {
       rss_now_mb: mb(usage.rss),
@@ -80,13 +75,13 @@ export async function measure(driver, args, op, memoryStats) {
   await runLoop(warmup, concurrency, (i) => op(n + i), null);
   const latencies = new Float64Array(n);
   const stopProfile = await startProfile();
-  const threadBefore = threadCpuMicros();
+  const threadBefore = await threadCpuMicros();
   const cpuBefore = processCpuMicros();
   const started = performance.now();
   const errors = await runLoop(n, concurrency, op, latencies);
   const elapsedMs = performance.now() - started;
   const cpuMicros = processCpuMicros() - cpuBefore;
-  const threadAfter = threadCpuMicros();
+  const threadAfter = await threadCpuMicros();
   const profiled = stopProfile ? await stopProfile(memoryStats?.()) : {};
   latencies.sort();
   const pick = (q) => latencies[Math.min(n - 1, Math.floor(q * n))] * 1000;
