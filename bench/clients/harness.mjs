@@ -1,8 +1,7 @@
 // The shared measuring loop of the JavaScript bench clients (cqlwire on Deno and Node, the
 // DataStax driver on Node). Every client in bench/ takes the same arguments and prints the
 // same JSON line; see bench/README.md.
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import process from "node:process";
+import { env, listDirSync, memoryUsage, processCpuMicros, readTextSync } from "./runtime.mjs";
 
 export const INSERT_CQL = "INSERT INTO bench.kv (k, v) VALUES (?, ?)";
 export const SELECT_CQL = "SELECT k, v FROM bench.kv WHERE k = ?";
@@ -17,19 +16,13 @@ export function parseArgs(argv) {
   return { host, port: Number(port), n: Number(n), concurrency: Number(concurrency), mode };
 }
 
-/** user + sys CPU time of this process, all threads, in µs (getrusage). */
-export function processCpuMicros() {
-  const { user, system } = process.cpuUsage();
-  return user + system;
-}
-
 /**
  * user + sys CPU time of the calling (main) thread in µs, from /proc (10 ms ticks), or null
  * where there is no /proc; the rest of the process's CPU is its background threads'.
  */
 function threadCpuMicros() {
   try {
-    return parseTaskStat(readFileSync("/proc/thread-self/stat", "utf8")).micros;
+    return parseTaskStat(readTextSync("/proc/thread-self/stat")).micros;
   } catch {
     return null;
   }
@@ -39,21 +32,25 @@ function threadCpuMicros() {
 function parseTaskStat(stat) {
   const end = stat.lastIndexOf(")");
   const fields = stat.slice(end + 2).split(" ");
-  return { tid: stat.slice(0, stat.indexOf(" ")), name: stat.slice(stat.indexOf("(") + 1, end), micros: (Number(fields[11]) + Number(fields[12])) * 10_000 };
+  return {
+    tid: stat.slice(0, stat.indexOf(" ")),
+    name: stat.slice(stat.indexOf("(") + 1, end),
+    micros: (Number(fields[11]) + Number(fields[12])) * 10_000,
+  };
 }
 
 /**
  * user + sys CPU time in µs of each of this process's threads, summed by the kernel's thread name
- * (15 characters: "V8 DefaultWorke" is V8's platform workers, which run concurrent GC marking and
- * the optimizing compilers' background jobs; "tokio-runtime-w" Deno's blocking-task pool), with the
- * calling thread as "main", from /proc (10 ms ticks); null where there is no /proc. It tells which
- * background threads the process minus main thread is.
+ * (15 characters: "V8 DefaultWorke" is V8's platform workers, which run the optimizing
+ * compilers' background jobs and concurrent marking; "tokio-runtime-w" Deno's blocking pool),
+ * the calling thread as "main", from /proc; null where there is no /proc. It says which threads
+ * the process's CPU beyond the main thread's is.
  */
 function cpuMicrosByThreadName() {
   try {
-    const self = parseTaskStat(readFileSync("/proc/thread-self/stat", "utf8")).tid;
+    const self = parseTaskStat(readTextSync("/proc/thread-self/stat")).tid;
     const byName = new Map();
-    for (const tid of readdirSync("/proc/self/task")) {
+    for (const tid of listDirSync("/proc/self/task")) {
       const { name, micros } = taskCpu(tid);
       const key = tid === self ? "main" : name;
       byName.set(key, (byName.get(key) ?? 0) + micros);
@@ -67,7 +64,7 @@ function cpuMicrosByThreadName() {
 /** One thread's name and CPU in µs; a thread that ended since the listing counts as none. */
 function taskCpu(tid) {
   try {
-    return parseTaskStat(readFileSync(`/proc/self/task/${tid}/stat`, "utf8"));
+    return parseTaskStat(readTextSync(`/proc/self/task/${tid}/stat`));
   } catch {
     return { name: "(ended)", micros: 0 };
   }
@@ -90,9 +87,11 @@ function perOpByThreadName(before, after, n) {
  * PATH.cpuprofile; the result line then also says the main thread's CPU and where memory is.
  */
 async function startProfile() {
-  const path = process.env.BENCH_PROFILE;
+  const path = env("BENCH_PROFILE");
   if (!path) return null;
+  // Only the profile's runs load these (and Deno's Node layer with them).
   const { Session } = await import("node:inspector");
+  const { writeFileSync } = await import("node:fs");
   const session = new Session();
   session.connect();
   const post = (method, params = {}) =>
@@ -104,7 +103,7 @@ async function startProfile() {
     const { profile } = await post("Profiler.stop");
     writeFileSync(`${path}.cpuprofile`, JSON.stringify(profile));
     session.disconnect();
-    const usage = process.memoryUsage();
+    const usage = memoryUsage();
     const mb = (bytes) => bytes / 2 ** 20;
     return {
       rss_now_mb: mb(usage.rss),
