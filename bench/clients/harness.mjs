@@ -1,7 +1,7 @@
 // The shared measuring loop of the JavaScript bench clients (cqlwire on Deno and Node, the
 // DataStax driver on Node). Every client in bench/ takes the same arguments and prints the
 // same JSON line; see bench/README.md.
-import { env, memoryUsage, processCpuMicros, readText } from "./runtime.mjs";
+import { env, listDirSync, memoryUsage, processCpuMicros, readTextSync } from "./runtime.mjs";
 
 export const INSERT_CQL = "INSERT INTO bench.kv (k, v) VALUES (?, ?)";
 export const SELECT_CQL = "SELECT k, v FROM bench.kv WHERE k = ?";
@@ -20,14 +20,65 @@ export function parseArgs(argv) {
  * user + sys CPU time of the calling (main) thread in µs, from /proc (10 ms ticks), or null
  * where there is no /proc; the rest of the process's CPU is its background threads'.
  */
-async function threadCpuMicros() {
+function threadCpuMicros() {
   try {
-    const stat = await readText("/proc/thread-self/stat");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+    return parseTaskStat(readTextSync("/proc/thread-self/stat")).micros;
   } catch {
     return null;
   }
+}
+
+/** A /proc task stat line's thread id, name and user + sys CPU in µs (10 ms ticks). */
+function parseTaskStat(stat) {
+  const end = stat.lastIndexOf(")");
+  const fields = stat.slice(end + 2).split(" ");
+  return {
+    tid: stat.slice(0, stat.indexOf(" ")),
+    name: stat.slice(stat.indexOf("(") + 1, end),
+    micros: (Number(fields[11]) + Number(fields[12])) * 10_000,
+  };
+}
+
+/**
+ * user + sys CPU time in µs of each of this process's threads, summed by the kernel's thread name
+ * (15 characters: "V8 DefaultWorke" is V8's platform workers, which run the optimizing
+ * compilers' background jobs and concurrent marking; "tokio-runtime-w" Deno's blocking pool),
+ * the calling thread as "main", from /proc; null where there is no /proc. It says which threads
+ * the process's CPU beyond the main thread's is.
+ */
+function cpuMicrosByThreadName() {
+  try {
+    const self = parseTaskStat(readTextSync("/proc/thread-self/stat")).tid;
+    const byName = new Map();
+    for (const tid of listDirSync("/proc/self/task")) {
+      const { name, micros } = taskCpu(tid);
+      const key = tid === self ? "main" : name;
+      byName.set(key, (byName.get(key) ?? 0) + micros);
+    }
+    return byName;
+  } catch {
+    return null;
+  }
+}
+
+/** One thread's name and CPU in µs; a thread that ended since the listing counts as none. */
+function taskCpu(tid) {
+  try {
+    return parseTaskStat(readTextSync(`/proc/self/task/${tid}/stat`));
+  } catch {
+    return { name: "(ended)", micros: 0 };
+  }
+}
+
+/** µs per op of each thread name over the loop (those that ran at all), or null. */
+function perOpByThreadName(before, after, n) {
+  if (before === null || after === null) return null;
+  const out = {};
+  for (const [name, micros] of after) {
+    const delta = micros - (before.get(name) ?? 0);
+    if (delta > 0) out[name] = delta / n;
+  }
+  return out;
 }
 
 /**
@@ -75,13 +126,15 @@ export async function measure(driver, args, op, memoryStats) {
   await runLoop(warmup, concurrency, (i) => op(n + i), null);
   const latencies = new Float64Array(n);
   const stopProfile = await startProfile();
-  const threadBefore = await threadCpuMicros();
+  const threadsBefore = cpuMicrosByThreadName();
+  const threadBefore = threadCpuMicros();
   const cpuBefore = processCpuMicros();
   const started = performance.now();
   const errors = await runLoop(n, concurrency, op, latencies);
   const elapsedMs = performance.now() - started;
   const cpuMicros = processCpuMicros() - cpuBefore;
-  const threadAfter = await threadCpuMicros();
+  const threadAfter = threadCpuMicros();
+  const threadsAfter = cpuMicrosByThreadName();
   const profiled = stopProfile ? await stopProfile(memoryStats?.()) : {};
   latencies.sort();
   const pick = (q) => latencies[Math.min(n - 1, Math.floor(q * n))] * 1000;
@@ -97,6 +150,7 @@ export async function measure(driver, args, op, memoryStats) {
     p99_us: pick(0.99),
     cpu_us_per_op: cpuMicros / n,
     main_thread_cpu_us_per_op: threadBefore === null ? null : (threadAfter - threadBefore) / n,
+    thread_cpu_us_per_op: perOpByThreadName(threadsBefore, threadsAfter, n),
     errors,
   };
 }

@@ -26,6 +26,19 @@ export async function readText(path) {
   return readFile(path, "utf8");
 }
 
+/**
+ * A text file's contents, read by the calling thread itself: `/proc/thread-self` is the thread
+ * that opens it, and the async reads above run on a pool thread (Deno's blocking pool, libuv's).
+ */
+export function readTextSync(path) {
+  return deno ? deno.readTextFileSync(path) : globalThis.process.getBuiltinModule("node:fs").readFileSync(path, "utf8");
+}
+
+/** The names in a directory (a /proc one here). */
+export function listDirSync(path) {
+  return deno ? Array.from(deno.readDirSync(path), (entry) => entry.name) : globalThis.process.getBuiltinModule("node:fs").readdirSync(path);
+}
+
 /** The peak RSS of this process so far in MB (VmHWM), or null where there is no /proc. */
 export async function peakRssMb() {
   try {
