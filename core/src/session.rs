@@ -35,6 +35,7 @@ mod shards;
 mod tablets;
 pub use node_error::NodeError;
 mod prepare_all;
+mod keyspace_plans;
 mod prepared;
 mod routing_key;
 use routing_key::check_values_and_token;
@@ -349,6 +350,7 @@ pub struct Session {
 
     prepared: prepared::PreparedCache,
     keyspace_names: Vec<String>,
+    keyspace_plans: keyspace_plans::KeyspacePlansCache,
     /// Tables by interned id: (keyspace id, name).
     table_names: Vec<(u32, String)>,
     tablets: crate::cluster::TabletMap,
@@ -447,6 +449,7 @@ impl Session {
             plan_restarts: BinaryHeap::new(),
             prepared: prepared::PreparedCache::new(),
             keyspace_names: Vec::new(),
+            keyspace_plans: Default::default(),
             table_names: Vec::new(),
             tablets: Default::default(),
             commands: VecDeque::new(),
@@ -835,10 +838,19 @@ impl Session {
         self.begin_call();
     }
 
+    /// Inline, so the common call with nothing to release (every request of a burst after
+    /// its first) costs a few compares, not a call (issue #17).
+    #[inline]
     fn begin_call(&mut self) {
-        if !self.events.is_empty() {
+        let nothing_held = self.arenas_in_use.is_empty() && self.owned_bodies.is_empty() && self.graveyard.is_empty();
+        if !self.events.is_empty() || nothing_held {
             return;
         }
+        self.release_held();
+    }
+
+    #[inline(never)]
+    fn release_held(&mut self) {
         // Drained through a swap that keeps the buffer's capacity: no allocation per call.
         let mut arenas = std::mem::take(&mut self.arenas_in_use);
         for id in arenas.drain(..) {
@@ -1079,11 +1091,9 @@ impl Session {
         let rotation = self.rng.next_u32();
         // An LWT goes to the tablet's first replica, like the ring's primary replica.
         let tablet = self.tablet_target(table, token, if lwt { 0 } else { rotation });
-        let cursor = {
-            let ks = keyspace.map(|k| self.keyspace_names[k as usize].as_str());
-            let plan = if lwt { self.view.plan_for_lwt(ks, token) } else { self.view.plan_for(ks, token, rotation) };
-            plan.into_cursor()
-        };
+        let ks = keyspace.map(|k| self.keyspace_plans(k));
+        // An LWT's plan is not rotated (`ClusterView::plan_for_lwt`).
+        let cursor = self.view.plan_for_resolved(ks, token, if lwt { 0 } else { rotation }).into_cursor();
         if let Some(r) = self.req_mut(req_id) {
             r.cursor = Some(cursor);
             r.tablet = tablet;
