@@ -17,6 +17,16 @@ export function parseArgs(argv) {
   return { host, port: Number(port), n: Number(n), concurrency: Number(concurrency), mode };
 }
 
+/** A cqlwire Client's options in every JavaScript bench program: one connection, protocol v4. */
+export function cqlwireOptions(args) {
+  return {
+    contactPoints: [`${args.host}:${args.port}`],
+    localDataCenter: "datacenter1",
+    protocolVersion: 4,
+    pooling: { coreConnectionsPerHost: 1 },
+  };
+}
+
 /** user + sys CPU time of this process, all threads, in µs (getrusage). */
 export function processCpuMicros() {
   const { user, system } = process.cpuUsage();

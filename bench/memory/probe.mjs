@@ -4,7 +4,7 @@
 // imports the driver and reports, for the driver's import footprint.
 // CQLWIRE_ROOT picks the tree whose driver is measured (bench/memory/run's "before").
 import process from "node:process";
-import { contractOp, measure, parseArgs, VALUE_BYTES } from "../clients/harness.mjs";
+import { contractOp, cqlwireOptions, measure, parseArgs, VALUE_BYTES } from "../clients/harness.mjs";
 import { memory } from "./usage.mjs";
 
 const onDeno = typeof Deno !== "undefined";
@@ -16,12 +16,7 @@ if (argv[argv.length - 1] === "import") {
   console.log(JSON.stringify(memory(null)));
 } else {
   const args = parseArgs(argv);
-  const client = new Client({
-    contactPoints: [`${args.host}:${args.port}`],
-    localDataCenter: "datacenter1",
-    protocolVersion: 4,
-    pooling: { coreConnectionsPerHost: 1 },
-  });
+  const client = new Client(cqlwireOptions(args));
   await client.connect();
   const op = contractOp(client, args.mode, new Uint8Array(VALUE_BYTES).fill(0xab));
   const result = await measure(onDeno ? "cqlwire-deno" : "cqlwire-node", args, op, null);
