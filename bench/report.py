@@ -388,7 +388,7 @@ CLIENT_MEMORY_HEADING = "## Where a client's memory goes (cqlwire, 1024 in fligh
 
 # The memory table's rows: (label, what, field) from bench/memory/run's lines.
 CLIENT_MEMORY_ROWS = [
-    ("runtime alone (empty program; in the now column it loads the bench's helper modules), max RSS", "empty", "max_rss_mb"),
+    ("runtime alone (an empty program that loads the bench's helper modules), max RSS", "empty", "max_rss_mb"),
     ("runtime floor: the same loop's requests in flight as bare promises, no driver (floor.mjs), max RSS", "floor", "max_rss_mb"),
     ("after importing the driver, max RSS", "import", "max_rss_mb"),
     ("· the driver's import adds (its code, the compiled WASM)", "import", "import_adds_mb"),
@@ -450,20 +450,19 @@ def memory_section(rows):
         "`bench/memory/run`: on Deno (`driver/deno.ts`) and Node (`dist/node.js`), an empty program, a program "
         "that only imports the driver, and the bench client's loop against the null server (one connection, "
         "protocol v4, N = 100,000 after N/10 warm-up, 1024 in flight), each the median of 3 runs, unpinned. "
-        "Max RSS from `/usr/bin/time`; the rest read at the end of the measured loop (`process.memoryUsage()`, "
-        "`v8.getHeapSpaceStatistics()`, `Client.getMemoryStats()`), in MB. The machine is shared: its load is "
-        "in the last row. The goal (issue #17) is a max RSS at most 70 MB. The floor row runs the same loop "
-        "with no driver at all (`floor.mjs`: each request a bare promise, its resolver and a queue record, "
-        "answered on the next turn with a row object): what any JavaScript client pays for 1024 requests in "
-        "flight, most of it V8's young generation, which grows while survivors of its scavenges add up. "
-        "Columns: the state when issue #17 was filed (7630c3f), the start of this session's work on it "
-        "(177f8a8: wasm-opt no longer inlines every one-caller function, as V8's optimising compiler needed a "
-        "17 MB zone for the 36 KB function that made; the rare connection events are handled out of line; the "
-        "request path keeps about 310 bytes alive per request in flight), and now. In the now column the empty "
-        "program loads the bench's helper modules (`harness.mjs`, `usage.mjs`) as the probe does: their "
-        "`node:` imports cost Deno about 12 MB of polyfills and Node about 3 MB, which the earlier columns "
-        "counted in 'the driver's import adds'. The SELECT loop's row check is a `.then` now, not an `async` "
-        "function (one promise less per request; see the drivers section). A user can trade CPU for a smaller "
+        "Max RSS is the program's own peak (`VmHWM`) read at the end of the loop, before its report loads "
+        "`node:v8` (the empty program: `/usr/bin/time`); the rest is read at the end of the measured loop "
+        "(`process.memoryUsage()`, `v8.getHeapSpaceStatistics()`, `Client.getMemoryStats()`), in MB. The machine "
+        "is shared: its load is in the last row. The goal (issue #17) is a max RSS at most 70 MB. The floor row "
+        "runs the same loop with no driver at all (`floor.mjs`: each request a bare promise, its resolver and a "
+        "queue record, answered on the next turn with a row object): what any JavaScript client pays for 1024 "
+        "requests in flight, most of it V8's young generation, which grows while survivors of its scavenges add "
+        "up. Columns: the state when issue #17 was filed (7630c3f), the end of the previous session (dd7cef0), and "
+        "now. Since dd7cef0 the bench programs load no `node:` module on Deno (`bench/clients/runtime.mjs`): "
+        "Deno's Node compatibility layer, which a Deno user of the driver never loads, cost those processes "
+        "5–12 MB, counted in the earlier columns' Deno rows (in dd7cef0's, in the empty program's row too). "
+        "The SELECT loop's row check is a `.then` since dd7cef0, not an `async` function (one promise less per "
+        "request; see the drivers section). A user can trade CPU for a smaller "
         "young generation with V8's `--max-semi-space-size` (see the issue's notes)."
     )
     out.append("")
@@ -1028,6 +1027,7 @@ def main():
         "encode": "encode a prepared-insert EXECUTE frame (`Connection::start_request` + `poll_transmit`)",
         "decode": "decode a one-row Rows response (`handle_bytes` + `poll_event` + `RowsValidator`)",
         "route": "route a request (`murmur3_token` + `ClusterView::plan_for(..).next()`, 12 nodes)",
+        "session": "a whole prepared INSERT through `Session` (start, transmit, a Void answer, its event), in bursts of 64",
     }
     for h in hotpath:
         w(

@@ -1,10 +1,11 @@
 // cqlwire, one connection, protocol v4: the same program runs on Deno (driver/deno.ts) and on
 // Node (the built dist/node.js).
 import { contractOp, measure, parseArgs, VALUE_BYTES } from "./harness.mjs";
+import { args as argv } from "./runtime.mjs";
 
 const onDeno = typeof Deno !== "undefined";
 const { Client } = await import(onDeno ? "../../driver/deno.ts" : "../../dist/node.js");
-const args = parseArgs(onDeno ? Deno.args : process.argv.slice(2));
+const args = parseArgs(argv);
 
 const client = new Client({
   contactPoints: [`${args.host}:${args.port}`],

@@ -1,8 +1,7 @@
 // The shared measuring loop of the JavaScript bench clients (cqlwire on Deno and Node, the
 // DataStax driver on Node). Every client in bench/ takes the same arguments and prints the
 // same JSON line; see bench/README.md.
-import { readFileSync, writeFileSync } from "node:fs";
-import process from "node:process";
+import { env, listDirSync, memoryUsage, processCpuMicros, readTextSync } from "./runtime.mjs";
 
 export const INSERT_CQL = "INSERT INTO bench.kv (k, v) VALUES (?, ?)";
 export const SELECT_CQL = "SELECT k, v FROM bench.kv WHERE k = ?";
@@ -27,24 +26,69 @@ export function cqlwireOptions(args) {
   };
 }
 
-/** user + sys CPU time of this process, all threads, in µs (getrusage). */
-export function processCpuMicros() {
-  const { user, system } = process.cpuUsage();
-  return user + system;
-}
-
 /**
  * user + sys CPU time of the calling (main) thread in µs, from /proc (10 ms ticks), or null
  * where there is no /proc; the rest of the process's CPU is its background threads'.
  */
 function threadCpuMicros() {
   try {
-    const stat = readFileSync("/proc/thread-self/stat", "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+    return parseTaskStat(readTextSync("/proc/thread-self/stat")).micros;
   } catch {
     return null;
   }
+}
+
+/** A /proc task stat line's thread id, name and user + sys CPU in µs (10 ms ticks). */
+function parseTaskStat(stat) {
+  const end = stat.lastIndexOf(")");
+  const fields = stat.slice(end + 2).split(" ");
+  return {
+    tid: stat.slice(0, stat.indexOf(" ")),
+    name: stat.slice(stat.indexOf("(") + 1, end),
+    micros: (Number(fields[11]) + Number(fields[12])) * 10_000,
+  };
+}
+
+/**
+ * user + sys CPU time in µs of each of this process's threads, summed by the kernel's thread name
+ * (15 characters: "V8 DefaultWorke" is V8's platform workers, which run the optimizing
+ * compilers' background jobs and concurrent marking; "tokio-runtime-w" Deno's blocking pool),
+ * the calling thread as "main", from /proc; null where there is no /proc. It says which threads
+ * the process's CPU beyond the main thread's is.
+ */
+function cpuMicrosByThreadName() {
+  try {
+    const self = parseTaskStat(readTextSync("/proc/thread-self/stat")).tid;
+    const byName = new Map();
+    for (const tid of listDirSync("/proc/self/task")) {
+      const { name, micros } = taskCpu(tid);
+      const key = tid === self ? "main" : name;
+      byName.set(key, (byName.get(key) ?? 0) + micros);
+    }
+    return byName;
+  } catch {
+    return null;
+  }
+}
+
+/** One thread's name and CPU in µs; a thread that ended since the listing counts as none. */
+function taskCpu(tid) {
+  try {
+    return parseTaskStat(readTextSync(`/proc/self/task/${tid}/stat`));
+  } catch {
+    return { name: "(ended)", micros: 0 };
+  }
+}
+
+/** µs per op of each thread name over the loop (those that ran at all), or null. */
+function perOpByThreadName(before, after, n) {
+  if (before === null || after === null) return null;
+  const out = {};
+  for (const [name, micros] of after) {
+    const delta = micros - (before.get(name) ?? 0);
+    if (delta > 0) out[name] = delta / n;
+  }
+  return out;
 }
 
 /**
@@ -53,9 +97,11 @@ function threadCpuMicros() {
  * PATH.cpuprofile; the result line then also says the main thread's CPU and where memory is.
  */
 async function startProfile() {
-  const path = process.env.BENCH_PROFILE;
+  const path = env("BENCH_PROFILE");
   if (!path) return null;
+  // Only the profile's runs load these (and Deno's Node layer with them).
   const { Session } = await import("node:inspector");
+  const { writeFileSync } = await import("node:fs");
   const session = new Session();
   session.connect();
   const post = (method, params = {}) =>
@@ -67,7 +113,7 @@ async function startProfile() {
     const { profile } = await post("Profiler.stop");
     writeFileSync(`${path}.cpuprofile`, JSON.stringify(profile));
     session.disconnect();
-    const usage = process.memoryUsage();
+    const usage = memoryUsage();
     const mb = (bytes) => bytes / 2 ** 20;
     return {
       rss_now_mb: mb(usage.rss),
@@ -90,6 +136,7 @@ export async function measure(driver, args, op, memoryStats) {
   await runLoop(warmup, concurrency, (i) => op(n + i), null);
   const latencies = new Float64Array(n);
   const stopProfile = await startProfile();
+  const threadsBefore = cpuMicrosByThreadName();
   const threadBefore = threadCpuMicros();
   const cpuBefore = processCpuMicros();
   const started = performance.now();
@@ -97,6 +144,7 @@ export async function measure(driver, args, op, memoryStats) {
   const elapsedMs = performance.now() - started;
   const cpuMicros = processCpuMicros() - cpuBefore;
   const threadAfter = threadCpuMicros();
+  const threadsAfter = cpuMicrosByThreadName();
   const profiled = stopProfile ? await stopProfile(memoryStats?.()) : {};
   latencies.sort();
   const pick = (q) => latencies[Math.min(n - 1, Math.floor(q * n))] * 1000;
@@ -112,6 +160,7 @@ export async function measure(driver, args, op, memoryStats) {
     p99_us: pick(0.99),
     cpu_us_per_op: cpuMicros / n,
     main_thread_cpu_us_per_op: threadBefore === null ? null : (threadAfter - threadBefore) / n,
+    thread_cpu_us_per_op: perOpByThreadName(threadsBefore, threadsAfter, n),
     errors,
   };
 }

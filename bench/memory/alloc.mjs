@@ -5,15 +5,17 @@
 // per op in all, the top allocating functions (self), and V8's heap at the end.
 //   node bench/memory/alloc.mjs HOST PORT N CONCURRENCY insert|select
 // CQLWIRE_ROOT picks the tree whose driver is measured (an A/B against another worktree).
-import process from "node:process";
+// The profiler is reached through `node:inspector`, which loads Deno's Node layer: on Deno
+// its heap total is not the bench clients' (bytes per op are unaffected).
 import { contractOp, cqlwireOptions, parseArgs, VALUE_BYTES } from "../clients/harness.mjs";
+import { args as argv, env, memoryUsage, processCpuMicros } from "../clients/runtime.mjs";
 
 const onDeno = typeof Deno !== "undefined";
-const root = process.env.CQLWIRE_ROOT ?? new URL("../../", import.meta.url).pathname;
+const root = env("CQLWIRE_ROOT") ?? new URL("../../", import.meta.url).pathname;
 const { Client } = await import(`${root}/${onDeno ? "driver/deno.ts" : "dist/node.js"}`);
-const args = parseArgs(onDeno ? Deno.args : process.argv.slice(2));
+const args = parseArgs(argv);
 /** Small enough that 100k requests give thousands of samples per allocating site. */
-const SAMPLING_INTERVAL = Number(process.env.ALLOC_SAMPLING ?? 128);
+const SAMPLING_INTERVAL = Number(env("ALLOC_SAMPLING") ?? 128);
 
 const client = new Client(cqlwireOptions(args));
 await client.connect();
@@ -40,9 +42,9 @@ await post("HeapProfiler.startSampling", {
   includeObjectsCollectedByMajorGC: true,
   includeObjectsCollectedByMinorGC: true,
 });
-const cpuBefore = process.cpuUsage();
+const cpuBefore = processCpuMicros();
 await loop(args.n, 0);
-const cpu = process.cpuUsage(cpuBefore);
+const cpuMicros = processCpuMicros() - cpuBefore;
 const { profile } = await post("HeapProfiler.stopSampling");
 session.disconnect();
 
@@ -60,14 +62,14 @@ let total = 0;
   for (const child of node.children ?? []) walk(child);
 })(profile.head);
 
-const usage = process.memoryUsage();
+const usage = memoryUsage();
 const top = [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 14).map(([site, bytes]) => [site, +(bytes / args.n).toFixed(1)]);
 console.log(JSON.stringify({
   runtime: onDeno ? "deno" : "node",
   mode: args.mode,
   concurrency: args.concurrency,
   bytes_per_op: +(total / args.n).toFixed(1),
-  cpu_us_per_op: +((cpu.user + cpu.system) / args.n).toFixed(3),
+  cpu_us_per_op: +(cpuMicros / args.n).toFixed(3),
   heap_total_mb: +(usage.heapTotal / 2 ** 20).toFixed(1),
   top,
 }));
