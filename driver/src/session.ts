@@ -1,11 +1,14 @@
 /**
  * The driver loop, mirroring quinn's connection driver, for a whole session:
- * 1. each socket chunk is one `handleBytes` call into the core;
+ * 1. each socket chunk is one `handleStaged` call into the core (written into its staging
+ *    area), which answers with what the core has to hand out;
  * 2. one `pollTransmit` per event-loop turn returns every connection's pending bytes,
  *    and each socket gets one write (coalescing); a turn that started more than 4 MB of
  *    requests flushes as it goes, so the core never holds a whole burst of large ones;
- * 3. one timer, re-armed only when the core's next deadline changes;
+ * 3. one timer, re-armed only when the core's next deadline comes before it;
  * 4. events are drained in one call and settle promises.
+ * A turn asks the core what it has (`pendingOutputs`) once, and skips every poll that has
+ * nothing: with one request in flight a round trip crosses into WASM five times.
  * The core decides everything else: which node, which connection, retries, reconnects.
  *
  * Every promise handed out settles: on a response, a failure, shutdown, or a failure of the
@@ -71,6 +74,8 @@ const COMMAND_CONNECT_SHARD = 3;
 const PENDING_COMMANDS = 1;
 const PENDING_TRANSMIT = 2;
 const PENDING_EVENTS = 4;
+/** The core's next deadline is earlier than the timer (or there is no timer): `pollTimeout`. */
+const PENDING_TIMEOUT = 8;
 
 export interface RequestOptions {
   consistency?: number;
@@ -198,6 +203,21 @@ const STAGING_KEEP = 64 * 1024;
  */
 const EARLY_FLUSH_BYTES = 4 * 1024 * 1024;
 
+/**
+ * The instance's memory as bytes and as words, where the last poll's output is read; taken
+ * again after the memory grew (which detaches the old buffer: length 0).
+ */
+let memoryBytes = EMPTY;
+let memoryWords = new Uint32Array(0);
+function linearMemory(): Uint8Array {
+  if (memoryBytes.byteLength === 0) {
+    const buffer = (wasmMemory() as WebAssembly.Memory).buffer;
+    memoryBytes = new Uint8Array(buffer);
+    memoryWords = new Uint32Array(buffer);
+  }
+  return memoryBytes;
+}
+
 /** Read once: a getter on Node that costs a call and a heap number per read. */
 const TIME_ORIGIN = performance.timeOrigin;
 
@@ -235,6 +255,10 @@ export class SessionHost {
   private optionsBuf = new ArrayBuffer(64);
   private optionsView = new DataView(this.optionsBuf);
   private optionsBytes = new Uint8Array(this.optionsBuf);
+  /** The word in linear memory where the core says where its last poll's output is (`outputSlot`). */
+  private readonly outputWord: number;
+  /** Bulk loads between their start and close: draining events pumps their rows. */
+  private bulkLoads = 0;
   protocolVersion: 4 | 5;
   /** With a JavaScript authenticator: its exchanges, answered back into the core. */
   private readonly sasl: SaslBridge | null;
@@ -278,6 +302,7 @@ export class SessionHost {
       hostAuthenticator: settings.authProvider !== undefined,
       seed: seed(),
     }));
+    this.outputWord = this.core.outputSlot() >>> 2;
   }
 
   /** Connects to the contact points; resolves once the cluster's metadata is known. */
@@ -397,7 +422,7 @@ export class SessionHost {
    * with every other request started in it (one write for a burst).
    */
   private sendSoon(): void {
-    if (this.pending.size === 1 && this.lastSettled <= 1 && !this.inTurn) this.turnNow();
+    if (this.pending.size === 1 && this.lastSettled <= 1 && !this.inTurn) this.turnNow(this.pendingBits());
     else this.kick();
   }
 
@@ -654,8 +679,13 @@ export class SessionHost {
   /** After an input from the world: open/close sockets as told, then a turn. */
   private drive(): void {
     if (this.closed) return;
-    this.processCommands();
+    this.processCommands(this.pendingBits());
     this.kick();
+  }
+
+  /** What the core has to hand out (`PENDING_*` bits), given the deadline the timer is at. */
+  private pendingBits(): number {
+    return this.core.pendingOutputs(this.timerAt);
   }
 
   /**
@@ -663,31 +693,47 @@ export class SessionHost {
    * requests) leaves in one write per socket, the timer is checked once, events drained once.
    */
   private kick(): void {
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
+    this.flushScheduled = true;
+    this.queueTurn();
+  }
+
+  /** Queues `turn` once: it runs a turn when one is scheduled, and forgets the task's clock. */
+  private queueTurn(): void {
+    if (!this.turnQueued) {
+      this.turnQueued = true;
       this.queueMicrotask(this.turn);
     }
   }
 
+  private turnQueued = false;
   private readonly queueMicrotask: (task: () => void) => void;
 
   /**
-   * The scheduled turn. One that `turnNow` ran early finds nothing scheduled and only
+   * The queued turn. One that `turnNow` ran early finds nothing scheduled and only
    * forgets the task's clock reading (the turn that ran early kept it for its task).
    */
   private turn = (): void => {
+    this.turnQueued = false;
     if (this.flushScheduled) {
       this.flushScheduled = false;
+      this.turnBits = -1;
       this.contain(this.runTurn);
     }
     this.taskClock = -1;
   };
 
-  /** A turn in this call, for work nothing else in the task can join; a scheduled one is taken over. */
-  private turnNow(): void {
+  /**
+   * A turn in this call, for work nothing else in the task can join; a scheduled one is
+   * taken over. `bits` is what the core has to hand out (`pendingBits`), read just before.
+   */
+  private turnNow(bits: number): void {
     this.flushScheduled = false;
+    this.turnBits = bits;
     this.contain(this.runTurn);
   }
+
+  /** The `PENDING_*` bits a turn starts from, or -1 when it must ask the core. */
+  private turnBits = -1;
 
   /** Set while a turn runs: a request a listener starts then waits for the next turn. */
   private inTurn = false;
@@ -697,7 +743,7 @@ export class SessionHost {
    * in one run of the event loop shares the first reading, as Node's timers share the loop's
    * cached time. A reading costs a call into the runtime (an op on Deno, most of a
    * request's clock cost at 1024 in flight). It never outlives its task: whoever reads it
-   * schedules a turn, and the turn forgets it. A task that computes for long before sending
+   * queues a turn, and the turn forgets it. A task that computes for long before sending
    * gives its later requests a deadline earlier by as much.
    */
   now(): number {
@@ -709,27 +755,41 @@ export class SessionHost {
     return t;
   }
 
-  /** `now()` on the core's clock: microseconds since the epoch. */
-  private taskMicros(): number {
-    return Math.round((TIME_ORIGIN + this.now()) * 1000);
+  /**
+   * `now()` for a socket read, which queues no turn: the read's own turn runs in its call,
+   * and the caller queues the one that forgets the reading after the responses settled, so
+   * that the requests their callers start next (in this task's microtasks) share it.
+   */
+  private readClock(): number {
+    let t = this.taskClock;
+    if (t < 0) t = this.taskClock = performance.now();
+    return t;
   }
 
   private runTurn = (): void => {
     if (this.closed) return;
     this.inTurn = true;
     try {
-      this.turnSteps();
+      this.turnSteps(this.turnBits < 0 ? this.pendingBits() : this.turnBits);
     } finally {
       this.inTurn = false;
     }
   };
 
-  private turnSteps(): void {
+  /**
+   * One turn from what the core has to hand out. Only draining events changes that within
+   * the turn (a bulk load's answers pump its next rows): a request a listener starts queues
+   * a turn of its own.
+   */
+  private turnSteps(bits: number): void {
     // Events first: draining them may start work in the core (a bulk load's next rows)
     // whose bytes must leave in this same flush.
-    const waiting = this.pending.size;
-    this.drainEvents();
-    if (this.pending.size < waiting) this.lastSettled = waiting - this.pending.size;
+    if ((bits & PENDING_EVENTS) !== 0) {
+      const waiting = this.pending.size;
+      this.drainEvents();
+      if (this.pending.size < waiting) this.lastSettled = waiting - this.pending.size;
+      if (this.bulkLoads > 0 && !this.closed) bits = this.pendingBits();
+    }
     const window = this.settings.coalescingWindowMicros ?? 0;
     if (window > 0) {
       // Let more requests pile up first; one pending delayed flush at a time.
@@ -738,9 +798,9 @@ export class SessionHost {
         setTimeout(this.flushLater, window >= 1000 ? Math.round(window / 1000) : 0);
       }
     } else {
-      this.flush();
+      this.flush(bits);
     }
-    this.armTimer();
+    if ((bits & PENDING_TIMEOUT) !== 0) this.armTimer();
     // Every bulk load waiting for a turn looks at its state again.
     if (this.bulkWaiters.size === 0) return;
     const waiters = [...this.bulkWaiters];
@@ -780,7 +840,7 @@ export class SessionHost {
 
   private flushLater = (): void => {
     this.delayedFlush = false;
-    this.contain(() => this.flush());
+    this.contain(() => this.flush(this.pendingBits()));
   };
 
   /**
@@ -804,6 +864,7 @@ export class SessionHost {
     } catch (e) {
       throw this.callError(e);
     }
+    this.bulkLoads++;
     if (onJournal) this.journals.set(id, onJournal);
     const iterator = input[Symbol.asyncIterator]();
     let ended = false;
@@ -856,14 +917,18 @@ export class SessionHost {
         // The input may be stuck in next(); its return() would wait behind it.
         Promise.resolve(iterator.return?.()).catch(() => {});
       } else {
-        await iterator.return?.();
-        if (!this.closed) this.coreCall(() => this.core.bulkClose(id));
+        try {
+          await iterator.return?.();
+          if (!this.closed) this.coreCall(() => this.core.bulkClose(id));
+        } finally {
+          this.bulkLoads--;
+        }
       }
     }
   }
 
-  private processCommands(): void {
-    if ((this.core.pendingOutputs() & PENDING_COMMANDS) === 0) return;
+  private processCommands(bits: number): void {
+    if ((bits & PENDING_COMMANDS) === 0) return;
     const buf = this.core.pollCommands();
     if (buf.length === 0) return;
     const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
@@ -915,12 +980,17 @@ export class SessionHost {
         onData: (chunk) =>
           this.contain(() => {
             if (this.closed || !this.sockets.has(conn)) return;
-            this.core.handleBytes(this.taskMicros(), conn, chunk);
+            this.stage(chunk);
+            const bits = this.core.handleStaged(Math.round((TIME_ORIGIN + this.readClock()) * 1000), conn, chunk.length, this.timerAt);
+            if (bits < 0) throw new Error("the core refused a staged read");
             // The responses settle in this call, not a microtask later: each chunk got a
             // turn of its own anyway (every read is a task, or ends in an await).
-            this.processCommands();
-            if (!this.inTurn) this.turnNow();
+            this.processCommands(bits);
+            if (!this.inTurn) this.turnNow(bits);
             else this.kick();
+            // After the reactions of the responses just settled: the requests they start
+            // share this read's clock.
+            this.queueTurn();
           }),
         onClose: () =>
           this.contain(() => {
@@ -972,15 +1042,17 @@ export class SessionHost {
     }
   }
 
-  private flushEarly = (): void => this.flush();
+  private flushEarly = (): void => this.flush(this.pendingBits());
 
-  private flush(): void {
+  /** Writes what the core has for the sockets, when `bits` (`pendingBits`) says it has some. */
+  private flush(bits: number): void {
     this.unflushedBytes = 0;
     if (this.closed) return;
     if (this.journals.size > 0) for (const id of this.journals.keys()) this.drainJournal(id);
-    if ((this.core.pendingOutputs() & PENDING_TRANSMIT) === 0) return;
-    const buf = this.core.pollTransmit();
-    if (buf.length === 0) return;
+    if ((bits & PENDING_TRANSMIT) === 0) return;
+    const len = this.core.pollTransmit();
+    if (len === 0) return;
+    const buf = this.takeOutput(len);
     const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     // `[bytes][conn u32][len u32]` per connection, read from the end.
     let end = buf.length;
@@ -1046,6 +1118,19 @@ export class SessionHost {
     this.closeSocket(conn);
     this.core.handleEof(nowMicros(), conn);
     this.drive();
+  }
+
+  /**
+   * The last poll's output (`len` bytes), copied out of linear memory into a buffer of its
+   * own: a socket may hold what it writes, and a decoder what it reads, past the next poll.
+   * A large one is released at once, so the core does not keep it at a burst's size.
+   */
+  private takeOutput(len: number): Uint8Array {
+    const bytes = linearMemory();
+    const at = memoryWords[this.outputWord];
+    const out = bytes.slice(at, at + len);
+    if (len > STAGING_KEEP) this.core.releaseOutput();
+    return out;
   }
 
   /**
@@ -1115,9 +1200,9 @@ export class SessionHost {
   }
 
   private drainEvents(): void {
-    if ((this.core.pendingOutputs() & PENDING_EVENTS) === 0) return;
-    const buf = this.core.pollEvents();
-    if (buf.length === 0) return;
+    const len = this.core.pollEvents();
+    if (len === 0) return;
+    const buf = this.takeOutput(len);
     const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     let at = 0;
     let now = -1;

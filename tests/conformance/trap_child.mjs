@@ -37,7 +37,7 @@ async function describeClosed(client, failure) {
 async function socketTrap() {
   const client = new Client({ contactPoints: HOSTS, localDataCenter: "datacenter1" });
   await client.connect();
-  trapOn(client, "handleBytes");
+  trapOn(client, "handleStaged");
   const errors = await Promise.all(Array.from({ length: 5 }, () => rejection(client.execute(QUERY))));
   const first = errors[0];
   const allSame = errors.every((error) => error === first);

@@ -36,6 +36,8 @@ const COMMAND_CONNECT_SHARD: u8 = 3;
 const PENDING_COMMANDS: u32 = 1;
 const PENDING_TRANSMIT: u32 = 2;
 const PENDING_EVENTS: u32 = 4;
+/// The next deadline is earlier than the host's timer (or the host has none): `pollTimeout`.
+const PENDING_TIMEOUT: u32 = 8;
 
 /// Microseconds arrive as f64 (exact up to 2^53 µs, ~285 years).
 fn micros(now: f64) -> u64 {
@@ -115,13 +117,22 @@ pub struct WasmSession {
     batch_index: Vec<(u8, usize, usize, usize, usize)>,
     loads: BulkLoads,
     now: u64,
-    /// `(prepared id, result metadata id)` by handle, so an EXECUTE crosses with one buffer.
-    prepared: Vec<(Vec<u8>, Vec<u8>)>,
+    /// `(prepared id, result metadata id, the core's handle)` by handle, so an EXECUTE crosses
+    /// with one buffer and the core finds its statement without hashing the id.
+    prepared: Vec<(Vec<u8>, Vec<u8>, Option<u32>)>,
     /// Why the last `executeStaged` was refused, until `takeError` hands it out.
     refused: Option<CallError>,
     /// Where the host writes an EXECUTE's `[options][values]` (`stagingArea`), so the bytes
     /// cross without the malloc, copy and free a `&[u8]` argument costs on every request.
     staging: Vec<u8>,
+    /// The last `pollTransmit`'s and `pollEvents`' output, kept until the next poll of its
+    /// kind (or `releaseOutput`): the host copies it out of linear memory itself, so no
+    /// buffer is allocated, handed over and freed across the boundary per poll.
+    transmit_out: Vec<u8>,
+    events_out: Vec<u8>,
+    /// `[address u32][length u32]` of the last poll's output, read by the host in linear
+    /// memory (`outputSlot`).
+    output: Box<[u32; 2]>,
 }
 
 /// A staging area up to this size is kept between requests; a larger one is freed after its
@@ -191,10 +202,28 @@ fn marshal_event(out: &mut Vec<u8>, event: SessionEvent<'_>, body_in_place: bool
     }
 }
 
+/// An output buffer emptied for the next poll: one that grew past `STAGING_KEEP` (a burst)
+/// is dropped rather than kept at its peak.
+fn take_output(buf: &mut Vec<u8>) -> Vec<u8> {
+    let mut out = std::mem::take(buf);
+    if out.capacity() > STAGING_KEEP {
+        return Vec::new();
+    }
+    out.clear();
+    out
+}
+
+/// Records where `out` lies for the host (`outputSlot`); returns its length.
+fn set_output(slot: &mut [u32; 2], out: &[u8]) -> u32 {
+    // Linear memory addresses and lengths are 32-bit on wasm32, where this runs.
+    *slot = [out.as_ptr() as usize as u32, out.len() as u32];
+    out.len() as u32
+}
+
 impl WasmSession {
     /// An EXECUTE of a registered statement, started (see `executeStaged`).
     fn start_execute(&mut self, now: f64, handle: u32, staged: &[u8], options_len: u32) -> Result<u32, CallError> {
-        let (id, rmid) = self.prepared.get(handle as usize).ok_or_else(|| js_error("ERR_REQUEST", "unknown prepared statement handle"))?;
+        let (id, rmid, core_handle) = self.prepared.get(handle as usize).ok_or_else(|| js_error("ERR_REQUEST", "unknown prepared statement handle"))?;
         let split = (options_len as usize).min(staged.len());
         let (options, values) = staged.split_at(split);
         let d = parse_options(options)?;
@@ -206,6 +235,7 @@ impl WasmSession {
             routing_key: None,
             keyspace: None,
             timeout_us: d.timeout_us,
+            prepared: *core_handle,
         };
         // `id` borrows `self.prepared`: the session is reached apart from it.
         self.inner.start_request(micros(now), spec).map_err(|e| js_error("ERR_REQUEST", e))
@@ -228,6 +258,9 @@ impl WasmSession {
             prepared: Vec::new(),
             refused: None,
             staging: Vec::new(),
+            transmit_out: Vec::new(),
+            events_out: Vec::new(),
+            output: Box::new([0; 2]),
         })
     }
 
@@ -253,6 +286,26 @@ impl WasmSession {
     pub fn handle_bytes(&mut self, now: f64, conn: u32, chunk: &[u8]) {
         self.now = micros(now);
         self.inner.handle_bytes(micros(now), conn, chunk);
+    }
+
+    /// One socket read that the host wrote into the staging area (`stagingArea`): its first
+    /// `len` bytes. Returns `pendingOutputs(timer_at)` after it, so a read costs one crossing
+    /// and no byte array; -1 when `len` is beyond the area (nothing was read).
+    #[wasm_bindgen(js_name = handleStaged)]
+    pub fn handle_staged(&mut self, now: f64, conn: u32, len: u32, timer_at: f64) -> i32 {
+        let staging = std::mem::take(&mut self.staging);
+        let fed = match staging.get(..len as usize) {
+            Some(chunk) => {
+                self.now = micros(now);
+                self.inner.handle_bytes(self.now, conn, chunk);
+                true
+            }
+            None => false,
+        };
+        if staging.len() <= STAGING_KEEP {
+            self.staging = staging;
+        }
+        if fed { self.pending_outputs(timer_at) as i32 } else { -1 }
     }
 
     /// The host authenticator's answer to an auth step of `conn`: `token`, or `error` when
@@ -292,6 +345,7 @@ impl WasmSession {
             routing_key: (!routing_key.is_empty()).then_some(routing_key),
             keyspace: keyspace.as_deref(),
             timeout_us: d.timeout_us,
+            prepared: None,
         };
         self.submit(now, spec)
     }
@@ -304,6 +358,7 @@ impl WasmSession {
             routing_key: None,
             keyspace: None,
             timeout_us: None,
+            prepared: None,
         };
         self.submit(now, spec)
     }
@@ -318,17 +373,20 @@ impl WasmSession {
             routing_key: None,
             keyspace: None,
             timeout_us: d.timeout_us,
+            prepared: None,
         };
         self.submit(now, spec)
     }
 
     #[wasm_bindgen(js_name = registerPrepared)]
     pub fn register_prepared(&mut self, prepared_id: &[u8], result_metadata_id: &[u8]) -> u32 {
-        if let Some(i) = self.prepared.iter().position(|(id, _)| id == prepared_id) {
+        let core_handle = self.inner.prepared_handle(prepared_id);
+        if let Some(i) = self.prepared.iter().position(|(id, _, _)| id == prepared_id) {
             self.prepared[i].1 = result_metadata_id.to_vec();
+            self.prepared[i].2 = core_handle;
             return i as u32;
         }
-        self.prepared.push((prepared_id.to_vec(), result_metadata_id.to_vec()));
+        self.prepared.push((prepared_id.to_vec(), result_metadata_id.to_vec(), core_handle));
         (self.prepared.len() - 1) as u32
     }
 
@@ -423,6 +481,7 @@ impl WasmSession {
             routing_key: None,
             keyspace: None,
             timeout_us: d.timeout_us,
+            prepared: None,
         };
         self.submit(now, spec)
     }
@@ -459,11 +518,11 @@ impl WasmSession {
     /// Every connection's pending bytes, packed: `[bytes][conn u32 LE][len u32 LE]` per
     /// connection (read from the end), so one call serves a flush of every socket. Trailing
     /// the bytes, the header lets a large first output move here with its buffer instead of
-    /// being copied (`Connection::poll_transmit`; issue #17).
+    /// being copied (`Connection::poll_transmit`; issue #17). Returns the length; the bytes
+    /// lie where `outputSlot` says until the next `pollTransmit` or `releaseOutput`.
     #[wasm_bindgen(js_name = pollTransmit)]
-    pub fn poll_transmit(&mut self) -> Vec<u8> {
-        // A fresh buffer: wasm-bindgen hands it to JavaScript, which frees it once copied.
-        let mut out = Vec::new();
+    pub fn poll_transmit(&mut self) -> u32 {
+        let mut out = take_output(&mut self.transmit_out);
         loop {
             let start = out.len();
             let Some(conn) = self.inner.poll_transmit(&mut out) else { break };
@@ -473,14 +532,34 @@ impl WasmSession {
             out.extend_from_slice(&conn.to_le_bytes());
             out.extend_from_slice(&len.to_le_bytes());
         }
-        out
+        self.transmit_out = out;
+        set_output(&mut self.output, &self.transmit_out)
+    }
+
+    /// Where the host reads the last `pollTransmit`'s or `pollEvents`' output: the address of
+    /// `[address u32 LE][length u32 LE]` in this instance's memory, fixed for the session.
+    #[wasm_bindgen(js_name = outputSlot)]
+    pub fn output_slot(&self) -> u32 {
+        self.output.as_ptr() as usize as u32
+    }
+
+    /// The host copied a large output out: its memory serves the next burst now, not after
+    /// the next poll of its kind (which, after a burst, may never come).
+    #[wasm_bindgen(js_name = releaseOutput)]
+    pub fn release_output(&mut self) {
+        drop(take_output(&mut self.transmit_out));
+        drop(take_output(&mut self.events_out));
+        set_output(&mut self.output, &[]);
     }
 
     /// Which of `pollCommands`, `pollTransmit` and `pollEvents` have something, as
     /// `PENDING_*` bits: an empty poll still costs the host a fresh buffer, this a number.
     /// Events are pending while a bulk load runs, because draining them pumps its rows.
+    /// `timer_at` is the deadline the host's timer is armed for (-1: none): the
+    /// `PENDING_TIMEOUT` bit says the core's next deadline is earlier, so `pollTimeout` is
+    /// asked only then.
     #[wasm_bindgen(js_name = pendingOutputs)]
-    pub fn pending_outputs(&self) -> u32 {
+    pub fn pending_outputs(&self, timer_at: f64) -> u32 {
         let mut bits = 0;
         if self.inner.has_commands() {
             bits |= PENDING_COMMANDS;
@@ -490,6 +569,10 @@ impl WasmSession {
         }
         if self.inner.has_events() || self.loads.has_running() {
             bits |= PENDING_EVENTS;
+        }
+        let next = self.poll_timeout();
+        if next >= 0.0 && (timer_at < 0.0 || next < timer_at) {
+            bits |= PENDING_TIMEOUT;
         }
         bits
     }
@@ -592,10 +675,12 @@ impl WasmSession {
     }
 
     /// Every pending event, packed: `[kind u8][request id u32 LE][len u32 LE][payload]`.
-    /// Responses to bulk-load rows are counted by their load, not reported.
+    /// Responses to bulk-load rows are counted by their load, not reported. Returns the
+    /// length; the bytes lie where `outputSlot` says until the next `pollEvents` or
+    /// `releaseOutput`.
     #[wasm_bindgen(js_name = pollEvents)]
-    pub fn poll_events(&mut self) -> Vec<u8> {
-        let mut out = Vec::new();
+    pub fn poll_events(&mut self) -> u32 {
+        let mut out = take_output(&mut self.events_out);
         // Sized once: a large result is copied into `out` once, not grown into by doubling
         // (which held up to twice its size, plus the copy it grew from).
         let (events, body_bytes) = self.inner.pending_events();
@@ -615,11 +700,13 @@ impl WasmSession {
         });
         if first.is_empty() {
             self.inner.release_drained();
-            return out;
+        } else {
+            // Until the host calls `releaseDrained` (or feeds the core), the bodies stay.
+            first.extend_from_slice(&out);
+            out = first;
         }
-        // Until the host calls `releaseDrained` (or feeds the core), the bodies stay.
-        first.extend_from_slice(&out);
-        first
+        self.events_out = out;
+        set_output(&mut self.output, &self.events_out)
     }
 
     /// The host copied the bodies `pollEvents` handed over in place: their memory is free

@@ -1,0 +1,83 @@
+/**
+ * What one round trip costs the host loop, counted, never timed: the calls into the WASM core
+ * (each a crossing with its glue), and the microtasks the driver queues. With one request in
+ * flight a round trip is one call to start the request, one to ask what the core has, one for
+ * the bytes to write, one per socket read (which answers what the core has) and one for the
+ * events; the task's clock reading is forgotten by one microtask, after the responses' callers
+ * started their next requests with it.
+ */
+import { assertExact } from "../exact.mjs";
+import { type AnyClient, withNode } from "./helpers.ts";
+
+const INSERT = "INSERT INTO crossings_ks.t (k, v) VALUES (?, ?)";
+const ROUND_TRIPS = 20;
+
+/** Counts every call of the core's methods on this client's core (its WasmSession). */
+function countCoreCalls(client: AnyClient): Map<string, number> {
+  const calls = new Map<string, number>();
+  // The session and its core are internal: reaching them is the test's observation point.
+  const core = client.session.core;
+  for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(core))) {
+    const method = core[name];
+    if (name === "constructor" || typeof method !== "function") continue;
+    core[name] = function (this: unknown, ...args: unknown[]) {
+      calls.set(name, (calls.get(name) ?? 0) + 1);
+      return method.apply(this, args);
+    };
+  }
+  return calls;
+}
+
+/** Counts the microtasks queued through the global `queueMicrotask` (the session's on Deno). */
+async function countingMicrotasks<T>(body: (count: () => number) => Promise<T>): Promise<T> {
+  const original = globalThis.queueMicrotask;
+  let queued = 0;
+  globalThis.queueMicrotask = (task) => {
+    queued++;
+    original(task);
+  };
+  try {
+    return await body(() => queued);
+  } finally {
+    globalThis.queueMicrotask = original;
+  }
+}
+
+/** Per round trip, each method's calls, in name order (`[name, calls]`). */
+function perRoundTrip(calls: Map<string, number>): Array<[string, number]> {
+  return [...calls.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, n]) => [name, n / ROUND_TRIPS]);
+}
+
+Deno.test("one request in flight: five calls into the core and one microtask per round trip", async () => {
+  await withNode({ protocolVersion: 4 }, async (_node, client) => {
+    // Prepared, connected, and the timer armed at the first request's deadline.
+    for (let i = 0; i < 3; i++) await client.execute(INSERT, [i, i], { prepare: true });
+    const calls = countCoreCalls(client);
+    const microtasks = await countingMicrotasks(async (count) => {
+      for (let i = 0; i < ROUND_TRIPS; i++) await client.execute(INSERT, [i, i], { prepare: true });
+      return count();
+    });
+    assertExact(perRoundTrip(calls), [
+      ["executeStaged", 1],
+      ["handleStaged", 1],
+      ["pendingOutputs", 1],
+      ["pollEvents", 1],
+      ["pollTransmit", 1],
+    ]);
+    assertExact(microtasks / ROUND_TRIPS, 1);
+  });
+});
+
+Deno.test("a request that moves the deadline earlier re-arms the timer: pollTimeout is asked then only", async () => {
+  await withNode({ protocolVersion: 4 }, async (_node, client) => {
+    for (let i = 0; i < 3; i++) await client.execute(INSERT, [i, i], { prepare: true });
+    const calls = countCoreCalls(client);
+    // Each timeout shorter than the last brings the core's next deadline before the timer's
+    // (armed during the handshake, at most the connect timeout, 5 s, away).
+    for (let i = 0; i < 3; i++) await client.execute(INSERT, [i, i], { prepare: true, readTimeout: 4000 - i * 1000 });
+    // The same timeout again ends later than the armed timer: nothing to re-arm.
+    for (let i = 0; i < 3; i++) await client.execute(INSERT, [i, i], { prepare: true, readTimeout: 2000 });
+    assertExact(calls.get("pollTimeout"), 3);
+    assertExact(calls.get("pendingOutputs"), 6);
+  });
+});
