@@ -1027,6 +1027,7 @@ def main():
         "encode": "encode a prepared-insert EXECUTE frame (`Connection::start_request` + `poll_transmit`)",
         "decode": "decode a one-row Rows response (`handle_bytes` + `poll_event` + `RowsValidator`)",
         "route": "route a request (`murmur3_token` + `ClusterView::plan_for(..).next()`, 12 nodes)",
+        "session": "a whole prepared INSERT through `Session` (start, transmit, a Void answer, its event), in bursts of 64",
     }
     for h in hotpath:
         w(

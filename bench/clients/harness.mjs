@@ -16,6 +16,16 @@ export function parseArgs(argv) {
   return { host, port: Number(port), n: Number(n), concurrency: Number(concurrency), mode };
 }
 
+/** A cqlwire Client's options in every JavaScript bench program: one connection, protocol v4. */
+export function cqlwireOptions(args) {
+  return {
+    contactPoints: [`${args.host}:${args.port}`],
+    localDataCenter: "datacenter1",
+    protocolVersion: 4,
+    pooling: { coreConnectionsPerHost: 1 },
+  };
+}
+
 /**
  * user + sys CPU time of the calling (main) thread in µs, from /proc (10 ms ticks), or null
  * where there is no /proc; the rest of the process's CPU is its background threads'.

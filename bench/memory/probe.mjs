@@ -3,7 +3,7 @@
 // the process's memory at the end of the loop, by kind. With `import` as the mode it only
 // imports the driver and reports, for the driver's import footprint.
 // CQLWIRE_ROOT picks the tree whose driver is measured (bench/memory/run's "before").
-import { contractOp, measure, parseArgs, VALUE_BYTES } from "../clients/harness.mjs";
+import { contractOp, cqlwireOptions, measure, parseArgs, VALUE_BYTES } from "../clients/harness.mjs";
 import { args as argv, env } from "../clients/runtime.mjs";
 import { memory } from "./usage.mjs";
 
@@ -15,12 +15,7 @@ if (argv[argv.length - 1] === "import") {
   console.log(JSON.stringify(await memory(null)));
 } else {
   const args = parseArgs(argv);
-  const client = new Client({
-    contactPoints: [`${args.host}:${args.port}`],
-    localDataCenter: "datacenter1",
-    protocolVersion: 4,
-    pooling: { coreConnectionsPerHost: 1 },
-  });
+  const client = new Client(cqlwireOptions(args));
   await client.connect();
   const op = contractOp(client, args.mode, new Uint8Array(VALUE_BYTES).fill(0xab));
   const result = await measure(onDeno ? "cqlwire-deno" : "cqlwire-node", args, op, null);

@@ -1384,14 +1384,52 @@ pub fn request_kind(request: &Request) -> (Opcode, u8) {
 }
 
 /// Appends a request's body (no frame header) for protocol `version`.
+#[inline]
 pub fn encode_body(out: &mut Vec<u8>, version: u8, request: &Request) -> Result<(), LocalError> {
-    let local = |e: ProtocolError| LocalError(e.to_string());
+    check_request(request)?;
+    write_body(out, version, request)
+}
+
+/// A value list the host handed over that does not parse: the caller's fault.
+pub fn local_error(e: ProtocolError) -> LocalError {
+    LocalError(e.to_string())
+}
+
+/// What `encode_body` refuses before writing: a batch too large to count, or a malformed
+/// value list (`message::check_values`).
+#[inline]
+pub fn check_request(request: &Request) -> Result<(), LocalError> {
+    match request {
+        Request::Query { values, .. } | Request::Execute { values, .. } => {
+            message::check_values(values).map(drop).map_err(local_error)
+        }
+        Request::Batch { statements, .. } => check_batch(statements),
+        Request::Prepare { .. } | Request::Register { .. } => Ok(()),
+    }
+}
+
+#[inline(never)] // apart, so the common single-statement check stays small
+fn check_batch(statements: &[BatchStatement]) -> Result<(), LocalError> {
+    if statements.len() > u16::MAX as usize {
+        return Err(LocalError(format!("a batch holds at most 65535 statements, got {}", statements.len())));
+    }
+    for s in statements.iter() {
+        let v = match s {
+            BatchStatement::Query { values, .. } | BatchStatement::Prepared { values, .. } => values,
+        };
+        message::check_values(v).map_err(local_error)?;
+    }
+    Ok(())
+}
+
+/// Appends the body of a request `check_request` (or an equivalent pass, such as the session's
+/// walk that also finds the partition key) has accepted.
+pub fn write_body(out: &mut Vec<u8>, version: u8, request: &Request) -> Result<(), LocalError> {
     let start = out.len();
     {
         let mut w = Writer::new(out);
         match request {
             Request::Query { cql, values, options } => {
-                message::check_values(values).map_err(local)?;
                 w.long_string(cql);
                 message::write_query_parameters(&mut w, version, values, options);
             }
@@ -1408,7 +1446,6 @@ pub fn encode_body(out: &mut Vec<u8>, version: u8, request: &Request) -> Result<
                 }
             }
             Request::Execute { id, result_metadata_id, values, options } => {
-                message::check_values(values).map_err(local)?;
                 w.short_bytes(id);
                 if version >= 5 {
                     w.short_bytes(result_metadata_id.unwrap_or(&[]));
@@ -1416,18 +1453,6 @@ pub fn encode_body(out: &mut Vec<u8>, version: u8, request: &Request) -> Result<
                 message::write_query_parameters(&mut w, version, values, options);
             }
             Request::Batch { kind, statements, options } => {
-                if statements.len() > u16::MAX as usize {
-                    return Err(LocalError(format!(
-                        "a batch holds at most 65535 statements, got {}",
-                        statements.len()
-                    )));
-                }
-                for s in statements.iter() {
-                    let v = match s {
-                        BatchStatement::Query { values, .. } | BatchStatement::Prepared { values, .. } => values,
-                    };
-                    message::check_values(v).map_err(local)?;
-                }
                 message::write_batch(&mut w, version, *kind, statements, options);
             }
             Request::Register { events } => {

@@ -64,17 +64,26 @@ mod qflags {
 /// Checks a host-supplied value list (`[n: u16]` then `[bytes]` each, -1 null, -2 unset)
 /// and returns its count. A malformed list is the caller's fault: a local error.
 pub fn check_values(values: &[u8]) -> Result<u16, ProtocolError> {
+    walk_values(values, |_, _| {})
+}
+
+/// Checks a value list as [`check_values`] does and hands each value to `visit` on the way,
+/// by index (`None` for null and unset): one pass both validates the list and finds what the
+/// caller wants in it, such as the partition key (issue #17).
+pub fn walk_values<'a>(values: &'a [u8], mut visit: impl FnMut(usize, Option<&'a [u8]>)) -> Result<u16, ProtocolError> {
     if values.is_empty() {
         return Ok(0);
     }
     let mut r = Reader::new(values);
     let local = |e: ProtocolError| ProtocolError::local(e.field, e.offset, e.reason);
     let n = r.u16("values count").map_err(local)?;
-    for _ in 0..n {
+    for i in 0..n as usize {
         let len = r.i32("value length").map_err(local)?;
         if len >= 0 {
-            r.bytes(len as usize, "value").map_err(local)?;
-        } else if len != -1 && len != -2 {
+            visit(i, Some(r.bytes(len as usize, "value").map_err(local)?));
+        } else if len == -1 || len == -2 {
+            visit(i, None);
+        } else {
             return Err(ProtocolError::local("value length", r.offset() - 4, format!("invalid length {len}")));
         }
     }

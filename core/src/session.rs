@@ -19,13 +19,12 @@ use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use serde::Serialize;
 
 use crate::cluster::{
-    murmur3_token, routing_token, Backoff, ClusterEvent, ClusterView, Distance, ErrorKind, Jitter, KeyspaceRow,
+    routing_token, Backoff, ClusterEvent, ClusterView, Distance, ErrorKind, Jitter, KeyspaceRow,
     PeerRow, PlanCursor, PolicyConfig, RefreshAction, RetryDecision, RetryPolicy, SchemaTarget, SpeculativePolicy,
     SplitMix64, StatusChange, TopologyChange, WriteType, NOT_RESENT,
 };
-use crate::connection::{encode_body, request_kind, AuthStep, CloseReason, Config, Connection, EventRec, LocalError, Request, RequestError, State};
+use crate::connection::{check_request, encode_body, local_error, request_kind, write_body, AuthStep, CloseReason, Config, Connection, EventRec, LocalError, Request, RequestError, State};
 use crate::frame::Opcode;
-use crate::id_map::{id_map, IdMap};
 use crate::message::{self, ErrorDetails, QueryOptions, ServerEvent};
 use crate::rows::{cell, Rows};
 use crate::wire::Reader;
@@ -36,6 +35,10 @@ mod shards;
 mod tablets;
 pub use node_error::NodeError;
 mod prepare_all;
+mod prepared;
+mod routing_key;
+use routing_key::check_values_and_token;
+pub use routing_key::token_from_values;
 pub use shards::ShardTarget;
 
 pub type ConnId = u32;
@@ -272,6 +275,9 @@ struct Req {
     errors: Vec<NodeError>,
 }
 
+/// Where a request goes: its interned keyspace and table, its token, and whether it is an LWT.
+type Routing = (Option<u32>, Option<u32>, Option<i64>, bool);
+
 /// A request as the host describes it.
 pub struct RequestSpec<'a> {
     pub request: Request<'a>,
@@ -284,6 +290,9 @@ pub struct RequestSpec<'a> {
     pub routing_key: Option<&'a [u8]>,
     pub keyspace: Option<&'a str>,
     pub timeout_us: Option<u64>,
+    /// The handle of an EXECUTE's statement ([`Session::prepared_handle`]): its metadata is
+    /// then found by index rather than by hashing the id. Checked against the id.
+    pub prepared: Option<u32>,
 }
 
 #[derive(Debug, Default, Clone, Serialize)]
@@ -338,7 +347,7 @@ pub struct Session {
     /// Requests whose plan ran out on transient errors, to start again after a backoff.
     plan_restarts: BinaryHeap<Reverse<(u64, SessionRequestId)>>,
 
-    prepared: IdMap<Vec<u8>, PreparedMeta>,
+    prepared: prepared::PreparedCache,
     keyspace_names: Vec<String>,
     /// Tables by interned id: (keyspace id, name).
     table_names: Vec<(u32, String)>,
@@ -436,7 +445,7 @@ impl Session {
             attempts_per_node: Vec::new(),
             speculative: BinaryHeap::new(),
             plan_restarts: BinaryHeap::new(),
-            prepared: id_map(),
+            prepared: prepared::PreparedCache::new(),
             keyspace_names: Vec::new(),
             table_names: Vec::new(),
             tablets: Default::default(),
@@ -606,14 +615,16 @@ impl Session {
             return Err(LocalError("the session is not connected yet".into()));
         }
         let version = self.config.connection.protocol_version;
+        // Checked first, with the partition key found in the same pass: the body is then
+        // written without a second check.
+        let (keyspace, table, token, lwt) = self.routing(&spec)?;
         let (mut body, executions) = self.buffer_pool.pop().unwrap_or_default();
         body.clear();
-        if let Err(e) = encode_body(&mut body, version, &spec.request) {
+        if let Err(e) = write_body(&mut body, version, &spec.request) {
             self.buffer_pool.push((body, executions));
             return Err(e);
         }
         let (opcode, flags) = request_kind(&spec.request);
-        let (keyspace, table, token, lwt) = self.routing(&spec);
         let token = spec.token.or(token);
         let id = self.alloc_req(Req {
             id: 0,
@@ -934,18 +945,26 @@ impl Session {
     // ---- internals: routing ---------------------------------------------------------------------
 
     /// The keyspace, token and LWT-ness of a request, from the prepared metadata the session
-    /// saw or the host's routing key. Allocation-free on a warm cache.
-    fn routing(&mut self, spec: &RequestSpec) -> (Option<u32>, Option<u32>, Option<i64>, bool) {
-        let from_prepared = |this: &Self, id: &[u8], values: &[u8]| -> (Option<u32>, Option<u32>, Option<i64>, bool) {
-            match this.prepared.get(id) {
-                Some(p) => (p.keyspace, p.table, token_from_values(values, &p.pk_indexes), p.lwt),
-                None => (None, None, None, false),
-            }
-        };
-        match &spec.request {
-            Request::Execute { id, values, .. } => from_prepared(self, id, values),
+    /// saw or the host's routing key, once the request is checked (`check_request`): an
+    /// EXECUTE's values are checked in the pass that finds its key. Allocation-free on a warm
+    /// cache.
+    fn routing(&mut self, spec: &RequestSpec) -> Result<Routing, LocalError> {
+        if let Request::Execute { id, values, .. } = &spec.request {
+            return Ok(match self.prepared.get_by_handle(spec.prepared, id) {
+                Some(p) => (p.keyspace, p.table, check_values_and_token(values, &p.pk_indexes)?, p.lwt),
+                None => {
+                    message::check_values(values).map_err(local_error)?;
+                    (None, None, None, false)
+                }
+            });
+        }
+        check_request(&spec.request)?;
+        Ok(match &spec.request {
             Request::Batch { statements, .. } => match statements.first() {
-                Some(message::BatchStatement::Prepared { id, values }) => from_prepared(self, id, values),
+                Some(message::BatchStatement::Prepared { id, values }) => match self.prepared.get(id) {
+                    Some(p) => (p.keyspace, p.table, token_from_values(values, &p.pk_indexes), p.lwt),
+                    None => (None, None, None, false),
+                },
                 _ => (None, None, None, false),
             },
             _ => {
@@ -953,7 +972,7 @@ impl Session {
                 let token = spec.routing_key.and_then(|k| routing_token(&[k]).ok());
                 (ks, None, token, false)
             }
-        }
+        })
     }
 
     fn send_on(&mut self, now: u64, req_id: SessionRequestId, conn: ConnId, purpose: Purpose) -> bool {
@@ -1782,7 +1801,7 @@ impl Session {
             _ => None,
         };
         let bind_columns = info.bind_columns.into_iter().map(|(n, t)| (n.to_owned(), t)).collect();
-        self.prepared.insert(info.id.to_vec(), PreparedMeta { cql, keyspace, table, pk_indexes: info.pk_indexes, lwt, bind_columns });
+        self.prepared.insert(info.id, PreparedMeta { cql, keyspace, table, pk_indexes: info.pk_indexes, lwt, bind_columns });
     }
 
     #[inline(never)] // cold: see process_conn_events
@@ -1975,42 +1994,6 @@ fn address_host_id(address: &str) -> [u8; 16] {
     }
     id[..8].copy_from_slice(&h.to_be_bytes());
     id
-}
-
-/// The routing token of an EXECUTE's values, by the prepared partition-key indexes.
-/// Allocation-free: components live in a fixed array.
-pub fn token_from_values(values: &[u8], pk_indexes: &[u16]) -> Option<i64> {
-    const MAX_COMPONENTS: usize = 16;
-    if pk_indexes.is_empty() || pk_indexes.len() > MAX_COMPONENTS || values.is_empty() {
-        return None;
-    }
-    let mut r = Reader::new(values);
-    let n = r.u16("values count").ok()? as usize;
-    if let [only] = pk_indexes {
-        // The common partition key of one column: hashed where it lies, nothing gathered.
-        let mut key = None;
-        for i in 0..n {
-            let v = r.bytes_opt("value").ok()?;
-            if i == *only as usize {
-                key = Some(v?);
-            }
-        }
-        return key.map(murmur3_token);
-    }
-    let mut components: [&[u8]; MAX_COMPONENTS] = [&[]; MAX_COMPONENTS];
-    let mut found = 0usize;
-    for i in 0..n {
-        let v = r.bytes_opt("value").ok()?;
-        if let Some(pos) = pk_indexes.iter().position(|&p| p as usize == i) {
-            // A null or unset partition key component cannot be routed.
-            components[pos] = v?;
-            found += 1;
-        }
-    }
-    if found != pk_indexes.len() {
-        return None;
-    }
-    routing_token(&components[..pk_indexes.len()]).ok()
 }
 
 fn peer_row(rows: &Rows, cells: &[Option<&[u8]>]) -> PeerRow {

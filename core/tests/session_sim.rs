@@ -579,7 +579,7 @@ impl Sim {
     fn prepare(&mut self) {
         let id = self
             .session
-            .start_request(self.now, RequestSpec { request: Request::Prepare { cql: INSERT, keyspace: None }, idempotent: true, token: None, routing_key: None, keyspace: None, timeout_us: None })
+            .start_request(self.now, RequestSpec { request: Request::Prepare { cql: INSERT, keyspace: None }, idempotent: true, token: None, routing_key: None, keyspace: None, timeout_us: None, prepared: None })
             .unwrap();
         self.pump();
         assert!(self.responses.contains_key(&id), "prepared: {:?}", self.failures.get(&id));
@@ -597,7 +597,7 @@ impl Sim {
         bytes(&mut values, Some(&k.to_be_bytes()));
         bytes(&mut values, Some(&[7u8; 32]));
         let request = Request::Execute { id: b"prep-insert", result_metadata_id: None, values: &values, options: QueryOptions::default() };
-        self.session.start_request(self.now, RequestSpec { request, idempotent, token: None, routing_key: None, keyspace: None, timeout_us: None }).unwrap()
+        self.session.start_request(self.now, RequestSpec { request, idempotent, token: None, routing_key: None, keyspace: None, timeout_us: None, prepared: None }).unwrap()
     }
 }
 
@@ -868,7 +868,7 @@ mod allocations {
             values[6..14].copy_from_slice(&(k % 200).to_be_bytes());
             let (id, n) = counted(|| {
                 let request = Request::Execute { id: b"prep-insert", result_metadata_id: None, values: &values, options: QueryOptions::default() };
-                let id = sim.session.start_request(sim.now, RequestSpec { request, idempotent: true, token: None, routing_key: None, keyspace: None, timeout_us: None });
+                let id = sim.session.start_request(sim.now, RequestSpec { request, idempotent: true, token: None, routing_key: None, keyspace: None, timeout_us: None, prepared: None });
                 let conn = sim.session.poll_transmit(&mut out);
                 (id, conn)
             });
@@ -1053,7 +1053,7 @@ fn a_statement_with_a_multi_byte_character_where_a_keyword_would_end_is_sent() {
     // "DROP " is 5 bytes; here byte 5 is inside 'ǫ', which once panicked in the DDL check.
     for cql in ["ALTEǫ", "DROPǫ x", "CREATǫ"] {
         let request = Request::Query { cql, values: &[], options: QueryOptions::default() };
-        let spec = RequestSpec { request, idempotent: true, token: None, routing_key: None, keyspace: None, timeout_us: None };
+        let spec = RequestSpec { request, idempotent: true, token: None, routing_key: None, keyspace: None, timeout_us: None, prepared: None };
         let id = sim.session.start_request(sim.now, spec).unwrap();
         sim.pump();
         assert!(sim.responses.contains_key(&id), "{cql}: {:?}", sim.failures.get(&id));
@@ -2165,4 +2165,77 @@ fn a_statement_marked_lwt_only_by_scylla_metadata_goes_to_the_primary_replica() 
     assert_eq!(executes_on_primary(true), 300);
     // Unmarked, the same inserts rotate over the three replicas.
     assert!(executes_on_primary(false) < 150);
+}
+
+// ---- One pass over an EXECUTE's values (issue #17) ----------------------------------------------
+
+/// An insert of key `k` that names its statement by `handle` (as the wasm facade does).
+fn insert_by_handle(sim: &mut Sim, k: i64, handle: Option<u32>) -> u32 {
+    let mut values = 2u16.to_be_bytes().to_vec();
+    bytes(&mut values, Some(&k.to_be_bytes()));
+    bytes(&mut values, Some(&[7u8; 32]));
+    let request = Request::Execute { id: b"prep-insert", result_metadata_id: None, values: &values, options: QueryOptions::default() };
+    let spec = RequestSpec { request, idempotent: false, token: None, routing_key: None, keyspace: None, timeout_us: None, prepared: handle };
+    let id = sim.session.start_request(sim.now, spec).unwrap();
+    sim.pump();
+    id
+}
+
+#[test]
+fn an_execute_by_handle_and_one_by_a_wrong_handle_both_go_to_the_owner_of_its_token() {
+    let mut sim = Sim::new(3, config());
+    sim.start();
+    assert_eq!(sim.session.prepared_handle(b"prep-insert"), None, "not prepared yet");
+    sim.prepare();
+    let handle = sim.session.prepared_handle(b"prep-insert");
+    assert_eq!(handle, Some(0));
+    // A handle that names no statement, or another one, falls back to the id.
+    for (k, h) in (0..120i64).zip([handle, Some(7), None].into_iter().cycle()) {
+        let id = insert_by_handle(&mut sim, k, h);
+        assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
+    }
+    for (i, n) in sim.nodes.iter().enumerate() {
+        for &t in &n.executes {
+            assert_eq!(sim.owner(t), i, "token {t} executed on node {i}");
+        }
+    }
+    assert_eq!(sim.nodes.iter().map(|n| n.executes.len()).sum::<usize>(), 120);
+}
+
+#[test]
+fn a_malformed_value_list_is_refused_by_the_one_pass_with_the_checks_own_message() {
+    let mut sim = Sim::new(1, config());
+    sim.start();
+    sim.prepare();
+    let handle = sim.session.prepared_handle(b"prep-insert");
+    let key = 5i64.to_be_bytes();
+    // The key declared 8 bytes long with 4 present; a length of -3; 2 bytes after the last.
+    let mut short = 2u16.to_be_bytes().to_vec();
+    short.extend_from_slice(&8i32.to_be_bytes());
+    short.extend_from_slice(&key[..4]);
+    let mut bad_len = 2u16.to_be_bytes().to_vec();
+    bytes(&mut bad_len, Some(&key));
+    bad_len.extend_from_slice(&(-3i32).to_be_bytes());
+    let mut trailing = 2u16.to_be_bytes().to_vec();
+    bytes(&mut trailing, Some(&key));
+    bytes(&mut trailing, None);
+    trailing.extend_from_slice(&[0, 0]);
+    let cases: [(&[u8], &str); 3] = [
+        (&short, "local protocol error in value at byte 6: needs 8 bytes, 4 left"),
+        (&bad_len, "local protocol error in value length at byte 14: invalid length -3"),
+        (&trailing, "local protocol error in values at byte 18: 2 bytes after the last value"),
+    ];
+    for (values, message) in cases {
+        assert_eq!(cqlwire_core::message::check_values(values).unwrap_err().to_string(), message);
+        // Known by handle, by id alone, and unknown to the session: one message.
+        for (id, handle) in [(&b"prep-insert"[..], handle), (b"prep-insert", None), (b"never-prepared", None)] {
+            let request = Request::Execute { id, result_metadata_id: None, values, options: QueryOptions::default() };
+            let spec = RequestSpec { request, idempotent: true, token: None, routing_key: None, keyspace: None, timeout_us: None, prepared: handle };
+            let e = sim.session.start_request(sim.now, spec).unwrap_err();
+            assert_eq!(e.0, message, "{:?}", String::from_utf8_lossy(id));
+        }
+    }
+    assert_eq!(sim.session.in_flight(), 0, "nothing refused was started");
+    sim.pump();
+    assert!(sim.nodes[0].executes.is_empty());
 }

@@ -54,3 +54,47 @@ fn a_composite_key_is_hashed_in_key_order() {
     assert_eq!(token_from_values(&v, &[0, 2]), Some(routing_token(&[BLOB, b"x"]).unwrap()));
     assert_eq!(token_from_values(&v, &[0, 3]), None);
 }
+
+/// The components at `pk` gathered by a separate walk, then hashed: what the session did in
+/// two passes before the check and the key were found in one.
+fn two_pass_token(items: &[Option<Option<&[u8]>>], pk: &[u16]) -> Option<i64> {
+    let components: Option<Vec<&[u8]>> = pk.iter().map(|&i| items.get(i as usize).copied().flatten().flatten()).collect();
+    routing_token(&components?).ok()
+}
+
+#[test]
+fn the_one_pass_token_equals_the_two_pass_token_for_composite_null_and_unset_keys() {
+    let lists: [&[Option<Option<&[u8]>>]; 4] = [
+        &[Some(Some(KEY)), None, Some(Some(BLOB)), Some(None), Some(Some(b"x"))],
+        &[Some(Some(b"")), Some(Some(KEY)), Some(Some(BLOB))],
+        &[None, Some(Some(KEY)), Some(None)],
+        &[Some(None), Some(Some(BLOB)), Some(Some(KEY))],
+    ];
+    let keys: [&[u16]; 7] = [&[0], &[1], &[2, 0], &[0, 2, 4], &[4, 1], &[1, 2], &[0, 1, 2]];
+    let mut routed = 0;
+    for items in lists {
+        let v = values(items);
+        for pk in keys {
+            let expected = two_pass_token(items, pk);
+            routed += usize::from(expected.is_some());
+            assert_eq!(token_from_values(&v, pk), expected, "{items:?} {pk:?}");
+        }
+    }
+    assert_eq!(routed, 11, "some keys route, the null, unset and absent ones do not");
+}
+
+#[test]
+fn a_list_the_check_refuses_has_no_token_even_when_its_key_reads_well() {
+    let v = values(&[Some(Some(KEY)), Some(Some(BLOB))]);
+    assert_eq!(token_from_values(&v, &[0]), Some(murmur3_token(KEY)));
+    // Bytes after the last value, and an invalid length after the key: both refused by
+    // `check_values`, and the walk that finds the key is that check.
+    let mut trailing = v.clone();
+    trailing.push(0);
+    assert_eq!(token_from_values(&trailing, &[0]), None);
+    let mut bad_length = 2u16.to_be_bytes().to_vec();
+    bad_length.extend_from_slice(&8i32.to_be_bytes());
+    bad_length.extend_from_slice(KEY);
+    bad_length.extend_from_slice(&(-3i32).to_be_bytes());
+    assert_eq!(token_from_values(&bad_length, &[0]), None);
+}

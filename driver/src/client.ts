@@ -6,7 +6,7 @@ import { type BadRowKind, type BadRowRecord, type BulkCounters, type BulkState, 
 import { type ClientOptions, parseHostPort, type ResolvedOptions, resolveOptions } from "./options.ts";
 import type { RuntimeHooks } from "./socket.ts";
 import { ArgumentError, DriverError, OperationTimedOutError } from "./errors.ts";
-import { columnInfo, type ColumnInfo, fromHex, type PageSource, ResultSet, type Row } from "./result.ts";
+import { columnInfo, type ColumnInfo, fromHex, NO_WARNINGS, type PageSource, ResultSet, type Row } from "./result.ts";
 import { Metadata } from "./metadata.ts";
 import { decodeCachedRows, encodeValueList, formatCqlType, parseCqlType, parseResult, Reader, type TypeInfo, Writer } from "./codec/mod.ts";
 import { withZoneOffsets } from "./zone.ts";
@@ -1088,8 +1088,6 @@ function skipPrefix(raw: RawResponse): { body: Uint8Array; traceId: string | nul
   }
   return { body: raw.body.subarray(r.pos), traceId, warnings };
 }
-
-const NO_WARNINGS: string[] = [];
 
 /** Whether `u8[start, end)` is a RESULT body of kind Void (an int 1 and nothing else). */
 function isVoidResult(u8: Uint8Array, start: number, end: number): boolean {

@@ -117,8 +117,9 @@ pub struct WasmSession {
     batch_index: Vec<(u8, usize, usize, usize, usize)>,
     loads: BulkLoads,
     now: u64,
-    /// `(prepared id, result metadata id)` by handle, so an EXECUTE crosses with one buffer.
-    prepared: Vec<(Vec<u8>, Vec<u8>)>,
+    /// `(prepared id, result metadata id, the core's handle)` by handle, so an EXECUTE crosses
+    /// with one buffer and the core finds its statement without hashing the id.
+    prepared: Vec<(Vec<u8>, Vec<u8>, Option<u32>)>,
     /// Why the last `executeStaged` was refused, until `takeError` hands it out.
     refused: Option<CallError>,
     /// Where the host writes an EXECUTE's `[options][values]` (`stagingArea`), so the bytes
@@ -222,7 +223,7 @@ fn set_output(slot: &mut [u32; 2], out: &[u8]) -> u32 {
 impl WasmSession {
     /// An EXECUTE of a registered statement, started (see `executeStaged`).
     fn start_execute(&mut self, now: f64, handle: u32, staged: &[u8], options_len: u32) -> Result<u32, CallError> {
-        let (id, rmid) = self.prepared.get(handle as usize).ok_or_else(|| js_error("ERR_REQUEST", "unknown prepared statement handle"))?;
+        let (id, rmid, core_handle) = self.prepared.get(handle as usize).ok_or_else(|| js_error("ERR_REQUEST", "unknown prepared statement handle"))?;
         let split = (options_len as usize).min(staged.len());
         let (options, values) = staged.split_at(split);
         let d = parse_options(options)?;
@@ -234,6 +235,7 @@ impl WasmSession {
             routing_key: None,
             keyspace: None,
             timeout_us: d.timeout_us,
+            prepared: *core_handle,
         };
         // `id` borrows `self.prepared`: the session is reached apart from it.
         self.inner.start_request(micros(now), spec).map_err(|e| js_error("ERR_REQUEST", e))
@@ -343,6 +345,7 @@ impl WasmSession {
             routing_key: (!routing_key.is_empty()).then_some(routing_key),
             keyspace: keyspace.as_deref(),
             timeout_us: d.timeout_us,
+            prepared: None,
         };
         self.submit(now, spec)
     }
@@ -355,6 +358,7 @@ impl WasmSession {
             routing_key: None,
             keyspace: None,
             timeout_us: None,
+            prepared: None,
         };
         self.submit(now, spec)
     }
@@ -369,17 +373,20 @@ impl WasmSession {
             routing_key: None,
             keyspace: None,
             timeout_us: d.timeout_us,
+            prepared: None,
         };
         self.submit(now, spec)
     }
 
     #[wasm_bindgen(js_name = registerPrepared)]
     pub fn register_prepared(&mut self, prepared_id: &[u8], result_metadata_id: &[u8]) -> u32 {
-        if let Some(i) = self.prepared.iter().position(|(id, _)| id == prepared_id) {
+        let core_handle = self.inner.prepared_handle(prepared_id);
+        if let Some(i) = self.prepared.iter().position(|(id, _, _)| id == prepared_id) {
             self.prepared[i].1 = result_metadata_id.to_vec();
+            self.prepared[i].2 = core_handle;
             return i as u32;
         }
-        self.prepared.push((prepared_id.to_vec(), result_metadata_id.to_vec()));
+        self.prepared.push((prepared_id.to_vec(), result_metadata_id.to_vec(), core_handle));
         (self.prepared.len() - 1) as u32
     }
 
@@ -474,6 +481,7 @@ impl WasmSession {
             routing_key: None,
             keyspace: None,
             timeout_us: d.timeout_us,
+            prepared: None,
         };
         self.submit(now, spec)
     }

@@ -6,7 +6,9 @@
 //! - `decode`: a one-row Rows response to the SELECT fed to `Connection::handle_bytes`, taken
 //!   with `poll_event` and validated with `RowsValidator` against the prepared columns;
 //! - `route`: the token of the bound key and the first node of `ClusterView::plan_for` on a
-//!   12-node, 2-datacenter view.
+//!   12-node, 2-datacenter view;
+//! - `session`: the whole session-level path of that INSERT (`session_op.rs`): start, transmit,
+//!   answer, event, in bursts of 64 requests; the figure is per request.
 //!
 //! `cqlwire-hotpath OP ITERATIONS` runs OP that many times (after as many warm-up calls) and
 //! prints `{"op":…,"iterations":…,"allocations_per_op":…,"bytes_allocated_per_op":…}`, counted
@@ -23,6 +25,8 @@ use cqlwire_core::connection::{Config, Connection, Event, Request, State};
 use cqlwire_core::message::QueryOptions;
 use cqlwire_core::types::{ColumnType, RowsValidator};
 use cqlwire_core::wire::Reader;
+
+mod session_op;
 
 struct CountingAllocator;
 
@@ -210,7 +214,7 @@ fn main() {
     let (op, iterations) = match args.as_slice() {
         [op, n] => (op.as_str(), n.parse::<u64>().unwrap_or_else(|e| panic!("bad ITERATIONS {n:?}: {e}"))),
         _ => {
-            eprintln!("usage: cqlwire-hotpath encode|decode|route ITERATIONS");
+            eprintln!("usage: cqlwire-hotpath encode|decode|route|session ITERATIONS");
             std::process::exit(2);
         }
     };
@@ -264,8 +268,22 @@ fn main() {
             run(0);
             run(iterations)
         }
+        "session" => {
+            let mut b = session_op::SessionBench::new();
+            let mut run = |from: u64| {
+                let mut allocations = (0, 0);
+                for k in (from..from + iterations).step_by(session_op::BURST as usize) {
+                    let n = session_op::BURST.min(from + iterations - k);
+                    let (a, by, ()) = counted(|| b.burst(k, n));
+                    allocations = (allocations.0 + a, allocations.1 + by);
+                }
+                allocations
+            };
+            run(0);
+            run(iterations)
+        }
         other => {
-            eprintln!("unknown op {other}: expected encode, decode or route");
+            eprintln!("unknown op {other}: expected encode, decode, route or session");
             std::process::exit(2);
         }
     };

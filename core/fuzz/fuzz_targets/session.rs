@@ -103,7 +103,7 @@ impl Harness {
             1 => Request::Prepare { cql, keyspace: None },
             _ => Request::Execute { id: payload, result_metadata_id: None, values: &[], options: QueryOptions::default() },
         };
-        let spec = RequestSpec { request, idempotent: op & 0x40 != 0, token: None, routing_key: None, keyspace: None, timeout_us: None };
+        let spec = RequestSpec { request, idempotent: op & 0x40 != 0, token: None, routing_key: None, keyspace: None, timeout_us: None, prepared: None };
         if let Ok(id) = self.session.start_request(self.now, spec) {
             self.requests.push(id);
         }

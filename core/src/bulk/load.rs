@@ -709,6 +709,7 @@ impl BulkLoad {
             routing_key: None,
             keyspace: None,
             timeout_us: self.config.timeout_us,
+            prepared: None,
         };
         match session.start_request(now, spec) {
             Ok(id) => {

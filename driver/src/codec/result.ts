@@ -393,7 +393,23 @@ function signatureOf(columns: readonly ColumnSpec[]): string {
   return signature;
 }
 
+/**
+ * The last column list decoded and its decoder: a client running one prepared statement
+ * reads the same list page after page, and this spares the WeakMap's hash lookup (a sixth
+ * of a one-row page's decode).
+ */
+let lastColumns: readonly ColumnSpec[] | null = null;
+let lastDecoder: RowDecoder | null = null;
+
 function rowDecoderFor(columns: readonly ColumnSpec[]): RowDecoder {
+  if (columns === lastColumns && lastDecoder!.generation === generation) return lastDecoder!;
+  const decoder = lookUpRowDecoder(columns);
+  lastColumns = columns;
+  lastDecoder = decoder;
+  return decoder;
+}
+
+function lookUpRowDecoder(columns: readonly ColumnSpec[]): RowDecoder {
   let decoder = decoderByColumns.get(columns);
   if (decoder !== undefined && decoder.generation === generation) return decoder;
   const signature = signatureOf(columns);
