@@ -35,6 +35,7 @@ mod shards;
 mod tablets;
 pub use node_error::NodeError;
 mod prepare_all;
+mod keyspace_plans;
 mod prepared;
 mod routing_key;
 use routing_key::check_values_and_token;
@@ -349,6 +350,7 @@ pub struct Session {
 
     prepared: prepared::PreparedCache,
     keyspace_names: Vec<String>,
+    keyspace_plans: keyspace_plans::KeyspacePlansCache,
     /// Tables by interned id: (keyspace id, name).
     table_names: Vec<(u32, String)>,
     tablets: crate::cluster::TabletMap,
@@ -447,6 +449,7 @@ impl Session {
             plan_restarts: BinaryHeap::new(),
             prepared: prepared::PreparedCache::new(),
             keyspace_names: Vec::new(),
+            keyspace_plans: Default::default(),
             table_names: Vec::new(),
             tablets: Default::default(),
             commands: VecDeque::new(),
@@ -667,9 +670,9 @@ impl Session {
     /// Gives up on a request: every execution's stream id is orphaned.
     pub fn cancel(&mut self, now: u64, id: SessionRequestId) {
         self.begin_call();
-        if let Some(req) = self.take_req(id) {
+        if let Some(mut req) = self.take_req(id) {
             self.cancel_executions(now, &req.executions);
-            self.recycle(req);
+            self.recycle(&mut req);
         }
     }
 
@@ -835,10 +838,19 @@ impl Session {
         self.begin_call();
     }
 
+    /// Inline, so the common call with nothing to release (every request of a burst after
+    /// its first) costs a few compares, not a call (issue #17).
+    #[inline]
     fn begin_call(&mut self) {
-        if !self.events.is_empty() {
+        let nothing_held = self.arenas_in_use.is_empty() && self.owned_bodies.is_empty() && self.graveyard.is_empty();
+        if !self.events.is_empty() || nothing_held {
             return;
         }
+        self.release_held();
+    }
+
+    #[inline(never)]
+    fn release_held(&mut self) {
         // Drained through a swap that keeps the buffer's capacity: no allocation per call.
         let mut arenas = std::mem::take(&mut self.arenas_in_use);
         for id in arenas.drain(..) {
@@ -889,8 +901,23 @@ impl Session {
         self.reqs[slot].take()
     }
 
-    fn recycle(&mut self, req: Req) {
-        let (mut body, mut executions) = (req.body, req.executions);
+    /// A finished request's slot freed in place, its buffers pooled.
+    fn free_req(&mut self, id: SessionRequestId) {
+        let slot = slot_of(id);
+        let Some(req) = self.reqs.get_mut(slot).and_then(|r| r.as_mut()).filter(|r| r.id == id) else { return };
+        let buffers = (std::mem::take(&mut req.body), std::mem::take(&mut req.executions));
+        self.reqs[slot] = None;
+        self.req_ids.release(slot);
+        self.pool_buffers(buffers);
+    }
+
+    /// Pools the request's buffers. By reference: moving a `Req` (hundreds of bytes, its plan
+    /// cursor included) costs a copy per request (issue #17).
+    fn recycle(&mut self, req: &mut Req) {
+        self.pool_buffers((std::mem::take(&mut req.body), std::mem::take(&mut req.executions)));
+    }
+
+    fn pool_buffers(&mut self, (mut body, mut executions): (Vec<u8>, Vec<(ConnId, u32)>)) {
         // A large request's body would keep its size in the pool for the session's life.
         if body.capacity() > POOLED_BODY_KEEP {
             return;
@@ -1011,12 +1038,10 @@ impl Session {
             return true;
         }
         loop {
-            let Some(req) = self.req_mut(req_id) else { return false };
-            let Some(mut cursor) = req.cursor else { return false };
+            // Advanced in place: the cursor is too large to copy out and back per request.
+            let req = self.reqs.get_mut(slot_of(req_id)).and_then(|r| r.as_mut()).filter(|r| r.id == req_id);
+            let Some(Req { cursor: Some(cursor), .. }) = req else { return false };
             let next = cursor.next_id(&self.view);
-            if let Some(r) = self.req_mut(req_id) {
-                r.cursor = Some(cursor);
-            }
             let Some(node) = next else {
                 // A retry that ran out of nodes (every replica timed out or was overloaded)
                 // waits and starts the plan again, a bounded number of times.
@@ -1049,7 +1074,7 @@ impl Session {
                 let retried = self.req_mut(req_id).is_some_and(|r| r.attempt > 0 || !r.trace.is_empty());
                 if retried {
                     let address = self.view.node(node).map(|n| n.address.clone()).unwrap_or_default();
-                    let kind = cursor.kind().reason();
+                    let kind = self.req_mut(req_id).and_then(|r| r.cursor).map(|c| c.kind().reason()).unwrap_or_default();
                     if let Some(r) = self.req_mut(req_id) {
                         r.trace.push(TraceEntry { node: address, decision: why, reason: kind });
                     }
@@ -1066,11 +1091,9 @@ impl Session {
         let rotation = self.rng.next_u32();
         // An LWT goes to the tablet's first replica, like the ring's primary replica.
         let tablet = self.tablet_target(table, token, if lwt { 0 } else { rotation });
-        let cursor = {
-            let ks = keyspace.map(|k| self.keyspace_names[k as usize].as_str());
-            let plan = if lwt { self.view.plan_for_lwt(ks, token) } else { self.view.plan_for(ks, token, rotation) };
-            plan.into_cursor()
-        };
+        let ks = keyspace.map(|k| self.keyspace_plans(k));
+        // An LWT's plan is not rotated (`ClusterView::plan_for_lwt`).
+        let cursor = self.view.plan_for_resolved(ks, token, if lwt { 0 } else { rotation }).into_cursor();
         if let Some(r) = self.req_mut(req_id) {
             r.cursor = Some(cursor);
             r.tablet = tablet;
@@ -1138,7 +1161,7 @@ impl Session {
     }
 
     fn fail_no_host(&mut self, req_id: SessionRequestId) {
-        let Some(req) = self.take_req(req_id) else { return };
+        let Some(mut req) = self.take_req(req_id) else { return };
         self.metrics.no_host_available += 1;
         self.metrics.failures += 1;
         let last = req.errors.last().map(|e| e.message.clone());
@@ -1159,7 +1182,7 @@ impl Session {
             trace: req.trace.clone(),
         };
         self.events.push_back(EventOut::Failed { id: req_id, error });
-        self.recycle(req);
+        self.recycle(&mut req);
     }
 
     // ---- internals: connection events -----------------------------------------------------------
@@ -1709,21 +1732,29 @@ impl Session {
     // ---- internals: request outcomes -----------------------------------------------------------------
 
     fn on_user_response(&mut self, now: u64, req_id: SessionRequestId, conn: ConnId, frame_flags: u8, start: usize, end: usize) {
-        let Some(mut req) = self.take_req(req_id) else { return };
-        if req.sent > 1 || !self.tried.is_empty() {
-            self.keep_tried(req_id, &mut req);
-        }
-        // The answered execution is no longer in flight; cancelling skips it.
-        if req.executions.len() > 1 {
-            self.cancel_executions(now, &req.executions);
-        }
-        if req.opcode == Opcode::Prepare {
-            self.remember_prepared(&req.body, conn, frame_flags, start, end);
-            self.prepare_on_other_nodes(now, &req.body, conn);
+        let Some(r) = self.req_mut(req_id) else { return };
+        let (table, attempts) = (r.table, r.sent.max(1));
+        let plain = r.sent <= 1 && r.executions.len() <= 1 && r.opcode != Opcode::Prepare;
+        if plain && self.tried.is_empty() {
+            // The common answer: freed where it lies (moving a `Req` out copies it, issue #17).
+            self.free_req(req_id);
+        } else {
+            let Some(mut req) = self.take_req(req_id) else { return };
+            if req.sent > 1 || !self.tried.is_empty() {
+                self.keep_tried(req_id, &mut req);
+            }
+            // The answered execution is no longer in flight; cancelling skips it.
+            if req.executions.len() > 1 {
+                self.cancel_executions(now, &req.executions);
+            }
+            if req.opcode == Opcode::Prepare {
+                self.remember_prepared(&req.body, conn, frame_flags, start, end);
+                self.prepare_on_other_nodes(now, &req.body, conn);
+            }
+            self.recycle(&mut req);
         }
         self.metrics.responses += 1;
-        self.learn_tablet(req.table, conn, frame_flags, start, end);
-        let attempts = req.sent.max(1);
+        self.learn_tablet(table, conn, frame_flags, start, end);
         if self.view.nodes().count() > 1 && self.is_schema_change(conn, frame_flags, start, end) {
             // DDL answers wait until every live node runs the new schema, so the statement
             // that follows does not meet a node that has never heard of the table.
@@ -1734,7 +1765,6 @@ impl Session {
                 self.agreement_check_at = Some(now);
             }
             self.awaiting_agreement.push(EventOut::Owned { id: req_id, frame_flags, body, node, attempts });
-            self.recycle(req);
             self.check_schema_agreement(now);
             return;
         }
@@ -1742,7 +1772,6 @@ impl Session {
             self.arenas_in_use.push(conn);
         }
         self.events.push_back(EventOut::Response { id: req_id, conn, frame_flags, start, end, attempts });
-        self.recycle(req);
     }
 
     fn is_schema_change(&self, conn: ConnId, frame_flags: u8, start: usize, end: usize) -> bool {
@@ -1815,7 +1844,7 @@ impl Session {
     }
 
     fn fail_req(&mut self, req_id: SessionRequestId, conn: ConnId, error: RequestError) {
-        let Some(req) = self.take_req(req_id) else { return };
+        let Some(mut req) = self.take_req(req_id) else { return };
         let node = self.conn(conn).map(|c| c.address.clone()).unwrap_or_default();
         self.metrics.failures += 1;
         let mut errors = req.errors.clone();
@@ -1824,7 +1853,7 @@ impl Session {
         }
         let error = SessionError { error, node, attempts: req.sent.max(1), no_host_available: false, errors, trace: req.trace.clone() };
         self.events.push_back(EventOut::Failed { id: req_id, error });
-        self.recycle(req);
+        self.recycle(&mut req);
     }
 
     fn on_attempt_failed(&mut self, now: u64, req_id: SessionRequestId, conn: ConnId, error: RequestError) {
@@ -1865,10 +1894,10 @@ impl Session {
             RetryDecision::Rethrow if decision.reason == NOT_RESENT => self.fail_req(req_id, conn, explain_not_resent(error)),
             RetryDecision::Rethrow => self.fail_req(req_id, conn, error),
             RetryDecision::Ignore => {
-                if let Some(req) = self.take_req(req_id) {
+                if let Some(mut req) = self.take_req(req_id) {
                     let node = self.conn(conn).and_then(|c| c.node).unwrap_or(NO_NODE);
                     self.events.push_back(EventOut::Synthetic { id: req_id, body: VOID_RESULT, node });
-                    self.recycle(req);
+                    self.recycle(&mut req);
                 }
             }
             RetryDecision::RetrySameNode => {

@@ -73,7 +73,7 @@ pub use rng::SplitMix64;
 pub use shard::{missing_shards, shard_of, PoolSlot};
 pub use tablets::{decode_tablet, encode_tablet, tablet_from_response, Tablet, TabletMap, TabletReplica, TABLETS_ROUTING_V1_PAYLOAD};
 pub use topology::{format_address, split_address, Distance, KeyspaceRow, Node, PeerRow, Replication, SkippedRow};
-pub use view::{Applied, ClusterView};
+pub use view::{Applied, ClusterView, KeyspacePlans};
 
 /// A decision with the reason it was taken, for the request trace and for metrics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -39,8 +39,22 @@ pub struct ClusterView {
     keyspaces: BTreeMap<String, Replication>,
     /// Keyspace → index in `plans.tables`.
     keyspace_tables: BTreeMap<String, u32>,
+    /// Advances each time `keyspace_tables` is recomputed (see [`KeyspacePlans`]).
+    keyspace_mapping: u64,
     plans: Plans,
     epoch: u64,
+}
+
+/// Where a keyspace's plans are, as [`ClusterView::keyspace_plans`] resolves its name: a
+/// caller routing many requests to one keyspace keeps it while
+/// [`ClusterView::keyspace_mapping`] stays the same, instead of a lookup by name per request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyspacePlans {
+    /// Token-aware, by this table of precomputed plans.
+    Table(u32),
+    /// Known, with a strategy that places no token.
+    NotRoutable,
+    Unknown,
 }
 
 fn address_matches(entry: &str, address: &str) -> bool {
@@ -301,19 +315,47 @@ impl ClusterView {
         self.plan_for(keyspace, token, 0)
     }
 
+    /// [`ClusterView::plan_for`] with the keyspace already resolved by
+    /// [`ClusterView::keyspace_plans`] (in this keyspace mapping).
+    pub fn plan_for_resolved(&self, keyspace: Option<KeyspacePlans>, token: Option<i64>, rotation: u32) -> PlanIter<'_> {
+        let (kind, table) = self.locate_resolved(keyspace, token);
+        PlanIter::new(self, PlanCursor::new(self.epoch, kind, table, rotation))
+    }
+
+    /// Where `keyspace`'s plans are; holds until [`ClusterView::keyspace_mapping`] changes.
+    pub fn keyspace_plans(&self, keyspace: &str) -> KeyspacePlans {
+        match self.keyspace_tables.get(keyspace) {
+            Some(&table) => KeyspacePlans::Table(table),
+            None if self.keyspaces.contains_key(keyspace) => KeyspacePlans::NotRoutable,
+            None => KeyspacePlans::Unknown,
+        }
+    }
+
+    /// Advances whenever what [`ClusterView::keyspace_plans`] answers may change.
+    pub fn keyspace_mapping(&self) -> u64 {
+        self.keyspace_mapping
+    }
+
     /// Continues a plan whose cursor the request kept between attempts.
     pub fn resume(&self, cursor: PlanCursor) -> PlanIter<'_> {
         PlanIter::new(self, cursor)
     }
 
     fn locate(&self, keyspace: Option<&str>, token: Option<i64>) -> (PlanKind, Option<(u32, u32)>) {
+        // Resolved only with a token, as before: a request without one never pays the lookup.
+        match token {
+            Some(_) => self.locate_resolved(keyspace.map(|k| self.keyspace_plans(k)), token),
+            None => self.locate_resolved(keyspace.map(|_| KeyspacePlans::Unknown), None),
+        }
+    }
+
+    fn locate_resolved(&self, keyspace: Option<KeyspacePlans>, token: Option<i64>) -> (PlanKind, Option<(u32, u32)>) {
         let Some(keyspace) = keyspace else { return (PlanKind::NoKeyspace, None) };
         let Some(token) = token else { return (PlanKind::NoToken, None) };
-        let Some(&table) = self.keyspace_tables.get(keyspace) else {
-            return match self.keyspaces.get(keyspace) {
-                Some(_) => (PlanKind::KeyspaceNotRoutable, None),
-                None => (PlanKind::UnknownKeyspace, None),
-            };
+        let table = match keyspace {
+            KeyspacePlans::Table(table) => table,
+            KeyspacePlans::NotRoutable => return (PlanKind::KeyspaceNotRoutable, None),
+            KeyspacePlans::Unknown => return (PlanKind::UnknownKeyspace, None),
         };
         if self.plans.ring.is_empty() {
             return (PlanKind::EmptyRing, None);
@@ -372,6 +414,7 @@ impl ClusterView {
                 .filter_map(|(name, replication)| self.table_for(replication).map(|t| (name.clone(), t))),
         );
         self.keyspace_tables = mapped;
+        self.keyspace_mapping += 1;
     }
 
     fn distance_of(&self, node: &Node) -> Distance {
