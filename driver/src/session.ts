@@ -257,6 +257,15 @@ export class SessionHost {
   private optionsBytes = new Uint8Array(this.optionsBuf);
   /** The word in linear memory where the core says where its last poll's output is (`outputSlot`). */
   private readonly outputWord: number;
+  /**
+   * Where a flush's bytes are copied to be written, reused while every socket tells that it
+   * holds no bytes of a write that returned (`holdsWrites`): a buffer of their own per flush
+   * costs an allocation outside the heap per round trip. Given up when a socket kept it.
+   */
+  private writeScratch = EMPTY;
+  private reuseWrites = true;
+  /** Set when a write of this flush was kept (by a socket, or in the backlog). */
+  private writesHeld = false;
   /** Bulk loads between their start and close: draining events pumps their rows. */
   private bulkLoads = 0;
   protocolVersion: 4 | 5;
@@ -1007,6 +1016,7 @@ export class SessionHost {
           clearTimeout(timeout);
           if (this.closed || !this.sockets.has(conn)) return socket.close();
           this.sockets.set(conn, socket);
+          if (typeof socket.holdsWrites !== "function") this.reuseWrites = false;
           this.core.handleConnected(nowMicros(), conn);
           this.drive();
         }),
@@ -1052,7 +1062,8 @@ export class SessionHost {
     if ((bits & PENDING_TRANSMIT) === 0) return;
     const len = this.core.pollTransmit();
     if (len === 0) return;
-    const buf = this.takeOutput(len);
+    const buf = this.reuseWrites && len <= STAGING_KEEP ? this.copyToScratch(len) : this.takeOutput(len);
+    this.writesHeld = false;
     const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     // `[bytes][conn u32][len u32]` per connection, read from the end.
     let end = buf.length;
@@ -1064,6 +1075,17 @@ export class SessionHost {
       this.write(conn, buf.subarray(start, end - 8));
       end = start;
     }
+    if (this.writesHeld && buf.buffer === this.writeScratch.buffer) this.writeScratch = EMPTY;
+  }
+
+  /** The last `pollTransmit`'s output (`len` bytes), copied into `writeScratch`. */
+  private copyToScratch(len: number): Uint8Array {
+    let scratch = this.writeScratch;
+    if (scratch.length < len) scratch = this.writeScratch = new Uint8Array(Math.max(len, 4096));
+    const bytes = linearMemory();
+    const at = memoryWords[this.outputWord];
+    scratch.set(bytes.subarray(at, at + len));
+    return scratch.subarray(0, len);
   }
 
   /**
@@ -1077,6 +1099,7 @@ export class SessionHost {
       let q = this.backlog.get(conn);
       if (!q) this.backlog.set(conn, (q = []));
       q.push(bytes);
+      this.writesHeld = true;
       return;
     }
     const cap = this.settings.coalescingMaxBytes ?? Infinity;
@@ -1088,10 +1111,12 @@ export class SessionHost {
       try {
         r = socket.write(slice);
       } catch (e) {
+        this.writesHeld = true;
         this.failSocket(conn, e as Error);
         return;
       }
       if (r && typeof (r as Promise<void>).then === "function") {
+        this.writesHeld = true;
         this.writing.add(conn);
         if (bytes.length > 0) this.backlog.set(conn, [bytes]);
         (r as Promise<void>).then(
@@ -1108,6 +1133,7 @@ export class SessionHost {
         );
         return;
       }
+      if (socket.holdsWrites?.() !== false) this.writesHeld = true;
     }
   }
 

@@ -7,6 +7,7 @@
  * started their next requests with it.
  */
 import { assertExact } from "../exact.mjs";
+import { denoSocketFactory } from "../../driver/transport/deno.ts";
 import { type AnyClient, withNode } from "./helpers.ts";
 
 const INSERT = "INSERT INTO crossings_ks.t (k, v) VALUES (?, ?)";
@@ -79,5 +80,37 @@ Deno.test("a request that moves the deadline earlier re-arms the timer: pollTime
     for (let i = 0; i < 3; i++) await client.execute(INSERT, [i, i], { prepare: true, readTimeout: 2000 });
     assertExact(calls.get("pollTimeout"), 3);
     assertExact(calls.get("pendingOutputs"), 6);
+  });
+});
+
+Deno.test("a socket that says it holds no bytes is written from one reused buffer; one it holds is never written over", async () => {
+  const writes: Uint8Array[] = [];
+  let holds = false;
+  const socketFactory = async (target: Parameters<typeof denoSocketFactory>[0], handlers: Parameters<typeof denoSocketFactory>[1]) => {
+    const inner = await denoSocketFactory(target, handlers);
+    return {
+      write(data: Uint8Array) {
+        writes.push(data);
+        return inner.write(data);
+      },
+      holdsWrites: () => holds,
+      close: () => inner.close(),
+    };
+  };
+  await withNode({ protocolVersion: 4, client: { socketFactory } }, async (_node, client) => {
+    await client.execute(INSERT, [0, 0], { prepare: true });
+    writes.length = 0;
+    for (let i = 1; i <= 3; i++) await client.execute(INSERT, [i, i], { prepare: true });
+    // Say the socket still holds the next write's bytes: the next flush needs another buffer.
+    holds = true;
+    await client.execute(INSERT, [4, 4], { prepare: true });
+    const held = writes[3].slice();
+    holds = false;
+    for (let i = 5; i <= 7; i++) await client.execute(INSERT, [i, i], { prepare: true });
+    const buffers = writes.map((w) => w.buffer);
+    assertExact(writes.length, 7);
+    assertExact([buffers[1] === buffers[0], buffers[2] === buffers[0], buffers[3] === buffers[0]], [true, true, true]);
+    assertExact([buffers[4] === buffers[3], buffers[5] === buffers[4], buffers[6] === buffers[4]], [false, true, true]);
+    assertExact(writes[3], held, "the held write's bytes are as they were written");
   });
 });
