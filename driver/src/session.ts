@@ -136,8 +136,9 @@ export class Pending {
 }
 
 /**
- * The body is `events[start, end)`, and `view` a DataView of all of `events` (handed over: it
- * is never written again): a decoder that can read the body in place makes no view of it.
+ * The body is `events[start, end)`, and `view` a DataView of all of `events`; the body's bytes
+ * are never written again (other parts of `events` may be: a decoder reads only its body),
+ * so a decoder that can read the body in place makes no view of it.
  * `now` is performance.now() read once for every response of the drain.
  */
 export type ResponseDecoder = (request: Pending, now: number, flags: number, events: Uint8Array, view: DataView, start: number, end: number, node: string, attempts: number, tried?: Tried) => unknown;
@@ -202,6 +203,9 @@ const STAGING_KEEP = 64 * 1024;
  * it (WASM memory never shrinks; issue #17).
  */
 const EARLY_FLUSH_BYTES = 4 * 1024 * 1024;
+/** The slab small drains' events are copied into (`eventSlab`), and what a small drain is. */
+const EVENT_SLAB_BYTES = 4096;
+const EVENT_SLAB_DRAIN_MAX = 1024;
 
 /**
  * The instance's memory as bytes and as words, where the last poll's output is read; taken
@@ -1225,15 +1229,49 @@ export class SessionHost {
     }
   }
 
+  /**
+   * Where small drains' events are copied, one after another: a buffer of their own each
+   * would be an allocation outside V8's heap per round trip (it is above 64 bytes once a
+   * response has a row). A part once written is never written again, so what a caller keeps
+   * of it (a blob's view) stays as it was; it keeps the whole slab alive with it.
+   */
+  private eventSlab = EMPTY;
+  private eventSlabView = new DataView(EMPTY.buffer);
+  private eventSlabAt = 0;
+
+  /** The last `pollEvents`' output (`len` bytes) copied into the slab; returns where it starts. */
+  private copyToSlab(len: number): number {
+    let at = this.eventSlabAt;
+    if (at + len > this.eventSlab.length) {
+      this.eventSlab = new Uint8Array(EVENT_SLAB_BYTES);
+      this.eventSlabView = new DataView(this.eventSlab.buffer);
+      at = 0;
+    }
+    const bytes = linearMemory();
+    const from = memoryWords[this.outputWord];
+    this.eventSlab.set(bytes.subarray(from, from + len), at);
+    this.eventSlabAt = at + len;
+    return at;
+  }
+
   private drainEvents(): void {
-    const len = this.core.pollEvents();
-    if (len === 0) return;
-    const buf = this.takeOutput(len);
-    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    const drained = this.core.pollEvents();
+    if (drained === 0) return;
+    let buf: Uint8Array;
+    let view: DataView;
     let at = 0;
+    if (drained <= EVENT_SLAB_DRAIN_MAX) {
+      at = this.copyToSlab(drained);
+      buf = this.eventSlab;
+      view = this.eventSlabView;
+    } else {
+      buf = this.takeOutput(drained);
+      view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    }
+    const end = at + drained;
     let now = -1;
     let inPlace = false;
-    while (at + 9 <= buf.length) {
+    while (at + 9 <= end) {
       const kind = buf[at];
       const id = view.getUint32(at + 1, true);
       const len = view.getUint32(at + 5, true);

@@ -8,6 +8,7 @@
  */
 import { assertExact } from "../exact.mjs";
 import { denoSocketFactory } from "../../driver/transport/deno.ts";
+import { cell, type Column, Op, preparedBody, preparedIdFor, rowsBody } from "../fakenode/mod.ts";
 import { type AnyClient, withNode } from "./helpers.ts";
 
 const INSERT = "INSERT INTO crossings_ks.t (k, v) VALUES (?, ?)";
@@ -112,5 +113,31 @@ Deno.test("a socket that says it holds no bytes is written from one reused buffe
     assertExact([buffers[1] === buffers[0], buffers[2] === buffers[0], buffers[3] === buffers[0]], [true, true, true]);
     assertExact([buffers[4] === buffers[3], buffers[5] === buffers[4], buffers[6] === buffers[4]], [false, true, true]);
     assertExact(writes[3], held, "the held write's bytes are as they were written");
+  });
+});
+
+/** Request i's blob: its length and bytes depend on i, so a part of the events written over shows. */
+function blobOf(i: number): Uint8Array {
+  const v = new Uint8Array(20 + (i % 50));
+  for (let j = 0; j < v.length; j++) v[j] = (j * 7 + i * 31) & 0xff;
+  return v;
+}
+
+Deno.test("one request in flight: rows kept by the caller keep their blobs while later responses are copied after them", async () => {
+  const columns: Column[] = [{ name: "k", type: "bigint" }, { name: "v", type: "blob" }];
+  const select = "SELECT k, v FROM crossings_ks.t WHERE k = ?";
+  await withNode({ protocolVersion: 4 }, async (node, client) => {
+    node.on({ opcode: Op.PREPARE }, (req) => ({
+      body: preparedBody({ id: preparedIdFor(req.query!), bind: [{ name: "k", type: "bigint" }], pkIndexes: [0], result: columns }, 4),
+    }));
+    node.on({ opcode: Op.EXECUTE }, (req) => {
+      const key = req.params!.values[0] as Uint8Array;
+      const i = Number(new DataView(key.buffer, key.byteOffset, key.byteLength).getBigInt64(0));
+      return { body: rowsBody({ columns, noMetadata: true, rows: [[cell.bigint(BigInt(i)), blobOf(i)]] }) };
+    });
+    // Enough small answers, one at a time, to fill the events' shared buffers several times over.
+    const kept = [];
+    for (let i = 0; i < 300; i++) kept.push(await client.execute(select, [BigInt(i)], { prepare: true }));
+    kept.forEach((rs, i) => assertExact(rs.rows, [{ k: BigInt(i), v: blobOf(i) }], `request ${i}`));
   });
 });
