@@ -2,7 +2,7 @@
 //! (`message::walk_values`): an EXECUTE's values are read once per request, not once to
 //! check them and again to route (issue #17).
 
-use crate::cluster::routing_token;
+use crate::cluster::{murmur3_token, routing_token};
 use crate::connection::{local_error, LocalError};
 use crate::error::ProtocolError;
 use crate::message::walk_values;
@@ -54,12 +54,24 @@ pub(crate) fn check_values_and_token(values: &[u8], pk_indexes: &[u16]) -> Resul
 }
 
 fn walk_for_token(values: &[u8], pk_indexes: &[u16]) -> Result<Option<i64>, ProtocolError> {
-    if pk_indexes.len() > MAX_COMPONENTS {
-        return walk_values(values, |_, _| {}).map(|_| None);
+    match pk_indexes {
+        [only] => {
+            // The common key of one column, kept without the composite's array to fill.
+            let (only, mut key) = (*only as usize, None);
+            walk_values(values, |i, v| {
+                if i == only {
+                    key = v;
+                }
+            })?;
+            Ok(key.map(murmur3_token))
+        }
+        _ if pk_indexes.len() > MAX_COMPONENTS => walk_values(values, |_, _| {}).map(|_| None),
+        _ => {
+            let mut parts = KeyParts::new(pk_indexes);
+            walk_values(values, |i, v| parts.visit(i, v))?;
+            Ok(parts.token())
+        }
     }
-    let mut parts = KeyParts::new(pk_indexes);
-    walk_values(values, |i, v| parts.visit(i, v))?;
-    Ok(parts.token())
 }
 
 /// The routing token of an EXECUTE's values, by the prepared partition-key indexes; `None`

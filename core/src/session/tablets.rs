@@ -50,7 +50,8 @@ impl Session {
     /// Keeps the tablet a response's custom payload describes for the request's table. A
     /// payload we cannot decode is logged and otherwise ignored: the answer itself is good.
     pub(super) fn learn_tablet(&mut self, table: Option<u32>, conn: ConnId, frame_flags: u8, start: usize, end: usize) {
-        let Some(table) = table else { return };
+        // Most answers carry no payload at all: known before reaching for the connection.
+        let Some(table) = table.filter(|_| frame_flags & crate::frame::flags::CUSTOM_PAYLOAD != 0) else { return };
         let Some(c) = self.conn(conn) else { return };
         match tablet_from_response(c.inner.arena_slice(start, end), frame_flags) {
             Ok(Some(tablet)) => {
