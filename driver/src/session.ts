@@ -755,29 +755,25 @@ export class SessionHost {
    * performance.now(), read once per task: every request started and every response read
    * in one run of the event loop shares the first reading, as Node's timers share the loop's
    * cached time. A reading costs a call into the runtime (an op on Deno, most of a
-   * request's clock cost at 1024 in flight). It never outlives its task: whoever reads it
+   * request's clock cost at 1024 in flight). It never outlives its task: whoever keeps it
    * queues a turn, and the turn forgets it. A task that computes for long before sending
    * gives its later requests a deadline earlier by as much.
+   * With nothing in flight the reading is not kept: such a request leaves in its own call
+   * (`sendSoon`), and a round trip of one request at a time then queues no microtask at all.
    */
   now(): number {
     let t = this.taskClock;
     if (t < 0) {
-      t = this.taskClock = performance.now();
-      this.kick();
+      t = performance.now();
+      if (this.pending.size === 0) return t;
+      this.taskClock = t;
+      this.queueTurn();
     }
     return t;
   }
 
-  /**
-   * `now()` for a socket read, which queues no turn: the read's own turn runs in its call,
-   * and the caller queues the one that forgets the reading after the responses settled, so
-   * that the requests their callers start next (in this task's microtasks) share it.
-   */
-  private readClock(): number {
-    let t = this.taskClock;
-    if (t < 0) t = this.taskClock = performance.now();
-    return t;
-  }
+  /** A socket read's clock reading (kept by no one: see `now`), for the responses it settles. */
+  private readClock = -1;
 
   private runTurn = (): void => {
     if (this.closed) return;
@@ -994,16 +990,16 @@ export class SessionHost {
           this.contain(() => {
             if (this.closed || !this.sockets.has(conn)) return;
             this.stage(chunk);
-            const bits = this.core.handleStaged(Math.round((TIME_ORIGIN + this.readClock()) * 1000), conn, chunk.length, this.timerAt);
+            const now = this.taskClock >= 0 ? this.taskClock : performance.now();
+            const bits = this.core.handleStaged(Math.round((TIME_ORIGIN + now) * 1000), conn, chunk.length, this.timerAt);
             if (bits < 0) throw new Error("the core refused a staged read");
             // The responses settle in this call, not a microtask later: each chunk got a
             // turn of its own anyway (every read is a task, or ends in an await).
             this.processCommands(bits);
-            if (!this.inTurn) this.turnNow(bits);
-            else this.kick();
-            // After the reactions of the responses just settled: the requests they start
-            // share this read's clock.
-            this.queueTurn();
+            if (this.inTurn) return this.kick();
+            this.readClock = now;
+            this.turnNow(bits);
+            this.readClock = -1;
           }),
         onClose: () =>
           this.contain(() => {
@@ -1269,7 +1265,7 @@ export class SessionHost {
       view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     }
     const end = at + drained;
-    let now = -1;
+    let now = this.readClock;
     let inPlace = false;
     while (at + 9 <= end) {
       const kind = buf[at];
