@@ -20,6 +20,7 @@
 import { CallError, CsvPageFormatter, csvHeader, JsonPageFormatter, JsonPageKind, sniffInput as coreSniff, WasmSession, wasmMemory } from "../wasm/pkg/cqlwire_wasm.js";
 import type { CqlSocket, RuntimeHooks, ShardPort, TlsSettings } from "./socket.ts";
 import { PendingTable } from "./pending.ts";
+import { Slab } from "./slab.ts";
 import { SaslBridge, type SaslAuthProvider, type SaslStep } from "./sasl.ts";
 import { AuthenticationError, ConnectionError, DriverError, DriverInternalError, errorFromCall, errorFromCore, NoHostAvailableError } from "./errors.ts";
 
@@ -203,9 +204,14 @@ const STAGING_KEEP = 64 * 1024;
  * it (WASM memory never shrinks; issue #17).
  */
 const EARLY_FLUSH_BYTES = 4 * 1024 * 1024;
-/** The slab small drains' events are copied into (`eventSlab`), and what a small drain is. */
+/**
+ * Small drains' events and small flushes' bytes are copied into slabs (`Slab`). An event slab
+ * stays small: a blob a caller keeps keeps its slab alive.
+ */
 const EVENT_SLAB_BYTES = 4096;
 const EVENT_SLAB_DRAIN_MAX = 1024;
+const WRITE_SLAB_BYTES = 16 * 1024;
+const WRITE_SLAB_FLUSH_MAX = 4096;
 
 /**
  * The instance's memory as bytes and as words, where the last poll's output is read; taken
@@ -261,15 +267,10 @@ export class SessionHost {
   private optionsBytes = new Uint8Array(this.optionsBuf);
   /** The word in linear memory where the core says where its last poll's output is (`outputSlot`). */
   private readonly outputWord: number;
-  /**
-   * Where a flush's bytes are copied to be written, reused while every socket tells that it
-   * holds no bytes of a write that returned (`holdsWrites`): a buffer of their own per flush
-   * costs an allocation outside the heap per round trip. Given up when a socket kept it.
-   */
-  private writeScratch = EMPTY;
-  private reuseWrites = true;
-  /** Set when a write of this flush was kept (by a socket, or in the backlog). */
-  private writesHeld = false;
+  /** Where small flushes' bytes are copied: a socket may hold them until written. */
+  private readonly writeSlab = new Slab(WRITE_SLAB_BYTES);
+  /** Where small drains' events are copied: a caller may keep views of them (blobs). */
+  private readonly eventSlab = new Slab(EVENT_SLAB_BYTES);
   /** Bulk loads between their start and close: draining events pumps their rows. */
   private bulkLoads = 0;
   protocolVersion: 4 | 5;
@@ -1016,7 +1017,6 @@ export class SessionHost {
           clearTimeout(timeout);
           if (this.closed || !this.sockets.has(conn)) return socket.close();
           this.sockets.set(conn, socket);
-          if (typeof socket.holdsWrites !== "function") this.reuseWrites = false;
           this.core.handleConnected(nowMicros(), conn);
           this.drive();
         }),
@@ -1062,30 +1062,20 @@ export class SessionHost {
     if ((bits & PENDING_TRANSMIT) === 0) return;
     const len = this.core.pollTransmit();
     if (len === 0) return;
-    const buf = this.reuseWrites && len <= STAGING_KEEP ? this.copyToScratch(len) : this.takeOutput(len);
-    this.writesHeld = false;
-    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    const slab = this.copyOut(len, this.writeSlab, WRITE_SLAB_FLUSH_MAX);
+    const buf = slab.bytes;
+    const view = slab.view;
+    const base = slab.last;
     // `[bytes][conn u32][len u32]` per connection, read from the end.
-    let end = buf.length;
-    while (end >= 8) {
+    let end = base + len;
+    while (end - base >= 8) {
       const conn = view.getUint32(end - 8, true);
-      const len = view.getUint32(end - 4, true);
-      const start = end - 8 - len;
-      if (start < 0) break;
+      const bytes = view.getUint32(end - 4, true);
+      const start = end - 8 - bytes;
+      if (start < base) break;
       this.write(conn, buf.subarray(start, end - 8));
       end = start;
     }
-    if (this.writesHeld && buf.buffer === this.writeScratch.buffer) this.writeScratch = EMPTY;
-  }
-
-  /** The last `pollTransmit`'s output (`len` bytes), copied into `writeScratch`. */
-  private copyToScratch(len: number): Uint8Array {
-    let scratch = this.writeScratch;
-    if (scratch.length < len) scratch = this.writeScratch = new Uint8Array(Math.max(len, 4096));
-    const bytes = linearMemory();
-    const at = memoryWords[this.outputWord];
-    scratch.set(bytes.subarray(at, at + len));
-    return scratch.subarray(0, len);
   }
 
   /**
@@ -1099,7 +1089,6 @@ export class SessionHost {
       let q = this.backlog.get(conn);
       if (!q) this.backlog.set(conn, (q = []));
       q.push(bytes);
-      this.writesHeld = true;
       return;
     }
     const cap = this.settings.coalescingMaxBytes ?? Infinity;
@@ -1111,12 +1100,10 @@ export class SessionHost {
       try {
         r = socket.write(slice);
       } catch (e) {
-        this.writesHeld = true;
         this.failSocket(conn, e as Error);
         return;
       }
       if (r && typeof (r as Promise<void>).then === "function") {
-        this.writesHeld = true;
         this.writing.add(conn);
         if (bytes.length > 0) this.backlog.set(conn, [bytes]);
         (r as Promise<void>).then(
@@ -1133,7 +1120,6 @@ export class SessionHost {
         );
         return;
       }
-      if (socket.holdsWrites?.() !== false) this.writesHeld = true;
     }
   }
 
@@ -1147,16 +1133,16 @@ export class SessionHost {
   }
 
   /**
-   * The last poll's output (`len` bytes), copied out of linear memory into a buffer of its
-   * own: a socket may hold what it writes, and a decoder what it reads, past the next poll.
-   * A large one is released at once, so the core does not keep it at a burst's size.
+   * The last poll's output (`len` bytes), copied out of linear memory (at the returned slab's
+   * `last`): into `shared` when it is at most `sharedMax` bytes, else into a buffer of its own.
+   * A socket may hold what it writes, and a caller what it decoded, past the next poll. A
+   * large output is released in the core at once, so it is not kept at a burst's size.
    */
-  private takeOutput(len: number): Uint8Array {
-    const bytes = linearMemory();
-    const at = memoryWords[this.outputWord];
-    const out = bytes.slice(at, at + len);
+  private copyOut(len: number, shared: Slab, sharedMax: number): Slab {
+    const slab = len <= sharedMax ? shared : new Slab(len);
+    slab.copy(linearMemory(), memoryWords[this.outputWord], len);
     if (len > STAGING_KEEP) this.core.releaseOutput();
-    return out;
+    return slab;
   }
 
   /**
@@ -1225,45 +1211,13 @@ export class SessionHost {
     }
   }
 
-  /**
-   * Where small drains' events are copied, one after another: a buffer of their own each
-   * would be an allocation outside V8's heap per round trip (it is above 64 bytes once a
-   * response has a row). A part once written is never written again, so what a caller keeps
-   * of it (a blob's view) stays as it was; it keeps the whole slab alive with it.
-   */
-  private eventSlab = EMPTY;
-  private eventSlabView = new DataView(EMPTY.buffer);
-  private eventSlabAt = 0;
-
-  /** The last `pollEvents`' output (`len` bytes) copied into the slab; returns where it starts. */
-  private copyToSlab(len: number): number {
-    let at = this.eventSlabAt;
-    if (at + len > this.eventSlab.length) {
-      this.eventSlab = new Uint8Array(EVENT_SLAB_BYTES);
-      this.eventSlabView = new DataView(this.eventSlab.buffer);
-      at = 0;
-    }
-    const bytes = linearMemory();
-    const from = memoryWords[this.outputWord];
-    this.eventSlab.set(bytes.subarray(from, from + len), at);
-    this.eventSlabAt = at + len;
-    return at;
-  }
-
   private drainEvents(): void {
     const drained = this.core.pollEvents();
     if (drained === 0) return;
-    let buf: Uint8Array;
-    let view: DataView;
-    let at = 0;
-    if (drained <= EVENT_SLAB_DRAIN_MAX) {
-      at = this.copyToSlab(drained);
-      buf = this.eventSlab;
-      view = this.eventSlabView;
-    } else {
-      buf = this.takeOutput(drained);
-      view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-    }
+    const slab = this.copyOut(drained, this.eventSlab, EVENT_SLAB_DRAIN_MAX);
+    const buf = slab.bytes;
+    const view = slab.view;
+    let at = slab.last;
     const end = at + drained;
     let now = this.readClock;
     let inPlace = false;
