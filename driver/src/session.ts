@@ -20,6 +20,7 @@
 import { CallError, CsvPageFormatter, csvHeader, JsonPageFormatter, JsonPageKind, sniffInput as coreSniff, WasmSession, wasmMemory } from "../wasm/pkg/cqlwire_wasm.js";
 import type { CqlSocket, RuntimeHooks, ShardPort, TlsSettings } from "./socket.ts";
 import { PendingTable } from "./pending.ts";
+import { Slab } from "./slab.ts";
 import { SaslBridge, type SaslAuthProvider, type SaslStep } from "./sasl.ts";
 import { AuthenticationError, ConnectionError, DriverError, DriverInternalError, errorFromCall, errorFromCore, NoHostAvailableError } from "./errors.ts";
 
@@ -136,8 +137,9 @@ export class Pending {
 }
 
 /**
- * The body is `events[start, end)`, and `view` a DataView of all of `events` (handed over: it
- * is never written again): a decoder that can read the body in place makes no view of it.
+ * The body is `events[start, end)`, and `view` a DataView of all of `events`; the body's bytes
+ * are never written again (other parts of `events` may be: a decoder reads only its body),
+ * so a decoder that can read the body in place makes no view of it.
  * `now` is performance.now() read once for every response of the drain.
  */
 export type ResponseDecoder = (request: Pending, now: number, flags: number, events: Uint8Array, view: DataView, start: number, end: number, node: string, attempts: number, tried?: Tried) => unknown;
@@ -202,6 +204,14 @@ const STAGING_KEEP = 64 * 1024;
  * it (WASM memory never shrinks; issue #17).
  */
 const EARLY_FLUSH_BYTES = 4 * 1024 * 1024;
+/**
+ * Small drains' events and small flushes' bytes are copied into slabs (`Slab`). An event slab
+ * stays small: a blob a caller keeps keeps its slab alive.
+ */
+const EVENT_SLAB_BYTES = 4096;
+const EVENT_SLAB_DRAIN_MAX = 1024;
+const WRITE_SLAB_BYTES = 16 * 1024;
+const WRITE_SLAB_FLUSH_MAX = 4096;
 
 /**
  * The instance's memory as bytes and as words, where the last poll's output is read; taken
@@ -257,15 +267,10 @@ export class SessionHost {
   private optionsBytes = new Uint8Array(this.optionsBuf);
   /** The word in linear memory where the core says where its last poll's output is (`outputSlot`). */
   private readonly outputWord: number;
-  /**
-   * Where a flush's bytes are copied to be written, reused while every socket tells that it
-   * holds no bytes of a write that returned (`holdsWrites`): a buffer of their own per flush
-   * costs an allocation outside the heap per round trip. Given up when a socket kept it.
-   */
-  private writeScratch = EMPTY;
-  private reuseWrites = true;
-  /** Set when a write of this flush was kept (by a socket, or in the backlog). */
-  private writesHeld = false;
+  /** Where small flushes' bytes are copied: a socket may hold them until written. */
+  private readonly writeSlab = new Slab(WRITE_SLAB_BYTES);
+  /** Where small drains' events are copied: a caller may keep views of them (blobs). */
+  private readonly eventSlab = new Slab(EVENT_SLAB_BYTES);
   /** Bulk loads between their start and close: draining events pumps their rows. */
   private bulkLoads = 0;
   protocolVersion: 4 | 5;
@@ -751,29 +756,25 @@ export class SessionHost {
    * performance.now(), read once per task: every request started and every response read
    * in one run of the event loop shares the first reading, as Node's timers share the loop's
    * cached time. A reading costs a call into the runtime (an op on Deno, most of a
-   * request's clock cost at 1024 in flight). It never outlives its task: whoever reads it
+   * request's clock cost at 1024 in flight). It never outlives its task: whoever keeps it
    * queues a turn, and the turn forgets it. A task that computes for long before sending
    * gives its later requests a deadline earlier by as much.
+   * With nothing in flight the reading is not kept: such a request leaves in its own call
+   * (`sendSoon`), and a round trip of one request at a time then queues no microtask at all.
    */
   now(): number {
     let t = this.taskClock;
     if (t < 0) {
-      t = this.taskClock = performance.now();
-      this.kick();
+      t = performance.now();
+      if (this.pending.size === 0) return t;
+      this.taskClock = t;
+      this.queueTurn();
     }
     return t;
   }
 
-  /**
-   * `now()` for a socket read, which queues no turn: the read's own turn runs in its call,
-   * and the caller queues the one that forgets the reading after the responses settled, so
-   * that the requests their callers start next (in this task's microtasks) share it.
-   */
-  private readClock(): number {
-    let t = this.taskClock;
-    if (t < 0) t = this.taskClock = performance.now();
-    return t;
-  }
+  /** A socket read's clock reading (kept by no one: see `now`), for the responses it settles. */
+  private readClock = -1;
 
   private runTurn = (): void => {
     if (this.closed) return;
@@ -990,16 +991,16 @@ export class SessionHost {
           this.contain(() => {
             if (this.closed || !this.sockets.has(conn)) return;
             this.stage(chunk);
-            const bits = this.core.handleStaged(Math.round((TIME_ORIGIN + this.readClock()) * 1000), conn, chunk.length, this.timerAt);
+            const now = this.taskClock >= 0 ? this.taskClock : performance.now();
+            const bits = this.core.handleStaged(Math.round((TIME_ORIGIN + now) * 1000), conn, chunk.length, this.timerAt);
             if (bits < 0) throw new Error("the core refused a staged read");
             // The responses settle in this call, not a microtask later: each chunk got a
             // turn of its own anyway (every read is a task, or ends in an await).
             this.processCommands(bits);
-            if (!this.inTurn) this.turnNow(bits);
-            else this.kick();
-            // After the reactions of the responses just settled: the requests they start
-            // share this read's clock.
-            this.queueTurn();
+            if (this.inTurn) return this.kick();
+            this.readClock = now;
+            this.turnNow(bits);
+            this.readClock = -1;
           }),
         onClose: () =>
           this.contain(() => {
@@ -1016,7 +1017,6 @@ export class SessionHost {
           clearTimeout(timeout);
           if (this.closed || !this.sockets.has(conn)) return socket.close();
           this.sockets.set(conn, socket);
-          if (typeof socket.holdsWrites !== "function") this.reuseWrites = false;
           this.core.handleConnected(nowMicros(), conn);
           this.drive();
         }),
@@ -1062,30 +1062,20 @@ export class SessionHost {
     if ((bits & PENDING_TRANSMIT) === 0) return;
     const len = this.core.pollTransmit();
     if (len === 0) return;
-    const buf = this.reuseWrites && len <= STAGING_KEEP ? this.copyToScratch(len) : this.takeOutput(len);
-    this.writesHeld = false;
-    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    const slab = this.copyOut(len, this.writeSlab, WRITE_SLAB_FLUSH_MAX);
+    const buf = slab.bytes;
+    const view = slab.view;
+    const base = slab.last;
     // `[bytes][conn u32][len u32]` per connection, read from the end.
-    let end = buf.length;
-    while (end >= 8) {
+    let end = base + len;
+    while (end - base >= 8) {
       const conn = view.getUint32(end - 8, true);
-      const len = view.getUint32(end - 4, true);
-      const start = end - 8 - len;
-      if (start < 0) break;
+      const bytes = view.getUint32(end - 4, true);
+      const start = end - 8 - bytes;
+      if (start < base) break;
       this.write(conn, buf.subarray(start, end - 8));
       end = start;
     }
-    if (this.writesHeld && buf.buffer === this.writeScratch.buffer) this.writeScratch = EMPTY;
-  }
-
-  /** The last `pollTransmit`'s output (`len` bytes), copied into `writeScratch`. */
-  private copyToScratch(len: number): Uint8Array {
-    let scratch = this.writeScratch;
-    if (scratch.length < len) scratch = this.writeScratch = new Uint8Array(Math.max(len, 4096));
-    const bytes = linearMemory();
-    const at = memoryWords[this.outputWord];
-    scratch.set(bytes.subarray(at, at + len));
-    return scratch.subarray(0, len);
   }
 
   /**
@@ -1099,7 +1089,6 @@ export class SessionHost {
       let q = this.backlog.get(conn);
       if (!q) this.backlog.set(conn, (q = []));
       q.push(bytes);
-      this.writesHeld = true;
       return;
     }
     const cap = this.settings.coalescingMaxBytes ?? Infinity;
@@ -1111,12 +1100,10 @@ export class SessionHost {
       try {
         r = socket.write(slice);
       } catch (e) {
-        this.writesHeld = true;
         this.failSocket(conn, e as Error);
         return;
       }
       if (r && typeof (r as Promise<void>).then === "function") {
-        this.writesHeld = true;
         this.writing.add(conn);
         if (bytes.length > 0) this.backlog.set(conn, [bytes]);
         (r as Promise<void>).then(
@@ -1133,7 +1120,6 @@ export class SessionHost {
         );
         return;
       }
-      if (socket.holdsWrites?.() !== false) this.writesHeld = true;
     }
   }
 
@@ -1147,16 +1133,16 @@ export class SessionHost {
   }
 
   /**
-   * The last poll's output (`len` bytes), copied out of linear memory into a buffer of its
-   * own: a socket may hold what it writes, and a decoder what it reads, past the next poll.
-   * A large one is released at once, so the core does not keep it at a burst's size.
+   * The last poll's output (`len` bytes), copied out of linear memory (at the returned slab's
+   * `last`): into `shared` when it is at most `sharedMax` bytes, else into a buffer of its own.
+   * A socket may hold what it writes, and a caller what it decoded, past the next poll. A
+   * large output is released in the core at once, so it is not kept at a burst's size.
    */
-  private takeOutput(len: number): Uint8Array {
-    const bytes = linearMemory();
-    const at = memoryWords[this.outputWord];
-    const out = bytes.slice(at, at + len);
+  private copyOut(len: number, shared: Slab, sharedMax: number): Slab {
+    const slab = len <= sharedMax ? shared : new Slab(len);
+    slab.copy(linearMemory(), memoryWords[this.outputWord], len);
     if (len > STAGING_KEEP) this.core.releaseOutput();
-    return out;
+    return slab;
   }
 
   /**
@@ -1226,14 +1212,16 @@ export class SessionHost {
   }
 
   private drainEvents(): void {
-    const len = this.core.pollEvents();
-    if (len === 0) return;
-    const buf = this.takeOutput(len);
-    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-    let at = 0;
-    let now = -1;
+    const drained = this.core.pollEvents();
+    if (drained === 0) return;
+    const slab = this.copyOut(drained, this.eventSlab, EVENT_SLAB_DRAIN_MAX);
+    const buf = slab.bytes;
+    const view = slab.view;
+    let at = slab.last;
+    const end = at + drained;
+    let now = this.readClock;
     let inPlace = false;
-    while (at + 9 <= buf.length) {
+    while (at + 9 <= end) {
       const kind = buf[at];
       const id = view.getUint32(at + 1, true);
       const len = view.getUint32(at + 5, true);

@@ -12,12 +12,6 @@ export interface SocketHandlers {
 export interface CqlSocket {
   /** Writes all of `data`. A returned promise resolves once the socket accepted it. */
   write(data: Uint8Array): void | Promise<void>;
-  /**
-   * Whether bytes of a write that returned are still held by the socket (queued in the
-   * runtime, not yet taken by the kernel). A socket that tells is written from a buffer the
-   * driver reuses while it says false; one that does not gets a buffer of its own per write.
-   */
-  holdsWrites?(): boolean;
   close(): void;
 }
 

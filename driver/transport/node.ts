@@ -72,8 +72,6 @@ function connectOnce(target: SocketTarget, handlers: SocketHandlers, localPort?:
           // The kernel buffer is full: let frames pile up in the core until it drains.
           return new Promise((res) => socket.once("drain", () => res()));
         },
-        // A write the kernel took whole in the call is done with its bytes: nothing is queued.
-        holdsWrites: () => socket.writableLength > 0,
         close(): void {
           socket.destroy();
         },
