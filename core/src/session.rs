@@ -1734,7 +1734,8 @@ impl Session {
     fn on_user_response(&mut self, now: u64, req_id: SessionRequestId, conn: ConnId, frame_flags: u8, start: usize, end: usize) {
         let Some(r) = self.req_mut(req_id) else { return };
         let (table, attempts) = (r.table, r.sent.max(1));
-        let plain = r.sent <= 1 && r.executions.len() <= 1 && r.opcode != Opcode::Prepare;
+        // One send means one execution (`send_on` counts both): nothing to cancel or keep.
+        let plain = r.sent <= 1 && r.opcode != Opcode::Prepare;
         if plain && self.tried.is_empty() {
             // The common answer: freed where it lies (moving a `Req` out copies it, issue #17).
             self.free_req(req_id);

@@ -653,8 +653,9 @@ fn unprepared_is_reprepared_transparently() {
     assert_eq!(sim.session.metrics().reprepares, 1);
 }
 
-#[test]
-fn overloaded_retries_idempotent_on_the_next_node_only() {
+/// Three nodes, the insert prepared, and key 5's idempotent insert answered after its owner
+/// said Overloaded once; that insert's id.
+fn sim_with_an_insert_retried_once() -> (Sim, u32) {
     let mut sim = Sim::new(3, config());
     sim.start();
     sim.prepare();
@@ -662,6 +663,12 @@ fn overloaded_retries_idempotent_on_the_next_node_only() {
     sim.nodes[owner].fail_next = vec![server_error(0x1001, "overloaded", &[])];
     let id = sim.insert(5, true);
     assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
+    (sim, id)
+}
+
+#[test]
+fn overloaded_retries_idempotent_on_the_next_node_only() {
+    let (mut sim, _) = sim_with_an_insert_retried_once();
     assert_eq!(sim.session.metrics().retries, 1);
     for n in sim.nodes.iter_mut() {
         n.fail_next = vec![server_error(0x1001, "overloaded", &[])];
@@ -2286,4 +2293,73 @@ fn with_reprepare_on_up_a_node_back_up_gets_every_prepared_statement_again() {
         assert!(sim.events.iter().any(|e| e.contains("NodeUp") && e.contains("127.0.0.2")), "{:?}", sim.events);
         assert_eq!(sim.nodes[1].prepared.contains(&b"prep-insert".to_vec()), reprepare_on_up);
     }
+}
+
+#[test]
+fn a_retried_answer_keeps_what_the_first_node_said_and_a_plain_one_keeps_nothing() {
+    let (mut sim, retried) = sim_with_an_insert_retried_once();
+    let plain = sim.insert(6, true);
+    assert!(sim.responses.contains_key(&plain));
+    let tried = sim.session.take_tried(retried);
+    assert_eq!(tried.errors.len(), 1, "{tried:?}");
+    assert!(tried.errors[0].message.contains("overloaded"), "{tried:?}");
+    assert!(sim.session.take_tried(plain).errors.is_empty());
+    // The PREPARE and both inserts were answered.
+    assert_eq!(sim.session.metrics().responses, 3);
+}
+
+#[test]
+fn an_answer_not_yet_drained_keeps_its_body_while_another_request_starts() {
+    let mut sim = Sim::new(1, config());
+    sim.start();
+    sim.prepare();
+    let first = sim.submit_insert(5, true);
+    let mut sent = Vec::new();
+    let conn = sim.session.poll_transmit(&mut sent).expect("the insert's bytes");
+    let answer = sim.respond(conn, &sent);
+    sim.session.handle_bytes(sim.now, conn, &answer);
+    // The host starts a request before draining the first one's answer.
+    let second = sim.submit_insert(6, true);
+    let mut body = None;
+    while let Some(e) = sim.session.poll_event() {
+        if let SessionEvent::Response { id, body: b, .. } = e {
+            if id == first {
+                body = Some(b.to_vec());
+            }
+        }
+    }
+    assert_eq!(body.as_deref(), Some(&[0u8, 0, 0, 1][..]), "the Void answer, intact");
+    sim.pump();
+    assert!(sim.responses.contains_key(&second));
+}
+
+#[test]
+fn a_cancelled_request_is_neither_answered_nor_failed_and_leaves_nothing_in_flight() {
+    let mut sim = Sim::new(1, config());
+    sim.start();
+    sim.prepare();
+    let id = sim.submit_insert(5, true);
+    sim.session.cancel(sim.now, id);
+    assert_eq!(sim.session.in_flight(), 0);
+    sim.pump();
+    assert!(!sim.responses.contains_key(&id) && !sim.failures.contains_key(&id));
+    // The node got it (it was written) and answered; the answer found no request.
+    assert_eq!(sim.nodes[0].executes.len(), 1);
+}
+
+#[test]
+fn a_reused_request_id_does_not_inherit_what_an_earlier_request_left_untaken() {
+    let (mut sim, retried) = sim_with_an_insert_retried_once();
+    // Its history is never taken. One request at a time reuses one slot, whose 12-bit
+    // generation brings the same id back after 4,096 requests.
+    let mut k = 6;
+    let reused = loop {
+        let id = sim.insert(k, true);
+        if id == retried {
+            break id;
+        }
+        k += 1;
+        assert!(k < 10_000, "the id never came back");
+    };
+    assert!(sim.session.take_tried(reused).errors.is_empty(), "the new request was answered at once");
 }
