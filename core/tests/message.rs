@@ -214,3 +214,27 @@ fn supported_refuses_a_torn_multimap() {
     assert_eq!((e.field, e.offset), ("supported key", 10));
     assert_eq!(decode_supported(&[0, 0]).unwrap(), Vec::<(String, Vec<String>)>::new());
 }
+
+#[test]
+fn a_batch_is_refused_for_a_malformed_value_list_or_more_statements_than_its_count_holds() {
+    use cqlwire_core::connection::{encode_body, Request};
+    let batch = |statements: &[BatchStatement]| {
+        let mut out = Vec::new();
+        let request = Request::Batch { kind: BatchType::Logged, statements, options: QueryOptions::default() };
+        encode_body(&mut out, 4, &request).map(|()| out)
+    };
+    let good = [0u8, 1, 0, 0, 0, 1, 5];
+    // The second statement's one value declares 2 bytes and holds 1.
+    let short = [0u8, 1, 0, 0, 0, 2, 5];
+    let statements = [
+        BatchStatement::Query { cql: "INSERT 1", values: &good },
+        BatchStatement::Prepared { id: &[1], values: &short },
+    ];
+    assert_eq!(batch(&statements).unwrap_err().0, "local protocol error in value at byte 6: needs 2 bytes, 1 left");
+    assert!(batch(&statements[..1]).is_ok());
+    // The count is a u16: 65,535 statements fit, one more does not.
+    let many = |n: usize| (0..n).map(|_| BatchStatement::Prepared { id: &[1], values: &[] }).collect::<Vec<_>>();
+    let body = batch(&many(65_535)).unwrap();
+    assert_eq!(body[1..3], [0xFF, 0xFF]);
+    assert_eq!(batch(&many(65_536)).unwrap_err().0, "a batch holds at most 65535 statements, got 65536");
+}

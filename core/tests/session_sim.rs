@@ -56,6 +56,8 @@ struct SimNode {
     lwt_marked: Option<bool>,
     /// Hostile answers: a query whose CQL contains the key gets the body instead, once.
     replies: Vec<(&'static str, Vec<u8>)>,
+    /// More keyspaces in `system_schema.keyspaces`, replicated like ks1.
+    extra_keyspaces: Vec<&'static str>,
 }
 
 struct Sim {
@@ -445,11 +447,9 @@ impl Sim {
         } else if cql.contains("system_schema.keyspaces") {
             let simple1 = text_map(&[("class", "org.apache.cassandra.locator.SimpleStrategy"), ("replication_factor", "1")]);
             let simple3 = text_map(&[("class", "org.apache.cassandra.locator.SimpleStrategy"), ("replication_factor", "3")]);
-            rows(
-                "keyspaces",
-                &[("keyspace_name", TEXT), ("replication", MAP_TEXT)],
-                &[vec![Some(b"ks1".to_vec()), Some(simple1)], vec![Some(b"ks3".to_vec()), Some(simple3)]],
-            )
+            let mut keyspaces = vec![vec![Some(b"ks1".to_vec()), Some(simple1.clone())], vec![Some(b"ks3".to_vec()), Some(simple3)]];
+            keyspaces.extend(self.nodes[node].extra_keyspaces.iter().map(|k| vec![Some(k.as_bytes().to_vec()), Some(simple1.clone())]));
+            rows("keyspaces", &[("keyspace_name", TEXT), ("replication", MAP_TEXT)], &keyspaces)
         } else {
             1i32.to_be_bytes().to_vec()
         }
@@ -2238,4 +2238,52 @@ fn a_malformed_value_list_is_refused_by_the_one_pass_with_the_checks_own_message
     assert_eq!(sim.session.in_flight(), 0, "nothing refused was started");
     sim.pump();
     assert!(sim.nodes[0].executes.is_empty());
+}
+
+/// A query on `late.t` with key `k` as its routing key; the address of the node that answered.
+fn query_late(sim: &mut Sim, k: i64) -> String {
+    let key = k.to_be_bytes();
+    let request = Request::Query { cql: "SELECT v FROM late.t WHERE k = ?", values: &[], options: QueryOptions::default() };
+    let spec = RequestSpec { request, idempotent: true, token: None, routing_key: Some(&key), keyspace: Some("late"), timeout_us: None, prepared: None };
+    let id = sim.session.start_request(sim.now, spec).unwrap();
+    sim.pump();
+    sim.responses.get(&id).cloned().unwrap_or_else(|| panic!("k={k}: {:?}", sim.failures.get(&id)))
+}
+
+#[test]
+fn a_keyspace_created_later_is_routed_by_token_once_its_metadata_arrives() {
+    let mut sim = Sim::new(3, config());
+    sim.start();
+    let off_owner = |sim: &mut Sim| {
+        (0..60i64).filter(|&k| query_late(sim, k) != sim.nodes[sim.owner(murmur3_token(&k.to_be_bytes()))].address).count()
+    };
+    assert!(off_owner(&mut sim) > 0, "an unknown keyspace is not routed by token");
+    // Created with ks1's replication: its table is reused, the view's plans are not rebuilt,
+    // and the session's resolution of the keyspace must still be renewed.
+    for n in sim.nodes.iter_mut() {
+        n.extra_keyspaces = vec!["late"];
+    }
+    let control = *sim.conns.iter().find(|(_, n)| **n == 0).unwrap().0;
+    let mut body = Vec::new();
+    for s in ["SCHEMA_CHANGE", "CREATED", "KEYSPACE", "late"] {
+        string(&mut body, s);
+    }
+    sim.session.handle_bytes(sim.now, control, &frame(-1, 0x0C, &body));
+    sim.pump();
+    assert_eq!(off_owner(&mut sim), 0, "every query on its token's replica");
+}
+
+#[test]
+fn with_reprepare_on_up_a_node_back_up_gets_every_prepared_statement_again() {
+    for reprepare_on_up in [true, false] {
+        let mut sim = Sim::new(3, SessionConfig { reprepare_on_up, ..config() });
+        sim.start();
+        sim.prepare();
+        sim.kill(1);
+        sim.nodes[1].prepared.clear();
+        sim.nodes[1].up = true;
+        sim.advance(60_000 * MS);
+        assert!(sim.events.iter().any(|e| e.contains("NodeUp") && e.contains("127.0.0.2")), "{:?}", sim.events);
+        assert_eq!(sim.nodes[1].prepared.contains(&b"prep-insert".to_vec()), reprepare_on_up);
+    }
 }

@@ -58,7 +58,8 @@ fn a_composite_key_is_hashed_in_key_order() {
 /// The components at `pk` gathered by a separate walk, then hashed: what the session did in
 /// two passes before the check and the key were found in one.
 fn two_pass_token(items: &[Option<Option<&[u8]>>], pk: &[u16]) -> Option<i64> {
-    let components: Option<Vec<&[u8]>> = pk.iter().map(|&i| items.get(i as usize).copied().flatten().flatten()).collect();
+    let components: Option<Vec<&[u8]>> =
+        pk.iter().map(|&i| items.get(i as usize).copied().flatten().flatten()).collect();
     routing_token(&components?).ok()
 }
 
@@ -97,4 +98,18 @@ fn a_list_the_check_refuses_has_no_token_even_when_its_key_reads_well() {
     bad_length.extend_from_slice(KEY);
     bad_length.extend_from_slice(&(-3i32).to_be_bytes());
     assert_eq!(token_from_values(&bad_length, &[0]), None);
+}
+
+#[test]
+fn a_key_of_sixteen_columns_is_routed_and_one_of_seventeen_is_not() {
+    let parts: Vec<Vec<u8>> = (0..17u8).map(|i| vec![i; 3]).collect();
+    let items: Vec<Option<Option<&[u8]>>> = parts.iter().map(|p| Some(Some(p.as_slice()))).collect();
+    let v = values(&items);
+    let sixteen: Vec<u16> = (0..16).rev().collect();
+    let components: Vec<&[u8]> = sixteen.iter().map(|&i| parts[i as usize].as_slice()).collect();
+    assert_eq!(token_from_values(&v, &sixteen), Some(routing_token(&components).unwrap()));
+    let seventeen: Vec<u16> = (0..17).collect();
+    assert_eq!(token_from_values(&v, &seventeen), None);
+    // Still the check: a malformed list is no better with a long key.
+    assert_eq!(token_from_values(&v[..v.len() - 1], &seventeen), None);
 }

@@ -27,12 +27,11 @@ impl Session {
         }
         let name = self.keyspace_names.get(i).map(String::as_str).unwrap_or("");
         let plans = self.view.keyspace_plans(name);
-        if i < self.keyspace_names.len() {
-            if cache.resolved.len() <= i {
-                cache.resolved.resize(i + 1, None);
-            }
-            cache.resolved[i] = Some(plans);
-        }
+        // `keyspace` is an interned id: the table grows no further than the interned names,
+        // and `i` is in range once it has grown.
+        let len = cache.resolved.len().max(i + 1);
+        cache.resolved.resize(len, None);
+        cache.resolved[i] = Some(plans);
         plans
     }
 }

@@ -61,3 +61,43 @@ impl Session {
         self.prepared.handle(id)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(cql: &str, pk: u16) -> PreparedMeta {
+        PreparedMeta {
+            cql: cql.into(),
+            keyspace: None,
+            table: None,
+            pk_indexes: vec![pk],
+            lwt: false,
+            bind_columns: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_handle_finds_its_statement_and_a_handle_of_another_falls_back_to_the_id() {
+        let mut cache = PreparedCache::new();
+        assert!(cache.is_empty());
+        cache.insert(b"id-a", meta("A", 0));
+        cache.insert(b"id-b", meta("B", 1));
+        let (a, b) = (cache.handle(b"id-a"), cache.handle(b"id-b"));
+        assert_eq!((a, b), (Some(0), Some(1)));
+        let cql = |m: Option<&PreparedMeta>| m.map(|m| m.cql.clone());
+        assert_eq!(cql(cache.get_by_handle(a, b"id-a")), Some("A".into()));
+        // B's handle with A's id: A, never B's routing.
+        assert_eq!(cql(cache.get_by_handle(b, b"id-a")), Some("A".into()));
+        assert_eq!(cql(cache.get_by_handle(Some(9), b"id-b")), Some("B".into()));
+        assert_eq!(cql(cache.get_by_handle(None, b"id-b")), Some("B".into()));
+        assert_eq!(cql(cache.get_by_handle(a, b"id-c")), None);
+        // Prepared again: replaced where it was, its handle unchanged.
+        cache.insert(b"id-a", meta("A2", 0));
+        assert_eq!(cache.handle(b"id-a"), a);
+        assert_eq!(cql(cache.get_by_handle(a, b"id-a")), Some("A2".into()));
+        let all: Vec<String> = cache.values().map(|m| m.cql.clone()).collect();
+        assert_eq!(all, ["A2", "B"]);
+        assert!(!cache.is_empty());
+    }
+}

@@ -15,34 +15,29 @@ const MAX_COMPONENTS: usize = 16;
 struct KeyParts<'a, 'k> {
     pk_indexes: &'k [u16],
     components: [&'a [u8]; MAX_COMPONENTS],
+    /// Components present; a null or unset one is not counted, so such a key is not routed.
     found: usize,
-    /// A null or unset component: such a key cannot be routed.
-    missing: bool,
 }
 
 impl<'a, 'k> KeyParts<'a, 'k> {
     fn new(pk_indexes: &'k [u16]) -> Self {
-        KeyParts { pk_indexes, components: [&[]; MAX_COMPONENTS], found: 0, missing: false }
+        KeyParts { pk_indexes, components: [&[]; MAX_COMPONENTS], found: 0 }
     }
 
     fn visit(&mut self, i: usize, value: Option<&'a [u8]>) {
-        if let Some(pos) = self.pk_indexes.iter().position(|&p| p as usize == i) {
-            match value {
-                Some(v) => {
-                    self.components[pos] = v;
-                    self.found += 1;
-                }
-                None => self.missing = true,
-            }
+        let pos = self.pk_indexes.iter().position(|&p| p as usize == i);
+        if let (Some(slot), Some(v)) = (pos.and_then(|pos| self.components.get_mut(pos)), value) {
+            *slot = v;
+            self.found += 1;
         }
     }
 
     fn token(&self) -> Option<i64> {
         let n = self.pk_indexes.len();
-        if n == 0 || n > MAX_COMPONENTS || self.missing || self.found != n {
+        if n == 0 || self.found != n {
             return None;
         }
-        routing_token(&self.components[..n]).ok()
+        routing_token(self.components.get(..n)?).ok()
     }
 }
 
