@@ -8,7 +8,8 @@
  * 3. one timer, re-armed only when the core's next deadline comes before it;
  * 4. events are drained in one call and settle promises.
  * A turn asks the core what it has (`pendingOutputs`) once, and skips every poll that has
- * nothing: with one request in flight a round trip crosses into WASM five times.
+ * nothing (a request's start and a socket read answer what it has): with one request in
+ * flight a round trip crosses into WASM four times.
  * The core decides everything else: which node, which connection, retries, reconnects.
  *
  * Every promise handed out settles: on a response, a failure, shutdown, or a failure of the
@@ -421,11 +422,12 @@ export class SessionHost {
   };
 
   /** The promise of request `id`, settled when its response or failure comes out of the core. */
-  private track<T>(id: number, context: unknown, started: number, params: unknown, options: unknown): Promise<T> {
+  /** `bits`: what the core has to hand out after the request started (`pendingBits`), or -1. */
+  private track<T>(id: number, context: unknown, started: number, params: unknown, options: unknown, bits = -1): Promise<T> {
     const p = new Promise<T>(this.takeSettlers);
     this.pending.add(new Pending(id, this.nextResolve!, this.nextReject!, context, started, params, options));
     this.nextResolve = this.nextReject = null;
-    this.sendSoon();
+    this.sendSoon(bits);
     return p;
   }
 
@@ -435,8 +437,8 @@ export class SessionHost {
    * hop and every turn is on the round trip); otherwise at the end of the task, together
    * with every other request started in it (one write for a burst).
    */
-  private sendSoon(): void {
-    if (this.pending.size === 1 && this.lastSettled <= 1 && !this.inTurn) this.turnNow(this.pendingBits());
+  private sendSoon(bits: number): void {
+    if (this.pending.size === 1 && this.lastSettled <= 1 && !this.inTurn) this.turnNow(bits < 0 ? this.pendingBits() : bits);
     else this.kick();
   }
 
@@ -484,14 +486,16 @@ export class SessionHost {
     try {
       // `started` is this request's `now()`: one clock read serves both.
       this.stage(staged);
-      id = this.core.executeStaged(Math.round((TIME_ORIGIN + started) * 1000), handle, staged.length, optionsLength);
+      id = this.core.executeStaged(Math.round((TIME_ORIGIN + started) * 1000), handle, staged.length, optionsLength, this.timerAt);
       if (id < 0) throw this.core.takeError() ?? new DriverError("the core refused the request", "ERR_REQUEST");
     } catch (e) {
       return Promise.reject(this.callError(e));
     }
     // Counted before `track`, whose turn (when it runs one now) sends these bytes.
     this.unflushedBytes += staged.length;
-    const promise = this.track<T>(id, context, started, params, options);
+    // What the core has to hand out now, left where its outputs are said to be.
+    linearMemory();
+    const promise = this.track<T>(id, context, started, params, options, memoryWords[this.outputWord + 2]);
     if (this.unflushedBytes > EARLY_FLUSH_BYTES) this.contain(this.flushEarly);
     return promise;
   }

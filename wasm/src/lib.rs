@@ -130,9 +130,10 @@ pub struct WasmSession {
     /// buffer is allocated, handed over and freed across the boundary per poll.
     transmit_out: Vec<u8>,
     events_out: Vec<u8>,
-    /// `[address u32][length u32]` of the last poll's output, read by the host in linear
-    /// memory (`outputSlot`).
-    output: Box<[u32; 2]>,
+    /// `[address u32][length u32]` of the last poll's output, then `[pending u32]`: the
+    /// `pendingOutputs` bits after the last `executeStaged` that started a request; read by
+    /// the host in linear memory (`outputSlot`).
+    output: Box<[u32; 3]>,
 }
 
 /// A staging area up to this size is kept between requests; a larger one is freed after its
@@ -214,9 +215,10 @@ fn take_output(buf: &mut Vec<u8>) -> Vec<u8> {
 }
 
 /// Records where `out` lies for the host (`outputSlot`); returns its length.
-fn set_output(slot: &mut [u32; 2], out: &[u8]) -> u32 {
+fn set_output(slot: &mut [u32; 3], out: &[u8]) -> u32 {
     // Linear memory addresses and lengths are 32-bit on wasm32, where this runs.
-    *slot = [out.as_ptr() as usize as u32, out.len() as u32];
+    slot[0] = out.as_ptr() as usize as u32;
+    slot[1] = out.len() as u32;
     out.len() as u32
 }
 
@@ -260,7 +262,7 @@ impl WasmSession {
             staging: Vec::new(),
             transmit_out: Vec::new(),
             events_out: Vec::new(),
-            output: Box::new([0; 2]),
+            output: Box::new([0; 3]),
         })
     }
 
@@ -413,8 +415,10 @@ impl WasmSession {
     /// options descriptor (`options_len` bytes) followed by the values. Returns the request
     /// id, or -1 when refused (the reason is then `takeError`'s): a plain number crosses
     /// without the array a `Result` return allocates on the JavaScript side, per request.
+    /// A started request leaves `pendingOutputs(timer_at)` in the output slot's third word,
+    /// so the turn that sends it need not cross to ask.
     #[wasm_bindgen(js_name = executeStaged)]
-    pub fn execute_staged(&mut self, now: f64, handle: u32, len: u32, options_len: u32) -> f64 {
+    pub fn execute_staged(&mut self, now: f64, handle: u32, len: u32, options_len: u32, timer_at: f64) -> f64 {
         let staging = std::mem::take(&mut self.staging);
         let started = match staging.get(..len as usize) {
             Some(staged) => self.start_execute(now, handle, staged, options_len),
@@ -424,7 +428,10 @@ impl WasmSession {
             self.staging = staging;
         }
         match started {
-            Ok(id) => f64::from(id),
+            Ok(id) => {
+                self.output[2] = self.pending_outputs(timer_at);
+                f64::from(id)
+            }
             Err(e) => {
                 self.refused = Some(e);
                 -1.0
