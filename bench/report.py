@@ -461,8 +461,8 @@ def memory_section(rows):
         "now. Since dd7cef0 the bench programs load no `node:` module on Deno (`bench/clients/runtime.mjs`): "
         "Deno's Node compatibility layer, which a Deno user of the driver never loads, cost those processes "
         "5–12 MB, counted in the earlier columns' Deno rows (in dd7cef0's, in the empty program's row too). "
-        "The SELECT loop's row check is a `.then` since dd7cef0, not an `async` function (one promise less per "
-        "request; see the drivers section). A user can trade CPU for a smaller "
+        "In the dd7cef0 and now columns the SELECT loop's row check is a `.then`, not an `async` function (one "
+        "promise less per request; see the drivers section). A user can trade CPU for a smaller "
         "young generation with V8's `--max-semi-space-size` (see the issue's notes)."
     )
     out.append("")
