@@ -10,12 +10,31 @@
  * A request's state lives in parallel arrays indexed by the slot, not in an object of its own:
  * at 1024 in flight every scavenge copies whatever young objects the requests in flight keep,
  * and the arrays are old after their first growth. What a request keeps young is its promise
- * and settlers, and what its caller chose to keep (`context`, `params`, `options`).
+ * and its resolve function, and what its caller chose to keep (`context`, `params`, `options`).
  */
 const SLOT_MASK = 0xfffff;
 
-export type Resolve = (value: unknown) => void;
-export type Reject = (error: Error) => void;
+/** A request promise's resolve function: the only settler a request keeps (see `Rejection`). */
+export type Settle = (value: unknown) => void;
+
+/**
+ * What a failed request's promise is resolved with: a thenable the promise adopts, rejected
+ * with `error` one microtask later. So a request keeps only its resolve function, and the
+ * reject function V8 made with it dies young: one function less per request surviving every
+ * scavenge while it is in flight.
+ */
+class Rejection {
+  constructor(private readonly error: Error) {}
+
+  then(_resolve: unknown, reject: (error: Error) => void): void {
+    reject(this.error);
+  }
+}
+
+/** Rejects the promise whose resolve function is `settle` with `error`. */
+export function rejectWith(settle: Settle, error: Error): void {
+  settle(new Rejection(error));
+}
 
 /** A request's state as `take` left it in the table's registers: read it before the next `take`. */
 export interface InFlight {
@@ -28,16 +47,14 @@ export interface InFlight {
 
 /** An entry of the overflow map: ids whose slot was busy (rare). */
 interface Spilled extends InFlight {
-  readonly resolve: Resolve;
-  readonly reject: Reject;
+  readonly settle: Settle;
 }
 
 export class PendingTable implements InFlight {
-  /** A slot is in use when its `resolves` entry is set; `ids` then holds its whole id. */
+  /** A slot is in use when its `settlers` entry is set; `ids` then holds its whole id. */
   private ids = new Uint32Array(0);
   private startedAt = new Float64Array(0);
-  private resolves: Array<Resolve | undefined> = [];
-  private rejects: Array<Reject | undefined> = [];
+  private settlers: Array<Settle | undefined> = [];
   private contexts: unknown[] = [];
   private paramsOf: unknown[] = [];
   private optionsOf: unknown[] = [];
@@ -45,8 +62,7 @@ export class PendingTable implements InFlight {
   private count = 0;
 
   /** The registers `take` fills: the request just taken. */
-  resolve: Resolve | undefined = undefined;
-  reject: Reject | undefined = undefined;
+  settle: Settle | undefined = undefined;
   context: unknown = undefined;
   started = 0;
   params: unknown = undefined;
@@ -56,18 +72,17 @@ export class PendingTable implements InFlight {
     return this.count;
   }
 
-  add(id: number, resolve: Resolve, reject: Reject, context: unknown, started: number, params: unknown, options: unknown): void {
+  add(id: number, settle: Settle, context: unknown, started: number, params: unknown, options: unknown): void {
     const slot = id & SLOT_MASK;
     if (slot >= this.ids.length) this.grow(slot + 1);
     this.count++;
-    if (this.resolves[slot] !== undefined) {
-      this.overflow.set(id, { resolve, reject, context, started, params, options });
+    if (this.settlers[slot] !== undefined) {
+      this.overflow.set(id, { settle, context, started, params, options });
       return;
     }
     this.ids[slot] = id;
     this.startedAt[slot] = started;
-    this.resolves[slot] = resolve;
-    this.rejects[slot] = reject;
+    this.settlers[slot] = settle;
     this.contexts[slot] = context;
     this.paramsOf[slot] = params;
     this.optionsOf[slot] = options;
@@ -76,14 +91,13 @@ export class PendingTable implements InFlight {
   /** Removes the entry of `id` into the registers; false (registers cleared) when it is not waiting. */
   take(id: number): boolean {
     const slot = id & SLOT_MASK;
-    if (slot < this.ids.length && this.resolves[slot] !== undefined && this.ids[slot] === id) {
-      this.resolve = this.resolves[slot];
-      this.reject = this.rejects[slot];
+    if (slot < this.ids.length && this.settlers[slot] !== undefined && this.ids[slot] === id) {
+      this.settle = this.settlers[slot];
       this.context = this.contexts[slot];
       this.started = this.startedAt[slot];
       this.params = this.paramsOf[slot];
       this.options = this.optionsOf[slot];
-      this.resolves[slot] = this.rejects[slot] = this.contexts[slot] = this.paramsOf[slot] = this.optionsOf[slot] = undefined;
+      this.settlers[slot] = this.contexts[slot] = this.paramsOf[slot] = this.optionsOf[slot] = undefined;
       this.count--;
       return true;
     }
@@ -94,8 +108,7 @@ export class PendingTable implements InFlight {
     }
     this.overflow.delete(id);
     this.count--;
-    this.resolve = other.resolve;
-    this.reject = other.reject;
+    this.settle = other.settle;
     this.context = other.context;
     this.started = other.started;
     this.params = other.params;
@@ -105,16 +118,15 @@ export class PendingTable implements InFlight {
 
   /** Empties the registers, so the request taken last is not kept alive by the table. */
   clear(): void {
-    this.resolve = this.reject = this.context = this.params = this.options = undefined;
+    this.settle = this.context = this.params = this.options = undefined;
   }
 
-  /** Removes every entry and returns their rejecters (on close). */
-  takeAllRejects(): Reject[] {
-    const all: Reject[] = [];
-    for (const reject of this.rejects) if (reject !== undefined) all.push(reject);
-    for (const entry of this.overflow.values()) all.push(entry.reject);
-    this.resolves.fill(undefined);
-    this.rejects.fill(undefined);
+  /** Removes every entry and returns their settlers (on close). */
+  takeAllSettlers(): Settle[] {
+    const all: Settle[] = [];
+    for (const settle of this.settlers) if (settle !== undefined) all.push(settle);
+    for (const entry of this.overflow.values()) all.push(entry.settle);
+    this.settlers.fill(undefined);
     this.contexts.fill(undefined);
     this.paramsOf.fill(undefined);
     this.optionsOf.fill(undefined);
@@ -134,7 +146,7 @@ export class PendingTable implements InFlight {
     const startedAt = new Float64Array(capacity);
     startedAt.set(this.startedAt);
     this.startedAt = startedAt;
-    for (const lane of [this.resolves, this.rejects, this.contexts, this.paramsOf, this.optionsOf] as unknown[][]) {
+    for (const lane of [this.settlers, this.contexts, this.paramsOf, this.optionsOf] as unknown[][]) {
       while (lane.length < capacity) lane.push(undefined);
     }
   }

@@ -20,7 +20,7 @@
  */
 import { CallError, CsvPageFormatter, csvHeader, JsonPageFormatter, JsonPageKind, sniffInput as coreSniff, WasmSession, wasmMemory } from "../wasm/pkg/cqlwire_wasm.js";
 import type { CqlSocket, RuntimeHooks, ShardPort, TlsSettings } from "./socket.ts";
-import { type InFlight, PendingTable } from "./pending.ts";
+import { type InFlight, PendingTable, rejectWith, type Settle } from "./pending.ts";
 import { Slab } from "./slab.ts";
 import { SaslBridge, type SaslAuthProvider, type SaslStep } from "./sasl.ts";
 import { AuthenticationError, ConnectionError, DriverError, DriverInternalError, errorFromCall, errorFromCore, NoHostAvailableError } from "./errors.ts";
@@ -400,19 +400,18 @@ export class SessionHost {
    * The executor of every request's promise: one function for all, so a request allocates
    * no closure of its own; its settlers are taken from here right after construction.
    */
-  private nextResolve: ((r: unknown) => void) | null = null;
-  private nextReject: ((e: Error) => void) | null = null;
-  private takeSettlers = (resolve: (r: never) => void, reject: (e: Error) => void): void => {
-    this.nextResolve = resolve as (r: unknown) => void;
-    this.nextReject = reject;
+  private nextSettle: Settle | null = null;
+  /** Keeps only `resolve`: a failure settles through it too (`rejectWith`). */
+  private takeSettlers = (resolve: (r: never) => void): void => {
+    this.nextSettle = resolve as Settle;
   };
 
   /** The promise of request `id`, settled when its response or failure comes out of the core. */
   /** `bits`: what the core has to hand out after the request started (`pendingBits`), or -1. */
   private track<T>(id: number, context: unknown, started: number, params: unknown, options: unknown, bits = -1): Promise<T> {
     const p = new Promise<T>(this.takeSettlers);
-    this.pending.add(id, this.nextResolve!, this.nextReject!, context, started, params, options);
-    this.nextResolve = this.nextReject = null;
+    this.pending.add(id, this.nextSettle!, context, started, params, options);
+    this.nextSettle = null;
     this.sendSoon(bits);
     return p;
   }
@@ -665,7 +664,7 @@ export class SessionHost {
       }
     }
     this.sockets.clear();
-    for (const reject of this.pending.takeAllRejects()) reject(err);
+    for (const settle of this.pending.takeAllSettlers()) rejectWith(settle, err);
     this.readyWaiter?.reject(err);
     this.readyWaiter = null;
     const waiters = [...this.closeWaiters];
@@ -1188,22 +1187,21 @@ export class SessionHost {
     const tried = attempts > 1 ? this.takeTried(id) : undefined;
     const t = this.pending;
     if (!t.take(id)) return;
-    const resolve = t.resolve!;
-    const reject = t.reject!;
+    const settle = t.settle!;
     if (t.context !== undefined && this.decoder !== null) {
       let value: unknown;
       try {
         value = this.decoder(t, now, flags, events, view, start, end, node, attempts, tried);
       } catch (e) {
         t.clear();
-        reject(e as Error);
+        rejectWith(settle, e as Error);
         return;
       }
       t.clear();
-      resolve(value);
+      settle(value);
     } else {
       t.clear();
-      resolve({ flags, attempts, node, body: events.subarray(start, end), tried });
+      settle({ flags, attempts, node, body: events.subarray(start, end), tried });
     }
   }
 
@@ -1245,11 +1243,11 @@ export class SessionHost {
           const error = sessionError(JSON.parse(textDecoder.decode(payload)));
           const t = this.pending;
           if (!t.take(id)) break;
-          const reject = t.reject!;
+          const settle = t.settle!;
           const context = t.context;
           t.clear();
           if (context !== undefined) this.reportListenerError("failure", () => this.onFailure?.(context, error));
-          reject(error);
+          rejectWith(settle, error);
           break;
         }
         case EVENT_READY: {

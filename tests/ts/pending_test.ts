@@ -2,20 +2,20 @@
 // slot in an id's low 20 bits, checked against the whole id, with other ids in an overflow map;
 // a request's state in parallel arrays, handed back through the table's registers.
 import { assertExact } from "../exact.mjs";
-import { PendingTable } from "../../driver/src/pending.ts";
+import { PendingTable, rejectWith } from "../../driver/src/pending.ts";
 
 const slotted = (slot: number, generation: number) => slot | (generation << 20);
 
 /** Adds request `id` with settlers that record into `settled`, and state derived from the id. */
 function add(table: PendingTable, id: number, settled: string[]): void {
-  table.add(id, (v) => settled.push(`resolve ${id} ${v}`), (e) => settled.push(`reject ${id} ${e.message}`), { ctx: id }, id + 0.5, [id], { opt: id });
+  table.add(id, (v) => settled.push(`resolve ${id} ${v}`), { ctx: id }, id + 0.5, [id], { opt: id });
 }
 
 /** What `take(id)` left in the registers, settling it with `value`. */
 function takeAndResolve(table: PendingTable, id: number, value: string): unknown {
   if (!table.take(id)) return undefined;
   const state = { context: table.context, started: table.started, params: table.params, options: table.options };
-  table.resolve!(value);
+  table.settle!(value);
   return state;
 }
 
@@ -39,11 +39,11 @@ Deno.test("a failed take and clear() leave nothing of the last request in the re
   add(table, 9, []);
   assertExact(table.take(9), true);
   table.clear();
-  assertExact([table.resolve, table.reject, table.context, table.params, table.options], [undefined, undefined, undefined, undefined, undefined]);
+  assertExact([table.settle, table.context, table.params, table.options], [undefined, undefined, undefined, undefined]);
   add(table, 10, []);
   assertExact(table.take(10), true);
   assertExact(table.take(10), false);
-  assertExact([table.resolve, table.reject, table.context, table.params, table.options], [undefined, undefined, undefined, undefined, undefined]);
+  assertExact([table.settle, table.context, table.params, table.options], [undefined, undefined, undefined, undefined]);
 });
 
 Deno.test("ids whose slot is taken by a live id wait in the overflow and are found by id", () => {
@@ -69,14 +69,24 @@ Deno.test("the arrays grow past their first size and keep every entry", () => {
   assertExact(settled, ids.map((id) => `resolve ${id} x`));
 });
 
-Deno.test("takeAllRejects hands out every waiting request's rejecter once and empties the table", () => {
+Deno.test("takeAllSettlers hands out every waiting request's settler once and empties the table", () => {
   const table = new PendingTable();
   const settled: string[] = [];
   const ids = [slotted(0, 1), slotted(5, 1), slotted(5, 2), 0xffffffff];
   for (const id of ids) add(table, id, settled);
-  for (const reject of table.takeAllRejects()) reject(new Error("closed"));
-  assertExact(settled.sort(), ids.map((id) => `reject ${id} closed`).sort());
+  for (const settle of table.takeAllSettlers()) settle("closed");
+  assertExact(settled.sort(), ids.map((id) => `resolve ${id} closed`).sort());
   assertExact(table.size, 0);
-  assertExact(table.takeAllRejects(), []);
+  assertExact(table.takeAllSettlers(), []);
   assertExact(table.take(ids[1]), false);
+});
+
+Deno.test("rejectWith rejects a promise through its resolve function, with the very error", async () => {
+  let settle: ((v: unknown) => void) | undefined;
+  const promise = new Promise((resolve) => settle = resolve);
+  const error = new RangeError("the answer was refused");
+  rejectWith(settle!, error);
+  const outcome = await promise.then((v) => ({ resolved: v }), (e) => ({ rejected: e }));
+  assertExact(outcome, { rejected: error });
+  assertExact((outcome as { rejected: unknown }).rejected === error, true);
 });
