@@ -446,16 +446,16 @@ export class Client {
   }
 
   /** Builds the ResultSet of a prepared EXECUTE in the driver loop, off the promise chain. */
-  private decodeExecute = (request: Pending, now: number, flags: number, events: Uint8Array, view: DataView, start: number, end: number, node: string, attempts: number, tried?: Tried): ResultSet => {
-    this.recordLatency(now - request.started);
-    const ps = request.context as Prepared;
-    const options = request.options as ExecuteOptions;
+  private decodeExecute = (requests: Pending, at: number, now: number, flags: number, events: Uint8Array, view: DataView, start: number, end: number, node: string, attempts: number, tried?: Tried): ResultSet => {
+    this.recordLatency(now - requests.startedAt(at));
+    const ps = requests.contextAt(at) as Prepared;
+    const options = requests.optionsAt(at) as ExecuteOptions;
     const rs = this.resultSetInPlace(flags, events, view, start, end, node, attempts, ps) ??
       this.resultSetOf(flags, events.subarray(start, end), node, attempts, this.session!, ps);
     rs.consistency = options.consistency ?? this.options.queryOptions.consistency;
     // `params` is undefined when the request did not keep them (no next page expected): such
     // a result, should it carry a page state, says it cannot fetch the next page.
-    if (rs.rawPageState !== null && request.params !== undefined) rs.source = new PageRequest(this, ps, request.params as unknown[] | Record<string, unknown> | null, options);
+    if (rs.rawPageState !== null && requests.paramsAt(at) !== undefined) rs.source = new PageRequest(this, ps, requests.paramsAt(at) as unknown[] | Record<string, unknown> | null, options);
     if (tried !== undefined) rs.tried = tried;
     return rs;
   };

@@ -36,37 +36,31 @@ export function rejectWith(settle: Settle, error: Error): void {
   settle(new Rejection(error));
 }
 
-/** A request's state as `take` left it in the table's registers: read it before the next `take`. */
-export interface InFlight {
+/** A request's state while it waits (an entry of the overflow map: ids whose slot was busy, rare). */
+interface Spilled {
+  readonly settle: Settle;
   readonly context: unknown;
-  /** When the request left (performance.now()), for the latency histogram. */
   readonly started: number;
   readonly params: unknown;
   readonly options: unknown;
 }
 
-/** An entry of the overflow map: ids whose slot was busy (rare). */
-interface Spilled extends InFlight {
-  readonly settle: Settle;
-}
-
-export class PendingTable implements InFlight {
+/**
+ * `take` hands out where a request's state is (`at`); the getters read it there until
+ * `release(at)`. Reading in place keeps the settle path to loads: copying each request's state
+ * into fields of the table cost the SELECT loop more than the objects it saved.
+ */
+export class PendingTable {
   /** A slot is in use when its `settlers` entry is set; `ids` then holds its whole id. */
   private ids = new Uint32Array(0);
-  private startedAt = new Float64Array(0);
-  private settlers: Array<Settle | undefined> = [];
-  private contexts: unknown[] = [];
-  private paramsOf: unknown[] = [];
-  private optionsOf: unknown[] = [];
+  /** The lanes have one place more than `ids`: where `take` puts an overflow entry. */
+  private startTimes = new Float64Array(1);
+  private settlers: Array<Settle | undefined> = [undefined];
+  private contexts: unknown[] = [undefined];
+  private paramsLane: unknown[] = [undefined];
+  private optionsLane: unknown[] = [undefined];
   private overflow = new Map<number, Spilled>();
   private count = 0;
-
-  /** The registers `take` fills: the request just taken. */
-  settle: Settle | undefined = undefined;
-  context: unknown = undefined;
-  started = 0;
-  params: unknown = undefined;
-  options: unknown = undefined;
 
   get size(): number {
     return this.count;
@@ -81,44 +75,49 @@ export class PendingTable implements InFlight {
       return;
     }
     this.ids[slot] = id;
-    this.startedAt[slot] = started;
-    this.settlers[slot] = settle;
-    this.contexts[slot] = context;
-    this.paramsOf[slot] = params;
-    this.optionsOf[slot] = options;
+    this.put(slot, settle, context, started, params, options);
   }
 
-  /** Removes the entry of `id` into the registers; false (registers cleared) when it is not waiting. */
-  take(id: number): boolean {
+  /** Removes request `id` from the waiting ones: where its state is until `release`, or -1. */
+  take(id: number): number {
     const slot = id & SLOT_MASK;
     if (slot < this.ids.length && this.settlers[slot] !== undefined && this.ids[slot] === id) {
-      this.settle = this.settlers[slot];
-      this.context = this.contexts[slot];
-      this.started = this.startedAt[slot];
-      this.params = this.paramsOf[slot];
-      this.options = this.optionsOf[slot];
-      this.settlers[slot] = this.contexts[slot] = this.paramsOf[slot] = this.optionsOf[slot] = undefined;
       this.count--;
-      return true;
+      return slot;
     }
     const other = this.overflow.get(id);
-    if (other === undefined) {
-      this.clear();
-      return false;
-    }
+    if (other === undefined) return -1;
     this.overflow.delete(id);
     this.count--;
-    this.settle = other.settle;
-    this.context = other.context;
-    this.started = other.started;
-    this.params = other.params;
-    this.options = other.options;
-    return true;
+    const spare = this.ids.length;
+    this.put(spare, other.settle, other.context, other.started, other.params, other.options);
+    return spare;
   }
 
-  /** Empties the registers, so the request taken last is not kept alive by the table. */
-  clear(): void {
-    this.settle = this.context = this.params = this.options = undefined;
+  settleAt(at: number): Settle {
+    return this.settlers[at]!;
+  }
+
+  contextAt(at: number): unknown {
+    return this.contexts[at];
+  }
+
+  /** When the request left (performance.now()), for the latency histogram. */
+  startedAt(at: number): number {
+    return this.startTimes[at];
+  }
+
+  paramsAt(at: number): unknown {
+    return this.paramsLane[at];
+  }
+
+  optionsAt(at: number): unknown {
+    return this.optionsLane[at];
+  }
+
+  /** Forgets a taken request's state, so the table keeps nothing of it alive; its slot is free. */
+  release(at: number): void {
+    this.settlers[at] = this.contexts[at] = this.paramsLane[at] = this.optionsLane[at] = undefined;
   }
 
   /** Removes every entry and returns their settlers (on close). */
@@ -128,12 +127,19 @@ export class PendingTable implements InFlight {
     for (const entry of this.overflow.values()) all.push(entry.settle);
     this.settlers.fill(undefined);
     this.contexts.fill(undefined);
-    this.paramsOf.fill(undefined);
-    this.optionsOf.fill(undefined);
+    this.paramsLane.fill(undefined);
+    this.optionsLane.fill(undefined);
     this.overflow.clear();
     this.count = 0;
-    this.clear();
     return all;
+  }
+
+  private put(at: number, settle: Settle, context: unknown, started: number, params: unknown, options: unknown): void {
+    this.settlers[at] = settle;
+    this.contexts[at] = context;
+    this.startTimes[at] = started;
+    this.paramsLane[at] = params;
+    this.optionsLane[at] = options;
   }
 
   /** Doubles the arrays until `slots` fit; the core hands out the lowest free slot first. */
@@ -143,11 +149,13 @@ export class PendingTable implements InFlight {
     const ids = new Uint32Array(capacity);
     ids.set(this.ids);
     this.ids = ids;
-    const startedAt = new Float64Array(capacity);
-    startedAt.set(this.startedAt);
-    this.startedAt = startedAt;
-    for (const lane of [this.settlers, this.contexts, this.paramsOf, this.optionsOf] as unknown[][]) {
-      while (lane.length < capacity) lane.push(undefined);
+    // The spare place moves to the new end; nothing is in it between a take and its release.
+    const startTimes = new Float64Array(capacity + 1);
+    startTimes.set(this.startTimes.subarray(0, this.startTimes.length - 1));
+    this.startTimes = startTimes;
+    for (const lane of [this.settlers, this.contexts, this.paramsLane, this.optionsLane]) {
+      lane[lane.length - 1] = undefined;
+      while (lane.length < capacity + 1) lane.push(undefined);
     }
   }
 }

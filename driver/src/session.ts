@@ -20,7 +20,7 @@
  */
 import { CallError, CsvPageFormatter, csvHeader, JsonPageFormatter, JsonPageKind, sniffInput as coreSniff, WasmSession, wasmMemory } from "../wasm/pkg/cqlwire_wasm.js";
 import type { CqlSocket, RuntimeHooks, ShardPort, TlsSettings } from "./socket.ts";
-import { type InFlight, PendingTable, rejectWith, type Settle } from "./pending.ts";
+import { PendingTable, rejectWith, type Settle } from "./pending.ts";
 import { Slab } from "./slab.ts";
 import { SaslBridge, type SaslAuthProvider, type SaslStep } from "./sasl.ts";
 import { AuthenticationError, ConnectionError, DriverError, DriverInternalError, errorFromCall, errorFromCore, NoHostAvailableError } from "./errors.ts";
@@ -116,12 +116,12 @@ export interface RawResponse {
 }
 
 /**
- * A request waiting for its answer, as the decoder sees it: with a `decode` hook the response
- * is turned into the caller's value right here, so one promise per request is all it costs:
- * what the decoder needs (the statement, the call's parameters and options) rides in the
- * table of requests in flight (`PendingTable`), not in objects of its own.
+ * The requests waiting for their answers, as the decoder sees them: with a `decode` hook the
+ * response is turned into the caller's value right here, so one promise per request is all it
+ * costs: what the decoder needs (the statement, the call's parameters and options) rides in
+ * the table's arrays at `at`, not in objects of its own.
  */
-export type Pending = InFlight;
+export type { PendingTable as Pending };
 
 /**
  * The body is `events[start, end)`, and `view` a DataView of all of `events`; the body's bytes
@@ -129,7 +129,7 @@ export type Pending = InFlight;
  * so a decoder that can read the body in place makes no view of it.
  * `now` is performance.now() read once for every response of the drain.
  */
-export type ResponseDecoder = (request: Pending, now: number, flags: number, events: Uint8Array, view: DataView, start: number, end: number, node: string, attempts: number, tried?: Tried) => unknown;
+export type ResponseDecoder = (requests: PendingTable, at: number, now: number, flags: number, events: Uint8Array, view: DataView, start: number, end: number, node: string, attempts: number, tried?: Tried) => unknown;
 export type FailureObserver = (context: unknown, error: Error) => void;
 
 export interface SessionSettings {
@@ -1186,21 +1186,22 @@ export class SessionHost {
     // Asked before the request leaves the table: a trap here closes the session, which rejects it.
     const tried = attempts > 1 ? this.takeTried(id) : undefined;
     const t = this.pending;
-    if (!t.take(id)) return;
-    const settle = t.settle!;
-    if (t.context !== undefined && this.decoder !== null) {
+    const slot = t.take(id);
+    if (slot < 0) return;
+    const settle = t.settleAt(slot);
+    if (t.contextAt(slot) !== undefined && this.decoder !== null) {
       let value: unknown;
       try {
-        value = this.decoder(t, now, flags, events, view, start, end, node, attempts, tried);
+        value = this.decoder(t, slot, now, flags, events, view, start, end, node, attempts, tried);
       } catch (e) {
-        t.clear();
+        t.release(slot);
         rejectWith(settle, e as Error);
         return;
       }
-      t.clear();
+      t.release(slot);
       settle(value);
     } else {
-      t.clear();
+      t.release(slot);
       settle({ flags, attempts, node, body: events.subarray(start, end), tried });
     }
   }
@@ -1242,10 +1243,11 @@ export class SessionHost {
         case EVENT_FAILED: {
           const error = sessionError(JSON.parse(textDecoder.decode(payload)));
           const t = this.pending;
-          if (!t.take(id)) break;
-          const settle = t.settle!;
-          const context = t.context;
-          t.clear();
+          const at = t.take(id);
+          if (at < 0) break;
+          const settle = t.settleAt(at);
+          const context = t.contextAt(at);
+          t.release(at);
           if (context !== undefined) this.reportListenerError("failure", () => this.onFailure?.(context, error));
           rejectWith(settle, error);
           break;

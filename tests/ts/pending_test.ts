@@ -1,6 +1,6 @@
 // The driver's table of requests waiting for answers (driver/src/pending.ts): indexed by the
 // slot in an id's low 20 bits, checked against the whole id, with other ids in an overflow map;
-// a request's state in parallel arrays, handed back through the table's registers.
+// a request's state in parallel arrays, read where `take` says it is until `release`.
 import { assertExact } from "../exact.mjs";
 import { PendingTable, rejectWith } from "../../driver/src/pending.ts";
 
@@ -11,11 +11,13 @@ function add(table: PendingTable, id: number, settled: string[]): void {
   table.add(id, (v) => settled.push(`resolve ${id} ${v}`), { ctx: id }, id + 0.5, [id], { opt: id });
 }
 
-/** What `take(id)` left in the registers, settling it with `value`. */
+/** The state `take(id)` gave access to, settling the request with `value` and releasing it. */
 function takeAndResolve(table: PendingTable, id: number, value: string): unknown {
-  if (!table.take(id)) return undefined;
-  const state = { context: table.context, started: table.started, params: table.params, options: table.options };
-  table.settle!(value);
+  const at = table.take(id);
+  if (at < 0) return undefined;
+  const state = { context: table.contextAt(at), started: table.startedAt(at), params: table.paramsAt(at), options: table.optionsAt(at) };
+  table.settleAt(at)(value);
+  table.release(at);
   return state;
 }
 
@@ -25,25 +27,33 @@ Deno.test("an entry is taken once by its id; a later generation of its slot is a
   const id = slotted(3, 1);
   add(table, id, settled);
   assertExact(table.size, 1);
-  assertExact(table.take(slotted(3, 2)), false, "same slot, other generation");
-  assertExact(table.take(slotted(4, 1)), false, "an empty slot");
-  assertExact(table.take(slotted(3 + 1024, 1)), false, "a slot past the arrays");
+  assertExact(table.take(slotted(3, 2)), -1, "same slot, other generation");
+  assertExact(table.take(slotted(4, 1)), -1, "an empty slot");
+  assertExact(table.take(slotted(3 + 1024, 1)), -1, "a slot past the arrays");
   assertExact(takeAndResolve(table, id, "a"), { context: { ctx: id }, started: id + 0.5, params: [id], options: { opt: id } });
-  assertExact(table.take(id), false, "taken already");
+  assertExact(table.take(id), -1, "taken already");
   assertExact(table.size, 0);
   assertExact(settled, [`resolve ${id} a`]);
 });
 
-Deno.test("a failed take and clear() leave nothing of the last request in the registers", () => {
+Deno.test("release forgets a taken request's state: the table keeps nothing of it alive", () => {
   const table = new PendingTable();
   add(table, 9, []);
-  assertExact(table.take(9), true);
-  table.clear();
-  assertExact([table.settle, table.context, table.params, table.options], [undefined, undefined, undefined, undefined]);
-  add(table, 10, []);
-  assertExact(table.take(10), true);
-  assertExact(table.take(10), false);
-  assertExact([table.settle, table.context, table.params, table.options], [undefined, undefined, undefined, undefined]);
+  const at = table.take(9);
+  assertExact(at, 9);
+  table.release(at);
+  assertExact([table.contextAt(at), table.paramsAt(at), table.optionsAt(at)], [undefined, undefined, undefined]);
+  assertExact(table.take(9), -1);
+  // The overflow's entry is read from the spare place past the slots, released the same way.
+  add(table, slotted(9, 1), []);
+  add(table, slotted(9, 2), []);
+  const spare = table.take(slotted(9, 2));
+  assertExact(spare, 64, "the spare place of a 64-slot table");
+  assertExact(table.paramsAt(spare), [slotted(9, 2)]);
+  table.release(spare);
+  assertExact([table.contextAt(spare), table.paramsAt(spare), table.optionsAt(spare)], [undefined, undefined, undefined]);
+  assertExact(table.size, 1);
+  assertExact(table.take(slotted(9, 1)), 9);
 });
 
 Deno.test("ids whose slot is taken by a live id wait in the overflow and are found by id", () => {
@@ -78,7 +88,7 @@ Deno.test("takeAllSettlers hands out every waiting request's settler once and em
   assertExact(settled.sort(), ids.map((id) => `resolve ${id} closed`).sort());
   assertExact(table.size, 0);
   assertExact(table.takeAllSettlers(), []);
-  assertExact(table.take(ids[1]), false);
+  assertExact(table.take(ids[1]), -1);
 });
 
 Deno.test("rejectWith rejects a promise through its resolve function, with the very error", async () => {
