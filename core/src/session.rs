@@ -296,6 +296,18 @@ pub struct RequestSpec<'a> {
     pub prepared: Option<u32>,
 }
 
+impl<'a> RequestSpec<'a> {
+    /// `request` as is: not idempotent, routed by what its values say, the session's timeout.
+    pub fn new(request: Request<'a>) -> Self {
+        RequestSpec { request, idempotent: false, token: None, routing_key: None, keyspace: None, timeout_us: None, prepared: None }
+    }
+
+    /// A PREPARE, which is idempotent: preparing twice gives the same id.
+    pub fn prepare(cql: &'a str, keyspace: Option<&'a str>) -> Self {
+        RequestSpec { idempotent: true, ..Self::new(Request::Prepare { cql, keyspace }) }
+    }
+}
+
 #[derive(Debug, Default, Clone, Serialize)]
 pub struct Metrics {
     pub requests: u64,

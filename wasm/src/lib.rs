@@ -366,16 +366,7 @@ impl WasmSession {
     }
 
     pub fn prepare(&mut self, now: f64, cql: &str, keyspace: Option<String>) -> Result<u32, CallError> {
-        let spec = RequestSpec {
-            request: Request::Prepare { cql, keyspace: keyspace.as_deref() },
-            idempotent: true,
-            token: None,
-            routing_key: None,
-            keyspace: None,
-            timeout_us: None,
-            prepared: None,
-        };
-        self.submit(now, spec)
+        self.submit(now, RequestSpec::prepare(cql, keyspace.as_deref()))
     }
 
     pub fn execute(&mut self, now: f64, prepared_id: &[u8], result_metadata_id: &[u8], values: &[u8], options: &[u8]) -> Result<u32, CallError> {
