@@ -579,7 +579,7 @@ impl Sim {
     fn prepare(&mut self) {
         let id = self
             .session
-            .start_request(self.now, RequestSpec { request: Request::Prepare { cql: INSERT, keyspace: None }, idempotent: true, token: None, routing_key: None, keyspace: None, timeout_us: None, prepared: None })
+            .start_request(self.now, RequestSpec::prepare(INSERT, None))
             .unwrap();
         self.pump();
         assert!(self.responses.contains_key(&id), "prepared: {:?}", self.failures.get(&id));
@@ -597,7 +597,7 @@ impl Sim {
         bytes(&mut values, Some(&k.to_be_bytes()));
         bytes(&mut values, Some(&[7u8; 32]));
         let request = Request::Execute { id: b"prep-insert", result_metadata_id: None, values: &values, options: QueryOptions::default() };
-        self.session.start_request(self.now, RequestSpec { request, idempotent, token: None, routing_key: None, keyspace: None, timeout_us: None, prepared: None }).unwrap()
+        self.session.start_request(self.now, RequestSpec { idempotent, ..RequestSpec::new(request) }).unwrap()
     }
 }
 
@@ -875,7 +875,7 @@ mod allocations {
             values[6..14].copy_from_slice(&(k % 200).to_be_bytes());
             let (id, n) = counted(|| {
                 let request = Request::Execute { id: b"prep-insert", result_metadata_id: None, values: &values, options: QueryOptions::default() };
-                let id = sim.session.start_request(sim.now, RequestSpec { request, idempotent: true, token: None, routing_key: None, keyspace: None, timeout_us: None, prepared: None });
+                let id = sim.session.start_request(sim.now, RequestSpec { idempotent: true, ..RequestSpec::new(request) });
                 let conn = sim.session.poll_transmit(&mut out);
                 (id, conn)
             });
@@ -1060,7 +1060,7 @@ fn a_statement_with_a_multi_byte_character_where_a_keyword_would_end_is_sent() {
     // "DROP " is 5 bytes; here byte 5 is inside 'ǫ', which once panicked in the DDL check.
     for cql in ["ALTEǫ", "DROPǫ x", "CREATǫ"] {
         let request = Request::Query { cql, values: &[], options: QueryOptions::default() };
-        let spec = RequestSpec { request, idempotent: true, token: None, routing_key: None, keyspace: None, timeout_us: None, prepared: None };
+        let spec = RequestSpec { idempotent: true, ..RequestSpec::new(request) };
         let id = sim.session.start_request(sim.now, spec).unwrap();
         sim.pump();
         assert!(sim.responses.contains_key(&id), "{cql}: {:?}", sim.failures.get(&id));
@@ -2182,7 +2182,7 @@ fn insert_by_handle(sim: &mut Sim, k: i64, handle: Option<u32>) -> u32 {
     bytes(&mut values, Some(&k.to_be_bytes()));
     bytes(&mut values, Some(&[7u8; 32]));
     let request = Request::Execute { id: b"prep-insert", result_metadata_id: None, values: &values, options: QueryOptions::default() };
-    let spec = RequestSpec { request, idempotent: false, token: None, routing_key: None, keyspace: None, timeout_us: None, prepared: handle };
+    let spec = RequestSpec { prepared: handle, ..RequestSpec::new(request) };
     let id = sim.session.start_request(sim.now, spec).unwrap();
     sim.pump();
     id
@@ -2237,7 +2237,7 @@ fn a_malformed_value_list_is_refused_by_the_one_pass_with_the_checks_own_message
         // Known by handle, by id alone, and unknown to the session: one message.
         for (id, handle) in [(&b"prep-insert"[..], handle), (b"prep-insert", None), (b"never-prepared", None)] {
             let request = Request::Execute { id, result_metadata_id: None, values, options: QueryOptions::default() };
-            let spec = RequestSpec { request, idempotent: true, token: None, routing_key: None, keyspace: None, timeout_us: None, prepared: handle };
+            let spec = RequestSpec { idempotent: true, prepared: handle, ..RequestSpec::new(request) };
             let e = sim.session.start_request(sim.now, spec).unwrap_err();
             assert_eq!(e.0, message, "{:?}", String::from_utf8_lossy(id));
         }
@@ -2251,7 +2251,7 @@ fn a_malformed_value_list_is_refused_by_the_one_pass_with_the_checks_own_message
 fn query_late(sim: &mut Sim, k: i64) -> String {
     let key = k.to_be_bytes();
     let request = Request::Query { cql: "SELECT v FROM late.t WHERE k = ?", values: &[], options: QueryOptions::default() };
-    let spec = RequestSpec { request, idempotent: true, token: None, routing_key: Some(&key), keyspace: Some("late"), timeout_us: None, prepared: None };
+    let spec = RequestSpec { idempotent: true, routing_key: Some(&key), keyspace: Some("late"), ..RequestSpec::new(request) };
     let id = sim.session.start_request(sim.now, spec).unwrap();
     sim.pump();
     sim.responses.get(&id).cloned().unwrap_or_else(|| panic!("k={k}: {:?}", sim.failures.get(&id)))

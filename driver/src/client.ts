@@ -437,8 +437,12 @@ export class Client {
       return Promise.reject(e);
     }
     // The parameters and options ride with the request: a PageRequest is built from them
-    // only for a result that has a next page.
-    return session.executeHandle<ResultSet<R>>(ps.handle, staged, optionsLength, ps, started, params, o);
+    // only for a result that has a next page. A statement whose rows the server declared
+    // without columns at PREPARE (INSERT, UPDATE, DELETE) gets no next page: it keeps neither,
+    // so they die young instead of surviving every scavenge while it is in flight; its
+    // options only when they name the consistency its ResultSet reports.
+    if (ps.resultColumns.length > 0) return session.executeHandle<ResultSet<R>>(ps.handle, staged, optionsLength, ps, started, params, o);
+    return session.executeHandle<ResultSet<R>>(ps.handle, staged, optionsLength, ps, started, undefined, o.consistency === undefined ? NO_OPTIONS : o);
   }
 
   /** Builds the ResultSet of a prepared EXECUTE in the driver loop, off the promise chain. */
@@ -449,7 +453,9 @@ export class Client {
     const rs = this.resultSetInPlace(flags, events, view, start, end, node, attempts, ps) ??
       this.resultSetOf(flags, events.subarray(start, end), node, attempts, this.session!, ps);
     rs.consistency = options.consistency ?? this.options.queryOptions.consistency;
-    if (rs.rawPageState !== null) rs.source = new PageRequest(this, ps, request.params as unknown[] | Record<string, unknown> | null, options);
+    // `params` is undefined when the request did not keep them (no next page expected): such
+    // a result, should it carry a page state, says it cannot fetch the next page.
+    if (rs.rawPageState !== null && request.params !== undefined) rs.source = new PageRequest(this, ps, request.params as unknown[] | Record<string, unknown> | null, options);
     if (tried !== undefined) rs.tried = tried;
     return rs;
   };

@@ -20,7 +20,7 @@
  */
 import { CallError, CsvPageFormatter, csvHeader, JsonPageFormatter, JsonPageKind, sniffInput as coreSniff, WasmSession, wasmMemory } from "../wasm/pkg/cqlwire_wasm.js";
 import type { CqlSocket, RuntimeHooks, ShardPort, TlsSettings } from "./socket.ts";
-import { PendingTable } from "./pending.ts";
+import { type InFlight, PendingTable, rejectWith, type Settle } from "./pending.ts";
 import { Slab } from "./slab.ts";
 import { SaslBridge, type SaslAuthProvider, type SaslStep } from "./sasl.ts";
 import { AuthenticationError, ConnectionError, DriverError, DriverInternalError, errorFromCall, errorFromCore, NoHostAvailableError } from "./errors.ts";
@@ -116,26 +116,12 @@ export interface RawResponse {
 }
 
 /**
- * A request waiting for its answer. With a `decode` hook the response is turned into the
- * caller's value right here, so one promise per request is all it costs: what the decoder
- * needs (the statement, the call's parameters and options) rides here, not in objects of
- * its own.
+ * A request waiting for its answer, as the decoder sees it: with a `decode` hook the response
+ * is turned into the caller's value right here, so one promise per request is all it costs:
+ * what the decoder needs (the statement, the call's parameters and options) rides in the
+ * table of requests in flight (`PendingTable`), not in objects of its own.
  */
-export class Pending {
-  constructor(
-    /** The core's request id. */
-    readonly id: number,
-    readonly resolve: (r: unknown) => void,
-    readonly reject: (e: Error) => void,
-    /** Whatever the decoder needs (a prepared statement); undefined for raw responses. */
-    readonly context: unknown,
-    /** When the request left (performance.now()), for the latency histogram. */
-    readonly started: number,
-    /** The call's parameters and options, kept for fetching a next page. */
-    readonly params: unknown,
-    readonly options: unknown,
-  ) {}
-}
+export type Pending = InFlight;
 
 /**
  * The body is `events[start, end)`, and `view` a DataView of all of `events`; the body's bytes
@@ -249,7 +235,7 @@ export class SessionHost {
   private sockets = new Map<number, CqlSocket | null>();
   private writing = new Set<number>();
   private backlog = new Map<number, Uint8Array[]>();
-  private pending = new PendingTable<Pending>();
+  private pending = new PendingTable();
   private flushScheduled = false;
   /** Bytes of the requests `executeHandle` started since the last flush. */
   private unflushedBytes = 0;
@@ -414,19 +400,18 @@ export class SessionHost {
    * The executor of every request's promise: one function for all, so a request allocates
    * no closure of its own; its settlers are taken from here right after construction.
    */
-  private nextResolve: ((r: unknown) => void) | null = null;
-  private nextReject: ((e: Error) => void) | null = null;
-  private takeSettlers = (resolve: (r: never) => void, reject: (e: Error) => void): void => {
-    this.nextResolve = resolve as (r: unknown) => void;
-    this.nextReject = reject;
+  private nextSettle: Settle | null = null;
+  /** Keeps only `resolve`: a failure settles through it too (`rejectWith`). */
+  private takeSettlers = (resolve: (r: never) => void): void => {
+    this.nextSettle = resolve as Settle;
   };
 
   /** The promise of request `id`, settled when its response or failure comes out of the core. */
   /** `bits`: what the core has to hand out after the request started (`pendingBits`), or -1. */
   private track<T>(id: number, context: unknown, started: number, params: unknown, options: unknown, bits = -1): Promise<T> {
     const p = new Promise<T>(this.takeSettlers);
-    this.pending.add(new Pending(id, this.nextResolve!, this.nextReject!, context, started, params, options));
-    this.nextResolve = this.nextReject = null;
+    this.pending.add(id, this.nextSettle!, context, started, params, options);
+    this.nextSettle = null;
     this.sendSoon(bits);
     return p;
   }
@@ -679,7 +664,7 @@ export class SessionHost {
       }
     }
     this.sockets.clear();
-    for (const p of this.pending.takeAll()) p.reject(err);
+    for (const settle of this.pending.takeAllSettlers()) rejectWith(settle, err);
     this.readyWaiter?.reject(err);
     this.readyWaiter = null;
     const waiters = [...this.closeWaiters];
@@ -1194,24 +1179,29 @@ export class SessionHost {
    * for a body in the event buffer and one handed over in place.
    */
   private settleResponse(id: number, now: number, head: Uint8Array, at: number, events: Uint8Array, view: DataView, start: number, end: number): void {
-    const p = this.pending.take(id);
-    if (!p) return;
     const flags = head[at];
     const attempts = head[at + 1];
     const node = this.nodeAddress(head[at + 2] | (head[at + 3] << 8));
     // Retried or speculated: the DataStax driver's info.triedHosts and speculativeExecutions.
+    // Asked before the request leaves the table: a trap here closes the session, which rejects it.
     const tried = attempts > 1 ? this.takeTried(id) : undefined;
-    if (p.context !== undefined && this.decoder !== null) {
+    const t = this.pending;
+    if (!t.take(id)) return;
+    const settle = t.settle!;
+    if (t.context !== undefined && this.decoder !== null) {
       let value: unknown;
       try {
-        value = this.decoder(p, now, flags, events, view, start, end, node, attempts, tried);
+        value = this.decoder(t, now, flags, events, view, start, end, node, attempts, tried);
       } catch (e) {
-        p.reject(e as Error);
+        t.clear();
+        rejectWith(settle, e as Error);
         return;
       }
-      p.resolve(value);
+      t.clear();
+      settle(value);
     } else {
-      p.resolve({ flags, attempts, node, body: events.subarray(start, end), tried });
+      t.clear();
+      settle({ flags, attempts, node, body: events.subarray(start, end), tried });
     }
   }
 
@@ -1250,11 +1240,14 @@ export class SessionHost {
       const payload = buf.subarray(start, at);
       switch (kind) {
         case EVENT_FAILED: {
-          const p = this.pending.take(id);
-          if (!p) break;
           const error = sessionError(JSON.parse(textDecoder.decode(payload)));
-          if (p.context !== undefined) this.reportListenerError("failure", () => this.onFailure?.(p.context, error));
-          p.reject(error);
+          const t = this.pending;
+          if (!t.take(id)) break;
+          const settle = t.settle!;
+          const context = t.context;
+          t.clear();
+          if (context !== undefined) this.reportListenerError("failure", () => this.onFailure?.(context, error));
+          rejectWith(settle, error);
           break;
         }
         case EVENT_READY: {

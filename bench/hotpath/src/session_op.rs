@@ -171,15 +171,7 @@ impl SessionBench {
             b.pump();
         }
         assert!(b.session.is_ready(), "the session did not become ready");
-        let prepare = RequestSpec {
-            request: Request::Prepare { cql: INSERT, keyspace: None },
-            idempotent: true,
-            token: None,
-            routing_key: None,
-            keyspace: None,
-            timeout_us: None,
-            prepared: None,
-        };
+        let prepare = RequestSpec::prepare(INSERT, None);
         b.session.start_request(b.now, prepare).expect("prepare");
         for _ in 0..8 {
             b.pump();
