@@ -1132,17 +1132,7 @@ impl Connection {
             });
         }
         if h.stream == -1 {
-            if h.opcode != Opcode::Event {
-                return Err(proto(
-                    "frame header opcode",
-                    4,
-                    format!("stream -1 carries {:?}, expected EVENT", h.opcode),
-                ));
-            }
-            let ev =
-                ServerEvent::decode(self.body(src, body_start, body_end)).map_err(|e| CloseReason::from_protocol(&e))?;
-            self.events.push_back(EventRec::ServerEvent(ev));
-            return Ok(());
+            return self.on_event_frame(h, src, body_start, body_end);
         }
         match self.state {
             State::Options | State::Startup | State::Authenticating | State::UseKeyspace => {
@@ -1156,6 +1146,20 @@ impl Connection {
         }
     }
 
+    // The handlers of the rare frames (server events, the handshake's, error answers) are
+    // `#[inline(never)]`: inlined, they made `on_frame`, hot on every answer, 10 KB of WASM
+    // that V8's optimising tier re-compiles in a 6 MB zone (bench/memory, issue #17).
+    #[inline(never)]
+    fn on_event_frame(&mut self, h: FrameHeader, src: BodySrc, body_start: usize, body_end: usize) -> Result<(), CloseReason> {
+        if h.opcode != Opcode::Event {
+            return Err(proto("frame header opcode", 4, format!("stream -1 carries {:?}, expected EVENT", h.opcode)));
+        }
+        let ev = ServerEvent::decode(self.body(src, body_start, body_end)).map_err(|e| CloseReason::from_protocol(&e))?;
+        self.events.push_back(EventRec::ServerEvent(ev));
+        Ok(())
+    }
+
+    #[inline(never)] // rare: see on_event_frame
     fn on_handshake_frame(&mut self, h: FrameHeader, src: BodySrc, body_start: usize, body_end: usize) -> Result<(), CloseReason> {
         let body = self.body(src, body_start, body_end);
         if h.opcode == Opcode::Error {
@@ -1309,16 +1313,20 @@ impl Connection {
                 self.events.push_back(EventRec::Response { id, frame_flags: h.flags, start, end: self.arena.len() });
                 Ok(())
             }
-            Opcode::Error => {
-                let body = skip_response_prefix(self.body(src, body_start, body_end), h.flags)
-                    .map_err(|e| CloseReason::from_protocol(&e))?;
-                let err = ServerError::decode_with(body, h.version, self.scylla.rate_limit_error_code)
-                    .map_err(|e| CloseReason::from_protocol(&e))?;
-                self.events.push_back(EventRec::Failed { id, error: RequestError::Server(err) });
-                Ok(())
-            }
+            Opcode::Error => self.deliver_error(id, h, src, body_start, body_end),
             other => Err(proto("frame header opcode", 4, format!("{other:?} in answer to a request"))),
         }
+    }
+
+    /// A request's ERROR answer, decoded into its `Failed` event.
+    #[inline(never)] // rare: see on_event_frame
+    fn deliver_error(&mut self, id: RequestId, h: FrameHeader, src: BodySrc, body_start: usize, body_end: usize) -> Result<(), CloseReason> {
+        let body =
+            skip_response_prefix(self.body(src, body_start, body_end), h.flags).map_err(|e| CloseReason::from_protocol(&e))?;
+        let err = ServerError::decode_with(body, h.version, self.scylla.rate_limit_error_code)
+            .map_err(|e| CloseReason::from_protocol(&e))?;
+        self.events.push_back(EventRec::Failed { id, error: RequestError::Server(err) });
+        Ok(())
     }
 
     /// A large body is not copied into the arena: the input buffer becomes the arena (the

@@ -1751,41 +1751,55 @@ impl Session {
         if plain && self.tried.is_empty() {
             // The common answer: freed where it lies (moving a `Req` out copies it, issue #17).
             self.free_req(req_id);
-        } else {
-            let Some(mut req) = self.take_req(req_id) else { return };
-            if req.sent > 1 || !self.tried.is_empty() {
-                self.keep_tried(req_id, &mut req);
-            }
-            // The answered execution is no longer in flight; cancelling skips it.
-            if req.executions.len() > 1 {
-                self.cancel_executions(now, &req.executions);
-            }
-            if req.opcode == Opcode::Prepare {
-                self.remember_prepared(&req.body, conn, frame_flags, start, end);
-                self.prepare_on_other_nodes(now, &req.body, conn);
-            }
-            self.recycle(&mut req);
+        } else if !self.settle_retried_or_prepare(now, req_id, conn, frame_flags, start, end) {
+            return;
         }
         self.metrics.responses += 1;
         self.learn_tablet(table, conn, frame_flags, start, end);
         // `nth(1)`: a second node is enough to know, without counting them all per answer.
         if self.view.nodes().nth(1).is_some() && self.is_schema_change(conn, frame_flags, start, end) {
-            // DDL answers wait until every live node runs the new schema, so the statement
-            // that follows does not meet a node that has never heard of the table.
-            let body = self.conn(conn).map(|c| c.inner.arena_slice(start, end).to_vec()).unwrap_or_default();
-            let node = self.conn(conn).and_then(|c| c.node).unwrap_or(NO_NODE);
-            if self.awaiting_agreement.is_empty() {
-                self.agreement_deadline = now.saturating_add(self.config.schema_agreement_timeout_us);
-                self.agreement_check_at = Some(now);
-            }
-            self.awaiting_agreement.push(EventOut::Owned { id: req_id, frame_flags, body, node, attempts });
-            self.check_schema_agreement(now);
+            self.await_schema_agreement(now, req_id, conn, frame_flags, start, end, attempts);
             return;
         }
         if !self.arenas_in_use.contains(&conn) {
             self.arenas_in_use.push(conn);
         }
         self.events.push_back(EventOut::Response { id: req_id, conn, frame_flags, start, end, attempts });
+    }
+
+    /// The answer to a request sent more than once, or to a PREPARE: keeps its history, cancels
+    /// its other executions, remembers the statement. False when the request is gone.
+    #[inline(never)] // cold: see process_conn_events
+    fn settle_retried_or_prepare(&mut self, now: u64, req_id: SessionRequestId, conn: ConnId, frame_flags: u8, start: usize, end: usize) -> bool {
+        let Some(mut req) = self.take_req(req_id) else { return false };
+        if req.sent > 1 || !self.tried.is_empty() {
+            self.keep_tried(req_id, &mut req);
+        }
+        // The answered execution is no longer in flight; cancelling skips it.
+        if req.executions.len() > 1 {
+            self.cancel_executions(now, &req.executions);
+        }
+        if req.opcode == Opcode::Prepare {
+            self.remember_prepared(&req.body, conn, frame_flags, start, end);
+            self.prepare_on_other_nodes(now, &req.body, conn);
+        }
+        self.recycle(&mut req);
+        true
+    }
+
+    /// A DDL answer waits until every live node runs the new schema, so the statement that
+    /// follows does not meet a node that has never heard of the table.
+    #[inline(never)] // cold: see process_conn_events
+    #[allow(clippy::too_many_arguments)]
+    fn await_schema_agreement(&mut self, now: u64, req_id: SessionRequestId, conn: ConnId, frame_flags: u8, start: usize, end: usize, attempts: u32) {
+        let body = self.conn(conn).map(|c| c.inner.arena_slice(start, end).to_vec()).unwrap_or_default();
+        let node = self.conn(conn).and_then(|c| c.node).unwrap_or(NO_NODE);
+        if self.awaiting_agreement.is_empty() {
+            self.agreement_deadline = now.saturating_add(self.config.schema_agreement_timeout_us);
+            self.agreement_check_at = Some(now);
+        }
+        self.awaiting_agreement.push(EventOut::Owned { id: req_id, frame_flags, body, node, attempts });
+        self.check_schema_agreement(now);
     }
 
     fn is_schema_change(&self, conn: ConnId, frame_flags: u8, start: usize, end: usize) -> bool {

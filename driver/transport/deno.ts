@@ -17,11 +17,14 @@ export const denoSocketFactory: SocketFactory = async (target: SocketTarget, han
   };
   (async () => {
     const buf = new Uint8Array(256 * 1024);
+    // Responses of one kind come in reads of one size: their view is made once.
+    let chunk = buf.subarray(0, 0);
     try {
       for (;;) {
         const n = await conn.read(buf);
         if (n === null) return finish();
-        handlers.onData(buf.subarray(0, n));
+        if (chunk.length !== n) chunk = buf.subarray(0, n);
+        handlers.onData(chunk);
       }
     } catch (e) {
       finish(closed ? undefined : (e as Error));
@@ -31,10 +34,12 @@ export const denoSocketFactory: SocketFactory = async (target: SocketTarget, han
   // An idle socket's write returns nothing, so a lone request makes no promise of the
   // session's; bytes given during a write wait here, and their promise settles once they
   // are handed to the socket.
-  let writing = false;
+  // The bytes of the write in progress (null when none): its handlers are made once, not
+  // per write, since with one request in flight every round trip makes a write.
+  let writing: Uint8Array | null = null;
   let waiting: { bytes: Uint8Array; promise: Promise<void>; resolve(): void; reject(e: Error): void } | null = null;
   const failed = (e: Error): void => {
-    writing = false;
+    writing = null;
     const waiter = waiting;
     waiting = null;
     waiter?.reject(e);
@@ -42,29 +47,31 @@ export const denoSocketFactory: SocketFactory = async (target: SocketTarget, han
   };
   /** Writes all of `bytes`, then what waits; throws only in its caller's call (a closed resource). */
   const writeAll = (bytes: Uint8Array): void => {
-    writing = true;
-    conn.write(bytes).then((n) => {
-      // A partial write's rest goes first; then whatever waits, whose promise settles here.
-      const rest = n < bytes.length ? bytes.subarray(n) : null;
-      const waiter = rest === null ? waiting : null;
-      if (rest === null) {
-        writing = false;
-        waiting = null;
-        if (waiter === null) return;
-      }
-      try {
-        writeAll(rest ?? waiter!.bytes);
-      } catch (e) {
-        waiter?.reject(e as Error);
-        failed(e as Error);
-        return;
-      }
-      waiter?.resolve();
-    }, failed);
+    writing = bytes;
+    conn.write(bytes).then(written, failed);
+  };
+  /** A write's completion: a partial write's rest goes first; then whatever waits, whose promise settles here. */
+  const written = (n: number): void => {
+    const bytes = writing!;
+    const rest = n < bytes.length ? bytes.subarray(n) : null;
+    const waiter = rest === null ? waiting : null;
+    if (rest === null) {
+      writing = null;
+      waiting = null;
+      if (waiter === null) return;
+    }
+    try {
+      writeAll(rest ?? waiter!.bytes);
+    } catch (e) {
+      waiter?.reject(e as Error);
+      failed(e as Error);
+      return;
+    }
+    waiter?.resolve();
   };
   return {
     write(data: Uint8Array): void | Promise<void> {
-      if (!writing) return writeAll(data);
+      if (writing === null) return writeAll(data);
       // The session gives nothing more until this settles; another caller's bytes join it.
       if (waiting !== null) {
         waiting.bytes = concatBytes(waiting.bytes, data);

@@ -1,16 +1,24 @@
 /** Sockets on Node.js: `node:net` / `node:tls`. */
 import * as net from "node:net";
-import * as tls from "node:tls";
+import type * as NodeTls from "node:tls";
 import type { CqlSocket, SocketFactory, SocketHandlers, SocketTarget } from "../src/socket.ts";
 import { LOCAL_PORT_TRIES, localPortsForShard, PORT_TAKEN } from "../src/shard_ports.ts";
 import { describeTlsFailure } from "./tls_failure.ts";
 
+/**
+ * `node:tls`, loaded by the first TLS connection: a client without TLS never pays for it
+ * (1.5-3 MB of RSS on Node 20, measured by bench/memory/native.mjs).
+ */
+let tlsModule: Promise<typeof NodeTls> | null = null;
+const loadTls = (): Promise<typeof NodeTls> => (tlsModule ??= import("node:tls"));
+
 export const nodeSocketFactory: SocketFactory = async (target: SocketTarget, handlers: SocketHandlers): Promise<CqlSocket> => {
-  if (!target.shard) return connectOnce(target, handlers);
+  const tls = target.tls ? await loadTls() : null;
+  if (!target.shard) return connectOnce(tls, target, handlers);
   let last: unknown;
   for (const localPort of localPortsForShard(target.shard)) {
     try {
-      return await connectOnce(target, handlers, localPort);
+      return await connectOnce(tls, target, handlers, localPort);
     } catch (e) {
       if (!PORT_TAKEN.has((e as { code?: string }).code ?? "")) throw e;
       last = e;
@@ -22,7 +30,8 @@ export const nodeSocketFactory: SocketFactory = async (target: SocketTarget, han
 /** As much as one read takes (Node's own stream reads are 64 KiB). */
 const READ_BUFFER_BYTES = 64 * 1024;
 
-function connectOnce(target: SocketTarget, handlers: SocketHandlers, localPort?: number): Promise<CqlSocket> {
+/** `tls` is `node:tls` when `target.tls` is set. */
+function connectOnce(tls: typeof NodeTls | null, target: SocketTarget, handlers: SocketHandlers, localPort?: number): Promise<CqlSocket> {
   return new Promise((resolve, reject) => {
     let settled = false;
     // Only a socket that was handed out reports its close: a failed attempt (a taken local
@@ -32,7 +41,7 @@ function connectOnce(target: SocketTarget, handlers: SocketHandlers, localPort?:
     // tls.connect passes socket.connect() options on (Node's docs), but its typings omit
     // localPort: a typed TCP options object carries it past the literal's property check.
     const tcp: net.TcpNetConnectOpts = { host: target.host, port: target.port, localPort };
-    const socket: net.Socket = target.tls
+    const socket: net.Socket = target.tls && tls
       ? tls.connect({
         ...tcp,
         ca: target.tls.ca,

@@ -2,7 +2,8 @@
  * driver/transport/deno.ts's writes against a loopback listener that reads only when told:
  * an idle socket's write returns nothing (no promise on a lone request's path); bytes given
  * while a write is in progress wait and arrive after it, in order and whole, even when the
- * kernel takes the first write in parts; the waiting promise settles on close.
+ * kernel takes the first write in parts; the waiting promise settles on close; every read is
+ * handed over with its own bytes, also when reads of one size reuse their view.
  */
 import { assertExact } from "../exact.mjs";
 import { denoSocketFactory } from "../../driver/transport/deno.ts";
@@ -15,14 +16,17 @@ function pattern(length: number, seed: number): Uint8Array {
   return out;
 }
 
-async function withPair(body: (socket: CqlSocket, peer: Deno.Conn, closed: Promise<Error | undefined>) => Promise<void>): Promise<void> {
+async function withPair(
+  body: (socket: CqlSocket, peer: Deno.Conn, closed: Promise<Error | undefined>) => Promise<void>,
+  onData: (chunk: Uint8Array) => void = () => {},
+): Promise<void> {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const accepted = listener.accept();
   let onClose!: (e: Error | undefined) => void;
   const closed = new Promise<Error | undefined>((resolve) => (onClose = resolve));
   const socket = await denoSocketFactory(
     { host: "127.0.0.1", port: (listener.addr as Deno.NetAddr).port, connectTimeoutMs: 5000 },
-    { onData: () => {}, onClose: (e) => onClose(e) },
+    { onData, onClose: (e) => onClose(e) },
   );
   const peer = await accepted;
   try {
@@ -81,4 +85,24 @@ Deno.test("deno transport: bytes waiting behind a write settle their promise whe
     // close was this side's, so the socket reports no error.
     assertExact([outcome, await closed], ["BadResource: Bad resource ID", undefined]);
   });
+});
+
+Deno.test("deno transport: each read is handed over with its own bytes, reads of one size too", async () => {
+  const chunks: Uint8Array[] = [];
+  let arrived: () => void = () => {};
+  // The chunk is only valid during the call: copied there, as the session does.
+  const onData = (chunk: Uint8Array) => {
+    chunks.push(chunk.slice());
+    arrived();
+  };
+  await withPair(async (_socket, peer) => {
+    const sent = [pattern(5, 7), pattern(5, 8), pattern(3, 9), pattern(5, 10)];
+    for (const bytes of sent) {
+      const got = new Promise<void>((resolve) => (arrived = resolve));
+      await peer.write(bytes);
+      // One write at a time, each read before the next write: one read per write.
+      await got;
+    }
+    assertExact(chunks, sent);
+  }, onData);
 });
