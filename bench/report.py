@@ -20,13 +20,17 @@ from collections import defaultdict
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "profile"))
 from breakdown import BUCKETS  # noqa: E402
 
-DRIVER_ORDER = ["cqlwire-deno", "cqlwire-node", "scylla-rust", "gocql", "datastax-node"]
+DRIVER_ORDER = ["cqlwire-deno", "cqlwire-node", "scylla-rust", "gocql", "datastax-node", "floor-deno", "floor-node"]
+# No driver: the bench's frames by hand over one socket (bench/clients/floor.mjs), 1 in flight.
+FLOORS = {"cqlwire-deno": "floor-deno", "cqlwire-node": "floor-node"}
 DRIVER_LABEL = {
     "cqlwire-deno": "cqlwire (Deno)",
     "cqlwire-node": "cqlwire (Node)",
     "scylla-rust": "scylla-rust-driver",
     "gocql": "gocql",
     "datastax-node": "DataStax Node.js",
+    "floor-deno": "socket floor, no driver (Deno)",
+    "floor-node": "socket floor, no driver (Node)",
 }
 DRIVER_COLOR = {
     "cqlwire-deno": "#d62728",
@@ -924,7 +928,11 @@ def main():
         "and `SELECT k, v FROM bench.kv WHERE k = ?` (the row is decoded and its blob checked, in a "
         "`.then` on the driver's promise: each JavaScript loop keeps at most one reaction per request, so "
         "SELECT is not measured with a dearer loop than INSERT; until 2026-11-26 the SELECT loop was an "
-        "`async` function, about 0.4 µs and 400 bytes more per request)."
+        "`async` function, about 0.4 µs and 400 bytes more per request). The two **socket floor** rows "
+        "(1 in flight, pinned) are no driver at all: `bench/clients/floor.mjs` sends the same EXECUTE frames, "
+        "built by hand, over one socket shaped like cqlwire's transport on that runtime (`Deno.connect` reads "
+        "into one buffer, writes not awaited; `node:net` with `onread`), through the same measuring loop: "
+        "what the runtime's socket round trip costs before any driver code (bench/DENO_CPU.md)."
     )
     w("")
     w(
@@ -984,7 +992,9 @@ def main():
             ("p99_us", "p99 latency, µs (log scale)", True, "p99"),
         ]:
             series = [
-                (d, [(c, drivers.get((d, mode, c, layout), {}).get(metric)) for c in concurrencies]) for d in driver_list
+                (d, [(c, drivers.get((d, mode, c, layout), {}).get(metric)) for c in concurrencies])
+                for d in driver_list
+                if d not in FLOORS.values()
             ]
             title = f"{MODE_TITLE[mode]}, {layout}: {label.split(',')[0]}"
             svg = svg_line_chart(title, label, series, concurrencies or [1], log_y=log_y)
@@ -1097,7 +1107,9 @@ def main():
             if a is None or b is None:
                 continue
             checks.append(a <= 1.10 * b)
-            notes.append(f"{m}: {a:.1f} vs {b:.1f} µs ({ratio_text(a, b)})")
+            floor = cell(FLOORS[runtime], m, 1, "p50_us")
+            under = f"; the runtime's socket floor alone {floor:.1f} µs ({ratio_text(floor, b)})" if floor else ""
+            notes.append(f"{m}: {a:.1f} vs {b:.1f} µs ({ratio_text(a, b)}{under})")
         w(
             f"| driver | {DRIVER_LABEL[runtime]}: p50 latency with 1 in flight within 10% of scylla-rust-driver's | "
             f"{'; '.join(notes) or 'not measured'} | {verdict(all(checks) if checks else None)} |"
