@@ -112,5 +112,7 @@ write('bulk', 'csv-header', bytes([2]) + b'bigint;text;list<int>;map<text, int>\
       + b'c0,c1,c2,c3\n1,hello,"[1, 2]","{\'a\': 1}"\n2,,[],{}\n3,"quoted ""x""",[3],{\'b\': 2}\n')
 write('bulk', 'csv-positional', bytes([0x20]) + b'int;timestamp;uuid;decimal\n0=c0,1=c1,2=c2,3=c3\n'
       + b'1,2024-01-02T03:04:05Z,123e4567-e89b-12d3-a456-426614174000,1.5\n2,0,,-0.0\n')
+# The fuzzer's out-of-memory find (CI, 2026-11-26): a mapped field position of 77 million once sized a table.
+write('bulk', 'csv-huge-position', bytes([0x20]) + b'int;timestamp;uuid;decimal\n77004558=c0,1=c1,2=c2,3=c3\n1,2024)01-0.0\n')
 write('bulk', 'jsonl', bytes([1]) + b'int;frozen<list<text>>;tuple<int, text>;blob\n*\n'
       + b'{"c0": 1, "c1": ["a", "b"], "c2": [1, "x"], "c3": "0x0102"}\n{"c0": 2, "c1": null}\n{"c0": [[[[1]]]]}\n')

@@ -376,8 +376,6 @@ struct Plan {
     sources: Vec<Source>,
     /// CSV only.
     width: Width,
-    /// For each CSV field position, the column it feeds.
-    field_columns: Vec<Option<usize>>,
 }
 
 #[derive(Debug)]
@@ -623,8 +621,7 @@ impl BulkEncoder {
                     keys,
                     fold_case,
                 };
-                let field_columns = Vec::new();
-                (input, Some(Plan { sources, width: Width::AtLeast(0), field_columns }))
+                (input, Some(Plan { sources, width: Width::AtLeast(0) }))
             }
         };
 
@@ -695,7 +692,7 @@ impl BulkEncoder {
                     match field {
                         FieldRef::Index(position) => {
                             sources[*index] = Source::Field(*position);
-                            needed = needed.max(position + 1);
+                            needed = needed.max(position.saturating_add(1));
                         }
                         FieldRef::Name(name) => {
                             return Err(BulkError::Config(format!(
@@ -707,10 +704,7 @@ impl BulkEncoder {
                 Width::AtLeast(needed)
             }
         };
-        let field_count = match width {
-            Width::Exactly(n) | Width::AtLeast(n) => n,
-        };
-        Ok(Plan { field_columns: field_columns(&sources, field_count), sources, width })
+        Ok(Plan { sources, width })
     }
 
     /// The CSV plan from the header's field names.
@@ -762,7 +756,7 @@ impl BulkEncoder {
                 }
             }
         }
-        Ok(Plan { field_columns: field_columns(&sources, names.len()), sources, width: Width::Exactly(names.len()) })
+        Ok(Plan { sources, width: Width::Exactly(names.len()) })
     }
 
     /// Fills constants into `plan` and checks that the partition key is fed.
@@ -1045,8 +1039,11 @@ impl BulkEncoder {
         self.finish_row(encoded, record.line, record.offset, record.end_offset)
     }
 
+    /// The column a bad field feeds, by a scan of the plan: bad rows only, and no table sized by
+    /// the largest position a mapping declares (`99999999=k` must not allocate 99,999,999 slots).
     fn field_column(&self, plan: &Plan, field: usize) -> BadColumn {
-        match plan.field_columns.get(field).copied().flatten().and_then(|c| self.columns.get(c)) {
+        let column = plan.sources.iter().rposition(|source| *source == Source::Field(field));
+        match column.and_then(|c| self.columns.get(c)) {
             Some((name, _)) => BadColumn::Name(name.clone()),
             None => BadColumn::Field(field),
         }
@@ -1188,19 +1185,6 @@ fn null_to_unset(out: &mut [u8], at: usize) {
     }
 }
 
-/// For each field position below `count`, the column it feeds.
-fn field_columns(sources: &[Source], count: usize) -> Vec<Option<usize>> {
-    let mut out = vec![None; count];
-    for (index, source) in sources.iter().enumerate() {
-        if let Source::Field(position) = source {
-            if let Some(place) = out.get_mut(*position) {
-                *place = Some(index);
-            }
-        }
-    }
-    out
-}
-
 /// Writes `[n][value]*` into `values`: constants and unset columns here, input fields by
 /// `field(column index, name, type, out)`. Records where each value starts in `starts`.
 fn encode_row(
@@ -1318,6 +1302,26 @@ mod tests {
             }
         }
         assert_eq!(columns, vec![Some(BadColumn::Field(0)), Some(BadColumn::Name("a".into()))]);
+    }
+
+    #[test]
+    fn a_declared_field_position_sizes_nothing() {
+        // The fuzzer's out-of-memory input (CI, 2026-11-26): `77004558=c0` once made a table of
+        // 77 million slots. The largest position, and `usize::MAX` (no `+ 1` overflow), are
+        // checked against each record's fields instead.
+        for (position, at_least) in [(77_004_558, 77_004_559), (usize::MAX, usize::MAX)] {
+            let columns = vec![("k".to_owned(), ColumnType::Int), ("v".to_owned(), ColumnType::Text)];
+            let mut config =
+                BulkConfig::new(Format::Csv(CsvOptions { header: false, ..CsvOptions::default() }), columns);
+            config.mapping = Mapping::parse(&format!("0=k,{position}=v")).unwrap();
+            let mut encoder = BulkEncoder::new(config).unwrap();
+            encoder.push(b"1,x\n");
+            encoder.finish();
+            let Some(RowOutcome::Bad { reason, raw, .. }) = encoder.next_row() else { panic!("a bad row") };
+            assert_eq!(raw, b"1,x");
+            assert_eq!(reason, format!("expected at least {at_least} fields, found 2"));
+            assert!(encoder.next_row().is_none());
+        }
     }
 
     /// The records an encoder returns for an int column `a` and a header.
