@@ -756,6 +756,10 @@ fn overloaded_retries_idempotent_on_the_next_node_only() {
     let id = sim.insert(6, false);
     let f = sim.failures.get(&id).expect("non-idempotent fails");
     assert!(f.contains("Overloaded") && f.contains("\"attempts\":1"), "{f}");
+    // The trace holds what followed the first attempt: its failure and the decision, only.
+    let (_, error) = sim.errors.iter().find(|(i, _)| *i == id).unwrap();
+    let trace: Vec<(&str, &str)> = error.trace.iter().map(|t| (t.decision, t.reason)).collect();
+    assert_eq!(trace, [("rethrow", "coordinator refused: statement is not idempotent")]);
 }
 
 /// Every node applies the first EXECUTE it gets and drops the connection before answering.
@@ -2656,9 +2660,7 @@ fn the_histories_of_the_last_64_retried_answers_are_kept_until_taken() {
 
 #[test]
 fn attempts_are_counted_per_node_as_each_node_read_them() {
-    let mut sim = Sim::new(3, config());
-    sim.start();
-    sim.prepare();
+    let mut sim = prepared_sim_retrying_up_to(3);
     for n in sim.nodes.iter_mut() {
         n.prepared.insert(b"prep-insert".to_vec());
     }
@@ -2690,4 +2692,22 @@ fn each_speculative_execution_starts_at_its_own_requests_delay() {
     assert_eq!(answered_at(&sim, first), Some(50 * MS));
     assert_eq!(answered_at(&sim, second), Some(80 * MS));
     assert_eq!(sim.session.metrics().speculative_executions, 2);
+}
+
+#[test]
+fn a_request_that_finds_every_node_down_waits_for_one_eight_times_then_fails() {
+    let mut sim = Sim::new(3, config());
+    sim.start();
+    sim.prepare();
+    for node in 0..3 {
+        sim.kill(node);
+    }
+    let id = sim.submit_insert(5, true);
+    sim.pump();
+    assert!(!sim.failures.contains_key(&id), "a request never sent waits for a node to come back");
+    sim.advance(60_000 * MS);
+    let (_, error) = sim.errors.iter().find(|(i, _)| *i == id).expect("it fails in the end");
+    assert_eq!((error.no_host_available, error.attempts, error.errors.len()), (true, 0, 0), "{error:?}");
+    assert_eq!(sim.session.metrics().decisions.get("plan exhausted: retry after backoff"), Some(&8));
+    assert!(sim.nodes.iter().all(|n| n.execute_times.is_empty()));
 }
