@@ -889,6 +889,7 @@ fn speculative_execution_answers_from_the_second_node() {
     assert_eq!(sim.session.metrics().speculative_executions, 1);
     let tried = sim.session.take_tried(id);
     assert_eq!((tried.errors.len(), tried.speculative_executions), (0, 1), "no node failed, one speculative execution: {tried:?}");
+    assert_eq!(sim.session.metrics().decisions.get("speculative execution"), Some(&1));
     // The losing execution is cancelled: its stream on the silent owner is orphaned (kept
     // reserved until an answer comes), not left in flight to time out later.
     let owner_address = sim.nodes[owner].address.clone();
@@ -2708,6 +2709,8 @@ fn a_request_that_finds_every_node_down_waits_for_one_eight_times_then_fails() {
     sim.advance(60_000 * MS);
     let (_, error) = sim.errors.iter().find(|(i, _)| *i == id).expect("it fails in the end");
     assert_eq!((error.no_host_available, error.attempts, error.errors.len()), (true, 0, 0), "{error:?}");
-    assert_eq!(sim.session.metrics().decisions.get("plan exhausted: retry after backoff"), Some(&8));
+    let metrics = sim.session.metrics();
+    assert_eq!(metrics.decisions.get("plan exhausted: retry after backoff"), Some(&8));
+    assert_eq!((metrics.no_host_available, metrics.failures), (1, 1));
     assert!(sim.nodes.iter().all(|n| n.execute_times.is_empty()));
 }
