@@ -611,10 +611,16 @@ impl Sim {
 
     fn advance(&mut self, by: u64) {
         let target = self.now + by;
+        // A session that keeps asking for the same instant without acting on it would loop
+        // here for ever: it fails at once instead (a hung test costs a mutation run its
+        // whole timeout).
+        let mut same_instant = 0;
         while let Some(t) = self.session.poll_timeout() {
             if t > target {
                 break;
             }
+            same_instant = if t <= self.now { same_instant + 1 } else { 0 };
+            assert!(same_instant < 1000, "the session asks for time {t} again and again at {}", self.now);
             self.now = self.now.max(t);
             self.session.handle_timeout(self.now);
             self.pump();
