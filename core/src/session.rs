@@ -1775,10 +1775,10 @@ impl Session {
         if req.sent > 1 || !self.tried.is_empty() {
             self.keep_tried(req_id, &mut req);
         }
-        // The answered execution is no longer in flight; cancelling skips it.
-        if req.executions.len() > 1 {
-            self.cancel_executions(now, &req.executions);
-        }
+        // The answered execution is no longer in flight: cancelling skips it, so a request
+        // answered by its only execution cancels nothing (no guard on the count: it could not
+        // change what is cancelled).
+        self.cancel_executions(now, &req.executions);
         if req.opcode == Opcode::Prepare {
             self.remember_prepared(&req.body, conn, frame_flags, start, end);
             self.prepare_on_other_nodes(now, &req.body, conn);

@@ -58,6 +58,17 @@ struct SimNode {
     replies: Vec<(&'static str, Vec<u8>)>,
     /// More keyspaces in `system_schema.keyspaces`, replicated like ks1.
     extra_keyspaces: Vec<&'static str>,
+    /// The schema version this node runs (every byte of its UUID); a DDL statement it
+    /// executes moves it on by one. The control node reports the others' in system.peers.
+    schema_version: u8,
+    /// Every QUERY this node read, with the simulated time it read it.
+    queries: Vec<(u64, String)>,
+    /// The consistency of each of those QUERYs.
+    query_consistency: Vec<u16>,
+    /// PREPAREs read, answered or not.
+    prepares: usize,
+    /// The next this many PREPAREs are read, then the connection drops before the answer.
+    drop_after_prepare: u32,
 }
 
 struct Sim {
@@ -76,6 +87,9 @@ struct Sim {
     failures: HashMap<u32, String>,
     /// Every failure as the session gave it, in order.
     errors: Vec<(u32, cqlwire_core::session::SessionError)>,
+    /// Every event as drained, with the simulated time: `Response {id}`, `Failed {id}`, or
+    /// the event's Debug text.
+    timeline: Vec<(u64, String)>,
 }
 
 fn frame(stream: i16, opcode: u8, body: &[u8]) -> Vec<u8> {
@@ -185,6 +199,7 @@ impl Sim {
             responses: HashMap::new(),
             failures: HashMap::new(),
             errors: Vec::new(),
+            timeline: Vec::new(),
         }
     }
 
@@ -296,6 +311,8 @@ impl Sim {
                 0x07 => {
                     let n = u32::from_be_bytes(body[0..4].try_into().unwrap()) as usize;
                     let cql = std::str::from_utf8(&body[4..4 + n]).unwrap().to_owned();
+                    self.nodes[node].queries.push((self.now, cql.clone()));
+                    self.nodes[node].query_consistency.push(u16::from_be_bytes([body[4 + n], body[5 + n]]));
                     if cql.contains("system") && self.nodes[node].reset_on_metadata > 0 {
                         self.nodes[node].reset_on_metadata -= 1;
                         return RESET.to_vec();
@@ -311,6 +328,11 @@ impl Sim {
                     let n = u32::from_be_bytes(body[0..4].try_into().unwrap()) as usize;
                     let cql = std::str::from_utf8(&body[4..4 + n]).unwrap();
                     assert_eq!(cql, INSERT);
+                    self.nodes[node].prepares += 1;
+                    if self.nodes[node].drop_after_prepare > 0 {
+                        self.nodes[node].drop_after_prepare -= 1;
+                        return RESET.to_vec();
+                    }
                     let id = b"prep-insert".to_vec();
                     self.nodes[node].prepared.insert(id.clone());
                     let mut b = 4i32.to_be_bytes().to_vec();
@@ -415,7 +437,13 @@ impl Sim {
         (token, refused)
     }
 
-    fn query_result(&self, node: usize, cql: &str) -> Vec<u8> {
+    fn query_result(&mut self, node: usize, cql: &str) -> Vec<u8> {
+        if ["CREATE ", "ALTER ", "DROP "].iter().any(|k| cql.starts_with(k)) {
+            return self.schema_change(node);
+        }
+        if cql.contains("schema_version") {
+            return self.schema_versions(node, cql);
+        }
         let me = &self.nodes[node];
         let row = |n: &SimNode| -> Vec<Option<Vec<u8>>> {
             vec![
@@ -453,6 +481,35 @@ impl Sim {
         } else {
             1i32.to_be_bytes().to_vec()
         }
+    }
+
+    /// A DDL statement executed here: this node's schema moves on, the others' stay until
+    /// a test moves them (gossip). The RESULT is a SchemaChange (kind 5) for table ks1.t2.
+    fn schema_change(&mut self, node: usize) -> Vec<u8> {
+        self.nodes[node].schema_version += 1;
+        let mut b = 5i32.to_be_bytes().to_vec();
+        for s in ["CREATED", "TABLE", "ks1", "t2"] {
+            string(&mut b, s);
+        }
+        b
+    }
+
+    /// `schema_version` of system.local (this node's) or of system.peers (every other
+    /// node's, down or up, as gossip last saw it).
+    fn schema_versions(&self, node: usize, cql: &str) -> Vec<u8> {
+        let version = |n: &SimNode| Some(vec![n.schema_version; 16]);
+        if cql.contains("system.local") {
+            return rows("local", &[("schema_version", UUID)], &[vec![version(&self.nodes[node])]]);
+        }
+        assert!(cql.contains("FROM system.peers"), "{cql}");
+        let others: Vec<_> = self
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != node)
+            .map(|(_, n)| vec![Some(ip_of(&n.address)), version(n)])
+            .collect();
+        rows("peers", &[("peer", INET), ("schema_version", UUID)], &others)
     }
 
     /// Moves bytes, connections and events until nothing is left to do.
@@ -511,15 +568,21 @@ impl Sim {
                 buf.clear();
             }
             let (responses, failures, errors, events) = (&mut self.responses, &mut self.failures, &mut self.errors, &mut self.events);
+            let (timeline, now) = (&mut self.timeline, self.now);
             let handled = self.loads.drain_events(self.now, &mut self.session, |e| match e {
                 SessionEvent::Response { id, node, .. } => {
+                    timeline.push((now, format!("Response {id}")));
                     responses.insert(id, node.to_owned());
                 }
                 SessionEvent::Failed { id, error } => {
+                    timeline.push((now, format!("Failed {id}")));
                     failures.insert(id, serde_json::to_string(&error).unwrap());
                     errors.push((id, error));
                 }
-                other => events.push(format!("{other:?}")),
+                other => {
+                    timeline.push((now, format!("{other:?}")));
+                    events.push(format!("{other:?}"));
+                }
             });
             progress |= handled > 0;
             if !progress {
@@ -2362,4 +2425,156 @@ fn a_reused_request_id_does_not_inherit_what_an_earlier_request_left_untaken() {
         assert!(k < 10_000, "the id never came back");
     };
     assert!(sim.session.take_tried(reused).errors.is_empty(), "the new request was answered at once");
+}
+
+#[test]
+fn a_prepare_whose_node_closes_after_reading_it_is_prepared_again_on_the_next_node() {
+    let mut sim = Sim::new(3, config());
+    sim.start();
+    let id = sim.session.start_request(sim.now, RequestSpec::prepare(INSERT, None)).unwrap();
+    // The node the PREPARE goes to first reads it and drops the connection before answering:
+    // the outcome is unknown, which only an idempotent request may send again.
+    let mut sent = Vec::new();
+    let conn = sim.session.poll_transmit(&mut sent).expect("the PREPARE's bytes");
+    let first = sim.conns[&conn];
+    sim.nodes[first].drop_after_prepare = 1;
+    assert_eq!(sim.respond(conn, &sent), RESET);
+    sim.conns.remove(&conn);
+    sim.session.handle_eof(sim.now, conn);
+    sim.pump();
+    assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
+    assert_ne!(sim.responses[&id], sim.nodes[first].address, "answered by another node");
+    let read: Vec<usize> = sim.nodes.iter().map(|n| n.prepares).collect();
+    assert_eq!(read.iter().sum::<usize>(), 2, "read by the first node and the next one: {read:?}");
+    assert_eq!(sim.session.metrics().retries, 1);
+    let tried = sim.session.take_tried(id);
+    assert_eq!(tried.errors.iter().map(|e| e.node.as_str()).collect::<Vec<_>>(), [sim.nodes[first].address.as_str()], "{tried:?}");
+    assert!(sim.session.prepared(b"prep-insert").is_some(), "the statement is remembered");
+}
+
+#[test]
+fn a_prepare_sent_once_leaves_no_history_even_when_its_speculative_execution_found_no_node() {
+    let mut c = config();
+    c.speculative = Some(SpeculativePolicy { delay_us: 50 * MS, max_extra: 1 });
+    let mut sim = Sim::new(1, c);
+    sim.start();
+    let id = sim.session.start_request(sim.now, RequestSpec::prepare(INSERT, None)).unwrap();
+    // The answer is slower than the speculative delay, and the one node is the whole plan:
+    // the speculative execution has nowhere to go, so the first execution is the only one.
+    sim.now += 60 * MS;
+    sim.session.handle_timeout(sim.now);
+    sim.pump();
+    assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
+    assert_eq!(sim.nodes[0].prepares, 1);
+    let tried = sim.session.take_tried(id);
+    assert_eq!((tried.errors.len(), tried.speculative_executions), (0, 0), "{tried:?}");
+}
+
+const DDL: &str = "CREATE TABLE ks1.t2 (k int PRIMARY KEY)";
+
+/// A config whose DDL answers wait at most one simulated second for schema agreement.
+fn agreement_config() -> SessionConfig {
+    SessionConfig { schema_agreement_timeout_us: 1_000 * MS, ..config() }
+}
+
+fn start_ddl(sim: &mut Sim) -> u32 {
+    let request = Request::Query { cql: DDL, values: &[], options: QueryOptions::default() };
+    let id = sim.session.start_request(sim.now, RequestSpec::new(request)).unwrap();
+    sim.pump();
+    id
+}
+
+/// The schema-version queries node `node` read, as (time, "local" | "peers").
+fn schema_queries(sim: &Sim, node: usize) -> Vec<(u64, &'static str)> {
+    sim.nodes[node]
+        .queries
+        .iter()
+        .filter(|(_, q)| q.contains("schema_version"))
+        .map(|(t, q)| (*t, if q.contains("system.local") { "local" } else { "peers" }))
+        .collect()
+}
+
+/// The time the session answered request `id`, from the timeline.
+fn answered_at(sim: &Sim, id: u32) -> Option<u64> {
+    let name = format!("Response {id}");
+    sim.timeline.iter().find(|(_, e)| *e == name).map(|(t, _)| *t)
+}
+
+#[test]
+fn a_ddl_answer_waits_until_every_node_runs_the_new_schema() {
+    let mut sim = Sim::new(3, agreement_config());
+    sim.start();
+    let plain = sim.session.start_request(sim.now, RequestSpec::new(Request::Query { cql: "SELECT 1", values: &[], options: QueryOptions::default() })).unwrap();
+    sim.pump();
+    assert!(sim.responses.contains_key(&plain));
+    assert!(schema_queries(&sim, 0).is_empty(), "a plain answer is not held for agreement");
+    let id = start_ddl(&mut sim);
+    // The DDL went to the control node (node 0), which moved to version 1; the others are on 0.
+    assert_eq!(sim.nodes.iter().map(|n| n.queries.iter().filter(|(_, q)| q == DDL).count()).collect::<Vec<_>>(), [1, 0, 0]);
+    assert_eq!(sim.nodes.iter().map(|n| n.schema_version).collect::<Vec<_>>(), [1, 0, 0]);
+    assert_eq!(answered_at(&sim, id), None, "held while the versions differ");
+    assert_eq!(schema_queries(&sim, 0), [(0, "local"), (0, "peers")], "asked at once, on the control connection");
+    sim.advance(200 * MS);
+    sim.nodes[1].schema_version = 1;
+    sim.advance(200 * MS);
+    assert_eq!(answered_at(&sim, id), None, "node 3 is still on the old schema");
+    sim.nodes[2].schema_version = 1;
+    sim.advance(199 * MS);
+    assert_eq!(answered_at(&sim, id), None, "the next check is 200 ms after the last");
+    sim.advance(MS);
+    assert_eq!(answered_at(&sim, id), Some(600 * MS));
+    let rounds: Vec<(u64, &str)> = [0, 200, 400, 600].iter().flat_map(|&t| [(t * MS, "local"), (t * MS, "peers")]).collect();
+    assert_eq!(schema_queries(&sim, 0), rounds);
+    assert!(schema_queries(&sim, 1).is_empty() && schema_queries(&sim, 2).is_empty(), "only the control node is asked");
+    // Every system table read, the versions included, asks the node itself: consistency ONE.
+    let control = &sim.nodes[0];
+    let system: Vec<u16> = control.queries.iter().zip(&control.query_consistency).filter(|((_, q), _)| q.contains("FROM system")).map(|(_, c)| *c).collect();
+    assert_eq!(system.len(), 3 + 8, "{:?}", control.queries);
+    assert!(system.iter().all(|&c| c == 0x0001), "{system:?}");
+    // Released: nothing more is asked, and the next DDL waits afresh.
+    sim.advance(2_000 * MS);
+    assert_eq!(schema_queries(&sim, 0).len(), 8);
+    assert!(!sim.timeline.iter().any(|(_, e)| e.contains("schema agreement not reached")), "{:?}", sim.timeline);
+}
+
+#[test]
+fn a_ddl_answer_whose_nodes_never_agree_is_released_at_the_deadline_with_a_log() {
+    let mut sim = Sim::new(3, agreement_config());
+    sim.start();
+    let start = sim.now;
+    let id = start_ddl(&mut sim);
+    sim.advance(5_000 * MS);
+    let rounds: Vec<(u64, &str)> = [0, 200, 400, 600, 800].iter().flat_map(|&t| [(start + t * MS, "local"), (start + t * MS, "peers")]).collect();
+    assert_eq!(schema_queries(&sim, 0), rounds, "asked every 200 ms until the deadline, not at it");
+    let from_deadline: Vec<&str> = sim.timeline.iter().filter(|(t, _)| *t >= start + 1_000 * MS).map(|(_, e)| e.as_str()).collect();
+    assert_eq!(
+        from_deadline,
+        ["Log { message: \"schema agreement not reached within 1 s; going on\" }".to_string(), format!("Response {id}")],
+        "{:?}",
+        sim.timeline
+    );
+    assert_eq!(answered_at(&sim, id), Some(start + 1_000 * MS));
+}
+
+#[test]
+fn a_down_node_on_the_old_schema_does_not_hold_a_ddl_answer() {
+    let mut sim = Sim::new(3, agreement_config());
+    sim.start();
+    sim.kill(2);
+    assert!(sim.events.iter().any(|e| e.contains("NodeDown") && e.contains("127.0.0.3")), "{:?}", sim.events);
+    // Node 2 (index 1) takes the new schema as soon as node 1 does; node 3, down, never.
+    sim.nodes[1].schema_version = 1;
+    let t = sim.now;
+    let id = start_ddl(&mut sim);
+    assert_eq!(answered_at(&sim, id), Some(t));
+    assert_eq!(schema_queries(&sim, 0), [(t, "local"), (t, "peers")]);
+}
+
+#[test]
+fn a_ddl_answer_on_a_single_node_cluster_is_not_held_for_agreement() {
+    let mut sim = Sim::new(1, agreement_config());
+    sim.start();
+    let id = start_ddl(&mut sim);
+    assert_eq!(answered_at(&sim, id), Some(sim.now));
+    assert!(schema_queries(&sim, 0).is_empty(), "nothing to agree with");
 }

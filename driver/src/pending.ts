@@ -31,6 +31,22 @@ class Rejection {
   }
 }
 
+/**
+ * Where a request's values were kept in a shared buffer: `start` and `length` in one number
+ * (0 is none), so the request keeps no object of its own. `length` is below `KEPT_SPAN_LENGTHS`.
+ */
+export const KEPT_SPAN_LENGTHS = 1024;
+
+export function keptSpan(start: number, length: number): number {
+  return start * KEPT_SPAN_LENGTHS + length + 1;
+}
+
+/** The bytes a `keptSpan` says, copied out of `bytes`. */
+export function keptBytes(bytes: Uint8Array, span: number): Uint8Array {
+  const start = Math.floor((span - 1) / KEPT_SPAN_LENGTHS);
+  return bytes.slice(start, start + ((span - 1) % KEPT_SPAN_LENGTHS));
+}
+
 /** Rejects the promise whose resolve function is `settle` with `error`. */
 export function rejectWith(settle: Settle, error: Error): void {
   settle(new Rejection(error));
@@ -43,6 +59,7 @@ interface Spilled {
   readonly started: number;
   readonly params: unknown;
   readonly options: unknown;
+  readonly span: number;
 }
 
 /**
@@ -58,6 +75,8 @@ export class PendingTable {
   private settlers: Array<Settle | undefined> = [undefined];
   private contexts: unknown[] = [undefined];
   private paramsLane: unknown[] = [undefined];
+  /** Where in `paramsLane`'s buffer a request's kept values are (`keptSpan`), or 0. */
+  private spans = new Uint32Array(1);
   private optionsLane: unknown[] = [undefined];
   private overflow = new Map<number, Spilled>();
   private count = 0;
@@ -66,16 +85,16 @@ export class PendingTable {
     return this.count;
   }
 
-  add(id: number, settle: Settle, context: unknown, started: number, params: unknown, options: unknown): void {
+  add(id: number, settle: Settle, context: unknown, started: number, params: unknown, options: unknown, span: number): void {
     const slot = id & SLOT_MASK;
     if (slot >= this.ids.length) this.grow(slot + 1);
     this.count++;
     if (this.settlers[slot] !== undefined) {
-      this.overflow.set(id, { settle, context, started, params, options });
+      this.overflow.set(id, { settle, context, started, params, options, span });
       return;
     }
     this.ids[slot] = id;
-    this.put(slot, settle, context, started, params, options);
+    this.put(slot, settle, context, started, params, options, span);
   }
 
   /** Removes request `id` from the waiting ones: where its state is until `release`, or -1. */
@@ -90,7 +109,7 @@ export class PendingTable {
     this.overflow.delete(id);
     this.count--;
     const spare = this.ids.length;
-    this.put(spare, other.settle, other.context, other.started, other.params, other.options);
+    this.put(spare, other.settle, other.context, other.started, other.params, other.options, other.span);
     return spare;
   }
 
@@ -109,6 +128,11 @@ export class PendingTable {
 
   paramsAt(at: number): unknown {
     return this.paramsLane[at];
+  }
+
+  /** 0, or where the request's values are in the buffer `paramsAt` gives (see `keptSpan`). */
+  spanAt(at: number): number {
+    return this.spans[at];
   }
 
   optionsAt(at: number): unknown {
@@ -134,11 +158,12 @@ export class PendingTable {
     return all;
   }
 
-  private put(at: number, settle: Settle, context: unknown, started: number, params: unknown, options: unknown): void {
+  private put(at: number, settle: Settle, context: unknown, started: number, params: unknown, options: unknown, span: number): void {
     this.settlers[at] = settle;
     this.contexts[at] = context;
     this.startTimes[at] = started;
     this.paramsLane[at] = params;
+    this.spans[at] = span;
     this.optionsLane[at] = options;
   }
 
@@ -153,6 +178,9 @@ export class PendingTable {
     const startTimes = new Float64Array(capacity + 1);
     startTimes.set(this.startTimes.subarray(0, this.startTimes.length - 1));
     this.startTimes = startTimes;
+    const spans = new Uint32Array(capacity + 1);
+    spans.set(this.spans.subarray(0, this.spans.length - 1));
+    this.spans = spans;
     for (const lane of [this.settlers, this.contexts, this.paramsLane, this.optionsLane]) {
       lane[lane.length - 1] = undefined;
       while (lane.length < capacity + 1) lane.push(undefined);

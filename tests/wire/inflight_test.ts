@@ -3,7 +3,9 @@
  * every young object the requests keep is copied by every scavenge, and V8 doubles the young
  * generation once enough bytes survived: the driver keeps the caller's parameters and options
  * only when a next page can need them, that is for a statement the server prepared with result
- * columns. Observed with WeakRefs and a forced collection while the fake node holds the answer.
+ * columns, and then its values as the request encoded them, in a buffer shared by many requests
+ * (below 1024 bytes; its parameters above). Observed with WeakRefs and a forced collection while
+ * the fake node holds the answer.
  */
 import v8 from "node:v8";
 import vm from "node:vm";
@@ -47,7 +49,7 @@ function startHeld(client: any, settled: unknown[]): Array<WeakRef<object>> {
   return [new WeakRef(writeParams), new WeakRef(writeOptions), new WeakRef(selectParams)];
 }
 
-Deno.test("in flight, a write keeps neither its parameters nor its options; a SELECT keeps its parameters for the next page; both settle on shutdown", async () => {
+Deno.test("in flight, a write keeps neither its parameters nor its options; a SELECT keeps its encoded values for the next page, not its parameters; both settle on shutdown", async () => {
   await withNode({ protocolVersion: 4 }, async (node, client) => {
     node.on({ opcode: Op.PREPARE }, (req) => ({
       body: preparedBody({
@@ -66,7 +68,7 @@ Deno.test("in flight, a write keeps neither its parameters nor its options; a SE
     const settled: unknown[] = [];
     const refs = startHeld(client, settled);
     await executesSeen(node, 4);
-    assertExact(await aliveAfterGc(refs), [false, false, true], "write params, write options, select params");
+    assertExact(await aliveAfterGc(refs), [false, false, false], "write params, write options, select params");
     assertExact(settled, [], "both still in flight");
 
     await client.shutdown();
@@ -107,5 +109,88 @@ Deno.test("a page state on the result of a statement prepared without result col
       [[cell.bigint(7n)], null],
       [[cell.bigint(7n)], new Uint8Array([1, 2])],
     ]);
+  });
+});
+
+/**
+ * A SELECT with one bigint key whose first page has a page state and whose next page echoes
+ * the key it was asked with; keys from 100 up get one page, without metadata (read in place).
+ */
+function pagedEcho(node: { on: (...a: never[]) => void }, extraBind: Array<{ name: string; type: "blob" }> = []): void {
+  // deno-lint-ignore no-explicit-any
+  const n = node as any;
+  n.on({ opcode: Op.PREPARE }, (req: { query: string }) => ({
+    body: preparedBody({
+      id: preparedIdFor(req.query),
+      bind: [{ name: "k", type: "bigint" }, ...extraBind],
+      pkIndexes: [0],
+      result: [{ name: "k", type: "bigint" }, { name: "v", type: "blob" }],
+    }, 4),
+  }));
+  const columns = [{ name: "k", type: "bigint" as const }, { name: "v", type: "blob" as const }];
+  n.on({ opcode: Op.EXECUTE }, (req: { params: { values: Uint8Array[]; pagingState?: Uint8Array } }) => {
+    const key = req.params.values[0];
+    if (req.params.pagingState) return { body: rowsBody({ columns, rows: [[key, Uint8Array.of(2)]] }) };
+    const k = new DataView(key.buffer, key.byteOffset).getBigInt64(0);
+    if (k >= 100n) return { body: rowsBody({ columns, noMetadata: true, rows: [[key, Uint8Array.of(Number(k % 251n))]] }) };
+    return { body: rowsBody({ columns, rows: [[key, Uint8Array.of(1)]], pagingState: Uint8Array.of(0xca, 0xfe) }) };
+  });
+}
+
+Deno.test("3000 SELECTs at once each fetch their next page with their own key, across the kept values' buffers, whatever the caller did to its parameters since", async () => {
+  await withNode({ protocolVersion: 4 }, async (node, client) => {
+    pagedEcho(node);
+    await client.connect();
+    await client.execute(SELECT, [0n], { prepare: true });
+    // 3000 requests of 14 bytes of values fill more than two 16 KB buffers.
+    const params = Array.from({ length: 3000 }, (_, i) => [BigInt(i) - 3000n]);
+    const calls = params.map((p) => client.execute(SELECT, p, { prepare: true }));
+    for (const p of params) p[0] = -1n;
+    const firsts = await Promise.all(calls);
+    const nexts = await Promise.all(firsts.map((rs: { fetchNextPage(): Promise<unknown> }) => rs.fetchNextPage()));
+    // deno-lint-ignore no-explicit-any
+    const keys = nexts.map((rs: any) => rs.rows[0].k);
+    assertExact(keys, params.map((_, i) => BigInt(i) - 3000n));
+  });
+});
+
+Deno.test("a SELECT's named parameters, and values of 1024 bytes and more (kept as the caller's parameters), fetch the next page with the same values", async () => {
+  await withNode({ protocolVersion: 4 }, async (node, client) => {
+    pagedEcho(node, [{ name: "b", type: "blob" }]);
+    const query = "SELECT k, v FROM ks.t WHERE k = ? AND b = ?";
+    await client.connect();
+    const small = new Uint8Array(1000).fill(3);
+    const large = new Uint8Array(1024).fill(4);
+    for (const [values, label] of [[{ k: 5n, b: small }, "named, kept encoded"], [[6n, large], "1024 bytes and more: the parameters"]] as const) {
+      const first = await client.execute(query, values, { prepare: true });
+      const next = await first.fetchNextPage();
+      assertExact(next.rows, [{ k: Array.isArray(values) ? 6n : 5n, v: Uint8Array.of(2) }], label);
+    }
+    const executes = node.userRequests().filter((r) => r.op === "EXECUTE").slice(-4);
+    assertExact(executes.map((r) => [r.params!.values, r.params!.pagingState ?? null]), [
+      [[cell.bigint(5n), small], null],
+      [[cell.bigint(5n), small], Uint8Array.of(0xca, 0xfe)],
+      [[cell.bigint(6n), large], null],
+      [[cell.bigint(6n), large], Uint8Array.of(0xca, 0xfe)],
+    ]);
+  });
+});
+
+Deno.test("a result's page state and blob views (of the page, read in place or not) stay as they came after thousands of later responses", async () => {
+  await withNode({ protocolVersion: 4 }, async (node, client) => {
+    pagedEcho(node);
+    await client.connect();
+    const kept = await client.execute(SELECT, [7n], { prepare: true });
+    // deno-lint-ignore no-explicit-any
+    const later = await Promise.all(Array.from({ length: 3000 }, (_, i) => client.execute(SELECT, [BigInt(i + 100)], { prepare: true }))) as any[];
+    // One at a time, each answer is a drain of its own, small enough for the shared event buffer.
+    // deno-lint-ignore no-explicit-any
+    const single: any[] = [];
+    for (let i = 0; i < 200; i++) single.push(await client.execute(SELECT, [BigInt(i + 200)], { prepare: true }));
+    assertExact([0, 1, 100, 199].map((i) => single[i].rows), [0, 1, 100, 199].map((i) => [{ k: BigInt(i + 200), v: Uint8Array.of((i + 200) % 251) }]));
+    assertExact([kept.pageState, kept.rawPageState, kept.rows], ["cafe", Uint8Array.of(0xca, 0xfe), [{ k: 7n, v: Uint8Array.of(1) }]]);
+    assertExact([0, 1, 1500, 2999].map((i) => later[i].rows), [0, 1, 1500, 2999].map((i) => [{ k: BigInt(i + 100), v: Uint8Array.of((i + 100) % 251) }]));
+    // Two results never share their rows or page state.
+    assertExact([later[0].rows === later[1].rows, later[0].rows[0] === later[1].rows[0]], [false, false]);
   });
 });
