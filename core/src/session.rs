@@ -1082,8 +1082,9 @@ impl Session {
             let Some(conn) = self.pick_conn(node, token) else { continue };
             if self.send_on(now, req_id, conn, Purpose::User { req: req_id }) {
                 // The trace only records what happened after the first attempt: the common
-                // case stays allocation-free.
-                let retried = self.req_mut(req_id).is_some_and(|r| r.attempt > 0 || !r.trace.is_empty());
+                // case stays allocation-free. A retry (attempt > 0) always follows the failed
+                // attempt's trace entry, so an empty trace is a first attempt.
+                let retried = self.req_mut(req_id).is_some_and(|r| !r.trace.is_empty());
                 if retried {
                     let address = self.view.node(node).map(|n| n.address.clone()).unwrap_or_default();
                     let kind = self.req_mut(req_id).and_then(|r| r.cursor).map(|c| c.kind().reason()).unwrap_or_default();

@@ -65,6 +65,10 @@ struct SimNode {
     queries: Vec<(u64, String)>,
     /// The consistency of each of those QUERYs.
     query_consistency: Vec<u16>,
+    /// system.local has no schema_version for this node (null).
+    local_schema_unknown: bool,
+    /// A Cassandra before 4.0: no system.peers_v2 (refused as an unconfigured table).
+    no_peers_v2: bool,
     /// PREPAREs read, answered or not.
     prepares: usize,
     /// The next this many PREPAREs are read, then the connection drops before the answer.
@@ -317,6 +321,10 @@ impl Sim {
                         self.nodes[node].reset_on_metadata -= 1;
                         return RESET.to_vec();
                     }
+                    if self.nodes[node].no_peers_v2 && cql.contains("system.peers_v2") {
+                        out.extend(frame(stream, 0x00, &server_error(0x2200, "unconfigured table peers_v2", &[])));
+                        continue;
+                    }
                     if let Some(i) = self.nodes[node].replies.iter().position(|(key, _)| cql.contains(key)) {
                         let (_, body) = self.nodes[node].replies.remove(i);
                         out.extend(frame(stream, 0x08, &body));
@@ -467,11 +475,18 @@ impl Sim {
             ("host_id", UUID),
             ("release_version", TEXT),
         ];
+        let others: Vec<_> = self.nodes.iter().enumerate().filter(|(i, _)| *i != node).map(|(_, n)| row(n)).collect();
         if cql.contains("system.local") {
             rows("local", cols, &[row(me)])
         } else if cql.contains("system.peers_v2") {
-            let others: Vec<_> = self.nodes.iter().enumerate().filter(|(i, _)| *i != node).map(|(_, n)| row(n)).collect();
             rows("peers_v2", cols, &others)
+        } else if cql.contains("FROM system.peers") {
+            // Before 4.0: rpc_address instead of native_address and native_port.
+            let mut cols = cols.to_vec();
+            cols[1].0 = "rpc_address";
+            cols.remove(2);
+            let old: Vec<_> = others.into_iter().map(|mut r| { r.remove(2); r }).collect();
+            rows("peers", &cols, &old)
         } else if cql.contains("system_schema.keyspaces") {
             let simple1 = text_map(&[("class", "org.apache.cassandra.locator.SimpleStrategy"), ("replication_factor", "1")]);
             let simple3 = text_map(&[("class", "org.apache.cassandra.locator.SimpleStrategy"), ("replication_factor", "3")]);
@@ -499,7 +514,9 @@ impl Sim {
     fn schema_versions(&self, node: usize, cql: &str) -> Vec<u8> {
         let version = |n: &SimNode| Some(vec![n.schema_version; 16]);
         if cql.contains("system.local") {
-            return rows("local", &[("schema_version", UUID)], &[vec![version(&self.nodes[node])]]);
+            let me = &self.nodes[node];
+            let local = if me.local_schema_unknown { None } else { version(me) };
+            return rows("local", &[("schema_version", UUID)], &[vec![local]]);
         }
         assert!(cql.contains("FROM system.peers"), "{cql}");
         let others: Vec<_> = self
@@ -739,6 +756,10 @@ fn overloaded_retries_idempotent_on_the_next_node_only() {
     let id = sim.insert(6, false);
     let f = sim.failures.get(&id).expect("non-idempotent fails");
     assert!(f.contains("Overloaded") && f.contains("\"attempts\":1"), "{f}");
+    // The trace holds what followed the first attempt: its failure and the decision, only.
+    let (_, error) = sim.errors.iter().find(|(i, _)| *i == id).unwrap();
+    let trace: Vec<(&str, &str)> = error.trace.iter().map(|t| (t.decision, t.reason)).collect();
+    assert_eq!(trace, [("rethrow", "coordinator refused: statement is not idempotent")]);
 }
 
 /// Every node applies the first EXECUTE it gets and drops the connection before answering.
@@ -866,6 +887,8 @@ fn speculative_execution_answers_from_the_second_node() {
     assert!(sim.responses.contains_key(&id));
     assert_ne!(sim.responses[&id], sim.nodes[owner].address);
     assert_eq!(sim.session.metrics().speculative_executions, 1);
+    let tried = sim.session.take_tried(id);
+    assert_eq!((tried.errors.len(), tried.speculative_executions), (0, 1), "no node failed, one speculative execution: {tried:?}");
     // The losing execution is cancelled: its stream on the silent owner is orphaned (kept
     // reserved until an answer comes), not left in flight to time out later.
     let owner_address = sim.nodes[owner].address.clone();
@@ -2367,8 +2390,8 @@ fn a_retried_answer_keeps_what_the_first_node_said_and_a_plain_one_keeps_nothing
     assert_eq!(tried.errors.len(), 1, "{tried:?}");
     assert!(tried.errors[0].message.contains("overloaded"), "{tried:?}");
     assert!(sim.session.take_tried(plain).errors.is_empty());
-    // The PREPARE and both inserts were answered.
-    assert_eq!(sim.session.metrics().responses, 3);
+    // The PREPARE and both inserts were asked for and answered.
+    assert_eq!((sim.session.metrics().requests, sim.session.metrics().responses), (3, 3));
 }
 
 #[test]
@@ -2539,21 +2562,53 @@ fn a_ddl_answer_waits_until_every_node_runs_the_new_schema() {
 
 #[test]
 fn a_ddl_answer_whose_nodes_never_agree_is_released_at_the_deadline_with_a_log() {
-    let mut sim = Sim::new(3, agreement_config());
+    // A deadline between two checks (every 200 ms): it is kept to the microsecond.
+    let mut sim = Sim::new(3, SessionConfig { schema_agreement_timeout_us: 1_100 * MS, ..config() });
     sim.start();
     let start = sim.now;
     let id = start_ddl(&mut sim);
     sim.advance(5_000 * MS);
-    let rounds: Vec<(u64, &str)> = [0, 200, 400, 600, 800].iter().flat_map(|&t| [(start + t * MS, "local"), (start + t * MS, "peers")]).collect();
-    assert_eq!(schema_queries(&sim, 0), rounds, "asked every 200 ms until the deadline, not at it");
-    let from_deadline: Vec<&str> = sim.timeline.iter().filter(|(t, _)| *t >= start + 1_000 * MS).map(|(_, e)| e.as_str()).collect();
+    let rounds: Vec<(u64, &str)> = (0..6).flat_map(|i| [(start + i * 200 * MS, "local"), (start + i * 200 * MS, "peers")]).collect();
+    assert_eq!(schema_queries(&sim, 0), rounds, "asked every 200 ms until the deadline, not after it");
+    let from_deadline: Vec<&str> = sim.timeline.iter().filter(|(t, _)| *t > start + 1_000 * MS).map(|(_, e)| e.as_str()).collect();
     assert_eq!(
         from_deadline,
         ["Log { message: \"schema agreement not reached within 1 s; going on\" }".to_string(), format!("Response {id}")],
         "{:?}",
         sim.timeline
     );
-    assert_eq!(answered_at(&sim, id), Some(start + 1_000 * MS));
+    assert_eq!(answered_at(&sim, id), Some(start + 1_100 * MS));
+}
+
+#[test]
+fn without_the_control_nodes_own_version_the_peers_must_agree_among_themselves() {
+    let mut sim = Sim::new(3, agreement_config());
+    sim.start();
+    sim.nodes[0].local_schema_unknown = true;
+    sim.nodes[1].schema_version = 1;
+    let id = start_ddl(&mut sim);
+    sim.advance(400 * MS);
+    assert_eq!(answered_at(&sim, id), None, "the peers report versions 1 and 0");
+    sim.nodes[2].schema_version = 1;
+    sim.advance(200 * MS);
+    assert_eq!(answered_at(&sim, id), Some(600 * MS));
+    assert_eq!(schema_queries(&sim, 0).len(), 8);
+}
+
+#[test]
+fn a_node_without_system_peers_v2_is_asked_system_peers_instead() {
+    let mut sim = Sim::new(3, config());
+    for n in sim.nodes.iter_mut() {
+        n.no_peers_v2 = true;
+    }
+    sim.start();
+    assert!(sim.session.is_ready());
+    let peers: Vec<&str> = sim.nodes[0].queries.iter().map(|(_, q)| q.as_str()).filter(|q| q.contains("system.peers")).collect();
+    assert_eq!(peers.len(), 2, "{peers:?}");
+    assert!(peers[0].ends_with("FROM system.peers_v2") && peers[1].ends_with("FROM system.peers"), "{peers:?}");
+    assert_eq!(sim.session.view().nodes().count(), 3);
+    assert_eq!(sim.conns.values().copied().collect::<HashSet<usize>>().len(), 3, "a pool to every node");
+    assert!(!sim.events.iter().any(|e| e.contains("failed")), "the refusal is not logged: {:?}", sim.events);
 }
 
 #[test]
@@ -2577,4 +2632,82 @@ fn a_ddl_answer_on_a_single_node_cluster_is_not_held_for_agreement() {
     let id = start_ddl(&mut sim);
     assert_eq!(answered_at(&sim, id), Some(sim.now));
     assert!(schema_queries(&sim, 0).is_empty(), "nothing to agree with");
+}
+
+#[test]
+fn the_histories_of_the_last_64_retried_answers_are_kept_until_taken() {
+    let mut sim = Sim::new(3, config());
+    sim.start();
+    sim.prepare();
+    // 65 inserts, each refused once by its owner (Overloaded) and answered by the next node.
+    let ids: Vec<u32> = (0..65i64)
+        .map(|k| {
+            let owner = sim.owner(murmur3_token(&k.to_be_bytes()));
+            sim.nodes[owner].fail_next = vec![server_error(0x1001, "overloaded", &[])];
+            let id = sim.insert(k, true);
+            assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
+            id
+        })
+        .collect();
+    assert!(sim.session.take_tried(ids[0]).errors.is_empty(), "the oldest history made room for the 65th");
+    for &id in &ids[1..] {
+        let tried = sim.session.take_tried(id);
+        assert_eq!(tried.errors.len(), 1, "{id}: {tried:?}");
+        assert!(tried.errors[0].message.contains("overloaded"), "{tried:?}");
+    }
+    assert!(sim.session.take_tried(ids[1]).errors.is_empty(), "taken once");
+}
+
+#[test]
+fn attempts_are_counted_per_node_as_each_node_read_them() {
+    let mut sim = prepared_sim_retrying_up_to(3);
+    for n in sim.nodes.iter_mut() {
+        n.prepared.insert(b"prep-insert".to_vec());
+    }
+    let owner = sim.owner(murmur3_token(&5i64.to_be_bytes()));
+    sim.nodes[owner].fail_next = vec![server_error(0x1001, "overloaded", &[])];
+    for k in 0..30 {
+        sim.insert(k, true);
+    }
+    let per_node = sim.session.metrics().per_node;
+    let read: std::collections::BTreeMap<String, u64> =
+        sim.nodes.iter().map(|n| (n.address.clone(), (n.execute_times.len() + n.prepares) as u64)).collect();
+    assert_eq!(per_node, read);
+    assert_eq!(read.values().sum::<u64>(), 1 + 30 + 1, "the PREPARE, 30 inserts and one retry");
+}
+
+#[test]
+fn each_speculative_execution_starts_at_its_own_requests_delay() {
+    let mut c = config();
+    c.speculative = Some(SpeculativePolicy { delay_us: 50 * MS, max_extra: 1 });
+    let mut sim = Sim::new(3, c);
+    sim.start();
+    sim.prepare();
+    let owner = sim.owner(murmur3_token(&9i64.to_be_bytes()));
+    sim.nodes[owner].silent = true;
+    let first = sim.insert(9, true);
+    sim.advance(30 * MS);
+    let second = sim.insert(9, true);
+    sim.advance(50 * MS);
+    assert_eq!(answered_at(&sim, first), Some(50 * MS));
+    assert_eq!(answered_at(&sim, second), Some(80 * MS));
+    assert_eq!(sim.session.metrics().speculative_executions, 2);
+}
+
+#[test]
+fn a_request_that_finds_every_node_down_waits_for_one_eight_times_then_fails() {
+    let mut sim = Sim::new(3, config());
+    sim.start();
+    sim.prepare();
+    for node in 0..3 {
+        sim.kill(node);
+    }
+    let id = sim.submit_insert(5, true);
+    sim.pump();
+    assert!(!sim.failures.contains_key(&id), "a request never sent waits for a node to come back");
+    sim.advance(60_000 * MS);
+    let (_, error) = sim.errors.iter().find(|(i, _)| *i == id).expect("it fails in the end");
+    assert_eq!((error.no_host_available, error.attempts, error.errors.len()), (true, 0, 0), "{error:?}");
+    assert_eq!(sim.session.metrics().decisions.get("plan exhausted: retry after backoff"), Some(&8));
+    assert!(sim.nodes.iter().all(|n| n.execute_times.is_empty()));
 }
