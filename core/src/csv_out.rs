@@ -2,7 +2,7 @@
 //! the bulk loader reads back to the same values when given the same delimiter, quote,
 //! escape, null word and conversion settings.
 
-use serde::Deserialize;
+use crate::json_fields::Fields;
 
 use crate::bulk::CsvOptions;
 use crate::error::ProtocolError;
@@ -26,13 +26,19 @@ pub struct CsvFormat {
 
 impl Default for CsvFormat {
     fn default() -> Self {
-        CsvFormat { delimiter: b',', quote: b'"', escape: b'"', null_word: String::new(), header: false, text: TextOptions::default() }
+        CsvFormat {
+            delimiter: b',',
+            quote: b'"',
+            escape: b'"',
+            null_word: String::new(),
+            header: false,
+            text: TextOptions::default(),
+        }
     }
 }
 
 /// The host's CSV output settings, as JSON (camelCase keys); each one optional.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+#[derive(Debug, Clone, Default)]
 pub struct CsvFormatSettings {
     pub delimiter: Option<String>,
     pub quote: Option<String>,
@@ -40,6 +46,22 @@ pub struct CsvFormatSettings {
     pub null_word: Option<String>,
     pub header: Option<bool>,
     pub conversion: Option<ConversionSettings>,
+}
+
+impl CsvFormatSettings {
+    /// Reads the settings from JSON; an unknown key or a value of the wrong type is an error naming it.
+    pub fn from_json(json: &str) -> Result<Self, String> {
+        let mut f = Fields::parse("CSV settings", json)?;
+        let settings = CsvFormatSettings {
+            delimiter: f.string("delimiter"),
+            quote: f.string("quote"),
+            escape: f.string("escape"),
+            null_word: f.string("nullWord"),
+            header: f.bool("header"),
+            conversion: ConversionSettings::take_nested(&mut f, "CSV settings: conversion"),
+        };
+        f.finish(settings)
+    }
 }
 
 fn one_byte(key: &str, text: &Option<String>, default: u8) -> Result<u8, String> {

@@ -11,6 +11,7 @@ mod csv_out;
 mod json_out;
 pub mod error;
 pub mod frame;
+pub mod json_fields;
 mod id_map;
 pub mod lwt;
 pub mod message;

@@ -10,8 +10,6 @@ import { columnInfo, type ColumnInfo, fromHex, NO_WARNINGS, type PageSource, Res
 import { Metadata } from "./metadata.ts";
 import { decodeCachedRows, encodeValueList, formatCqlType, parseCqlType, parseResult, Reader, type TypeInfo, Writer } from "./codec/mod.ts";
 import { withZoneOffsets } from "./zone.ts";
-import { KEPT_SPAN_LENGTHS, keptBytes, keptSpan } from "./pending.ts";
-import { Slab } from "./slab.ts";
 
 export interface ExecuteOptions {
   prepare?: boolean;
@@ -233,12 +231,6 @@ export class Client {
   private preparedReady = new Map<string, { keyspace: string | undefined; statement: Prepared }>();
   private connected = false;
   private writer = new Writer(4096);
-  /**
-   * Where the encoded values of statements with result columns wait for a possible next page,
-   * instead of the caller's parameters: at 1024 in flight a SELECT's `[key]` (80 bytes of
-   * young objects) survived every scavenge while it waited; bytes here are in a shared buffer.
-   */
-  private keptValues = new Slab(KEPT_VALUES_SLAB);
   private connecting: Promise<void> | null = null;
   private isShutdown = false;
   private listeners = new Map<string, Set<Listener>>();
@@ -422,7 +414,7 @@ export class Client {
   }
 
   /** Packs options and values into one staging buffer and crosses once. */
-  private executePrepared<R extends Row>(session: SessionHost, ps: Prepared, params: unknown[] | Record<string, unknown> | null, o: ExecuteOptions, encoded?: Uint8Array): Promise<ResultSet<R>> {
+  private executePrepared<R extends Row>(session: SessionHost, ps: Prepared, params: unknown[] | Record<string, unknown> | null, o: ExecuteOptions): Promise<ResultSet<R>> {
     const started = session.now();
     this.metrics.requests++;
     let staged: Uint8Array;
@@ -438,8 +430,7 @@ export class Client {
       optionsLength = options.length;
       const w = this.writer.reset();
       w.raw(options);
-      if (encoded === undefined) this.encodeBoundInto(ps, params, w);
-      else w.raw(encoded);
+      this.encodeBoundInto(ps, params, w);
       staged = w.bytes();
     } catch (e) {
       this.countError(e);
@@ -450,13 +441,7 @@ export class Client {
     // without columns at PREPARE (INSERT, UPDATE, DELETE) gets no next page: it keeps neither,
     // so they die young instead of surviving every scavenge while it is in flight; its
     // options only when they name the consistency its ResultSet reports.
-    if (ps.resultColumns.length > 0) {
-      const length = staged.length - optionsLength;
-      if (length >= KEPT_SPAN_LENGTHS) return session.executeHandle<ResultSet<R>>(ps.handle, staged, optionsLength, ps, started, params, o);
-      const kept = this.keptValues;
-      const at = kept.copy(staged, optionsLength, length);
-      return session.executeHandle<ResultSet<R>>(ps.handle, staged, optionsLength, ps, started, kept.bytes, o, keptSpan(at, length));
-    }
+    if (ps.resultColumns.length > 0) return session.executeHandle<ResultSet<R>>(ps.handle, staged, optionsLength, ps, started, params, o);
     return session.executeHandle<ResultSet<R>>(ps.handle, staged, optionsLength, ps, started, undefined, o.consistency === undefined ? NO_OPTIONS : o);
   }
 
@@ -470,23 +455,10 @@ export class Client {
     rs.consistency = options.consistency ?? this.options.queryOptions.consistency;
     // `params` is undefined when the request did not keep them (no next page expected): such
     // a result, should it carry a page state, says it cannot fetch the next page.
-    if (rs.rawPageState !== null && requests.paramsAt(at) !== undefined) rs.source = this.pageRequestOf(requests, at, ps, options);
+    if (rs.rawPageState !== null && requests.paramsAt(at) !== undefined) rs.source = new PageRequest(this, ps, requests.paramsAt(at) as unknown[] | Record<string, unknown> | null, options);
     if (tried !== undefined) rs.tried = tried;
     return rs;
   };
-
-  /** The next page's source of a prepared request: its kept values, or its caller's parameters. */
-  private pageRequestOf(requests: Pending, at: number, ps: Prepared, options: ExecuteOptions): PageRequest {
-    const span = requests.spanAt(at);
-    if (span === 0) return new PageRequest(this, ps, requests.paramsAt(at) as unknown[] | Record<string, unknown> | null, options);
-    return new PageRequest(this, ps, null, options, keptBytes(requests.paramsAt(at) as Uint8Array, span));
-  }
-
-  /** A next page of prepared statement `ps` with the values its first request encoded (for `PageRequest`). */
-  private async executeEncoded<R extends Row>(ps: Prepared, values: Uint8Array, options: ExecuteOptions): Promise<ResultSet<R>> {
-    const session = await this.ready();
-    return this.executePrepared<R>(session, ps, null, options, values);
-  }
 
   /**
    * The commonest answers read in place, with no view of the body: a write's Void, and a page
@@ -1038,8 +1010,6 @@ function replicasIn(ranges: Array<{ start: bigint; end: bigint; replicas: string
 }
 const NO_OPTIONS: ExecuteOptions = Object.freeze({});
 const NO_PARAMS: unknown[] = [];
-/** A buffer of kept values serves about a thousand SELECTs of one key before the next one. */
-const KEPT_VALUES_SLAB = 16 * 1024;
 const NO_COLUMNS: ColumnInfo[] = [];
 
 /** Whether an options object changes nothing that goes into the request descriptor. */
@@ -1143,8 +1113,6 @@ class PageRequest<R extends Row = Row> implements PageSource<R> {
     readonly ps: Prepared | string,
     private readonly params: unknown[] | Record<string, unknown> | null,
     private readonly options: ExecuteOptions,
-    /** The values a prepared statement's first request encoded (its `params` are then not kept). */
-    private readonly values?: Uint8Array,
   ) {}
 
   get consistency(): number | undefined {
@@ -1152,10 +1120,6 @@ class PageRequest<R extends Row = Row> implements PageSource<R> {
   }
 
   fetchPage(pageState: Uint8Array): Promise<ResultSet<R>> {
-    if (this.values !== undefined && typeof this.ps !== "string") {
-      // Bracket access: the method is the client's own, not part of its API.
-      return this.client["executeEncoded"]<R>(this.ps, this.values, { ...this.options, pageState });
-    }
     const query = typeof this.ps === "string" ? this.ps : this.ps.query;
     return this.client.execute<R>(query, this.params, { ...this.options, pageState });
   }

@@ -31,22 +31,6 @@ class Rejection {
   }
 }
 
-/**
- * Where a request's values were kept in a shared buffer: `start` and `length` in one number
- * (0 is none), so the request keeps no object of its own. `length` is below `KEPT_SPAN_LENGTHS`.
- */
-export const KEPT_SPAN_LENGTHS = 1024;
-
-export function keptSpan(start: number, length: number): number {
-  return start * KEPT_SPAN_LENGTHS + length + 1;
-}
-
-/** The bytes a `keptSpan` says, copied out of `bytes`. */
-export function keptBytes(bytes: Uint8Array, span: number): Uint8Array {
-  const start = Math.floor((span - 1) / KEPT_SPAN_LENGTHS);
-  return bytes.slice(start, start + ((span - 1) % KEPT_SPAN_LENGTHS));
-}
-
 /** Rejects the promise whose resolve function is `settle` with `error`. */
 export function rejectWith(settle: Settle, error: Error): void {
   settle(new Rejection(error));
@@ -59,7 +43,6 @@ interface Spilled {
   readonly started: number;
   readonly params: unknown;
   readonly options: unknown;
-  readonly span: number;
 }
 
 /**
@@ -75,8 +58,6 @@ export class PendingTable {
   private settlers: Array<Settle | undefined> = [undefined];
   private contexts: unknown[] = [undefined];
   private paramsLane: unknown[] = [undefined];
-  /** Where in `paramsLane`'s buffer a request's kept values are (`keptSpan`), or 0. */
-  private spans = new Uint32Array(1);
   private optionsLane: unknown[] = [undefined];
   private overflow = new Map<number, Spilled>();
   private count = 0;
@@ -85,16 +66,16 @@ export class PendingTable {
     return this.count;
   }
 
-  add(id: number, settle: Settle, context: unknown, started: number, params: unknown, options: unknown, span: number): void {
+  add(id: number, settle: Settle, context: unknown, started: number, params: unknown, options: unknown): void {
     const slot = id & SLOT_MASK;
     if (slot >= this.ids.length) this.grow(slot + 1);
     this.count++;
     if (this.settlers[slot] !== undefined) {
-      this.overflow.set(id, { settle, context, started, params, options, span });
+      this.overflow.set(id, { settle, context, started, params, options });
       return;
     }
     this.ids[slot] = id;
-    this.put(slot, settle, context, started, params, options, span);
+    this.put(slot, settle, context, started, params, options);
   }
 
   /** Removes request `id` from the waiting ones: where its state is until `release`, or -1. */
@@ -109,7 +90,7 @@ export class PendingTable {
     this.overflow.delete(id);
     this.count--;
     const spare = this.ids.length;
-    this.put(spare, other.settle, other.context, other.started, other.params, other.options, other.span);
+    this.put(spare, other.settle, other.context, other.started, other.params, other.options);
     return spare;
   }
 
@@ -128,11 +109,6 @@ export class PendingTable {
 
   paramsAt(at: number): unknown {
     return this.paramsLane[at];
-  }
-
-  /** 0, or where the request's values are in the buffer `paramsAt` gives (see `keptSpan`). */
-  spanAt(at: number): number {
-    return this.spans[at];
   }
 
   optionsAt(at: number): unknown {
@@ -158,12 +134,11 @@ export class PendingTable {
     return all;
   }
 
-  private put(at: number, settle: Settle, context: unknown, started: number, params: unknown, options: unknown, span: number): void {
+  private put(at: number, settle: Settle, context: unknown, started: number, params: unknown, options: unknown): void {
     this.settlers[at] = settle;
     this.contexts[at] = context;
     this.startTimes[at] = started;
     this.paramsLane[at] = params;
-    this.spans[at] = span;
     this.optionsLane[at] = options;
   }
 
@@ -178,9 +153,6 @@ export class PendingTable {
     const startTimes = new Float64Array(capacity + 1);
     startTimes.set(this.startTimes.subarray(0, this.startTimes.length - 1));
     this.startTimes = startTimes;
-    const spans = new Uint32Array(capacity + 1);
-    spans.set(this.spans.subarray(0, this.spans.length - 1));
-    this.spans = spans;
     for (const lane of [this.settlers, this.contexts, this.paramsLane, this.optionsLane]) {
       lane[lane.length - 1] = undefined;
       while (lane.length < capacity + 1) lane.push(undefined);

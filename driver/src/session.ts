@@ -393,7 +393,7 @@ export class SessionHost {
     } catch (e) {
       return Promise.reject(this.callError(e));
     }
-    return this.track<RawResponse>(id, undefined, 0, undefined, undefined, 0);
+    return this.track<RawResponse>(id, undefined, 0, undefined, undefined);
   }
 
   /**
@@ -408,9 +408,9 @@ export class SessionHost {
 
   /** The promise of request `id`, settled when its response or failure comes out of the core. */
   /** `bits`: what the core has to hand out after the request started (`pendingBits`), or -1. */
-  private track<T>(id: number, context: unknown, started: number, params: unknown, options: unknown, span: number, bits = -1): Promise<T> {
+  private track<T>(id: number, context: unknown, started: number, params: unknown, options: unknown, bits = -1): Promise<T> {
     const p = new Promise<T>(this.takeSettlers);
-    this.pending.add(id, this.nextSettle!, context, started, params, options, span);
+    this.pending.add(id, this.nextSettle!, context, started, params, options);
     this.nextSettle = null;
     this.sendSoon(bits);
     return p;
@@ -463,11 +463,9 @@ export class SessionHost {
   /**
    * The hot path: one crossing with one buffer, `[options descriptor][values]`, which the
    * caller packed with `packOptions` into `staging` followed by the values; the bytes go
-   * straight into the core's staging area (`stage`). `params` and `options` are kept for the
-   * decoder; `span`, when not 0, says where in `params` (then a shared buffer) the request's
-   * values are (`keptSpan`).
+   * straight into the core's staging area (`stage`).
    */
-  executeHandle<T>(handle: number, staged: Uint8Array, optionsLength: number, context: unknown, started: number, params: unknown, options: unknown, span = 0): Promise<T> {
+  executeHandle<T>(handle: number, staged: Uint8Array, optionsLength: number, context: unknown, started: number, params: unknown, options: unknown): Promise<T> {
     if (this.closed) return Promise.reject(this.closedError());
     let id: number;
     try {
@@ -482,7 +480,7 @@ export class SessionHost {
     this.unflushedBytes += staged.length;
     // What the core has to hand out now, left where its outputs are said to be.
     linearMemory();
-    const promise = this.track<T>(id, context, started, params, options, span, memoryWords[this.outputWord + 2]);
+    const promise = this.track<T>(id, context, started, params, options, memoryWords[this.outputWord + 2]);
     if (this.unflushedBytes > EARLY_FLUSH_BYTES) this.contain(this.flushEarly);
     return promise;
   }

@@ -6,9 +6,6 @@
  * trips, where a buffer of each part's own is an allocation outside V8's heap once it is over
  * 64 bytes (issue #17).
  */
-/** Copies up to this many bytes are a loop, not a view and `set`. */
-const SMALL_COPY = 64;
-
 export class Slab {
   bytes: Uint8Array;
   /** A DataView of all of `bytes`. */
@@ -31,10 +28,7 @@ export class Slab {
       this.view = new DataView(this.bytes.buffer);
       at = 0;
     }
-    const bytes = this.bytes;
-    // A few bytes (a request's kept values) by hand: `subarray` would make a view per copy.
-    if (len <= SMALL_COPY) for (let i = 0; i < len; i++) bytes[at + i] = from[start + i];
-    else bytes.set(from.subarray(start, start + len), at);
+    this.bytes.set(from.subarray(start, start + len), at);
     this.at = at + len;
     this.last = at;
     return at;

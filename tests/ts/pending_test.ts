@@ -2,22 +2,20 @@
 // slot in an id's low 20 bits, checked against the whole id, with other ids in an overflow map;
 // a request's state in parallel arrays, read where `take` says it is until `release`.
 import { assertExact } from "../exact.mjs";
-import { keptBytes, keptSpan, PendingTable, rejectWith } from "../../driver/src/pending.ts";
+import { PendingTable, rejectWith } from "../../driver/src/pending.ts";
 
 const slotted = (slot: number, generation: number) => slot | (generation << 20);
-/** A kept-values span of its own for each id, in the range a Uint32Array lane holds. */
-const spanOf = (id: number) => (id % 0x10000) * 7 + 1;
 
 /** Adds request `id` with settlers that record into `settled`, and state derived from the id. */
 function add(table: PendingTable, id: number, settled: string[]): void {
-  table.add(id, (v) => settled.push(`resolve ${id} ${v}`), { ctx: id }, id + 0.5, [id], { opt: id }, spanOf(id));
+  table.add(id, (v) => settled.push(`resolve ${id} ${v}`), { ctx: id }, id + 0.5, [id], { opt: id });
 }
 
 /** The state `take(id)` gave access to, settling the request with `value` and releasing it. */
 function takeAndResolve(table: PendingTable, id: number, value: string): unknown {
   const at = table.take(id);
   if (at < 0) return undefined;
-  const state = { context: table.contextAt(at), started: table.startedAt(at), params: table.paramsAt(at), options: table.optionsAt(at), span: table.spanAt(at) };
+  const state = { context: table.contextAt(at), started: table.startedAt(at), params: table.paramsAt(at), options: table.optionsAt(at) };
   table.settleAt(at)(value);
   table.release(at);
   return state;
@@ -32,7 +30,7 @@ Deno.test("an entry is taken once by its id; a later generation of its slot is a
   assertExact(table.take(slotted(3, 2)), -1, "same slot, other generation");
   assertExact(table.take(slotted(4, 1)), -1, "an empty slot");
   assertExact(table.take(slotted(3 + 1024, 1)), -1, "a slot past the arrays");
-  assertExact(takeAndResolve(table, id, "a"), { context: { ctx: id }, started: id + 0.5, params: [id], options: { opt: id }, span: spanOf(id) });
+  assertExact(takeAndResolve(table, id, "a"), { context: { ctx: id }, started: id + 0.5, params: [id], options: { opt: id } });
   assertExact(table.take(id), -1, "taken already");
   assertExact(table.size, 0);
   assertExact(settled, [`resolve ${id} a`]);
@@ -64,10 +62,10 @@ Deno.test("ids whose slot is taken by a live id wait in the overflow and are fou
   const [first, second, third] = [slotted(7, 1), slotted(7, 2), slotted(7, 3)];
   for (const id of [first, second, third]) add(table, id, settled);
   assertExact(table.size, 3);
-  assertExact(takeAndResolve(table, third, "c"), { context: { ctx: third }, started: third + 0.5, params: [third], options: { opt: third }, span: spanOf(third) });
-  assertExact(takeAndResolve(table, first, "a"), { context: { ctx: first }, started: first + 0.5, params: [first], options: { opt: first }, span: spanOf(first) });
+  assertExact(takeAndResolve(table, third, "c"), { context: { ctx: third }, started: third + 0.5, params: [third], options: { opt: third } });
+  assertExact(takeAndResolve(table, first, "a"), { context: { ctx: first }, started: first + 0.5, params: [first], options: { opt: first } });
   // The slot is free again while `second` still waits in the overflow: found there.
-  assertExact(takeAndResolve(table, second, "b"), { context: { ctx: second }, started: second + 0.5, params: [second], options: { opt: second }, span: spanOf(second) });
+  assertExact(takeAndResolve(table, second, "b"), { context: { ctx: second }, started: second + 0.5, params: [second], options: { opt: second } });
   assertExact(table.size, 0);
   assertExact(settled, [`resolve ${third} c`, `resolve ${first} a`, `resolve ${second} b`]);
 });
@@ -77,7 +75,7 @@ Deno.test("the arrays grow past their first size and keep every entry", () => {
   const settled: string[] = [];
   const ids = [0, 63, 64, 200, 5000, 0xfffff];
   for (const id of ids) add(table, id, settled);
-  for (const id of ids) assertExact(takeAndResolve(table, id, "x"), { context: { ctx: id }, started: id + 0.5, params: [id], options: { opt: id }, span: spanOf(id) });
+  for (const id of ids) assertExact(takeAndResolve(table, id, "x"), { context: { ctx: id }, started: id + 0.5, params: [id], options: { opt: id } });
   assertExact(settled, ids.map((id) => `resolve ${id} x`));
 });
 
@@ -101,15 +99,4 @@ Deno.test("rejectWith rejects a promise through its resolve function, with the v
   const outcome = await promise.then((v) => ({ resolved: v }), (e) => ({ rejected: e }));
   assertExact(outcome, { rejected: error });
   assertExact((outcome as { rejected: unknown }).rejected === error, true);
-});
-
-Deno.test("a kept span gives back the bytes at its start and length, copied: from 0 to 1023 bytes, far into a buffer", () => {
-  const buffer = Uint8Array.from({ length: 20_000 }, (_, i) => (i * 31) & 0xff);
-  for (const [start, length] of [[0, 0], [0, 1], [5, 14], [16_383, 1023], [18_000, 2000 - 1001]]) {
-    const span = keptSpan(start, length);
-    assertExact(span > 0 && span <= 0xffffffff, true, "not 0 (none), and fits a Uint32Array lane");
-    const bytes = keptBytes(buffer, span);
-    assertExact(bytes, buffer.slice(start, start + length), `start ${start} length ${length}`);
-    if (length > 0) assertExact(bytes.buffer === buffer.buffer, false, "a copy, not a view of the shared buffer");
-  }
 });

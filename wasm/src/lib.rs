@@ -832,8 +832,7 @@ impl CsvPageFormatter {
     /// nullWord, header, conversion); refused with ERR_CONFIG when they do not hold.
     #[wasm_bindgen(constructor)]
     pub fn new(settings: &str) -> Result<CsvPageFormatter, CallError> {
-        let s: cqlwire_core::rows::CsvFormatSettings =
-            serde_json::from_str(settings).map_err(|e| js_error("ERR_CONFIG", format!("CSV settings: {e}")))?;
+        let s = cqlwire_core::rows::CsvFormatSettings::from_json(settings).map_err(|e| js_error("ERR_CONFIG", e))?;
         let mut format = cqlwire_core::rows::CsvFormat::from_settings(&s).map_err(|e| js_error("ERR_CONFIG", e))?;
         // The header line comes apart in every page; the host decides where it goes.
         format.header = false;

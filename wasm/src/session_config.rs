@@ -1,23 +1,20 @@
-//! The driver's session config JSON, deserialized with serde: every key is named here once,
-//! and an unknown (e.g. misspelt) key is an error that names it instead of being ignored.
+//! The driver's session config JSON, read key by key (`json_fields`): every key is named here
+//! once, and an unknown (e.g. misspelt) key is an error that names it instead of being ignored.
 
 use crate::call_error::{call_error, CallError};
 use cqlwire_core::cluster::{PolicyConfig, RetryPolicy, SpeculativePolicy};
 use cqlwire_core::compression::Compression;
 use cqlwire_core::connection::{Config, Credentials};
+use cqlwire_core::json_fields::Fields;
 use cqlwire_core::session::SessionConfig;
-use serde::Deserialize;
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct CredentialsJson {
     username: String,
     password: String,
 }
 
 /// Every key is optional; an absent key keeps the core's default.
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Default)]
 struct SessionConfigJson {
     protocol_version: Option<u8>,
     compression: Option<String>,
@@ -52,8 +49,61 @@ struct SessionConfigJson {
     reprepare_on_up: Option<bool>,
 }
 
+const WHAT: &str = "session config";
+
+fn read_credentials(value: serde_json::Value) -> Result<CredentialsJson, String> {
+    let mut c = Fields::of("session config: credentials", value)?;
+    let (username, password) = (c.required_string("username"), c.required_string("password"));
+    // A missing one is a fault that `finish` returns, so the `None` arm is not reached.
+    let credentials = c.finish(username.zip(password))?;
+    credentials
+        .map(|(username, password)| CredentialsJson { username, password })
+        .ok_or_else(|| "session config: credentials: incomplete".into())
+}
+
+fn read_session_config(json: &str) -> Result<SessionConfigJson, String> {
+    let mut f = Fields::parse(WHAT, json)?;
+    let j = SessionConfigJson {
+        protocol_version: f.u8("protocolVersion"),
+        compression: f.string("compression"),
+        keyspace: f.string("keyspace"),
+        credentials: f.take("credentials").and_then(|v| f.nested(read_credentials(v))),
+        host_authenticator: f.bool("hostAuthenticator"),
+        max_frame_bytes: f.u32("maxFrameBytes"),
+        max_streams: f.usize("maxStreams"),
+        request_timeout_ms: f.f64("requestTimeoutMs"),
+        handshake_timeout_ms: f.f64("handshakeTimeoutMs"),
+        heartbeat_interval_ms: f.f64("heartbeatIntervalMs"),
+        orphan_limit: f.usize("orphanLimit"),
+        connections_per_host: f.usize("connectionsPerHost"),
+        local_data_center: f.string("localDataCenter"),
+        local_rack: f.string("localRack"),
+        allow_remote_dcs: f.bool("allowRemoteDcs"),
+        allow_list: f.strings("allowList"),
+        deny_list: f.strings("denyList"),
+        max_attempts: f.u32("maxAttempts"),
+        speculative_delay_ms: f.f64("speculativeDelayMs"),
+        speculative_max_extra: f.u32("speculativeMaxExtra"),
+        seed: f.u64("seed"),
+        discover_peers: f.bool("discoverPeers"),
+        can_bind_local_port: f.bool("canBindLocalPort"),
+        tls: f.bool("tls"),
+        default_port: f.u16("defaultPort"),
+        reconnect_base_ms: f.f64("reconnectBaseMs"),
+        reconnect_max_ms: f.f64("reconnectMaxMs"),
+        schema_agreement_timeout_ms: f.f64("schemaAgreementTimeoutMs"),
+        prepare_on_all_hosts: f.bool("prepareOnAllHosts"),
+        reprepare_on_up: f.bool("reprepareOnUp"),
+    };
+    f.finish(j)
+}
+
 fn micros_of_ms(ms: f64) -> u64 {
-    if ms.is_finite() && ms > 0.0 { (ms * 1000.0) as u64 } else { 0 }
+    if ms.is_finite() && ms > 0.0 {
+        (ms * 1000.0) as u64
+    } else {
+        0
+    }
 }
 
 fn connection_config(j: &SessionConfigJson) -> Result<Config, CallError> {
@@ -65,7 +115,8 @@ fn connection_config(j: &SessionConfigJson) -> Result<Config, CallError> {
         c.protocol_version = p;
     }
     c.keyspace = j.keyspace.clone();
-    c.credentials = j.credentials.as_ref().map(|cr| Credentials { username: cr.username.clone(), password: cr.password.clone() });
+    c.credentials =
+        j.credentials.as_ref().map(|cr| Credentials { username: cr.username.clone(), password: cr.password.clone() });
     if let Some(n) = j.max_frame_bytes {
         c.max_frame_bytes = n;
     }
@@ -86,10 +137,15 @@ fn connection_config(j: &SessionConfigJson) -> Result<Config, CallError> {
         None | Some("none") => {}
         Some(name) => match Compression::from_name(name) {
             Some(Compression::Snappy) if c.protocol_version >= 5 => {
-                return Err(call_error("ERR_CONFIG", "snappy compression exists only on protocol v4; use lz4 or protocolVersion 4"))
+                return Err(call_error(
+                    "ERR_CONFIG",
+                    "snappy compression exists only on protocol v4; use lz4 or protocolVersion 4",
+                ))
             }
             Some(algorithm) => c.compression = algorithm,
-            None => return Err(call_error("ERR_CONFIG", format!("unknown compression {name:?}; use lz4, snappy or none"))),
+            None => {
+                return Err(call_error("ERR_CONFIG", format!("unknown compression {name:?}; use lz4, snappy or none")))
+            }
         },
     }
     if let Some(n) = j.orphan_limit {
@@ -100,7 +156,7 @@ fn connection_config(j: &SessionConfigJson) -> Result<Config, CallError> {
 
 /// Parses the JSON the driver hands to `WasmSession::new`.
 pub fn parse_session_config(json: &str) -> Result<SessionConfig, CallError> {
-    let j: SessionConfigJson = serde_json::from_str(json).map_err(|e| call_error("ERR_CONFIG", format!("session config: {e}")))?;
+    let j = read_session_config(json).map_err(|e| call_error("ERR_CONFIG", e))?;
     let mut c = SessionConfig { connection: connection_config(&j)?, ..SessionConfig::default() };
     if let Some(n) = j.connections_per_host {
         c.connections_per_node = n.clamp(1, 64);
@@ -116,7 +172,8 @@ pub fn parse_session_config(json: &str) -> Result<SessionConfig, CallError> {
         c.retry = RetryPolicy { max_attempts: n.max(1) };
     }
     if let Some(d) = j.speculative_delay_ms {
-        c.speculative = Some(SpeculativePolicy { delay_us: micros_of_ms(d), max_extra: j.speculative_max_extra.unwrap_or(1) });
+        c.speculative =
+            Some(SpeculativePolicy { delay_us: micros_of_ms(d), max_extra: j.speculative_max_extra.unwrap_or(1) });
     }
     if let Some(s) = j.seed {
         c.seed = s;
@@ -149,14 +206,44 @@ mod tests {
 
     #[test]
     fn a_misspelt_key_is_an_error_naming_it() {
-        let Err(e) = parse_session_config(r#"{"protocolVersion":4,"localDatacenter":"dc1"}"#) else { panic!("accepted a misspelt key") };
+        let Err(e) = parse_session_config(r#"{"protocolVersion":4,"localDatacenter":"dc1"}"#) else {
+            panic!("accepted a misspelt key")
+        };
         assert_eq!(e.code, "ERR_CONFIG");
-        assert!(e.message.contains("unknown field `localDatacenter`"), "{}", e.message);
+        assert!(
+            e.message.starts_with(
+                "session config: unknown field `localDatacenter`, expected one of `protocolVersion`, `compression`,"
+            ),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn a_value_of_the_wrong_type_is_an_error_naming_its_key() {
+        let message = |json: &str| parse_session_config(json).err().map(|e| (e.code, e.message));
+        assert_eq!(
+            message(r#"{"protocolVersion":"4"}"#),
+            Some((
+                "ERR_CONFIG".into(),
+                "session config: `protocolVersion` must be an integer from 0 to 255, got the string \"4\"".into()
+            ))
+        );
+        assert_eq!(
+            message(r#"{"credentials":{"username":"u"}}"#),
+            Some(("ERR_CONFIG".into(), "session config: credentials: `password` is missing".into()))
+        );
+        assert_eq!(
+            message(r#"{"allowList":["a",2]}"#),
+            Some(("ERR_CONFIG".into(), "session config: `allowList`[1] must be strings, got the number 2".into()))
+        );
     }
 
     #[test]
     fn snappy_on_v5_is_refused() {
-        let Err(e) = parse_session_config(r#"{"protocolVersion":5,"compression":"snappy"}"#) else { panic!("accepted snappy on v5") };
+        let Err(e) = parse_session_config(r#"{"protocolVersion":5,"compression":"snappy"}"#) else {
+            panic!("accepted snappy on v5")
+        };
         assert_eq!(e.code, "ERR_CONFIG");
     }
 

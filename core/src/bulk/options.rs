@@ -1,18 +1,18 @@
 //! The bulk-load options as the host writes them (JSON, camelCase): one typed contract,
-//! read by serde. An unknown key is an error that names it, so a misspelt option is never
+//! read key by key (`json_fields`). An unknown key is an error that names it, so a misspelt option is never
 //! silently ignored.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::Deserialize;
+use serde_json::Value;
 
 use super::limits::{parse_error_limit, ErrorLimit, RecordLimits};
 use super::load::{BatchGrouping, LoadConfig};
 use super::{BulkConfig, BulkError, CellTime, CellTimes, CsvOptions, FieldRef, Format, Mapping};
+use crate::json_fields::{integer_of, pair_of, string_of, Fields};
 use crate::types::{ColumnType, ConversionSettings, EpochUnit};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum InputFormat {
     #[default]
     Csv,
@@ -21,27 +21,21 @@ pub enum InputFormat {
     Json,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EpochUnitName {
-    #[serde(rename = "s", alias = "seconds")]
     Seconds,
-    #[serde(rename = "ms", alias = "millis")]
     Millis,
-    #[serde(rename = "us", alias = "micros")]
     Micros,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BatchByName {
-    #[serde(rename = "replica", alias = "replicas")]
     Replica,
-    #[serde(rename = "partition")]
     Partition,
 }
 
 /// A CSV field: a 0-based position or a header name.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FieldName {
     Position(usize),
     Name(String),
@@ -57,8 +51,7 @@ impl From<FieldName> for FieldRef {
 }
 
 /// `maxErrors`: a count (a JSON number) or text, `N` or `N%`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MaxErrors {
     Count(u64),
     Text(String),
@@ -66,16 +59,14 @@ pub enum MaxErrors {
 
 /// The mapping: `field=column,...` text, or `[field, column]` pairs (any name can be said
 /// in pairs, and one field may feed several columns).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MappingOption {
     Text(String),
     Pairs(Vec<(FieldName, String)>),
 }
 
 /// The fields that carry a column's write time (µs) and TTL (s); see [`super::cell_times`].
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CellTimeFields {
     pub column: String,
     pub writetime: Option<FieldName>,
@@ -83,8 +74,7 @@ pub struct CellTimeFields {
 }
 
 /// Every option of a bulk load; absent (or `null`) keys take the defaults.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Default)]
 pub struct BulkOptions {
     pub format: Option<InputFormat>,
     pub delimiter: Option<String>,
@@ -142,6 +132,97 @@ pub struct BulkOptions {
     pub resume_sent: Option<Vec<u64>>,
 }
 
+const WHAT: &str = "bulk options";
+const INPUT_FORMATS: [InputFormat; 3] = [InputFormat::Csv, InputFormat::Jsonl, InputFormat::Json];
+/// Each unit's name and its long alias, in the order of [`EPOCH_UNITS`].
+const EPOCH_UNIT_NAMES: [&str; 6] = ["s", "seconds", "ms", "millis", "us", "micros"];
+const EPOCH_UNITS: [EpochUnitName; 3] = [EpochUnitName::Seconds, EpochUnitName::Millis, EpochUnitName::Micros];
+const BATCH_BYS: [BatchByName; 3] = [BatchByName::Replica, BatchByName::Replica, BatchByName::Partition];
+const FIELD: &str = "a field position (an integer from 0) or name (a string)";
+
+fn offset_of(v: Value) -> Option<u64> {
+    v.as_u64()
+}
+
+fn field_name_of(v: Value) -> Option<FieldName> {
+    match v {
+        Value::String(name) => Some(FieldName::Name(name)),
+        other => Some(FieldName::Position(usize::try_from(integer_of(&other)?).ok()?)),
+    }
+}
+
+/// `mapping`: `field=column,...` text or `[field, column]` pairs.
+fn read_mapping(f: &mut Fields) -> Option<MappingOption> {
+    match f.take("mapping")? {
+        Value::String(text) => Some(MappingOption::Text(text)),
+        Value::Array(pairs) => {
+            let pair = |v: Value| {
+                let (field, column) = pair_of(v)?;
+                Some((field_name_of(field)?, string_of(column)?))
+            };
+            let expected = "[field, column] pairs (a field position or name, a column name)";
+            f.items("mapping", expected, pairs, pair).map(MappingOption::Pairs)
+        }
+        other => f.wrong("mapping", "field=column text or an array of [field, column] pairs", &other),
+    }
+}
+
+/// `constants`: an object of column name to CQL text.
+fn read_constants(f: &mut Fields) -> Option<BTreeMap<String, String>> {
+    match f.take("constants")? {
+        Value::Object(map) => {
+            let mut constants = BTreeMap::new();
+            for (column, text) in map {
+                match text {
+                    Value::String(text) => constants.insert(column, text),
+                    other => return f.wrong("constants", "an object of strings (CQL text)", &other),
+                };
+            }
+            Some(constants)
+        }
+        other => f.wrong("constants", "an object of column names to CQL text", &other),
+    }
+}
+
+/// `maxErrors`: a count or `N` / `N%` text.
+fn read_max_errors(f: &mut Fields) -> Option<MaxErrors> {
+    match f.take("maxErrors")? {
+        Value::String(text) => Some(MaxErrors::Text(text)),
+        other => match other.as_u64() {
+            Some(count) => Some(MaxErrors::Count(count)),
+            None => f.wrong("maxErrors", "a count (an integer from 0) or text, N or N%", &other),
+        },
+    }
+}
+
+/// One `cellTimes` object: `column` and the fields of its write time and TTL.
+fn read_cell_time(value: Value) -> Result<CellTimeFields, String> {
+    let mut cell = Fields::of("bulk options: cellTimes", value)?;
+    let column = cell.required_string("column");
+    let mut field = |key: &'static str| {
+        let v = cell.take(key)?;
+        field_name_of(v.clone()).or_else(|| cell.wrong(key, FIELD, &v))
+    };
+    let (writetime, ttl) = (field("writetime"), field("ttl"));
+    // A missing column is a fault that `finish` returns, so the `None` arm is not reached.
+    let column = cell.finish(column)?.ok_or("bulk options: cellTimes: incomplete")?;
+    Ok(CellTimeFields { column, writetime, ttl })
+}
+
+/// `cellTimes`: an array of [`CellTimeFields`] objects.
+fn read_cell_times(f: &mut Fields) -> Option<Vec<CellTimeFields>> {
+    match f.take("cellTimes")? {
+        Value::Array(items) => {
+            let mut cells = Vec::with_capacity(items.len());
+            for item in items {
+                cells.push(f.nested(read_cell_time(item))?);
+            }
+            Some(cells)
+        }
+        other => f.wrong("cellTimes", "an array of {column, writetime, ttl} objects", &other),
+    }
+}
+
 fn config_error(reason: String) -> BulkError {
     BulkError::Config(reason)
 }
@@ -170,7 +251,52 @@ impl BulkOptions {
     /// Reads the options from JSON; an unknown key or a value of the wrong type is an error
     /// naming the key.
     pub fn from_json(json: &str) -> Result<Self, BulkError> {
-        serde_json::from_str(json).map_err(|e| config_error(format!("bulk options: {e}")))
+        BulkOptions::read(json).map_err(config_error)
+    }
+
+    fn read(json: &str) -> Result<Self, String> {
+        let mut f = Fields::parse(WHAT, json)?;
+        let options = BulkOptions {
+            format: f.one_of("format", &["csv", "jsonl", "json"]).map(|i| INPUT_FORMATS[i]),
+            delimiter: f.string("delimiter"),
+            quote: f.string("quote"),
+            escape: f.string("escape"),
+            comment: f.string("comment"),
+            header: f.bool("header"),
+            trim: f.bool("trim"),
+            max_record_bytes: f.usize("maxRecordBytes"),
+            null_values: f.strings("nullValues"),
+            true_words: f.strings("trueWords"),
+            false_words: f.strings("falseWords"),
+            epoch_unit: f.one_of("epochUnit", &EPOCH_UNIT_NAMES).map(|i| EPOCH_UNITS[i / 2]),
+            mapping: read_mapping(&mut f),
+            field_count: f.usize("fieldCount"),
+            constants: read_constants(&mut f),
+            max_errors: read_max_errors(&mut f),
+            skip_records: f.u64("skipRecords"),
+            max_records: f.u64("maxRecords"),
+            ignore_unknown: f.bool("ignoreUnknown"),
+            conversion: ConversionSettings::take_nested(&mut f, "bulk options: conversion"),
+            cell_times: read_cell_times(&mut f),
+            consistency: f.u16("consistency"),
+            timestamp: f.i64("timestamp"),
+            max_concurrency: f.usize("maxConcurrency"),
+            initial_concurrency: f.usize("initialConcurrency"),
+            idempotent: f.bool("idempotent"),
+            max_retries: f.u32("maxRetries"),
+            timeout_ms: f.u64("timeoutMs"),
+            seed: f.u64("seed"),
+            stop_at_offset: f.u64("stopAtOffset"),
+            batch_size: f.usize("batchSize"),
+            batch_by: f.one_of("batchBy", &["replica", "replicas", "partition"]).map(|i| BATCH_BYS[i]),
+            batch_max_bytes: f.usize("batchMaxBytes"),
+            counter: f.bool("counter"),
+            dry_run: f.bool("dryRun"),
+            journal: f.bool("journal"),
+            resume_acked: f.array("resumeAcked", "offsets (integers from 0)", offset_of),
+            resume_sent: f.array("resumeSent", "offsets (integers from 0)", offset_of),
+        };
+        f.finish(options)
     }
 
     /// The encoder's and the load's configuration, for a statement binding `columns` with
@@ -314,10 +440,65 @@ mod tests {
         assert_eq!(
             error,
             BulkError::Config(
-                "bulk options: unknown variant `fortnights`, expected one of `s`, `seconds`, `millis`, `ms`, `micros`, `us` at line 1 column 25"
+                "bulk options: `epochUnit` must be one of \"s\", \"seconds\", \"ms\", \"millis\", \"us\", \"micros\", got the string \"fortnights\""
                     .into()
             )
         );
+    }
+
+    #[test]
+    fn the_union_options_take_each_of_their_forms_and_name_a_wrong_one() {
+        let options = BulkOptions::from_json(
+            r#"{"mapping":[[0,"a"],["b","c"]],"maxErrors":"5%","cellTimes":[{"column":"a","writetime":2,"ttl":"t"}],"constants":{"d":"1"},"resumeAcked":[3]}"#,
+        )
+        .unwrap();
+        let pairs = vec![(FieldName::Position(0), "a".to_string()), (FieldName::Name("b".into()), "c".into())];
+        assert_eq!(options.mapping, Some(MappingOption::Pairs(pairs)));
+        assert_eq!(options.max_errors, Some(MaxErrors::Text("5%".into())));
+        let cell = CellTimeFields {
+            column: "a".into(),
+            writetime: Some(FieldName::Position(2)),
+            ttl: Some(FieldName::Name("t".into())),
+        };
+        assert_eq!(options.cell_times, Some(vec![cell]));
+        assert_eq!(options.constants, Some(BTreeMap::from([("d".to_string(), "1".to_string())])));
+        assert_eq!(options.resume_acked, Some(vec![3]));
+        assert_eq!(
+            BulkOptions::from_json(r#"{"maxErrors":7,"mapping":"a=b"}"#).unwrap().max_errors,
+            Some(MaxErrors::Count(7))
+        );
+        let error = |json: &str| match BulkOptions::from_json(json).unwrap_err() {
+            BulkError::Config(message) => message,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            error(r#"{"mapping":[[-1,"a"]]}"#),
+            "bulk options: `mapping`[0] must be [field, column] pairs (a field position or name, a column name), got an array"
+        );
+        assert_eq!(
+            error(r#"{"maxErrors":-1}"#),
+            "bulk options: `maxErrors` must be a count (an integer from 0) or text, N or N%, got the number -1"
+        );
+        assert_eq!(
+            error(r#"{"cellTimes":[{"column":"a","ttl":1.5}]}"#),
+            "bulk options: cellTimes: `ttl` must be a field position (an integer from 0) or name (a string), got the number 1.5"
+        );
+        assert_eq!(
+            error(r#"{"cellTimes":[{"column":"a","writetim":1}]}"#),
+            "bulk options: cellTimes: unknown field `writetim`, expected one of `column`, `writetime`, `ttl`"
+        );
+        assert_eq!(
+            error(r#"{"constants":{"d":1}}"#),
+            "bulk options: `constants` must be an object of strings (CQL text), got the number 1"
+        );
+        assert_eq!(
+            error(r#"{"conversion":{"timeZone":5}}"#),
+            "bulk options: conversion: `timeZone` must be a string, got the number 5"
+        );
+        // The range's end is usize::MAX, which differs between the host and WASM.
+        let message = error(r#"{"batchSize":"8"}"#);
+        assert!(message.starts_with("bulk options: `batchSize` must be an integer from 0 to "), "{message}");
+        assert!(message.ends_with(", got the string \"8\""), "{message}");
     }
 
     #[test]
@@ -404,7 +585,10 @@ mod tests {
         // An empty comment is none; a longer one is refused, not ignored.
         assert_eq!(csv(r#"{"comment":""}"#).comment, None);
         assert_eq!(
-            BulkOptions::from_json(r###"{"comment":"##"}"###).unwrap().into_configs(Vec::new(), Vec::new()).unwrap_err(),
+            BulkOptions::from_json(r###"{"comment":"##"}"###)
+                .unwrap()
+                .into_configs(Vec::new(), Vec::new())
+                .unwrap_err(),
             BulkError::Config("comment must be a single ASCII character, got \"##\"".into())
         );
         assert_eq!(
@@ -436,4 +620,3 @@ mod tests {
         );
     }
 }
-

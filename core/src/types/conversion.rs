@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use serde::Deserialize;
+use crate::json_fields::{integer_of, pair_of, Fields};
 
 use super::pattern::{self, Pattern};
 use super::temporal::Reason;
@@ -83,8 +83,7 @@ pub enum Rounding {
 }
 
 /// The conversion settings as the host gives them. See the module documentation.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ConversionSettings {
     /// A null field leaves its column unset (default true). Read by the bulk encoder.
     pub null_to_unset: Option<bool>,
@@ -154,7 +153,45 @@ fn zone_rules(name: Option<&str>, offsets: Option<&[(i64, i32)]>) -> Result<Opti
     ZoneRules::named(initial, transitions).map(Some).map_err(|e| format!("time zone {label:?}: {e}"))
 }
 
+/// A `[from_utc_millis, offset_seconds]` pair of `timeZoneOffsets`.
+fn zone_offset_of(v: serde_json::Value) -> Option<(i64, i32)> {
+    let (at, offset) = pair_of(v)?;
+    Some((i64::try_from(integer_of(&at)?).ok()?, i32::try_from(integer_of(&offset)?).ok()?))
+}
+
 impl ConversionSettings {
+    /// Reads the settings from their JSON text (`what` names them in errors).
+    pub fn from_json(what: &'static str, json: &str) -> Result<Self, String> {
+        ConversionSettings::read(Fields::parse(what, json)?)
+    }
+
+    /// The settings nested under `conversion` in other options (`what` names them in errors).
+    pub fn take_nested(f: &mut Fields, what: &'static str) -> Option<Self> {
+        let value = f.take("conversion")?;
+        f.nested(Fields::of(what, value).and_then(ConversionSettings::read))
+    }
+
+    /// Reads the settings object; an unknown key or a value of the wrong type is an error naming it.
+    pub fn read(mut f: Fields) -> Result<Self, String> {
+        let settings = ConversionSettings {
+            null_to_unset: f.bool("nullToUnset"),
+            time_zone: f.string("timeZone"),
+            time_zone_offsets: f.array("timeZoneOffsets", "[milliseconds, seconds] integer pairs", zone_offset_of),
+            timestamp_format: f.string("timestampFormat"),
+            date_format: f.string("dateFormat"),
+            time_format: f.string("timeFormat"),
+            epoch_unit: f.string("epochUnit"),
+            true_words: f.strings("trueWords"),
+            false_words: f.strings("falseWords"),
+            decimal_separator: f.string("decimalSeparator"),
+            grouping_separator: f.string("groupingSeparator"),
+            blob_format: f.string("blobFormat"),
+            overflow: f.string("overflow"),
+            rounding: f.string("rounding"),
+        };
+        f.finish(settings)
+    }
+
     /// Writes the given settings into `opts`, leaving the others as they are.
     pub fn apply(&self, opts: &mut TextOptions) -> Result<(), String> {
         if let Some(zone) = zone_rules(self.time_zone.as_deref(), self.time_zone_offsets.as_deref())? {
@@ -357,7 +394,9 @@ mod tests {
             );
         }
         // No fraction, or a zero one: the same under every rule.
-        for (text, expected) in [("7", (false, 7)), ("-7", (true, 7)), ("+7", (false, 7)), ("5.", (false, 5)), ("-0.00", (true, 0))] {
+        for (text, expected) in
+            [("7", (false, 7)), ("-7", (true, 7)), ("+7", (false, 7)), ("5.", (false, 5)), ("-0.00", (true, 0))]
+        {
             for rule in rules.into_iter().chain([Unnecessary]) {
                 assert_eq!(rounded_integer(text, rule), Ok((expected.0, Some(expected.1))), "{text} {rule:?}");
             }
@@ -436,11 +475,14 @@ mod tests {
     #[test]
     fn settings_are_checked_and_named() {
         let mut opts = TextOptions::default();
-        let parse = |json: &str| serde_json::from_str::<ConversionSettings>(json);
+        let parse = |json: &str| ConversionSettings::from_json("conversion", json);
         assert!(parse(r#"{"timeZone": "+01:00", "bogus": 1}"#)
             .unwrap_err()
-            .to_string()
-            .contains("unknown field `bogus`"));
+            .starts_with("conversion: unknown field `bogus`, expected one of `nullToUnset`, `timeZone`,"));
+        assert_eq!(
+            parse(r#"{"timeZoneOffsets": [[0, 3600], [1, 2.5]]}"#).unwrap_err(),
+            "conversion: `timeZoneOffsets`[1] must be [milliseconds, seconds] integer pairs, got an array"
+        );
         parse(r#"{"timeZone": "-05:30", "decimalSeparator": ",", "groupingSeparator": "."}"#)
             .unwrap()
             .apply(&mut opts)

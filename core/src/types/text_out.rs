@@ -108,7 +108,7 @@ mod tests {
 
     fn options(json: &str) -> TextOptions {
         let mut opts = TextOptions::default();
-        serde_json::from_str::<ConversionSettings>(json).unwrap().apply(&mut opts).unwrap();
+        ConversionSettings::from_json("conversion", json).unwrap().apply(&mut opts).unwrap();
         opts
     }
 
