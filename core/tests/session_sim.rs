@@ -73,6 +73,8 @@ struct SimNode {
     refused: Vec<&'static str>,
     /// A query whose CQL contains one of these gets no answer, once each.
     swallowed: Vec<&'static str>,
+    /// Answers PREPARE but forgets the statement at once: every EXECUTE is Unprepared.
+    forget_prepared: bool,
     /// PREPAREs read, answered or not.
     prepares: usize,
     /// The next this many PREPAREs are read, then the connection drops before the answer.
@@ -354,7 +356,9 @@ impl Sim {
                         return RESET.to_vec();
                     }
                     let id = b"prep-insert".to_vec();
-                    self.nodes[node].prepared.insert(id.clone());
+                    if !self.nodes[node].forget_prepared {
+                        self.nodes[node].prepared.insert(id.clone());
+                    }
                     let mut b = 4i32.to_be_bytes().to_vec();
                     b.extend_from_slice(&(id.len() as u16).to_be_bytes());
                     b.extend_from_slice(&id);
@@ -778,6 +782,10 @@ fn overloaded_retries_idempotent_on_the_next_node_only() {
     let (_, error) = sim.errors.iter().find(|(i, _)| *i == id).unwrap();
     let trace: Vec<(&str, &str)> = error.trace.iter().map(|t| (t.decision, t.reason)).collect();
     assert_eq!(trace, [("rethrow", "coordinator refused: statement is not idempotent")]);
+    assert_eq!(error.errors.len(), 1, "the one node's error, once: {:?}", error.errors);
+    let metrics = sim.session.metrics();
+    assert_eq!(metrics.failures, 1);
+    assert_eq!(metrics.decisions.get("coordinator refused: statement is not idempotent"), Some(&1));
 }
 
 /// Every node applies the first EXECUTE it gets and drops the connection before answering.
@@ -2767,4 +2775,60 @@ fn a_control_query_that_times_out_is_asked_again_on_the_same_connection() {
     assert_eq!(asked, [0, 500 * MS], "asked again when the request timeout ran out");
     assert!(sim.events.iter().any(|e| e.starts_with("Log { message: \"control query Keyspaces failed: ")), "{:?}", sim.events);
     assert_eq!(sim.session.view().nodes().count(), 3);
+}
+
+#[test]
+fn ddl_answers_that_arrive_while_agreement_is_awaited_join_the_round_under_way() {
+    let mut sim = Sim::new(3, agreement_config());
+    sim.start();
+    // Two DDL statements answered in one read: one round of questions for both.
+    let ddl = |sim: &mut Sim| {
+        let request = Request::Query { cql: DDL, values: &[], options: QueryOptions::default() };
+        sim.session.start_request(sim.now, RequestSpec::new(request)).unwrap()
+    };
+    let (first, second) = (ddl(&mut sim), ddl(&mut sim));
+    sim.pump();
+    assert_eq!(schema_queries(&sim, 0), [(0, "local"), (0, "peers")]);
+    // A third between two checks waits for the next one.
+    sim.advance(100 * MS);
+    let third = start_ddl(&mut sim);
+    assert_eq!(sim.nodes[0].schema_version, 3);
+    sim.advance(50 * MS);
+    sim.nodes[1].schema_version = 3;
+    sim.nodes[2].schema_version = 3;
+    sim.advance(100 * MS);
+    assert_eq!(schema_queries(&sim, 0), [(0, "local"), (0, "peers"), (200 * MS, "local"), (200 * MS, "peers")]);
+    for id in [first, second, third] {
+        assert_eq!(answered_at(&sim, id), Some(200 * MS), "{id}");
+    }
+}
+
+#[test]
+fn a_node_that_keeps_forgetting_a_statement_is_asked_to_prepare_it_three_times_then_the_request_fails() {
+    let mut sim = Sim::new(1, config());
+    sim.start();
+    sim.prepare();
+    sim.nodes[0].forget_prepared = true;
+    sim.nodes[0].prepared.clear();
+    let id = sim.insert(5, true);
+    let (_, error) = sim.errors.iter().find(|(i, _)| *i == id).expect("it fails");
+    match &error.error {
+        RequestError::Server(e) => assert_eq!((e.code, e.message.as_str()), (0x2500, "unprepared")),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(sim.session.metrics().reprepares, 3);
+    assert_eq!((sim.nodes[0].prepares, sim.nodes[0].execute_times.len()), (1 + 3, 4));
+}
+
+#[test]
+fn a_written_idempotent_request_whose_every_attempt_closes_fails_without_the_not_resent_note() {
+    let mut sim = sim_whose_nodes_apply_then_drop();
+    let id = sim.insert(11, true);
+    assert_eq!(executes_of(&sim, 11), 3, "sent to every node");
+    let (_, error) = sim.errors.iter().find(|(i, _)| *i == id).expect("the request fails");
+    assert_eq!(
+        error.error,
+        RequestError::Closed { message: "connection closed: the server closed the connection".into(), written: true }
+    );
+    assert_eq!(error.trace.last().map(|t| (t.decision, t.reason)), Some(("rethrow", "attempt limit reached")));
 }
