@@ -2832,3 +2832,22 @@ fn a_written_idempotent_request_whose_every_attempt_closes_fails_without_the_not
     );
     assert_eq!(error.trace.last().map(|t| (t.decision, t.reason)), Some(("rethrow", "attempt limit reached")));
 }
+
+#[test]
+fn a_read_timeout_with_enough_replicas_but_no_data_is_retried_once_on_the_same_node() {
+    let mut sim = Sim::new(3, config());
+    sim.start();
+    sim.prepare();
+    for n in sim.nodes.iter_mut() {
+        n.prepared.insert(b"prep-insert".to_vec());
+    }
+    let owner = sim.owner(murmur3_token(&5i64.to_be_bytes()));
+    let read_timeout = server_error(0x1200, "read timeout", &timeout_body(2, 2, &[0]));
+    sim.nodes[owner].fail_next = vec![read_timeout.clone(), read_timeout];
+    let id = sim.insert(5, true);
+    let (_, error) = sim.errors.iter().find(|(i, _)| *i == id).expect("retried once only");
+    assert_eq!((error.attempts, error.node.as_str()), (2, sim.nodes[owner].address.as_str()));
+    assert_eq!(sim.nodes[owner].execute_times.len(), 2);
+    let metrics = sim.session.metrics();
+    assert_eq!((metrics.retries, metrics.decisions.get("read timeout: already retried once")), (1, Some(&1)));
+}
