@@ -2188,6 +2188,8 @@ fn a_rate_limit_error_fails_the_request_without_a_retry_anywhere() {
     );
     let untouched: usize = sim.nodes.iter().map(|n| n.fail_next.len()).sum();
     assert_eq!(untouched, 8, "one node answered once; no other attempt anywhere");
+    let reasons: Vec<&str> = error.trace.iter().map(|t| t.reason).collect();
+    assert_eq!(reasons, ["rate limit reached: never retried, the caller decides"], "known as a rate limit, not any error");
 }
 
 // ---- Scylla tablets -----------------------------------------------------------------------------
