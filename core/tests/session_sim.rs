@@ -69,6 +69,10 @@ struct SimNode {
     local_schema_unknown: bool,
     /// A Cassandra before 4.0: no system.peers_v2 (refused as an unconfigured table).
     no_peers_v2: bool,
+    /// Queries whose CQL contains one of these are refused (Unauthorized).
+    refused: Vec<&'static str>,
+    /// A query whose CQL contains one of these gets no answer, once each.
+    swallowed: Vec<&'static str>,
     /// PREPAREs read, answered or not.
     prepares: usize,
     /// The next this many PREPAREs are read, then the connection drops before the answer.
@@ -320,6 +324,14 @@ impl Sim {
                     if cql.contains("system") && self.nodes[node].reset_on_metadata > 0 {
                         self.nodes[node].reset_on_metadata -= 1;
                         return RESET.to_vec();
+                    }
+                    if let Some(i) = self.nodes[node].swallowed.iter().position(|key| cql.contains(key)) {
+                        self.nodes[node].swallowed.remove(i);
+                        continue;
+                    }
+                    if self.nodes[node].refused.iter().any(|key| cql.contains(key)) {
+                        out.extend(frame(stream, 0x00, &server_error(0x2100, "no permission", &[])));
+                        continue;
                     }
                     if self.nodes[node].no_peers_v2 && cql.contains("system.peers_v2") {
                         out.extend(frame(stream, 0x00, &server_error(0x2200, "unconfigured table peers_v2", &[])));
@@ -611,10 +623,16 @@ impl Sim {
 
     fn advance(&mut self, by: u64) {
         let target = self.now + by;
+        // A session that keeps asking for the same instant without acting on it would loop
+        // here for ever: it fails at once instead (a hung test costs a mutation run its
+        // whole timeout).
+        let mut same_instant = 0;
         while let Some(t) = self.session.poll_timeout() {
             if t > target {
                 break;
             }
+            same_instant = if t <= self.now { same_instant + 1 } else { 0 };
+            assert!(same_instant < 1000, "the session asks for time {t} again and again at {}", self.now);
             self.now = self.now.max(t);
             self.session.handle_timeout(self.now);
             self.pump();
@@ -889,6 +907,7 @@ fn speculative_execution_answers_from_the_second_node() {
     assert_eq!(sim.session.metrics().speculative_executions, 1);
     let tried = sim.session.take_tried(id);
     assert_eq!((tried.errors.len(), tried.speculative_executions), (0, 1), "no node failed, one speculative execution: {tried:?}");
+    assert_eq!(sim.session.metrics().decisions.get("speculative execution"), Some(&1));
     // The losing execution is cancelled: its stream on the silent owner is orphaned (kept
     // reserved until an answer comes), not left in flight to time out later.
     let owner_address = sim.nodes[owner].address.clone();
@@ -2708,6 +2727,44 @@ fn a_request_that_finds_every_node_down_waits_for_one_eight_times_then_fails() {
     sim.advance(60_000 * MS);
     let (_, error) = sim.errors.iter().find(|(i, _)| *i == id).expect("it fails in the end");
     assert_eq!((error.no_host_available, error.attempts, error.errors.len()), (true, 0, 0), "{error:?}");
-    assert_eq!(sim.session.metrics().decisions.get("plan exhausted: retry after backoff"), Some(&8));
+    let metrics = sim.session.metrics();
+    assert_eq!(metrics.decisions.get("plan exhausted: retry after backoff"), Some(&8));
+    assert_eq!((metrics.no_host_available, metrics.failures), (1, 1));
     assert!(sim.nodes.iter().all(|n| n.execute_times.is_empty()));
+}
+
+#[test]
+fn a_refused_control_query_is_logged_and_the_session_goes_on_with_what_it_has() {
+    // (table refused, its query's name, nodes known, ks1 known). Without system.local the
+    // control node's row has no rack and the topology skips it: only its two peers are known.
+    let cases = [("system.local", "Local", 2, true), ("system.peers_v2", "PeersV2", 1, true), ("system_schema.keyspaces", "Keyspaces", 3, false)];
+    for (table, query, nodes, ks1) in cases {
+        let mut sim = Sim::new(3, config());
+        sim.nodes[0].refused = vec![table];
+        sim.start();
+        assert!(sim.session.is_ready(), "{table}: {:?}", sim.events);
+        let log = format!("Log {{ message: \"control query {query} failed: Unauthorized (8448): no permission\" }}");
+        assert_eq!(sim.events.iter().filter(|e| **e == log).count(), 1, "{table}: {:?}", sim.events);
+        assert_eq!(sim.session.view().nodes().count(), nodes, "{table}: {:?}", sim.events);
+        assert_eq!(sim.session.view().natural_replicas("ks1", 0).is_some(), ks1, "{table}");
+        if table != "system.local" {
+            // Without system.local no data center is known to be local, and the peers (dc1) get
+            // no pool: found by this test, left as it is (reported), not asserted.
+            assert_eq!(sim.conns.values().copied().collect::<HashSet<usize>>().len(), nodes, "{table}: a pool to every node known");
+        }
+    }
+}
+
+#[test]
+fn a_control_query_that_times_out_is_asked_again_on_the_same_connection() {
+    let mut sim = Sim::new(3, config());
+    sim.nodes[0].swallowed = vec!["system_schema.keyspaces"];
+    sim.start();
+    assert!(!sim.session.is_ready(), "the metadata is incomplete");
+    sim.advance(500 * MS);
+    assert!(sim.session.is_ready(), "{:?}", sim.events);
+    let asked: Vec<u64> = sim.nodes[0].queries.iter().filter(|(_, q)| q.contains("system_schema.keyspaces")).map(|(t, _)| *t).collect();
+    assert_eq!(asked, [0, 500 * MS], "asked again when the request timeout ran out");
+    assert!(sim.events.iter().any(|e| e.starts_with("Log { message: \"control query Keyspaces failed: ")), "{:?}", sim.events);
+    assert_eq!(sim.session.view().nodes().count(), 3);
 }
