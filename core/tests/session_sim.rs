@@ -1013,6 +1013,35 @@ mod allocations {
         assert_eq!(send_allocs, 0, "allocations routing and encoding 1000 warm requests");
         assert_eq!(receive_allocs, 0, "allocations completing 1000 warm responses");
     }
+
+    /// Request bodies of a few KB are pooled too (only those over 64 KB are freed).
+    #[test]
+    fn warm_requests_of_a_few_kilobytes_allocate_nothing() {
+        let mut sim = Sim::new(1, config());
+        sim.start();
+        sim.prepare();
+        let mut values = 2u16.to_be_bytes().to_vec();
+        bytes(&mut values, Some(&0i64.to_be_bytes()));
+        bytes(&mut values, Some(&[7u8; 4096]));
+        let mut out = Vec::with_capacity(1 << 16);
+        let mut allocs = 0;
+        for round in 0..200 {
+            let (conn, n) = counted(|| {
+                let request = Request::Execute { id: b"prep-insert", result_metadata_id: None, values: &values, options: QueryOptions::default() };
+                sim.session.start_request(sim.now, RequestSpec { idempotent: true, ..RequestSpec::new(request) }).unwrap();
+                sim.session.poll_transmit(&mut out)
+            });
+            let conn = conn.expect("bytes to send");
+            let reply = sim.respond(conn, &out);
+            out.clear();
+            sim.session.handle_bytes(sim.now, conn, &reply);
+            while sim.session.poll_event().is_some() {}
+            if round >= 100 {
+                allocs += n;
+            }
+        }
+        assert_eq!(allocs, 0, "allocations sending 100 warm 4 KB requests");
+    }
 }
 
 #[test]
