@@ -2920,3 +2920,21 @@ fn pending_events_counts_the_events_and_their_bodies_bytes_before_they_are_drain
     assert!(ids.iter().all(|id| sim.responses.contains_key(id)));
     assert_eq!(sim.session.pending_events(), (0, 0));
 }
+
+#[test]
+fn attempts_per_node_name_only_nodes_that_were_sent_something() {
+    let mut sim = prepared_sim_retrying_up_to(3);
+    let k = (0..100i64).find(|k| sim.owner(murmur3_token(&k.to_be_bytes())) == 2).unwrap();
+    for n in sim.nodes.iter_mut() {
+        n.prepared.insert(b"prep-insert".to_vec());
+    }
+    sim.insert(k, true);
+    let read: std::collections::BTreeMap<String, u64> = sim
+        .nodes
+        .iter()
+        .filter(|n| n.execute_times.len() + n.prepares > 0)
+        .map(|n| (n.address.clone(), (n.execute_times.len() + n.prepares) as u64))
+        .collect();
+    assert!(read.len() < 3, "a node below the third was sent nothing: {read:?}");
+    assert_eq!(sim.session.metrics().per_node, read);
+}
