@@ -2938,3 +2938,19 @@ fn attempts_per_node_name_only_nodes_that_were_sent_something() {
     assert!(read.len() < 3, "a node below the third was sent nothing: {read:?}");
     assert_eq!(sim.session.metrics().per_node, read);
 }
+
+#[test]
+fn each_keyspace_keeps_its_own_name_once_another_is_known() {
+    let mut sim = Sim::new(3, config());
+    for n in sim.nodes.iter_mut() {
+        n.lwt_marked = Some(false); // the insert is prepared into ks3
+    }
+    sim.start();
+    let key = 1i64.to_be_bytes();
+    let request = Request::Query { cql: "SELECT v FROM ks1.t WHERE k = ?", values: &[], options: QueryOptions::default() };
+    let spec = RequestSpec { routing_key: Some(&key), keyspace: Some("ks1"), ..RequestSpec::new(request) };
+    sim.session.start_request(sim.now, spec).unwrap();
+    sim.pump();
+    sim.prepare();
+    assert_eq!(sim.session.prepared_keyspace(b"prep-insert"), Some("ks3"));
+}
