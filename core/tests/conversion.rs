@@ -5,7 +5,7 @@
 use cqlwire_core::types::{encode_text, format_text_with, ColumnType, ConversionSettings, TextOptions};
 
 fn options(json: &str) -> TextOptions {
-    let settings: ConversionSettings = serde_json::from_str(json).unwrap();
+    let settings = ConversionSettings::from_json("conversion settings", json).unwrap();
     let mut opts = TextOptions::default();
     settings.apply(&mut opts).unwrap();
     opts
