@@ -461,7 +461,7 @@ def memory_section(rows):
         "runs the same loop with no driver at all (`floor.mjs`: each request a bare promise, its resolver and a "
         "queue record, answered on the next turn with a row object): what any JavaScript client pays for 1024 "
         "requests in flight, most of it V8's young generation, which grows while survivors of its scavenges add "
-        "up. Columns: the state when issue #17 was filed (7630c3f), the end of the previous session (615c1a9), and "
+        "up. Columns: the state when issue #17 was filed (7630c3f), the end of the previous session (604bb56), and "
         "now. In the 7630c3f column the bench programs loaded Deno's Node compatibility layer, which a Deno user "
         "of the driver never loads (5–12 MB of its Deno rows), and the SELECT loop's row check was an `async` "
         "function; since then it is a `.then` (one "
