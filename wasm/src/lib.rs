@@ -3,9 +3,9 @@
 
 use cqlwire_core::connection::{AuthStep, Request};
 use cqlwire_core::bulk::registry::BulkLoads;
-use cqlwire_core::session::{Command, RequestSpec, Session, SessionEvent};
+use cqlwire_core::session::{Command, Metrics, RequestSpec, Session, SessionEvent, Tried};
 use cqlwire_core::message::{BatchStatement, BatchType, QueryOptions};
-use serde_json::Value;
+use cqlwire_core::types::JsonWriter;
 use wasm_bindgen::prelude::*;
 
 const EVENT_READY: u8 = 1;
@@ -45,6 +45,7 @@ fn micros(now: f64) -> u64 {
 }
 
 mod call_error;
+mod error_json;
 use call_error::{call_error as js_error, protocol_error, CallError};
 mod session_config;
 use session_config::parse_session_config;
@@ -140,12 +141,91 @@ pub struct WasmSession {
 /// request, so one huge EXECUTE does not pin its size.
 const STAGING_KEEP: usize = 64 * 1024;
 
-fn push_json(out: &mut Vec<u8>, kind: u8, id: u32, value: &impl serde::Serialize) {
-    let json = serde_json::to_vec(value).unwrap_or_else(|_| b"{\"kind\":\"local\",\"message\":\"unserialisable event\"}".to_vec());
+/// A JSON event: `[kind u8][id u32 LE][len u32 LE][json]`.
+fn push_json(out: &mut Vec<u8>, kind: u8, id: u32, json: &str) {
     out.push(kind);
     out.extend_from_slice(&id.to_le_bytes());
     out.extend_from_slice(&(json.len() as u32).to_le_bytes());
-    out.extend_from_slice(&json);
+    out.extend_from_slice(json.as_bytes());
+}
+
+/// `{"errors": [[node, message, code], ...], "speculative_executions"}`, code null when the
+/// node answered no ERROR.
+fn tried_json(tried: &Tried) -> String {
+    let mut w = JsonWriter::new();
+    w.open('{').key("errors").open('[');
+    for e in &tried.errors {
+        w.open('[').string(&e.node).string(&e.message).opt_number(e.code).close(']');
+    }
+    w.close(']').key("speculative_executions").number(tried.speculative_executions).close('}');
+    w.finish()
+}
+
+/// The session's counters under their field names, then `decisions` and `per_node` as
+/// objects of counts (keys in order). The destructuring makes a new field a compile error here.
+fn metrics_json(m: &Metrics) -> String {
+    let Metrics {
+        requests,
+        responses,
+        failures,
+        retries,
+        speculative_executions,
+        client_timeouts,
+        no_host_available,
+        reprepares,
+        connections_opened,
+        connections_closed,
+        connections_recycled,
+        decisions,
+        per_node,
+    } = m;
+    let counters = [
+        ("requests", requests),
+        ("responses", responses),
+        ("failures", failures),
+        ("retries", retries),
+        ("speculative_executions", speculative_executions),
+        ("client_timeouts", client_timeouts),
+        ("no_host_available", no_host_available),
+        ("reprepares", reprepares),
+        ("connections_opened", connections_opened),
+        ("connections_closed", connections_closed),
+        ("connections_recycled", connections_recycled),
+    ];
+    let mut w = JsonWriter::new();
+    w.open('{');
+    for (key, n) in counters {
+        w.key(key).number(n);
+    }
+    w.key("decisions").open('{');
+    for (key, n) in decisions {
+        w.key(key).number(n);
+    }
+    w.close('}').key("per_node").open('{');
+    for (key, n) in per_node {
+        w.key(key).number(n);
+    }
+    w.close('}').close('}');
+    w.finish()
+}
+
+/// The AUTH event: `{"address", "step", "authenticatorClass", "token"}`; the class is null
+/// but at the start, the token (an array of byte values) null when absent.
+fn auth_json(address: &str, step: &AuthStep) -> String {
+    let (kind, class, token) = match step {
+        AuthStep::Start { authenticator_class } => ("start", Some(authenticator_class.as_str()), None),
+        AuthStep::Challenge { token } => ("challenge", None, token.as_deref()),
+        AuthStep::Success { token } => ("success", None, token.as_deref()),
+    };
+    let mut w = JsonWriter::new();
+    w.open('{').key("address").string(address).key("step").string(kind).key("authenticatorClass").opt_string(class);
+    w.key("token");
+    match token {
+        Some(bytes) => w.bytes(bytes),
+        None => w.null(),
+    };
+    w.close('}');
+    w.finish()
 }
 
 /// Bytes `marshal_event` adds to a response body: kind, id, length, flags, attempts, node.
@@ -195,24 +275,31 @@ fn marshal_rare_event(out: &mut Vec<u8>, event: SessionEvent<'_>) {
         // Not reached: `marshal_event` takes responses itself.
         response @ SessionEvent::Response { .. } => marshal_event(out, response, false),
         SessionEvent::Ready { protocol_version } => {
-            push_json(out, EVENT_READY, 0, &serde_json::json!({ "protocolVersion": protocol_version }))
+            let mut w = JsonWriter::new();
+            w.open('{').key("protocolVersion").number(protocol_version).close('}');
+            push_json(out, EVENT_READY, 0, &w.finish())
         }
-        SessionEvent::Failed { id, error } => push_json(out, EVENT_FAILED, id, &error),
-        SessionEvent::ServerEvent(e) => push_json(out, EVENT_SERVER, 0, &e),
-        SessionEvent::ConnectFailed { errors } => push_json(out, EVENT_CONNECT_FAILED, 0, &serde_json::json!({ "errors": errors })),
-        SessionEvent::NodeUp { address } => push_json(out, EVENT_NODE_UP, 0, &serde_json::json!({ "address": address })),
+        SessionEvent::Failed { id, error } => push_json(out, EVENT_FAILED, id, &error_json::session_error_json(&error)),
+        SessionEvent::ServerEvent(e) => push_json(out, EVENT_SERVER, 0, &error_json::server_event_json(&e)),
+        SessionEvent::ConnectFailed { errors } => {
+            push_json(out, EVENT_CONNECT_FAILED, 0, &error_json::connect_failed_json(&errors))
+        }
+        SessionEvent::NodeUp { address } => {
+            let mut w = JsonWriter::new();
+            w.open('{').key("address").string(&address).close('}');
+            push_json(out, EVENT_NODE_UP, 0, &w.finish())
+        }
         SessionEvent::NodeDown { address, reason } => {
-            push_json(out, EVENT_NODE_DOWN, 0, &serde_json::json!({ "address": address, "reason": reason }))
+            let mut w = JsonWriter::new();
+            w.open('{').key("address").string(&address).key("reason").string(&reason).close('}');
+            push_json(out, EVENT_NODE_DOWN, 0, &w.finish())
         }
-        SessionEvent::Log { message } => push_json(out, EVENT_LOG, 0, &serde_json::json!({ "message": message })),
-        SessionEvent::Auth { conn, address, step } => {
-            let (kind, class, token) = match step {
-                AuthStep::Start { authenticator_class } => ("start", Some(authenticator_class), None),
-                AuthStep::Challenge { token } => ("challenge", None, token),
-                AuthStep::Success { token } => ("success", None, token),
-            };
-            push_json(out, EVENT_AUTH, conn, &serde_json::json!({ "address": address, "step": kind, "authenticatorClass": class, "token": token }))
+        SessionEvent::Log { message } => {
+            let mut w = JsonWriter::new();
+            w.open('{').key("message").string(&message).close('}');
+            push_json(out, EVENT_LOG, 0, &w.finish())
         }
+        SessionEvent::Auth { conn, address, step } => push_json(out, EVENT_AUTH, conn, &auth_json(&address, &step)),
     }
 }
 
@@ -748,29 +835,31 @@ impl WasmSession {
     /// more than one execution.
     #[wasm_bindgen(js_name = takeTried)]
     pub fn take_tried(&mut self, id: u32) -> String {
-        serde_json::to_string(&self.inner.take_tried(id)).unwrap_or_else(|_| "{}".into())
+        tried_json(&self.inner.take_tried(id))
     }
 
     /// Counters and decisions, as JSON.
     pub fn metrics(&self) -> String {
-        serde_json::to_string(&self.inner.metrics()).unwrap_or_default()
+        metrics_json(&self.inner.metrics())
     }
 
     /// Nodes and connections, as JSON.
     pub fn state(&self) -> String {
-        let nodes: Vec<Value> = self
-            .inner
-            .view()
-            .nodes()
-            .map(|n| serde_json::json!({ "id": n.id, "address": n.address, "datacenter": n.datacenter, "rack": n.rack, "up": n.up, "distance": n.distance.name(), "tokens": n.tokens.len(), "releaseVersion": n.release_version }))
-            .collect();
-        let connections: Vec<Value> = self
-            .inner
-            .connection_states()
-            .into_iter()
-            .map(|(id, address, in_flight, queued, orphans, ready)| serde_json::json!({ "id": id, "address": address, "inFlight": in_flight, "queued": queued, "orphans": orphans, "ready": ready }))
-            .collect();
-        serde_json::json!({ "protocolVersion": self.inner.protocol_version(), "nodes": nodes, "connections": connections }).to_string()
+        let mut w = JsonWriter::new();
+        w.open('{').key("protocolVersion").number(self.inner.protocol_version()).key("nodes").open('[');
+        for n in self.inner.view().nodes() {
+            w.open('{').key("id").number(n.id).key("address").string(&n.address);
+            w.key("datacenter").string(&n.datacenter).key("rack").string(&n.rack).key("up").boolean(n.up);
+            w.key("distance").string(n.distance.name()).key("tokens").number(n.tokens.len());
+            w.key("releaseVersion").opt_string(n.release_version.as_deref()).close('}');
+        }
+        w.close(']').key("connections").open('[');
+        for (id, address, in_flight, queued, orphans, ready) in self.inner.connection_states() {
+            w.open('{').key("id").number(id).key("address").string(&address).key("inFlight").number(in_flight);
+            w.key("queued").number(queued).key("orphans").number(orphans).key("ready").boolean(ready).close('}');
+        }
+        w.close(']').close('}');
+        w.finish()
     }
 
     #[wasm_bindgen(js_name = protocolVersion)]
@@ -782,13 +871,17 @@ impl WasmSession {
     /// (they do not fit a JS number).
     #[wasm_bindgen(js_name = tokenRanges)]
     pub fn token_ranges(&self, keyspace: Option<String>) -> String {
-        let ranges: Vec<Value> = self
-            .inner
-            .token_ranges(keyspace.as_deref())
-            .into_iter()
-            .map(|(start, end, replicas)| serde_json::json!([start.to_string(), end.to_string(), replicas]))
-            .collect();
-        Value::Array(ranges).to_string()
+        let mut w = JsonWriter::new();
+        w.open('[');
+        for (start, end, replicas) in self.inner.token_ranges(keyspace.as_deref()) {
+            w.open('[').string(&start.to_string()).string(&end.to_string()).open('[');
+            for replica in &replicas {
+                w.string(replica);
+            }
+            w.close(']').close(']');
+        }
+        w.close(']');
+        w.finish()
     }
 }
 
@@ -912,5 +1005,65 @@ impl JsonPageFormatter {
         out.copy_within(0..lines, head.len());
         out[..head.len()].copy_from_slice(&head);
         Ok(out)
+    }
+}
+
+/// The JSON the driver reads, pinned: each writer's output equals what serde_json wrote for
+/// the same value before (`JSON.parse` on the TypeScript side reads these keys and types).
+#[cfg(test)]
+mod json_shape_tests {
+    use super::*;
+    use cqlwire_core::session::NodeError;
+
+    #[test]
+    fn tried_is_errors_as_triples_and_the_speculative_count() {
+        let errors = vec![
+            NodeError { node: "10.0.0.1:9042".into(), message: "Overloaded \"x\"\n".into(), code: Some(0x1001), timed_out: false },
+            NodeError { node: "10.0.0.2:9042".into(), message: "timed out".into(), code: None, timed_out: true },
+        ];
+        let tried = Tried { errors, speculative_executions: 2 };
+        assert_eq!(tried_json(&tried), serde_json::to_string(&tried).unwrap());
+        assert_eq!(
+            tried_json(&tried),
+            r#"{"errors":[["10.0.0.1:9042","Overloaded \"x\"\n",4097],["10.0.0.2:9042","timed out",null]],"speculative_executions":2}"#
+        );
+        assert_eq!(tried_json(&Tried::default()), r#"{"errors":[],"speculative_executions":0}"#);
+    }
+
+    #[test]
+    fn metrics_keep_every_counter_and_u64_in_full() {
+        let mut m = Metrics { requests: u64::MAX, connections_recycled: 3, ..Metrics::default() };
+        m.decisions.insert("retry_next", 4);
+        m.decisions.insert("ignore", 1);
+        m.per_node.insert("[::1]:9042".into(), 7);
+        assert_eq!(metrics_json(&m), serde_json::to_string(&m).unwrap());
+        assert_eq!(metrics_json(&Metrics::default()), serde_json::to_string(&Metrics::default()).unwrap());
+    }
+
+    #[test]
+    fn auth_steps_as_the_driver_reads_them() {
+        let start = AuthStep::Start { authenticator_class: "org.apache.cassandra.auth.PasswordAuthenticator".into() };
+        assert_eq!(
+            auth_json("h:9042", &start),
+            r#"{"address":"h:9042","step":"start","authenticatorClass":"org.apache.cassandra.auth.PasswordAuthenticator","token":null}"#
+        );
+        let challenge = AuthStep::Challenge { token: Some(vec![0, 127, 255]) };
+        assert_eq!(auth_json("h:9042", &challenge), r#"{"address":"h:9042","step":"challenge","authenticatorClass":null,"token":[0,127,255]}"#);
+        let success = AuthStep::Success { token: None };
+        assert_eq!(auth_json("h", &success), r#"{"address":"h","step":"success","authenticatorClass":null,"token":null}"#);
+    }
+
+    #[test]
+    fn events_carry_their_json_after_kind_id_and_length() {
+        let mut out = Vec::new();
+        marshal_rare_event(&mut out, SessionEvent::NodeDown { address: "a:1".into(), reason: "eof \u{1}".into() });
+        let json = br#"{"address":"a:1","reason":"eof \u0001"}"#;
+        let mut expected = vec![EVENT_NODE_DOWN, 0, 0, 0, 0];
+        expected.extend_from_slice(&(json.len() as u32).to_le_bytes());
+        expected.extend_from_slice(json);
+        assert_eq!(out, expected);
+        let mut out = Vec::new();
+        marshal_rare_event(&mut out, SessionEvent::Ready { protocol_version: 5 });
+        assert_eq!(&out[9..], br#"{"protocolVersion":5}"#);
     }
 }
