@@ -44,6 +44,7 @@ fn micros(now: f64) -> u64 {
     if now.is_finite() && now > 0.0 { now as u64 } else { 0 }
 }
 
+mod bulk_json;
 mod call_error;
 mod error_json;
 use call_error::{call_error as js_error, protocol_error, CallError};
@@ -710,7 +711,7 @@ impl WasmSession {
     /// `{ counters: {...}, status: { wantsInput, done, error } }` as JSON (README.md).
     #[wasm_bindgen(js_name = bulkState)]
     pub fn bulk_state(&self, load: u32) -> String {
-        serde_json::to_string(&self.loads.status(load)).unwrap_or_else(|_| "null".into())
+        bulk_json::bulk_status_json(self.loads.status(load).as_ref())
     }
 
     /// Rows that will not be loaded, packed: `[kind u8][line u64 LE][offset u64 LE]
@@ -899,7 +900,7 @@ pub fn csv_header(input: &[u8], options: &str, at_end: bool) -> Result<String, C
     use cqlwire_core::bulk::header::{read_header, HeaderOptions};
     let options = HeaderOptions::from_json(options).map_err(|e| js_error("ERR_CONFIG", e))?;
     let read = read_header(&options, input, at_end).map_err(|e| js_error("ERR_CONFIG", e))?;
-    serde_json::to_string(&read).map_err(|e| js_error("ERR_CONFIG", e))
+    Ok(bulk_json::header_read_json(&read))
 }
 
 /// What a sample of an input is (`options`: JSON of the load's bulk options; at most
@@ -909,7 +910,7 @@ pub fn sniff_input(input: &[u8], options: &str, max_records: u32, at_end: bool) 
     use cqlwire_core::bulk::{sniff::sniff, BulkOptions};
     let options = BulkOptions::from_json(options).map_err(|e| js_error("ERR_CONFIG", e))?;
     let sniffed = sniff(input, options, max_records as usize, at_end).map_err(|e| js_error("ERR_CONFIG", e))?;
-    serde_json::to_string(&sniffed).map_err(|e| js_error("ERR_CONFIG", e))
+    Ok(bulk_json::sniffed_json(&sniffed))
 }
 
 /// The core's CSV formatter for result pages, set up once per stream (`Client.streamCsv`).
