@@ -976,21 +976,15 @@ export class SessionHost {
     const opening = this.runtime.socketFactory(
       { host, port, tls: this.settings.tls, connectTimeoutMs: this.settings.connectTimeoutMs, shard },
       {
-        onData: (chunk) =>
-          this.contain(() => {
-            if (this.closed || !this.sockets.has(conn)) return;
-            this.stage(chunk);
-            const now = this.taskClock >= 0 ? this.taskClock : performance.now();
-            const bits = this.core.handleStaged(Math.round((TIME_ORIGIN + now) * 1000), conn, chunk.length, this.timerAt);
-            if (bits < 0) throw new Error("the core refused a staged read");
-            // The responses settle in this call, not a microtask later: each chunk got a
-            // turn of its own anyway (every read is a task, or ends in an await).
-            this.processCommands(bits);
-            if (this.inTurn) return this.kick();
-            this.readClock = now;
-            this.turnNow(bits);
-            this.readClock = -1;
-          }),
+        // Without `contain`'s closure: a read is the hot path, and a closure per read was
+        // about 110 bytes of garbage per round trip at 1 in flight (V8's sampling heap profiler).
+        onData: (chunk) => {
+          try {
+            this.onSocketData(conn, chunk);
+          } catch (e) {
+            this.failClosed(e);
+          }
+        },
         onClose: () =>
           this.contain(() => {
             if (this.closed || !this.sockets.has(conn)) return;
@@ -1019,6 +1013,22 @@ export class SessionHost {
           this.drive();
         }),
     );
+  }
+
+  /** One socket read, fed to the core; the responses it completes settle in this call. */
+  private onSocketData(conn: number, chunk: Uint8Array): void {
+    if (this.closed || !this.sockets.has(conn)) return;
+    this.stage(chunk);
+    const now = this.taskClock >= 0 ? this.taskClock : performance.now();
+    const bits = this.core.handleStaged(Math.round((TIME_ORIGIN + now) * 1000), conn, chunk.length, this.timerAt);
+    if (bits < 0) throw new Error("the core refused a staged read");
+    // The responses settle in this call, not a microtask later: each chunk got a
+    // turn of its own anyway (every read is a task, or ends in an await).
+    this.processCommands(bits);
+    if (this.inTurn) return this.kick();
+    this.readClock = now;
+    this.turnNow(bits);
+    this.readClock = -1;
   }
 
   /** An authenticator answered (at any later time): the token goes out with the next turn. */
