@@ -1037,6 +1037,7 @@ def main():
         "decode": "decode a one-row Rows response (`handle_bytes` + `poll_event` + `RowsValidator`)",
         "route": "route a request (`murmur3_token` + `ClusterView::plan_for(..).next()`, 12 nodes)",
         "session": "a whole prepared INSERT through `Session` (start, transmit, a Void answer, its event), in bursts of 64",
+        "session1": "the same INSERT one at a time, with what the WASM facade asks per round trip at 1 in flight (pending outputs, next deadline)",
     }
     for h in hotpath:
         w(

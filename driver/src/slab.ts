@@ -6,6 +6,12 @@
  * trips, where a buffer of each part's own is an allocation outside V8's heap once it is over
  * 64 bytes (issue #17).
  */
+/**
+ * Parts up to this size are copied byte by byte: cheaper than making the view `set` needs
+ * below it (Deno 2.9: 19 ns against 35 for 17 bytes), dearer above (79 against 34 for 88).
+ */
+const SMALL_PART = 32;
+
 export class Slab {
   bytes: Uint8Array;
   /** A DataView of all of `bytes`. */
@@ -28,7 +34,14 @@ export class Slab {
       this.view = new DataView(this.bytes.buffer);
       at = 0;
     }
-    this.bytes.set(from.subarray(start, start + len), at);
+    if (len <= SMALL_PART) {
+      // A view for `set` would be an object per part: with one request in flight, one per
+      // round trip for its event (17 bytes for a Void).
+      const bytes = this.bytes;
+      for (let i = 0; i < len; i++) bytes[at + i] = from[start + i];
+    } else {
+      this.bytes.set(from.subarray(start, start + len), at);
+    }
     this.at = at + len;
     this.last = at;
     return at;

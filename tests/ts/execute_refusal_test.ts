@@ -25,13 +25,13 @@ Deno.test("executeStaged refuses with -1 and takeError hands out the reason once
     assertExact(core.takeError(), undefined, "nothing refused yet");
     // A descriptor too short to hold the options: refused before the session is asked.
     stage(core, new Uint8Array([0, 0, 0]));
-    assertExact(core.executeStaged(1, handle, 3, 3, -1), -1);
+    assertExact(core.executeStaged(1, handle, 3, 3, -1, 0), -1);
     assertExact(takeRefusal(core), ["ERR_OPTIONS", "malformed request options descriptor"]);
     assertExact(core.takeError(), undefined, "taken once");
     // An unknown handle, and a session not connected yet: each its own reason.
-    assertExact(core.executeStaged(1, handle + 1, 0, 0, -1), -1);
+    assertExact(core.executeStaged(1, handle + 1, 0, 0, -1, 0), -1);
     assertExact(takeRefusal(core), ["ERR_REQUEST", "unknown prepared statement handle"]);
-    assertExact(core.executeStaged(1, handle, 0, 0, -1), -1);
+    assertExact(core.executeStaged(1, handle, 0, 0, -1, 0), -1);
     assertExact(takeRefusal(core), ["ERR_REQUEST", "the session is not connected yet"]);
   } finally {
     core.free();
@@ -43,19 +43,19 @@ Deno.test("executeStaged refuses a length beyond the staging area, and one above
   try {
     const handle = core.registerPrepared(new Uint8Array([1, 2, 3]), new Uint8Array(0));
     core.stagingArea(16);
-    assertExact(core.executeStaged(1, handle, 17, 0, -1), -1);
+    assertExact(core.executeStaged(1, handle, 17, 0, -1, 0), -1);
     assertExact(takeRefusal(core), ["ERR_REQUEST", "staged bytes beyond the staging area"]);
     // A staged request above 64 KiB: the area is freed after it, so no length is in it.
     core.stagingArea(64 * 1024 + 1);
-    assertExact(core.executeStaged(1, handle, 0, 0, -1), -1);
+    assertExact(core.executeStaged(1, handle, 0, 0, -1, 0), -1);
     assertExact(takeRefusal(core), ["ERR_REQUEST", "the session is not connected yet"]);
-    assertExact(core.executeStaged(1, handle, 1, 0, -1), -1);
+    assertExact(core.executeStaged(1, handle, 1, 0, -1, 0), -1);
     assertExact(takeRefusal(core), ["ERR_REQUEST", "staged bytes beyond the staging area"]);
     // Up to 64 KiB it is kept.
     core.stagingArea(64 * 1024);
-    assertExact(core.executeStaged(1, handle, 0, 0, -1), -1);
+    assertExact(core.executeStaged(1, handle, 0, 0, -1, 0), -1);
     core.takeError()?.free();
-    assertExact(core.executeStaged(1, handle, 64 * 1024, 3, -1), -1);
+    assertExact(core.executeStaged(1, handle, 64 * 1024, 3, -1, 0), -1);
     assertExact(takeRefusal(core), ["ERR_OPTIONS", "malformed request options descriptor"]);
   } finally {
     core.free();

@@ -38,6 +38,10 @@ const PENDING_TRANSMIT: u32 = 2;
 const PENDING_EVENTS: u32 = 4;
 /// The next deadline is earlier than the host's timer (or the host has none): `pollTimeout`.
 const PENDING_TIMEOUT: u32 = 8;
+/// Bits of a staged call's answer: the poll the host asked for in the call ran in it, and its
+/// output lies where `outputSlot` says (a round trip at 1 in flight then crosses twice).
+const POLLED_TRANSMIT: u32 = 16;
+const POLLED_EVENTS: u32 = 32;
 
 /// Microseconds arrive as f64 (exact up to 2^53 µs, ~285 years).
 fn micros(now: f64) -> u64 {
@@ -393,9 +397,13 @@ impl WasmSession {
 
     /// One socket read that the host wrote into the staging area (`stagingArea`): its first
     /// `len` bytes. Returns `pendingOutputs(timer_at)` after it, so a read costs one crossing
-    /// and no byte array; -1 when `len` is beyond the area (nothing was read).
+    /// and no byte array; -1 when `len` is beyond the area (nothing was read). With
+    /// `PENDING_EVENTS` in `polls` (a host that drains at once), pending events are drained
+    /// here too, as `pollEvents` does, unless a bulk load runs (draining pumps its rows) or
+    /// commands are pending (the host carries those out first): the answer then has
+    /// `POLLED_EVENTS` instead of `PENDING_EVENTS`.
     #[wasm_bindgen(js_name = handleStaged)]
-    pub fn handle_staged(&mut self, now: f64, conn: u32, len: u32, timer_at: f64) -> i32 {
+    pub fn handle_staged(&mut self, now: f64, conn: u32, len: u32, timer_at: f64, polls: u32) -> i32 {
         let staging = std::mem::take(&mut self.staging);
         let fed = match staging.get(..len as usize) {
             Some(chunk) => {
@@ -408,7 +416,16 @@ impl WasmSession {
         if staging.len() <= STAGING_KEEP {
             self.staging = staging;
         }
-        if fed { self.pending_outputs(timer_at) as i32 } else { -1 }
+        if !fed {
+            return -1;
+        }
+        let bits = self.pending_outputs(timer_at);
+        // Not with commands pending: the host opens and closes sockets before it drains.
+        if bits & polls & PENDING_EVENTS != 0 && bits & PENDING_COMMANDS == 0 && !self.loads.has_running() {
+            self.poll_events();
+            return ((bits & !PENDING_EVENTS) | POLLED_EVENTS) as i32;
+        }
+        bits as i32
     }
 
     /// The host authenticator's answer to an auth step of `conn`: `token`, or `error` when
@@ -508,9 +525,12 @@ impl WasmSession {
     /// id, or -1 when refused (the reason is then `takeError`'s): a plain number crosses
     /// without the array a `Result` return allocates on the JavaScript side, per request.
     /// A started request leaves `pendingOutputs(timer_at)` in the output slot's third word,
-    /// so the turn that sends it need not cross to ask.
+    /// so the turn that sends it need not cross to ask. With `PENDING_TRANSMIT` in `polls` (a
+    /// host that sends the request at once), the bytes are polled here too, as `pollTransmit`
+    /// does, unless events are pending (the host drains those first, which would take the
+    /// output slot): the bits then have `POLLED_TRANSMIT` instead of `PENDING_TRANSMIT`.
     #[wasm_bindgen(js_name = executeStaged)]
-    pub fn execute_staged(&mut self, now: f64, handle: u32, len: u32, options_len: u32, timer_at: f64) -> f64 {
+    pub fn execute_staged(&mut self, now: f64, handle: u32, len: u32, options_len: u32, timer_at: f64, polls: u32) -> f64 {
         let staging = std::mem::take(&mut self.staging);
         let started = match staging.get(..len as usize) {
             Some(staged) => self.start_execute(now, handle, staged, options_len),
@@ -521,7 +541,12 @@ impl WasmSession {
         }
         match started {
             Ok(id) => {
-                self.output[2] = self.pending_outputs(timer_at);
+                let mut bits = self.pending_outputs(timer_at);
+                if bits & polls & PENDING_TRANSMIT != 0 && bits & PENDING_EVENTS == 0 {
+                    self.poll_transmit();
+                    bits = (bits & !PENDING_TRANSMIT) | POLLED_TRANSMIT;
+                }
+                self.output[2] = bits;
                 f64::from(id)
             }
             Err(e) => {

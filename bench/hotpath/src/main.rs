@@ -8,7 +8,9 @@
 //! - `route`: the token of the bound key and the first node of `ClusterView::plan_for` on a
 //!   12-node, 2-datacenter view;
 //! - `session`: the whole session-level path of that INSERT (`session_op.rs`): start, transmit,
-//!   answer, event, in bursts of 64 requests; the figure is per request.
+//!   answer, event, in bursts of 64 requests; the figure is per request;
+//! - `session1`: the same INSERT one request at a time, with what the wasm facade asks the
+//!   session per round trip at 1 in flight (pending outputs, next deadline, drained release).
 //!
 //! `cqlwire-hotpath OP ITERATIONS` runs OP that many times (after as many warm-up calls) and
 //! prints `{"op":…,"iterations":…,"allocations_per_op":…,"bytes_allocated_per_op":…}`, counted
@@ -214,7 +216,7 @@ fn main() {
     let (op, iterations) = match args.as_slice() {
         [op, n] => (op.as_str(), n.parse::<u64>().unwrap_or_else(|e| panic!("bad ITERATIONS {n:?}: {e}"))),
         _ => {
-            eprintln!("usage: cqlwire-hotpath encode|decode|route|session ITERATIONS");
+            eprintln!("usage: cqlwire-hotpath encode|decode|route|session|session1 ITERATIONS");
             std::process::exit(2);
         }
     };
@@ -282,8 +284,21 @@ fn main() {
             run(0);
             run(iterations)
         }
+        "session1" => {
+            let mut b = session_op::SessionBench::new();
+            let mut run = |from: u64| {
+                let mut allocations = (0, 0);
+                for k in from..from + iterations {
+                    let (a, by, ()) = counted(|| b.round_trip(k));
+                    allocations = (allocations.0 + a, allocations.1 + by);
+                }
+                allocations
+            };
+            run(0);
+            run(iterations)
+        }
         other => {
-            eprintln!("unknown op {other}: expected encode, decode, route or session");
+            eprintln!("unknown op {other}: expected encode, decode, route, session or session1");
             std::process::exit(2);
         }
     };

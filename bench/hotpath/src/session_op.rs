@@ -3,6 +3,12 @@
 //! the burst's Void answers fed to `handle_bytes` in one chunk, and `poll_event` until drained.
 //! The node is a scripted responder in this process (handshake, the control connection's
 //! system tables, PREPARE), so the count is deterministic and needs no server.
+//!
+//! `session1`: one request at a time, each asked of the core as the wasm facade asks at 1 in
+//! flight (`round_trip`): what is pending after the start (`executeStaged`), the transmit
+//! (`pollTransmit`), the answer fed with what is pending after it (`handleStaged`), the
+//! events with their sizes (`pollEvents`), then the release of the drained bodies. The work
+//! of a turn that a burst of 64 shares is paid here by every request.
 
 use cqlwire_core::connection::Request;
 use cqlwire_core::frame::Opcode;
@@ -213,6 +219,87 @@ impl SessionBench {
         let answered = measured_session_answer(self);
         assert_eq!(answered, n as usize);
     }
+}
+
+impl SessionBench {
+    /// One request started, sent, answered and drained, as at 1 in flight.
+    pub fn round_trip(&mut self, k: u64) {
+        self.now += 10;
+        let pending = measured_session1_start(self, k);
+        assert_eq!(pending & PENDING_TRANSMIT, PENDING_TRANSMIT);
+        self.answers.clear();
+        respond(&self.sent, &mut self.answers);
+        self.now += 10;
+        assert_eq!(measured_session1_answer(self), 1);
+    }
+}
+
+/// The facade's `PENDING_*` bits (wasm/src/lib.rs).
+const PENDING_COMMANDS: u32 = 1;
+const PENDING_TRANSMIT: u32 = 2;
+const PENDING_EVENTS: u32 = 4;
+const PENDING_TIMEOUT: u32 = 8;
+
+/// `WasmSession::pending_outputs` with no bulk load running and no timer armed yet.
+fn pending_outputs(session: &Session) -> u32 {
+    let mut bits = 0;
+    if session.has_commands() {
+        bits |= PENDING_COMMANDS;
+    }
+    if session.has_transmit() {
+        bits |= PENDING_TRANSMIT;
+    }
+    if session.has_events() {
+        bits |= PENDING_EVENTS;
+    }
+    if session.poll_timeout().is_some() {
+        bits |= PENDING_TIMEOUT;
+    }
+    bits
+}
+
+/// The INSERT of `values`, as `executeStaged` hands it to the session.
+fn execute_spec(values: &[u8], handle: Option<u32>) -> RequestSpec<'_> {
+    let options = QueryOptions { consistency: Some(1), ..QueryOptions::default() };
+    RequestSpec {
+        request: Request::Execute { id: PREPARED_ID, result_metadata_id: None, values, options },
+        idempotent: true,
+        token: None,
+        routing_key: None,
+        keyspace: None,
+        timeout_us: None,
+        prepared: handle,
+    }
+}
+
+/// `executeStaged` (the start and what is pending), then `pollTransmit` (until `None`).
+#[inline(never)]
+fn measured_session1_start(b: &mut SessionBench, k: u64) -> u32 {
+    insert_values(k as i64, &mut b.values);
+    b.session.start_request(b.now, execute_spec(&b.values, b.handle)).expect("start_request");
+    let pending = pending_outputs(&b.session);
+    b.sent.clear();
+    while let Some(conn) = b.session.poll_transmit(&mut b.sent) {
+        b.conn = conn;
+    }
+    pending
+}
+
+/// `handleStaged` (the answer and what is pending), then `pollEvents` and the release.
+#[inline(never)]
+fn measured_session1_answer(b: &mut SessionBench) -> usize {
+    b.session.handle_bytes(b.now, b.conn, &b.answers);
+    let pending = pending_outputs(&b.session);
+    assert_eq!(pending & PENDING_EVENTS, PENDING_EVENTS);
+    let (events, _) = b.session.pending_events();
+    let mut answered = 0;
+    while let Some(e) = b.session.poll_event() {
+        if let SessionEvent::Response { body, .. } = e {
+            answered += usize::from(body.len() == 4);
+        }
+    }
+    b.session.release_drained();
+    answered.min(events)
 }
 
 #[inline(never)]
