@@ -2909,6 +2909,7 @@ fn pending_events_counts_the_events_and_their_bodies_bytes_before_they_are_drain
     sim.start();
     sim.prepare();
     assert_eq!(sim.session.pending_events(), (0, 0));
+    assert!(!sim.session.has_events(), "the start's events were drained");
     let ids = [sim.submit_insert(5, true), sim.submit_insert(6, true)];
     let mut sent = Vec::new();
     let conn = sim.session.poll_transmit(&mut sent).expect("the inserts' bytes");
@@ -2919,6 +2920,9 @@ fn pending_events_counts_the_events_and_their_bodies_bytes_before_they_are_drain
     sim.pump();
     assert!(ids.iter().all(|id| sim.responses.contains_key(id)));
     assert_eq!(sim.session.pending_events(), (0, 0));
+    assert!(!sim.session.has_events(), "the answers were drained");
+    // The connection's write buffer encoded the inserts and keeps its capacity for the next.
+    assert!(sim.session.buffer_bytes() >= sent.len(), "{} < {}", sim.session.buffer_bytes(), sent.len());
 }
 
 #[test]
