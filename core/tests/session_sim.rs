@@ -2958,3 +2958,19 @@ fn each_keyspace_keeps_its_own_name_once_another_is_known() {
     sim.prepare();
     assert_eq!(sim.session.prepared_keyspace(b"prep-insert"), Some("ks3"));
 }
+
+#[test]
+fn every_connection_to_a_dead_node_is_counted_closed_once() {
+    let mut sim = Sim::new(3, config());
+    sim.start();
+    let (opened, closed) = (sim.session.metrics().connections_opened, sim.session.metrics().connections_closed);
+    assert_eq!(closed, 0, "nothing closed while every node answers");
+    sim.kill(2);
+    let after_kill = sim.session.metrics().connections_closed;
+    sim.advance(10_000 * MS);
+    let m = sim.session.metrics();
+    assert_eq!(after_kill, 1, "one connection per node, node 2's closed");
+    assert!(m.connections_opened > opened, "reconnection attempts");
+    // Each attempt at the dead node failed and was closed once (none still connecting at 10 s).
+    assert_eq!(m.connections_closed - after_kill, m.connections_opened - opened);
+}
