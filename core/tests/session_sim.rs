@@ -2974,3 +2974,16 @@ fn every_connection_to_a_dead_node_is_counted_closed_once() {
     // Each attempt at the dead node failed and was closed once (none still connecting at 10 s).
     assert_eq!(m.connections_closed - after_kill, m.connections_opened - opened);
 }
+
+#[test]
+fn without_peer_discovery_only_the_contact_point_gets_a_pool() {
+    let mut sim = Sim::new(3, SessionConfig { discover_peers: false, ..config() });
+    sim.start();
+    sim.prepare();
+    let m = sim.session.metrics();
+    assert_eq!((m.connections_opened, m.connections_closed), (1, 0), "the peers are known but not connected to");
+    for k in 0..20i64 {
+        let id = sim.insert(k, true);
+        assert_eq!(sim.responses.get(&id).map(String::as_str), Some("127.0.0.1:9042"), "k={k}");
+    }
+}
