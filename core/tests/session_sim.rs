@@ -2909,6 +2909,7 @@ fn pending_events_counts_the_events_and_their_bodies_bytes_before_they_are_drain
     sim.start();
     sim.prepare();
     assert_eq!(sim.session.pending_events(), (0, 0));
+    assert!(!sim.session.has_events(), "the start's events were drained");
     let ids = [sim.submit_insert(5, true), sim.submit_insert(6, true)];
     let mut sent = Vec::new();
     let conn = sim.session.poll_transmit(&mut sent).expect("the inserts' bytes");
@@ -2919,6 +2920,9 @@ fn pending_events_counts_the_events_and_their_bodies_bytes_before_they_are_drain
     sim.pump();
     assert!(ids.iter().all(|id| sim.responses.contains_key(id)));
     assert_eq!(sim.session.pending_events(), (0, 0));
+    assert!(!sim.session.has_events(), "the answers were drained");
+    // The connection's write buffer encoded the inserts and keeps its capacity for the next.
+    assert!(sim.session.buffer_bytes() >= sent.len(), "{} < {}", sim.session.buffer_bytes(), sent.len());
 }
 
 #[test]
@@ -2953,4 +2957,33 @@ fn each_keyspace_keeps_its_own_name_once_another_is_known() {
     sim.pump();
     sim.prepare();
     assert_eq!(sim.session.prepared_keyspace(b"prep-insert"), Some("ks3"));
+}
+
+#[test]
+fn every_connection_to_a_dead_node_is_counted_closed_once() {
+    let mut sim = Sim::new(3, config());
+    sim.start();
+    let (opened, closed) = (sim.session.metrics().connections_opened, sim.session.metrics().connections_closed);
+    assert_eq!(closed, 0, "nothing closed while every node answers");
+    sim.kill(2);
+    let after_kill = sim.session.metrics().connections_closed;
+    sim.advance(10_000 * MS);
+    let m = sim.session.metrics();
+    assert_eq!(after_kill, 1, "one connection per node, node 2's closed");
+    assert!(m.connections_opened > opened, "reconnection attempts");
+    // Each attempt at the dead node failed and was closed once (none still connecting at 10 s).
+    assert_eq!(m.connections_closed - after_kill, m.connections_opened - opened);
+}
+
+#[test]
+fn without_peer_discovery_only_the_contact_point_gets_a_pool() {
+    let mut sim = Sim::new(3, SessionConfig { discover_peers: false, ..config() });
+    sim.start();
+    sim.prepare();
+    let m = sim.session.metrics();
+    assert_eq!((m.connections_opened, m.connections_closed), (1, 0), "the peers are known but not connected to");
+    for k in 0..20i64 {
+        let id = sim.insert(k, true);
+        assert_eq!(sim.responses.get(&id).map(String::as_str), Some("127.0.0.1:9042"), "k={k}");
+    }
 }
