@@ -1076,7 +1076,7 @@ export class SessionHost {
     if (this.closed) return;
     if (this.journals.size > 0) for (const id of this.journals.keys()) this.drainJournal(id);
     let len: number;
-    if ((bits & POLLED_TRANSMIT) !== 0) len = (linearMemory(), memoryWords[this.outputWord + 1]);
+    if ((bits & POLLED_TRANSMIT) !== 0) len = this.polledLength();
     else if ((bits & PENDING_TRANSMIT) !== 0) len = this.core.pollTransmit();
     else return;
     if (len === 0) return;
@@ -1235,9 +1235,15 @@ export class SessionHost {
     }
   }
 
+  /** The length of what a staged call polled into the output slot (`POLLED_*`). */
+  private polledLength(): number {
+    linearMemory();
+    return memoryWords[this.outputWord + 1];
+  }
+
   /** `polled`: the read's crossing drained them already (`POLLED_EVENTS`). */
   private drainEvents(polled: boolean): void {
-    const drained = polled ? (linearMemory(), memoryWords[this.outputWord + 1]) : this.core.pollEvents();
+    const drained = polled ? this.polledLength() : this.core.pollEvents();
     if (drained === 0) return;
     const slab = this.copyOut(drained, this.eventSlab, EVENT_SLAB_DRAIN_MAX);
     const buf = slab.bytes;

@@ -6,6 +6,13 @@ use std::fmt::Display;
 
 use super::json_out::push_json_string;
 
+/// The integer types whose `Display` is always a JSON number.
+pub trait JsonInteger: Display {}
+macro_rules! json_integers {
+    ($($t:ty),*) => { $(impl JsonInteger for $t {} impl JsonInteger for &$t {})* };
+}
+json_integers!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
+
 /// Writes commas itself: every value or key after the first in an object or array gets one.
 #[derive(Debug, Default)]
 pub struct JsonWriter {
@@ -64,9 +71,9 @@ impl JsonWriter {
         }
     }
 
-    /// An integer (or any value whose `Display` is a JSON number), written in full: a u64
-    /// keeps all its digits, as serde_json wrote it.
-    pub fn number(&mut self, n: impl Display) -> &mut Self {
+    /// An integer, written in full: a u64 keeps all its digits, as serde_json wrote it. Only
+    /// integers: a float's `Display` (`NaN`, `inf`) is not always JSON.
+    pub fn number(&mut self, n: impl JsonInteger) -> &mut Self {
         use std::fmt::Write;
         self.before_value();
         let _ = write!(self.out, "{n}");
@@ -74,7 +81,7 @@ impl JsonWriter {
     }
 
     /// A number, or `null` for `None`.
-    pub fn opt_number(&mut self, n: Option<impl Display>) -> &mut Self {
+    pub fn opt_number(&mut self, n: Option<impl JsonInteger>) -> &mut Self {
         match n {
             Some(n) => self.number(n),
             None => self.null(),
