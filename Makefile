@@ -37,10 +37,21 @@ wasm: $(WASM_PKG)
 # compile at 9.8 MB (`node --trace-wasm-compilation-times`) at no measurable CPU cost.
 WASM_OPT_INLINING := --one-caller-inline-max-function-size=200
 
-$(WASM_PKG): $(CORE_SRC)
+# wasm-bindgen returns strings, bytes and Results through several return values when the
+# module declares `multivalue`, and Node 20 then compiles a TurboFan wrapper per such export
+# signature as soon as the module is compiled: +1.3 MB of max RSS (scripts/wasm-drop-feature,
+# bench/MEMORY.md). Without it those cold exports return through a stack slot.
+WASM_BINDGEN_IN := target/wasm-bindgen-in/cqlwire_wasm.wasm
+# The shipped module needs no custom sections (producers, target_features): an engine reads
+# neither.
+WASM_OPT_STRIP := --strip-producers --strip-target-features
+
+$(WASM_PKG): $(CORE_SRC) scripts/wasm-drop-feature
 	cargo build -q -p cqlwire-wasm --target wasm32-unknown-unknown --release
-	wasm-bindgen --target web --out-dir driver/wasm/pkg $(WASM_RAW)
-	$(BIN)/wasm-opt -O3 $(WASM_OPT_INLINING) $(WASM_FEATURES) -o $(WASM_PKG) $(WASM_PKG)
+	@mkdir -p $(dir $(WASM_BINDGEN_IN))
+	scripts/wasm-drop-feature $(WASM_RAW) $(WASM_BINDGEN_IN) multivalue
+	wasm-bindgen --target web --out-dir driver/wasm/pkg $(WASM_BINDGEN_IN)
+	$(BIN)/wasm-opt -O3 $(WASM_OPT_INLINING) $(WASM_OPT_STRIP) $(WASM_FEATURES) -o $(WASM_PKG) $(WASM_PKG)
 	@printf 'wasm: %s bytes, %s gzipped\n' "$$(stat -c %s $(WASM_PKG))" "$$(gzip -9c $(WASM_PKG) | wc -c)"
 
 # The CLI's bzip2 (cli/codecs/): its own small WASM, so the driver's stays as it is.
