@@ -1061,25 +1061,33 @@ fn a_new_node_event_refreshes_the_topology_and_opens_its_pool() {
     assert!(sim.events.iter().any(|e| e.contains("TopologyChange")), "the event reaches the host: {:?}", sim.events);
 }
 
-#[test]
-fn a_connection_with_too_many_orphans_is_recycled() {
+/// Three nodes whose connections give up after 3 orphaned stream ids, no retries, the insert
+/// prepared; node `silent` swallows every request, and five inserts of a key it owns time out
+/// there. Returns that key.
+fn sim_draining_a_connection_to(silent: usize) -> (Sim, i64) {
     let mut c = config();
     c.connection.orphan_limit = 3;
     c.retry = RetryPolicy { max_attempts: 1 };
     let mut sim = Sim::new(3, c);
     sim.start();
     sim.prepare();
-    let owner = sim.owner(murmur3_token(&11i64.to_be_bytes()));
-    sim.nodes[owner].silent = true;
-    let ids: Vec<u32> = (0..5).map(|_| sim.insert(11, false)).collect();
+    let k = (0..100i64).find(|k| sim.owner(murmur3_token(&k.to_be_bytes())) == silent).unwrap();
+    sim.nodes[silent].silent = true;
+    let ids: Vec<u32> = (0..5).map(|_| sim.insert(k, false)).collect();
     sim.advance(600 * MS);
     assert!(ids.iter().all(|id| sim.failures.contains_key(id)), "timed out");
     assert_eq!(sim.session.metrics().connections_recycled, 1);
-    let to_owner: Vec<_> = sim.conns.iter().filter(|(_, n)| **n == owner).collect();
+    (sim, k)
+}
+
+#[test]
+fn a_connection_with_too_many_orphans_is_recycled() {
+    let (mut sim, k) = sim_draining_a_connection_to(1);
+    let to_owner: Vec<_> = sim.conns.iter().filter(|(_, n)| **n == 1).collect();
     assert_eq!(to_owner.len(), 1, "the drained connection was closed and a fresh one replaced it");
-    sim.nodes[owner].silent = false;
-    let id = sim.insert(11, false);
-    assert_eq!(sim.responses.get(&id).map(String::as_str), Some(sim.nodes[owner].address.as_str()));
+    sim.nodes[1].silent = false;
+    let id = sim.insert(k, false);
+    assert_eq!(sim.responses.get(&id).map(String::as_str), Some(sim.nodes[1].address.as_str()));
 }
 
 /// Three nodes, the insert prepared, `max_attempts` attempts per request.
@@ -2972,7 +2980,13 @@ fn every_connection_to_a_dead_node_is_counted_closed_once() {
     assert_eq!(after_kill, 1, "one connection per node, node 2's closed");
     assert!(m.connections_opened > opened, "reconnection attempts");
     // Each attempt at the dead node failed and was closed once (none still connecting at 10 s).
-    assert_eq!(m.connections_closed - after_kill, m.connections_opened - opened);
+    let attempts = m.connections_opened - opened;
+    assert_eq!(m.connections_closed - after_kill, attempts);
+    // Reported down once, not once per failed attempt; a delay drawn when it went down and
+    // after each failed attempt.
+    let down: Vec<&String> = sim.events.iter().filter(|e| e.starts_with("NodeDown")).collect();
+    assert_eq!(down, ["NodeDown { address: \"127.0.0.3:9042\", reason: \"the server closed the connection\" }"]);
+    assert_eq!(m.decisions.get("exponential backoff, full jitter"), Some(&(attempts + 1)), "{:?}", m.decisions);
 }
 
 #[test]
@@ -2987,3 +3001,6 @@ fn without_peer_discovery_only_the_contact_point_gets_a_pool() {
         assert_eq!(sim.responses.get(&id).map(String::as_str), Some("127.0.0.1:9042"), "k={k}");
     }
 }
+
+#[path = "session_sim/connections.rs"]
+mod connections;
