@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use cqlwire_core::bulk::registry::BulkLoads;
 use cqlwire_core::cluster::{encode_tablet, murmur3_token, RetryPolicy, SpeculativePolicy, Tablet, TabletReplica, NOT_RESENT};
-use cqlwire_core::connection::{Config, Request, RequestError};
+use cqlwire_core::connection::{AuthStep, Config, Request, RequestError};
 use cqlwire_core::message::QueryOptions;
 use cqlwire_core::session::{Command, ConnId, RequestSpec, Session, SessionConfig, SessionEvent, ShardTarget};
 
@@ -79,6 +79,12 @@ struct SimNode {
     prepares: usize,
     /// The next this many PREPAREs are read, then the connection drops before the answer.
     drop_after_prepare: u32,
+    /// Asks for SASL authentication after STARTUP; accepts the token [`SASL_TOKEN`].
+    sasl: bool,
+    /// Refuses frames of a newer protocol version than this one (0: any), as Cassandra does.
+    max_version: u8,
+    /// system.local has no host_id for this node (null).
+    local_host_id_unknown: bool,
 }
 
 struct Sim {
@@ -100,7 +106,12 @@ struct Sim {
     /// Every event as drained, with the simulated time: `Response {id}`, `Failed {id}`, or
     /// the event's Debug text.
     timeline: Vec<(u64, String)>,
+    /// What the host's authenticator answers to each SASL step the session hands it.
+    auth_answer: Result<&'static [u8], &'static str>,
 }
+
+/// The SASL token the simulated nodes accept (PLAIN: no authzid, user, password).
+const SASL_TOKEN: &[u8] = b"\0cassandra\0cassandra";
 
 fn frame(stream: i16, opcode: u8, body: &[u8]) -> Vec<u8> {
     let mut f = vec![0x84, 0];
@@ -210,6 +221,7 @@ impl Sim {
             failures: HashMap::new(),
             errors: Vec::new(),
             timeline: Vec::new(),
+            auth_answer: Ok(SASL_TOKEN),
         }
     }
 
@@ -307,6 +319,7 @@ impl Sim {
         let mut out = Vec::new();
         let mut at = 0;
         while at + 9 <= bytes.len() {
+            let version = bytes[at] & 0x7F;
             let stream = i16::from_be_bytes([bytes[at + 2], bytes[at + 3]]);
             let opcode = bytes[at + 4];
             let len = u32::from_be_bytes(bytes[at + 5..at + 9].try_into().unwrap()) as usize;
@@ -315,8 +328,26 @@ impl Sim {
             if self.nodes[node].mute || (self.nodes[node].silent && opcode != 0x05 && opcode != 0x01) {
                 continue;
             }
+            if self.nodes[node].max_version != 0 && version > self.nodes[node].max_version {
+                let message = format!("Invalid or unsupported protocol version ({version}); supported versions are (3/v3, 4/v4)");
+                out.extend(frame(stream, 0x00, &server_error(0x000A, &message, &[])));
+                continue;
+            }
             let reply = match opcode {
                 0x05 => frame(stream, 0x06, &self.supported(conn)),
+                0x01 if self.nodes[node].sasl => {
+                    let mut b = Vec::new();
+                    string(&mut b, "org.apache.cassandra.auth.PasswordAuthenticator");
+                    frame(stream, 0x03, &b)
+                }
+                0x0F => {
+                    let n = i32::from_be_bytes(body[0..4].try_into().unwrap()) as usize;
+                    if &body[4..4 + n] == SASL_TOKEN {
+                        frame(stream, 0x10, &(-1i32).to_be_bytes())
+                    } else {
+                        frame(stream, 0x00, &server_error(0x0100, "bad credentials", &[]))
+                    }
+                }
                 0x01 | 0x0B => frame(stream, 0x02, &[]),
                 0x07 => {
                     let n = u32::from_be_bytes(body[0..4].try_into().unwrap()) as usize;
@@ -349,7 +380,7 @@ impl Sim {
                 0x09 => {
                     let n = u32::from_be_bytes(body[0..4].try_into().unwrap()) as usize;
                     let cql = std::str::from_utf8(&body[4..4 + n]).unwrap();
-                    assert_eq!(cql, INSERT);
+                    assert_eq!(cql.trim_end(), INSERT);
                     self.nodes[node].prepares += 1;
                     if self.nodes[node].drop_after_prepare > 0 {
                         self.nodes[node].drop_after_prepare -= 1;
@@ -493,7 +524,11 @@ impl Sim {
         ];
         let others: Vec<_> = self.nodes.iter().enumerate().filter(|(i, _)| *i != node).map(|(_, n)| row(n)).collect();
         if cql.contains("system.local") {
-            rows("local", cols, &[row(me)])
+            let mut local = row(me);
+            if me.local_host_id_unknown {
+                local[6] = None;
+            }
+            rows("local", cols, &[local])
         } else if cql.contains("system.peers_v2") {
             rows("peers_v2", cols, &others)
         } else if cql.contains("FROM system.peers") {
@@ -547,6 +582,15 @@ impl Sim {
 
     /// Moves bytes, connections and events until nothing is left to do.
     fn pump(&mut self) {
+        self.pump_events(true);
+    }
+
+    /// Moves bytes and connections until nothing is left to do, leaving the events queued.
+    fn pump_undrained(&mut self) {
+        self.pump_events(false);
+    }
+
+    fn pump_events(&mut self, drain: bool) {
         for _ in 0..1000 {
             let mut progress = false;
             // `has_commands` and `has_transmit` announce exactly what the polls return: a
@@ -600,8 +644,16 @@ impl Sim {
                 }
                 buf.clear();
             }
+            if !drain {
+                if !progress {
+                    return;
+                }
+                continue;
+            }
             let (responses, failures, errors, events) = (&mut self.responses, &mut self.failures, &mut self.errors, &mut self.events);
             let (timeline, now) = (&mut self.timeline, self.now);
+            // SASL steps the host's authenticator answers once the events are drained.
+            let mut auth_asks = Vec::new();
             let handled = self.loads.drain_events(self.now, &mut self.session, |e| match e {
                 SessionEvent::Response { id, node, .. } => {
                     timeline.push((now, format!("Response {id}")));
@@ -613,10 +665,16 @@ impl Sim {
                     errors.push((id, error));
                 }
                 other => {
+                    if let SessionEvent::Auth { conn, step: AuthStep::Start { .. } | AuthStep::Challenge { .. }, .. } = &other {
+                        auth_asks.push(*conn);
+                    }
                     timeline.push((now, format!("{other:?}")));
                     events.push(format!("{other:?}"));
                 }
             });
+            for conn in auth_asks {
+                self.session.auth_answer(self.now, conn, self.auth_answer);
+            }
             progress |= handled > 0;
             if !progress {
                 return;
@@ -3004,3 +3062,9 @@ fn without_peer_discovery_only_the_contact_point_gets_a_pool() {
 
 #[path = "session_sim/connections.rs"]
 mod connections;
+
+#[path = "session_sim/handshake.rs"]
+mod handshake;
+
+#[path = "session_sim/buffers.rs"]
+mod buffers;
