@@ -91,3 +91,51 @@ fn a_server_event_counts_its_decision() {
     sim.new_node_event_from_node_0([127, 0, 0, 3]);
     assert_eq!(sim.session.metrics().decisions.get("node joined: re-read peers"), Some(&2));
 }
+
+#[test]
+fn an_event_during_a_metadata_read_waits_for_it_then_reads_everything_once_more() {
+    let mut sim = Sim::new(3, config());
+    // system.local goes unanswered until the request timeout (500 ms) asks again.
+    sim.nodes[0].swallowed = vec!["system.local"];
+    sim.start();
+    sim.advance(100 * MS);
+    sim.new_node_event_from_node_0([127, 0, 0, 3]);
+    sim.advance(1_000 * MS);
+    assert!(sim.session.is_ready());
+    let asked: Vec<(u64, &str)> = sim.nodes[0]
+        .queries
+        .iter()
+        .map(|(t, q)| (*t / MS, ["system.local", "system.peers_v2", "system_schema.keyspaces"].into_iter().find(|k| q.contains(k)).unwrap()))
+        .collect();
+    let (local, peers, keyspaces) = ("system.local", "system.peers_v2", "system_schema.keyspaces");
+    // Nothing at 100 ms: the first read was not complete. Once it is, one more whole read.
+    assert_eq!(asked, [(0, local), (0, peers), (0, keyspaces), (500, local), (500, local), (500, peers), (500, keyspaces)]);
+}
+
+/// Node 2 goes down and is replaced at the same address by a node with another host id,
+/// which the control node's topology names while it is still down; the session then tries
+/// to reach it once (still down, or `up_again`) and it comes up for good. Its events.
+fn events_of_a_node_replaced_while_down(up_again: bool) -> Vec<String> {
+    let mut sim = Sim::new(3, config());
+    sim.start();
+    sim.kill(1);
+    sim.nodes[1].host_id = [9; 16];
+    sim.new_node_event_from_node_0([127, 0, 0, 2]);
+    sim.nodes[1].up = up_again;
+    sim.advance(2_000 * MS);
+    sim.nodes[1].up = true;
+    sim.advance(60_000 * MS);
+    assert!(sim.conns.values().any(|n| *n == 1), "reconnected");
+    sim.events.into_iter().filter(|e| e.starts_with("Node") && e.contains("127.0.0.2")).collect()
+}
+
+#[test]
+fn a_node_replaced_while_down_is_reported_up_when_reached_and_down_when_not() {
+    let down = "NodeDown { address: \"127.0.0.2:9042\", reason: \"the server closed the connection\" }";
+    let refused = "NodeDown { address: \"127.0.0.2:9042\", reason: \"could not connect: connection refused\" }";
+    let up = "NodeUp { address: \"127.0.0.2:9042\" }";
+    // The view took the replacement for up; the host had last heard it was down.
+    assert_eq!(events_of_a_node_replaced_while_down(true), [down, up]);
+    // Not reachable after all: the view marks it down again, and says so.
+    assert_eq!(events_of_a_node_replaced_while_down(false), [down, refused, up]);
+}
