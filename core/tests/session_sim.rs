@@ -7,6 +7,7 @@ use cqlwire_core::bulk::registry::BulkLoads;
 use cqlwire_core::cluster::{encode_tablet, murmur3_token, RetryPolicy, SpeculativePolicy, Tablet, TabletReplica, NOT_RESENT};
 use cqlwire_core::connection::{AuthStep, Config, Request, RequestError};
 use cqlwire_core::message::QueryOptions;
+use cqlwire_core::v5::{FrameDecoder, FrameEncoder};
 use cqlwire_core::session::{Command, ConnId, RequestSpec, Session, SessionConfig, SessionEvent, ShardTarget};
 
 const MS: u64 = 1_000;
@@ -108,6 +109,8 @@ struct Sim {
     timeline: Vec<(u64, String)>,
     /// What the host's authenticator answers to each SASL step the session hands it.
     auth_answer: Result<&'static [u8], &'static str>,
+    /// Connections speaking protocol v5 past their handshake: their bytes are v5 frames.
+    framed: HashSet<ConnId>,
 }
 
 /// The SASL token the simulated nodes accept (PLAIN: no authzid, user, password).
@@ -190,6 +193,15 @@ fn server_error(code: i32, message: &str, extra: &[u8]) -> Vec<u8> {
     b
 }
 
+/// Sets the version byte of every frame in `frames` (built as v4 responses by [`frame`]).
+fn set_frame_versions(frames: &mut [u8], version_byte: u8) {
+    let mut at = 0;
+    while at + 9 <= frames.len() {
+        frames[at] = version_byte;
+        at += 9 + u32::from_be_bytes(frames[at + 5..at + 9].try_into().unwrap()) as usize;
+    }
+}
+
 fn ip_of(address: &str) -> Vec<u8> {
     let host = address.split(':').next().unwrap();
     host.split('.').map(|p| p.parse::<u8>().unwrap()).collect()
@@ -222,6 +234,7 @@ impl Sim {
             errors: Vec::new(),
             timeline: Vec::new(),
             auth_answer: Ok(SASL_TOKEN),
+            framed: HashSet::new(),
         }
     }
 
@@ -314,10 +327,29 @@ impl Sim {
         b
     }
 
+    /// Answers the frames in `bytes`, unwrapping and wrapping them in v5 frames once the
+    /// connection's v5 handshake is done.
     fn respond(&mut self, conn: ConnId, bytes: &[u8]) -> Vec<u8> {
+        if !self.framed.contains(&conn) {
+            return self.respond_envelopes(conn, bytes);
+        }
+        let mut envelopes = Vec::new();
+        FrameDecoder::new(false).decode_all(bytes, &mut envelopes).expect("v5 frames");
+        let reply = self.respond_envelopes(conn, &envelopes);
+        if reply.ends_with(RESET) {
+            return reply;
+        }
+        let mut out = Vec::new();
+        FrameEncoder::new(false).encode_self_contained(&reply, &mut out).expect("whole envelopes");
+        out
+    }
+
+    fn respond_envelopes(&mut self, conn: ConnId, bytes: &[u8]) -> Vec<u8> {
         let node = self.conns[&conn];
         let mut out = Vec::new();
         let mut at = 0;
+        // Answered in v5 envelopes when asked in v5 (and not refused).
+        let mut v5 = false;
         while at + 9 <= bytes.len() {
             let version = bytes[at] & 0x7F;
             let stream = i16::from_be_bytes([bytes[at + 2], bytes[at + 3]]);
@@ -333,6 +365,7 @@ impl Sim {
                 out.extend(frame(stream, 0x00, &server_error(0x000A, &message, &[])));
                 continue;
             }
+            v5 = version == 5;
             let reply = match opcode {
                 0x05 => frame(stream, 0x06, &self.supported(conn)),
                 0x01 if self.nodes[node].sasl => {
@@ -347,6 +380,11 @@ impl Sim {
                     } else {
                         frame(stream, 0x00, &server_error(0x0100, "bad credentials", &[]))
                     }
+                }
+                0x01 if version == 5 => {
+                    // READY goes out as it is; what follows is framed (v5's handshake).
+                    self.framed.insert(conn);
+                    frame(stream, 0x02, &[])
                 }
                 0x01 | 0x0B => frame(stream, 0x02, &[]),
                 0x07 => {
@@ -478,6 +516,9 @@ impl Sim {
                 other => panic!("unexpected opcode {other:#x}"),
             };
             out.extend(reply);
+        }
+        if v5 {
+            set_frame_versions(&mut out, 0x85);
         }
         out
     }

@@ -110,3 +110,28 @@ fn a_control_node_without_a_host_id_is_kept_under_a_stand_in_id_drawn_from_its_a
         assert_eq!(host_ids(&sim), expected, "control node {control}, read again");
     }
 }
+
+#[test]
+fn a_node_that_refuses_v5_after_the_session_speaks_it_is_reported_down_not_spoken_to_in_v4() {
+    let mut c = config();
+    c.connection.protocol_version = 5;
+    let mut sim = Sim::new(3, c);
+    sim.nodes[1].max_version = 4;
+    sim.start();
+    assert!(sim.session.is_ready(), "{:?}", sim.events);
+    assert!(sim.events.contains(&"Ready { protocol_version: 5 }".to_string()), "{:?}", sim.events);
+    // The session's version is settled: one node cannot move it.
+    assert_eq!(sim.session.protocol_version(), 5);
+    let down: Vec<&String> = sim.events.iter().filter(|e| e.starts_with("NodeDown")).collect();
+    assert_eq!(down.len(), 1, "{:?}", sim.events);
+    assert!(down[0].starts_with("NodeDown { address: \"127.0.0.2:9042\", reason: \"the server refused protocol v5: "), "{}", down[0]);
+    for _ in 0..30 {
+        let request = Request::Query { cql: "SELECT 1", values: &[], options: QueryOptions::default() };
+        let id = sim.session.start_request(sim.now, RequestSpec::new(request)).unwrap();
+        sim.pump();
+        assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
+    }
+    let asked: Vec<usize> = sim.nodes.iter().map(|n| n.queries.iter().filter(|(_, q)| q == "SELECT 1").count()).collect();
+    assert_eq!(asked[1], 0, "nothing is sent to the node that refused v5: {asked:?}");
+    assert_eq!(asked.iter().sum::<usize>(), 30);
+}
