@@ -86,6 +86,8 @@ struct SimNode {
     max_version: u8,
     /// system.local has no host_id for this node (null).
     local_host_id_unknown: bool,
+    /// Another name a contact point may give this node's host.
+    hostname: &'static str,
 }
 
 struct Sim {
@@ -650,7 +652,7 @@ impl Sim {
                         let node = self
                             .nodes
                             .iter()
-                            .position(|n| n.address.starts_with(&format!("{host}:")))
+                            .position(|n| n.address.starts_with(&format!("{host}:")) || n.hostname == host)
                             .expect("known address");
                         if self.nodes[node].up {
                             self.conns.insert(conn, node);

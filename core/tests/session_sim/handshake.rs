@@ -87,19 +87,29 @@ fn host_ids(sim: &Sim) -> Vec<(String, [u8; 16])> {
 fn a_control_node_without_a_host_id_is_kept_under_a_stand_in_id_drawn_from_its_address() {
     // The stand-in ids are pinned: a host that keys what it knows of a node by host id finds
     // it again after a restart or an upgrade. FNV-1a of the address, folded into 16 bytes.
-    let cases: [(usize, [u8; 16]); 2] = [
-        (0, [209, 242, 76, 183, 69, 199, 173, 43, 4, 60, 108, 50, 139, 69, 0, 0]),
-        (1, [118, 84, 208, 232, 12, 72, 153, 200, 4, 60, 105, 179, 166, 12, 0, 0]),
+    // A name longer than 16 bytes folds onto bytes it already set.
+    let long = "cassandra-node-one.example.com";
+    let cases: [(usize, Option<&str>, [u8; 16]); 3] = [
+        (0, None, [209, 242, 76, 183, 69, 199, 173, 43, 4, 60, 108, 50, 139, 69, 0, 0]),
+        (1, None, [118, 84, 208, 232, 12, 72, 153, 200, 4, 60, 105, 179, 166, 12, 0, 0]),
+        (0, Some(long), [102, 218, 166, 86, 152, 207, 102, 51, 148, 225, 33, 213, 60, 22, 227, 0]),
     ];
-    for (control, stand_in) in cases {
+    for (control, name, stand_in) in cases {
         let mut sim = Sim::new(3, config());
         sim.nodes[control].local_host_id_unknown = true;
-        let contact = sim.nodes[control].address.clone();
+        let contact = match name {
+            Some(name) => {
+                sim.nodes[control].hostname = name;
+                format!("{name}:9042")
+            }
+            None => sim.nodes[control].address.clone(),
+        };
         sim.session.start(sim.now, &[contact.as_str()]);
         sim.pump();
         assert!(sim.session.is_ready(), "{:?}", sim.events);
         let mut expected: Vec<(String, [u8; 16])> = sim.nodes.iter().map(|n| (n.address.clone(), n.host_id)).collect();
-        expected[control].1 = stand_in;
+        expected[control] = (contact.clone(), stand_in);
+        expected.sort();
         assert_eq!(host_ids(&sim), expected, "control node {control}");
         // It serves its own tokens, and a topology read again keeps its id.
         let k = (0..100i64).find(|k| sim.owner(murmur3_token(&k.to_be_bytes())) == control).unwrap();
