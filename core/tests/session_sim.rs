@@ -5,8 +5,9 @@ use std::collections::{HashMap, HashSet};
 
 use cqlwire_core::bulk::registry::BulkLoads;
 use cqlwire_core::cluster::{encode_tablet, murmur3_token, RetryPolicy, SpeculativePolicy, Tablet, TabletReplica, NOT_RESENT};
-use cqlwire_core::connection::{Config, Request, RequestError};
+use cqlwire_core::connection::{AuthStep, Config, Request, RequestError};
 use cqlwire_core::message::QueryOptions;
+use cqlwire_core::v5::{FrameDecoder, FrameEncoder};
 use cqlwire_core::session::{Command, ConnId, RequestSpec, Session, SessionConfig, SessionEvent, ShardTarget};
 
 const MS: u64 = 1_000;
@@ -79,6 +80,14 @@ struct SimNode {
     prepares: usize,
     /// The next this many PREPAREs are read, then the connection drops before the answer.
     drop_after_prepare: u32,
+    /// Asks for SASL authentication after STARTUP; accepts the token [`SASL_TOKEN`].
+    sasl: bool,
+    /// Refuses frames of a newer protocol version than this one (0: any), as Cassandra does.
+    max_version: u8,
+    /// system.local has no host_id for this node (null).
+    local_host_id_unknown: bool,
+    /// Another name a contact point may give this node's host.
+    hostname: &'static str,
 }
 
 struct Sim {
@@ -100,7 +109,14 @@ struct Sim {
     /// Every event as drained, with the simulated time: `Response {id}`, `Failed {id}`, or
     /// the event's Debug text.
     timeline: Vec<(u64, String)>,
+    /// What the host's authenticator answers to each SASL step the session hands it.
+    auth_answer: Result<&'static [u8], &'static str>,
+    /// Connections speaking protocol v5 past their handshake: their bytes are v5 frames.
+    framed: HashSet<ConnId>,
 }
+
+/// The SASL token the simulated nodes accept (PLAIN: no authzid, user, password).
+const SASL_TOKEN: &[u8] = b"\0cassandra\0cassandra";
 
 fn frame(stream: i16, opcode: u8, body: &[u8]) -> Vec<u8> {
     let mut f = vec![0x84, 0];
@@ -179,6 +195,15 @@ fn server_error(code: i32, message: &str, extra: &[u8]) -> Vec<u8> {
     b
 }
 
+/// Sets the version byte of every frame in `frames` (built as v4 responses by [`frame`]).
+fn set_frame_versions(frames: &mut [u8], version_byte: u8) {
+    let mut at = 0;
+    while at + 9 <= frames.len() {
+        frames[at] = version_byte;
+        at += 9 + u32::from_be_bytes(frames[at + 5..at + 9].try_into().unwrap()) as usize;
+    }
+}
+
 fn ip_of(address: &str) -> Vec<u8> {
     let host = address.split(':').next().unwrap();
     host.split('.').map(|p| p.parse::<u8>().unwrap()).collect()
@@ -210,6 +235,8 @@ impl Sim {
             failures: HashMap::new(),
             errors: Vec::new(),
             timeline: Vec::new(),
+            auth_answer: Ok(SASL_TOKEN),
+            framed: HashSet::new(),
         }
     }
 
@@ -302,11 +329,31 @@ impl Sim {
         b
     }
 
+    /// Answers the frames in `bytes`, unwrapping and wrapping them in v5 frames once the
+    /// connection's v5 handshake is done.
     fn respond(&mut self, conn: ConnId, bytes: &[u8]) -> Vec<u8> {
+        if !self.framed.contains(&conn) {
+            return self.respond_envelopes(conn, bytes);
+        }
+        let mut envelopes = Vec::new();
+        FrameDecoder::new(false).decode_all(bytes, &mut envelopes).expect("v5 frames");
+        let reply = self.respond_envelopes(conn, &envelopes);
+        if reply.ends_with(RESET) {
+            return reply;
+        }
+        let mut out = Vec::new();
+        FrameEncoder::new(false).encode_self_contained(&reply, &mut out).expect("whole envelopes");
+        out
+    }
+
+    fn respond_envelopes(&mut self, conn: ConnId, bytes: &[u8]) -> Vec<u8> {
         let node = self.conns[&conn];
         let mut out = Vec::new();
         let mut at = 0;
+        // Answered in v5 envelopes when asked in v5 (and not refused).
+        let mut v5 = false;
         while at + 9 <= bytes.len() {
+            let version = bytes[at] & 0x7F;
             let stream = i16::from_be_bytes([bytes[at + 2], bytes[at + 3]]);
             let opcode = bytes[at + 4];
             let len = u32::from_be_bytes(bytes[at + 5..at + 9].try_into().unwrap()) as usize;
@@ -315,8 +362,32 @@ impl Sim {
             if self.nodes[node].mute || (self.nodes[node].silent && opcode != 0x05 && opcode != 0x01) {
                 continue;
             }
+            if self.nodes[node].max_version != 0 && version > self.nodes[node].max_version {
+                let message = format!("Invalid or unsupported protocol version ({version}); supported versions are (3/v3, 4/v4)");
+                out.extend(frame(stream, 0x00, &server_error(0x000A, &message, &[])));
+                continue;
+            }
+            v5 = version == 5;
             let reply = match opcode {
                 0x05 => frame(stream, 0x06, &self.supported(conn)),
+                0x01 if self.nodes[node].sasl => {
+                    let mut b = Vec::new();
+                    string(&mut b, "org.apache.cassandra.auth.PasswordAuthenticator");
+                    frame(stream, 0x03, &b)
+                }
+                0x0F => {
+                    let n = i32::from_be_bytes(body[0..4].try_into().unwrap()) as usize;
+                    if &body[4..4 + n] == SASL_TOKEN {
+                        frame(stream, 0x10, &(-1i32).to_be_bytes())
+                    } else {
+                        frame(stream, 0x00, &server_error(0x0100, "bad credentials", &[]))
+                    }
+                }
+                0x01 if version == 5 => {
+                    // READY goes out as it is; what follows is framed (v5's handshake).
+                    self.framed.insert(conn);
+                    frame(stream, 0x02, &[])
+                }
                 0x01 | 0x0B => frame(stream, 0x02, &[]),
                 0x07 => {
                     let n = u32::from_be_bytes(body[0..4].try_into().unwrap()) as usize;
@@ -349,7 +420,7 @@ impl Sim {
                 0x09 => {
                     let n = u32::from_be_bytes(body[0..4].try_into().unwrap()) as usize;
                     let cql = std::str::from_utf8(&body[4..4 + n]).unwrap();
-                    assert_eq!(cql, INSERT);
+                    assert_eq!(cql.trim_end(), INSERT);
                     self.nodes[node].prepares += 1;
                     if self.nodes[node].drop_after_prepare > 0 {
                         self.nodes[node].drop_after_prepare -= 1;
@@ -448,6 +519,9 @@ impl Sim {
             };
             out.extend(reply);
         }
+        if v5 {
+            set_frame_versions(&mut out, 0x85);
+        }
         out
     }
 
@@ -493,7 +567,11 @@ impl Sim {
         ];
         let others: Vec<_> = self.nodes.iter().enumerate().filter(|(i, _)| *i != node).map(|(_, n)| row(n)).collect();
         if cql.contains("system.local") {
-            rows("local", cols, &[row(me)])
+            let mut local = row(me);
+            if me.local_host_id_unknown {
+                local[6] = None;
+            }
+            rows("local", cols, &[local])
         } else if cql.contains("system.peers_v2") {
             rows("peers_v2", cols, &others)
         } else if cql.contains("FROM system.peers") {
@@ -547,6 +625,15 @@ impl Sim {
 
     /// Moves bytes, connections and events until nothing is left to do.
     fn pump(&mut self) {
+        self.pump_events(true);
+    }
+
+    /// Moves bytes and connections until nothing is left to do, leaving the events queued.
+    fn pump_undrained(&mut self) {
+        self.pump_events(false);
+    }
+
+    fn pump_events(&mut self, drain: bool) {
         for _ in 0..1000 {
             let mut progress = false;
             // `has_commands` and `has_transmit` announce exactly what the polls return: a
@@ -565,7 +652,7 @@ impl Sim {
                         let node = self
                             .nodes
                             .iter()
-                            .position(|n| n.address.starts_with(&format!("{host}:")))
+                            .position(|n| n.address.starts_with(&format!("{host}:")) || n.hostname == host)
                             .expect("known address");
                         if self.nodes[node].up {
                             self.conns.insert(conn, node);
@@ -600,8 +687,16 @@ impl Sim {
                 }
                 buf.clear();
             }
+            if !drain {
+                if !progress {
+                    return;
+                }
+                continue;
+            }
             let (responses, failures, errors, events) = (&mut self.responses, &mut self.failures, &mut self.errors, &mut self.events);
             let (timeline, now) = (&mut self.timeline, self.now);
+            // SASL steps the host's authenticator answers once the events are drained.
+            let mut auth_asks = Vec::new();
             let handled = self.loads.drain_events(self.now, &mut self.session, |e| match e {
                 SessionEvent::Response { id, node, .. } => {
                     timeline.push((now, format!("Response {id}")));
@@ -613,10 +708,16 @@ impl Sim {
                     errors.push((id, error));
                 }
                 other => {
+                    if let SessionEvent::Auth { conn, step: AuthStep::Start { .. } | AuthStep::Challenge { .. }, .. } = &other {
+                        auth_asks.push(*conn);
+                    }
                     timeline.push((now, format!("{other:?}")));
                     events.push(format!("{other:?}"));
                 }
             });
+            for conn in auth_asks {
+                self.session.auth_answer(self.now, conn, self.auth_answer);
+            }
             progress |= handled > 0;
             if !progress {
                 return;
@@ -1061,25 +1162,33 @@ fn a_new_node_event_refreshes_the_topology_and_opens_its_pool() {
     assert!(sim.events.iter().any(|e| e.contains("TopologyChange")), "the event reaches the host: {:?}", sim.events);
 }
 
-#[test]
-fn a_connection_with_too_many_orphans_is_recycled() {
+/// Three nodes whose connections give up after 3 orphaned stream ids, no retries, the insert
+/// prepared; node `silent` swallows every request, and five inserts of a key it owns time out
+/// there. Returns that key.
+fn sim_draining_a_connection_to(silent: usize) -> (Sim, i64) {
     let mut c = config();
     c.connection.orphan_limit = 3;
     c.retry = RetryPolicy { max_attempts: 1 };
     let mut sim = Sim::new(3, c);
     sim.start();
     sim.prepare();
-    let owner = sim.owner(murmur3_token(&11i64.to_be_bytes()));
-    sim.nodes[owner].silent = true;
-    let ids: Vec<u32> = (0..5).map(|_| sim.insert(11, false)).collect();
+    let k = (0..100i64).find(|k| sim.owner(murmur3_token(&k.to_be_bytes())) == silent).unwrap();
+    sim.nodes[silent].silent = true;
+    let ids: Vec<u32> = (0..5).map(|_| sim.insert(k, false)).collect();
     sim.advance(600 * MS);
     assert!(ids.iter().all(|id| sim.failures.contains_key(id)), "timed out");
     assert_eq!(sim.session.metrics().connections_recycled, 1);
-    let to_owner: Vec<_> = sim.conns.iter().filter(|(_, n)| **n == owner).collect();
+    (sim, k)
+}
+
+#[test]
+fn a_connection_with_too_many_orphans_is_recycled() {
+    let (mut sim, k) = sim_draining_a_connection_to(1);
+    let to_owner: Vec<_> = sim.conns.iter().filter(|(_, n)| **n == 1).collect();
     assert_eq!(to_owner.len(), 1, "the drained connection was closed and a fresh one replaced it");
-    sim.nodes[owner].silent = false;
-    let id = sim.insert(11, false);
-    assert_eq!(sim.responses.get(&id).map(String::as_str), Some(sim.nodes[owner].address.as_str()));
+    sim.nodes[1].silent = false;
+    let id = sim.insert(k, false);
+    assert_eq!(sim.responses.get(&id).map(String::as_str), Some(sim.nodes[1].address.as_str()));
 }
 
 /// Three nodes, the insert prepared, `max_attempts` attempts per request.
@@ -2972,7 +3081,13 @@ fn every_connection_to_a_dead_node_is_counted_closed_once() {
     assert_eq!(after_kill, 1, "one connection per node, node 2's closed");
     assert!(m.connections_opened > opened, "reconnection attempts");
     // Each attempt at the dead node failed and was closed once (none still connecting at 10 s).
-    assert_eq!(m.connections_closed - after_kill, m.connections_opened - opened);
+    let attempts = m.connections_opened - opened;
+    assert_eq!(m.connections_closed - after_kill, attempts);
+    // Reported down once, not once per failed attempt; a delay drawn when it went down and
+    // after each failed attempt.
+    let down: Vec<&String> = sim.events.iter().filter(|e| e.starts_with("NodeDown")).collect();
+    assert_eq!(down, ["NodeDown { address: \"127.0.0.3:9042\", reason: \"the server closed the connection\" }"]);
+    assert_eq!(m.decisions.get("exponential backoff, full jitter"), Some(&(attempts + 1)), "{:?}", m.decisions);
 }
 
 #[test]
@@ -2987,3 +3102,12 @@ fn without_peer_discovery_only_the_contact_point_gets_a_pool() {
         assert_eq!(sim.responses.get(&id).map(String::as_str), Some("127.0.0.1:9042"), "k={k}");
     }
 }
+
+#[path = "session_sim/connections.rs"]
+mod connections;
+
+#[path = "session_sim/handshake.rs"]
+mod handshake;
+
+#[path = "session_sim/buffers.rs"]
+mod buffers;

@@ -1,0 +1,141 @@
+//! Connections and the control connection: what closes, what reopens, who holds the control,
+//! as the nodes and the host see it.
+
+use super::*;
+
+/// The system tables node `node` was asked for, in order, by short name.
+fn system_queries(sim: &Sim, node: usize) -> Vec<&'static str> {
+    sim.nodes[node]
+        .queries
+        .iter()
+        .filter_map(|(_, q)| match q {
+            q if q.contains("schema_version") => None,
+            q if q.contains("system.local") => Some("local"),
+            q if q.contains("system.peers_v2") => Some("peers_v2"),
+            q if q.contains("system.peers") => Some("peers"),
+            q if q.contains("system_schema.keyspaces") => Some("keyspaces"),
+            _ => None,
+        })
+        .collect()
+}
+
+const METADATA: [&str; 3] = ["local", "peers_v2", "keyspaces"];
+
+#[test]
+fn losing_the_control_node_moves_the_control_to_the_first_ready_node_and_only_then() {
+    let mut sim = Sim::new(3, config());
+    sim.start();
+    assert_eq!([0, 1, 2].map(|n| system_queries(&sim, n)), [METADATA.to_vec(), vec![], vec![]]);
+    // A node that is not the control one goes: nobody is asked anything again.
+    sim.kill(2);
+    assert_eq!([0, 1, 2].map(|n| system_queries(&sim, n)), [METADATA.to_vec(), vec![], vec![]]);
+    // The control node goes: the next ready connection (node 2's) reads the metadata afresh.
+    sim.kill(0);
+    assert_eq!([0, 1, 2].map(|n| system_queries(&sim, n)), [METADATA.to_vec(), METADATA.to_vec(), vec![]]);
+    assert_eq!(sim.session.view().nodes().count(), 3, "the topology read again names every node");
+}
+
+/// After recycling, every node's pool still serves its own tokens.
+fn assert_every_owner_answers(sim: &mut Sim) {
+    for k in 0..30i64 {
+        let owner = sim.owner(murmur3_token(&k.to_be_bytes()));
+        let id = sim.insert(k, false);
+        assert_eq!(sim.responses.get(&id), Some(&sim.nodes[owner].address), "k={k}: {:?}", sim.failures.get(&id));
+    }
+}
+
+#[test]
+fn a_recycled_connection_is_closed_once_and_every_other_pool_keeps_serving() {
+    let (mut sim, _) = sim_draining_a_connection_to(2);
+    let m = sim.session.metrics();
+    assert_eq!((m.connections_opened, m.connections_closed), (4, 1), "three pools and the replacement; the drained one closed");
+    sim.nodes[2].silent = false;
+    assert_every_owner_answers(&mut sim);
+    assert_eq!([0, 1, 2].map(|n| system_queries(&sim, n)), [METADATA.to_vec(), vec![], vec![]], "the control stays");
+}
+
+#[test]
+fn a_drained_control_connection_hands_the_control_to_the_first_other_ready_connection() {
+    let (mut sim, _) = sim_draining_a_connection_to(0);
+    assert_eq!(sim.session.metrics().connections_closed, 1);
+    // Node 2's connection, the first ready one after the drained one, reads the metadata.
+    assert_eq!([0, 1, 2].map(|n| system_queries(&sim, n)), [METADATA.to_vec(), METADATA.to_vec(), vec![]]);
+    sim.nodes[0].silent = false;
+    assert_every_owner_answers(&mut sim);
+}
+
+#[test]
+fn contact_points_naming_one_node_twice_or_by_another_port_leave_one_connection_per_node() {
+    let mut sim = Sim::new(3, config());
+    // The first is node 1 itself; the second names it again; the third reaches node 2 on a
+    // port the cluster does not advertise, so no node has that address.
+    sim.session.start(sim.now, &["127.0.0.1:9042", "127.0.0.1:9042", "127.0.0.2:9043"]);
+    sim.pump();
+    assert!(sim.session.is_ready());
+    let m = sim.session.metrics();
+    // Node 2 and node 3 get a pool connection each; the duplicate and the stray one close.
+    assert_eq!((m.connections_opened, m.connections_closed), (5, 2));
+    let mut per_node: Vec<usize> = sim.conns.values().copied().collect();
+    per_node.sort();
+    assert_eq!(per_node, [0, 1, 2]);
+    let states: Vec<(String, bool)> = sim.session.connection_states().into_iter().filter(|s| s.5).map(|s| (s.1, s.5)).collect();
+    assert_eq!(states.len(), 3, "{states:?}");
+    assert_eq!(system_queries(&sim, 0), METADATA, "the first contact point keeps the control");
+}
+
+#[test]
+fn a_server_event_counts_its_decision() {
+    let mut sim = Sim::new(3, config());
+    sim.start();
+    sim.new_node_event_from_node_0([127, 0, 0, 3]);
+    sim.new_node_event_from_node_0([127, 0, 0, 3]);
+    assert_eq!(sim.session.metrics().decisions.get("node joined: re-read peers"), Some(&2));
+}
+
+#[test]
+fn an_event_during_a_metadata_read_waits_for_it_then_reads_everything_once_more() {
+    let mut sim = Sim::new(3, config());
+    // system.peers_v2 goes unanswered until the request timeout (500 ms) asks again.
+    sim.nodes[0].swallowed = vec!["system.peers_v2"];
+    sim.start();
+    sim.advance(100 * MS);
+    sim.new_node_event_from_node_0([127, 0, 0, 3]);
+    sim.advance(1_000 * MS);
+    assert!(sim.session.is_ready());
+    let asked: Vec<(u64, &str)> = sim.nodes[0]
+        .queries
+        .iter()
+        .map(|(t, q)| (*t / MS, ["system.local", "system.peers_v2", "system_schema.keyspaces"].into_iter().find(|k| q.contains(k)).unwrap()))
+        .collect();
+    let (local, peers, keyspaces) = ("system.local", "system.peers_v2", "system_schema.keyspaces");
+    // Nothing at 100 ms: the first read was not complete. Once it is, one more whole read.
+    assert_eq!(asked, [(0, local), (0, peers), (0, keyspaces), (500, peers), (500, local), (500, peers), (500, keyspaces)]);
+}
+
+/// Node 2 goes down and is replaced at the same address by a node with another host id,
+/// which the control node's topology names while it is still down; the session then tries
+/// to reach it once (still down, or `up_again`) and it comes up for good. Its events.
+fn events_of_a_node_replaced_while_down(up_again: bool) -> Vec<String> {
+    let mut sim = Sim::new(3, config());
+    sim.start();
+    sim.kill(1);
+    sim.nodes[1].host_id = [9; 16];
+    sim.new_node_event_from_node_0([127, 0, 0, 2]);
+    sim.nodes[1].up = up_again;
+    sim.advance(2_000 * MS);
+    sim.nodes[1].up = true;
+    sim.advance(60_000 * MS);
+    assert!(sim.conns.values().any(|n| *n == 1), "reconnected");
+    sim.events.into_iter().filter(|e| e.starts_with("Node") && e.contains("127.0.0.2")).collect()
+}
+
+#[test]
+fn a_node_replaced_while_down_is_reported_up_when_reached_and_down_when_not() {
+    let down = "NodeDown { address: \"127.0.0.2:9042\", reason: \"the server closed the connection\" }";
+    let refused = "NodeDown { address: \"127.0.0.2:9042\", reason: \"could not connect: connection refused\" }";
+    let up = "NodeUp { address: \"127.0.0.2:9042\" }";
+    // The view took the replacement for up; the host had last heard it was down.
+    assert_eq!(events_of_a_node_replaced_while_down(true), [down, up]);
+    // Not reachable after all: the view marks it down again, and says so.
+    assert_eq!(events_of_a_node_replaced_while_down(false), [down, refused, up]);
+}
