@@ -436,6 +436,16 @@ export class SessionHost {
     else this.kick();
   }
 
+  /**
+   * Whether a request that makes `waiting` in flight asks its start's crossing for its bytes
+   * too (`POLLED_TRANSMIT`): it leaves in its own call, and neither a journal nor a coalescing
+   * window has to see the output first. The one place this is decided on this side; the core
+   * declines on its own when events, commands or a bulk load are pending.
+   */
+  private foldsTransmit(waiting: number): boolean {
+    return this.leavesAtOnce(waiting) && this.journals.size === 0 && (this.settings.coalescingWindowMicros ?? 0) <= 0;
+  }
+
   /** Whether a request that makes `waiting` in flight leaves in its own call (`sendSoon`). */
   private leavesAtOnce(waiting: number): boolean {
     return waiting === 1 && this.lastSettled <= 1 && !this.inTurn;
@@ -486,7 +496,7 @@ export class SessionHost {
       // `started` is this request's `now()`: one clock read serves both.
       this.stage(staged);
       // A request that will leave in this call (`sendSoon`) has its bytes polled in this crossing.
-      const polls = this.leavesAtOnce(this.pending.size + 1) && this.journals.size === 0 && (this.settings.coalescingWindowMicros ?? 0) <= 0 ? PENDING_TRANSMIT : 0;
+      const polls = this.foldsTransmit(this.pending.size + 1) ? PENDING_TRANSMIT : 0;
       id = this.core.executeStaged(Math.round((TIME_ORIGIN + started) * 1000), handle, staged.length, optionsLength, this.timerAt, polls);
       if (id < 0) throw this.core.takeError() ?? new DriverError("the core refused the request", "ERR_REQUEST");
     } catch (e) {
