@@ -1553,21 +1553,13 @@ impl Session {
     fn ensure_pools(&mut self, _now: u64) {
         let nodes: Vec<(u32, String, usize)> =
             self.view.nodes().map(|n| (n.id, n.address.clone(), self.wanted_connections(n))).collect();
-        let live: Vec<u32> = nodes.iter().map(|n| n.0).collect();
         for (id, address, _) in &nodes {
             let pool = self.pool_mut(*id);
             pool.address = address.clone();
         }
-        for node in 0..self.pools.len() as u32 {
-            if !live.contains(&node) {
-                let conns = std::mem::take(&mut self.pools[node as usize].conns);
-                for c in conns {
-                    if Some(c) != self.control {
-                        self.close_conn(c);
-                    }
-                }
-            }
-        }
+        // Pools of nodes gone from the view hold nothing here: `assign_conns_to_nodes`, run
+        // just before, emptied every pool, refilled only those of nodes in the view and closed
+        // the connections left over.
         for (id, _, wanted) in nodes {
             let open = self.pools[id as usize].conns.len();
             if open > wanted {
