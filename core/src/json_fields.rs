@@ -326,11 +326,10 @@ impl<'a> Fields<'a> {
 /// exponent, from i64::MIN to u64::MAX; `-0` is not one (serde_json read it as the float -0.0).
 pub fn integer_of(v: &Value) -> Option<i128> {
     let Value::Number(text) = v else { return None };
-    let digits = text.strip_prefix('-').unwrap_or(text);
-    // 20 digits hold u64::MAX; more would not fit (JSON has no leading zeros).
-    if digits.len() > 20 || !digits.bytes().all(|c| c.is_ascii_digit()) || *text == "-0" {
+    if *text == "-0" {
         return None;
     }
+    // A fraction or an exponent does not parse as an integer; nor do more digits than an i128 holds.
     let n: i128 = text.parse().ok()?;
     (i128::from(i64::MIN)..=i128::from(u64::MAX)).contains(&n).then_some(n)
 }
@@ -474,6 +473,7 @@ mod tests {
         assert_eq!(int("18446744073709551616"), None);
         assert_eq!(int("99999999999999999999"), None);
         assert_eq!(int("100000000000000000000"), None);
+        assert_eq!(int(&"9".repeat(400)), None);
         assert_eq!(int("-9223372036854775808"), Some(i128::from(i64::MIN)));
         assert_eq!(int("-9223372036854775809"), None);
         assert_eq!(int("-18446744073709551615"), None);
