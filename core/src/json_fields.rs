@@ -326,12 +326,17 @@ impl<'a> Fields<'a> {
 /// exponent, from i64::MIN to u64::MAX; `-0` is not one (serde_json read it as the float -0.0).
 pub fn integer_of(v: &Value) -> Option<i128> {
     let Value::Number(text) = v else { return None };
-    if *text == "-0" {
-        return None;
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(digits) => (true, digits),
+        None => (false, *text),
+    };
+    // A fraction or an exponent does not parse as a u64; nor do more digits than it holds.
+    let magnitude = i128::from(digits.parse::<u64>().ok()?);
+    match negative {
+        false => Some(magnitude),
+        true if magnitude == 0 => None,
+        true => Some(-magnitude).filter(|n| *n >= i128::from(i64::MIN)),
     }
-    // A fraction or an exponent does not parse as an integer; nor do more digits than an i128 holds.
-    let n: i128 = text.parse().ok()?;
-    (i128::from(i64::MIN)..=i128::from(u64::MAX)).contains(&n).then_some(n)
 }
 
 /// An integer from 0 to u64::MAX.
