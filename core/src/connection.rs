@@ -11,8 +11,6 @@
 
 use std::collections::{HashSet, VecDeque};
 
-use serde::Serialize;
-
 use crate::compression::Compression;
 use crate::error::{ProtocolError, Side};
 use crate::v5::{FrameDecoder, FrameEncoder};
@@ -143,8 +141,9 @@ impl std::fmt::Debug for Credentials {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum State {
     Idle,
     Options,
@@ -167,8 +166,9 @@ pub enum Request<'a> {
 }
 
 /// Why a request failed, with everything the host needs to build a clear error.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "lowercase"))]
 pub enum RequestError {
     Server(ServerError),
     Timeout { message: String, timeout_ms: u64 },
@@ -180,8 +180,9 @@ pub enum RequestError {
 }
 
 /// Why the connection closed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "snake_case"))]
 pub enum CloseReason {
     Eof {
         message: String,

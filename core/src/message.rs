@@ -3,7 +3,6 @@
 
 use crate::error::ProtocolError;
 use crate::wire::{Reader, Writer};
-use serde::Serialize;
 
 /// Consistency levels by protocol code.
 pub mod consistency {
@@ -198,18 +197,20 @@ pub fn write_batch(w: &mut Writer, version: u8, kind: BatchType, statements: &[B
 }
 
 /// An ERROR body, with every field the protocol defines for its code.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct ServerError {
     pub code: i32,
-    #[serde(rename = "name")]
+    #[cfg_attr(feature = "serde", serde(rename = "name"))]
     pub code_name: &'static str,
     pub message: String,
-    #[serde(flatten)]
+    #[cfg_attr(feature = "serde", serde(flatten))]
     pub details: ErrorDetails,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(untagged))]
 pub enum ErrorDetails {
     None {},
     Unavailable {
@@ -495,14 +496,15 @@ pub fn decode_prepared(body: &[u8], version: u8) -> Result<PreparedInfo<'_>, Pro
 }
 
 /// A server-pushed EVENT.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "type")]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(tag = "type"))]
 pub enum ServerEvent {
-    #[serde(rename = "TOPOLOGY_CHANGE")]
+    #[cfg_attr(feature = "serde", serde(rename = "TOPOLOGY_CHANGE"))]
     TopologyChange { change: String, address: String },
-    #[serde(rename = "STATUS_CHANGE")]
+    #[cfg_attr(feature = "serde", serde(rename = "STATUS_CHANGE"))]
     StatusChange { change: String, address: String },
-    #[serde(rename = "SCHEMA_CHANGE")]
+    #[cfg_attr(feature = "serde", serde(rename = "SCHEMA_CHANGE"))]
     SchemaChange { change: String, target: String, keyspace: String, name: Option<String>, arg_types: Vec<String> },
 }
 

@@ -16,8 +16,6 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 
-use serde::Serialize;
-
 use crate::cluster::{
     routing_token, Backoff, ClusterEvent, ClusterView, Distance, ErrorKind, Jitter, KeyspaceRow,
     PeerRow, PlanCursor, PolicyConfig, RefreshAction, RetryDecision, RetryPolicy, SchemaTarget, SpeculativePolicy,
@@ -112,7 +110,8 @@ pub enum Command {
 }
 
 /// One step of a request's history: where it went and why.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct TraceEntry {
     pub node: String,
     pub decision: &'static str,
@@ -120,9 +119,10 @@ pub struct TraceEntry {
 }
 
 /// A request's final failure, with every attempt's error.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct SessionError {
-    #[serde(flatten)]
+    #[cfg_attr(feature = "serde", serde(flatten))]
     pub error: RequestError,
     pub node: String,
     pub attempts: u32,
@@ -229,7 +229,8 @@ struct Pool {
 }
 
 /// How an answered request got its answer, beyond its first execution.
-#[derive(Debug, Default, Clone, Serialize)]
+#[derive(Debug, Default, Clone)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Tried {
     /// What each node tried before the one that answered said.
     pub errors: Vec<NodeError>,
@@ -308,7 +309,8 @@ impl<'a> RequestSpec<'a> {
     }
 }
 
-#[derive(Debug, Default, Clone, Serialize)]
+#[derive(Debug, Default, Clone)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Metrics {
     pub requests: u64,
     pub responses: u64,

@@ -5,7 +5,7 @@ use crate::call_error::{call_error, CallError};
 use cqlwire_core::cluster::{PolicyConfig, RetryPolicy, SpeculativePolicy};
 use cqlwire_core::compression::Compression;
 use cqlwire_core::connection::{Config, Credentials};
-use cqlwire_core::json_fields::Fields;
+use cqlwire_core::json_fields::{Fields, Value};
 use cqlwire_core::session::SessionConfig;
 
 struct CredentialsJson {
@@ -51,7 +51,7 @@ struct SessionConfigJson {
 
 const WHAT: &str = "session config";
 
-fn read_credentials(value: serde_json::Value) -> Result<CredentialsJson, String> {
+fn read_credentials(value: Value) -> Result<CredentialsJson, String> {
     let mut c = Fields::of("session config: credentials", value)?;
     let (username, password) = (c.required_string("username"), c.required_string("password"));
     // A missing one is a fault that `finish` returns, so the `None` arm is not reached.

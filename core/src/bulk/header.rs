@@ -1,8 +1,6 @@
 //! The header record of CSV input, read on its own: the host builds its statement and field
 //! mapping from the names before the load starts, with the same reader the load uses.
 
-use serde::Serialize;
-
 use super::csv::{CsvOptions, CsvReader};
 use super::options::{byte_option, comment_option};
 use super::BulkError;
@@ -20,8 +18,9 @@ pub struct HeaderOptions {
 }
 
 /// What the first record of some input is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "status", rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(tag = "status", rename_all = "camelCase"))]
 pub enum HeaderRead {
     /// The input so far holds no complete record: push more (or say it ended).
     NeedMore,
@@ -29,10 +28,10 @@ pub enum HeaderRead {
     Empty,
     /// The header: its field names, where its bytes are (`start..start + raw_length`, line
     /// end excluded; `start` is past a byte order mark) and where the data starts (`end`).
-    #[serde(rename_all = "camelCase")]
+    #[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
     Record { fields: Vec<String>, start: u64, raw_length: u64, end: u64, line: u64, next_line: u64 },
     /// The first record cannot be read (an open quote, over the size limit, not UTF-8).
-    #[serde(rename_all = "camelCase")]
+    #[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
     Fault { reason: String, start: u64, raw_length: u64, end: u64, line: u64, next_line: u64 },
 }
 

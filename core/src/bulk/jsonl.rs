@@ -11,6 +11,11 @@
 //! unescaped into a buffer the scanner reuses; numbers, literals, arrays and objects are
 //! checked against the JSON grammar and left as ranges of the line, so that a nested value
 //! can be handed on as its own JSON text. Nothing is allocated once the buffers are warm.
+//!
+//! This is the core's one JSON reader: the option objects (`crate::json_fields`) are read
+//! with it too, through [`ObjectScanner::read_value`] (one whole value),
+//! [`ObjectScanner::scan_entries`] (every key of an object) and [`ObjectScanner::scan_items`]
+//! (an array's items).
 
 use std::fmt;
 
@@ -270,8 +275,74 @@ impl ObjectScanner {
     pub fn scan(
         &mut self,
         line: &str,
-        mut slot_of: impl FnMut(&str) -> Option<usize>,
+        slot_of: impl FnMut(&str) -> Option<usize>,
         slots: &mut [Option<JsonValue>],
+    ) -> Result<(), JsonFault> {
+        self.walk_object(line, slot_of, |slot, key_at, value| match slots.get_mut(slot) {
+            Some(place @ None) => {
+                *place = Some(value);
+                Ok(())
+            }
+            Some(Some(_)) => Err(JsonFault { offset: key_at, reason: "duplicate key", slot: Some(slot) }),
+            None => Ok(()),
+        })
+    }
+
+    /// Scans `text`, which must hold one JSON object, handing `entry` each key (unescaped),
+    /// the offset of its opening quote and its value, in the order written. Duplicate keys
+    /// are the caller's to judge.
+    pub fn scan_entries(
+        &mut self,
+        text: &str,
+        entry: impl FnMut(String, usize, JsonValue) -> Result<(), JsonFault>,
+    ) -> Result<(), JsonFault> {
+        self.walk_object(text, |key| Some(key.to_owned()), entry)
+    }
+
+    /// Scans `text`, which must hold one JSON array, handing `item` each item in order.
+    pub fn scan_items(
+        &mut self,
+        text: &str,
+        mut item: impl FnMut(JsonValue) -> Result<(), JsonFault>,
+    ) -> Result<(), JsonFault> {
+        self.strings.clear();
+        let b = text.as_bytes();
+        let mut p = skip_ws(b, 0);
+        if b.get(p) != Some(&b'[') {
+            return Err(fault(p, "expected '[' to start an array"));
+        }
+        p = skip_ws(b, p + 1);
+        if b.get(p) == Some(&b']') {
+            return after(b, p + 1, "unexpected text after the array");
+        }
+        loop {
+            let (value, end) = self.value(text, p, true)?;
+            item(value)?;
+            p = skip_ws(b, end);
+            match b.get(p) {
+                Some(b',') => p = skip_ws(b, p + 1),
+                Some(b']') => return after(b, p + 1, "unexpected text after the array"),
+                _ => return Err(fault(p, "expected ',' or ']' in an array")),
+            }
+        }
+    }
+
+    /// Reads `text`, which must hold one JSON value of any kind (blanks around it allowed).
+    pub fn read_value(&mut self, text: &str) -> Result<JsonValue, JsonFault> {
+        self.strings.clear();
+        let b = text.as_bytes();
+        let (value, end) = self.value(text, skip_ws(b, 0), true)?;
+        after(b, end, "unexpected text after the value")?;
+        Ok(value)
+    }
+
+    /// Walks the object that is the whole of `line`: `want` tells for each key whether its
+    /// value is kept (`Some(tag)`; a kept string is unescaped), and `put` gets each kept one.
+    fn walk_object<T>(
+        &mut self,
+        line: &str,
+        mut want: impl FnMut(&str) -> Option<T>,
+        mut put: impl FnMut(T, usize, JsonValue) -> Result<(), JsonFault>,
     ) -> Result<(), JsonFault> {
         self.strings.clear();
         let b = line.as_bytes();
@@ -281,7 +352,7 @@ impl ObjectScanner {
         }
         p = skip_ws(b, p + 1);
         if b.get(p) == Some(&b'}') {
-            return after_object(b, p + 1);
+            return after(b, p + 1, "unexpected text after the object");
         }
         loop {
             if b.get(p) != Some(&b'"') {
@@ -290,41 +361,34 @@ impl ObjectScanner {
             let key_at = p;
             self.key.clear();
             p = read_string(line, p, Some(&mut self.key))?;
-            let slot = slot_of(&self.key);
+            let wanted = want(&self.key);
             p = skip_ws(b, p);
             if b.get(p) != Some(&b':') {
                 return Err(fault(p, "expected ':' after the key"));
             }
-            p = skip_ws(b, p + 1);
-            let value_at = p;
-            let value = match b.get(p) {
-                Some(b'"') => {
-                    let start = self.strings.len();
-                    let sink = if slot.is_some() { Some(&mut self.strings) } else { None };
-                    p = read_string(line, p, sink)?;
-                    JsonValue { kind: JsonKind::String, start, end: self.strings.len() }
-                }
-                _ => {
-                    let (kind, end) = skip_value(line, p, 0)?;
-                    p = end;
-                    JsonValue { kind, start: value_at, end }
-                }
-            };
-            if let Some(slot) = slot {
-                match slots.get_mut(slot) {
-                    Some(place @ None) => *place = Some(value),
-                    Some(Some(_)) => {
-                        return Err(JsonFault { offset: key_at, reason: "duplicate key", slot: Some(slot) })
-                    }
-                    None => {}
-                }
+            let (value, end) = self.value(line, skip_ws(b, p + 1), wanted.is_some())?;
+            if let Some(tag) = wanted {
+                put(tag, key_at, value)?;
             }
-            p = skip_ws(b, p);
+            p = skip_ws(b, end);
             match b.get(p) {
                 Some(b',') => p = skip_ws(b, p + 1),
-                Some(b'}') => return after_object(b, p + 1),
+                Some(b'}') => return after(b, p + 1, "unexpected text after the object"),
                 _ => return Err(fault(p, "expected ',' or '}' after a value")),
             }
+        }
+    }
+
+    /// The value at `p` and its end: a string is unescaped into `strings` when `keep`, else
+    /// only checked; any other value is checked and left as a range of `line`.
+    fn value(&mut self, line: &str, p: usize, keep: bool) -> Result<(JsonValue, usize), JsonFault> {
+        if line.as_bytes().get(p) == Some(&b'"') {
+            let start = self.strings.len();
+            let end = read_string(line, p, if keep { Some(&mut self.strings) } else { None })?;
+            Ok((JsonValue { kind: JsonKind::String, start, end: self.strings.len() }, end))
+        } else {
+            let (kind, end) = skip_value(line, p, 0)?;
+            Ok((JsonValue { kind, start: p, end }, end))
         }
     }
 
@@ -334,12 +398,13 @@ impl ObjectScanner {
     }
 }
 
-fn after_object(b: &[u8], p: usize) -> Result<(), JsonFault> {
+/// Only blanks may follow the value that ends at `p`.
+fn after(b: &[u8], p: usize, reason: &'static str) -> Result<(), JsonFault> {
     let end = skip_ws(b, p);
     if end == b.len() {
         Ok(())
     } else {
-        Err(fault(end, "unexpected text after the object"))
+        Err(fault(end, reason))
     }
 }
 
@@ -707,6 +772,74 @@ mod tests {
             scan(" {\t\"x\" : { } , \"a\" : [ ] }\r\n", &["a"]),
             Ok(vec![Some((JsonKind::Array, "[ ]".into()))])
         );
+    }
+
+    #[test]
+    fn whole_values_items_and_entries() {
+        let mut scanner = ObjectScanner::new();
+        let v = scanner.read_value(" \"a\\u00e9\" ").unwrap();
+        assert_eq!((v.kind, scanner.string(v)), (JsonKind::String, "aé"));
+        assert_eq!(scanner.read_value("\t-1.5e3\r\n"), Ok(JsonValue { kind: JsonKind::Number, start: 1, end: 7 }));
+        assert_eq!(scanner.read_value("[1, {}]"), Ok(JsonValue { kind: JsonKind::Array, start: 0, end: 7 }));
+        assert_eq!(scanner.read_value("1 2"), Err(fault(2, "unexpected text after the value")));
+        assert_eq!(scanner.read_value("{}}"), Err(fault(2, "unexpected text after the value")));
+        assert_eq!(scanner.read_value(" "), Err(fault(1, "missing value")));
+
+        let text = r#"[ 1, "x\ny", [2, 3], {"a": null}, true ]"#;
+        let mut items = Vec::new();
+        scanner.scan_items(text, |v| Ok(items.push(v))).unwrap();
+        let shown: Vec<(JsonKind, &str)> = items
+            .iter()
+            .map(|&v| (v.kind, if v.kind == JsonKind::String { scanner.string(v) } else { &text[v.start..v.end] }))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (JsonKind::Number, "1"),
+                (JsonKind::String, "x\ny"),
+                (JsonKind::Array, "[2, 3]"),
+                (JsonKind::Object, r#"{"a": null}"#),
+                (JsonKind::True, "true"),
+            ]
+        );
+        let mut count = 0;
+        assert_eq!(scanner.scan_items(" [ ] ", |_| Ok(count += 1)), Ok(()));
+        assert_eq!(count, 0);
+        // Every proper prefix is refused, and so is anything after the array.
+        for end in 0..text.len() {
+            assert!(scanner.scan_items(&text[..end], |_| Ok(())).is_err(), "{end}");
+        }
+        assert_eq!(scanner.scan_items("[1] x", |_| Ok(())), Err(fault(4, "unexpected text after the array")));
+        assert_eq!(
+            scanner.scan_items("[1,]", |_| Ok(())),
+            Err(fault(3, "unexpected character where a value should be"))
+        );
+        assert_eq!(scanner.scan_items("[1 2]", |_| Ok(())), Err(fault(3, "expected ',' or ']' in an array")));
+        assert_eq!(scanner.scan_items("{}", |_| Ok(())), Err(fault(0, "expected '[' to start an array")));
+        // The callback's fault stops the walk.
+        let stop = fault(9, "stop");
+        assert_eq!(scanner.scan_items("[1, 2]", |_| Err(stop)), Err(stop));
+
+        let text = r#"{"b": "x", "\u0061": [1], "b": 2}"#;
+        let mut entries = Vec::new();
+        scanner.scan_entries(text, |key, at, v| Ok(entries.push((key, at, v.kind)))).unwrap();
+        // In the order written, keys unescaped, duplicates left to the caller.
+        assert_eq!(
+            entries,
+            [
+                ("b".to_string(), 1, JsonKind::String),
+                ("a".into(), 11, JsonKind::Array),
+                ("b".into(), 26, JsonKind::Number)
+            ]
+        );
+        for end in 0..text.len() {
+            assert!(scanner.scan_entries(&text[..end], |_, _, _| Ok(())).is_err(), "{end}");
+        }
+        assert_eq!(
+            scanner.scan_entries(r#"{"a": 1} 1"#, |_, _, _| Ok(())),
+            Err(fault(9, "unexpected text after the object"))
+        );
+        assert_eq!(scanner.scan_entries(r#"{"a": 1}"#, |_, _, _| Err(stop)), Err(stop));
     }
 
     #[test]

@@ -277,8 +277,9 @@ impl fmt::Display for BadColumn {
 }
 
 /// Why a row will not be loaded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum BadRowKind {
     /// The record cannot be read: CSV quoting, JSON syntax, the number of fields.
     Syntax,

@@ -4,12 +4,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde_json::Value;
-
 use super::limits::{parse_error_limit, ErrorLimit, RecordLimits};
 use super::load::{BatchGrouping, LoadConfig};
 use super::{BulkConfig, BulkError, CellTime, CellTimes, CsvOptions, FieldRef, Format, Mapping};
-use crate::json_fields::{integer_of, pair_of, string_of, Fields};
+use crate::json_fields::{entries_of, integer_of, items_of, pair_of, string_of, u64_of, Fields, Value};
 use crate::types::{ColumnType, ConversionSettings, EpochUnit};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -141,7 +139,7 @@ const BATCH_BYS: [BatchByName; 3] = [BatchByName::Replica, BatchByName::Replica,
 const FIELD: &str = "a field position (an integer from 0) or name (a string)";
 
 fn offset_of(v: Value) -> Option<u64> {
-    v.as_u64()
+    u64_of(&v)
 }
 
 fn field_name_of(v: Value) -> Option<FieldName> {
@@ -170,7 +168,8 @@ fn read_mapping(f: &mut Fields) -> Option<MappingOption> {
 /// `constants`: an object of column name to CQL text.
 fn read_constants(f: &mut Fields) -> Option<BTreeMap<String, String>> {
     match f.take("constants")? {
-        Value::Object(map) => {
+        Value::Object(raw) => {
+            let map = f.nested(entries_of("bulk options: constants", raw))?;
             let mut constants = BTreeMap::new();
             for (column, text) in map {
                 match text {
@@ -188,7 +187,7 @@ fn read_constants(f: &mut Fields) -> Option<BTreeMap<String, String>> {
 fn read_max_errors(f: &mut Fields) -> Option<MaxErrors> {
     match f.take("maxErrors")? {
         Value::String(text) => Some(MaxErrors::Text(text)),
-        other => match other.as_u64() {
+        other => match u64_of(&other) {
             Some(count) => Some(MaxErrors::Count(count)),
             None => f.wrong("maxErrors", "a count (an integer from 0) or text, N or N%", &other),
         },
@@ -212,7 +211,8 @@ fn read_cell_time(value: Value) -> Result<CellTimeFields, String> {
 /// `cellTimes`: an array of [`CellTimeFields`] objects.
 fn read_cell_times(f: &mut Fields) -> Option<Vec<CellTimeFields>> {
     match f.take("cellTimes")? {
-        Value::Array(items) => {
+        Value::Array(raw) => {
+            let items = f.nested(items_of("bulk options: cellTimes", raw))?;
             let mut cells = Vec::with_capacity(items.len());
             for item in items {
                 cells.push(f.nested(read_cell_time(item))?);

@@ -2,21 +2,21 @@
 //! an answer to a load's request is counted by that load and never reaches the host, which
 //! only marshals what is left.
 
-use serde::Serialize;
-
 use super::load::{BadRow, BulkLoad, LoadStats};
 use super::{BulkEncoder, BulkError, BulkOptions};
 use crate::session::{Session, SessionEvent};
 
 /// Where a load stands, for the host's loop: counters apart from what the host acts on.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct BulkStatus {
     pub counters: LoadStats,
     pub status: BulkControl,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
 pub struct BulkControl {
     /// More input would be turned into requests now.
     pub wants_input: bool,

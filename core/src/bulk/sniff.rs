@@ -38,8 +38,6 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
-
 use super::csv::CsvReader;
 use super::json_array::{JsonArrayReader, JsonRecords};
 use super::jsonl::{JsonKind, JsonValue, JsonlReader, ObjectScanner};
@@ -57,8 +55,9 @@ pub const MAX_FIELDS: usize = 4096;
 pub const DEFAULT_SAMPLE_RECORDS: usize = 1000;
 
 /// A field of the input and what the sample says it is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
 pub struct SniffedField {
     /// The header name or JSON key, as written.
     pub name: String,
@@ -71,8 +70,9 @@ pub struct SniffedField {
 }
 
 /// The settings the load must read the input with so every sampled value fits its type.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
 pub struct SniffedSettings {
     /// The null words, the empty field first (for CSV; the options' own when given).
     pub null_values: Vec<String>,
@@ -83,8 +83,9 @@ pub struct SniffedSettings {
 }
 
 /// What a sample of an input is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
 pub struct Sniffed {
     pub fields: Vec<SniffedField>,
     pub settings: SniffedSettings,

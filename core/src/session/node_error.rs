@@ -1,8 +1,6 @@
 //! What one node answered to one attempt of a request, kept as a type so that a caller (the
 //! bulk loader's push-back, the driver's per-node errors) decides by code, not by text.
 
-use serde::ser::{Serialize, SerializeTuple, Serializer};
-
 use crate::connection::RequestError;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,9 +34,11 @@ impl NodeError {
 }
 
 /// `[node, message, code]` (code `null` when the node answered no ERROR): the shape the
-/// driver reads.
-impl Serialize for NodeError {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+/// driver reads (the WASM facade writes it with `JsonWriter`; this is for tests).
+#[cfg(feature = "serde")]
+impl serde::Serialize for NodeError {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeTuple;
         let mut tuple = serializer.serialize_tuple(3)?;
         tuple.serialize_element(&self.node)?;
         tuple.serialize_element(&self.message)?;

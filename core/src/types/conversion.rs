@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use crate::json_fields::{integer_of, pair_of, Fields};
+use crate::json_fields::{integer_of, pair_of, Fields, Value};
 
 use super::pattern::{self, Pattern};
 use super::temporal::Reason;
@@ -154,7 +154,7 @@ fn zone_rules(name: Option<&str>, offsets: Option<&[(i64, i32)]>) -> Result<Opti
 }
 
 /// A `[from_utc_millis, offset_seconds]` pair of `timeZoneOffsets`.
-fn zone_offset_of(v: serde_json::Value) -> Option<(i64, i32)> {
+fn zone_offset_of(v: Value) -> Option<(i64, i32)> {
     let (at, offset) = pair_of(v)?;
     Some((i64::try_from(integer_of(&at)?).ok()?, i32::try_from(integer_of(&offset)?).ok()?))
 }

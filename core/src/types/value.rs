@@ -4,6 +4,7 @@
 use std::fmt;
 use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
+#[cfg(feature = "serde")]
 use serde_json::{json, Value as Json};
 
 use super::bignum;
@@ -104,7 +105,9 @@ impl CqlValue {
     }
 
     /// The canonical JSON form of tests/vectors/README.md. Fails only for a varint or
-    /// decimal too long to render in decimal ([`bignum::MAX_RENDERED_BYTES`]).
+    /// decimal too long to render in decimal ([`bignum::MAX_RENDERED_BYTES`]). Only with the
+    /// `serde` feature: the tests compare it with the vectors; the module has no use for it.
+    #[cfg(feature = "serde")]
     pub fn to_canonical_json(&self) -> Result<Json, ValueError> {
         Ok(match self {
             CqlValue::Empty => Json::Null,
@@ -152,10 +155,12 @@ impl CqlValue {
     }
 }
 
+#[cfg(feature = "serde")]
 fn optional_json(value: &Option<CqlValue>) -> Result<Json, ValueError> {
     value.as_ref().map_or(Ok(Json::Null), CqlValue::to_canonical_json)
 }
 
+#[cfg(feature = "serde")]
 fn float_json(v: f64) -> Json {
     if v.is_nan() {
         Json::String("NaN".into())
@@ -168,6 +173,7 @@ fn float_json(v: f64) -> Json {
     }
 }
 
+#[cfg(feature = "serde")]
 fn decimal_string(bytes: &[u8]) -> Result<String, ValueError> {
     let mut out = String::new();
     bignum::write_decimal(bytes, &mut out).map_err(|_| ValueError {
@@ -181,6 +187,7 @@ fn decimal_string(bytes: &[u8]) -> Result<String, ValueError> {
     Ok(out)
 }
 
+#[cfg(feature = "serde")]
 pub(crate) fn hex_string(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(2 + 2 * bytes.len());
     out.push_str("0x");
@@ -205,6 +212,7 @@ pub(crate) fn push_uuid(u: &[u8; 16], out: &mut String) {
     }
 }
 
+#[cfg(feature = "serde")]
 fn uuid_string(u: &[u8; 16]) -> String {
     let mut out = String::with_capacity(36);
     push_uuid(u, &mut out);
