@@ -1502,7 +1502,7 @@ impl Session {
             self.view.apply_keyspaces(&ks);
         }
         self.assign_conns_to_nodes();
-        self.ensure_pools(now);
+        self.ensure_pools();
         if !self.ready {
             self.ready = true;
             self.events.push_back(EventOut::Ready);
@@ -1552,7 +1552,7 @@ impl Session {
         }
     }
 
-    fn ensure_pools(&mut self, _now: u64) {
+    fn ensure_pools(&mut self) {
         let nodes: Vec<(u32, String, usize)> =
             self.view.nodes().map(|n| (n.id, n.address.clone(), self.wanted_connections(n))).collect();
         for (id, address, _) in &nodes {

@@ -257,6 +257,31 @@ fn fault(offset: usize, reason: &'static str) -> JsonFault {
     JsonFault { offset, reason, slot: None }
 }
 
+/// The brackets of a JSON object or array, and what a fault in each place is called.
+struct Sequence {
+    open: u8,
+    close: u8,
+    no_open: &'static str,
+    no_separator: &'static str,
+    trailing: &'static str,
+}
+
+const OBJECT: Sequence = Sequence {
+    open: b'{',
+    close: b'}',
+    no_open: "expected '{' to start the line's object",
+    no_separator: "expected ',' or '}' after a value",
+    trailing: "unexpected text after the object",
+};
+
+const ARRAY: Sequence = Sequence {
+    open: b'[',
+    close: b']',
+    no_open: "expected '[' to start an array",
+    no_separator: "expected ',' or ']' in an array",
+    trailing: "unexpected text after the array",
+};
+
 /// Reusable buffers for scanning objects. See the module documentation.
 #[derive(Debug, Default)]
 pub struct ObjectScanner {
@@ -306,25 +331,11 @@ impl ObjectScanner {
         mut item: impl FnMut(JsonValue) -> Result<(), JsonFault>,
     ) -> Result<(), JsonFault> {
         self.strings.clear();
-        let b = text.as_bytes();
-        let mut p = skip_ws(b, 0);
-        if b.get(p) != Some(&b'[') {
-            return Err(fault(p, "expected '[' to start an array"));
-        }
-        p = skip_ws(b, p + 1);
-        if b.get(p) == Some(&b']') {
-            return after(b, p + 1, "unexpected text after the array");
-        }
-        loop {
-            let (value, end) = self.value(text, p, true)?;
+        self.walk_sequence(text, &ARRAY, |scanner, p| {
+            let (value, end) = scanner.value(text, p, true)?;
             item(value)?;
-            p = skip_ws(b, end);
-            match b.get(p) {
-                Some(b',') => p = skip_ws(b, p + 1),
-                Some(b']') => return after(b, p + 1, "unexpected text after the array"),
-                _ => return Err(fault(p, "expected ',' or ']' in an array")),
-            }
-        }
+            Ok(end)
+        })
     }
 
     /// Reads `text`, which must hold one JSON value of any kind (blanks around it allowed).
@@ -346,35 +357,50 @@ impl ObjectScanner {
     ) -> Result<(), JsonFault> {
         self.strings.clear();
         let b = line.as_bytes();
-        let mut p = skip_ws(b, 0);
-        if b.get(p) != Some(&b'{') {
-            return Err(fault(p, "expected '{' to start the line's object"));
-        }
-        p = skip_ws(b, p + 1);
-        if b.get(p) == Some(&b'}') {
-            return after(b, p + 1, "unexpected text after the object");
-        }
-        loop {
+        self.walk_sequence(line, &OBJECT, |scanner, mut p| {
             if b.get(p) != Some(&b'"') {
                 return Err(fault(p, "expected a key (a string)"));
             }
             let key_at = p;
-            self.key.clear();
-            p = read_string(line, p, Some(&mut self.key))?;
-            let wanted = want(&self.key);
+            scanner.key.clear();
+            p = read_string(line, p, Some(&mut scanner.key))?;
+            let wanted = want(&scanner.key);
             p = skip_ws(b, p);
             if b.get(p) != Some(&b':') {
                 return Err(fault(p, "expected ':' after the key"));
             }
-            let (value, end) = self.value(line, skip_ws(b, p + 1), wanted.is_some())?;
+            let (value, end) = scanner.value(line, skip_ws(b, p + 1), wanted.is_some())?;
             if let Some(tag) = wanted {
                 put(tag, key_at, value)?;
             }
-            p = skip_ws(b, end);
+            Ok(end)
+        })
+    }
+
+    /// Walks the bracketed sequence that is the whole of `text`: the opening bracket, then
+    /// `member` (given where a member starts, returning where it ends) for each member until
+    /// the closing bracket, with only blanks after it.
+    fn walk_sequence(
+        &mut self,
+        text: &str,
+        shape: &Sequence,
+        mut member: impl FnMut(&mut Self, usize) -> Result<usize, JsonFault>,
+    ) -> Result<(), JsonFault> {
+        let b = text.as_bytes();
+        let mut p = skip_ws(b, 0);
+        if b.get(p) != Some(&shape.open) {
+            return Err(fault(p, shape.no_open));
+        }
+        p = skip_ws(b, p + 1);
+        if b.get(p) == Some(&shape.close) {
+            return after(b, p + 1, shape.trailing);
+        }
+        loop {
+            p = skip_ws(b, member(self, p)?);
             match b.get(p) {
                 Some(b',') => p = skip_ws(b, p + 1),
-                Some(b'}') => return after(b, p + 1, "unexpected text after the object"),
-                _ => return Err(fault(p, "expected ',' or '}' after a value")),
+                Some(&c) if c == shape.close => return after(b, p + 1, shape.trailing),
+                _ => return Err(fault(p, shape.no_separator)),
             }
         }
     }
