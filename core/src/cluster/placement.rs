@@ -33,8 +33,10 @@ pub(crate) struct Locations {
 impl Locations {
     /// `location_of(id)` gives a node's (datacenter, rack); `slots` is the size of the id space.
     pub fn build<'a>(ring: &Ring, slots: usize, location_of: impl Fn(u32) -> Option<(&'a str, &'a str)>) -> Self {
-        let mut dc_index: BTreeMap<&str, u32> = BTreeMap::new();
-        let mut rack_index: BTreeMap<(&str, &str), u32> = BTreeMap::new();
+        // Sorted, searched by bisection: no tree for a few datacenters and racks (each key type
+        // given a BTreeMap got its own copy of the tree code in the WASM module).
+        let mut dc_index: Vec<(&str, u32)> = Vec::new();
+        let mut rack_index: Vec<(&str, &str, u32)> = Vec::new();
         let mut locations =
             Locations { dc_of: vec![NO_LOCATION; slots], rack_of: vec![NO_LOCATION; slots], ..Locations::default() };
         for id in ring.walk(0) {
@@ -43,18 +45,26 @@ impl Locations {
                 continue;
             }
             let Some((dc, rack)) = location_of(id) else { continue };
-            let next_dc = dc_index.len() as u32;
-            let dc_id = *dc_index.entry(dc).or_insert_with(|| {
-                locations.dc_names.push(dc.to_string());
-                locations.dc_node_count.push(0);
-                locations.dc_rack_count.push(0);
-                next_dc
-            });
-            let next_rack = rack_index.len() as u32;
-            let rack_id = *rack_index.entry((dc, rack)).or_insert_with(|| {
-                locations.dc_rack_count[dc_id as usize] += 1;
-                next_rack
-            });
+            let dc_id = match dc_index.binary_search_by(|&(d, _)| d.cmp(dc)) {
+                Ok(at) => dc_index[at].1,
+                Err(at) => {
+                    let next_dc = dc_index.len() as u32;
+                    dc_index.insert(at, (dc, next_dc));
+                    locations.dc_names.push(dc.to_string());
+                    locations.dc_node_count.push(0);
+                    locations.dc_rack_count.push(0);
+                    next_dc
+                }
+            };
+            let rack_id = match rack_index.binary_search_by(|&(d, r, _)| (d, r).cmp(&(dc, rack))) {
+                Ok(at) => rack_index[at].2,
+                Err(at) => {
+                    let next_rack = rack_index.len() as u32;
+                    rack_index.insert(at, (dc, rack, next_rack));
+                    locations.dc_rack_count[dc_id as usize] += 1;
+                    next_rack
+                }
+            };
             locations.dc_node_count[dc_id as usize] += 1;
             locations.dc_of[slot] = dc_id;
             locations.rack_of[slot] = rack_id;

@@ -6,7 +6,7 @@
 //! runs on topology changes only, so the few extra comparisons of one insert at a time don't
 //! matter.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use super::placement::{Locations, Placement};
 use super::plan::{PlanCursor, PlanIter, PlanKind, Plans, PolicyConfig, ReplicaTable, MAX_NODES};
@@ -125,8 +125,10 @@ impl ClusterView {
     ) -> Applied {
         let mut skipped = Vec::new();
         let mut described: Vec<NodeDescription> = Vec::with_capacity(peers.len() + 1);
-        let mut host_ids = BTreeSet::new();
-        let mut addresses = BTreeSet::new();
+        // Sorted, searched by bisection: sets of this size need no tree, and each key type
+        // given a BTreeSet or BTreeMap got its own copy of the tree code in the WASM module.
+        let mut host_ids: Vec<[u8; 16]> = Vec::new();
+        let mut addresses: Vec<String> = Vec::new();
         let rows = std::iter::once((None, local, Some(control_address)))
             .chain(peers.iter().enumerate().map(|(i, row)| (Some(i), row, None)));
         for (peer_index, row, connected_address) in rows {
@@ -137,9 +139,11 @@ impl ClusterView {
                     continue;
                 }
             };
-            let reason = if host_ids.contains(&node.host_id) {
+            let id_at = host_ids.binary_search(&node.host_id);
+            let address_at = addresses.binary_search(&node.address);
+            let reason = if id_at.is_ok() {
                 "duplicate host_id"
-            } else if addresses.contains(&node.address) {
+            } else if address_at.is_ok() {
                 "duplicate address"
             } else if described.len() >= MAX_NODES {
                 "more nodes than MAX_NODES"
@@ -150,8 +154,8 @@ impl ClusterView {
                         reason: "tokens are not Murmur3 tokens; node kept without ring ownership",
                     });
                 }
-                host_ids.insert(node.host_id);
-                addresses.insert(node.address.clone());
+                host_ids.insert(id_at.unwrap_or_else(|at| at), node.host_id);
+                addresses.insert(address_at.unwrap_or_else(|at| at), node.address.clone());
                 described.push(node);
                 continue;
             };
@@ -161,11 +165,11 @@ impl ClusterView {
             self.inferred_local_dc = local.data_center.clone();
         }
 
-        let mut old_ids: BTreeMap<[u8; 16], u32> = BTreeMap::new();
-        old_ids.extend(self.nodes().map(|n| (n.host_id, n.id)));
-        let unchanged = described.len() == old_ids.len()
+        // Old nodes are found by a scan: at most MAX_NODES² comparisons of 16 bytes, on a
+        // topology change only.
+        let unchanged = described.len() == self.nodes().count()
             && described.iter().all(|d| {
-                old_ids.get(&d.host_id).and_then(|&id| self.node(id)).is_some_and(|n| {
+                self.nodes().find(|n| n.host_id == d.host_id).is_some_and(|n| {
                     n.address == d.address
                         && n.datacenter == d.datacenter
                         && n.rack == d.rack
@@ -181,7 +185,7 @@ impl ClusterView {
         let mut slots: Vec<Option<Node>> = vec![None; old.len()];
         let mut fresh = Vec::new();
         for d in described {
-            let previous = old_ids.get(&d.host_id).and_then(|&id| old.get_mut(id as usize)).and_then(Option::take);
+            let previous = old.iter_mut().find(|n| n.as_ref().is_some_and(|n| n.host_id == d.host_id)).and_then(Option::take);
             match previous {
                 Some(previous) => {
                     let id = previous.id;
