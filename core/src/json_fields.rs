@@ -13,8 +13,6 @@
 //! exponent from i64::MIN to u64::MAX, and not `-0` (a float); any number is a float when it
 //! is finite (`1e400` is refused).
 
-use std::collections::btree_map::{BTreeMap, Entry};
-
 use crate::bulk::jsonl::{JsonFault, JsonKind, JsonValue, ObjectScanner};
 
 /// A value of an options object. Strings are unescaped; numbers, arrays and objects stay as
@@ -46,7 +44,8 @@ pub struct Raw<'a> {
 /// of these readers' code.
 pub struct Fields<'a> {
     what: &'static str,
-    map: BTreeMap<String, Value<'a>>,
+    /// The entries as [`entries_of`] gives them: sorted by key.
+    map: Entries<'a>,
     /// The keys asked for so far, listed when an unknown key is found.
     known: Vec<&'static str>,
     fault: Option<String>,
@@ -89,9 +88,13 @@ pub fn parse_value<'a>(what: &str, json: &'a str) -> Result<Value<'a>, String> {
     Ok(value_of(&scanner, json, 0, top))
 }
 
-/// The entries of an object by key; a key written twice is an error naming it.
+/// An object's entries, sorted by key. A Vec searched by bisection rather than a `BTreeMap`:
+/// each key and value type given a tree got its own copy of the tree code in the WASM module.
+pub type Entries<'a> = Vec<(String, Value<'a>)>;
+
+/// The entries of an object, sorted by key; a key written twice is an error naming it.
 #[inline(never)]
-pub fn entries_of<'a>(what: &str, raw: Raw<'a>) -> Result<BTreeMap<String, Value<'a>>, String> {
+pub fn entries_of<'a>(what: &str, raw: Raw<'a>) -> Result<Entries<'a>, String> {
     let mut scanner = ObjectScanner::new();
     let mut found = Vec::new();
     scanner
@@ -100,16 +103,11 @@ pub fn entries_of<'a>(what: &str, raw: Raw<'a>) -> Result<BTreeMap<String, Value
             Ok(())
         })
         .map_err(|fault| syntax(what, raw.at, fault))?;
-    let mut map = BTreeMap::new();
+    let mut map: Entries<'a> = Vec::with_capacity(found.len());
     for (key, key_at, value) in found {
-        let value = value_of(&scanner, raw.text, raw.at, value);
-        match map.entry(key) {
-            Entry::Vacant(place) => {
-                place.insert(value);
-            }
-            Entry::Occupied(place) => {
-                return Err(format!("{what}: duplicate key `{}` at byte {}", place.key(), raw.at + key_at))
-            }
+        match map.binary_search_by(|(k, _)| k.as_str().cmp(&key)) {
+            Err(at) => map.insert(at, (key, value_of(&scanner, raw.text, raw.at, value))),
+            Ok(_) => return Err(format!("{what}: duplicate key `{key}` at byte {}", raw.at + key_at)),
         }
     }
     Ok(map)
@@ -171,7 +169,8 @@ impl<'a> Fields<'a> {
     #[inline(never)]
     pub fn take(&mut self, key: &'static str) -> Option<Value<'a>> {
         self.known.push(key);
-        self.map.remove(key).filter(|v| *v != Value::Null)
+        let at = self.map.binary_search_by(|(k, _)| k.as_str().cmp(key)).ok()?;
+        Some(self.map.remove(at).1).filter(|v| *v != Value::Null)
     }
 
     #[inline(never)]
@@ -312,9 +311,9 @@ impl<'a> Fields<'a> {
         if let Some(fault) = self.fault {
             return Err(fault);
         }
-        match self.map.keys().next() {
+        match self.map.first() {
             None => Ok(()),
-            Some(key) => {
+            Some((key, _)) => {
                 let known: Vec<String> = self.known.iter().map(|k| format!("`{k}`")).collect();
                 Err(format!("{}: unknown field `{key}`, expected one of {}", self.what, known.join(", ")))
             }
