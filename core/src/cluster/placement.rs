@@ -10,7 +10,7 @@
 //!   (`acceptableRackRepeats = rf - rackCount`), so every rack still gets a replica. The
 //!   effective factor is capped at the datacenter's node count.
 
-use std::collections::BTreeMap;
+use crate::name_map::NameMap;
 
 use super::ring::Ring;
 
@@ -103,7 +103,7 @@ impl<'a> Placement<'a> {
         Placement::Simple { rf: rf as usize }
     }
 
-    pub fn network_topology(locations: &'a Locations, factors: &BTreeMap<String, u32>) -> Self {
+    pub fn network_topology(locations: &'a Locations, factors: &NameMap<u32>) -> Self {
         let factors = factors.iter().filter_map(|(dc, &rf)| locations.dc_index(dc).map(|index| (index, rf))).collect();
         Placement::NetworkTopology {
             locations,
@@ -266,7 +266,7 @@ mod tests {
     }
 
     fn nts(ring: &Ring, locations: &Locations, factors: &[(&str, u32)], start: usize) -> Vec<u32> {
-        let factors: BTreeMap<String, u32> = factors.iter().map(|(d, r)| (d.to_string(), *r)).collect();
+        let factors: NameMap<u32> = factors.iter().map(|(d, r)| (d.to_string(), *r)).collect();
         let mut placement = Placement::network_topology(locations, &factors);
         let mut out = Vec::new();
         placement.replicas(ring, start, &mut out);
@@ -320,7 +320,7 @@ mod sweep_tests {
         (ring, locations)
     }
 
-    fn factors(entries: &[(&str, u32)]) -> BTreeMap<String, u32> {
+    fn factors(entries: &[(&str, u32)]) -> NameMap<u32> {
         entries.iter().map(|(d, r)| (d.to_string(), *r)).collect()
     }
 

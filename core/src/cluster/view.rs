@@ -1,12 +1,12 @@
 //! `ClusterView`: nodes, keyspaces and the plans derived from them.
 //!
-//! Maps here are filled with `extend` rather than `collect`, and slices sorted unstably: a
-//! `BTreeMap` collected from an iterator stable-sorts its items first, and every element type
-//! stable-sorted got its own ~5–15 KB copy of the stable sort in the WASM module. This code
-//! runs on topology changes only, so the few extra comparisons of one insert at a time don't
-//! matter.
+//! Maps here are [`NameMap`]s (sorted Vecs: no tree code per key and value type in the WASM
+//! module), filled one insert at a time, and slices sorted unstably: a `BTreeMap` collected
+//! from an iterator stable-sorts its items first, and every element type stable-sorted got its
+//! own ~5–15 KB copy of the stable sort in the WASM module. This code runs on topology changes
+//! only, so the few extra comparisons of one insert at a time don't matter.
 
-use std::collections::BTreeMap;
+use crate::name_map::NameMap;
 
 use super::placement::{Locations, Placement};
 use super::plan::{PlanCursor, PlanIter, PlanKind, Plans, PolicyConfig, ReplicaTable, MAX_NODES};
@@ -33,12 +33,12 @@ pub struct ClusterView {
     config: PolicyConfig,
     /// Indexed by node id; `None` is a slot freed by a removed node.
     slots: Vec<Option<Node>>,
-    by_address: BTreeMap<String, u32>,
+    by_address: NameMap<u32>,
     /// Learnt from the first `system.local` row when the config names no local datacenter.
     inferred_local_dc: Option<String>,
-    keyspaces: BTreeMap<String, Replication>,
+    keyspaces: NameMap<Replication>,
     /// Keyspace → index in `plans.tables`.
-    keyspace_tables: BTreeMap<String, u32>,
+    keyspace_tables: NameMap<u32>,
     /// Advances each time `keyspace_tables` is recomputed (see [`KeyspacePlans`]).
     keyspace_mapping: u64,
     plans: Plans,
@@ -226,9 +226,7 @@ impl ClusterView {
             slots.pop();
         }
         self.slots = slots;
-        let mut by_address = BTreeMap::new();
-        by_address.extend(self.nodes().map(|n| (n.address.clone(), n.id)));
-        self.by_address = by_address;
+        self.by_address = self.nodes().map(|n| (n.address.clone(), n.id)).collect();
         self.rebuild();
         Applied { changed: true, rebuilt: true, epoch: self.epoch, skipped }
     }
@@ -237,11 +235,11 @@ impl ClusterView {
     /// whose replication map cannot be read is skipped (its keyspace gets round-robin plans).
     pub fn apply_keyspaces(&mut self, rows: &[KeyspaceRow]) -> Applied {
         let mut skipped = Vec::new();
-        let mut keyspaces = BTreeMap::new();
+        let mut keyspaces = NameMap::default();
         for (index, row) in rows.iter().enumerate() {
             match Replication::from_map(&row.replication) {
                 Ok(replication) => {
-                    keyspaces.insert(row.keyspace_name.clone(), replication);
+                    keyspaces.insert(&row.keyspace_name, replication);
                 }
                 Err(_) => skipped.push(SkippedRow { peer_index: Some(index), reason: "unreadable replication map" }),
             }
@@ -257,7 +255,7 @@ impl ClusterView {
         let mut keyspaces = self.keyspaces.clone();
         match row {
             Some(row) => {
-                keyspaces.insert(name.to_string(), Replication::from_map(&row.replication)?);
+                keyspaces.insert(name, Replication::from_map(&row.replication)?);
             }
             None => {
                 keyspaces.remove(name);
@@ -266,7 +264,7 @@ impl ClusterView {
         Ok(self.replace_keyspaces(keyspaces))
     }
 
-    fn replace_keyspaces(&mut self, keyspaces: BTreeMap<String, Replication>) -> Applied {
+    fn replace_keyspaces(&mut self, keyspaces: NameMap<Replication>) -> Applied {
         if keyspaces == self.keyspaces {
             return Applied { changed: false, rebuilt: false, epoch: self.epoch, skipped: Vec::new() };
         }
@@ -411,13 +409,11 @@ impl ClusterView {
     }
 
     fn map_keyspaces(&mut self) {
-        let mut mapped = BTreeMap::new();
-        mapped.extend(
-            self.keyspaces
-                .iter()
-                .filter_map(|(name, replication)| self.table_for(replication).map(|t| (name.clone(), t))),
-        );
-        self.keyspace_tables = mapped;
+        self.keyspace_tables = self
+            .keyspaces
+            .iter()
+            .filter_map(|(name, replication)| self.table_for(replication).map(|t| (name.clone(), t)))
+            .collect();
         self.keyspace_mapping += 1;
     }
 
