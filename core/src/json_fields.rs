@@ -14,6 +14,7 @@
 //! is finite (`1e400` is refused).
 
 use crate::bulk::jsonl::{JsonFault, JsonKind, JsonValue, ObjectScanner};
+use crate::name_map::NameMap;
 
 /// A value of an options object. Strings are unescaped; numbers, arrays and objects stay as
 /// their JSON text (already checked), read further only when asked.
@@ -44,8 +45,7 @@ pub struct Raw<'a> {
 /// of these readers' code.
 pub struct Fields<'a> {
     what: &'static str,
-    /// The entries as [`entries_of`] gives them: sorted by key.
-    map: Entries<'a>,
+    map: NameMap<Value<'a>>,
     /// The keys asked for so far, listed when an unknown key is found.
     known: Vec<&'static str>,
     fault: Option<String>,
@@ -88,13 +88,9 @@ pub fn parse_value<'a>(what: &str, json: &'a str) -> Result<Value<'a>, String> {
     Ok(value_of(&scanner, json, 0, top))
 }
 
-/// An object's entries, sorted by key. A Vec searched by bisection rather than a `BTreeMap`:
-/// each key and value type given a tree got its own copy of the tree code in the WASM module.
-pub type Entries<'a> = Vec<(String, Value<'a>)>;
-
-/// The entries of an object, sorted by key; a key written twice is an error naming it.
+/// The entries of an object by key; a key written twice is an error naming it.
 #[inline(never)]
-pub fn entries_of<'a>(what: &str, raw: Raw<'a>) -> Result<Entries<'a>, String> {
+pub fn entries_of<'a>(what: &str, raw: Raw<'a>) -> Result<NameMap<Value<'a>>, String> {
     let mut scanner = ObjectScanner::new();
     let mut found = Vec::new();
     scanner
@@ -103,12 +99,12 @@ pub fn entries_of<'a>(what: &str, raw: Raw<'a>) -> Result<Entries<'a>, String> {
             Ok(())
         })
         .map_err(|fault| syntax(what, raw.at, fault))?;
-    let mut map: Entries<'a> = Vec::with_capacity(found.len());
+    let mut map = NameMap::default();
     for (key, key_at, value) in found {
-        match map.binary_search_by(|(k, _)| k.as_str().cmp(&key)) {
-            Err(at) => map.insert(at, (key, value_of(&scanner, raw.text, raw.at, value))),
-            Ok(_) => return Err(format!("{what}: duplicate key `{key}` at byte {}", raw.at + key_at)),
+        if map.contains_key(&key) {
+            return Err(format!("{what}: duplicate key `{key}` at byte {}", raw.at + key_at));
         }
+        map.insert(&key, value_of(&scanner, raw.text, raw.at, value));
     }
     Ok(map)
 }
@@ -169,8 +165,7 @@ impl<'a> Fields<'a> {
     #[inline(never)]
     pub fn take(&mut self, key: &'static str) -> Option<Value<'a>> {
         self.known.push(key);
-        let at = self.map.binary_search_by(|(k, _)| k.as_str().cmp(key)).ok()?;
-        Some(self.map.remove(at).1).filter(|v| *v != Value::Null)
+        self.map.remove(key).filter(|v| *v != Value::Null)
     }
 
     #[inline(never)]
@@ -311,7 +306,7 @@ impl<'a> Fields<'a> {
         if let Some(fault) = self.fault {
             return Err(fault);
         }
-        match self.map.first() {
+        match self.map.iter().next() {
             None => Ok(()),
             Some((key, _)) => {
                 let known: Vec<String> = self.known.iter().map(|k| format!("`{k}`")).collect();

@@ -47,10 +47,8 @@ impl<V> NameMap<V> {
         &self.0[at].1
     }
 
-    pub fn remove(&mut self, name: &str) {
-        if let Ok(at) = self.find(name) {
-            self.0.remove(at);
-        }
+    pub fn remove(&mut self, name: &str) -> Option<V> {
+        self.find(name).ok().map(|at| self.0.remove(at).1)
     }
 
     pub fn len(&self) -> usize {
@@ -68,6 +66,16 @@ impl<V> NameMap<V> {
 
     pub fn values(&self) -> impl Iterator<Item = &V> {
         self.0.iter().map(|(_, v)| v)
+    }
+}
+
+impl<V> IntoIterator for NameMap<V> {
+    type Item = (String, V);
+    type IntoIter = std::vec::IntoIter<(String, V)>;
+
+    /// The entries in name order.
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
     }
 }
 
@@ -101,12 +109,15 @@ mod tests {
         assert_eq!(found, [Some(&2), Some(&4), Some(&3), Some(&5), None, None]);
         assert!(map.contains_key("c") && !map.contains_key("cc") && !map.contains_key(""));
         assert_eq!(map.len(), 4);
-        map.remove("b");
-        map.remove("x");
+        assert_eq!((map.remove("b"), map.remove("x")), (Some(4), None));
         let entries: Vec<(&str, i32)> = map.iter().map(|(k, &v)| (k.as_str(), v)).collect();
         assert_eq!(entries, [("a", 2), ("c", 3), ("d", 5)]);
         assert_eq!(map.values().copied().collect::<Vec<_>>(), [2, 3, 5]);
         assert!(!map.is_empty() && NameMap::<i32>::default().is_empty());
+        assert_eq!(
+            map.clone().into_iter().collect::<Vec<_>>(),
+            [("a".to_string(), 2), ("c".to_string(), 3), ("d".to_string(), 5)]
+        );
         let collected: NameMap<i32> =
             [("z".to_string(), 1), ("y".to_string(), 2), ("z".to_string(), 3)].into_iter().collect();
         assert_eq!(collected.iter().map(|(k, &v)| (k.as_str(), v)).collect::<Vec<_>>(), [("y", 2), ("z", 3)]);
