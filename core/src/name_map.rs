@@ -36,7 +36,7 @@ impl<V> NameMap<V> {
     }
 
     /// `name`'s value, set to `value` first when it has none.
-    pub fn get_or_insert(&mut self, name: &str, value: V) -> &V {
+    pub fn get_or_insert(&mut self, name: &str, value: V) -> &mut V {
         let at = match self.find(name) {
             Ok(at) => at,
             Err(at) => {
@@ -44,7 +44,7 @@ impl<V> NameMap<V> {
                 at
             }
         };
-        &self.0[at].1
+        &mut self.0[at].1
     }
 
     pub fn remove(&mut self, name: &str) -> Option<V> {
@@ -66,6 +66,14 @@ impl<V> NameMap<V> {
 
     pub fn values(&self) -> impl Iterator<Item = &V> {
         self.0.iter().map(|(_, v)| v)
+    }
+}
+
+/// A JSON object (or any serde map) of its entries in name order, as a `BTreeMap`'s.
+#[cfg(feature = "serde")]
+impl<V: serde::Serialize> serde::Serialize for NameMap<V> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.iter())
     }
 }
 
@@ -104,19 +112,20 @@ mod tests {
         map.insert("b", 4);
         assert_eq!(map.get_or_insert("a", 9), &2);
         assert_eq!(map.get_or_insert("d", 5), &5);
-        assert_eq!(map.get_or_insert("d", 6), &5);
+        *map.get_or_insert("d", 6) += 1;
+        assert_eq!(map.get_or_insert("d", 6), &6);
         let found: Vec<Option<&i32>> = ["a", "b", "c", "d", "e", ""].iter().map(|k| map.get(k)).collect();
-        assert_eq!(found, [Some(&2), Some(&4), Some(&3), Some(&5), None, None]);
+        assert_eq!(found, [Some(&2), Some(&4), Some(&3), Some(&6), None, None]);
         assert!(map.contains_key("c") && !map.contains_key("cc") && !map.contains_key(""));
         assert_eq!(map.len(), 4);
         assert_eq!((map.remove("b"), map.remove("x")), (Some(4), None));
         let entries: Vec<(&str, i32)> = map.iter().map(|(k, &v)| (k.as_str(), v)).collect();
-        assert_eq!(entries, [("a", 2), ("c", 3), ("d", 5)]);
-        assert_eq!(map.values().copied().collect::<Vec<_>>(), [2, 3, 5]);
+        assert_eq!(entries, [("a", 2), ("c", 3), ("d", 6)]);
+        assert_eq!(map.values().copied().collect::<Vec<_>>(), [2, 3, 6]);
         assert!(!map.is_empty() && NameMap::<i32>::default().is_empty());
         assert_eq!(
             map.clone().into_iter().collect::<Vec<_>>(),
-            [("a".to_string(), 2), ("c".to_string(), 3), ("d".to_string(), 5)]
+            [("a".to_string(), 2), ("c".to_string(), 3), ("d".to_string(), 6)]
         );
         let collected: NameMap<i32> =
             [("z".to_string(), 1), ("y".to_string(), 2), ("z".to_string(), 3)].into_iter().collect();

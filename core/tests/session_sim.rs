@@ -2839,7 +2839,7 @@ fn attempts_are_counted_per_node_as_each_node_read_them() {
         sim.insert(k, true);
     }
     let per_node = sim.session.metrics().per_node;
-    let read: std::collections::BTreeMap<String, u64> =
+    let read: cqlwire_core::name_map::NameMap<u64> =
         sim.nodes.iter().map(|n| (n.address.clone(), (n.execute_times.len() + n.prepares) as u64)).collect();
     assert_eq!(per_node, read);
     assert_eq!(read.values().sum::<u64>(), 1 + 30 + 1, "the PREPARE, 30 inserts and one retry");
@@ -3042,7 +3042,7 @@ fn attempts_per_node_name_only_nodes_that_were_sent_something() {
         n.prepared.insert(b"prep-insert".to_vec());
     }
     sim.insert(k, true);
-    let read: std::collections::BTreeMap<String, u64> = sim
+    let read: cqlwire_core::name_map::NameMap<u64> = sim
         .nodes
         .iter()
         .filter(|n| n.execute_times.len() + n.prepares > 0)
