@@ -2376,6 +2376,12 @@ fn after_one_misroute_per_tablet_requests_go_to_a_tablet_replica_on_its_shard() 
     assert_eq!(hits + misroutes, 2000);
     assert!(misroutes <= SIM_TABLETS as usize, "at most one misroute per tablet, got {misroutes}");
     assert!(hits * 100 >= 2000 * 99, "{hits} of 2000 on a tablet replica");
+    // The metrics count each tablet learnt from a misroute's answer, and each send by a
+    // tablet (a hit may also come from the ring's plan landing on a replica's shard).
+    let decisions = sim.session.metrics().decisions;
+    assert_eq!(decisions.get("tablet learned"), Some(&(misroutes as u64)));
+    let by_tablet = decisions.get("tablet replica").copied().unwrap_or(0);
+    assert!(by_tablet <= hits as u64 && by_tablet * 100 >= 2000 * 98, "{by_tablet} sent by a tablet, {hits} hits");
     // Both replicas of a tablet serve it: the choice rotates rather than pinning one.
     let serving: HashSet<usize> = (0..3).filter(|&i| sim.nodes[i].tablet_hits > 0).collect();
     assert_eq!(serving.len(), 3);
