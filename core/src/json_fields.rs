@@ -13,9 +13,8 @@
 //! exponent from i64::MIN to u64::MAX, and not `-0` (a float); any number is a float when it
 //! is finite (`1e400` is refused).
 
-use std::collections::btree_map::{BTreeMap, Entry};
-
 use crate::bulk::jsonl::{JsonFault, JsonKind, JsonValue, ObjectScanner};
+use crate::name_map::NameMap;
 
 /// A value of an options object. Strings are unescaped; numbers, arrays and objects stay as
 /// their JSON text (already checked), read further only when asked.
@@ -46,7 +45,7 @@ pub struct Raw<'a> {
 /// of these readers' code.
 pub struct Fields<'a> {
     what: &'static str,
-    map: BTreeMap<String, Value<'a>>,
+    map: NameMap<Value<'a>>,
     /// The keys asked for so far, listed when an unknown key is found.
     known: Vec<&'static str>,
     fault: Option<String>,
@@ -91,7 +90,7 @@ pub fn parse_value<'a>(what: &str, json: &'a str) -> Result<Value<'a>, String> {
 
 /// The entries of an object by key; a key written twice is an error naming it.
 #[inline(never)]
-pub fn entries_of<'a>(what: &str, raw: Raw<'a>) -> Result<BTreeMap<String, Value<'a>>, String> {
+pub fn entries_of<'a>(what: &str, raw: Raw<'a>) -> Result<NameMap<Value<'a>>, String> {
     let mut scanner = ObjectScanner::new();
     let mut found = Vec::new();
     scanner
@@ -100,17 +99,12 @@ pub fn entries_of<'a>(what: &str, raw: Raw<'a>) -> Result<BTreeMap<String, Value
             Ok(())
         })
         .map_err(|fault| syntax(what, raw.at, fault))?;
-    let mut map = BTreeMap::new();
+    let mut map = NameMap::default();
     for (key, key_at, value) in found {
-        let value = value_of(&scanner, raw.text, raw.at, value);
-        match map.entry(key) {
-            Entry::Vacant(place) => {
-                place.insert(value);
-            }
-            Entry::Occupied(place) => {
-                return Err(format!("{what}: duplicate key `{}` at byte {}", place.key(), raw.at + key_at))
-            }
+        if map.contains_key(&key) {
+            return Err(format!("{what}: duplicate key `{key}` at byte {}", raw.at + key_at));
         }
+        map.insert(&key, value_of(&scanner, raw.text, raw.at, value));
     }
     Ok(map)
 }
@@ -312,9 +306,9 @@ impl<'a> Fields<'a> {
         if let Some(fault) = self.fault {
             return Err(fault);
         }
-        match self.map.keys().next() {
+        match self.map.iter().next() {
             None => Ok(()),
-            Some(key) => {
+            Some((key, _)) => {
                 let known: Vec<String> = self.known.iter().map(|k| format!("`{k}`")).collect();
                 Err(format!("{}: unknown field `{key}`, expected one of {}", self.what, known.join(", ")))
             }

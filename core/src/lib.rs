@@ -15,6 +15,7 @@ pub mod json_fields;
 mod id_map;
 pub mod lwt;
 pub mod message;
+pub mod name_map;
 pub mod rows;
 pub mod scylla;
 pub mod session;

@@ -14,7 +14,7 @@
 //! those bytes to the chosen connection. The first target of a plan costs no allocation.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::collections::{BinaryHeap, VecDeque};
 
 use crate::cluster::{
     routing_token, Backoff, ClusterEvent, ClusterView, Distance, ErrorKind, Jitter, KeyspaceRow,
@@ -24,6 +24,7 @@ use crate::cluster::{
 use crate::connection::{check_request, encode_body, local_error, request_kind, write_body, AuthStep, CloseReason, Config, Connection, EventRec, LocalError, Request, RequestError, State};
 use crate::frame::Opcode;
 use crate::message::{self, ErrorDetails, QueryOptions, ServerEvent};
+use crate::name_map::NameMap;
 use crate::rows::{cell, Rows};
 use crate::wire::Reader;
 
@@ -325,9 +326,9 @@ pub struct Metrics {
     /// Connections replaced because too many of their stream ids were orphaned.
     pub connections_recycled: u64,
     /// How often each decision was taken, by its reason.
-    pub decisions: BTreeMap<&'static str, u64>,
+    pub decisions: NameMap<u64>,
     /// Attempts sent to each node.
-    pub per_node: BTreeMap<String, u64>,
+    pub per_node: NameMap<u64>,
 }
 
 /// Request bodies larger than this are freed when their request ends instead of pooled:
@@ -517,7 +518,7 @@ impl Session {
         for (id, &count) in self.attempts_per_node.iter().enumerate() {
             if count > 0 {
                 let address = self.view.node(id as u32).map(|n| n.address.clone()).unwrap_or_else(|| format!("node {id}"));
-                m.per_node.insert(address, count);
+                m.per_node.insert(&address, count);
             }
         }
         m
@@ -1074,7 +1075,7 @@ impl Session {
                         let ceiling = base.saturating_mul(1 << n.min(5)).min(2_000_000);
                         let delay = self.rng.between(ceiling / 2, ceiling);
                         self.plan_restarts.push(Reverse((now.saturating_add(delay), req_id)));
-                        *self.metrics.decisions.entry("plan exhausted: retry after backoff").or_default() += 1;
+                        *self.metrics.decisions.get_or_insert("plan exhausted: retry after backoff", 0) += 1;
                     }
                     None => self.fail_no_host(req_id),
                 }
@@ -1139,7 +1140,7 @@ impl Session {
         }
         req.speculative_started += 1;
         self.metrics.speculative_executions += 1;
-        *self.metrics.decisions.entry("speculative execution").or_default() += 1;
+        *self.metrics.decisions.get_or_insert("speculative execution", 0) += 1;
         let Some(req) = self.req_mut(req_id) else { return };
         let (Some(mut cursor), token) = (req.cursor, req.token) else { return };
         // Unlike a retry, running out of nodes here is no failure: the first execution goes on.
@@ -1671,7 +1672,7 @@ impl Session {
             let pool = self.pool_mut(node);
             pool.retry_at = Some(now.saturating_add(delay.value));
             let report = !std::mem::replace(&mut pool.down_reported, true);
-            *self.metrics.decisions.entry(delay.reason).or_default() += 1;
+            *self.metrics.decisions.get_or_insert(delay.reason, 0) += 1;
             if self.view.set_up(&address, false) || report {
                 self.events.push_back(EventOut::NodeDown(address, close_message(&reason)));
             }
@@ -1702,7 +1703,7 @@ impl Session {
             cluster_event.map(|ce| crate::cluster::decide_event(&self.view, &ce))
         };
         if let Some(d) = action {
-            *self.metrics.decisions.entry(d.reason).or_default() += 1;
+            *self.metrics.decisions.get_or_insert(d.reason, 0) += 1;
             match &e {
                 ServerEvent::TopologyChange { .. } => self.tablets.clear(),
                 ServerEvent::SchemaChange { keyspace, .. } => self.forget_tablets_of(keyspace),
@@ -1910,7 +1911,7 @@ impl Session {
         let (attempt, idempotent, lwt) = (req.attempt, req.idempotent, req.lwt);
         let kind = classify(&error);
         let decision = self.config.retry.decide(kind, attempt, idempotent, lwt);
-        *self.metrics.decisions.entry(decision.reason).or_default() += 1;
+        *self.metrics.decisions.get_or_insert(decision.reason, 0) += 1;
         let Some(req) = self.req_mut(req_id) else { return };
         req.trace.push(TraceEntry { node: node_address, decision: decision_name(decision.value), reason: decision.reason });
         match decision.value {

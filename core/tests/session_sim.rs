@@ -2376,6 +2376,12 @@ fn after_one_misroute_per_tablet_requests_go_to_a_tablet_replica_on_its_shard() 
     assert_eq!(hits + misroutes, 2000);
     assert!(misroutes <= SIM_TABLETS as usize, "at most one misroute per tablet, got {misroutes}");
     assert!(hits * 100 >= 2000 * 99, "{hits} of 2000 on a tablet replica");
+    // The metrics count each tablet learnt from a misroute's answer, and each send by a
+    // tablet (a hit may also come from the ring's plan landing on a replica's shard).
+    let decisions = sim.session.metrics().decisions;
+    assert_eq!(decisions.get("tablet learned"), Some(&(misroutes as u64)));
+    let by_tablet = decisions.get("tablet replica").copied().unwrap_or(0);
+    assert!(by_tablet <= hits as u64 && by_tablet * 100 >= 2000 * 98, "{by_tablet} sent by a tablet, {hits} hits");
     // Both replicas of a tablet serve it: the choice rotates rather than pinning one.
     let serving: HashSet<usize> = (0..3).filter(|&i| sim.nodes[i].tablet_hits > 0).collect();
     assert_eq!(serving.len(), 3);
@@ -2839,7 +2845,7 @@ fn attempts_are_counted_per_node_as_each_node_read_them() {
         sim.insert(k, true);
     }
     let per_node = sim.session.metrics().per_node;
-    let read: std::collections::BTreeMap<String, u64> =
+    let read: cqlwire_core::name_map::NameMap<u64> =
         sim.nodes.iter().map(|n| (n.address.clone(), (n.execute_times.len() + n.prepares) as u64)).collect();
     assert_eq!(per_node, read);
     assert_eq!(read.values().sum::<u64>(), 1 + 30 + 1, "the PREPARE, 30 inserts and one retry");
@@ -3042,7 +3048,7 @@ fn attempts_per_node_name_only_nodes_that_were_sent_something() {
         n.prepared.insert(b"prep-insert".to_vec());
     }
     sim.insert(k, true);
-    let read: std::collections::BTreeMap<String, u64> = sim
+    let read: cqlwire_core::name_map::NameMap<u64> = sim
         .nodes
         .iter()
         .filter(|n| n.execute_times.len() + n.prepares > 0)

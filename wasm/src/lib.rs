@@ -203,11 +203,11 @@ fn metrics_json(m: &Metrics) -> String {
         w.key(key).number(n);
     }
     w.key("decisions").open('{');
-    for (key, n) in decisions {
+    for (key, n) in decisions.iter() {
         w.key(key).number(n);
     }
     w.close('}').key("per_node").open('{');
-    for (key, n) in per_node {
+    for (key, n) in per_node.iter() {
         w.key(key).number(n);
     }
     w.close('}').close('}');
@@ -1061,7 +1061,7 @@ mod json_shape_tests {
         let mut m = Metrics { requests: u64::MAX, connections_recycled: 3, ..Metrics::default() };
         m.decisions.insert("retry_next", 4);
         m.decisions.insert("ignore", 1);
-        m.per_node.insert("[::1]:9042".into(), 7);
+        m.per_node.insert("[::1]:9042", 7);
         assert_eq!(metrics_json(&m), serde_json::to_string(&m).unwrap());
         assert_eq!(metrics_json(&Metrics::default()), serde_json::to_string(&Metrics::default()).unwrap());
     }

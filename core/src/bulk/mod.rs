@@ -85,7 +85,7 @@ pub mod registry;
 pub mod sniff;
 mod sniff_types;
 
-use std::collections::BTreeMap;
+use crate::name_map::NameMap;
 use std::fmt;
 use std::ops::Range;
 
@@ -387,7 +387,7 @@ enum Input {
         scanner: ObjectScanner,
         slots: Vec<Option<JsonValue>>,
         /// Key to column.
-        keys: BTreeMap<String, usize>,
+        keys: NameMap<usize>,
         /// Whether keys also match column names case-insensitively.
         fold_case: bool,
     },
@@ -582,13 +582,13 @@ impl BulkEncoder {
                 (Input::Csv(reader), plan)
             }
             Format::Jsonl { max_record_bytes } | Format::JsonArray { max_record_bytes } => {
-                let mut keys = BTreeMap::new();
+                let mut keys = NameMap::default();
                 let mut sources: Vec<Source> = vec![Source::Unset; columns.len()];
                 match &explicit {
                     None => {
                         for (index, (name, _)) in columns.iter().enumerate() {
                             if constant_of[index].is_none() {
-                                keys.insert(name.clone(), index);
+                                keys.insert(name, index);
                                 sources[index] = Source::Field(index);
                             }
                         }
@@ -598,7 +598,7 @@ impl BulkEncoder {
                             match field {
                                 FieldRef::Name(key) => {
                                     // One key may feed several columns: they share its slot.
-                                    let slot = *keys.entry(key.clone()).or_insert(*index);
+                                    let slot = *keys.get_or_insert(key, *index);
                                     sources[*index] = Source::Field(slot);
                                 }
                                 FieldRef::Index(position) => {

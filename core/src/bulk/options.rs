@@ -2,7 +2,7 @@
 //! read key by key (`json_fields`). An unknown key is an error that names it, so a misspelt option is never
 //! silently ignored.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use super::limits::{parse_error_limit, ErrorLimit, RecordLimits};
 use super::load::{BatchGrouping, LoadConfig};
@@ -92,7 +92,7 @@ pub struct BulkOptions {
     /// as the mapping needs, or more).
     pub field_count: Option<usize>,
     /// Column to CQL text, the same on every row.
-    pub constants: Option<BTreeMap<String, String>>,
+    pub constants: Option<Vec<(String, String)>>,
     /// A count of bad rows, or a share of the records read as the text `N%`.
     pub max_errors: Option<MaxErrors>,
     /// Records (data rows, good or bad) to skip at the start of the input.
@@ -166,14 +166,15 @@ fn read_mapping(f: &mut Fields) -> Option<MappingOption> {
 }
 
 /// `constants`: an object of column name to CQL text.
-fn read_constants(f: &mut Fields) -> Option<BTreeMap<String, String>> {
+/// Sorted by column, as the object's entries are.
+fn read_constants(f: &mut Fields) -> Option<Vec<(String, String)>> {
     match f.take("constants")? {
         Value::Object(raw) => {
             let map = f.nested(entries_of("bulk options: constants", raw))?;
-            let mut constants = BTreeMap::new();
+            let mut constants = Vec::with_capacity(map.len());
             for (column, text) in map {
                 match text {
-                    Value::String(text) => constants.insert(column, text),
+                    Value::String(text) => constants.push((column, text)),
                     other => return f.wrong("constants", "an object of strings (CQL text)", &other),
                 };
             }
@@ -350,7 +351,7 @@ impl BulkOptions {
             }
         }
         bulk.field_count = self.field_count;
-        bulk.constants = self.constants.unwrap_or_default().into_iter().collect();
+        bulk.constants = self.constants.unwrap_or_default();
         bulk.limits = RecordLimits {
             skip: self.skip_records.unwrap_or(0),
             max: self.max_records,
@@ -461,7 +462,7 @@ mod tests {
             ttl: Some(FieldName::Name("t".into())),
         };
         assert_eq!(options.cell_times, Some(vec![cell]));
-        assert_eq!(options.constants, Some(BTreeMap::from([("d".to_string(), "1".to_string())])));
+        assert_eq!(options.constants, Some(vec![("d".to_string(), "1".to_string())]));
         assert_eq!(options.resume_acked, Some(vec![3]));
         assert_eq!(
             BulkOptions::from_json(r#"{"maxErrors":7,"mapping":"a=b"}"#).unwrap().max_errors,

@@ -36,7 +36,7 @@
 //! up to [`MAX_FIELDS`]. A record that cannot be read (CSV quoting, JSON syntax, not UTF-8,
 //! a field count other than the header's) is counted in `skipped`, not sampled.
 
-use std::collections::BTreeMap;
+use crate::name_map::NameMap;
 
 use super::csv::CsvReader;
 use super::json_array::{JsonArrayReader, JsonRecords};
@@ -114,7 +114,7 @@ struct Sampler {
     ladder: Ladder,
     fields: Vec<FieldStats>,
     /// Field positions by name.
-    index: BTreeMap<String, usize>,
+    index: NameMap<usize>,
     /// The null markers given in the options (then no word is guessed).
     given_nulls: Option<Vec<String>>,
     records: u64,
@@ -138,7 +138,7 @@ impl Sampler {
             word_counts: [0; NULL_WORDS.len()],
             values: 0,
         });
-        self.index.insert(name.to_owned(), self.fields.len() - 1);
+        self.index.insert(name, self.fields.len() - 1);
         Ok(self.fields.len() - 1)
     }
 
@@ -294,7 +294,7 @@ pub fn sniff(input: &[u8], options: BulkOptions, max_records: usize, at_end: boo
     let (bulk, _) = options.into_configs(Vec::new(), Vec::new())?;
     let ladder = Ladder::new(&bulk.text, user_words, &formats).map_err(BulkError::Config)?;
     let mut sampler =
-        Sampler { ladder, fields: Vec::new(), index: BTreeMap::new(), given_nulls, records: 0, skipped: 0 };
+        Sampler { ladder, fields: Vec::new(), index: NameMap::default(), given_nulls, records: 0, skipped: 0 };
     let skip = bulk.limits.skip;
     match bulk.format {
         Format::Csv(csv) => {

@@ -10,7 +10,7 @@
 //!   (`acceptableRackRepeats = rf - rackCount`), so every rack still gets a replica. The
 //!   effective factor is capped at the datacenter's node count.
 
-use std::collections::BTreeMap;
+use crate::name_map::NameMap;
 
 use super::ring::Ring;
 
@@ -33,8 +33,10 @@ pub(crate) struct Locations {
 impl Locations {
     /// `location_of(id)` gives a node's (datacenter, rack); `slots` is the size of the id space.
     pub fn build<'a>(ring: &Ring, slots: usize, location_of: impl Fn(u32) -> Option<(&'a str, &'a str)>) -> Self {
-        let mut dc_index: BTreeMap<&str, u32> = BTreeMap::new();
-        let mut rack_index: BTreeMap<(&str, &str), u32> = BTreeMap::new();
+        // Sorted, searched by bisection: no tree for a few datacenters and racks (each key type
+        // given a BTreeMap got its own copy of the tree code in the WASM module).
+        let mut dc_index: Vec<(&str, u32)> = Vec::new();
+        let mut rack_index: Vec<(&str, &str, u32)> = Vec::new();
         let mut locations =
             Locations { dc_of: vec![NO_LOCATION; slots], rack_of: vec![NO_LOCATION; slots], ..Locations::default() };
         for id in ring.walk(0) {
@@ -43,18 +45,26 @@ impl Locations {
                 continue;
             }
             let Some((dc, rack)) = location_of(id) else { continue };
-            let next_dc = dc_index.len() as u32;
-            let dc_id = *dc_index.entry(dc).or_insert_with(|| {
-                locations.dc_names.push(dc.to_string());
-                locations.dc_node_count.push(0);
-                locations.dc_rack_count.push(0);
-                next_dc
-            });
-            let next_rack = rack_index.len() as u32;
-            let rack_id = *rack_index.entry((dc, rack)).or_insert_with(|| {
-                locations.dc_rack_count[dc_id as usize] += 1;
-                next_rack
-            });
+            let dc_id = match dc_index.binary_search_by(|&(d, _)| d.cmp(dc)) {
+                Ok(at) => dc_index[at].1,
+                Err(at) => {
+                    let next_dc = dc_index.len() as u32;
+                    dc_index.insert(at, (dc, next_dc));
+                    locations.dc_names.push(dc.to_string());
+                    locations.dc_node_count.push(0);
+                    locations.dc_rack_count.push(0);
+                    next_dc
+                }
+            };
+            let rack_id = match rack_index.binary_search_by(|&(d, r, _)| (d, r).cmp(&(dc, rack))) {
+                Ok(at) => rack_index[at].2,
+                Err(at) => {
+                    let next_rack = rack_index.len() as u32;
+                    rack_index.insert(at, (dc, rack, next_rack));
+                    locations.dc_rack_count[dc_id as usize] += 1;
+                    next_rack
+                }
+            };
             locations.dc_node_count[dc_id as usize] += 1;
             locations.dc_of[slot] = dc_id;
             locations.rack_of[slot] = rack_id;
@@ -93,7 +103,7 @@ impl<'a> Placement<'a> {
         Placement::Simple { rf: rf as usize }
     }
 
-    pub fn network_topology(locations: &'a Locations, factors: &BTreeMap<String, u32>) -> Self {
+    pub fn network_topology(locations: &'a Locations, factors: &NameMap<u32>) -> Self {
         let factors = factors.iter().filter_map(|(dc, &rf)| locations.dc_index(dc).map(|index| (index, rf))).collect();
         Placement::NetworkTopology {
             locations,
@@ -256,7 +266,7 @@ mod tests {
     }
 
     fn nts(ring: &Ring, locations: &Locations, factors: &[(&str, u32)], start: usize) -> Vec<u32> {
-        let factors: BTreeMap<String, u32> = factors.iter().map(|(d, r)| (d.to_string(), *r)).collect();
+        let factors: NameMap<u32> = factors.iter().map(|(d, r)| (d.to_string(), *r)).collect();
         let mut placement = Placement::network_topology(locations, &factors);
         let mut out = Vec::new();
         placement.replicas(ring, start, &mut out);
@@ -310,7 +320,7 @@ mod sweep_tests {
         (ring, locations)
     }
 
-    fn factors(entries: &[(&str, u32)]) -> BTreeMap<String, u32> {
+    fn factors(entries: &[(&str, u32)]) -> NameMap<u32> {
         entries.iter().map(|(d, r)| (d.to_string(), *r)).collect()
     }
 

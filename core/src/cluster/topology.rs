@@ -1,7 +1,7 @@
 //! Nodes and keyspaces, built from rows of the system tables that another layer has
 //! already decoded into plain values.
 
-use std::collections::BTreeMap;
+use crate::name_map::NameMap;
 
 use crate::error::ProtocolError;
 
@@ -80,7 +80,7 @@ pub enum Replication {
         rf: u32,
     },
     /// Datacenter name → replication factor, sorted by name.
-    NetworkTopology(BTreeMap<String, u32>),
+    NetworkTopology(NameMap<u32>),
     /// `LocalStrategy`: every node holds its own copy; any coordinator will do.
     Local,
     /// `EverywhereStrategy`, or a class we do not model (named here): placement is unknown
@@ -122,14 +122,14 @@ impl Replication {
                 Ok(Replication::Simple { rf: parse_rf(value, "replication.replication_factor", position)? })
             }
             "NetworkTopologyStrategy" => {
-                let mut dcs = BTreeMap::new();
+                let mut dcs = NameMap::default();
                 for (position, (key, value)) in entries.iter().enumerate() {
                     // `replication_factor` is expanded into per-DC entries by the server; a
                     // leftover one carries no placement of its own.
                     if key == "class" || key == "replication_factor" {
                         continue;
                     }
-                    dcs.insert(key.clone(), parse_rf(value, "replication.datacenter", position)?);
+                    dcs.insert(key, parse_rf(value, "replication.datacenter", position)?);
                 }
                 Ok(Replication::NetworkTopology(dcs))
             }
@@ -282,7 +282,7 @@ mod tests {
         );
         let nts =
             Replication::from_map(&map(&[("class", "NetworkTopologyStrategy"), ("dc2", "1"), ("dc1", "3/1")])).unwrap();
-        let expected: BTreeMap<String, u32> = [("dc1".to_string(), 3), ("dc2".to_string(), 1)].into_iter().collect();
+        let expected: NameMap<u32> = [("dc1".to_string(), 3), ("dc2".to_string(), 1)].into_iter().collect();
         assert_eq!(nts, Replication::NetworkTopology(expected));
         assert_eq!(
             Replication::from_map(&map(&[("class", "org.apache.cassandra.locator.LocalStrategy")])).unwrap(),

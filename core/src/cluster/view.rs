@@ -1,12 +1,12 @@
 //! `ClusterView`: nodes, keyspaces and the plans derived from them.
 //!
-//! Maps here are filled with `extend` rather than `collect`, and slices sorted unstably: a
-//! `BTreeMap` collected from an iterator stable-sorts its items first, and every element type
-//! stable-sorted got its own ~5–15 KB copy of the stable sort in the WASM module. This code
-//! runs on topology changes only, so the few extra comparisons of one insert at a time don't
-//! matter.
+//! Maps here are [`NameMap`]s (sorted Vecs: no tree code per key and value type in the WASM
+//! module), filled one insert at a time, and slices sorted unstably: a `BTreeMap` collected
+//! from an iterator stable-sorts its items first, and every element type stable-sorted got its
+//! own ~5–15 KB copy of the stable sort in the WASM module. This code runs on topology changes
+//! only, so the few extra comparisons of one insert at a time don't matter.
 
-use std::collections::{BTreeMap, BTreeSet};
+use crate::name_map::NameMap;
 
 use super::placement::{Locations, Placement};
 use super::plan::{PlanCursor, PlanIter, PlanKind, Plans, PolicyConfig, ReplicaTable, MAX_NODES};
@@ -33,12 +33,12 @@ pub struct ClusterView {
     config: PolicyConfig,
     /// Indexed by node id; `None` is a slot freed by a removed node.
     slots: Vec<Option<Node>>,
-    by_address: BTreeMap<String, u32>,
+    by_address: NameMap<u32>,
     /// Learnt from the first `system.local` row when the config names no local datacenter.
     inferred_local_dc: Option<String>,
-    keyspaces: BTreeMap<String, Replication>,
+    keyspaces: NameMap<Replication>,
     /// Keyspace → index in `plans.tables`.
-    keyspace_tables: BTreeMap<String, u32>,
+    keyspace_tables: NameMap<u32>,
     /// Advances each time `keyspace_tables` is recomputed (see [`KeyspacePlans`]).
     keyspace_mapping: u64,
     plans: Plans,
@@ -125,8 +125,10 @@ impl ClusterView {
     ) -> Applied {
         let mut skipped = Vec::new();
         let mut described: Vec<NodeDescription> = Vec::with_capacity(peers.len() + 1);
-        let mut host_ids = BTreeSet::new();
-        let mut addresses = BTreeSet::new();
+        // Sorted, searched by bisection: sets of this size need no tree, and each key type
+        // given a BTreeSet or BTreeMap got its own copy of the tree code in the WASM module.
+        let mut host_ids: Vec<[u8; 16]> = Vec::new();
+        let mut addresses: Vec<String> = Vec::new();
         let rows = std::iter::once((None, local, Some(control_address)))
             .chain(peers.iter().enumerate().map(|(i, row)| (Some(i), row, None)));
         for (peer_index, row, connected_address) in rows {
@@ -137,9 +139,11 @@ impl ClusterView {
                     continue;
                 }
             };
-            let reason = if host_ids.contains(&node.host_id) {
+            let id_at = host_ids.binary_search(&node.host_id);
+            let address_at = addresses.binary_search(&node.address);
+            let reason = if id_at.is_ok() {
                 "duplicate host_id"
-            } else if addresses.contains(&node.address) {
+            } else if address_at.is_ok() {
                 "duplicate address"
             } else if described.len() >= MAX_NODES {
                 "more nodes than MAX_NODES"
@@ -150,8 +154,8 @@ impl ClusterView {
                         reason: "tokens are not Murmur3 tokens; node kept without ring ownership",
                     });
                 }
-                host_ids.insert(node.host_id);
-                addresses.insert(node.address.clone());
+                host_ids.insert(id_at.unwrap_or_else(|at| at), node.host_id);
+                addresses.insert(address_at.unwrap_or_else(|at| at), node.address.clone());
                 described.push(node);
                 continue;
             };
@@ -161,11 +165,11 @@ impl ClusterView {
             self.inferred_local_dc = local.data_center.clone();
         }
 
-        let mut old_ids: BTreeMap<[u8; 16], u32> = BTreeMap::new();
-        old_ids.extend(self.nodes().map(|n| (n.host_id, n.id)));
-        let unchanged = described.len() == old_ids.len()
+        // Old nodes are found by a scan: at most MAX_NODES² comparisons of 16 bytes, on a
+        // topology change only.
+        let unchanged = described.len() == self.nodes().count()
             && described.iter().all(|d| {
-                old_ids.get(&d.host_id).and_then(|&id| self.node(id)).is_some_and(|n| {
+                self.nodes().find(|n| n.host_id == d.host_id).is_some_and(|n| {
                     n.address == d.address
                         && n.datacenter == d.datacenter
                         && n.rack == d.rack
@@ -181,7 +185,7 @@ impl ClusterView {
         let mut slots: Vec<Option<Node>> = vec![None; old.len()];
         let mut fresh = Vec::new();
         for d in described {
-            let previous = old_ids.get(&d.host_id).and_then(|&id| old.get_mut(id as usize)).and_then(Option::take);
+            let previous = old.iter_mut().find(|n| n.as_ref().is_some_and(|n| n.host_id == d.host_id)).and_then(Option::take);
             match previous {
                 Some(previous) => {
                     let id = previous.id;
@@ -222,9 +226,7 @@ impl ClusterView {
             slots.pop();
         }
         self.slots = slots;
-        let mut by_address = BTreeMap::new();
-        by_address.extend(self.nodes().map(|n| (n.address.clone(), n.id)));
-        self.by_address = by_address;
+        self.by_address = self.nodes().map(|n| (n.address.clone(), n.id)).collect();
         self.rebuild();
         Applied { changed: true, rebuilt: true, epoch: self.epoch, skipped }
     }
@@ -233,11 +235,11 @@ impl ClusterView {
     /// whose replication map cannot be read is skipped (its keyspace gets round-robin plans).
     pub fn apply_keyspaces(&mut self, rows: &[KeyspaceRow]) -> Applied {
         let mut skipped = Vec::new();
-        let mut keyspaces = BTreeMap::new();
+        let mut keyspaces = NameMap::default();
         for (index, row) in rows.iter().enumerate() {
             match Replication::from_map(&row.replication) {
                 Ok(replication) => {
-                    keyspaces.insert(row.keyspace_name.clone(), replication);
+                    keyspaces.insert(&row.keyspace_name, replication);
                 }
                 Err(_) => skipped.push(SkippedRow { peer_index: Some(index), reason: "unreadable replication map" }),
             }
@@ -253,7 +255,7 @@ impl ClusterView {
         let mut keyspaces = self.keyspaces.clone();
         match row {
             Some(row) => {
-                keyspaces.insert(name.to_string(), Replication::from_map(&row.replication)?);
+                keyspaces.insert(name, Replication::from_map(&row.replication)?);
             }
             None => {
                 keyspaces.remove(name);
@@ -262,7 +264,7 @@ impl ClusterView {
         Ok(self.replace_keyspaces(keyspaces))
     }
 
-    fn replace_keyspaces(&mut self, keyspaces: BTreeMap<String, Replication>) -> Applied {
+    fn replace_keyspaces(&mut self, keyspaces: NameMap<Replication>) -> Applied {
         if keyspaces == self.keyspaces {
             return Applied { changed: false, rebuilt: false, epoch: self.epoch, skipped: Vec::new() };
         }
@@ -407,13 +409,11 @@ impl ClusterView {
     }
 
     fn map_keyspaces(&mut self) {
-        let mut mapped = BTreeMap::new();
-        mapped.extend(
-            self.keyspaces
-                .iter()
-                .filter_map(|(name, replication)| self.table_for(replication).map(|t| (name.clone(), t))),
-        );
-        self.keyspace_tables = mapped;
+        self.keyspace_tables = self
+            .keyspaces
+            .iter()
+            .filter_map(|(name, replication)| self.table_for(replication).map(|t| (name.clone(), t)))
+            .collect();
         self.keyspace_mapping += 1;
     }
 

@@ -42,7 +42,7 @@ impl Session {
         let Some(conn) = self.pick_conn_on_shard(node, Some(shard)) else { return false };
         let sent = self.send_on(now, req_id, conn, super::Purpose::User { req: req_id });
         if sent {
-            *self.metrics.decisions.entry("tablet replica").or_default() += 1;
+            *self.metrics.decisions.get_or_insert("tablet replica", 0) += 1;
         }
         sent
     }
@@ -55,7 +55,7 @@ impl Session {
         let Some(c) = self.conn(conn) else { return };
         match tablet_from_response(c.inner.arena_slice(start, end), frame_flags) {
             Ok(Some(tablet)) => {
-                *self.metrics.decisions.entry("tablet learned").or_default() += 1;
+                *self.metrics.decisions.get_or_insert("tablet learned", 0) += 1;
                 self.tablets.insert(table, tablet);
             }
             Ok(None) => {}
