@@ -49,23 +49,64 @@ export interface OpenedUrl {
 export const DEFAULT_HTTP_TIMEOUT_MS = 30_000;
 
 /**
+ * `work`'s outcome, or `expired()` thrown once `timeoutMs` pass first (then `onExpiry()` runs).
+ * Each wait has its own timer, cleared when the wait ends either way. The deadline does not
+ * depend on `work` ever settling: Deno 2.9's fetch does not always reject a pending body read
+ * when its signal is aborted (a `load` of a stalled URL hung about one run in five: the abort
+ * fired, the read stayed pending). Once expired the answer is the expiry whatever `work` does
+ * next: `onExpiry` may settle it (a cancelled read resolves as the end of the body).
+ */
+export async function within<T>(
+  work: Promise<T>,
+  timeoutMs: number,
+  expired: () => Error,
+  onExpiry: () => void,
+): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let failure: Error | null = null;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      failure = expired();
+      reject(failure);
+      onExpiry();
+    }, timeoutMs);
+  });
+  try {
+    // A `work` that rejects after the deadline won is handled by the race, not left unhandled.
+    const result = await Promise.race([work, deadline]);
+    if (failure !== null) throw failure;
+    return result;
+  } catch (error) {
+    throw failure ?? error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * GETs `url` and returns its body as a stream whose every read has the deadline. The
- * headers' deadline covers connecting, TLS and the server's first answer.
+ * headers' deadline covers connecting, TLS and the server's first answer. The server is read
+ * only in the stream's `pull`, one read at a time, each under its own deadline, so no wait
+ * on the server is unbounded whatever the consumer does (reads ahead, stops, cancels).
  */
 export async function openUrl(url: string, timeoutMs: number): Promise<OpenedUrl> {
   const abort = new AbortController();
-  let timer = setTimeout(() => abort.abort(), timeoutMs);
   let response: Response;
   try {
-    response = await fetch(url, { signal: abort.signal, redirect: "follow" });
+    response = await within(
+      fetch(url, { signal: abort.signal, redirect: "follow" }),
+      timeoutMs,
+      () => new CliFailure(`${url}: no response within ${timeoutMs} ms (--http-timeout)`),
+      () => abort.abort(),
+    );
   } catch (error) {
-    clearTimeout(timer);
-    if (abort.signal.aborted) throw new CliFailure(`${url}: no response within ${timeoutMs} ms (--http-timeout)`);
+    if (error instanceof CliFailure) throw error;
     throw new CliFailure(`${url}: request failed: ${(error as Error).message}`);
   }
-  clearTimeout(timer);
   if (!response.ok) {
-    await response.body?.cancel().catch(() => {});
+    // Not awaited: the error needs nothing more from the server.
+    abort.abort();
+    response.body?.cancel().catch(() => {});
     const reason = response.statusText === "" ? "" : ` ${response.statusText}`;
     throw new CliFailure(`${url}: the server answered HTTP ${response.status}${reason}`);
   }
@@ -75,33 +116,47 @@ export async function openUrl(url: string, timeoutMs: number): Promise<OpenedUrl
   const contentLength = lengthText !== null && /^[0-9]+$/.test(lengthText) && contentEncoding === null
     ? Number(lengthText)
     : null;
-  const source = response.body ?? new Blob([]).stream();
-  const reader = source.getReader();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      timer = setTimeout(() => abort.abort(), timeoutMs);
-      try {
-        const next = await reader.read();
-        if (next.done) controller.close();
-        else controller.enqueue(next.value);
-      } catch (error) {
-        if (abort.signal.aborted) {
-          throw new CliFailure(`${url}: no data for ${timeoutMs} ms in the middle of the body (--http-timeout)`);
-        }
-        throw new CliFailure(`${url}: reading the body failed: ${(error as Error).message}`);
-      } finally {
-        clearTimeout(timer);
-      }
-    },
-    async cancel(reason) {
-      clearTimeout(timer);
-      await reader.cancel(reason).catch(() => {});
-    },
-  });
   return {
-    body,
+    body: bodyWithDeadlines(url, response.body ?? new Blob([]).stream(), timeoutMs, abort),
     contentLength,
     declared: compressionOfName(urlPath(url)) ?? compressionOfContentType(response.headers.get("content-type")),
     contentEncoding,
   };
+}
+
+/** `source` read one piece per `pull`, each within `timeoutMs`; a late piece ends the request. */
+function bodyWithDeadlines(
+  url: string,
+  source: ReadableStream<Uint8Array>,
+  timeoutMs: number,
+  abort: AbortController,
+): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  // Neither is awaited: a read the runtime never settles must not hold up the error or a cancel.
+  const release = (reason?: unknown) => {
+    abort.abort();
+    reader.cancel(reason).catch(() => {});
+  };
+  let received = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const where = received === 0 ? "before the first byte of the body" : "in the middle of the body";
+      let next: ReadableStreamReadResult<Uint8Array>;
+      try {
+        next = await within(
+          reader.read(),
+          timeoutMs,
+          () => new CliFailure(`${url}: no data for ${timeoutMs} ms ${where} (--http-timeout)`),
+          release,
+        );
+      } catch (error) {
+        if (error instanceof CliFailure) throw error;
+        throw new CliFailure(`${url}: reading the body failed: ${(error as Error).message}`);
+      }
+      if (next.done) return controller.close();
+      received += next.value.length;
+      controller.enqueue(next.value);
+    },
+    cancel: (reason) => release(reason),
+  });
 }

@@ -4,7 +4,7 @@
 // served by a local Deno.serve (plain, compressed by name or by bytes, 404, a stalled body,
 // no answer, --resume refused). Every load's rows are compared exactly.
 
-import { assertEquals, assertMatch } from "./assert.ts";
+import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { createKeyspace, jsonRows, ok } from "./cli_helpers.ts";
 import { type CliResult, CQLWIRE, runCli } from "./run.ts";
 import { expandInputs, InputReader } from "../../cli/load/input.ts";
@@ -58,26 +58,35 @@ async function runWithStdinBytes(args: string[], bytes: Uint8Array): Promise<Cli
   return { code: output.code, stdout: decoder.decode(output.stdout), stderr: decoder.decode(output.stderr), elapsedMs: 0 };
 }
 
-/** A local HTTP server for the URL cases; `stalled` bodies never finish, `hung` paths never answer. */
-function serve(files: Record<string, { body: Uint8Array; headers?: Record<string, string> }>) {
+/**
+ * A local HTTP server for the URL cases. `stalling` paths send their headers and the bytes
+ * given, then nothing (the body never ends); `/hung.csv` never answers (until close).
+ */
+function serve(
+  files: Record<string, { body: Uint8Array; headers?: Record<string, string> }>,
+  stalling: Record<string, Uint8Array> = {},
+) {
   const abort = new AbortController();
   const stalls: Array<ReadableStreamDefaultController<Uint8Array>> = [];
+  const hung: Array<(response: Response) => void> = [];
   const requests: string[] = [];
+  const methods: string[] = [];
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, signal: abort.signal, onListen: () => {} }, (request) => {
     const path = new URL(request.url).pathname;
     requests.push(path);
-    if (path === "/stalled.csv") {
-      // The header and one row, then nothing: the body never ends.
+    methods.push(request.method);
+    const first = stalling[path];
+    if (first !== undefined) {
       return new Response(
         new ReadableStream({
           start(controller) {
-            controller.enqueue(new TextEncoder().encode("k,name,score\n1,one,1.5\n"));
+            if (first.length > 0) controller.enqueue(first);
             stalls.push(controller);
           },
         }),
       );
     }
-    if (path === "/hung.csv") return new Promise<Response>(() => {});
+    if (path === "/hung.csv") return new Promise<Response>((resolve) => hung.push(resolve));
     const file = files[path];
     if (file === undefined) return new Response("no such file", { status: 404, statusText: "Not Found" });
     return new Response(file.body as Uint8Array<ArrayBuffer>, { headers: file.headers });
@@ -85,7 +94,9 @@ function serve(files: Record<string, { body: Uint8Array; headers?: Record<string
   return {
     url: (path: string) => `http://127.0.0.1:${server.addr.port}${path}`,
     requests,
+    methods,
     close: async () => {
+      for (const answer of hung) answer(new Response("closing", { status: 503 }));
       for (const stall of stalls) {
         try {
           stall.close();
@@ -167,6 +178,10 @@ Deno.test({
         "/typed": { body: zst, headers: { "content-type": "application/zstd" } },
         "/lies.csv.zst": { body: new TextEncoder().encode(CSV) },
         "/rows.jsonl": { body: new TextEncoder().encode('{"k":1,"name":"one","score":1.5}\n') },
+      }, {
+        "/silent.csv": new Uint8Array(0),
+        "/stalled.csv": new TextEncoder().encode("k,name,score\n1,one,1.5\n"),
+        "/stalled.csv.gz": gz.subarray(0, gz.length >> 1),
       });
       try {
         for (const path of ["/data.csv", "/data.csv.zst", "/dir/data.csv.bz2", "/export", "/encoded.csv.gz", "/typed"]) {
@@ -212,22 +227,34 @@ Deno.test({
           assertEquals(await tableRows(table), []);
         });
 
-        await t.step("no answer within --http-timeout is an error naming the URL", async () => {
-          const table = await freshTable();
-          const result = await runCli(["load", server.url("/hung.csv"), ...target(table), "--http-timeout", "500", ...logs]);
-          assertEquals(result.code, 1, result.stderr);
-          assertEquals(result.stderr.trim(), `error: ${server.url("/hung.csv")}: no response within 500 ms (--http-timeout)`);
-        });
-
-        await t.step("a body that stalls is an error after --http-timeout, exit 1", async () => {
-          const table = await freshTable();
-          const result = await runCli(["load", server.url("/stalled.csv"), ...target(table), "--http-timeout", "500", ...logs]);
-          assertEquals(result.code, 1, result.stderr);
-          assertMatch(
-            result.stderr,
-            new RegExp(`${server.url("/stalled.csv")}: no data for 500 ms in the middle of the body \\(--http-timeout\\)`),
-          );
-        });
+        // Every wait on the server has a deadline: the headers, the first byte, each later
+        // piece, also under a decompressor. The run must end with exit 1 and the message well
+        // within STALL_BOUND_MS (far above the 500 ms, far below forever); runCli kills a
+        // run that outlives it, and the step fails rather than hanging.
+        const STALL_BOUND_MS = 30_000;
+        for (
+          const [path, what] of [
+            ["/hung.csv", "no response within 500 ms"],
+            ["/silent.csv", "no data for 500 ms before the first byte of the body"],
+            ["/stalled.csv", "no data for 500 ms in the middle of the body"],
+            ["/stalled.csv.gz", "no data for 500 ms in the middle of the body"],
+          ]
+        ) {
+          await t.step(`${path}: a server that stalls is an error after --http-timeout, exit 1`, async () => {
+            const table = await freshTable();
+            const before = server.requests.length;
+            const result = await runCli(
+              ["load", server.url(path), ...target(table), "--http-timeout", "500", ...logs],
+              { deadlineMs: STALL_BOUND_MS },
+            );
+            assertEquals(result.code, 1, result.stderr);
+            assertEquals(result.stderr.trim(), `error: ${server.url(path)}: ${what} (--http-timeout)`);
+            assert(result.elapsedMs < STALL_BOUND_MS, `took ${result.elapsedMs} ms`);
+            // One GET, nothing written to the input.
+            assertEquals(server.requests.slice(before), [path]);
+            assertEquals(server.methods.slice(before), ["GET"]);
+          });
+        }
 
         await t.step("--resume of a URL input is refused before anything is read", async () => {
           const before = server.requests.length;

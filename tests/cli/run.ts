@@ -10,9 +10,12 @@ export interface CliResult {
   elapsedMs: number;
 }
 
+/** How long a CLI run may take before it is killed and its test fails: a hang must not stall CI. */
+export const CLI_RUN_DEADLINE_MS = 600_000;
+
 export async function runCli(
   args: string[],
-  options: { env?: Record<string, string>; stdin?: string; cwd?: string; clearPassword?: boolean } = {},
+  options: { env?: Record<string, string>; stdin?: string; cwd?: string; clearPassword?: boolean; deadlineMs?: number } = {},
 ): Promise<CliResult> {
   const env = { ...Deno.env.toObject(), ...(options.env ?? {}) };
   if (options.clearPassword !== false && !(options.env && "CQLWIRE_PASSWORD" in options.env)) {
@@ -28,13 +31,25 @@ export async function runCli(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+  const deadlineMs = options.deadlineMs ?? CLI_RUN_DEADLINE_MS;
+  let killed = false;
+  const killer = setTimeout(() => {
+    killed = true;
+    child.kill("SIGKILL");
+  }, deadlineMs);
   if (options.stdin !== undefined) {
     const writer = child.stdin.getWriter();
     await writer.write(new TextEncoder().encode(options.stdin));
     await writer.close();
   }
-  const output = await child.output();
+  const output = await child.output().finally(() => clearTimeout(killer));
   const decoder = new TextDecoder();
+  if (killed) {
+    throw new Error(
+      `cqlwire ${args.join(" ")} did not exit within ${deadlineMs} ms and was killed\n` +
+        `stdout: ${decoder.decode(output.stdout)}\nstderr: ${decoder.decode(output.stderr)}`,
+    );
+  }
   return {
     code: output.code,
     stdout: decoder.decode(output.stdout),
