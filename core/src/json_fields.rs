@@ -101,10 +101,10 @@ pub fn entries_of<'a>(what: &str, raw: Raw<'a>) -> Result<NameMap<Value<'a>>, St
         .map_err(|fault| syntax(what, raw.at, fault))?;
     let mut map = NameMap::default();
     for (key, key_at, value) in found {
-        if map.contains_key(&key) {
+        let value = value_of(&scanner, raw.text, raw.at, value);
+        if let Err(key) = map.insert_new(key, value) {
             return Err(format!("{what}: duplicate key `{key}` at byte {}", raw.at + key_at));
         }
-        map.insert(&key, value_of(&scanner, raw.text, raw.at, value));
     }
     Ok(map)
 }

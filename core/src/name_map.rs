@@ -35,6 +35,26 @@ impl<V> NameMap<V> {
         }
     }
 
+    /// As `insert`, for a name the caller owns already (no copy of it is made).
+    pub fn insert_owned(&mut self, name: String, value: V) {
+        match self.find(&name) {
+            Ok(at) => self.0[at].1 = value,
+            Err(at) => self.0.insert(at, (name, value)),
+        }
+    }
+
+    /// Adds `name` unless it is there already, with one search. When it is, the first value
+    /// stays, `value` is dropped and `name` comes back as the error (to name the duplicate).
+    pub fn insert_new(&mut self, name: String, value: V) -> Result<(), String> {
+        match self.find(&name) {
+            Ok(_) => Err(name),
+            Err(at) => {
+                self.0.insert(at, (name, value));
+                Ok(())
+            }
+        }
+    }
+
     /// `name`'s value, set to `value` first when it has none.
     pub fn get_or_insert(&mut self, name: &str, value: V) -> &mut V {
         let at = match self.find(name) {
@@ -93,7 +113,7 @@ impl<V> FromIterator<(String, V)> for NameMap<V> {
     fn from_iter<I: IntoIterator<Item = (String, V)>>(entries: I) -> Self {
         let mut map = NameMap::default();
         for (name, value) in entries {
-            map.insert(&name, value);
+            map.insert_owned(name, value);
         }
         map
     }
@@ -127,6 +147,14 @@ mod tests {
             map.clone().into_iter().collect::<Vec<_>>(),
             [("a".to_string(), 2), ("c".to_string(), 3), ("d".to_string(), 6)]
         );
+        let mut owned = NameMap::default();
+        owned.insert_owned("n".to_string(), 1);
+        owned.insert_owned("m".to_string(), 2);
+        owned.insert_owned("n".to_string(), 3);
+        assert_eq!(owned.insert_new("l".to_string(), 4), Ok(()));
+        assert_eq!(owned.insert_new("n".to_string(), 5), Err("n".to_string()));
+        assert_eq!(owned.insert_new("l".to_string(), 6), Err("l".to_string()));
+        assert_eq!(owned.iter().map(|(k, &v)| (k.as_str(), v)).collect::<Vec<_>>(), [("l", 4), ("m", 2), ("n", 3)]);
         let collected: NameMap<i32> =
             [("z".to_string(), 1), ("y".to_string(), 2), ("z".to_string(), 3)].into_iter().collect();
         assert_eq!(collected.iter().map(|(k, &v)| (k.as_str(), v)).collect::<Vec<_>>(), [("y", 2), ("z", 3)]);

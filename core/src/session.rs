@@ -518,7 +518,7 @@ impl Session {
         for (id, &count) in self.attempts_per_node.iter().enumerate() {
             if count > 0 {
                 let address = self.view.node(id as u32).map(|n| n.address.clone()).unwrap_or_else(|| format!("node {id}"));
-                m.per_node.insert(&address, count);
+                m.per_node.insert_owned(address, count);
             }
         }
         m

@@ -19,11 +19,13 @@ const NO_LOCATION: u32 = u32::MAX;
 /// Datacenters and racks interned to small indices, for the nodes on the ring.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Locations {
-    /// By node id: index into `dc_names`, or `NO_LOCATION` for a node not on the ring.
+    /// By node id: the datacenter's index (its value in `dc_ids`), or `NO_LOCATION` for a node
+    /// not on the ring.
     dc_of: Vec<u32>,
     /// By node id: index of the node's (datacenter, rack) pair.
     rack_of: Vec<u32>,
-    dc_names: Vec<String>,
+    /// Datacenter name → index, numbered in the order the ring walk meets them.
+    dc_ids: NameMap<u32>,
     /// By datacenter index: nodes on the ring, and distinct racks among them.
     dc_node_count: Vec<u32>,
     dc_rack_count: Vec<u32>,
@@ -33,9 +35,9 @@ pub(crate) struct Locations {
 impl Locations {
     /// `location_of(id)` gives a node's (datacenter, rack); `slots` is the size of the id space.
     pub fn build<'a>(ring: &Ring, slots: usize, location_of: impl Fn(u32) -> Option<(&'a str, &'a str)>) -> Self {
-        // Sorted, searched by bisection: no tree for a few datacenters and racks (each key type
-        // given a BTreeMap got its own copy of the tree code in the WASM module).
-        let mut dc_index: Vec<(&str, u32)> = Vec::new();
+        // Racks are keyed by a (datacenter, rack) pair, which a `NameMap` does not take: sorted,
+        // searched by bisection (each key type given a BTreeMap got its own copy of the tree
+        // code in the WASM module).
         let mut rack_index: Vec<(&str, &str, u32)> = Vec::new();
         let mut locations =
             Locations { dc_of: vec![NO_LOCATION; slots], rack_of: vec![NO_LOCATION; slots], ..Locations::default() };
@@ -45,17 +47,12 @@ impl Locations {
                 continue;
             }
             let Some((dc, rack)) = location_of(id) else { continue };
-            let dc_id = match dc_index.binary_search_by(|&(d, _)| d.cmp(dc)) {
-                Ok(at) => dc_index[at].1,
-                Err(at) => {
-                    let next_dc = dc_index.len() as u32;
-                    dc_index.insert(at, (dc, next_dc));
-                    locations.dc_names.push(dc.to_string());
-                    locations.dc_node_count.push(0);
-                    locations.dc_rack_count.push(0);
-                    next_dc
-                }
-            };
+            let next_dc = locations.dc_ids.len() as u32;
+            let dc_id = *locations.dc_ids.get_or_insert(dc, next_dc);
+            if dc_id == next_dc {
+                locations.dc_node_count.push(0);
+                locations.dc_rack_count.push(0);
+            }
             let rack_id = match rack_index.binary_search_by(|&(d, r, _)| (d, r).cmp(&(dc, rack))) {
                 Ok(at) => rack_index[at].2,
                 Err(at) => {
@@ -74,7 +71,7 @@ impl Locations {
     }
 
     fn dc_index(&self, name: &str) -> Option<u32> {
-        self.dc_names.iter().position(|n| n == name).map(|i| i as u32)
+        self.dc_ids.get(name).copied()
     }
 }
 
@@ -109,7 +106,7 @@ impl<'a> Placement<'a> {
             locations,
             factors,
             seen_racks: vec![false; locations.rack_total],
-            fills: vec![None; locations.dc_names.len()],
+            fills: vec![None; locations.dc_ids.len()],
         }
     }
 
