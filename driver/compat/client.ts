@@ -11,6 +11,9 @@ import { type EncodingOptions, hintFor } from "./convert.ts";
 import { Host, HostMap } from "./hosts.ts";
 import { type CompatClientOptions, type CompatQueryOptions, clientOptions, executeOptions, ExecutionProfile } from "./options.ts";
 import { convertRows, ResultSet } from "./result.ts";
+import { dataStaxError } from "./errors.ts";
+import { coerceNumericStrings } from "./coerce.ts";
+import { CqlTypeError } from "../src/codec/errors.ts";
 import { longToBigInt } from "./numbers.ts";
 import { checkProfilePolicies, MonotonicTimestampGenerator, type TimestampGenerator } from "./policies.ts";
 import type { Row } from "./values.ts";
@@ -174,6 +177,8 @@ export class Client {
   }
 
   private async connectOnce(): Promise<void> {
+    // DataStax logs this at info level before connecting: code that waits for a log event sees one.
+    if (!this.connected) this.emit("log", "info", "Client", "Connecting to cluster using 'cqlwire/compat'");
     await this.cqlwire.connect();
     if (this.connected) return;
     this.connected = true;
@@ -221,10 +226,25 @@ export class Client {
   }
 
   private async run(query: string, params: Params, options: CompatQueryOptions | undefined): Promise<ResultSet> {
-    if (!this.connected) await this.connectOnce();
-    const o = this.queryOptions(params, options);
-    const raw = await this.cqlwire.execute(query, params ?? null, o);
-    return new ResultSet(raw, this.encoding, this.consistencyOf(o));
+    try {
+      if (!this.connected) await this.connectOnce();
+      const o = this.queryOptions(params, options);
+      const raw = await this.cqlwire.execute(query, params ?? null, o).catch(async (e) => {
+        const prepared = o.prepare ?? this.options.queryOptions?.prepare;
+        const retry = e instanceof CqlTypeError && prepared && params ? await this.withNumericStrings(query, params) : null;
+        if (retry === null) throw e;
+        return this.cqlwire.execute(query, retry, o);
+      });
+      return new ResultSet(raw, this.encoding, this.consistencyOf(o));
+    } catch (e) {
+      throw dataStaxError(e, query);
+    }
+  }
+
+  /** The params with numeric strings as numbers by the statement's bind types, or null. */
+  private async withNumericStrings(query: string, params: NonNullable<Params>) {
+    const { columns } = await this.cqlwire.prepare(query);
+    return coerceNumericStrings(columns, params);
   }
 
   /** The statement's options, with hints for DataStax values in unprepared statements. */
@@ -280,7 +300,11 @@ export class Client {
       const hints = !prepare && Array.isArray(item.params) ? item.params.map(hintFor) : undefined;
       return { query: item.query, params: item.params ?? undefined, hints: hints?.some((h) => h !== null) ? hints : undefined };
     });
-    return new ResultSet(await this.cqlwire.batch(items as never, o), this.encoding, this.consistencyOf(o));
+    try {
+      return new ResultSet(await this.cqlwire.batch(items as never, o), this.encoding, this.consistencyOf(o));
+    } catch (e) {
+      throw dataStaxError(e, undefined);
+    }
   }
 
   /**
@@ -295,19 +319,22 @@ export class Client {
     if (typeof rowCallback !== "function") throw new ArgumentError("eachRow needs a row callback");
     const params = rest[0] as Params;
     const options = (rest[1] ?? {}) as CompatQueryOptions;
-    let n = 0;
+    // As DataStax: `n` counts within each page, and the result's rowLength is the total so far.
+    let total = 0;
     const page = (pageState: Uint8Array | undefined) => {
       this.run(query, params, pageState ? { ...options, pageState } : options).then(
         (rs) => {
           try {
-            for (const row of rs.rows) rowCallback(n++, row);
+            for (let n = 0; n < rs.rows.length; n++) rowCallback(n, rs.rows[n]);
           } catch (e) {
             callback?.(e as Error);
             return;
           }
+          total += rs.rowLength;
           const next = rs.raw.rawPageState;
           if (next && options.autoPage) return page(next);
           if (next) rs.nextPage = () => page(next);
+          rs.rowLength = total;
           callback?.(null, rs);
         },
         (e) => callback?.(e),
@@ -328,18 +355,22 @@ export class Client {
   }
 
   private async *rowsAcrossPages(query: string, params: Params, options: CompatQueryOptions | undefined): AsyncGenerator<Row> {
-    if (!this.connected) await this.connectOnce();
-    const o = this.queryOptions(params, options);
-    let rs = await this.cqlwire.execute<CoreRow>(query, params ?? null, o);
-    for (;;) {
-      yield* convertRows(rs, this.encoding);
-      const next = await rs.fetchNextPage();
-      if (next === null) return;
-      rs = next;
+    try {
+      if (!this.connected) await this.connectOnce();
+      let rs = await this.cqlwire.execute<CoreRow>(query, params ?? null, this.queryOptions(params, options));
+      for (;;) {
+        yield* convertRows(rs, this.encoding);
+        const next: typeof rs | null = await rs.fetchNextPage();
+        if (next === null) return;
+        rs = next;
+      }
+    } catch (e) {
+      throw dataStaxError(e, query);
     }
   }
 
   shutdown(callback?: Callback<void>): Promise<void> | undefined {
+    this.emit("log", "info", "Client", "Shutting down");
     return settle(this.cqlwire.shutdown().then(() => {
       this.connected = false;
     }), callback);

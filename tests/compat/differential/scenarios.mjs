@@ -1,0 +1,433 @@
+/**
+ * Scenarios run unchanged on the real DataStax driver and on cqlwire/compat: each is
+ * `(driver, client, ks) => value`; the two values' descriptions must be equal.
+ * `client` is connected with no default keyspace; every statement names `ks`.
+ */
+const S = [];
+const scenario = (name, run) => S.push({ name, run });
+export const scenarios = S;
+
+/** Runs a promise and returns what it resolved to or the error it rejected with. */
+async function outcome(promise) {
+  try {
+    return { ok: await promise };
+  } catch (e) {
+    return { err: e };
+  }
+}
+
+const rowsOf = (rs) => rs.rows;
+
+scenario("setup", async (_d, client, ks) => {
+  await client.execute(`DROP KEYSPACE IF EXISTS ${ks}`);
+  await client.execute(`CREATE KEYSPACE ${ks} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`);
+  const ddl = [
+    `CREATE TYPE ${ks}.addr (street text, zip int)`,
+    `CREATE TABLE ${ks}.all_types (id int PRIMARY KEY, a ascii, b bigint, bl blob, bo boolean, d date, dec decimal, dbl double, dur duration, f float, ip inet, i int, si smallint, t text, tm time, ts timestamp, tu timeuuid, ti tinyint, u uuid, vc varchar, vi varint)`,
+    `CREATE TABLE ${ks}.coll (id int PRIMARY KEY, l list<int>, s set<text>, m map<text, int>, fl frozen<list<int>>, tup tuple<int, text>, udt frozen<addr>, lu list<frozen<addr>>, lt list<frozen<tuple<int, text>>>, mu map<text, frozen<addr>>, sb set<bigint>)`,
+    `CREATE TABLE ${ks}.counters (id int PRIMARY KEY, c counter)`,
+    `CREATE TABLE ${ks}.stat (p int, c int, s int static, v int, PRIMARY KEY (p, c))`,
+    `CREATE TABLE ${ks}.paged (p int, c int, v text, PRIMARY KEY (p, c))`,
+    `CREATE TABLE ${ks}.lwt (id int PRIMARY KEY, v int)`,
+  ];
+  for (const q of ddl) await client.execute(q);
+  for (let c = 0; c < 25; c++) {
+    await client.execute(`INSERT INTO ${ks}.paged (p, c, v) VALUES (1, ?, ?)`, [c, `v${c}`], { prepare: true });
+  }
+  return "ok";
+});
+
+function allTypesValues(d) {
+  const t = d.types;
+  return [
+    "ascii", t.Long.fromString("-9223372036854775808"), Buffer.from([0, 1, 255]), true,
+    t.LocalDate.fromString("2024-02-29"), t.BigDecimal.fromString("-123.4500"), -0, t.Duration.fromString("1mo2d3h4m5s6ms7us8ns"),
+    1.5, t.InetAddress.fromString("::1"), -2147483648, -32768, "text ✓", t.LocalTime.fromString("23:59:59.999999999"),
+    new Date("2001-02-03T04:05:06.789Z"), t.TimeUuid.fromString("f9ea2d40-a2b1-11ee-8c90-0242ac120002"), -128,
+    t.Uuid.fromString("123e4567-e89b-12d3-a456-426614174000"), "varchar", t.Integer.fromString("-123456789012345678901234567890"),
+  ];
+}
+const ALL_COLS = "a, b, bl, bo, d, dec, dbl, dur, f, ip, i, si, t, tm, ts, tu, ti, u, vc, vi";
+const ALL_HINTS = ["int", "ascii", "bigint", "blob", "boolean", "date", "decimal", "double", "duration", "float", "inet", "int", "smallint", "text", "time", "timestamp", "timeuuid", "tinyint", "uuid", "varchar", "varint"];
+
+scenario("all types: prepared write, read", async (d, client, ks) => {
+  await client.execute(`INSERT INTO ${ks}.all_types (id, ${ALL_COLS}) VALUES (1, ${ALL_COLS.split(",").map(() => "?").join(",")})`, allTypesValues(d), { prepare: true });
+  return rowsOf(await client.execute(`SELECT * FROM ${ks}.all_types WHERE id = ?`, [1], { prepare: true }));
+});
+
+scenario("all types: unprepared with hints", async (d, client, ks) => {
+  await client.execute(`INSERT INTO ${ks}.all_types (id, ${ALL_COLS}) VALUES (2, ${ALL_COLS.split(",").map(() => "?").join(",")})`, [2, ...allTypesValues(d)].slice(1), { prepare: false, hints: ALL_HINTS.slice(1) });
+  return rowsOf(await client.execute(`SELECT * FROM ${ks}.all_types WHERE id = 2`));
+});
+
+scenario("all types: unprepared, no hints (driver's guesses)", async (d, client, ks) => {
+  const out = [];
+  const vals = allTypesValues(d);
+  const cols = ALL_COLS.split(", ");
+  for (let i = 0; i < cols.length; i++) {
+    const r = await outcome(client.execute(`INSERT INTO ${ks}.all_types (id, ${cols[i]}) VALUES (3, ?)`, [vals[i]]));
+    out.push([cols[i], r.err ?? "ok"]);
+  }
+  out.push(rowsOf(await client.execute(`SELECT * FROM ${ks}.all_types WHERE id = 3`)));
+  return out;
+});
+
+scenario("all types: unprepared JS numbers and strings into typed columns", async (_d, client, ks) => {
+  const cases = [["i", 5], ["b", 5], ["dbl", 5], ["f", 5], ["si", 5], ["ti", 5], ["vi", 5], ["dec", 5.5], ["b", "5"], ["u", "123e4567-e89b-12d3-a456-426614174000"], ["ts", 1000], ["ts", "2020-01-01"], ["d", "2020-01-01"], ["bo", 1], ["ip", "127.0.0.1"], ["bl", "00ff"]];
+  const out = [];
+  for (const [col, v] of cases) {
+    const r = await outcome(client.execute(`INSERT INTO ${ks}.all_types (id, ${col}) VALUES (4, ?)`, [v]));
+    out.push([col, v, r.err ?? "ok"]);
+  }
+  return out;
+});
+
+scenario("all types: prepared JS numbers and strings into typed columns", async (_d, client, ks) => {
+  const cases = [["i", 5], ["i", 5.5], ["i", "5"], ["b", 5], ["b", "5"], ["b", 5n], ["dbl", "1.5"], ["f", 5], ["si", 70000], ["ti", 300], ["vi", 5], ["vi", "5"], ["dec", 5.5], ["dec", "5.5"], ["u", "123e4567-e89b-12d3-a456-426614174000"], ["u", "nope"], ["tu", "123e4567-e89b-12d3-a456-426614174000"], ["ts", 1000], ["ts", "2020-01-01T00:00:00Z"], ["d", "2020-01-01"], ["d", new Date(0)], ["tm", "10:00:00"], ["tm", 5], ["bo", 1], ["bo", "true"], ["ip", "127.0.0.1"], ["ip", "nope"], ["bl", "00ff"], ["bl", new Uint8Array([1, 2])], ["t", 5], ["a", "é"], ["dur", "1h"], ["i", null], ["i", undefined]];
+  const out = [];
+  for (const [col, v] of cases) {
+    const r = await outcome(client.execute(`INSERT INTO ${ks}.all_types (id, ${col}) VALUES (5, ?)`, [v], { prepare: true }));
+    const read = r.err ? null : (await client.execute(`SELECT ${col} FROM ${ks}.all_types WHERE id = 5`)).rows[0][col];
+    out.push([col, v, r.err ?? read]);
+  }
+  return out;
+});
+
+scenario("special floats", async (_d, client, ks) => {
+  const out = [];
+  for (const v of [NaN, Infinity, -Infinity, -0, 0.1, 3.4e38, 1e-45]) {
+    await client.execute(`INSERT INTO ${ks}.all_types (id, dbl, f) VALUES (6, ?, ?)`, [v, v], { prepare: true });
+    out.push((await client.execute(`SELECT dbl, f FROM ${ks}.all_types WHERE id = 6`)).rows[0]);
+  }
+  return out;
+});
+
+scenario("null, undefined (unset) and missing", async (_d, client, ks) => {
+  await client.execute(`INSERT INTO ${ks}.all_types (id, t, i, b) VALUES (7, 'x', 1, 2)`);
+  await client.execute(`INSERT INTO ${ks}.all_types (id, t, i, b) VALUES (7, ?, ?, ?)`, [null, undefined, null], { prepare: true });
+  const a = (await client.execute(`SELECT t, i, b, u FROM ${ks}.all_types WHERE id = 7`)).rows[0];
+  await client.execute(`INSERT INTO ${ks}.all_types (id, i) VALUES (8, ?)`, [undefined]);
+  const b = (await client.execute(`SELECT t, i FROM ${ks}.all_types WHERE id = 8`)).rows;
+  return [a, b];
+});
+
+scenario("collections, UDTs, tuples: prepared", async (d, client, ks) => {
+  const t = d.types;
+  const addr = { street: "Main", zip: 12345 };
+  await client.execute(`INSERT INTO ${ks}.coll (id, l, s, m, fl, tup, udt, lu, lt, mu, sb) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+    [3, 1, 2], ["b", "a"], { z: 1, a: 2 }, [], new t.Tuple(1, "x"), addr, [addr, { street: null, zip: 1 }],
+    [new t.Tuple(2, "y")], { k: addr }, [t.Long.fromNumber(5)],
+  ], { prepare: true });
+  const rs = await client.execute(`SELECT * FROM ${ks}.coll WHERE id = 1`, [], { prepare: true });
+  return [rs.rows, rs.columns];
+});
+
+scenario("collections: map and set as Map/Set, empty and null", async (_d, client, ks) => {
+  await client.execute(`INSERT INTO ${ks}.coll (id, l, s, m) VALUES (2, ?, ?, ?)`, [[], ["q"], new Map([["k", 1]])], { prepare: true });
+  const a = (await client.execute(`SELECT l, s, m, fl, tup, udt FROM ${ks}.coll WHERE id = 2`)).rows[0];
+  await client.execute(`INSERT INTO ${ks}.coll (id, m) VALUES (3, ?)`, [{}], { prepare: true });
+  const b = (await client.execute(`SELECT m FROM ${ks}.coll WHERE id = 3`)).rows;
+  return [a, b];
+});
+
+scenario("collections: unprepared with hints", async (d, client, ks) => {
+  const r = await outcome(client.execute(`INSERT INTO ${ks}.coll (id, l, m, s) VALUES (4, ?, ?, ?)`, [[1, 2], { a: 1 }, ["x"]], { hints: ["list<int>", "map<text,int>", "set<text>"] }));
+  return [r.err ?? "ok", (await client.execute(`SELECT l, m, s FROM ${ks}.coll WHERE id = 4`)).rows];
+});
+
+scenario("counters and static columns", async (d, client, ks) => {
+  await client.execute(`UPDATE ${ks}.counters SET c = c + ? WHERE id = 1`, [d.types.Long.fromNumber(3)], { prepare: true });
+  await client.execute(`UPDATE ${ks}.counters SET c = c + 2 WHERE id = 1`);
+  const c = (await client.execute(`SELECT * FROM ${ks}.counters`)).rows;
+  await client.execute(`INSERT INTO ${ks}.stat (p, c, s, v) VALUES (1, 1, 10, 100)`);
+  await client.execute(`INSERT INTO ${ks}.stat (p, c, v) VALUES (1, 2, 200)`);
+  await client.execute(`INSERT INTO ${ks}.stat (p, s) VALUES (2, 20)`);
+  const s = (await client.execute(`SELECT * FROM ${ks}.stat`)).rows;
+  return [c, s];
+});
+
+scenario("named parameters", async (_d, client, ks) => {
+  await client.execute(`INSERT INTO ${ks}.all_types (id, t, i) VALUES (:id, :t, :i)`, { id: 9, t: "named", i: 9 }, { prepare: true });
+  const a = (await client.execute(`SELECT t, i FROM ${ks}.all_types WHERE id = :id`, { ID: 9 }, { prepare: true })).rows;
+  const b = await outcome(client.execute(`SELECT t FROM ${ks}.all_types WHERE id = :id`, { other: 9 }, { prepare: true }));
+  const c = await outcome(client.execute(`SELECT t FROM ${ks}.all_types WHERE id = :id`, { id: 9 }));
+  return [a, b.err ?? b.ok.rows, c.err ?? c.ok.rows];
+});
+
+function pageInfo(rs) {
+  return { rowLength: rs.rowLength, pageStateType: typeof rs.pageState, hasPageState: rs.pageState != null, first: rs.first(), isPaged: rs.isPaged(), rawPageStateCtor: rs.rawPageState ? rs.rawPageState.constructor.name : rs.rawPageState };
+}
+
+scenario("paging: fetchSize and pageState round trip", async (_d, client, ks) => {
+  const q = `SELECT c, v FROM ${ks}.paged WHERE p = 1`;
+  const out = [];
+  for (const prepare of [true, false]) {
+    let rs = await client.execute(q, [], { prepare, fetchSize: 10 });
+    const pages = [pageInfo(rs)];
+    while (rs.pageState) {
+      rs = await client.execute(q, [], { prepare, fetchSize: 10, pageState: rs.pageState });
+      pages.push(pageInfo(rs));
+    }
+    out.push(pages);
+  }
+  let rs = await client.execute(q, [], { fetchSize: 10 });
+  rs = await client.execute(q, [], { fetchSize: 10, pageState: Buffer.from(rs.pageState, "hex") });
+  out.push(pageInfo(rs));
+  return out;
+});
+
+scenario("paging: async iteration and sync iteration", async (_d, client, ks) => {
+  const rs = await client.execute(`SELECT c FROM ${ks}.paged WHERE p = 1`, [], { prepare: true, fetchSize: 10 });
+  const sync = [...rs].map((r) => r.c);
+  const all = [];
+  for await (const row of rs) all.push(row.c);
+  return [sync, all];
+});
+
+scenario("eachRow autoPage and nextPage", async (_d, client, ks) => {
+  const q = `SELECT c FROM ${ks}.paged WHERE p = 1`;
+  const auto = await new Promise((resolve) => {
+    const seen = [];
+    client.eachRow(q, [], { prepare: true, fetchSize: 10, autoPage: true }, (n, row) => seen.push([n, row.c]), (err, res) => resolve([seen, err, res && res.rowLength, res && typeof res.nextPage]));
+  });
+  const manual = await new Promise((resolve) => {
+    const seen = [];
+    let calls = 0;
+    client.eachRow(q, [], { prepare: true, fetchSize: 10 }, (n, row) => seen.push([n, row.c]), (err, res) => {
+      calls++;
+      if (res && res.nextPage && calls < 3) return res.nextPage();
+      resolve([seen, err, calls, res && res.rowLength]);
+    });
+  });
+  return [auto, manual];
+});
+
+scenario("stream()", async (_d, client, ks) => {
+  const rows = [];
+  const events = [];
+  await new Promise((resolve) => {
+    const s = client.stream(`SELECT c FROM ${ks}.paged WHERE p = 1`, [], { prepare: true, fetchSize: 10 });
+    s.on("readable", function () {
+      let row;
+      while ((row = this.read()) !== null) rows.push(row.c);
+    });
+    s.on("end", () => { events.push("end"); resolve(); });
+    s.on("error", (e) => { events.push(e); resolve(); });
+  });
+  const errs = [];
+  await new Promise((resolve) => {
+    const s = client.stream(`SELECT nope FROM ${ks}.paged`, []);
+    s.on("data", () => {});
+    s.on("end", () => { errs.push("end"); setTimeout(resolve, 50); });
+    s.on("error", (e) => { errs.push(e); setTimeout(resolve, 50); });
+  });
+  return [rows, events, errs];
+});
+
+scenario("batch: logged, unlogged, counter; prepared or not", async (d, client, ks) => {
+  const out = [];
+  const q = `INSERT INTO ${ks}.all_types (id, t) VALUES (?, ?)`;
+  for (const prepare of [false, true]) {
+    for (const logged of [true, false]) {
+      const r = await outcome(client.batch([{ query: q, params: [20, "a"] }, { query: q, params: [21, "b"] }, `INSERT INTO ${ks}.all_types (id, t) VALUES (22, 'c')`], { prepare, logged }));
+      out.push(r.err ?? [r.ok.rowLength, r.ok.rows, r.ok.columns, r.ok.wasApplied()]);
+    }
+    const c = await outcome(client.batch([{ query: `UPDATE ${ks}.counters SET c = c + ? WHERE id = ?`, params: [d.types.Long.fromNumber(1), 2] }], { prepare, counter: true }));
+    out.push(c.err ?? "ok");
+  }
+  out.push((await client.execute(`SELECT id, t FROM ${ks}.all_types WHERE id IN (20, 21, 22)`)).rows);
+  out.push((await client.execute(`SELECT c FROM ${ks}.counters WHERE id = 2`)).rows);
+  const mixed = await outcome(client.batch([{ query: `UPDATE ${ks}.counters SET c = c + 1 WHERE id = 2` }, { query: q, params: [23, "x"] }], { prepare: true }));
+  out.push(mixed.err ?? "ok");
+  const empty = await outcome(client.batch([], {}));
+  out.push(empty.err ?? "ok");
+  return out;
+});
+
+scenario("batch: LWT in a batch", async (_d, client, ks) => {
+  await client.execute(`DELETE FROM ${ks}.lwt WHERE id = 10`);
+  const q = `INSERT INTO ${ks}.lwt (id, v) VALUES (?, ?) IF NOT EXISTS`;
+  const a = await client.batch([{ query: q, params: [10, 1] }], { prepare: true });
+  const b = await client.batch([{ query: q, params: [10, 2] }], { prepare: true });
+  return [a.wasApplied(), a.rows, b.wasApplied(), b.rows, b.columns];
+});
+
+scenario("ResultSet fields", async (_d, client, ks) => {
+  const rs = await client.execute(`SELECT id, t FROM ${ks}.all_types WHERE id = 9`, [], { prepare: true });
+  const w = await client.execute(`INSERT INTO ${ks}.all_types (id) VALUES (30)`);
+  const info = rs.info;
+  return {
+    ctor: rs.constructor.name, keys: Object.keys(rs).sort(), rowLength: rs.rowLength, columns: rs.columns, pageState: rs.pageState,
+    first: rs.first(), infoKeys: Object.keys(info).filter((k) => k !== "attempts").sort(), queriedHost: info.queriedHost, triedHosts: info.triedHosts,
+    achievedConsistency: info.achievedConsistency, speculative: info.speculativeExecutions, warnings: info.warnings,
+    traceId: info.traceId, isSchemaInAgreement: info.isSchemaInAgreement,
+    write: { rows: w.rows, rowLength: w.rowLength, columns: w.columns, first: w.first(), pageState: w.pageState, wasApplied: w.wasApplied() },
+    rowProto: Object.getOwnPropertyNames(Object.getPrototypeOf(rs.rows[0])).sort(),
+    rowGet: [rs.rows[0].get("t"), rs.rows[0].get(0), rs.rows[0].keys(), rs.rows[0].values()],
+    rowForEach: (() => { const o = []; rs.rows[0].forEach((v, k) => o.push([k, v])); return o; })(),
+    json: JSON.stringify(rs.rows[0]),
+  };
+});
+
+scenario("LWT wasApplied", async (_d, client, ks) => {
+  await client.execute(`DELETE FROM ${ks}.lwt WHERE id = 1`);
+  const a = await client.execute(`INSERT INTO ${ks}.lwt (id, v) VALUES (1, 1) IF NOT EXISTS`);
+  const b = await client.execute(`INSERT INTO ${ks}.lwt (id, v) VALUES (?, ?) IF NOT EXISTS`, [1, 2], { prepare: true });
+  const c = await client.execute(`UPDATE ${ks}.lwt SET v = 3 WHERE id = 1 IF v = 1`);
+  const e = await client.execute(`UPDATE ${ks}.lwt SET v = 4 WHERE id = 1 IF v = 9`);
+  return [a, b, c, e].map((rs) => [rs.wasApplied(), rs.rows, rs.columns && rs.columns.map((x) => x.name)]);
+});
+
+function errorOf(r) {
+  return r.err ? r.err : { resolved: r.ok && r.ok.rows };
+}
+
+scenario("errors: server", async (_d, client, ks) => {
+  const qs = [
+    ["syntax", "SELEC * FROM x", [], {}],
+    ["invalid", `SELECT nope FROM ${ks}.all_types`, [], {}],
+    ["invalid prepared", `SELECT nope FROM ${ks}.all_types`, [], { prepare: true }],
+    ["unknown keyspace", "SELECT * FROM nosuchks_zz.t", [], {}],
+    ["unknown table", `SELECT * FROM ${ks}.nosuch`, [], { prepare: true }],
+    ["no keyspace", "SELECT * FROM all_types", [], {}],
+    ["already exists", `CREATE TABLE ${ks}.lwt (id int PRIMARY KEY)`, [], {}],
+    ["unavailable-ish: EACH_QUORUM read", `SELECT * FROM ${ks}.lwt WHERE id = 1`, [], { consistency: 7 }],
+    ["invalid: missing pk", `SELECT * FROM ${ks}.stat WHERE c = 1`, [], {}],
+    ["wrong type server side (unprepared double into int)", `INSERT INTO ${ks}.all_types (id, i) VALUES (40, ?)`, [1.5], {}],
+    ["too many params prepared", `SELECT * FROM ${ks}.lwt WHERE id = ?`, [1, 2], { prepare: true }],
+    ["too few params prepared", `SELECT * FROM ${ks}.lwt WHERE id = ? AND v = ? ALLOW FILTERING`, [1], { prepare: true }],
+    ["too many params unprepared", `SELECT * FROM ${ks}.lwt WHERE id = ?`, [1, 2], {}],
+    ["too few params unprepared", `SELECT * FROM ${ks}.lwt WHERE id = ?`, [], {}],
+    ["wrong type prepared int<-string", `SELECT * FROM ${ks}.lwt WHERE id = ?`, ["abc"], { prepare: true }],
+    ["wrong type prepared int<-object", `SELECT * FROM ${ks}.lwt WHERE id = ?`, [{}], { prepare: true }],
+    ["wrong type prepared text<-number", `INSERT INTO ${ks}.all_types (id, t) VALUES (41, ?)`, [5], { prepare: true }],
+    ["wrong type prepared uuid<-string", `INSERT INTO ${ks}.all_types (id, u) VALUES (41, ?)`, ["not-a-uuid"], { prepare: true }],
+    ["wrong type prepared bigint<-float", `INSERT INTO ${ks}.all_types (id, b) VALUES (41, ?)`, [1.5], { prepare: true }],
+    ["wrong type prepared list<-number", `INSERT INTO ${ks}.coll (id, l) VALUES (41, ?)`, [5], { prepare: true }],
+    ["bad hint", `INSERT INTO ${ks}.all_types (id, i) VALUES (41, ?)`, [5], { hints: ["nosuchtype"] }],
+    ["null query", null, [], {}],
+    ["params not array", `SELECT * FROM ${ks}.lwt WHERE id = ?`, 5, { prepare: true }],
+  ];
+  const out = [];
+  for (const [name, q, p, o] of qs) out.push([name, errorOf(await outcome(client.execute(q, p, o)))]);
+  return out;
+});
+
+scenario("errors: callback form", async (_d, client, ks) => {
+  return await new Promise((resolve) => client.execute(`SELECT nope FROM ${ks}.lwt`, (err, res) => resolve([err, res])));
+});
+
+scenario("metadata: keyspaces, tables, udts", async (_d, client, ks) => {
+  const k = client.metadata.keyspaces[ks];
+  const t = await client.metadata.getTable(ks, "stat");
+  const u = await client.metadata.getUdt(ks, "addr");
+  const none = await client.metadata.getTable(ks, "nosuch");
+  const noneU = await client.metadata.getUdt(ks, "nosuch");
+  const col = (c) => ({ name: c.name, type: c.type, isStatic: c.isStatic, kind: c.kind });
+  return {
+    ks: k && { name: k.name, strategy: k.strategy, strategyOptions: k.strategyOptions, durableWrites: k.durableWrites, ctor: k.constructor.name },
+    table: t && {
+      ctor: t.constructor.name, name: t.name, columns: t.columns.map(col), partitionKeys: t.partitionKeys.map((c) => c.name),
+      clusteringKeys: t.clusteringKeys.map((c) => c.name), clusteringOrder: t.clusteringOrder, columnsByName: Object.keys(t.columnsByName),
+      isCompact: t.isCompact, virtual: t.virtual, gcGraceSeconds: t.gcGraceSeconds, defaultTtl: t.defaultTtl, comment: t.comment,
+    },
+    udt: u && { ctor: u.constructor.name, name: u.name, fields: u.fields },
+    none, noneU,
+  };
+});
+
+scenario("metadata: token ranges and replicas", async (d, client, ks) => {
+  const m = client.metadata;
+  const ranges = m.getTokenRanges ? m.getTokenRanges() : "absent";
+  const rk = Buffer.from([0, 0, 0, 1]);
+  const reps = m.getReplicas(ks, rk);
+  const tok = m.newToken ? m.newToken(rk) : "absent";
+  return [ranges instanceof Set ? ["Set", ranges.size, [...ranges][0].constructor.name] : ranges, reps.map((h) => [h.constructor.name, h.address]), tok.toString(), typeof tok.getValue()];
+});
+
+scenario("hosts and state", async (_d, client) => {
+  const hosts = client.hosts;
+  const h = hosts.values()[0];
+  const st = client.getState();
+  return {
+    hostsCtor: hosts.constructor.name, length: hosts.length, keys: hosts.keys(), get: hosts.get("127.0.0.1:9042") === h,
+    host: { ctor: h.constructor.name, address: h.address, datacenter: h.datacenter, rack: h.rack, isUp: h.isUp(), canBeConsideredAsUp: h.canBeConsideredAsUp(), cassandraVersion: h.cassandraVersion, hostId: h.hostId && h.hostId.constructor.name, tokensType: Array.isArray(h.tokens) },
+    state: { ctor: st.constructor.name, hosts: st.getConnectedHosts().map((x) => x.address), inFlight: st.getInFlightQueries(h), open: typeof st.getOpenConnections(h), str: typeof st.toString() },
+    keyspace: client.keyspace, connected: client.connected,
+  };
+});
+
+scenario("types helpers", async (d) => {
+  const t = d.types;
+  const tryEach = (o) => Object.fromEntries(Object.entries(o).map(([k, f]) => { try { return [k, f()]; } catch (e) { return [k, e]; } }));
+  const u = t.Uuid.random();
+  const tu = t.TimeUuid.fromDate(new Date("2020-01-02T03:04:05.678Z"), 1234, "abcdef", "ab");
+  const l = t.Long.fromString("9223372036854775807");
+  const ld = t.LocalDate.fromString("-0001-01-01");
+  return tryEach({
+    uuid: () => [u.constructor.name, u.toString().length, u.toString()[14], typeof u.buffer, Buffer.isBuffer(u.getBuffer()), u.equals(t.Uuid.fromString(u.toString()))],
+    tu: () => [tu.toString(), tu.getDate(), tu.getNodeIdString(), tu.getClockId(), tu.getDatePrecision(), tu.constructor.name, tu instanceof t.Uuid],
+    tuNow: () => [t.TimeUuid.now().constructor.name, t.TimeUuid.min(new Date(0)).toString(), t.TimeUuid.max(new Date(0)).toString()],
+    long: () => [l, l.toString(), l.add(t.Long.ONE).toString(), l.toNumber(), t.Long.fromNumber(2 ** 60).toString(), t.Long.fromInt(-1).toString(16), l.equals(t.Long.fromString("9223372036854775807")), t.Long.isLong(l), JSON.stringify(l)],
+    ld: () => [ld.toString(), ld.year, ld.month, ld.day, t.LocalDate.fromString("2020-01-31").toString(), JSON.stringify(t.LocalDate.fromString("2020-01-31")), t.LocalDate.fromDate(new Date("2020-05-05T00:00:00Z")).toString(), t.LocalDate.now().constructor.name],
+    lt: () => [t.LocalTime.fromString("01:02:03.004").toString(), t.LocalTime.fromString("01:02:03.004").getTotalNanoseconds().toString(), t.LocalTime.fromMilliseconds(3600000).toString(), t.LocalTime.fromString("01:02").hour],
+    bd: () => [t.BigDecimal.fromString("1.50").toString(), t.BigDecimal.fromNumber(1.5).toString(), t.BigDecimal.fromString("-0.001").scale, t.BigDecimal.fromString("123").toNumber(), JSON.stringify(t.BigDecimal.fromString("1.50"))],
+    int: () => [t.Integer.fromString("123456789012345678901234567890").toString(), t.Integer.fromNumber(-5).toString(), JSON.stringify(t.Integer.fromNumber(7))],
+    inet: () => [t.InetAddress.fromString("10.0.0.1").toString(), t.InetAddress.fromString("::ffff:10.0.0.1").toString(), t.InetAddress.fromString("10.0.0.1").length, t.InetAddress.fromString("10.0.0.1").version, JSON.stringify(t.InetAddress.fromString("10.0.0.1"))],
+    dur: () => [t.Duration.fromString("P1Y2M3DT4H5M6S").toString(), t.Duration.fromString("-1h").toString(), JSON.stringify(t.Duration.fromString("1h"))],
+    tuple: () => [new t.Tuple(1, "a").length, new t.Tuple(1, "a").get(1), t.Tuple.fromArray([1, 2]).values(), new t.Tuple(1, "a").toString(), JSON.stringify(new t.Tuple(1, "a"))],
+    consts: () => [t.consistencies.localQuorum, t.dataTypes.varchar, t.dataTypes.getByName ? "getByName" : "none", t.responseErrorCodes.syntaxError, t.unset],
+    uuidJson: () => JSON.stringify(t.Uuid.fromString("123e4567-e89b-12d3-a456-426614174000")),
+  });
+});
+
+scenario("types helpers: bad input", async (d) => {
+  const t = d.types;
+  const attempt = (f) => { try { return f(); } catch (e) { return e; } };
+  return [
+    attempt(() => t.Uuid.fromString("nope")), attempt(() => t.Long.fromString("abc")), attempt(() => t.LocalDate.fromString("2020-13-01")),
+    attempt(() => t.LocalTime.fromString("25:00")), attempt(() => t.InetAddress.fromString("nope")), attempt(() => t.BigDecimal.fromString("x")),
+    attempt(() => t.TimeUuid.fromString("123e4567-e89b-12d3-a456-426614174000")), attempt(() => t.Duration.fromString("xyz")),
+  ];
+});
+
+scenario("client.on('log') and shutdown twice, execute after shutdown", async (d, _client, ks) => {
+  const c = new d.Client({ contactPoints: ["127.0.0.1"], localDataCenter: "datacenter1", keyspace: ks });
+  const levels = new Set();
+  c.on("log", (level) => levels.add(level));
+  await c.connect();
+  const kss = c.keyspace;
+  await c.shutdown();
+  const second = await outcome(c.shutdown());
+  const after = await outcome(c.execute("SELECT * FROM system.local"));
+  const c2 = new d.Client({ contactPoints: ["127.0.0.1"], localDataCenter: "datacenter1" });
+  const before = await outcome(c2.shutdown());
+  return { gotInfo: levels.has("info"), kss, second: second.err ?? second.ok, after: after.err ?? "resolved", before: before.err ?? before.ok };
+});
+
+scenario("client options errors", async (d) => {
+  const attempt = (f) => { try { f(); return "ok"; } catch (e) { return e; } };
+  const bad = new d.Client({ contactPoints: ["127.0.0.1"], localDataCenter: "nosuchdc" });
+  const r = await outcome(bad.connect());
+  await bad.shutdown();
+  const badKs = new d.Client({ contactPoints: ["127.0.0.1"], localDataCenter: "datacenter1", keyspace: "nosuchks_zz" });
+  const r2 = await outcome(badKs.connect());
+  await badKs.shutdown();
+  return [attempt(() => new d.Client()), attempt(() => new d.Client({ contactPoints: ["127.0.0.1"] })), r.err ?? "connected", r2.err ?? "connected"];
+});
+
+scenario("USE keyspace and client.keyspace", async (_d, client, ks) => {
+  const before = client.keyspace;
+  const r = await client.execute(`USE ${ks}`);
+  const after = client.keyspace;
+  const rows = (await client.execute("SELECT id FROM lwt WHERE id = 1")).rows;
+  await client.execute("USE system");
+  return [before, after, r.rows, r.columns, rows];
+});
+
+scenario("system tables and selects of expressions", async (_d, client, ks) => {
+  const a = (await client.execute(`SELECT count(*) FROM ${ks}.paged WHERE p = 1`)).rows;
+  const b = (await client.execute(`SELECT c, writetime(v) AS w, ttl(v), token(p) FROM ${ks}.paged WHERE p = 1 LIMIT 1`)).rows.map((r) => [r.c, typeof r.w, r.w && r.w.constructor.name, r["ttl(v)"], r["system.token(p)"] ?? r["token(p)"]]);
+  const c = (await client.execute(`SELECT JSON id, t FROM ${ks}.all_types WHERE id = 9`)).rows;
+  return [a, b, c];
+});
