@@ -6,7 +6,7 @@
 import type { BaseClient, ClientOptions, Row as CoreRow } from "../mod.ts";
 import { ArgumentError, DriverError } from "../src/errors.ts";
 import { consistencies } from "../src/types.ts";
-import type { Metadata } from "../src/metadata.ts";
+import { type Metadata, STRATEGY_PREFIX } from "../src/metadata.ts";
 import { type EncodingOptions, hintFor } from "./convert.ts";
 import { Host, HostMap } from "./hosts.ts";
 import { type CompatClientOptions, type CompatQueryOptions, clientOptions, executeOptions, ExecutionProfile } from "./options.ts";
@@ -27,6 +27,19 @@ export type CompatMetadata = Omit<Metadata, "getReplicas" | "getTokenRanges"> & 
   newToken(components: string | Uint8Array | Uint8Array[]): Token;
   newTokenRange(start: Token, end: Token): TokenRange;
 };
+
+/**
+ * Keyspaces with `strategy` as DataStax (and the server) name it, the full class name
+ * ("org.apache.cassandra.locator.NetworkTopologyStrategy"): cqlwire's own metadata shortens it,
+ * and code comparing the class name would silently take the other branch.
+ */
+function withStrategyClasses(keyspaces: Metadata["keyspaces"]): Metadata["keyspaces"] {
+  const out: Metadata["keyspaces"] = {};
+  for (const [name, ks] of Object.entries(keyspaces)) {
+    out[name] = ks.strategy.includes(".") ? ks : { ...ks, strategy: STRATEGY_PREFIX + ks.strategy };
+  }
+  return out;
+}
 
 type Params = unknown[] | Record<string, unknown> | null | undefined;
 type Callback<T> = (err: Error | null, value?: T) => void;
@@ -112,6 +125,7 @@ export class Client {
     return this.metadataView ??= new Proxy(this.cqlwire.metadata as unknown as CompatMetadata, {
       get: (target, key) => {
         if (typeof key === "string" && Object.hasOwn(tokens, key)) return tokens[key as keyof typeof tokens];
+        if (key === "keyspaces") return withStrategyClasses(target.keyspaces);
         const value = Reflect.get(target, key, target);
         return typeof value === "function" ? value.bind(target) : value;
       },

@@ -210,8 +210,9 @@ export class Tuple {
     return `(${this.elements.map((e) => String(e)).join(",")})`;
   }
 
-  toJSON(): string {
-    return JSON.stringify(this.elements, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
+  /** As DataStax's: the elements, so a tuple is a JSON array inside the row's JSON. */
+  toJSON(): unknown[] {
+    return this.elements;
   }
 
   [toCqlValue](): unknown[] {
@@ -255,12 +256,9 @@ export class Duration {
     return other instanceof Duration && other.months === this.months && other.days === this.days && other.nanoseconds.equals(this.nanoseconds);
   }
 
+  // No toJSON, as DataStax's: JSON.stringify gives {"months","days","nanoseconds"} (a Long's text).
   toString(): string {
     return this[toCqlValue]().toString();
-  }
-
-  toJSON(): string {
-    return this.toString();
   }
 
   [toCqlValue](): CqlDuration {
