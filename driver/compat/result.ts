@@ -4,6 +4,7 @@ import { dataTypeInfo, type DataTypeInfo } from "../src/metadata.ts";
 import { type Converter, converterFor, type EncodingOptions } from "./convert.ts";
 import { bytesOut } from "../src/values/bytes.ts";
 import { Row } from "./values.ts";
+import { Uuid } from "../src/values/uuid.ts";
 
 export class ResultSet implements Iterable<Row>, AsyncIterable<Row> {
   rows: Row[];
@@ -35,8 +36,9 @@ export class ResultSet implements Iterable<Row>, AsyncIterable<Row> {
   }
 
   /**
-   * DataStax's shape: `triedHosts` has the answering node as `null`, and `warnings` and
-   * `traceId` are undefined when the server sent none (code tests `if (rs.info.warnings)`).
+   * DataStax's shape: `triedHosts` has the answering node as `null`; `traceId` is a `Uuid`
+   * (for `metadata.getTrace`); `warnings` and `traceId` are undefined when the server sent none
+   * (code tests `if (rs.info.warnings)`).
    */
   get info() {
     const info = this.raw.info;
@@ -44,7 +46,7 @@ export class ResultSet implements Iterable<Row>, AsyncIterable<Row> {
       ...info,
       triedHosts: { ...info.triedHosts, [info.queriedHost]: null },
       achievedConsistency: this.consistency,
-      traceId: info.traceId ?? undefined,
+      traceId: info.traceId ? Uuid.fromString(info.traceId) : undefined,
       warnings: info.warnings.length > 0 ? info.warnings : undefined,
     };
   }
