@@ -578,3 +578,42 @@ scenario("callbacks: batch and eachRow errors", async (_d, client, ks) => {
   const each = await new Promise((resolve) => client.eachRow(`SELECT nope FROM ${ks}.lwt`, [], {}, () => {}, (err, res) => resolve([err, res])));
   return [batch, each];
 });
+
+/** The server's error inside DataStax's NoHostAvailableError (it tried the next host, found none). */
+function unwrapped(e) {
+  const inner = e && e.innerErrors ? Object.values(e.innerErrors)[0] : e;
+  return inner && [inner.constructor.name, inner.message, inner.code, inner.info, inner.coordinator, inner.consistencies, inner.required, inner.alive];
+}
+
+scenario("Unavailable: QUORUM on a replication factor 3 keyspace of one node", async (d, client, ks) => {
+  const [a, b, c] = await unavailable(d, client, ks);
+  return [unwrapped(a), unwrapped(b), c];
+});
+
+// Known: on Unavailable DataStax's default retry policy tries the next host, so on one node the
+// error is a NoHostAvailableError holding the ResponseError; cqlwire retries an idempotent
+// request on the next node and otherwise gives the ResponseError itself.
+scenario("known: Unavailable is wrapped in NoHostAvailableError by DataStax", async (d, client, ks) => {
+  const [a, b] = await unavailable(d, client, ks);
+  return [a.constructor.name, b.constructor.name];
+});
+
+async function unavailable(d, client, ks) {
+  const rf3 = `${ks}_rf3`;
+  await client.execute(`CREATE KEYSPACE IF NOT EXISTS ${rf3} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}`);
+  await client.execute(`CREATE TABLE IF NOT EXISTS ${rf3}.t (id int PRIMARY KEY, v int)`);
+  const q = d.types.consistencies.quorum;
+  const a = await outcome(client.execute(`INSERT INTO ${rf3}.t (id, v) VALUES (1, 1)`, [], { consistency: q }));
+  const b = await outcome(client.execute(`SELECT * FROM ${rf3}.t WHERE id = ?`, [1], { prepare: true, consistency: d.types.consistencies.all }));
+  const c = await outcome(client.execute(`INSERT INTO ${rf3}.t (id, v) VALUES (2, 2)`, [], { consistency: d.types.consistencies.one }));
+  await client.execute(`DROP KEYSPACE ${rf3}`);
+  return [a.err, b.err, c.err ?? c.ok.info.achievedConsistency];
+}
+
+scenario("consistency options and LWT serial consistency", async (d, client, ks) => {
+  const t = d.types.consistencies;
+  const a = await client.execute(`SELECT id FROM ${ks}.lwt WHERE id = 1`, [], { consistency: t.one });
+  const b = await client.execute(`UPDATE ${ks}.lwt SET v = 5 WHERE id = 1 IF v = 3`, [], { prepare: true, serialConsistency: t.localSerial });
+  const c = await outcome(client.execute(`SELECT id FROM ${ks}.lwt WHERE id = 1`, [], { consistency: t.serial }));
+  return [a.info.achievedConsistency, b.wasApplied(), b.info.achievedConsistency, c.err ?? c.ok.rows];
+});
