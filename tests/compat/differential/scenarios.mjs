@@ -617,3 +617,29 @@ scenario("consistency options and LWT serial consistency", async (d, client, ks)
   const c = await outcome(client.execute(`SELECT id FROM ${ks}.lwt WHERE id = 1`, [], { consistency: t.serial }));
   return [a.info.achievedConsistency, b.wasApplied(), b.info.achievedConsistency, c.err ?? c.ok.rows];
 });
+
+scenario("concurrent.executeConcurrent: results and errors", async (d, client, ks) => {
+  const q = `INSERT INTO ${ks}.all_types (id, t) VALUES (?, ?)`;
+  const params = Array.from({ length: 20 }, (_, i) => [100 + i, `c${i}`]);
+  const a = await d.concurrent.executeConcurrent(client, q, params, { prepare: true, concurrencyLevel: 4 });
+  const b = await d.concurrent.executeConcurrent(client, q, [[200, "x"], ["bad", "y"], [201, "z"]], { prepare: true, raiseOnFirstError: false, collectResults: true });
+  const c = await outcome(d.concurrent.executeConcurrent(client, q, [[202, "x"], ["bad", "y"]], { prepare: true }));
+  return [
+    [a.totalExecuted, a.errors],
+    [b.totalExecuted, b.errors.length, b.errors[0] instanceof TypeError, b.resultItems.length, b.resultItems.map((r) => (r instanceof Error ? "error" : r.constructor.name))],
+    c.err ? c.err instanceof TypeError : c.ok,
+  ];
+});
+
+scenario("mapping.Mapper: insert, get, find, update, remove", async (d, client, ks) => {
+  const mapper = new d.mapping.Mapper(client, { models: { Lwt: { tables: ["lwt"], keyspace: ks } } });
+  const m = mapper.forModel("Lwt");
+  await m.insert({ id: 300, v: 1 });
+  const got = await m.get({ id: 300 });
+  await m.update({ id: 300, v: 2 });
+  const found = await m.find({ id: 300 });
+  const ins = await m.insert({ id: 300, v: 3 }, { ifNotExists: true });
+  await m.remove({ id: 300 });
+  const gone = await m.get({ id: 300 });
+  return [got, found.toArray(), found.length, found.first(), ins.wasApplied(), gone];
+});
