@@ -187,7 +187,7 @@ export class Client {
   }
 
   connect(callback?: Callback<void>): Promise<void> | undefined {
-    return settle(this.connectOnce(), callback);
+    return settle(this.connectOnce().catch((e) => Promise.reject(dataStaxError(e, undefined))), callback);
   }
 
   private async connectOnce(): Promise<void> {

@@ -18,6 +18,11 @@ export function dataStaxError(e: unknown, query: unknown): unknown {
     if (e.query === undefined) e.query = query;
     return e;
   }
+  // The server errors inside (as when no node took the connection's keyspace) read the same way.
+  if (e instanceof NoHostAvailableError && e.innerErrors) {
+    for (const inner of Object.values(e.innerErrors)) dataStaxError(inner, query);
+    return e;
+  }
   // DataStax: any use of a client after shutdown() fails with this error and text.
   if (e instanceof DriverError && e.code === "ERR_SHUTDOWN") {
     const err = new NoHostAvailableError({}, "Connecting after shutdown is not supported");
