@@ -6,11 +6,14 @@
 import type { BaseClient, ClientOptions, Row as CoreRow } from "../mod.ts";
 import { ArgumentError, DriverError } from "../src/errors.ts";
 import { consistencies } from "../src/types.ts";
-import type { Metadata } from "../src/metadata.ts";
+import { type Metadata, STRATEGY_PREFIX } from "../src/metadata.ts";
 import { type EncodingOptions, hintFor } from "./convert.ts";
 import { Host, HostMap } from "./hosts.ts";
 import { type CompatClientOptions, type CompatQueryOptions, clientOptions, executeOptions, ExecutionProfile } from "./options.ts";
 import { convertRows, ResultSet } from "./result.ts";
+import { dataStaxError } from "./errors.ts";
+import { coerceNumericStrings } from "./coerce.ts";
+import { CqlTypeError } from "../src/codec/errors.ts";
 import { longToBigInt } from "./numbers.ts";
 import { checkProfilePolicies, MonotonicTimestampGenerator, type TimestampGenerator } from "./policies.ts";
 import type { Row } from "./values.ts";
@@ -24,6 +27,19 @@ export type CompatMetadata = Omit<Metadata, "getReplicas" | "getTokenRanges"> & 
   newToken(components: string | Uint8Array | Uint8Array[]): Token;
   newTokenRange(start: Token, end: Token): TokenRange;
 };
+
+/**
+ * Keyspaces with `strategy` as DataStax (and the server) name it, the full class name
+ * ("org.apache.cassandra.locator.NetworkTopologyStrategy"): cqlwire's own metadata shortens it,
+ * and code comparing the class name would silently take the other branch.
+ */
+function withStrategyClasses(keyspaces: Metadata["keyspaces"]): Metadata["keyspaces"] {
+  const out: Metadata["keyspaces"] = {};
+  for (const [name, ks] of Object.entries(keyspaces)) {
+    out[name] = ks.strategy.includes(".") ? ks : { ...ks, strategy: STRATEGY_PREFIX + ks.strategy };
+  }
+  return out;
+}
 
 type Params = unknown[] | Record<string, unknown> | null | undefined;
 type Callback<T> = (err: Error | null, value?: T) => void;
@@ -109,6 +125,7 @@ export class Client {
     return this.metadataView ??= new Proxy(this.cqlwire.metadata as unknown as CompatMetadata, {
       get: (target, key) => {
         if (typeof key === "string" && Object.hasOwn(tokens, key)) return tokens[key as keyof typeof tokens];
+        if (key === "keyspaces") return withStrategyClasses(target.keyspaces);
         const value = Reflect.get(target, key, target);
         return typeof value === "function" ? value.bind(target) : value;
       },
@@ -170,10 +187,12 @@ export class Client {
   }
 
   connect(callback?: Callback<void>): Promise<void> | undefined {
-    return settle(this.connectOnce(), callback);
+    return settle(this.connectOnce().catch((e) => Promise.reject(dataStaxError(e, undefined))), callback);
   }
 
   private async connectOnce(): Promise<void> {
+    // DataStax logs this at info level before connecting: code that waits for a log event sees one.
+    if (!this.connected) this.emit("log", "info", "Client", "Connecting to cluster using 'cqlwire/compat'");
     await this.cqlwire.connect();
     if (this.connected) return;
     this.connected = true;
@@ -221,10 +240,25 @@ export class Client {
   }
 
   private async run(query: string, params: Params, options: CompatQueryOptions | undefined): Promise<ResultSet> {
-    if (!this.connected) await this.connectOnce();
-    const o = this.queryOptions(params, options);
-    const raw = await this.cqlwire.execute(query, params ?? null, o);
-    return new ResultSet(raw, this.encoding, this.consistencyOf(o));
+    try {
+      if (!this.connected) await this.connectOnce();
+      const o = this.queryOptions(params, options);
+      const raw = await this.cqlwire.execute(query, params ?? null, o).catch(async (e) => {
+        const prepared = o.prepare ?? this.options.queryOptions?.prepare;
+        const retry = e instanceof CqlTypeError && prepared && params ? await this.withNumericStrings(query, params) : null;
+        if (retry === null) throw e;
+        return this.cqlwire.execute(query, retry, o);
+      });
+      return new ResultSet(raw, this.encoding, this.consistencyOf(o));
+    } catch (e) {
+      throw dataStaxError(e, query);
+    }
+  }
+
+  /** The params with numeric strings as numbers by the statement's bind types, or null. */
+  private async withNumericStrings(query: string, params: NonNullable<Params>) {
+    const { columns } = await this.cqlwire.prepare(query);
+    return coerceNumericStrings(columns, params);
   }
 
   /** The statement's options, with hints for DataStax values in unprepared statements. */
@@ -280,7 +314,11 @@ export class Client {
       const hints = !prepare && Array.isArray(item.params) ? item.params.map(hintFor) : undefined;
       return { query: item.query, params: item.params ?? undefined, hints: hints?.some((h) => h !== null) ? hints : undefined };
     });
-    return new ResultSet(await this.cqlwire.batch(items as never, o), this.encoding, this.consistencyOf(o));
+    try {
+      return new ResultSet(await this.cqlwire.batch(items as never, o), this.encoding, this.consistencyOf(o));
+    } catch (e) {
+      throw dataStaxError(e, undefined);
+    }
   }
 
   /**
@@ -295,19 +333,22 @@ export class Client {
     if (typeof rowCallback !== "function") throw new ArgumentError("eachRow needs a row callback");
     const params = rest[0] as Params;
     const options = (rest[1] ?? {}) as CompatQueryOptions;
-    let n = 0;
+    // As DataStax: `n` counts within each page, and the result's rowLength is the total so far.
+    let total = 0;
     const page = (pageState: Uint8Array | undefined) => {
       this.run(query, params, pageState ? { ...options, pageState } : options).then(
         (rs) => {
           try {
-            for (const row of rs.rows) rowCallback(n++, row);
+            for (let n = 0; n < rs.rows.length; n++) rowCallback(n, rs.rows[n]);
           } catch (e) {
             callback?.(e as Error);
             return;
           }
+          total += rs.rowLength;
           const next = rs.raw.rawPageState;
           if (next && options.autoPage) return page(next);
           if (next) rs.nextPage = () => page(next);
+          rs.rowLength = total;
           callback?.(null, rs);
         },
         (e) => callback?.(e),
@@ -328,18 +369,22 @@ export class Client {
   }
 
   private async *rowsAcrossPages(query: string, params: Params, options: CompatQueryOptions | undefined): AsyncGenerator<Row> {
-    if (!this.connected) await this.connectOnce();
-    const o = this.queryOptions(params, options);
-    let rs = await this.cqlwire.execute<CoreRow>(query, params ?? null, o);
-    for (;;) {
-      yield* convertRows(rs, this.encoding);
-      const next = await rs.fetchNextPage();
-      if (next === null) return;
-      rs = next;
+    try {
+      if (!this.connected) await this.connectOnce();
+      let rs = await this.cqlwire.execute<CoreRow>(query, params ?? null, this.queryOptions(params, options));
+      for (;;) {
+        yield* convertRows(rs, this.encoding);
+        const next: typeof rs | null = await rs.fetchNextPage();
+        if (next === null) return;
+        rs = next;
+      }
+    } catch (e) {
+      throw dataStaxError(e, query);
     }
   }
 
   shutdown(callback?: Callback<void>): Promise<void> | undefined {
+    this.emit("log", "info", "Client", "Shutting down");
     return settle(this.cqlwire.shutdown().then(() => {
       this.connected = false;
     }), callback);

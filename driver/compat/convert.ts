@@ -106,8 +106,16 @@ function compile(t: TypeInfo, enc: EncodingOptions): Converter {
   }
 }
 
-/** The CQL type of a DataStax value class, for an unprepared statement without hints. */
+/** DataStax's test for a string it sends as a uuid in an unprepared statement. */
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The CQL type of a DataStax value class, for an unprepared statement without hints. As
+ * DataStax guesses, a string in UUID form goes as a uuid (so `WHERE id = ?` with a UUID string
+ * works unprepared, as code written for it expects).
+ */
 export function hintFor(value: unknown): string | null {
+  if (typeof value === "string") return value.length === 36 && UUID_TEXT.test(value) ? "uuid" : null;
   if (value instanceof TimeUuid) return "timeuuid";
   if (value instanceof Uuid) return "uuid";
   if (Long.isLong(value)) return "bigint";

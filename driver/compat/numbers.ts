@@ -22,6 +22,12 @@ export function longFromBigInt(n: bigint): Long {
   return this.unsigned ? BigInt(this.toString()) : longToBigInt(this);
 };
 
+// As DataStax's: JSON.stringify(row) writes a bigint column as its decimal text, not
+// {"low":..,"high":..,"unsigned":..}.
+(Long.prototype as unknown as { toJSON(this: Long): string }).toJSON = function (this: Long): string {
+  return this.toString();
+};
+
 export { Long };
 
 /** An arbitrary-precision integer (CQL varint), backed by a bigint. */

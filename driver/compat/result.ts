@@ -4,6 +4,7 @@ import { dataTypeInfo, type DataTypeInfo } from "../src/metadata.ts";
 import { type Converter, converterFor, type EncodingOptions } from "./convert.ts";
 import { bytesOut } from "../src/values/bytes.ts";
 import { Row } from "./values.ts";
+import { Uuid } from "../src/values/uuid.ts";
 
 export class ResultSet implements Iterable<Row>, AsyncIterable<Row> {
   rows: Row[];
@@ -11,7 +12,7 @@ export class ResultSet implements Iterable<Row>, AsyncIterable<Row> {
   columns: Array<{ name: string; type: DataTypeInfo }> | null;
   pageState: string | null;
   /** Set by `eachRow` without `autoPage` when more pages follow: fetches the next one. */
-  nextPage: (() => void) | null = null;
+  nextPage: (() => void) | undefined = undefined;
   /** cqlwire's own result underneath. */
   readonly raw: CoreResultSet;
   private readonly encoding: EncodingOptions;
@@ -34,8 +35,20 @@ export class ResultSet implements Iterable<Row>, AsyncIterable<Row> {
     return this.raw.rawPageState ? bytesOut(this.raw.rawPageState) : undefined;
   }
 
+  /**
+   * DataStax's shape: `triedHosts` has the answering node as `null`; `traceId` is a `Uuid`
+   * (for `metadata.getTrace`); `warnings` and `traceId` are undefined when the server sent none
+   * (code tests `if (rs.info.warnings)`).
+   */
   get info() {
-    return { ...this.raw.info, achievedConsistency: this.consistency };
+    const info = this.raw.info;
+    return {
+      ...info,
+      triedHosts: { ...info.triedHosts, [info.queriedHost]: null },
+      achievedConsistency: this.consistency,
+      traceId: info.traceId ? Uuid.fromString(info.traceId) : undefined,
+      warnings: info.warnings.length > 0 ? info.warnings : undefined,
+    };
   }
 
   first(): Row | null {

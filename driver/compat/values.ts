@@ -87,8 +87,10 @@ export class LocalTime {
     this.nanosecond = Number(n % 1_000_000_000n);
   }
 
+  /** "HH:MM:SS[.fffffffff]", or "HH:MM" as DataStax also reads it (seconds 0). */
   static fromString(value: string): LocalTime {
-    return new LocalTime(CqlTime.parse(value).nanos);
+    const text = typeof value === "string" && /^\d{1,2}:\d{2}$/.test(value) ? `${value}:00` : value;
+    return new LocalTime(CqlTime.parse(text).nanos);
   }
 
   static fromMilliseconds(milliseconds: number, nanoseconds = 0): LocalTime {
@@ -116,8 +118,11 @@ export class LocalTime {
     return other instanceof LocalTime && other.nanos === this.nanos;
   }
 
+  /** As DataStax prints it: no fraction when it is zero, else its digits without trailing zeros. */
   toString(): string {
-    return new CqlTime(this.nanos).toString();
+    const [hms, fraction] = new CqlTime(this.nanos).toString().split(".");
+    const digits = fraction.replace(/0+$/, "");
+    return digits === "" ? hms : `${hms}.${digits}`;
   }
 
   toJSON(): string {
@@ -205,8 +210,9 @@ export class Tuple {
     return `(${this.elements.map((e) => String(e)).join(",")})`;
   }
 
-  toJSON(): string {
-    return JSON.stringify(this.elements, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
+  /** As DataStax's: the elements, so a tuple is a JSON array inside the row's JSON. */
+  toJSON(): unknown[] {
+    return this.elements;
   }
 
   [toCqlValue](): unknown[] {
@@ -250,12 +256,9 @@ export class Duration {
     return other instanceof Duration && other.months === this.months && other.days === this.days && other.nanoseconds.equals(this.nanoseconds);
   }
 
+  // No toJSON, as DataStax's: JSON.stringify gives {"months","days","nanoseconds"} (a Long's text).
   toString(): string {
     return this[toCqlValue]().toString();
-  }
-
-  toJSON(): string {
-    return this.toString();
   }
 
   [toCqlValue](): CqlDuration {

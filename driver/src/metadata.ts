@@ -91,7 +91,7 @@ function settle<T>(promise: Promise<T>, callback?: Callback<T>): Promise<T> | un
   return undefined;
 }
 
-const STRATEGY_PREFIX = "org.apache.cassandra.locator.";
+export const STRATEGY_PREFIX = "org.apache.cassandra.locator.";
 
 export class Metadata {
   /** Keyspaces by name, as of the last `refreshKeyspaces()` (the compat client runs it on connect). */

@@ -54,7 +54,8 @@ Deno.test("compat IdempotenceAwareRetryPolicy (the core's default): the same req
     let attempts = 0;
     for (const n of nodes) n.on({ query: "FROM ks.t" }, () => (attempts++ === 0 ? { error: { code: 0x1001, message: "busy" } } : undefined));
     const rs = await client.execute("SELECT a FROM ks.t", [], { isIdempotent: true });
-    assertExact([attempts, Object.keys(rs.info.triedHosts).length], [2, 1]);
+    // triedHosts as DataStax: the node that failed, then the one that answered (null).
+    assertExact([attempts, Object.keys(rs.info.triedHosts).length, rs.info.triedHosts[rs.info.queriedHost]], [2, 2, null]);
   });
 });
 
@@ -65,6 +66,40 @@ Deno.test("compat ConstantSpeculativeExecutionPolicy: a silent first node gets a
     const rs = await client.execute("SELECT a FROM ks.t", [], { isIdempotent: true });
     assertExact([asked.length, rs.info.queriedHost === asked[1].address, asked[0] === asked[1]], [2, true, false]);
     // info as DataStax reports it: one speculative execution; the silent node said nothing.
-    assertExact([rs.info.speculativeExecutions, rs.info.triedHosts], [1, {}]);
+    assertExact([rs.info.speculativeExecutions, rs.info.triedHosts], [1, { [asked[1].address]: null }]);
+  });
+});
+
+// The texts DataStax 4.10.0's readers.js builds for these codes (its _unavailableMessage,
+// _readTimeoutMessage, _writeTimeoutQueryMessage, _writeTimeoutBatchLogMessage,
+// _readFailureMessage, _writeFailureMessage), with its field names; the server's own text
+// stays in serverMessage.
+Deno.test("compat: Unavailable, timeouts and failures read as DataStax reads them: message and fields", async () => {
+  await withCompat(() => ({ retry: new retry.FallthroughRetryPolicy() }), async (nodes, client) => {
+    const errs = [
+      { code: 0x1000, message: "Cannot achieve consistency level QUORUM", consistency: 4, required: 2, alive: 1 },
+      { code: 0x1200, message: "rt", consistency: 6, received: 1, blockFor: 2, dataPresent: false },
+      { code: 0x1200, message: "rt", consistency: 6, received: 2, blockFor: 2, dataPresent: false },
+      { code: 0x1100, message: "wt", consistency: 1, received: 0, blockFor: 1, writeType: "BATCH_LOG" },
+      { code: 0x1100, message: "wt", consistency: 10, received: 0, blockFor: 1, writeType: "SIMPLE" },
+      { code: 0x1300, message: "rf", consistency: 5, received: 1, blockFor: 3, reasons: [["10.0.0.1", 1]], dataPresent: true },
+      { code: 0x1500, message: "wf", consistency: 5, received: 1, blockFor: 3, reasons: [["10.0.0.1", 1]], writeType: "SIMPLE" },
+    ];
+    let i = 0;
+    for (const n of nodes) n.on({ query: "FROM ks.t" }, () => ({ error: errs[i++] as never }));
+    const seen = [];
+    for (let k = 0; k < errs.length; k++) {
+      const e = await client.execute("SELECT a FROM ks.t", [], { isIdempotent: true }).then(() => null, (x: Record<string, unknown>) => x);
+      seen.push([e!.message, e!.consistencies, e!.required ?? e!.received, e!.alive ?? e!.blockFor, e!.isDataPresent, e!.writeType, e!.failures]);
+    }
+    assertExact(seen, [
+      ["Not enough replicas available for query at consistency QUORUM (2 required but only 1 alive)", 4, 2, 1, undefined, undefined, undefined],
+      ["Server timeout during read query at consistency LOCAL_QUORUM (1 replica(s) responded over 2 required)", 6, 1, 2, 0, undefined, undefined],
+      ["Server timeout during read query at consistency LOCAL_QUORUM (the replica queried for the data didn't respond)", 6, 2, 2, 0, undefined, undefined],
+      ["Server timeout during batchlog write at consistency ONE (0 peer(s) acknowledged the write over 1 required)", 1, 0, 1, undefined, "BATCH_LOG", undefined],
+      ["Server timeout during write query at consistency LOCAL_ONE (0 peer(s) acknowledged the write over 1 required)", 10, 0, 1, undefined, "SIMPLE", undefined],
+      ["Server failure during read query at consistency ALL (3 responses were required but only 1 replicas responded, 1 failed)", 5, 1, 3, 1, undefined, 1],
+      ["Server failure during write query at consistency ALL (3 responses were required but only 1 replicas responded, 1 failed)", 5, 1, 3, undefined, "SIMPLE", 1],
+    ]);
   });
 });

@@ -8,7 +8,7 @@
 export { CqlProtocolError, type ProtocolSide } from "../errors.ts";
 
 /** A JavaScript value that cannot be encoded as the CQL type it is bound to. */
-export class CqlTypeError extends Error {
+export class CqlTypeError extends TypeError {
   readonly code = "ERR_CQL_TYPE";
   readonly kind = "local";
   /** The CQL type, in CQL text form. */
