@@ -760,12 +760,12 @@ fn literal<'t>(ty: &'t ColumnType, src: &mut Src<'_>, opts: &TextOptions, out: &
             src.skip_ws();
             if !src.eat(b'}') {
                 loop {
-                    element(k, src, opts, out, Framing::Bytes)?;
+                    element(k, src, opts, out, Framing::Element)?;
                     src.skip_ws();
                     if !src.eat(b':') {
                         return Err(fail(ty, src.pos, src.text.len(), "expected ':' after a map key"));
                     }
-                    element(v, src, opts, out, Framing::Bytes)?;
+                    element(v, src, opts, out, Framing::Element)?;
                     n += 1;
                     if !more(src)? {
                         break;
@@ -854,7 +854,7 @@ fn counted_sequence<'t>(
     src.skip_ws();
     if !src.eat(close) {
         loop {
-            element(e, src, opts, out, Framing::Bytes)?;
+            element(e, src, opts, out, Framing::Element)?;
             n += 1;
             if !list_separator(ty, src, close)? {
                 break;
@@ -873,8 +873,12 @@ fn patch_count<'t>(ty: &'t ColumnType, out: &mut [u8], at: usize, n: usize, star
 /// How an element is framed inside its container.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Framing {
-    /// `[bytes]`: i32 length, -1 for null.
+    /// `[bytes]`: i32 length, -1 for null (a tuple component or UDT field).
     Bytes,
+    /// `[bytes]` of a list or set element or a map key or value, never null: Cassandra
+    /// refuses null inside collections (5.0 answers a bound one with a server error, a
+    /// NullPointerException, that says nothing of the row).
+    Element,
     /// A vector element of a fixed-size type: the bare bytes.
     Fixed(u64),
     /// A vector element of a variable-size type: unsigned vint length, then the bytes.
@@ -892,19 +896,25 @@ fn element<'t>(
     let start = src.pos;
     if src.at_null() {
         src.pos += 4;
-        if framing != Framing::Bytes {
-            return Err(fail(ty, start, src.pos, "vector elements cannot be null"));
+        match framing {
+            Framing::Bytes => {}
+            Framing::Element => {
+                return Err(fail(ty, start, src.pos, "collection elements cannot be null (Cassandra refuses them)"))
+            }
+            Framing::Fixed(_) | Framing::VintLength => {
+                return Err(fail(ty, start, src.pos, "vector elements cannot be null"))
+            }
         }
         out.extend_from_slice(&(-1i32).to_be_bytes());
         return Ok(());
     }
     let value_at = out.len();
-    if framing == Framing::Bytes {
+    if matches!(framing, Framing::Bytes | Framing::Element) {
         out.extend_from_slice(&[0; 4]);
     }
     element_body(ty, src, opts, out)?;
     match framing {
-        Framing::Bytes => patch_length(ty, out, value_at, src.text.len()),
+        Framing::Bytes | Framing::Element => patch_length(ty, out, value_at, src.text.len()),
         Framing::Fixed(size) => {
             if (out.len() - value_at) as u64 == size {
                 Ok(())
@@ -1682,10 +1692,6 @@ mod tests {
         assert_eq!(ok("list<text>", r#"["\ud83d\ude00"]"#), [0, 0, 0, 1, 0, 0, 0, 4, 0xF0, 0x9F, 0x98, 0x80]);
         assert_eq!(ok("list<text>", r#"["a""b"]"#), [0, 0, 0, 1, 0, 0, 0, 3, b'a', b'"', b'b']);
         assert_eq!(ok("list<int>", "[]"), [0, 0, 0, 0]);
-        assert_eq!(
-            ok("list<int>", "[1, null, NULL]"),
-            [0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0, 1, 255, 255, 255, 255, 255, 255, 255, 255]
-        );
         let map = [0, 0, 0, 1, 0, 0, 0, 1, b'a', 0, 0, 0, 4, 0, 0, 0, 1];
         assert_eq!(ok("map<text, int>", "{'a': 1}"), map);
         assert_eq!(ok("map<text, int>", r#"{"a":1}"#), map);
@@ -1802,13 +1808,15 @@ mod tests {
         assert!(e.to_string().starts_with("expected int, got '1111"), "{e}");
     }
 
+    const NULL_ELEMENT: &str = "collection elements cannot be null (Cassandra refuses them)";
+
     #[test]
     fn formats_cql_literals() {
         assert_eq!(fmt("text", b"it's"), "it's");
         assert_eq!(fmt("list<text>", &ok("list<text>", "['it''s', '']")), "['it''s', '']");
         assert_eq!(
-            fmt("map<text, frozen<list<int>>>", &ok("map<text, frozen<list<int>>>", "{'k': [1, null]}")),
-            "{'k': [1, null]}"
+            fmt("map<text, frozen<list<int>>>", &ok("map<text, frozen<list<int>>>", "{'k': [1, 2]}")),
+            "{'k': [1, 2]}"
         );
         assert_eq!(fmt("set<inet>", &ok("set<inet>", "{'::1', '10.0.0.1'}")), "{'::1', '10.0.0.1'}");
         assert_eq!(
@@ -2060,7 +2068,15 @@ mod tests {
             ("list<int>", "[nullx]", "int", "nullx", 1, "not an integer"),
             ("list<int>", "[null1]", "int", "null1", 1, "not an integer"),
             ("list<int>", "[nul]", "int", "nul", 1, "not an integer"),
-            ("list<int>", "[null", "list<int>", "", 5, "expected ',' or ']'"),
+            ("list<int>", "[1, null", "int", "null", 4, NULL_ELEMENT),
+            ("list<int>", "[1, null, NULL]", "int", "null", 4, NULL_ELEMENT),
+            ("list<int>", "[NuLl,null ]", "int", "NuLl", 1, NULL_ELEMENT),
+            ("set<text>", "{'a', null}", "text", "null", 6, NULL_ELEMENT),
+            ("set<text>", "[\"a\", null]", "text", "null", 6, NULL_ELEMENT),
+            ("map<text, int>", "{'k': null}", "int", "null", 6, NULL_ELEMENT),
+            ("map<text, int>", "{\"k\": null}", "int", "null", 6, NULL_ELEMENT),
+            ("map<int, text>", "{null: 'a'}", "int", "null", 1, NULL_ELEMENT),
+            ("map<text, frozen<list<int>>>", "{'k': [1, null]}", "int", "null", 10, NULL_ELEMENT),
             // An empty quoted value shows the text from where it went wrong to the end.
             ("list<int>", "['']", "int", "']", 2, "empty"),
             // Blanks inside the quotes are skipped, and counted in the offset.
@@ -2091,7 +2107,8 @@ mod tests {
             ("vector<int, 1>", "[1 2]", "vector<int, 1>", "2]", 3, "expected ',' or ']'"),
         ];
         assert_errors(cases, &TextOptions::default());
-        assert_eq!(ok("list<int>", "[NuLl,null ]"), [0, 0, 0, 2, 255, 255, 255, 255, 255, 255, 255, 255]);
+        // Inside a tuple or a UDT a null is a value: only collections refuse it.
+        assert_eq!(ok("tuple<int, int>", "(null, NULL)"), [255, 255, 255, 255, 255, 255, 255, 255]);
         assert_eq!(ok("list<int>", "[' 7 ']"), [0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 7]);
         assert_eq!(ok("list<int>", "[$$8$$]"), [0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 8]);
         assert_eq!(ok("tuple<int, int>", "[1,2]"), [0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 2]);
