@@ -294,14 +294,13 @@ fn scalar<'t>(ty: &'t ColumnType, s: &str, at: usize, opts: &TextOptions, out: &
     Ok(())
 }
 
-/// A fixed-width integer: plain digits, or (with a number format, a rounding rule or
-/// saturation) any decimal text, rounded and fitted by the options.
+/// A fixed-width integer: plain digits, or any decimal text (`12.0`, `1.5e3`) whose value is
+/// an integer, as DSBulk reads it; a fraction is rounded by the options' rule (by default
+/// it is an error), then the value fitted by their overflow rule.
 fn fixed_int<T: TryFrom<i128> + Bounded>(s: &str, opts: &TextOptions) -> Result<T, Reason> {
     let plain = opts.number.plain(s);
     let (negative, magnitude) = match temporal::integer(&plain) {
         Some(Ok(v)) => (v < 0, Some(v.unsigned_abs() as u128)),
-        // Without a rounding rule only integer text is an integer (`1.0` is not).
-        None if opts.rounding == Rounding::Unnecessary => return Err(Cow::Borrowed("not an integer")),
         _ => rounded_integer(&plain, opts.rounding).map_err(|e| {
             if e == "not a number" { Cow::Borrowed("not an integer") } else { e }
         })?,
@@ -336,9 +335,12 @@ fn too_many_digits() -> Reason {
 }
 
 fn varint(s: &str, rounding: Rounding, out: &mut Vec<u8>) -> Result<(), Reason> {
-    if rounding != Rounding::Unnecessary && s.contains('.') {
-        // Rounded varints stay within 2^127: beyond that a fraction is rarely meaningful.
-        let (negative, magnitude) = rounded_integer(s, rounding)?;
+    if s.contains(['.', 'e', 'E']) {
+        // Decimal text (`12.0`, `1e3`) whose value is an integer, or a fraction rounded by
+        // the rule; such varints stay within 2^127 (plain digits have no such limit).
+        let (negative, magnitude) = rounded_integer(s, rounding).map_err(|e| {
+            if e == "not a number" { Cow::Borrowed("not an integer") } else { e }
+        })?;
         let magnitude = magnitude.ok_or(Cow::Borrowed("out of range for rounding (38 digits at most)"))?;
         let digits = magnitude.to_string();
         bignum::push_decimal_digits(&[digits.as_bytes()], negative && magnitude != 0, out);
@@ -1518,8 +1520,10 @@ mod tests {
             ("smallint", "-32769"),
             ("int", "2147483648"),
             ("bigint", "9223372036854775808"),
-            ("int", "1.0"),
-            ("int", "1e3"),
+            ("int", "1.5"),
+            ("int", "1e-3"),
+            ("int", "1e10"),
+            ("int", "1e"),
             ("int", "0x10"),
             ("int", "1 2"),
             ("int", "--1"),
@@ -1529,6 +1533,13 @@ mod tests {
         }
         let e = bad("int", "abc");
         assert_eq!((e.expected.as_str(), e.value.as_str(), e.reason.as_str()), ("int", "abc", "not an integer"));
+        // Decimal text whose value is an integer is that integer (DSBulk's rounding
+        // UNNECESSARY): the `12.0` a float column with gaps exports as, or `1e3`.
+        assert_eq!(ok("int", "12.0"), 12i32.to_be_bytes());
+        assert_eq!(ok("bigint", "-1.5E+3"), (-1500i64).to_be_bytes());
+        assert_eq!(ok("tinyint", "1e2"), [100]);
+        assert_eq!(ok("list<int>", "[1.0, 2e0]"), [0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 2]);
+        assert_eq!(bad("tinyint", "1e3").reason, "out of range");
     }
 
     #[test]
@@ -1545,10 +1556,13 @@ mod tests {
         assert_eq!(ok("decimal", "0.00"), [0, 0, 0, 2, 0]);
         assert_eq!(ok("decimal", "1E-2147483647"), [0x7F, 0xFF, 0xFF, 0xFF, 1]);
         assert_eq!(ok("decimal", "1E2147483648"), [0x80, 0, 0, 0, 1]);
+        assert_eq!(ok("varint", "12.0"), [12]);
+        assert_eq!(ok("varint", "-1e3"), (-1000i16).to_be_bytes());
         for (t, s) in [
-            ("varint", "1.0"),
+            ("varint", "1.5"),
             ("varint", "-"),
-            ("varint", "1e3"),
+            ("varint", "1e-3"),
+            ("varint", "1e"),
             ("varint", "12a"),
             ("decimal", "."),
             ("decimal", "1e"),
@@ -1889,7 +1903,8 @@ mod tests {
         const V0: &str = "00000000-0000-0100-0000-000000000000";
         let cases: &[ErrorCase<'_>] = &[
             ("int", " 12x ", "int", "12x", 1, "not an integer"),
-            ("int", "1.0", "int", "1.0", 0, "not an integer"),
+            ("int", "1.5", "int", "1.5", 0, "has a fraction (choose a rounding rule to round it)"),
+            ("int", "1.5e", "int", "1.5e", 0, "not an integer"),
             ("int", "--1", "int", "--1", 0, "not an integer"),
             ("tinyint", "128", "tinyint", "128", 0, "out of range"),
             ("smallint", "-32769", "smallint", "-32769", 0, "out of range"),
@@ -1898,7 +1913,8 @@ mod tests {
             ("varint", "-", "varint", "-", 0, "not an integer"),
             ("varint", "+", "varint", "+", 0, "not an integer"),
             ("varint", "12a", "varint", "12a", 0, "not an integer"),
-            ("varint", "1.0", "varint", "1.0", 0, "not an integer"),
+            ("varint", "1.5", "varint", "1.5", 0, "has a fraction (choose a rounding rule to round it)"),
+            ("varint", "1.5e", "varint", "1.5e", 0, "not an integer"),
             ("decimal", ".", "decimal", ".", 0, "not a decimal number"),
             ("decimal", "e5", "decimal", "e5", 0, "not a decimal number"),
             ("decimal", "1.5x", "decimal", "1.5x", 0, "not a decimal number"),
@@ -2021,9 +2037,10 @@ mod tests {
         assert_errors(
             &[
                 ("int", "abc", "int", "abc", 0, "not an integer"),
-                ("int", "1e40", "int", "1e40", 0, "not an integer"),
+                ("int", "1e40", "int", "1e40", 0, "out of range"),
+                ("int", "1e4x", "int", "1e4x", 0, "not an integer"),
                 ("tinyint", "127.5", "tinyint", "127.5", 0, "out of range"),
-                ("varint", "1.x", "varint", "1.x", 0, "not a number"),
+                ("varint", "1.x", "varint", "1.x", 0, "not an integer"),
                 ("varint", big, "varint", cut, 0, NO_ROUNDING),
             ],
             &half_up,
