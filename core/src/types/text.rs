@@ -225,6 +225,10 @@ fn push_ascii<'t>(ty: &'t ColumnType, s: &str, out: &mut Vec<u8>) -> Parsed<'t> 
 fn scalar<'t>(ty: &'t ColumnType, s: &str, at: usize, opts: &TextOptions, out: &mut Vec<u8>) -> Parsed<'t> {
     let wrap = |reason: Reason| fail(ty, at, at + s.len(), reason);
     if s.is_empty() {
+        // In base64 no text is the empty blob: DSBulk (base64 by default) writes one as `""`.
+        if *ty == ColumnType::Blob && opts.blob == BlobFormat::Base64 {
+            return Ok(());
+        }
         return Err(wrap(Cow::Borrowed("empty")));
     }
     match ty {
@@ -1967,6 +1971,11 @@ mod tests {
         );
         assert_eq!(enc_with("text", "", &no_markers).unwrap(), b"");
         assert_eq!(enc_with("ascii", "", &no_markers).unwrap(), b"");
+        // DSBulk's unload writes an empty blob as `""`: in base64 that is the empty blob.
+        let base64 = TextOptions { blob: BlobFormat::Base64, ..no_markers };
+        assert_eq!(enc_with("blob", "", &base64).unwrap(), b"");
+        assert_eq!(enc_with("blob", "AP8=", &base64).unwrap(), [0x00, 0xff]);
+        assert_errors(&[("list<int>", "", "list<int>", "", 0, "expected '[' to start a list")], &base64);
     }
 
     #[test]
