@@ -173,7 +173,8 @@ export function resolveLayout(
           `header field(s) ${
             unknown.map((n) => `'${n}'`).join(", ")
           } match no column of ${schema.keyspace}.${schema.table}; ` +
-            `use --map field=column to choose the fields to load, or --skip to leave some out`,
+            `use --map field=column to choose the fields to load, or --skip to leave some out` +
+            (unknown.includes("") ? ` (an empty name: the header ends in a delimiter; --map the fields to load)` : ""),
         );
       }
       names.forEach((name, fieldIndex) => {

@@ -514,13 +514,15 @@ fn random_value(ty: &ColumnType, rng: &mut SplitMix64, depth: usize) -> CqlValue
             IpAddr::V6(Ipv6Addr::from(((rng.next_u64() as u128) << 64) | rng.next_u64() as u128))
         }),
         ColumnType::List(inner) => {
-            CqlValue::List((0..small(rng)).map(|_| maybe_value(inner, rng, depth + 1)).collect())
+            CqlValue::List((0..small(rng)).map(|_| Some(random_value(inner, rng, depth + 1))).collect())
         }
         ColumnType::Set(inner) => {
             CqlValue::Set((0..small(rng)).map(|_| Some(random_value(inner, rng, depth + 1))).collect())
         }
         ColumnType::Map(k, v) => CqlValue::Map(
-            (0..small(rng)).map(|_| (Some(random_value(k, rng, depth + 1)), maybe_value(v, rng, depth + 1))).collect(),
+            (0..small(rng))
+                .map(|_| (Some(random_value(k, rng, depth + 1)), Some(random_value(v, rng, depth + 1))))
+                .collect(),
         ),
         ColumnType::Tuple(items) => CqlValue::Tuple(items.iter().map(|t| maybe_value(t, rng, depth + 1)).collect()),
         ColumnType::Udt(udt) => {
@@ -532,7 +534,8 @@ fn random_value(ty: &ColumnType, rng: &mut SplitMix64, depth: usize) -> CqlValue
     }
 }
 
-/// A random value of `ty`, or (one time in eight) a null.
+/// A random value of `ty`, or (one time in eight) a null: only where Cassandra takes one, a
+/// tuple component or UDT field (never a list, set or map element, which the loader refuses).
 fn maybe_value(ty: &ColumnType, rng: &mut SplitMix64, depth: usize) -> Option<CqlValue> {
     if rng.between(0, 7) == 0 {
         None

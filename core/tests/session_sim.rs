@@ -29,6 +29,9 @@ struct SimNode {
     request_bodies: Vec<(u8, Vec<u8>)>,
     /// Rows whose value starts with this byte are refused as invalid, alone or in a batch.
     refuse_marker: Option<u8>,
+    /// Refuse those rows with a server error (0x0000), as Cassandra 5 answers a value it
+    /// cannot read (a null collection element), instead of Invalid.
+    refuse_as_server_error: bool,
     /// Error bodies to answer the next EXECUTEs with.
     fail_next: Vec<Vec<u8>>,
     /// The next this many EXECUTEs are applied, then the connection drops before the answer
@@ -466,7 +469,7 @@ impl Sim {
                         let values = &body[2 + idlen + 3..];
                         let (token, refused) = self.row_of(node, &values[2..]);
                         if refused {
-                            frame(stream, 0x00, &server_error(0x2200, "invalid value", &[]))
+                            frame(stream, 0x00, &self.refusal(node, "invalid value"))
                         } else {
                             self.nodes[node].executes.push(token);
                             if self.nodes[node].drop_after_execute > 0 {
@@ -508,7 +511,7 @@ impl Sim {
                         }
                     }
                     if refused {
-                        frame(stream, 0x00, &server_error(0x2200, "invalid value in batch", &[]))
+                        frame(stream, 0x00, &self.refusal(node, "invalid value in batch"))
                     } else {
                         self.nodes[node].batches.push(count);
                         self.nodes[node].executes.extend(tokens);
@@ -523,6 +526,15 @@ impl Sim {
             set_frame_versions(&mut out, 0x85);
         }
         out
+    }
+
+    /// The error body a refused row or batch is answered with.
+    fn refusal(&self, node: usize, message: &str) -> Vec<u8> {
+        if self.nodes[node].refuse_as_server_error {
+            server_error(0x0000, "java.lang.NullPointerException", &[])
+        } else {
+            server_error(0x2200, message, &[])
+        }
     }
 
     /// The token of a (k bigint, v blob) row's values, and whether the node refuses it.
@@ -1497,11 +1509,14 @@ mod bulk_load {
         assert_eq!(landed, 2000);
     }
 
-    #[test]
-    fn a_batch_the_server_refuses_is_split_and_only_the_bad_row_is_rejected() {
+    /// A batched load of 300 rows where every node refuses rows 17 and 250 (with Invalid, or
+    /// with a server error): each refused batch must be split so that only those two rows are
+    /// bad and the other 298 land. Returns the bad rows, by line.
+    fn load_refusing_two_rows(as_server_error: bool) -> Vec<BadRow> {
         let mut sim = Sim::new(3, config());
         for n in &mut sim.nodes {
             n.refuse_marker = Some(0xee);
+            n.refuse_as_server_error = as_server_error;
         }
         sim.start();
         let id = new_load(&mut sim, batched(8));
@@ -1515,17 +1530,32 @@ mod bulk_load {
             bad.push(row);
         }
         bad.sort_by_key(|row| row.line);
-        assert_eq!(bad.len(), 2);
-        assert_eq!((bad[0].line, bad[0].raw.as_slice()), (18, &b"17,0xee01"[..]));
-        assert_eq!((bad[1].line, bad[1].raw.as_slice()), (251, &b"250,0xee01"[..]));
-        // The record says what happened as fields: the kind, the server's code (Invalid),
-        // and the attempts (the batch, then the row alone).
-        assert_eq!((bad[0].kind, bad[0].server_code, bad[0].attempts), (BadRowKind::Rejected, Some(0x2200), 1));
+        let lines: Vec<_> = bad.iter().map(|r| (r.line, r.raw.as_slice())).collect();
+        assert_eq!(lines, [(18, &b"17,0xee01"[..]), (251, &b"250,0xee01"[..])]);
         assert_eq!((bad[0].column.as_deref(), bad[0].field, bad[0].byte), (None, None, None));
-        assert!(bad[0].reason.contains("invalid value"), "{}", bad[0].reason);
         assert_eq!(load.watermark(), input.len() as u64);
         let landed: usize = sim.nodes.iter().map(|n| n.executes.len()).sum();
         assert_eq!(landed, 298);
+        bad
+    }
+
+    #[test]
+    fn a_batch_the_server_refuses_is_split_and_only_the_bad_row_is_rejected() {
+        let bad = load_refusing_two_rows(false);
+        // The record says what happened as fields: the kind, the server's code (Invalid),
+        // and the attempts (the batch, then the row alone).
+        assert_eq!((bad[0].kind, bad[0].server_code, bad[0].attempts), (BadRowKind::Rejected, Some(0x2200), 1));
+        assert!(bad[0].reason.contains("invalid value"), "{}", bad[0].reason);
+    }
+
+    #[test]
+    fn a_batch_failing_with_a_server_error_is_split_after_its_retries() {
+        // Cassandra 5 answers a row it cannot read with a server error (0x0000), which is
+        // transient: once the batch's retries are spent, its rows go alone, and only the
+        // row at fault is bad (it used to take its whole batch with it: 16 rows bad).
+        let bad = load_refusing_two_rows(true);
+        assert_eq!((bad[0].kind, bad[0].server_code), (BadRowKind::Rejected, Some(0x0000)));
+        assert!(bad[0].reason.contains("NullPointerException"), "{}", bad[0].reason);
     }
 
     #[test]

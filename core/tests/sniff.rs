@@ -32,6 +32,10 @@ fn every_type_is_found_narrowest_first() {
         (&["-9223372036854775808", "9223372036854775807"], "bigint"),
         (&["9223372036854775808"], "varint"),
         (&["1.5", "-0", "1e300", "NaN", "-Infinity"], "double"),
+        // The load reads `12.0` and `1e3` into integer columns; sniffed, they stay numbers
+        // with a point or an exponent.
+        (&["12.0", "3.0"], "double"),
+        (&["1e3"], "double"),
         (&["0.1234567890123456"], "decimal"),
         (&["1e400"], "decimal"),
         (&["2024-02-29", "1999-12-31"], "date"),

@@ -51,6 +51,13 @@ Deno.test("layout: header names map to columns, case-insensitively when unambigu
     `INSERT INTO "ks"."people" ("id", "seq", "Tags", "name") VALUES (?, ?, ?, ?)`,
   );
   assertThrows(() => resolveLayout(SCHEMA, ["id", "seq", "nickname"], null), UsageError, /'nickname' match no column/);
+  // A header ending in a delimiter (`id,seq,`) has an empty last name: the message says so.
+  const empty = assertThrows(() => resolveLayout(SCHEMA, ["id", "seq", ""], null), UsageError);
+  assertEquals(
+    empty.message,
+    "header field(s) '' match no column of ks.people; use --map field=column to choose the fields to load, or --skip " +
+      "to leave some out (an empty name: the header ends in a delimiter; --map the fields to load)",
+  );
   assertThrows(() => resolveLayout(SCHEMA, ["id", "name"], null), UsageError, /'seq' get no input field/);
   assertThrows(() => resolveLayout(SCHEMA, ["id", "seq", "age", "AGE"], null), UsageError, /both go to column 'age'/);
 });

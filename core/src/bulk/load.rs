@@ -568,10 +568,13 @@ impl BulkLoad {
             self.retry_at.push(Reverse((now.saturating_add(delay), group)));
             return;
         }
-        if self.groups[group].rows.len() > 1 && !transient {
-            // The server refused the batch as a whole (a bad value, too large): each row
-            // goes again alone, so only the rows at fault end in the bad file, with their
-            // own reason.
+        if self.groups[group].rows.len() > 1 && (!transient || (retry_ok && !is_pushback(error))) {
+            // The server refused the batch as a whole (a bad value, too large), or kept
+            // failing it with an error that is not push-back (Cassandra 5 answers a value it
+            // cannot read with a server error, 0x0000, which is transient): each row goes
+            // again alone, so only the rows at fault end in the bad file, with their own
+            // reason. A batch that may have been applied and must not be sent twice, or
+            // one the cluster pushed back on, is not split.
             let rows = std::mem::take(&mut self.groups[group].rows);
             for &slot in &rows {
                 let single = self.new_group(0);

@@ -221,10 +221,15 @@ fn admits(family: Family, kind: ValueKind, value: &str) -> bool {
         (ValueKind::Array, family) => family == Family::List,
         (_, Family::List) => false,
         (ValueKind::Boolean, family) => family == Family::Boolean,
-        (ValueKind::Number, Family::Integer | Family::Decimal) => true,
+        // The converter reads `12.0` and `1e3` into integer columns (their value is an
+        // integer), but a sample spelled with a point or an exponent is a number of another
+        // kind: sniffed, it stays double or decimal.
+        (ValueKind::Number, Family::Integer) => !decimal_spelling(value),
+        (ValueKind::Number, Family::Decimal) => true,
         (ValueKind::Number, Family::Double) => significant_digits(value) <= DOUBLE_DIGITS,
         (ValueKind::Number, _) => false,
-        (ValueKind::Text, Family::Integer | Family::Decimal) => !leading_zero(value),
+        (ValueKind::Text, Family::Integer) => !leading_zero(value) && !decimal_spelling(value),
+        (ValueKind::Text, Family::Decimal) => !leading_zero(value),
         (ValueKind::Text, Family::Double) => !leading_zero(value) && significant_digits(value) <= DOUBLE_DIGITS,
         // Integers are epoch numbers, days or nanoseconds to the converter: sniffed, they
         // stay integers. A blob is only `0x...` (a hex word such as `cafe` is text).
@@ -237,6 +242,11 @@ fn admits(family: Family, kind: ValueKind, value: &str) -> bool {
 fn is_integer(value: &str) -> bool {
     let body = value.trim().trim_start_matches(['-', '+']);
     !body.is_empty() && body.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// `12.0`, `1e3`: a number written with a point or an exponent.
+fn decimal_spelling(value: &str) -> bool {
+    value.contains(['.', 'e', 'E'])
 }
 
 /// `007`: a code whose zeros matter (a zip code, an id), never a number.

@@ -263,19 +263,33 @@ impl ConversionSettings {
     }
 }
 
-/// An integer read from decimal text, rounded by `rounding`: sign and magnitude, or
-/// `None` for a magnitude beyond 2^127 (an overflow for every fixed-width type).
+/// An integer read from decimal text (`12`, `12.0`, `1.5e3`), rounded by `rounding`: sign
+/// and magnitude, or `None` for a magnitude beyond 2^127 (an overflow for every fixed-width
+/// type). As Java's `RoundingMode.UNNECESSARY` (DSBulk's default), a value without a
+/// fraction is exact whatever its spelling; only a fraction needs a rule.
 pub(crate) fn rounded_integer(s: &str, rounding: Rounding) -> Result<(bool, Option<u128>), Reason> {
     let (negative, body) = match s.as_bytes().first() {
         Some(b'-') => (true, &s[1..]),
         Some(b'+') => (false, &s[1..]),
         _ => (false, s),
     };
-    let (whole, fraction) = body.split_once('.').unwrap_or((body, ""));
+    let (mantissa, exponent) = match body.find(['e', 'E']) {
+        Some(at) => (&body[..at], Some(&body[at + 1..])),
+        None => (body, None),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
     let digits_only = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
     if (whole.is_empty() && fraction.is_empty()) || !digits_only(whole) || !digits_only(fraction) {
         return Err(Cow::Borrowed("not a number"));
     }
+    let shifted;
+    let (whole, fraction) = match exponent {
+        None => (whole, fraction),
+        Some(e) => {
+            shifted = shift_point(whole, fraction, exponent_of(e)?);
+            (&shifted.0[..], &shifted.1[..])
+        }
+    };
     let whole = whole.trim_start_matches('0');
     let mut magnitude =
         if whole.len() > 38 { None } else { Some(whole.bytes().fold(0u128, |v, d| v * 10 + u128::from(d - b'0'))) };
@@ -300,6 +314,40 @@ pub(crate) fn rounded_integer(s: &str, rounding: Rounding) -> Result<(bool, Opti
         magnitude = magnitude.and_then(|m| m.checked_add(1));
     }
     Ok((negative, magnitude))
+}
+
+/// The most zeros a shifted point pads with: past 40 whole digits every fixed-width integer
+/// has overflowed, and a fraction starting 40 zeros down rounds as one further down does.
+const MAX_PADDING: u64 = 40;
+
+/// An exponent's `[+-]digits`, saturated far beyond any padding that matters.
+fn exponent_of(text: &str) -> Result<i64, Reason> {
+    let (negative, digits) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(Cow::Borrowed("not a number"));
+    }
+    let value = digits.bytes().fold(0i64, |v, d| v.saturating_mul(10).saturating_add(i64::from(d - b'0')));
+    Ok(if negative { -value } else { value })
+}
+
+/// `whole.fraction` with the point moved `by` places right (left when negative), padded
+/// with at most [`MAX_PADDING`] zeros.
+fn shift_point(whole: &str, fraction: &str, by: i64) -> (String, String) {
+    let digits: String = [whole, fraction].concat();
+    let point = (whole.len() as i64).saturating_add(by);
+    if point <= 0 {
+        ("0".to_owned(), "0".repeat(point.unsigned_abs().min(MAX_PADDING) as usize) + &digits)
+    } else if point.unsigned_abs() >= digits.len() as u64 {
+        let padding = (point.unsigned_abs() - digits.len() as u64).min(MAX_PADDING);
+        (digits + &"0".repeat(padding as usize), String::new())
+    } else {
+        let (w, f) = digits.split_at(point as usize);
+        (w.to_owned(), f.to_owned())
+    }
 }
 
 /// Base64 (standard or URL-safe alphabet, padding optional) appended to `out`.
@@ -355,7 +403,28 @@ mod tests {
             r("7.01", Rounding::Unnecessary).unwrap_err(),
             "has a fraction (choose a rounding rule to round it)"
         );
-        assert_eq!(rounded_integer("1e3", Rounding::Down).unwrap_err(), "not a number");
+        // An exponent moves the point; the value decides, not its spelling.
+        assert_eq!(r("1e3", Rounding::Unnecessary), Ok((false, 1000)));
+        assert_eq!(r("1.5E+3", Rounding::Unnecessary), Ok((false, 1500)));
+        assert_eq!(r("-12.50e1", Rounding::Unnecessary), Ok((true, 125)));
+        assert_eq!(r("125e-1", Rounding::HalfEven), Ok((false, 12)));
+        assert_eq!(r("125e-1", Rounding::HalfUp), Ok((false, 13)));
+        assert_eq!(r(".5e1", Rounding::Unnecessary), Ok((false, 5)));
+        assert_eq!(r("1e-99999", Rounding::Ceiling), Ok((false, 1)));
+        assert_eq!(r("0e99999", Rounding::Unnecessary), Ok((false, 0)));
+        assert_eq!(rounded_integer("1e99999", Rounding::Unnecessary), Ok((false, None)));
+        assert_eq!(rounded_integer("1e37", Rounding::Unnecessary), Ok((false, Some(10u128.pow(37)))));
+        assert_eq!(rounded_integer("1e38", Rounding::Unnecessary), Ok((false, None)));
+        // Leading zeros count: the point moves past them, whatever the padding cap.
+        assert_eq!(r("0.000000000000000000001e45", Rounding::Unnecessary), Ok((false, 10u128.pow(24))));
+        assert_eq!(r("1000000000000000000000000e-24", Rounding::Unnecessary), Ok((false, 1)));
+        assert_eq!(
+            rounded_integer("1.25e1", Rounding::Unnecessary).unwrap_err(),
+            "has a fraction (choose a rounding rule to round it)"
+        );
+        for bad in ["1e", "1e+", "e3", "1e3.5", "1ee3", "1e3x"] {
+            assert_eq!(rounded_integer(bad, Rounding::Down).unwrap_err(), "not a number", "{bad}");
+        }
         assert_eq!(rounded_integer(&"9".repeat(39), Rounding::Down), Ok((false, None)));
     }
 
@@ -401,7 +470,7 @@ mod tests {
                 assert_eq!(rounded_integer(text, rule), Ok((expected.0, Some(expected.1))), "{text} {rule:?}");
             }
         }
-        for bad in ["", "-", "+", ".", "-.", "1.2.3", "1e3", "1.2e", "a", "--1", " 1"] {
+        for bad in ["", "-", "+", ".", "-.", "1.2.3", "1.2e", "e3", "a", "--1", " 1"] {
             assert_eq!(rounded_integer(bad, Up), Err(Cow::Borrowed("not a number")), "{bad:?}");
         }
     }

@@ -225,6 +225,10 @@ fn push_ascii<'t>(ty: &'t ColumnType, s: &str, out: &mut Vec<u8>) -> Parsed<'t> 
 fn scalar<'t>(ty: &'t ColumnType, s: &str, at: usize, opts: &TextOptions, out: &mut Vec<u8>) -> Parsed<'t> {
     let wrap = |reason: Reason| fail(ty, at, at + s.len(), reason);
     if s.is_empty() {
+        // In base64 no text is the empty blob: DSBulk (base64 by default) writes one as `""`.
+        if *ty == ColumnType::Blob && opts.blob == BlobFormat::Base64 {
+            return Ok(());
+        }
         return Err(wrap(Cow::Borrowed("empty")));
     }
     match ty {
@@ -294,14 +298,13 @@ fn scalar<'t>(ty: &'t ColumnType, s: &str, at: usize, opts: &TextOptions, out: &
     Ok(())
 }
 
-/// A fixed-width integer: plain digits, or (with a number format, a rounding rule or
-/// saturation) any decimal text, rounded and fitted by the options.
+/// A fixed-width integer: plain digits, or any decimal text (`12.0`, `1.5e3`) whose value is
+/// an integer, as DSBulk reads it; a fraction is rounded by the options' rule (by default
+/// it is an error), then the value fitted by their overflow rule.
 fn fixed_int<T: TryFrom<i128> + Bounded>(s: &str, opts: &TextOptions) -> Result<T, Reason> {
     let plain = opts.number.plain(s);
     let (negative, magnitude) = match temporal::integer(&plain) {
         Some(Ok(v)) => (v < 0, Some(v.unsigned_abs() as u128)),
-        // Without a rounding rule only integer text is an integer (`1.0` is not).
-        None if opts.rounding == Rounding::Unnecessary => return Err(Cow::Borrowed("not an integer")),
         _ => rounded_integer(&plain, opts.rounding).map_err(|e| {
             if e == "not a number" { Cow::Borrowed("not an integer") } else { e }
         })?,
@@ -336,9 +339,12 @@ fn too_many_digits() -> Reason {
 }
 
 fn varint(s: &str, rounding: Rounding, out: &mut Vec<u8>) -> Result<(), Reason> {
-    if rounding != Rounding::Unnecessary && s.contains('.') {
-        // Rounded varints stay within 2^127: beyond that a fraction is rarely meaningful.
-        let (negative, magnitude) = rounded_integer(s, rounding)?;
+    if s.contains(['.', 'e', 'E']) {
+        // Decimal text (`12.0`, `1e3`) whose value is an integer, or a fraction rounded by
+        // the rule; such varints stay within 2^127 (plain digits have no such limit).
+        let (negative, magnitude) = rounded_integer(s, rounding).map_err(|e| {
+            if e == "not a number" { Cow::Borrowed("not an integer") } else { e }
+        })?;
         let magnitude = magnitude.ok_or(Cow::Borrowed("out of range for rounding (38 digits at most)"))?;
         let digits = magnitude.to_string();
         bignum::push_decimal_digits(&[digits.as_bytes()], negative && magnitude != 0, out);
@@ -760,12 +766,12 @@ fn literal<'t>(ty: &'t ColumnType, src: &mut Src<'_>, opts: &TextOptions, out: &
             src.skip_ws();
             if !src.eat(b'}') {
                 loop {
-                    element(k, src, opts, out, Framing::Bytes)?;
+                    element(k, src, opts, out, Framing::Element)?;
                     src.skip_ws();
                     if !src.eat(b':') {
                         return Err(fail(ty, src.pos, src.text.len(), "expected ':' after a map key"));
                     }
-                    element(v, src, opts, out, Framing::Bytes)?;
+                    element(v, src, opts, out, Framing::Element)?;
                     n += 1;
                     if !more(src)? {
                         break;
@@ -854,7 +860,7 @@ fn counted_sequence<'t>(
     src.skip_ws();
     if !src.eat(close) {
         loop {
-            element(e, src, opts, out, Framing::Bytes)?;
+            element(e, src, opts, out, Framing::Element)?;
             n += 1;
             if !list_separator(ty, src, close)? {
                 break;
@@ -873,8 +879,12 @@ fn patch_count<'t>(ty: &'t ColumnType, out: &mut [u8], at: usize, n: usize, star
 /// How an element is framed inside its container.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Framing {
-    /// `[bytes]`: i32 length, -1 for null.
+    /// `[bytes]`: i32 length, -1 for null (a tuple component or UDT field).
     Bytes,
+    /// `[bytes]` of a list or set element or a map key or value, never null: Cassandra
+    /// refuses null inside collections (5.0 answers a bound one with a server error, a
+    /// NullPointerException, that says nothing of the row).
+    Element,
     /// A vector element of a fixed-size type: the bare bytes.
     Fixed(u64),
     /// A vector element of a variable-size type: unsigned vint length, then the bytes.
@@ -892,19 +902,25 @@ fn element<'t>(
     let start = src.pos;
     if src.at_null() {
         src.pos += 4;
-        if framing != Framing::Bytes {
-            return Err(fail(ty, start, src.pos, "vector elements cannot be null"));
+        match framing {
+            Framing::Bytes => {}
+            Framing::Element => {
+                return Err(fail(ty, start, src.pos, "collection elements cannot be null (Cassandra refuses them)"))
+            }
+            Framing::Fixed(_) | Framing::VintLength => {
+                return Err(fail(ty, start, src.pos, "vector elements cannot be null"))
+            }
         }
         out.extend_from_slice(&(-1i32).to_be_bytes());
         return Ok(());
     }
     let value_at = out.len();
-    if framing == Framing::Bytes {
+    if matches!(framing, Framing::Bytes | Framing::Element) {
         out.extend_from_slice(&[0; 4]);
     }
     element_body(ty, src, opts, out)?;
     match framing {
-        Framing::Bytes => patch_length(ty, out, value_at, src.text.len()),
+        Framing::Bytes | Framing::Element => patch_length(ty, out, value_at, src.text.len()),
         Framing::Fixed(size) => {
             if (out.len() - value_at) as u64 == size {
                 Ok(())
@@ -1508,8 +1524,10 @@ mod tests {
             ("smallint", "-32769"),
             ("int", "2147483648"),
             ("bigint", "9223372036854775808"),
-            ("int", "1.0"),
-            ("int", "1e3"),
+            ("int", "1.5"),
+            ("int", "1e-3"),
+            ("int", "1e10"),
+            ("int", "1e"),
             ("int", "0x10"),
             ("int", "1 2"),
             ("int", "--1"),
@@ -1519,6 +1537,13 @@ mod tests {
         }
         let e = bad("int", "abc");
         assert_eq!((e.expected.as_str(), e.value.as_str(), e.reason.as_str()), ("int", "abc", "not an integer"));
+        // Decimal text whose value is an integer is that integer (DSBulk's rounding
+        // UNNECESSARY): the `12.0` a float column with gaps exports as, or `1e3`.
+        assert_eq!(ok("int", "12.0"), 12i32.to_be_bytes());
+        assert_eq!(ok("bigint", "-1.5E+3"), (-1500i64).to_be_bytes());
+        assert_eq!(ok("tinyint", "1e2"), [100]);
+        assert_eq!(ok("list<int>", "[1.0, 2e0]"), [0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 2]);
+        assert_eq!(bad("tinyint", "1e3").reason, "out of range");
     }
 
     #[test]
@@ -1535,10 +1560,13 @@ mod tests {
         assert_eq!(ok("decimal", "0.00"), [0, 0, 0, 2, 0]);
         assert_eq!(ok("decimal", "1E-2147483647"), [0x7F, 0xFF, 0xFF, 0xFF, 1]);
         assert_eq!(ok("decimal", "1E2147483648"), [0x80, 0, 0, 0, 1]);
+        assert_eq!(ok("varint", "12.0"), [12]);
+        assert_eq!(ok("varint", "-1e3"), (-1000i16).to_be_bytes());
         for (t, s) in [
-            ("varint", "1.0"),
+            ("varint", "1.5"),
             ("varint", "-"),
-            ("varint", "1e3"),
+            ("varint", "1e-3"),
+            ("varint", "1e"),
             ("varint", "12a"),
             ("decimal", "."),
             ("decimal", "1e"),
@@ -1682,10 +1710,6 @@ mod tests {
         assert_eq!(ok("list<text>", r#"["\ud83d\ude00"]"#), [0, 0, 0, 1, 0, 0, 0, 4, 0xF0, 0x9F, 0x98, 0x80]);
         assert_eq!(ok("list<text>", r#"["a""b"]"#), [0, 0, 0, 1, 0, 0, 0, 3, b'a', b'"', b'b']);
         assert_eq!(ok("list<int>", "[]"), [0, 0, 0, 0]);
-        assert_eq!(
-            ok("list<int>", "[1, null, NULL]"),
-            [0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0, 1, 255, 255, 255, 255, 255, 255, 255, 255]
-        );
         let map = [0, 0, 0, 1, 0, 0, 0, 1, b'a', 0, 0, 0, 4, 0, 0, 0, 1];
         assert_eq!(ok("map<text, int>", "{'a': 1}"), map);
         assert_eq!(ok("map<text, int>", r#"{"a":1}"#), map);
@@ -1802,13 +1826,15 @@ mod tests {
         assert!(e.to_string().starts_with("expected int, got '1111"), "{e}");
     }
 
+    const NULL_ELEMENT: &str = "collection elements cannot be null (Cassandra refuses them)";
+
     #[test]
     fn formats_cql_literals() {
         assert_eq!(fmt("text", b"it's"), "it's");
         assert_eq!(fmt("list<text>", &ok("list<text>", "['it''s', '']")), "['it''s', '']");
         assert_eq!(
-            fmt("map<text, frozen<list<int>>>", &ok("map<text, frozen<list<int>>>", "{'k': [1, null]}")),
-            "{'k': [1, null]}"
+            fmt("map<text, frozen<list<int>>>", &ok("map<text, frozen<list<int>>>", "{'k': [1, 2]}")),
+            "{'k': [1, 2]}"
         );
         assert_eq!(fmt("set<inet>", &ok("set<inet>", "{'::1', '10.0.0.1'}")), "{'::1', '10.0.0.1'}");
         assert_eq!(
@@ -1881,7 +1907,8 @@ mod tests {
         const V0: &str = "00000000-0000-0100-0000-000000000000";
         let cases: &[ErrorCase<'_>] = &[
             ("int", " 12x ", "int", "12x", 1, "not an integer"),
-            ("int", "1.0", "int", "1.0", 0, "not an integer"),
+            ("int", "1.5", "int", "1.5", 0, "has a fraction (choose a rounding rule to round it)"),
+            ("int", "1.5e", "int", "1.5e", 0, "not an integer"),
             ("int", "--1", "int", "--1", 0, "not an integer"),
             ("tinyint", "128", "tinyint", "128", 0, "out of range"),
             ("smallint", "-32769", "smallint", "-32769", 0, "out of range"),
@@ -1890,7 +1917,8 @@ mod tests {
             ("varint", "-", "varint", "-", 0, "not an integer"),
             ("varint", "+", "varint", "+", 0, "not an integer"),
             ("varint", "12a", "varint", "12a", 0, "not an integer"),
-            ("varint", "1.0", "varint", "1.0", 0, "not an integer"),
+            ("varint", "1.5", "varint", "1.5", 0, "has a fraction (choose a rounding rule to round it)"),
+            ("varint", "1.5e", "varint", "1.5e", 0, "not an integer"),
             ("decimal", ".", "decimal", ".", 0, "not a decimal number"),
             ("decimal", "e5", "decimal", "e5", 0, "not a decimal number"),
             ("decimal", "1.5x", "decimal", "1.5x", 0, "not a decimal number"),
@@ -1943,6 +1971,11 @@ mod tests {
         );
         assert_eq!(enc_with("text", "", &no_markers).unwrap(), b"");
         assert_eq!(enc_with("ascii", "", &no_markers).unwrap(), b"");
+        // DSBulk's unload writes an empty blob as `""`: in base64 that is the empty blob.
+        let base64 = TextOptions { blob: BlobFormat::Base64, ..no_markers };
+        assert_eq!(enc_with("blob", "", &base64).unwrap(), b"");
+        assert_eq!(enc_with("blob", "AP8=", &base64).unwrap(), [0x00, 0xff]);
+        assert_errors(&[("list<int>", "", "list<int>", "", 0, "expected '[' to start a list")], &base64);
     }
 
     #[test]
@@ -2013,9 +2046,10 @@ mod tests {
         assert_errors(
             &[
                 ("int", "abc", "int", "abc", 0, "not an integer"),
-                ("int", "1e40", "int", "1e40", 0, "not an integer"),
+                ("int", "1e40", "int", "1e40", 0, "out of range"),
+                ("int", "1e4x", "int", "1e4x", 0, "not an integer"),
                 ("tinyint", "127.5", "tinyint", "127.5", 0, "out of range"),
-                ("varint", "1.x", "varint", "1.x", 0, "not a number"),
+                ("varint", "1.x", "varint", "1.x", 0, "not an integer"),
                 ("varint", big, "varint", cut, 0, NO_ROUNDING),
             ],
             &half_up,
@@ -2060,7 +2094,15 @@ mod tests {
             ("list<int>", "[nullx]", "int", "nullx", 1, "not an integer"),
             ("list<int>", "[null1]", "int", "null1", 1, "not an integer"),
             ("list<int>", "[nul]", "int", "nul", 1, "not an integer"),
-            ("list<int>", "[null", "list<int>", "", 5, "expected ',' or ']'"),
+            ("list<int>", "[1, null", "int", "null", 4, NULL_ELEMENT),
+            ("list<int>", "[1, null, NULL]", "int", "null", 4, NULL_ELEMENT),
+            ("list<int>", "[NuLl,null ]", "int", "NuLl", 1, NULL_ELEMENT),
+            ("set<text>", "{'a', null}", "text", "null", 6, NULL_ELEMENT),
+            ("set<text>", "[\"a\", null]", "text", "null", 6, NULL_ELEMENT),
+            ("map<text, int>", "{'k': null}", "int", "null", 6, NULL_ELEMENT),
+            ("map<text, int>", "{\"k\": null}", "int", "null", 6, NULL_ELEMENT),
+            ("map<int, text>", "{null: 'a'}", "int", "null", 1, NULL_ELEMENT),
+            ("map<text, frozen<list<int>>>", "{'k': [1, null]}", "int", "null", 10, NULL_ELEMENT),
             // An empty quoted value shows the text from where it went wrong to the end.
             ("list<int>", "['']", "int", "']", 2, "empty"),
             // Blanks inside the quotes are skipped, and counted in the offset.
@@ -2091,7 +2133,8 @@ mod tests {
             ("vector<int, 1>", "[1 2]", "vector<int, 1>", "2]", 3, "expected ',' or ']'"),
         ];
         assert_errors(cases, &TextOptions::default());
-        assert_eq!(ok("list<int>", "[NuLl,null ]"), [0, 0, 0, 2, 255, 255, 255, 255, 255, 255, 255, 255]);
+        // Inside a tuple or a UDT a null is a value: only collections refuse it.
+        assert_eq!(ok("tuple<int, int>", "(null, NULL)"), [255, 255, 255, 255, 255, 255, 255, 255]);
         assert_eq!(ok("list<int>", "[' 7 ']"), [0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 7]);
         assert_eq!(ok("list<int>", "[$$8$$]"), [0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 8]);
         assert_eq!(ok("tuple<int, int>", "[1,2]"), [0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 2]);
