@@ -1,0 +1,31 @@
+/**
+ * The whole-client fuzzer on Deno, against the built bundle (dist/deno.js): a real Client
+ * (TypeScript host and WASM core) against a fake node whose replies are real ones with a
+ * seeded lie (fuzz/iteration.ts). `make test` runs a fixed set of seeds; longer runs:
+ *   CQLWIRE_FUZZ_SEEDS=5000 deno test -A --v8-flags=--expose-gc tests/hostile/fuzz_test.ts
+ *   (CQLWIRE_FUZZ_FIRST=N starts there; CQLWIRE_FUZZ_SEED=N replays one seed, with its plan).
+ * After every iteration a fresh client on a healthy node must still answer (the WASM
+ * instance survived); after the run the WASM memory and the JS heap must be back near
+ * where they were after the first iterations.
+ */
+import { type Bundle, installWasmProbe, sampleMemory } from "./harness.ts";
+import { runFuzz } from "./fuzz/run.ts";
+
+installWasmProbe();
+const bundle = (await import("../../dist/deno.js")) as unknown as Bundle;
+
+const env = (k: string) => Deno.env.get(k);
+const one = env("CQLWIRE_FUZZ_SEED");
+const first = one ? Number(one) : Number(env("CQLWIRE_FUZZ_FIRST") ?? 1);
+const count = one ? 1 : Number(env("CQLWIRE_FUZZ_SEEDS") ?? 60);
+
+Deno.test({
+  name: `whole-client fuzz: seeds ${first}..${first + count - 1}`,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const report = await runFuzz(bundle, first, count, { verbose: one !== undefined, sample: sampleMemory });
+    console.log(report.summary);
+    if (report.failures.length) throw new Error(`${report.failures.length} invariant(s) broken:\n${report.failures.join("\n")}`);
+  },
+});
