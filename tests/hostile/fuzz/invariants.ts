@@ -15,6 +15,8 @@ const ALLOWED = ["CqlProtocolError", "ConnectionError", "OperationTimedOutError"
 /** Why `e` is not an acceptable rejection for a hostile reply, or null when it is. */
 export function badError(bundle: Bundle, e: Any, depth = 0): string | null {
   if (!(e instanceof bundle.DriverError)) return `not a DriverError: ${e?.name}: ${e?.message}\n${e?.stack ?? ""}`;
+  // Shutdown rejects what is still pending with a plain DriverError of its own code.
+  if (e.name === "DriverError" && e.code === "ERR_SHUTDOWN") return null;
   if (!ALLOWED.includes(e.name)) return `${e.name} (${e.code}): ${e.message}${e.cause ? `\ncause: ${e.cause?.stack ?? e.cause}` : ""}`;
   if (e instanceof bundle.CqlProtocolError) {
     if (e.side !== "remote") return `a protocol error blamed on the client (side ${e.side}): ${e.message}`;

@@ -178,6 +178,7 @@ export async function runIteration(bundle: Bundle, seed: number): Promise<Iterat
     failures.push(`seed ${seed}: the fuzzer itself threw: ${(e as Error).stack}`);
   } finally {
     await settle(client.shutdown(), "shutdown");
+    plan.push(`requests seen: ${node.requests.map((r) => `${r.op}@${r.connection}/${r.stream}`).join(" ")}`);
     await node.stop();
   }
   return { seed, op, plan, failures };

@@ -27,7 +27,7 @@ async function healthCheck(bundle: Bundle, healthy: FakeNode, seed: number, fail
   await settleWithin(client.shutdown(), 10000, `${what} (shutdown)`, failures);
 }
 
-export async function runFuzz(bundle: Bundle, first: number, count: number, o: { verbose: boolean; sample: () => MemorySample }): Promise<FuzzReport> {
+export async function runFuzz(bundle: Bundle, seeds: number[], o: { verbose: boolean; sample: () => MemorySample }): Promise<FuzzReport> {
   const trap = new EscapeTrap();
   trap.install();
   const healthy = await FakeNode.start();
@@ -37,7 +37,7 @@ export async function runFuzz(bundle: Bundle, first: number, count: number, o: {
   let base: MemorySample | undefined;
   const t0 = Date.now();
   try {
-    for (let seed = first; seed < first + count; seed++) {
+    for (const [i, seed] of seeds.entries()) {
       const r = await runIteration(bundle, seed);
       await new Promise((res) => setTimeout(res, 5));
       const escaped = trap.take().map((e) => `seed ${seed}: ${e}`);
@@ -48,9 +48,13 @@ export async function runFuzz(bundle: Bundle, first: number, count: number, o: {
         const layer = /^\[(\w+)\]/.exec(p)?.[1];
         if (layer) layers.set(layer, (layers.get(layer) ?? 0) + 1);
       }
-      if (broken.length) failures.push(`seed ${seed} (${r.plan.join(" | ")}):\n  ${broken.join("\n  ")}`);
+      if (broken.length) {
+        failures.push(`seed ${seed} (${r.plan.join(" | ")}):\n  ${broken.join("\n  ")}`);
+        console.log(`FAILING ${failures.at(-1)}`); // now, so a long run cut short still says
+      }
       if (o.verbose) console.log(`seed ${seed}: ${r.plan.join("\n  ")}`);
-      if (seed - first + 1 === WARMUP) base = o.sample();
+      if (i + 1 === WARMUP) base = o.sample();
+      if ((i + 1) % 250 === 0) console.log(`  ${i + 1} seeds done, ${failures.length} failing, ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     }
   } finally {
     await healthy.stop();
@@ -67,7 +71,7 @@ export async function runFuzz(bundle: Bundle, first: number, count: number, o: {
   }
   const mib = (n: number) => (n / 2 ** 20).toFixed(1);
   const counts = (m: Map<string, number>) => [...m].map(([k, v]) => `${k} ${v}`).join(", ");
-  const summary = `whole-client fuzz: ${count} seeds from ${first} in ${((Date.now() - t0) / 1000).toFixed(1)} s; ops: ${counts(ops)}; lies by layer: ${counts(layers)}; ` +
+  const summary = `whole-client fuzz: ${seeds.length} seeds (${seeds[0]}..${seeds.at(-1)}) in ${((Date.now() - t0) / 1000).toFixed(1)} s; ops: ${counts(ops)}; lies by layer: ${counts(layers)}; ` +
     `memory after warm-up → end: WASM ${mib(base?.wasm ?? 0)} → ${mib(end.wasm)} MiB, heap ${mib(base?.heap ?? 0)} → ${mib(end.heap)} MiB; ${failures.length} failing seed(s)`;
   return { failures, summary };
 }
