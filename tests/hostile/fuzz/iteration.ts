@@ -33,6 +33,8 @@ export interface IterationResult {
   op: FuzzOp;
   plan: string[];
   failures: string[];
+  /** The class of each rejection the API gave (e.g. CqlProtocolError), for the run's tally. */
+  rejections: string[];
 }
 
 const SERVER_ERRORS: ServerError[] = [
@@ -133,6 +135,7 @@ export async function runIteration(bundle: Bundle, seed: number): Promise<Iterat
   const op = rng.pick(OPS);
   const plan: string[] = [`v${version} ${compression} ${op}`];
   const failures: string[] = [];
+  const rejections: string[] = [];
   const rows = randomRows(rng, rng.chance(0.5) || op === "paging" ? rng.bytes(rng.range(1, 12)) : undefined);
   const target = pickTarget(rng, op);
   const times = rng.pick([1, 1, 1, 2, 1000]);
@@ -168,6 +171,7 @@ export async function runIteration(bundle: Bundle, seed: number): Promise<Iterat
   const settle = async (p: Promise<unknown>, what: string) => {
     const s = await settleWithin(p, SETTLE_MS, `seed ${seed} ${what}`, failures);
     checkSettled(bundle, s, `seed ${seed} ${what}`, failures);
+    if (s && !s.ok) rejections.push((s.error as Error)?.name ?? typeof s.error);
     return s;
   };
   try {
@@ -181,7 +185,7 @@ export async function runIteration(bundle: Bundle, seed: number): Promise<Iterat
     plan.push(`requests seen: ${node.requests.map((r) => `${r.op}@${r.connection}/${r.stream}`).join(" ")}`);
     await node.stop();
   }
-  return { seed, op, plan, failures };
+  return { seed, op, plan, failures, rejections };
 }
 
 type Settle = (p: Promise<unknown>, what: string) => Promise<unknown>;

@@ -34,6 +34,7 @@ export async function runFuzz(bundle: Bundle, seeds: number[], o: { verbose: boo
   const failures: string[] = [];
   const ops = new Map<FuzzOp, number>();
   const layers = new Map<string, number>();
+  const rejections = new Map<string, number>();
   let base: MemorySample | undefined;
   const t0 = Date.now();
   try {
@@ -44,6 +45,7 @@ export async function runFuzz(bundle: Bundle, seeds: number[], o: { verbose: boo
       const broken = [...r.failures, ...escaped];
       await healthCheck(bundle, healthy, seed, broken);
       ops.set(r.op, (ops.get(r.op) ?? 0) + 1);
+      for (const name of r.rejections) rejections.set(name, (rejections.get(name) ?? 0) + 1);
       for (const p of r.plan) {
         const layer = /^\[(\w+)\]/.exec(p)?.[1];
         if (layer) layers.set(layer, (layers.get(layer) ?? 0) + 1);
@@ -71,7 +73,7 @@ export async function runFuzz(bundle: Bundle, seeds: number[], o: { verbose: boo
   }
   const mib = (n: number) => (n / 2 ** 20).toFixed(1);
   const counts = (m: Map<string, number>) => [...m].map(([k, v]) => `${k} ${v}`).join(", ");
-  const summary = `whole-client fuzz: ${seeds.length} seeds (${seeds[0]}..${seeds.at(-1)}) in ${((Date.now() - t0) / 1000).toFixed(1)} s; ops: ${counts(ops)}; lies by layer: ${counts(layers)}; ` +
+  const summary = `whole-client fuzz: ${seeds.length} seeds (${seeds[0]}..${seeds.at(-1)}) in ${((Date.now() - t0) / 1000).toFixed(1)} s; ops: ${counts(ops)}; lies by layer: ${counts(layers)}; rejections: ${counts(rejections)}; ` +
     `memory after warm-up → end: WASM ${mib(base?.wasm ?? 0)} → ${mib(end.wasm)} MiB, heap ${mib(base?.heap ?? 0)} → ${mib(end.heap)} MiB; ${failures.length} failing seed(s)`;
   return { failures, summary };
 }
