@@ -1493,6 +1493,10 @@ impl Session {
             // No usable system.local: keep the node we are talking to, by its address.
             local.host_id = Some(address_host_id(&control_address));
             local.data_center.get_or_insert_with(|| self.config.policy.local_dc.clone().unwrap_or_default());
+            // Nor its rack: without one the topology would skip the very node that answers,
+            // and a one-node cluster would have no node at all (every request waiting out its
+            // plan restarts, ~13 s, then NoHostAvailable). Whole-client fuzz, seed 5723.
+            local.rack.get_or_insert_with(String::new);
         }
         let peers = self.control_peers.clone().unwrap_or_default();
         let applied = self.view.apply_topology(&control_address, &local, &peers, self.config.default_port);

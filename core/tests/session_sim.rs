@@ -2902,8 +2902,8 @@ fn a_request_that_finds_every_node_down_waits_for_one_eight_times_then_fails() {
 #[test]
 fn a_refused_control_query_is_logged_and_the_session_goes_on_with_what_it_has() {
     // (table refused, its query's name, nodes known, ks1 known). Without system.local the
-    // control node's row has no rack and the topology skips it: only its two peers are known.
-    let cases = [("system.local", "Local", 2, true), ("system.peers_v2", "PeersV2", 1, true), ("system_schema.keyspaces", "Keyspaces", 3, false)];
+    // control node is kept by its address, with no data center or rack of its own.
+    let cases = [("system.local", "Local", 3, true), ("system.peers_v2", "PeersV2", 1, true), ("system_schema.keyspaces", "Keyspaces", 3, false)];
     for (table, query, nodes, ks1) in cases {
         let mut sim = Sim::new(3, config());
         sim.nodes[0].refused = vec![table];

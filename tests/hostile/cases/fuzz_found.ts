@@ -16,7 +16,7 @@ async function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   }
 }
 
-export const FUZZ_CASES: HostileCase[] = [4, 5].map((version) => ({
+const REPREPARE_CASES: HostileCase[] = [4, 5].map((version) => ({
   // Seed 46: the node forgets every statement it prepares (each EXECUTE is Unprepared), and
   // the answer to the first re-prepare comes with an unsolicited copy on a stream nobody used,
   // so that connection closes with the EXECUTE about to move elsewhere. The re-prepare was left
@@ -45,3 +45,28 @@ export const FUZZ_CASES: HostileCase[] = [4, 5].map((version) => ({
     }
   },
 }));
+
+/**
+ * Seed 5723: the only node refuses system.local with a server error (Overloaded). The session
+ * goes on without that row, and it used to drop the very node it talks to (no rack): every
+ * request then waited out its plan restarts (~13 s) and failed with NoHostAvailable.
+ */
+const REFUSED_LOCAL_CASE: HostileCase = {
+  name: "v5: the only node refuses system.local (Overloaded): requests are still served by it",
+  async run(bundle) {
+    const node = await FakeNode.start();
+    node.on({ query: /FROM system\.local/ }, { error: { code: 0x1001, message: "overloaded" } });
+    const { client } = clientOn(bundle, [node]);
+    try {
+      await client.connect();
+      const before = node.userRequests().length;
+      await within(client.execute("SELECT a FROM ks.t"), 5000, "a query to the one node");
+      ok(node.userRequests().length === before + 1, "the query did not reach the node");
+    } finally {
+      await client.shutdown();
+      await node.stop();
+    }
+  },
+};
+
+export const FUZZ_CASES: HostileCase[] = [...REPREPARE_CASES, REFUSED_LOCAL_CASE];
