@@ -15,7 +15,7 @@ installWasmProbe();
 const bundle = (await import("../../dist/deno.js")) as unknown as Bundle;
 
 /** Seeds that once broke an invariant (each has its hand-written case in cases/): always run. */
-const FOUND = [46, 1005, 1820, 3399, 3639];
+const FOUND = [46, 1005, 1820, 3399, 3639, 5723];
 
 const env = (k: string) => Deno.env.get(k);
 const one = env("CQLWIRE_FUZZ_SEED");

@@ -167,7 +167,12 @@ export async function runIteration(bundle: Bundle, seed: number): Promise<Iterat
     pooling: { heartBeatInterval: 0 },
     protocolOptions: { maxSchemaAgreementWaitSeconds: 1 },
   });
-  client.on("log", () => {});
+  const t0 = Date.now();
+  // CQLWIRE_FUZZ_LOG=1: the client's log lines join the plan, to read a failing seed by.
+  const logAll = (globalThis as Any).Deno?.env.get("CQLWIRE_FUZZ_LOG") === "1";
+  client.on("log", (level: string, message: string) => {
+    if (logAll) plan.push(`log +${Date.now() - t0} ms ${level}: ${message}`);
+  });
   const settle = async (p: Promise<unknown>, what: string) => {
     const s = await settleWithin(p, SETTLE_MS, `seed ${seed} ${what}`, failures);
     checkSettled(bundle, s, `seed ${seed} ${what}`, failures);
