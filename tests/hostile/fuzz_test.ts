@@ -3,7 +3,10 @@
  * (TypeScript host and WASM core) against a fake node whose replies are real ones with a
  * seeded lie (fuzz/iteration.ts). `make test` runs a fixed set of seeds; longer runs:
  *   CQLWIRE_FUZZ_SEEDS=5000 deno test -A --v8-flags=--expose-gc tests/hostile/fuzz_test.ts
- *   (CQLWIRE_FUZZ_FIRST=N starts there; CQLWIRE_FUZZ_SEED=N replays one seed, with its plan).
+ *   (CQLWIRE_FUZZ_FIRST=N starts there; CQLWIRE_FUZZ_SEED=N replays one seed, with its plan,
+ *   CQLWIRE_FUZZ_LOG=1 adds the client's log). A seed fixes every choice, but the replies draw
+ *   from one generator in the order requests arrive, so a seed whose requests race (a reconnect,
+ *   shutdown in flight) may replay differently: run it a few times.
  * After every iteration a fresh client on a healthy node must still answer (the WASM
  * instance survived); after the run the WASM memory and the JS heap must be back near
  * where they were after the first iterations.
