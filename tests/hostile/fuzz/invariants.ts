@@ -14,6 +14,9 @@ const ALLOWED = ["CqlProtocolError", "ConnectionError", "OperationTimedOutError"
 
 /** Why `e` is not an acceptable rejection for a hostile reply, or null when it is. */
 export function badError(bundle: Bundle, e: Any, depth = 0): string | null {
+  // A lie in a PREPARE's bind metadata (int became blob) makes the user's value not fit the
+  // type the server declared: the driver's own class for that is CqlTypeError (seed 20453).
+  if (e?.name === "CqlTypeError" && e?.code === "ERR_CQL_TYPE") return null;
   if (!(e instanceof bundle.DriverError)) return `not a DriverError: ${e?.name}: ${e?.message}\n${e?.stack ?? ""}`;
   // Shutdown rejects what is still pending with a plain DriverError of its own code.
   if (e.name === "DriverError" && e.code === "ERR_SHUTDOWN") return null;
