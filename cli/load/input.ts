@@ -244,10 +244,23 @@ export class InputReader {
       stream = peeked.stream;
       compression = this.input.url ? this.urlCompression(compression, compressionOfMagic(peeked.head)) : compressionOfMagic(peeked.head);
     }
-    let produced = 0;
     if (compression !== null) stream = stream.pipeThrough(await decompressor(compression));
-    let skip = offset;
     const iterator = stream[Symbol.asyncIterator]();
+    // A caller that stops early (a header read, a `for await` that breaks) closes this
+    // generator: its iterator's return() cancels the stream, so a file is closed and a URL's
+    // body is not left half-read.
+    try {
+      yield* this.skipping(iterator, offset, compression);
+    } finally {
+      // An errored stream rejects its cancel with the same error: the one thrown above wins.
+      await iterator.return?.().catch(() => {});
+    }
+  }
+
+  /** The chunks of `iterator` from `offset` on, a decompressor's failure named with the bytes read. */
+  private async *skipping(iterator: AsyncIterator<Uint8Array>, offset: number, compression: Compression | null): AsyncGenerator<Uint8Array> {
+    let produced = 0;
+    let skip = offset;
     for (;;) {
       let next: IteratorResult<Uint8Array>;
       try {

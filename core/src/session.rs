@@ -1219,7 +1219,7 @@ impl Session {
                     let purpose = self.conn_mut(conn).and_then(|c| c.in_flight.remove(id));
                     match purpose {
                         Some(Purpose::User { req }) => self.on_user_response(now, req, conn, frame_flags, start, end),
-                        Some(Purpose::Reprepare { req }) => self.on_reprepared(now, req, conn, start, end),
+                        Some(Purpose::Reprepare { req }) => self.on_reprepared(now, req, conn, id),
                         Some(Purpose::Control(q)) => self.on_control_response(now, conn, q, frame_flags, start, end),
                         Some(Purpose::Internal) | None => {}
                     }
@@ -1493,6 +1493,10 @@ impl Session {
             // No usable system.local: keep the node we are talking to, by its address.
             local.host_id = Some(address_host_id(&control_address));
             local.data_center.get_or_insert_with(|| self.config.policy.local_dc.clone().unwrap_or_default());
+            // Nor its rack: without one the topology would skip the very node that answers,
+            // and a one-node cluster would have no node at all (every request waiting out its
+            // plan restarts, ~13 s, then NoHostAvailable). Whole-client fuzz, seed 5723.
+            local.rack.get_or_insert_with(String::new);
         }
         let peers = self.control_peers.clone().unwrap_or_default();
         let applied = self.view.apply_topology(&control_address, &local, &peers, self.config.default_port);
@@ -1636,7 +1640,8 @@ impl Session {
             p.conns.retain(|c| *c != conn);
         }
         for (_, purpose) in orphaned {
-            if let Purpose::User { req } = purpose {
+            // A re-prepare is an attempt of its request too: it fails (and is retried or not) with it.
+            if let Purpose::User { req } | Purpose::Reprepare { req } = purpose {
                 // Whether it reached the socket is not known here: assume it did.
                 let err = RequestError::Closed { message: format!("connection closed: {}", reason.message()), written: true };
                 self.on_attempt_failed(now, req, conn, err);
@@ -1858,10 +1863,12 @@ impl Session {
     }
 
     #[inline(never)] // cold: see process_conn_events
-    fn on_reprepared(&mut self, now: u64, req_id: SessionRequestId, conn: ConnId, _start: usize, _end: usize) {
-        if self.req_mut(req_id).is_none() {
-            return;
-        }
+    fn on_reprepared(&mut self, now: u64, req_id: SessionRequestId, conn: ConnId, prepare: u32) {
+        let Some(req) = self.req_mut(req_id) else { return };
+        // The PREPARE is done: left among the executions, it would read as a speculative
+        // execution still running, and once the EXECUTE moved to another connection (this one
+        // closed) the request's last failure would wait on it forever (whole-client fuzz, seed 46).
+        req.executions.retain(|e| *e != (conn, prepare));
         if !self.send_on(now, req_id, conn, Purpose::User { req: req_id }) {
             self.send_to_next_node(now, req_id, "re-prepared elsewhere");
         }

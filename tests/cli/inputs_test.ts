@@ -6,7 +6,7 @@
 
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { createKeyspace, jsonRows, ok } from "./cli_helpers.ts";
-import { type CliResult, CQLWIRE, runCli } from "./run.ts";
+import { runCli } from "./run.ts";
 import { expandInputs, InputReader } from "../../cli/load/input.ts";
 
 const KEYSPACE = "inputs_load";
@@ -45,17 +45,6 @@ async function compressWithTool(tool: "zstd" | "bzip2", text: string, path: stri
   assertEquals(output.code, 0, `${tool} failed`);
   await Deno.writeFile(path, output.stdout);
   return output.stdout;
-}
-
-/** Runs bin/cqlwire with raw bytes on stdin. */
-async function runWithStdinBytes(args: string[], bytes: Uint8Array): Promise<CliResult> {
-  const child = new Deno.Command(CQLWIRE, { args, stdin: "piped", stdout: "piped", stderr: "piped" }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(bytes);
-  await writer.close();
-  const output = await child.output();
-  const decoder = new TextDecoder();
-  return { code: output.code, stdout: decoder.decode(output.stdout), stderr: decoder.decode(output.stderr), elapsedMs: 0 };
 }
 
 /**
@@ -136,7 +125,7 @@ Deno.test({
       for (const [kind, bytes] of [["zstd", zst], ["bzip2", bz2]] as const) {
         await t.step(`stdin starting with ${kind}'s magic bytes is decompressed`, async () => {
           const table = await freshTable();
-          const result = await runWithStdinBytes(["load", "-", ...target(table), ...logs], bytes);
+          const result = await runCli(["load", "-", ...target(table), ...logs], { stdin: bytes });
           assertEquals(result.code, 0, result.stderr);
           assertEquals(await tableRows(table), ROWS);
         });

@@ -15,7 +15,7 @@ export const CLI_RUN_DEADLINE_MS = 600_000;
 
 export async function runCli(
   args: string[],
-  options: { env?: Record<string, string>; stdin?: string; cwd?: string; clearPassword?: boolean; deadlineMs?: number } = {},
+  options: { env?: Record<string, string>; stdin?: string | Uint8Array; cwd?: string; clearPassword?: boolean; deadlineMs?: number } = {},
 ): Promise<CliResult> {
   const env = { ...Deno.env.toObject(), ...(options.env ?? {}) };
   if (options.clearPassword !== false && !(options.env && "CQLWIRE_PASSWORD" in options.env)) {
@@ -39,7 +39,7 @@ export async function runCli(
   }, deadlineMs);
   if (options.stdin !== undefined) {
     const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(options.stdin));
+    await writer.write(typeof options.stdin === "string" ? new TextEncoder().encode(options.stdin) : options.stdin);
     await writer.close();
   }
   const output = await child.output().finally(() => clearTimeout(killer));

@@ -184,7 +184,9 @@ function parseRows(r: Reader, protocolVersion: number, cachedResultColumns: read
   let columns = metadata.columns;
   if (columns === null) {
     if (cachedResultColumns === undefined) {
-      throw new CqlProtocolError("local", "rows metadata", metadata.columnCountAt, "the server skipped the metadata and no cached result columns were given");
+      // No cached columns: the request did not ask to skip them (SKIP_METADATA goes only with
+      // a prepared statement's columns), so the server broke the protocol (whole-client fuzz, seed 3399).
+      throw r.error("rows metadata", "the server sent No_metadata for a request that did not ask to skip the metadata", metadata.columnCountAt);
     }
     if (cachedResultColumns.length !== metadata.columnCount) {
       throw r.error("column count", `${metadata.columnCount} columns, but the cached metadata has ${cachedResultColumns.length}`, metadata.columnCountAt);

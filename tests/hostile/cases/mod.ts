@@ -5,5 +5,6 @@ import { CONTROL_CASES } from "./control.ts";
 import { RESULT_CASES } from "./results.ts";
 import { FRAME_CASES } from "./frames.ts";
 import { SCHEMA_CASES } from "./schema.ts";
+import { FUZZ_CASES } from "./fuzz_found.ts";
 
-export const CASES: HostileCase[] = [...HANDSHAKE_CASES, ...CONTROL_CASES, ...SCHEMA_CASES, ...RESULT_CASES, ...FRAME_CASES];
+export const CASES: HostileCase[] = [...HANDSHAKE_CASES, ...CONTROL_CASES, ...SCHEMA_CASES, ...RESULT_CASES, ...FRAME_CASES, ...FUZZ_CASES];

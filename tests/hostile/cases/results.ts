@@ -58,6 +58,8 @@ const streamCsv = async (client: Any) => {
   return bytes;
 };
 
+const NO_METADATA_UNASKED = rowsBody({ columns: [{ name: "a", type: "int" }], rows: [[cell.int(1)]], noMetadata: true });
+
 /** A first page with one row and a paging state, and whatever the second page is. */
 function pagesThen(second: Uint8Array) {
   let pages = 0;
@@ -76,6 +78,8 @@ export const RESULT_CASES: HostileCase[] = [5, 4].flatMap((v) => {
     resultCase("QUERY rows: a paging state declares 2 GiB", { query: USER_TABLE }, () => PAGING_STATE_OVERRUN, "paging state", select, version),
     resultCase("QUERY: a result kind no version defines", { query: USER_TABLE }, () => UNKNOWN_RESULT_KIND, "result kind", select, version),
     resultCase("QUERY rows: zero columns and 2^31-1 rows", { query: USER_TABLE }, () => ZERO_COLUMN_HUGE_ROWS, /^rows?[ _]count$/, select, version),
+    // Found by the whole-client fuzzer (tests/hostile/fuzz, seed 3399): blamed on the client ("local").
+    resultCase("QUERY rows: No_metadata for a query that did not ask to skip it", { query: USER_TABLE }, () => NO_METADATA_UNASKED, "rows metadata", select, version),
     resultCase("streamCsv: zero columns and 2^31-1 rows", { query: USER_TABLE }, () => ZERO_COLUMN_HUGE_ROWS, /^rows?[ _]count$/, streamCsv, version),
   ];
 }).concat([
