@@ -78,6 +78,11 @@ export class Client {
   private readonly encoding: EncodingOptions;
   private readonly listeners = new Map<string, Set<Listener>>();
   private connected = false;
+  /**
+   * The keyspace refreshes schema changes started, chained. DataStax keeps `metadata.keyspaces`
+   * in step with DDL: a CREATE KEYSPACE's `execute` resolves once the keyspace is in it.
+   */
+  private schemaRefresh: Promise<void> = Promise.resolve();
   private metadataView: CompatMetadata | undefined;
   /** Null when `policies.timestampGeneration` is null: the server stamps the writes. */
   private readonly timestamps: TimestampGenerator | null;
@@ -99,6 +104,22 @@ export class Client {
     this.cqlwire.on("log", (level, message) => this.emit("log", level, "Client", message));
     // A node joining or leaving: hostAdd / hostRemove once the core has taken it in.
     this.cqlwire.on("topologyChange", () => queueMicrotask(() => this.connected && this.syncHosts()));
+    // Both a DDL's own result and the server's pushed event: whichever comes first refreshes.
+    this.cqlwire.on("schemaChange", (change) => this.onSchemaChange(change as { target?: unknown; keyspace?: unknown }));
+  }
+
+  private onSchemaChange(change: { target?: unknown; keyspace?: unknown }): void {
+    const keyspace = change.keyspace;
+    if (!this.connected || this.options.isMetadataSyncEnabled === false) return;
+    if (change.target !== "KEYSPACE" || typeof keyspace !== "string") return;
+    const refresh = async () => {
+      try {
+        await this.cqlwire.metadata.refreshKeyspace(keyspace);
+      } catch (e) {
+        this.emit("log", "warning", "Client", `could not refresh the metadata of keyspace ${keyspace}: ${(e as Error).message}`);
+      }
+    };
+    this.schemaRefresh = this.schemaRefresh.then(refresh).catch(() => {}); // a throwing log listener too
   }
 
   get keyspace(): string | undefined {
@@ -243,12 +264,15 @@ export class Client {
     try {
       if (!this.connected) await this.connectOnce();
       const o = this.queryOptions(params, options);
+      const refreshBefore = this.schemaRefresh;
       const raw = await this.cqlwire.execute(query, params ?? null, o).catch(async (e) => {
         const prepared = o.prepare ?? this.options.queryOptions?.prepare;
         const retry = e instanceof CqlTypeError && prepared && params ? await this.withNumericStrings(query, params) : null;
         if (retry === null) throw e;
         return this.cqlwire.execute(query, retry, o);
       });
+      // A schema change this request made (its result emitted it) is in the metadata first.
+      if (this.schemaRefresh !== refreshBefore) await this.schemaRefresh;
       return new ResultSet(raw, this.encoding, this.consistencyOf(o));
     } catch (e) {
       throw dataStaxError(e, query);

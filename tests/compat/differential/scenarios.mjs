@@ -371,6 +371,22 @@ scenario("errors: callback form", async (_d, client, ks) => {
   return await new Promise((resolve) => client.execute(`SELECT nope FROM ${ks}.lwt`, (err, res) => resolve([err, res])));
 });
 
+// DataStax keeps metadata.keyspaces in step with DDL: the keyspace is there when CREATE's
+// execute resolves and gone when DROP's does (a keyspace made after connect, so the refresh at
+// connect cannot have seen it).
+scenario("metadata: keyspaces follow CREATE and DROP KEYSPACE", async (_d, client, ks) => {
+  const fresh = `${ks}_fresh`;
+  await client.execute(`DROP KEYSPACE IF EXISTS ${fresh}`);
+  const before = fresh in client.metadata.keyspaces;
+  await client.execute(`CREATE KEYSPACE ${fresh} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 2}`);
+  const made = client.metadata.keyspaces[fresh];
+  const created = made && { strategy: made.strategy, strategyOptions: made.strategyOptions };
+  await client.execute(`ALTER KEYSPACE ${fresh} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`);
+  const altered = client.metadata.keyspaces[fresh]?.strategyOptions;
+  await client.execute(`DROP KEYSPACE ${fresh}`);
+  return { before, created, altered, after: fresh in client.metadata.keyspaces };
+});
+
 scenario("metadata: keyspaces, tables, udts", async (_d, client, ks) => {
   const k = client.metadata.keyspaces[ks];
   const t = await client.metadata.getTable(ks, "stat");
