@@ -540,15 +540,49 @@ scenario("edge values: empty text and blob, big varint and decimal, old and far 
   return (await client.execute(`SELECT id, t, bl, vi, dec, ts, d FROM ${ks}.all_types WHERE id IN (60, 61, 62)`)).rows;
 });
 
-// Known: DataStax takes a vector only as its types.Vector and reads it as one; cqlwire takes an
-// array or Float32Array and reads a Float32Array. DataStax reads "-1E+10" as BigDecimal -1 (its
-// parser drops the exponent); cqlwire as -10000000000.
-scenario("known: vector values, decimal exponents", async (d, client, ks) => {
-  await client.execute(`CREATE TABLE IF NOT EXISTS ${ks}.vec (id int PRIMARY KEY, v vector<float, 3>)`);
-  const w = await outcome(client.execute(`INSERT INTO ${ks}.vec (id, v) VALUES (1, ?)`, [[1.5, -2, 0]], { prepare: true }));
-  await client.execute(`INSERT INTO ${ks}.vec (id, v) VALUES (2, [1.5, -2, 0])`);
-  const r = await outcome(client.execute(`SELECT v FROM ${ks}.vec WHERE id = 2`));
-  return [w.err ?? "ok", r.err ?? r.ok.rows, d.types.BigDecimal.fromString("-1E+10").toString()];
+// Vectors (Cassandra 5): DataStax 4.7+ reads a vector column as its types.Vector (elements as
+// the subtype reads them, getSubtype() the subtype's name) and writes a Vector or a Float32Array,
+// prepared or unprepared (the subtype guessed from Vector#subtype, or from the first element).
+scenario("vector values: types.Vector read and written", async (d, client, ks) => {
+  const t = d.types;
+  await client.execute(`CREATE TABLE IF NOT EXISTS ${ks}.vec (id int PRIMARY KEY, v vector<float, 3>, vt vector<text, 2>, vb vector<bigint, 2>, vd vector<double, 2>, vu vector<uuid, 1>)`);
+  const u = t.Uuid.fromString("123e4567-e89b-12d3-a456-426614174000");
+  const writes = [
+    [1, "v", new t.Vector([1.5, -2, 0], "float"), { prepare: true }],
+    [2, "v", new Float32Array([0.25, 1, -1]), { prepare: true }],
+    [3, "v", new t.Vector([3, 4, 5], "float"), { prepare: false }],
+    [4, "v", new Float32Array([7, 8, 9]), { prepare: false }],
+    [5, "vt", new t.Vector(["a", "bé"], "text"), { prepare: true }],
+    [6, "vb", new t.Vector([t.Long.fromNumber(-5), t.Long.fromString("9223372036854775807")], "bigint"), { prepare: true }],
+    [7, "vd", new t.Vector([0.1, -0], "double"), { prepare: false }],
+    [8, "vu", new t.Vector([u]), { prepare: true }],
+    [9, "vt", new t.Vector(["x", "y"]), { prepare: false }],
+    [10, "v", new t.Vector([1, 2, 3]), { prepare: true }],
+  ];
+  const out = [];
+  for (const [id, col, v, o] of writes) {
+    const r = await outcome(client.execute(`INSERT INTO ${ks}.vec (id, ${col}) VALUES (${id}, ?)`, [v], o));
+    out.push([id, r.err ?? "ok"]);
+  }
+  await client.execute(`INSERT INTO ${ks}.vec (id, v, vt) VALUES (20, [1.5, -2, 0], ['p', 'q'])`);
+  const rows = (await client.execute(`SELECT * FROM ${ks}.vec WHERE id IN (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20)`)).rows;
+  const vecs = rows.map((r) => ["v", "vt", "vb", "vd", "vu"].map((c) => {
+    const v = r[c];
+    return v && [v.length, v.getSubtype(), v.toString(), v.at(0), v[1], [...v], v instanceof t.Vector, Object.keys(v), JSON.stringify(v)];
+  }));
+  const prepRead = (await client.execute(`SELECT v FROM ${ks}.vec WHERE id = ?`, [1], { prepare: true })).rows;
+  const made = new t.Vector(new Float32Array([1.5, 2]), "float");
+  const api = [Object.keys(made), JSON.stringify(made), made.length, made.elements, made.getSubtype(), made.toString(), new Float32Array(1) instanceof t.Vector, [] instanceof t.Vector, String(new t.Vector([1]).subtype)];
+  const bad = [() => new t.Vector([]), () => new t.Vector("abc"), () => new t.Vector(5)].map((f) => { try { return f(); } catch (e) { return e; } });
+  return [out, rows, vecs, prepRead, api, bad];
+});
+
+// Known: DataStax writes a vector only from a types.Vector or a Float32Array; cqlwire also takes
+// a plain array. DataStax reads "-1E+10" as BigDecimal -1 (its parser drops the exponent);
+// cqlwire as -10000000000.
+scenario("known: a plain array into a vector, decimal exponents", async (d, client, ks) => {
+  const w = await outcome(client.execute(`INSERT INTO ${ks}.vec (id, v) VALUES (30, ?)`, [[1.5, -2, 0]], { prepare: true }));
+  return [w.err ?? "ok", d.types.BigDecimal.fromString("-1E+10").toString()];
 });
 
 scenario("TTL and timestamp options", async (_d, client, ks) => {
