@@ -5,6 +5,7 @@
 import { CqlDate, CqlDecimal, CqlDuration, CqlTime, CqlTimestamp, formatCqlType, parseCqlType, type TypeInfo } from "../src/codec/mod.ts";
 import { TimeUuid, Uuid } from "../src/values/uuid.ts";
 import { parseUuid } from "../src/values/uuid.ts";
+import { bytesView } from "../src/values/bytes.ts";
 import { BigDecimal, Integer, Long, longFromBigInt } from "./numbers.ts";
 import { Duration, InetAddress, LocalDate, LocalTime, Tuple } from "./values.ts";
 import { Vector } from "./vector.ts";
@@ -27,13 +28,8 @@ export type Converter = (value: unknown) => unknown;
 
 const identity: Converter = (v) => v;
 
-type BufferLike = { from(b: ArrayBufferLike, offset: number, length: number): Uint8Array };
-const NodeBuffer = (globalThis as { Buffer?: BufferLike }).Buffer;
-
 /** A blob as a Buffer where Node's Buffer exists (a view, no copy). */
-const toBuffer: Converter = NodeBuffer
-  ? (v) => (v instanceof Uint8Array ? NodeBuffer.from(v.buffer, v.byteOffset, v.byteLength) : v)
-  : identity;
+const toBuffer: Converter = (v) => (v instanceof Uint8Array ? bytesView(v) : v);
 
 export function converterFor(t: TypeInfo, enc: EncodingOptions): Converter {
   const c = compile(t, enc);

@@ -15,7 +15,8 @@ import {
   OperationTimedOutError,
   ResponseError,
 } from "../src/errors.ts";
-import { consistencies, dataTypes, distance, responseErrorCodes } from "../src/types.ts";
+import { consistencies, distance, responseErrorCodes } from "../src/types.ts";
+import { dataTypes } from "./datatypes.ts";
 import { TimeUuid, Uuid } from "../src/values/uuid.ts";
 import { BigDecimal, Integer, Long } from "./numbers.ts";
 import { ResultSet } from "./result.ts";

@@ -445,14 +445,29 @@ scenario("types helpers", async (d) => {
   });
 });
 
-// Known: helpers DataStax has and cqlwire lacks or shapes otherwise: Uuid#buffer, ISO 8601
-// durations, dataTypes.getByName, types.unset (a symbol in cqlwire), BigDecimal#scale (a
-// field in cqlwire), TimeUuid.min/max without ticks (DataStax adds its per-ms counter).
+scenario("types helpers: Uuid#buffer, dataTypes.getByName", async (d) => {
+  const t = d.types;
+  const attempt = (f) => { try { return f(); } catch (e) { return e; } };
+  const u = t.Uuid.fromString("123e4567-e89b-12d3-a456-426614174000");
+  const tu = t.TimeUuid.fromString("f9ea2d40-a2b1-11ee-8c90-0242ac120002");
+  const names = ["int", "text", "varchar", "TEXT", "list<int>", "set<text>", "map<text, int>", "map<int,bigint>", "tuple<int, text>", "vector<float, 3>", "nosuch", "udt<addr>", "udt<ks.addr>"];
+  return [
+    u.buffer, tu.buffer, Buffer.isBuffer(u.buffer), u.buffer === u.buffer, u.buffer.length, typeof t.dataTypes.getByName,
+    names.map((n) => [n, attempt(() => t.dataTypes.getByName(n))]),
+  ];
+});
+
+// Known: helpers DataStax has and cqlwire lacks or shapes otherwise: ISO 8601 durations,
+// types.unset (a symbol in cqlwire), BigDecimal#scale (a field in cqlwire), TimeUuid.min/max
+// without ticks (DataStax adds its per-ms counter), a varchar inside a collection for getByName
+// (DataStax: varchar's code 13; cqlwire's one type parser reads varchar as text, 10), udt<name>
+// inside a collection (cqlwire reads it only at the top) and frozen<...> (DataStax refuses it).
 scenario("known: types helpers DataStax has alone or shapes otherwise", async (d) => {
   const t = d.types;
   const attempt = (f) => { try { return f(); } catch (e) { return e; } };
   return [
-    typeof t.Uuid.random().buffer, attempt(() => t.Duration.fromString("P1Y2M3DT4H5M6S").toString()), typeof t.dataTypes.getByName,
+    ["list<varchar>", "list<udt<addr>>", "frozen<list<int>>"].map((n) => attempt(() => t.dataTypes.getByName(n))),
+    attempt(() => t.Duration.fromString("P1Y2M3DT4H5M6S").toString()),
     t.unset, t.BigDecimal.fromString("-0.001").scale, t.TimeUuid.min(new Date(0)).toString(),
   ];
 });
