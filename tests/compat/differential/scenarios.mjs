@@ -391,13 +391,17 @@ scenario("metadata: keyspaces, tables, udts", async (_d, client, ks) => {
 });
 
 // Known: DataStax's TableMetadata and UDT classes (cqlwire: plain objects, without isCompact and
-// virtual), a UDT text field's type code (DataStax's schema parser says varchar, 10), a host's
-// hostId (cqlwire's core does not keep it).
-scenario("known: metadata classes, UDT field types, hostId", async (_d, client, ks) => {
+// virtual), a UDT text field's type code (DataStax's schema parser says varchar, 10).
+scenario("known: metadata classes, UDT field types", async (_d, client, ks) => {
   const t = await client.metadata.getTable(ks, "stat");
   const u = await client.metadata.getUdt(ks, "addr");
+  return [t.constructor.name, t.isCompact, t.virtual, u.constructor.name, u.fields];
+});
+
+scenario("host.hostId: the node's host_id as a Uuid", async (_d, client) => {
   const h = client.hosts.values()[0];
-  return [t.constructor.name, t.isCompact, t.virtual, u.constructor.name, u.fields, h.hostId && h.hostId.constructor.name];
+  const local = (await client.execute("SELECT host_id FROM system.local")).rows[0].host_id;
+  return [h.hostId && h.hostId.constructor.name, h.hostId.equals(local), h.hostId.toString() === local.toString()];
 });
 
 scenario("metadata: token ranges and replicas", async (d, client, ks) => {
