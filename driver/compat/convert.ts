@@ -2,11 +2,13 @@
  * cqlwire's values turned into the DataStax driver's representations, one converter compiled
  * per column type, and the CQL type of a DataStax value for unprepared statements.
  */
-import { CqlDate, CqlDecimal, CqlDuration, CqlTime, CqlTimestamp, type TypeInfo } from "../src/codec/mod.ts";
+import { CqlDate, CqlDecimal, CqlDuration, CqlTime, CqlTimestamp, formatCqlType, parseCqlType, type TypeInfo } from "../src/codec/mod.ts";
 import { TimeUuid, Uuid } from "../src/values/uuid.ts";
 import { parseUuid } from "../src/values/uuid.ts";
+import { bytesView } from "../src/values/bytes.ts";
 import { BigDecimal, Integer, Long, longFromBigInt } from "./numbers.ts";
 import { Duration, InetAddress, LocalDate, LocalTime, Tuple } from "./values.ts";
+import { Vector } from "./vector.ts";
 
 /** The `encoding` client options of the DataStax driver. */
 export interface EncodingOptions {
@@ -26,13 +28,8 @@ export type Converter = (value: unknown) => unknown;
 
 const identity: Converter = (v) => v;
 
-type BufferLike = { from(b: ArrayBufferLike, offset: number, length: number): Uint8Array };
-const NodeBuffer = (globalThis as { Buffer?: BufferLike }).Buffer;
-
 /** A blob as a Buffer where Node's Buffer exists (a view, no copy). */
-const toBuffer: Converter = NodeBuffer
-  ? (v) => (v instanceof Uint8Array ? NodeBuffer.from(v.buffer, v.byteOffset, v.byteLength) : v)
-  : identity;
+const toBuffer: Converter = (v) => (v instanceof Uint8Array ? bytesView(v) : v);
 
 export function converterFor(t: TypeInfo, enc: EncodingOptions): Converter {
   const c = compile(t, enc);
@@ -101,9 +98,20 @@ function compile(t: TypeInfo, enc: EncodingOptions): Converter {
         return out;
       };
     }
+    case "vector": {
+      // Float and double vectors come as typed arrays; DataStax gives a Vector of numbers.
+      const e = converterFor(t.element, enc);
+      const subtype = dataStaxTypeName(t.element);
+      return (v) => new Vector(Array.from(v as ArrayLike<unknown>, (x) => e(x)), subtype);
+    }
     default:
       return identity;
   }
+}
+
+/** A type's name as DataStax's `getDataTypeNameByCode` gives it (text is "varchar" there). */
+function dataStaxTypeName(t: TypeInfo): string {
+  return t.kind === "text" ? "varchar" : formatCqlType(t);
 }
 
 /** DataStax's test for a string it sends as a uuid in an unprepared statement. */
@@ -125,5 +133,41 @@ export function hintFor(value: unknown): string | null {
   if (value instanceof LocalDate) return "date";
   if (value instanceof LocalTime) return "time";
   if (value instanceof Duration) return "duration";
+  if (value instanceof Vector) return vectorHint(value as Vector | Float32Array);
   return null;
+}
+
+/**
+ * As DataStax types a vector it sends unprepared: a Float32Array is a float vector; a Vector's
+ * subtype is its `subtype` when that names a type, else guessed from its first element.
+ */
+function vectorHint(value: Vector | Float32Array): string {
+  if (value instanceof Float32Array) return `vector<float, ${value.length}>`;
+  return `vector<${subtypeName(value.subtype) ?? guessType(value.elements[0])}, ${value.length}>`;
+}
+
+function subtypeName(subtype: unknown): string | null {
+  if (typeof subtype !== "string") return null;
+  try {
+    return formatCqlType(parseCqlType(subtype));
+  } catch {
+    return null;
+  }
+}
+
+/** DataStax's guess for a value without a type: its class, else a JS number is a double. */
+function guessType(value: unknown): string {
+  const h = hintFor(value);
+  if (h !== null) return h;
+  switch (typeof value) {
+    case "number":
+      return "double";
+    case "string":
+      return "text";
+    case "boolean":
+      return "boolean";
+  }
+  if (value instanceof Date) return "timestamp";
+  if (value instanceof Uint8Array) return "blob";
+  throw new TypeError(`Cannot guess subtype from element ${String(value)}`);
 }

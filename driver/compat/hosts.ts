@@ -1,4 +1,6 @@
 /** `Host` and `client.hosts` as the DataStax driver shapes them, fed by the core's node view. */
+import { Uuid } from "../src/values/uuid.ts";
+
 type Listener = (...args: unknown[]) => void;
 
 export class Host {
@@ -7,7 +9,8 @@ export class Host {
   rack = "";
   cassandraVersion = "";
   tokens: string[] = [];
-  hostId: unknown = null;
+  /** The node's host_id (system.local / system.peers), as DataStax gives it. */
+  hostId: Uuid | null = null;
   private up = true;
   private readonly listeners = new Map<string, Set<Listener>>();
 
@@ -21,6 +24,7 @@ export class Host {
     this.rack = String(node.rack ?? this.rack);
     this.cassandraVersion = String(node.releaseVersion ?? this.cassandraVersion);
     if (typeof node.up === "boolean") this.up = node.up;
+    if (typeof node.hostId === "string") this.hostId = Uuid.fromString(node.hostId);
   }
 
   setUp(up: boolean): void {

@@ -15,11 +15,13 @@ import {
   OperationTimedOutError,
   ResponseError,
 } from "../src/errors.ts";
-import { consistencies, dataTypes, distance, responseErrorCodes } from "../src/types.ts";
+import { consistencies, distance, responseErrorCodes } from "../src/types.ts";
+import { dataTypes } from "./datatypes.ts";
 import { TimeUuid, Uuid } from "../src/values/uuid.ts";
 import { BigDecimal, Integer, Long } from "./numbers.ts";
 import { ResultSet } from "./result.ts";
 import { Duration, InetAddress, LocalDate, LocalTime, Row, Tuple } from "./values.ts";
+import { Vector } from "./vector.ts";
 
 export { Client, ClientState, setCompatRuntime } from "./client.ts";
 export type { CompatRuntime, RowStream } from "./client.ts";
@@ -85,6 +87,7 @@ export const types = {
   InetAddress,
   Tuple,
   Duration,
+  Vector,
   Row,
   ResultSet,
   // cqlwire's own exact forms are accepted as parameters too.

@@ -404,6 +404,9 @@ Deno.test("encode takes a value class's native form through toCqlValue, at any d
   assertEquals(encodeHex("bigint", new Wrapped(-2n)), "00000008fffffffffffffffe");
   assertEquals(encodeHex("uuid", new Wrapped("00000000-0000-0000-0000-000000000001")), "0000001000000000000000000000000000000001");
   assertEquals(encodeHex("list<int>", [new Wrapped(7)]), "0000000c000000010000000400000007");
+  // Vector elements too, fixed-size (no length) and variable-size (a vint length).
+  assertEquals(encodeHex("vector<bigint, 1>", [new Wrapped(-2n)]), "00000008fffffffffffffffe");
+  assertEquals(encodeHex("vector<text, 1>", [new Wrapped("a")]), "000000020161");
 });
 
 Deno.test("encode accepts the documented JS forms", () => {

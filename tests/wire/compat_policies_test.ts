@@ -3,6 +3,7 @@
  * wire of two fake nodes: AllowListPolicy routes only to the listed node, FallthroughRetryPolicy
  * never retries, ConstantSpeculativeExecutionPolicy sends a second execution to the other node (counted in
  * `info.speculativeExecutions`).
+ * Also `host.hostId`, which the core reads from system.local and system.peers.
  * (Policies whose JavaScript would have to run are refused at construction: tests/compat.)
  */
 import { assertExact } from "../exact.mjs";
@@ -101,5 +102,14 @@ Deno.test("compat: Unavailable, timeouts and failures read as DataStax reads the
       ["Server failure during read query at consistency ALL (3 responses were required but only 1 replicas responded, 1 failed)", 5, 1, 3, 1, undefined, 1],
       ["Server failure during write query at consistency ALL (3 responses were required but only 1 replicas responded, 1 failed)", 5, 1, 3, undefined, "SIMPLE", 1],
     ]);
+  });
+});
+
+Deno.test("compat host.hostId: each node's host_id (system.local and system.peers) as a Uuid", async () => {
+  await withCompat(() => ({}), async (nodes, client) => {
+    const byAddress = client.hosts.values().map((h: { address: string; hostId: unknown }) => [h.address, h.hostId instanceof cassandra.types.Uuid, String(h.hostId)]);
+    byAddress.sort();
+    const expected = nodes.map((n) => [n.address, true, n.identity.hostId]).sort();
+    assertExact(byAddress, expected);
   });
 });

@@ -877,7 +877,12 @@ impl WasmSession {
             w.open('{').key("id").number(n.id).key("address").string(&n.address);
             w.key("datacenter").string(&n.datacenter).key("rack").string(&n.rack).key("up").boolean(n.up);
             w.key("distance").string(n.distance.name()).key("tokens").number(n.tokens.len());
-            w.key("releaseVersion").opt_string(n.release_version.as_deref()).close('}');
+            w.key("releaseVersion").opt_string(n.release_version.as_deref());
+            // host_id from system.local / system.peers, as its canonical UUID text (cqlwire's
+            // form of a uuid; compat wraps it as DataStax's `Uuid`).
+            let mut host_id = String::with_capacity(36);
+            cqlwire_core::types::push_uuid(&n.host_id, &mut host_id);
+            w.key("hostId").string(&host_id).close('}');
         }
         w.close(']').key("connections").open('[');
         for (id, address, in_flight, queued, orphans, ready) in self.inner.connection_states() {

@@ -50,4 +50,4 @@ pub use text_out::format_text_with;
 pub use text::{encode_text, format_json, format_text, EpochUnit, FieldError, TextOptions};
 pub use validate::{validate_rows, RowsValidator};
 pub use zone::{Transition, ZoneRules, MAX_TRANSITIONS};
-pub use value::{CqlValue, ValueError};
+pub use value::{push_uuid, CqlValue, ValueError};

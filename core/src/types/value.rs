@@ -203,7 +203,9 @@ pub(crate) fn push_hex(bytes: &[u8], out: &mut String) {
     }
 }
 
-pub(crate) fn push_uuid(u: &[u8; 16], out: &mut String) {
+/// Appends a UUID in its canonical lower-case 8-4-4-4-12 form (the one UUID formatter; the
+/// wasm facade uses it for node host ids).
+pub fn push_uuid(u: &[u8; 16], out: &mut String) {
     for (i, chunk) in [&u[0..4], &u[4..6], &u[6..8], &u[8..10], &u[10..16]].into_iter().enumerate() {
         if i > 0 {
             out.push('-');

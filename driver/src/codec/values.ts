@@ -860,8 +860,10 @@ function compileVectorEncoder(t: TypeInfo & { kind: "vector" }): ValueEncoder {
     const items = value as ArrayLike<unknown>;
     if (items.length !== dimension) reject(t, value, `expected ${dimension} elements, got ${items.length}`);
     for (let i = 0; i < dimension; i++) {
-      const item = items[i];
-      if (item === null || item === undefined || item === unset) reject(t, value, `element ${i} is ${String(item)}; vectors have no null elements`);
+      const given = items[i];
+      if (given === null || given === undefined || given === unset) reject(t, value, `element ${i} is ${String(given)}; vectors have no null elements`);
+      // Elements may be value classes (a Long, a Uuid), as in lists.
+      const item = typeof given === "object" ? nativeValue(given) : given;
       if (elementSize > 0) {
         const before = w.length;
         element(w, item);

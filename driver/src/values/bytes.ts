@@ -5,6 +5,10 @@ const NodeBuffer = (globalThis as { Buffer?: BufferFrom }).Buffer;
 
 /** A copy of `b` the caller may keep and mutate, as a Buffer on Node (and Bun, Deno's Node mode). */
 export function bytesOut(b: Uint8Array): Uint8Array {
-  const copy = b.slice();
-  return NodeBuffer ? NodeBuffer.from(copy.buffer, 0, copy.length) : copy;
+  return bytesView(b.slice());
+}
+
+/** `b` itself as a Buffer on Node (a view over the same memory, no copy), else `b`. */
+export function bytesView(b: Uint8Array): Uint8Array {
+  return NodeBuffer ? NodeBuffer.from(b.buffer, b.byteOffset, b.byteLength) : b;
 }

@@ -5,13 +5,14 @@
  */
 import { toCqlValue } from "../codec/mod.ts";
 import { ArgumentError } from "../errors.ts";
-import { bytesOut } from "./bytes.ts";
+import { bytesOut, bytesView } from "./bytes.ts";
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 const PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 export class Uuid {
   protected readonly bytes: Uint8Array;
+  private view: Uint8Array | undefined;
 
   constructor(buffer: Uint8Array) {
     if (!(buffer instanceof Uint8Array) || buffer.length !== 16) throw new ArgumentError("a UUID is built from 16 bytes");
@@ -34,6 +35,14 @@ export class Uuid {
 
   getBuffer(): Uint8Array {
     return bytesOut(this.bytes);
+  }
+
+  /**
+   * DataStax's field: the UUID's own 16 bytes as a Buffer (code does `id.buffer`), the same
+   * object each time and, as there, not a copy: writing into it changes the UUID.
+   */
+  get buffer(): Uint8Array {
+    return (this.view ??= bytesView(this.bytes));
   }
 
   equals(other: unknown): boolean {

@@ -407,13 +407,17 @@ scenario("metadata: keyspaces, tables, udts", async (_d, client, ks) => {
 });
 
 // Known: DataStax's TableMetadata and UDT classes (cqlwire: plain objects, without isCompact and
-// virtual), a UDT text field's type code (DataStax's schema parser says varchar, 10), a host's
-// hostId (cqlwire's core does not keep it).
-scenario("known: metadata classes, UDT field types, hostId", async (_d, client, ks) => {
+// virtual), a UDT text field's type code (DataStax's schema parser says varchar, 10).
+scenario("known: metadata classes, UDT field types", async (_d, client, ks) => {
   const t = await client.metadata.getTable(ks, "stat");
   const u = await client.metadata.getUdt(ks, "addr");
+  return [t.constructor.name, t.isCompact, t.virtual, u.constructor.name, u.fields];
+});
+
+scenario("host.hostId: the node's host_id as a Uuid", async (_d, client) => {
   const h = client.hosts.values()[0];
-  return [t.constructor.name, t.isCompact, t.virtual, u.constructor.name, u.fields, h.hostId && h.hostId.constructor.name];
+  const local = (await client.execute("SELECT host_id FROM system.local")).rows[0].host_id;
+  return [h.hostId && h.hostId.constructor.name, h.hostId.equals(local), h.hostId.toString() === local.toString()];
 });
 
 scenario("metadata: token ranges and replicas", async (d, client, ks) => {
@@ -461,14 +465,29 @@ scenario("types helpers", async (d) => {
   });
 });
 
-// Known: helpers DataStax has and cqlwire lacks or shapes otherwise: Uuid#buffer, ISO 8601
-// durations, dataTypes.getByName, types.unset (a symbol in cqlwire), BigDecimal#scale (a
-// field in cqlwire), TimeUuid.min/max without ticks (DataStax adds its per-ms counter).
+scenario("types helpers: Uuid#buffer, dataTypes.getByName", async (d) => {
+  const t = d.types;
+  const attempt = (f) => { try { return f(); } catch (e) { return e; } };
+  const u = t.Uuid.fromString("123e4567-e89b-12d3-a456-426614174000");
+  const tu = t.TimeUuid.fromString("f9ea2d40-a2b1-11ee-8c90-0242ac120002");
+  const names = ["int", "text", "varchar", "TEXT", "list<int>", "set<text>", "map<text, int>", "map<int,bigint>", "tuple<int, text>", "vector<float, 3>", "nosuch", "udt<addr>", "udt<ks.addr>"];
+  return [
+    u.buffer, tu.buffer, Buffer.isBuffer(u.buffer), u.buffer === u.buffer, u.buffer.length, typeof t.dataTypes.getByName,
+    names.map((n) => [n, attempt(() => t.dataTypes.getByName(n))]),
+  ];
+});
+
+// Known: helpers DataStax has and cqlwire lacks or shapes otherwise: ISO 8601 durations,
+// types.unset (a symbol in cqlwire), BigDecimal#scale (a field in cqlwire), TimeUuid.min/max
+// without ticks (DataStax adds its per-ms counter), a varchar inside a collection for getByName
+// (DataStax: varchar's code 13; cqlwire's one type parser reads varchar as text, 10), udt<name>
+// inside a collection (cqlwire reads it only at the top) and frozen<...> (DataStax refuses it).
 scenario("known: types helpers DataStax has alone or shapes otherwise", async (d) => {
   const t = d.types;
   const attempt = (f) => { try { return f(); } catch (e) { return e; } };
   return [
-    typeof t.Uuid.random().buffer, attempt(() => t.Duration.fromString("P1Y2M3DT4H5M6S").toString()), typeof t.dataTypes.getByName,
+    ["list<varchar>", "list<udt<addr>>", "frozen<list<int>>"].map((n) => attempt(() => t.dataTypes.getByName(n))),
+    attempt(() => t.Duration.fromString("P1Y2M3DT4H5M6S").toString()),
     t.unset, t.BigDecimal.fromString("-0.001").scale, t.TimeUuid.min(new Date(0)).toString(),
   ];
 });
@@ -556,15 +575,49 @@ scenario("edge values: empty text and blob, big varint and decimal, old and far 
   return (await client.execute(`SELECT id, t, bl, vi, dec, ts, d FROM ${ks}.all_types WHERE id IN (60, 61, 62)`)).rows;
 });
 
-// Known: DataStax takes a vector only as its types.Vector and reads it as one; cqlwire takes an
-// array or Float32Array and reads a Float32Array. DataStax reads "-1E+10" as BigDecimal -1 (its
-// parser drops the exponent); cqlwire as -10000000000.
-scenario("known: vector values, decimal exponents", async (d, client, ks) => {
-  await client.execute(`CREATE TABLE IF NOT EXISTS ${ks}.vec (id int PRIMARY KEY, v vector<float, 3>)`);
-  const w = await outcome(client.execute(`INSERT INTO ${ks}.vec (id, v) VALUES (1, ?)`, [[1.5, -2, 0]], { prepare: true }));
-  await client.execute(`INSERT INTO ${ks}.vec (id, v) VALUES (2, [1.5, -2, 0])`);
-  const r = await outcome(client.execute(`SELECT v FROM ${ks}.vec WHERE id = 2`));
-  return [w.err ?? "ok", r.err ?? r.ok.rows, d.types.BigDecimal.fromString("-1E+10").toString()];
+// Vectors (Cassandra 5): DataStax 4.7+ reads a vector column as its types.Vector (elements as
+// the subtype reads them, getSubtype() the subtype's name) and writes a Vector or a Float32Array,
+// prepared or unprepared (the subtype guessed from Vector#subtype, or from the first element).
+scenario("vector values: types.Vector read and written", async (d, client, ks) => {
+  const t = d.types;
+  await client.execute(`CREATE TABLE IF NOT EXISTS ${ks}.vec (id int PRIMARY KEY, v vector<float, 3>, vt vector<text, 2>, vb vector<bigint, 2>, vd vector<double, 2>, vu vector<uuid, 1>)`);
+  const u = t.Uuid.fromString("123e4567-e89b-12d3-a456-426614174000");
+  const writes = [
+    [1, "v", new t.Vector([1.5, -2, 0], "float"), { prepare: true }],
+    [2, "v", new Float32Array([0.25, 1, -1]), { prepare: true }],
+    [3, "v", new t.Vector([3, 4, 5], "float"), { prepare: false }],
+    [4, "v", new Float32Array([7, 8, 9]), { prepare: false }],
+    [5, "vt", new t.Vector(["a", "bé"], "text"), { prepare: true }],
+    [6, "vb", new t.Vector([t.Long.fromNumber(-5), t.Long.fromString("9223372036854775807")], "bigint"), { prepare: true }],
+    [7, "vd", new t.Vector([0.1, -0], "double"), { prepare: false }],
+    [8, "vu", new t.Vector([u]), { prepare: true }],
+    [9, "vt", new t.Vector(["x", "y"]), { prepare: false }],
+    [10, "v", new t.Vector([1, 2, 3]), { prepare: true }],
+  ];
+  const out = [];
+  for (const [id, col, v, o] of writes) {
+    const r = await outcome(client.execute(`INSERT INTO ${ks}.vec (id, ${col}) VALUES (${id}, ?)`, [v], o));
+    out.push([id, r.err ?? "ok"]);
+  }
+  await client.execute(`INSERT INTO ${ks}.vec (id, v, vt) VALUES (20, [1.5, -2, 0], ['p', 'q'])`);
+  const rows = (await client.execute(`SELECT * FROM ${ks}.vec WHERE id IN (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20)`)).rows;
+  const vecs = rows.map((r) => ["v", "vt", "vb", "vd", "vu"].map((c) => {
+    const v = r[c];
+    return v && [v.length, v.getSubtype(), v.toString(), v.at(0), v[1], [...v], v instanceof t.Vector, Object.keys(v), JSON.stringify(v)];
+  }));
+  const prepRead = (await client.execute(`SELECT v FROM ${ks}.vec WHERE id = ?`, [1], { prepare: true })).rows;
+  const made = new t.Vector(new Float32Array([1.5, 2]), "float");
+  const api = [Object.keys(made), JSON.stringify(made), made.length, made.elements, made.getSubtype(), made.toString(), new Float32Array(1) instanceof t.Vector, [] instanceof t.Vector, String(new t.Vector([1]).subtype)];
+  const bad = [() => new t.Vector([]), () => new t.Vector("abc"), () => new t.Vector(5)].map((f) => { try { return f(); } catch (e) { return e; } });
+  return [out, rows, vecs, prepRead, api, bad];
+});
+
+// Known: DataStax writes a vector only from a types.Vector or a Float32Array; cqlwire also takes
+// a plain array. DataStax reads "-1E+10" as BigDecimal -1 (its parser drops the exponent);
+// cqlwire as -10000000000.
+scenario("known: a plain array into a vector, decimal exponents", async (d, client, ks) => {
+  const w = await outcome(client.execute(`INSERT INTO ${ks}.vec (id, v) VALUES (30, ?)`, [[1.5, -2, 0]], { prepare: true }));
+  return [w.err ?? "ok", d.types.BigDecimal.fromString("-1E+10").toString()];
 });
 
 scenario("TTL and timestamp options", async (_d, client, ks) => {
