@@ -326,6 +326,13 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("--quote <char>", 'CSV quote character (default: ")', singleCharacter)
     .option("--escape <char>", "written before a quote inside quotes (default: the quote, doubled)", singleCharacter)
     .option("--null-value <text>", "CSV text of a null, unquoted (default: empty); a value with this text is quoted")
+    .addOption(
+      new Option(
+        "--collection-format <format>",
+        "CSV spelling of collections, tuples and UDTs: cql literals as cqlsh COPY writes them (default), " +
+          "or json as DSBulk writes and reads them",
+      ).choices(["cql", "json"]),
+    )
     .option("--page-size <rows>", `rows per page (default: ${DEFAULT_PAGE_SIZE})`, positiveInteger("--page-size"))
     .option(
       "--max-concurrency <n>",

@@ -47,6 +47,7 @@ interface UnloadFlags {
   quote?: string;
   escape?: string;
   nullValue?: string;
+  collectionFormat?: "cql" | "json";
 }
 
 /** CSV settings for the core's formatter (`client.streamCsv`); JSON Lines has none. */
@@ -179,6 +180,7 @@ export async function unloadCommand(command: Command): Promise<number> {
       quote: flags.quote ?? config.quote,
       escape: flags.escape ?? config.escape,
       nullWord: flags.nullValue ?? config.nullValue,
+      collectionFormat: flags.collectionFormat ?? config.collectionFormat,
       conversion: conversionSettings(flags as Record<string, unknown>, config),
     }
     : null;

@@ -184,6 +184,9 @@ export const unloadSchema = z.strictObject({
   quote: singleChar.optional(),
   escape: singleChar.optional().describe("written before a quote inside quotes (default: the quote, doubled)"),
   nullValue: z.string().optional().describe("CSV text of a null, unquoted (default empty)"),
+  collectionFormat: z.enum(["cql", "json"]).optional().describe(
+    "CSV spelling of collections, tuples and UDTs: cql literals (default) or json as DSBulk writes them",
+  ),
   ...conversionShape,
   quiet: z.boolean().optional(),
   withWritetime: z.boolean().optional().describe("also write each regular column's WRITETIME() as a field writetime(c)"),

@@ -7,7 +7,18 @@ use crate::json_fields::Fields;
 use crate::bulk::CsvOptions;
 use crate::error::ProtocolError;
 use crate::rows::Rows;
-use crate::types::{format_text_with, ConversionSettings, TextOptions};
+use crate::types::{format_json, format_text_with, ConversionSettings, TextOptions};
+
+/// How collections, tuples, UDTs and vectors are spelled in a CSV field.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CollectionFormat {
+    /// CQL literals, as `cqlsh COPY TO` writes them: `['a', 'b']`, `{1: 'x'}`, `(1, 'a')`.
+    #[default]
+    Cql,
+    /// JSON, as DSBulk writes and reads them: `["a","b"]`, `{"1":"x"}`, `[1,"a"]`, UDTs as
+    /// objects ([`format_json`]).
+    Json,
+}
 
 /// How [`format_csv`] writes a page.
 #[derive(Debug, Clone)]
@@ -20,6 +31,7 @@ pub struct CsvFormat {
     /// The text of a null, unquoted. A value with this text is quoted to stay a value.
     pub null_word: String,
     pub header: bool,
+    pub collections: CollectionFormat,
     /// Top-level values follow these (patterns, zone, boolean words, separators, blobs).
     pub text: TextOptions,
 }
@@ -32,6 +44,7 @@ impl Default for CsvFormat {
             escape: b'"',
             null_word: String::new(),
             header: false,
+            collections: CollectionFormat::Cql,
             text: TextOptions::default(),
         }
     }
@@ -45,6 +58,8 @@ pub struct CsvFormatSettings {
     pub escape: Option<String>,
     pub null_word: Option<String>,
     pub header: Option<bool>,
+    /// `cql` (default) or `json`: see [`CollectionFormat`].
+    pub collection_format: Option<String>,
     pub conversion: Option<ConversionSettings>,
 }
 
@@ -58,6 +73,7 @@ impl CsvFormatSettings {
             escape: f.string("escape"),
             null_word: f.string("nullWord"),
             header: f.bool("header"),
+            collection_format: f.string("collectionFormat"),
             conversion: ConversionSettings::take_nested(&mut f, "CSV settings: conversion"),
         };
         f.finish(settings)
@@ -87,6 +103,11 @@ impl CsvFormat {
             f.null_word = word.clone();
         }
         f.header = s.header.unwrap_or(false);
+        f.collections = match s.collection_format.as_deref() {
+            None | Some("cql") => CollectionFormat::Cql,
+            Some("json") => CollectionFormat::Json,
+            Some(other) => return Err(format!("the collection format {other:?} must be cql or json")),
+        };
         if let Some(conversion) = &s.conversion {
             conversion.apply(&mut f.text)?;
         }
@@ -107,8 +128,8 @@ pub fn format_csv_header(rows: &Rows, f: &CsvFormat, out: &mut Vec<u8>) {
 
 /// Writes every row of a page (after the header when `f.header`), each line ended by CRLF
 /// (RFC 4180): null is the null word
-/// unquoted (by default an empty field), an empty string is `""`, containers use CQL literal
-/// syntax, and any field with a delimiter, quote, escape, line end or edge blank is quoted.
+/// unquoted (by default an empty field), an empty string is `""`, containers are CQL literals
+/// or JSON as `f.collections` says, and any field with a delimiter, quote, escape, line end or edge blank is quoted.
 /// Allocation-free per row once `scratch` has grown.
 pub fn format_csv(rows: &Rows, f: &CsvFormat, scratch: &mut String, out: &mut Vec<u8>) -> Result<(), ProtocolError> {
     if f.header {
@@ -128,7 +149,12 @@ pub fn format_csv(rows: &Rows, f: &CsvFormat, scratch: &mut String, out: &mut Ve
                 continue;
             };
             scratch.clear();
-            if let Err(e) = format_text_with(&column.ty, bytes, &f.text, scratch) {
+            let written = if f.collections == CollectionFormat::Json && column.ty.is_container() {
+                format_json(&column.ty, bytes, scratch)
+            } else {
+                format_text_with(&column.ty, bytes, &f.text, scratch)
+            };
+            if let Err(e) = written {
                 result = Err(e);
                 return;
             }

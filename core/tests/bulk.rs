@@ -1014,6 +1014,69 @@ fn csv_formatted_pages_load_back_to_the_same_bytes() {
     assert_eq!(got, expected, "csv:\n{}", String::from_utf8_lossy(&csv));
 }
 
+/// `collectionFormat: json`: containers in DSBulk's JSON notation (the strings DSBulk 1.10
+/// itself unloads for these values, but for its base64 blobs, `-0.0` and Java's number
+/// spellings), everything else as in the CQL notation, and the file loads back.
+#[test]
+fn csv_pages_with_json_collections_are_dsbulk_s_notation_and_load_back() {
+    use cqlwire_core::bulk::{CsvOptions, Format};
+    use cqlwire_core::rows::{format_csv, CsvFormat, CsvFormatSettings, Rows};
+    let types = [
+        "int",
+        "list<text>",
+        "set<int>",
+        "map<int, text>",
+        "map<frozen<tuple<int, int>>, text>",
+        "tuple<int, text, blob>",
+        "udt<ks.addr>{street:text,num:int,tags:set<text>}",
+        "list<frozen<map<text, frozen<list<int>>>>>",
+        "map<uuid, timestamp>",
+        "text",
+    ];
+    let cells = vec![
+        vec![
+            Some("1"),
+            Some("['a\"b', 'c\\d', 'e,f', 'line\ntwo\ttab\u{1}', 'é✓', '']"),
+            Some("{1, 2}"),
+            Some("{1: 'x', 2: 'y'}"),
+            Some("{(1, 2): 'tp'}"),
+            Some("(1, 'o''k', 0xcafe)"),
+            Some("{street: 'Main \"St\"', num: null, tags: {'x', 'y'}}"),
+            Some("[{'a': [1, 2]}, {'b': []}]"),
+            Some("{123e4567-e89b-12d3-a456-426614174000: '2024-03-05T06:07:08.009Z'}"),
+            Some("top ['a']"),
+        ],
+        vec![Some("2"), None, None, None, None, Some("(null, null, null)"), Some("{street: null, num: 3}"), None, None, None],
+    ];
+    let (body, columns, expected) = rows_body_of(&types, &cells);
+    let rows = Rows::parse(&body).unwrap();
+    let settings = CsvFormatSettings::from_json(r#"{"escape": "\\", "collectionFormat": "json"}"#).unwrap();
+    let format = CsvFormat::from_settings(&settings).unwrap();
+    let mut csv = Vec::new();
+    format_csv(&rows, &format, &mut String::new(), &mut csv).unwrap();
+    let want = [
+        r#"1,"[\"a\\\"b\",\"c\\\\d\",\"e,f\",\"line\\ntwo\\ttab\\u0001\",\"é✓\",\"\"]","[1,2]","{\"1\":\"x\",\"2\":\"y\"}","#.to_owned()
+            + r#""{\"[1,2]\":\"tp\"}","[1,\"o'k\",\"0xcafe\"]","{\"street\":\"Main \\\"St\\\"\",\"num\":null,\"tags\":[\"x\",\"y\"]}","#
+            + r#""[{\"a\":[1,2]},{\"b\":[]}]","{\"123e4567-e89b-12d3-a456-426614174000\":\"2024-03-05T06:07:08.009Z\"}",top ['a']"#,
+        r#"2,,,,,"[null,null,null]","{\"street\":null,\"num\":3}",,,"#.to_owned(),
+    ];
+    assert_eq!(String::from_utf8(csv.clone()).unwrap(), want.map(|line| line + "\r\n").concat());
+    let csv_options = CsvOptions { escape: b'\\', ..CsvOptions::default() };
+    let mut with_header = b"c0,c1,c2,c3,c4,c5,c6,c7,c8,c9\r\n".to_vec();
+    with_header.extend_from_slice(&csv);
+    assert_eq!(load_all(Format::Csv(csv_options), columns, &with_header), expected);
+}
+
+#[test]
+fn the_collection_format_is_cql_or_json() {
+    use cqlwire_core::rows::{CollectionFormat, CsvFormat, CsvFormatSettings};
+    let of = |json: &str| CsvFormat::from_settings(&CsvFormatSettings::from_json(json).unwrap()).map(|f| f.collections);
+    assert_eq!(of("{}"), Ok(CollectionFormat::Cql));
+    assert_eq!(of(r#"{"collectionFormat": "cql"}"#), Ok(CollectionFormat::Cql));
+    assert_eq!(of(r#"{"collectionFormat": "json"}"#), Ok(CollectionFormat::Json));
+    assert_eq!(of(r#"{"collectionFormat": "JSON"}"#), Err(r#"the collection format "JSON" must be cql or json"#.to_owned()));
+}
+
 #[test]
 fn json_lines_pages_load_back_to_the_same_bytes() {
     use cqlwire_core::bulk::Format;

@@ -763,7 +763,7 @@ export class Client {
   /**
    * Pages of a query as CSV bytes, formatted in the core straight from the result pages
    * (no JS object per row or cell), in the form `bulkLoad` reads back to the same values
-   * given the same settings (delimiter, quote, escape, null word, conversion). Each page
+   * given the same settings (delimiter, quote, escape, null word, collection format, conversion). Each page
    * carries its header line apart (`header`); with `header: true` the first page's `csv`
    * also starts with it. A statement without a result set (DDL, INSERT) yields one empty
    * page whose `header` is empty.
@@ -774,8 +774,15 @@ export class Client {
     options: StreamOptions & CsvSettings & { header?: boolean } = {},
   ): AsyncGenerator<{ csv: Uint8Array; rows: number; header: Uint8Array; pagingState: Uint8Array | null; info: PageInfo }> {
     const session = await this.ready();
-    const { delimiter, quote, escape, nullWord, conversion } = options;
-    const format = session.csvFormatter({ delimiter, quote, escape, nullWord, conversion: withZoneOffsets(conversion) });
+    const { delimiter, quote, escape, nullWord, collectionFormat, conversion } = options;
+    const format = session.csvFormatter({
+      delimiter,
+      quote,
+      escape,
+      nullWord,
+      collectionFormat,
+      conversion: withZoneOffsets(conversion),
+    });
     let header = options.header ?? false;
     for await (const { page, info } of this.formattedPages(query, params, options, format, session)) {
       if (page === null) {

@@ -33,6 +33,8 @@ export interface CsvSettings {
   quote?: string;
   escape?: string;
   nullWord?: string;
+  /** Collections, tuples and UDTs as CQL literals (`cql`, default) or JSON (`json`, DSBulk's notation). */
+  collectionFormat?: "cql" | "json";
   conversion?: Record<string, unknown>;
 }
 

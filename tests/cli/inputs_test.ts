@@ -14,7 +14,7 @@ const RUN = `${Date.now().toString(36)}_${Math.floor(Math.random() * 1e6).toStri
 const CSV = 'k,name,score\n1,one,1.5\n2,"two, quoted",-0.0\n3,"line\nbreak",NaN\n';
 const ROWS = [
   '{"k":1,"name":"one","score":1.5}',
-  '{"k":2,"name":"two, quoted","score":-0}',
+  '{"k":2,"name":"two, quoted","score":-0.0}',
   '{"k":3,"name":"line\\nbreak","score":"NaN"}',
 ];
 

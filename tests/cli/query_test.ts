@@ -45,7 +45,7 @@ Deno.test("query: every page in order, values as the core formats them, in each 
     assertEquals(
       json.text,
       `[\n{"k":0,"d":"NaN","l":["a\\"0","b\\nc"],"m":{"0":"x,y"},"b":"0x00ff"},\n` +
-        `{"k":100000000000000000,"d":-0,"l":["a\\"1","b\\nc"],"m":{"1":"x,y"},"b":"0x01ff"},\n` +
+        `{"k":100000000000000000,"d":-0.0,"l":["a\\"1","b\\nc"],"m":{"1":"x,y"},"b":"0x01ff"},\n` +
         `{"k":200000000000000000,"d":0.5,"l":null,"m":{"2":"x,y"},"b":"0x02ff"}\n]\n`,
     );
 

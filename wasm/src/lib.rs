@@ -953,7 +953,7 @@ pub struct CsvPageFormatter {
 #[wasm_bindgen]
 impl CsvPageFormatter {
     /// `settings`: JSON of the core's `CsvFormatSettings` (delimiter, quote, escape,
-    /// nullWord, header, conversion); refused with ERR_CONFIG when they do not hold.
+    /// nullWord, header, collectionFormat, conversion); refused with ERR_CONFIG when they do not hold.
     #[wasm_bindgen(constructor)]
     pub fn new(settings: &str) -> Result<CsvPageFormatter, CallError> {
         let s = cqlwire_core::rows::CsvFormatSettings::from_json(settings).map_err(|e| js_error("ERR_CONFIG", e))?;

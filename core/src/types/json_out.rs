@@ -3,7 +3,8 @@
 //! decimal are never rounded through a double); NaN and the infinities, which JSON has no
 //! number for, are strings; text, blobs (`0x..`), times, UUIDs and addresses are strings
 //! in the same form [`format_text`] writes them; lists, sets, tuples and vectors are arrays;
-//! maps and UDTs are objects (a map key that is not text is keyed by its CQL literal text).
+//! maps and UDTs are objects (a map key that is not text is keyed by its CQL literal text, a
+//! tuple or frozen collection key by its JSON text, as DSBulk writes and reads them).
 //! The bulk loader's JSON reader takes these forms back. The walk over the bytes is
 //! `text.rs`'s (one walk, two spellings); this file holds what only JSON needs.
 
@@ -27,6 +28,9 @@ pub(super) fn finish_scalar(ty: &ColumnType, out: &mut String, start: usize) {
     };
     if !bare {
         quote_in_place(out, start);
+    } else if matches!(ty, ColumnType::Float | ColumnType::Double) && &out[start..] == "-0" {
+        // JSON readers take `-0` for the integer 0 and lose the sign (DSBulk loads 0.0); `-0.0` is a float.
+        out.push_str(".0");
     }
 }
 
@@ -128,7 +132,9 @@ mod tests {
         assert_eq!(json("int", &(-7i32).to_be_bytes()), "-7");
         assert_eq!(json("double", &f64::NAN.to_be_bytes()), "\"NaN\"");
         assert_eq!(json("double", &f64::NEG_INFINITY.to_be_bytes()), "\"-Infinity\"");
-        assert_eq!(json("float", &(-0.0f32).to_be_bytes()), "-0");
+        assert_eq!(json("float", &(-0.0f32).to_be_bytes()), "-0.0");
+        assert_eq!(json("double", &(-0.0f64).to_be_bytes()), "-0.0");
+        assert_eq!(json("double", &0.0f64.to_be_bytes()), "0");
         assert_eq!(json("float", &0.1f32.to_be_bytes()), "0.1");
         // varint 2^64: 0x01 followed by eight zero bytes.
         assert_eq!(json("varint", &[1, 0, 0, 0, 0, 0, 0, 0, 0]), "18446744073709551616");

@@ -766,7 +766,7 @@ fn literal<'t>(ty: &'t ColumnType, src: &mut Src<'_>, opts: &TextOptions, out: &
             src.skip_ws();
             if !src.eat(b'}') {
                 loop {
-                    element(k, src, opts, out, Framing::Element)?;
+                    map_key(k, src, opts, out)?;
                     src.skip_ws();
                     if !src.eat(b':') {
                         return Err(fail(ty, src.pos, src.text.len(), "expected ':' after a map key"));
@@ -877,6 +877,31 @@ fn patch_count<'t>(ty: &'t ColumnType, out: &mut [u8], at: usize, n: usize, star
 }
 
 /// How an element is framed inside its container.
+/// A map key. JSON keys are strings, so a tuple or frozen collection key may come as one
+/// whose content is its literal (`{"[1,2]": "x"}`, as DSBulk and the JSON formatter write it).
+fn map_key<'t>(k: &'t ColumnType, src: &mut Src<'_>, opts: &TextOptions, out: &mut Vec<u8>) -> Parsed<'t> {
+    src.skip_ws();
+    if !(k.is_container() && src.peek() == Some(b'"')) {
+        return element(k, src, opts, out, Framing::Element);
+    }
+    let q = src.quoted(k)?;
+    let mut content = Vec::new();
+    unescape_into(k, src, &q, &mut content)?;
+    // An error inside the key points at the whole key: its positions are the string's, not the field's.
+    let whole = |e: Fail<'t>| Fail { start: q.start, end: q.end, ..e };
+    let text = std::str::from_utf8(&content).map_err(|_| fail(k, q.start, q.end, "not UTF-8"))?;
+    let mut inner = Src { text, pos: 0 };
+    let value_at = out.len();
+    out.extend_from_slice(&[0; 4]);
+    inner.skip_ws();
+    literal(k, &mut inner, opts, out).map_err(whole)?;
+    inner.skip_ws();
+    if !inner.at_end() {
+        return Err(fail(k, q.start, q.end, "unexpected text after the key's value"));
+    }
+    patch_length(k, out, value_at, src.text.len())
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Framing {
     /// `[bytes]`: i32 length, -1 for null (a tuple component or UDT field).
@@ -1251,10 +1276,12 @@ fn format_value(ty: &ColumnType, r: Reader<'_>, out: &mut String, top: bool, sty
                 }
                 let key = wire_element(&mut r, "map key")?;
                 if style == Style::Json {
-                    // A JSON key is a string: the key's CQL text.
+                    // A JSON key is a string: a scalar key's CQL text, a tuple's or frozen
+                    // collection's JSON text (`"[1,2]"`), which DSBulk parses as JSON.
                     let start = out.len();
+                    let key_style = if k.is_container() { Style::Json } else { Style::Cql };
                     match key {
-                        Some(key) => format_value(k, key, out, true, Style::Cql)?,
+                        Some(key) => format_value(k, key, out, true, key_style)?,
                         None => out.push_str("null"),
                     }
                     super::json_out::quote_in_place(out, start);
@@ -2131,8 +2158,20 @@ mod tests {
             ("vector<text, 1>", "[null]", "text", "null", 1, "vector elements cannot be null"),
             ("vector<float, 2>", "{1, 2}", "vector<float, 2>", "{1, 2}", 0, "expected '[' to start a vector"),
             ("vector<int, 1>", "[1 2]", "vector<int, 1>", "2]", 3, "expected ',' or ']'"),
+            // A tuple key written as a JSON string: an error inside it points at the whole key.
+            ("map<frozen<tuple<int>>, int>", r#"{"[x]": 1}"#, "int", "[x]", 2, "not an integer"),
+            ("map<frozen<tuple<int>>, int>", r#"{"[1] 2": 1}"#, "tuple<int>", "[1] 2", 2, "unexpected text after the key's value"),
         ];
         assert_errors(cases, &TextOptions::default());
+        // A tuple or frozen collection key as a JSON string holding its literal, JSON or CQL.
+        let tuple_key = [0, 0, 0, 1, 0, 0, 0, 13, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 1, b'"', 0, 0, 0, 1, b'x'];
+        assert_eq!(ok("map<frozen<tuple<int, text>>, text>", r#"{"[1,\"\\\"\"]": "x"}"#), tuple_key);
+        assert_eq!(ok("map<frozen<tuple<int, text>>, text>", r#"{" (1, '\"') ": 'x'}"#), tuple_key);
+        assert_eq!(ok("map<frozen<tuple<int, text>>, text>", r#"{(1, '"'): 'x'}"#), tuple_key);
+        assert_eq!(
+            ok("map<frozen<list<int>>, int>", r#"{"[]": 1}"#),
+            [0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 1]
+        );
         // Inside a tuple or a UDT a null is a value: only collections refuse it.
         assert_eq!(ok("tuple<int, int>", "(null, NULL)"), [255, 255, 255, 255, 255, 255, 255, 255]);
         assert_eq!(ok("list<int>", "[' 7 ']"), [0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 7]);
@@ -2379,6 +2418,13 @@ mod tests {
                 r#"{"1":"a","2":null}"#,
             ),
             ("map<int, text>", &[0, 0, 0, 1, 255, 255, 255, 255, 0, 0, 0, 1, b'a'], "{null: 'a'}", r#"{"null":"a"}"#),
+            // A tuple key is its JSON text as a string, which DSBulk reads back (it refuses `"(1, 'x')"`).
+            (
+                "map<frozen<tuple<int, text>>, int>",
+                &[0, 0, 0, 1, 0, 0, 0, 13, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 1, b'"', 0, 0, 0, 4, 0, 0, 0, 2],
+                r#"{(1, '"'): 2}"#,
+                r#"{"[1,\"\\\"\"]":2}"#,
+            ),
             ("vector<float, 2>", &[0x3F, 0x80, 0, 0, 0x40, 0, 0, 0], "[1, 2]", "[1,2]"),
             ("vector<text, 2>", &[1, b'a', 0], "['a', '']", r#"["a",""]"#),
         ] {
