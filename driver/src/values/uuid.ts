@@ -12,7 +12,6 @@ const PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0
 
 export class Uuid {
   protected readonly bytes: Uint8Array;
-  private view: Uint8Array | undefined;
 
   constructor(buffer: Uint8Array) {
     if (!(buffer instanceof Uint8Array) || buffer.length !== 16) throw new ArgumentError("a UUID is built from 16 bytes");
@@ -42,7 +41,12 @@ export class Uuid {
    * object each time and, as there, not a copy: writing into it changes the UUID.
    */
   get buffer(): Uint8Array {
-    return (this.view ??= bytesView(this.bytes));
+    const view = bytesView(this.bytes);
+    // Kept as a non-enumerable own property that shadows this getter: the same Buffer on every
+    // read, while Object.keys, spread and deep equality of UUIDs see no field a class field
+    // would add to every instance (two equal UUIDs stay deep-equal after one's buffer is read).
+    Object.defineProperty(this, "buffer", { value: view, enumerable: false });
+    return view;
   }
 
   equals(other: unknown): boolean {

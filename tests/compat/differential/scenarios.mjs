@@ -3,6 +3,7 @@
  * `(driver, client, ks) => value`; the two values' descriptions must be equal.
  * `client` is connected with no default keyspace; every statement names `ks`.
  */
+import { isDeepStrictEqual } from "node:util";
 const S = [];
 const scenario = (name, run) => S.push({ name, run });
 export const scenarios = S;
@@ -471,8 +472,12 @@ scenario("types helpers: Uuid#buffer, dataTypes.getByName", async (d) => {
   const u = t.Uuid.fromString("123e4567-e89b-12d3-a456-426614174000");
   const tu = t.TimeUuid.fromString("f9ea2d40-a2b1-11ee-8c90-0242ac120002");
   const names = ["int", "text", "varchar", "TEXT", "list<int>", "set<text>", "map<text, int>", "map<int,bigint>", "tuple<int, text>", "vector<float, 3>", "nosuch", "udt<addr>", "udt<ks.addr>"];
+  // Reading one UUID's buffer leaves it deep-equal to a twin whose buffer was never read.
+  const [read, unread] = [t.Uuid.fromString(u.toString()), t.Uuid.fromString(u.toString())];
+  const deepEqualAfterRead = read.buffer.length === 16 && isDeepStrictEqual(read, unread);
   return [
     u.buffer, tu.buffer, Buffer.isBuffer(u.buffer), u.buffer === u.buffer, u.buffer.length, typeof t.dataTypes.getByName,
+    deepEqualAfterRead,
     names.map((n) => [n, attempt(() => t.dataTypes.getByName(n))]),
   ];
 });
