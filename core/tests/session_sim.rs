@@ -1569,6 +1569,34 @@ mod bulk_load {
     }
 
     #[test]
+    fn a_batch_that_may_have_been_applied_is_set_aside_whole_not_split() {
+        // Not idempotent (say, counters): a server error after the batch was written may mean
+        // it was applied, so it is neither retried nor split and sent again row by row. Each
+        // of the two failing batches of 8 is set aside whole as uncertain, and no row is sent
+        // twice.
+        let mut sim = Sim::new(3, config());
+        for n in &mut sim.nodes {
+            n.refuse_marker = Some(0xee);
+            n.refuse_as_server_error = true;
+        }
+        sim.start();
+        let id = new_load(&mut sim, LoadConfig { idempotent: false, ..batched(8) });
+        let input = csv(300, &[17, 250]);
+        run(&mut sim, id, &input, 1 << 20);
+        let load = sim.loads.get_mut(id).unwrap();
+        let stats = load.stats();
+        assert_eq!((stats.rows_ok, stats.rows_uncertain, stats.rows_rejected), (284, 16, 0), "{stats:?}");
+        let mut bad = Vec::new();
+        while let Some(row) = load.poll_bad() {
+            bad.push(row);
+        }
+        assert_eq!(bad.len(), 16);
+        assert!(bad.iter().all(|r| r.kind == BadRowKind::Uncertain && r.server_code == Some(0x0000)), "{bad:?}");
+        let landed: usize = sim.nodes.iter().map(|n| n.executes.len()).sum();
+        assert_eq!(landed, 284);
+    }
+
+    #[test]
     fn a_journaled_load_records_each_start_and_acknowledgement_and_resumes_without_resending() {
         use cqlwire_core::bulk::load::JournalEntry;
         let mut sim = Sim::new(3, config());
