@@ -1,9 +1,10 @@
-/** The Deno entrypoint: loads the WASM core from the file next to this module. */
+/** The Deno entrypoint: the WASM core arrives with the module graph (see wasm_source.js). */
 import { initSync } from "./wasm/pkg/cqlwire_wasm.js";
+import wasmModule from "./wasm_source.js";
 import { BaseClient, type ClientOptions } from "./mod.ts";
 import { denoSocketFactory, denoUnrefTimer } from "./transport/deno.ts";
 
-initSync({ module: new WebAssembly.Module(Deno.readFileSync(new URL("./wasm/pkg/cqlwire_wasm_bg.wasm", import.meta.url))) });
+initSync({ module: wasmModule });
 
 const runtime = { name: "deno" as const, socketFactory: denoSocketFactory, unrefTimer: denoUnrefTimer };
 

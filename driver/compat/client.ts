@@ -71,8 +71,8 @@ function settle<T>(promise: Promise<T>, callback: Callback<T> | undefined): Prom
 
 export class Client {
   readonly options: CompatClientOptions;
-  readonly hosts = new HostMap();
-  readonly profiles = new Map<string, ExecutionProfile>();
+  readonly hosts: HostMap = new HostMap();
+  readonly profiles: Map<string, ExecutionProfile> = new Map();
   /** cqlwire's own client underneath (its modern API: bigint, bulkLoad, streamCsv...). */
   readonly cqlwire: BaseClient;
   private readonly encoding: EncodingOptions;
@@ -153,7 +153,7 @@ export class Client {
     });
   }
 
-  get metrics() {
+  get metrics(): ReturnType<BaseClient["getMetrics"]> {
     return this.cqlwire.getMetrics();
   }
 

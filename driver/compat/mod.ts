@@ -98,7 +98,7 @@ export const types = {
   CqlTimestamp,
 };
 
-function notSupported(what: string, why: string) {
+function notSupported(what: string, why: string): Record<never, never> {
   return new Proxy({}, {
     get(_t, key) {
       if (typeof key === "symbol" || key === "then") return undefined;
@@ -108,15 +108,29 @@ function notSupported(what: string, why: string) {
 }
 
 /** DSE-only features (graph, geotypes, DSE auth schemes) have no Apache Cassandra counterpart. */
-export const datastax = notSupported("datastax", "DSE graph and search run only on DataStax Enterprise");
-export const geometry = notSupported("geometry", "DSE geotypes (Point, LineString, Polygon) exist only on DataStax Enterprise");
-export const tracker = notSupported("tracker", "request trackers are not implemented yet");
-export const metrics = notSupported("metrics", "use client.metrics (cqlwire's counters and latency histogram)");
+export const datastax: Record<never, never> = notSupported("datastax", "DSE graph and search run only on DataStax Enterprise");
+export const geometry: Record<never, never> = notSupported("geometry", "DSE geotypes (Point, LineString, Polygon) exist only on DataStax Enterprise");
+export const tracker: Record<never, never> = notSupported("tracker", "request trackers are not implemented yet");
+export const metrics: Record<never, never> = notSupported("metrics", "use client.metrics (cqlwire's counters and latency histogram)");
 
 /** The DataStax driver's version this API follows. */
 export const version = "4.8.0-cqlwire";
 
-export function defaultOptions() {
+/** What `defaultOptions()` returns: DataStax's option tree with the values cqlwire applies. */
+export interface DefaultOptions {
+  policies: Record<never, never>;
+  queryOptions: { fetchSize: number; prepare: boolean; consistency: number };
+  protocolOptions: { port: number; maxSchemaAgreementWaitSeconds: number };
+  socketOptions: { connectTimeout: number; readTimeout: number };
+  pooling: { heartBeatInterval: number };
+  encoding: { useUndefinedAsUnset: boolean };
+  isMetadataSyncEnabled: boolean;
+  maxPrepared: number;
+  prepareOnAllHosts: boolean;
+  rePrepareOnUp: boolean;
+}
+
+export function defaultOptions(): DefaultOptions {
   return {
     policies: {},
     queryOptions: { fetchSize: 5000, prepare: false, consistency: consistencies.localOne },

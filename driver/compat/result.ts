@@ -1,10 +1,18 @@
 /** The DataStax driver's ResultSet over cqlwire's: Row objects with DataStax values. */
-import type { ResultSet as CoreResultSet, Row as CoreRow } from "../mod.ts";
+import type { ExecutionInfo, ResultSet as CoreResultSet, Row as CoreRow } from "../mod.ts";
 import { dataTypeInfo, type DataTypeInfo } from "../src/metadata.ts";
 import { type Converter, converterFor, type EncodingOptions } from "./convert.ts";
 import { bytesOut } from "../src/values/bytes.ts";
 import { Row } from "./values.ts";
 import { Uuid } from "../src/values/uuid.ts";
+
+/** `rs.info` in DataStax's shape (see `ResultSet.info`). */
+export type CompatExecutionInfo = Omit<ExecutionInfo, "triedHosts" | "traceId" | "warnings" | "achievedConsistency"> & {
+  triedHosts: Record<string, string | null>;
+  achievedConsistency: number;
+  traceId: Uuid | undefined;
+  warnings: string[] | undefined;
+};
 
 export class ResultSet implements Iterable<Row>, AsyncIterable<Row> {
   rows: Row[];
@@ -40,7 +48,7 @@ export class ResultSet implements Iterable<Row>, AsyncIterable<Row> {
    * (for `metadata.getTrace`); `warnings` and `traceId` are undefined when the server sent none
    * (code tests `if (rs.info.warnings)`).
    */
-  get info() {
+  get info(): CompatExecutionInfo {
     const info = this.raw.info;
     return {
       ...info,

@@ -40,11 +40,11 @@ tar -tzf "$tarball" | sed 's|^package/||' | sort >"$work/contents"
 tarball_bytes=$(stat -c %s "$tarball")
 pass "npm pack: $(basename "$tarball"), $tarball_bytes bytes, $(wc -l <"$work/contents") files ($((SECONDS - started)) s)"
 
-for f in package.json README.md dist/node.js dist/deno.js dist/workerd.js dist/wasm/pkg/cqlwire_wasm_bg.wasm dist/types/driver/mod.d.ts; do
+for f in package.json README.md LICENSE dist/node.js dist/deno.js dist/workerd.js dist/wasm/pkg/cqlwire_wasm_bg.wasm dist/types/driver/mod.d.ts; do
   if grep -qxF "$f" "$work/contents"; then pass "tarball contains $f"; else fail "tarball lacks $f"; fi
 done
 unexpected=$(grep -vE '^(package\.json|README\.md|LICENSE|dist/.*)$' "$work/contents" || true)
-if [[ -z $unexpected ]]; then pass "tarball holds only package.json, README and dist/"; else fail "tarball also holds: $(echo $unexpected)"; fi
+if [[ -z $unexpected ]]; then pass "tarball holds only package.json, README, LICENSE and dist/"; else fail "tarball also holds: $(echo $unexpected)"; fi
 
 wasm_bytes=$(tar -xzOf "$tarball" package/dist/wasm/pkg/cqlwire_wasm_bg.wasm | wc -c)
 wasm_gzip=$(tar -xzOf "$tarball" package/dist/wasm/pkg/cqlwire_wasm_bg.wasm | gzip -9c | wc -c)

@@ -1,0 +1,3 @@
+/** The WASM core, compiled, not instantiated (see wasm_source.js). */
+declare const wasmModule: WebAssembly.Module;
+export default wasmModule;
