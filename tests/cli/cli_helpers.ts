@@ -22,3 +22,9 @@ export async function jsonRows(select: string): Promise<string[]> {
   const out = await ok(["query", select, "--format", "json"]);
   return out.stdout.split("\n").filter((line) => line.startsWith("{")).map((line) => line.replace(/,$/, "")).sort();
 }
+
+/** Writes `text` to WORK/NAME and loads it into `table`, its bad rows in WORK/bad, quietly. */
+export async function loadText(work: string, name: string, table: string, text: string, flags: string[]): Promise<CliResult> {
+  await Deno.writeTextFile(`${work}/${name}`, text);
+  return await runCli(["load", "--table", table, "--bad-dir", `${work}/bad`, "--quiet", `${work}/${name}`, ...flags]);
+}

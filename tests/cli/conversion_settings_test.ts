@@ -4,6 +4,7 @@
 // These tests fail when no server answers; no switch skips them.
 
 import { assertEquals, assertStringIncludes } from "./assert.ts";
+import { loadText } from "./cli_helpers.ts";
 import { type CliResult, runCli } from "./run.ts";
 
 const KEYSPACE = "convert_cli";
@@ -29,26 +30,9 @@ async function select(
   return JSON.parse(result.stdout);
 }
 
-async function load(
-  work: string,
-  table: string,
-  csv: string,
-  flags: string[],
-): Promise<CliResult> {
-  const path = `${work}/${table.split(".")[1]}_${
-    Math.random().toString(36).slice(2)
-  }.csv`;
-  await Deno.writeTextFile(path, csv);
-  return await runCli([
-    "load",
-    "--table",
-    table,
-    "--bad-dir",
-    `${work}/bad`,
-    "--quiet",
-    path,
-    ...flags,
-  ]);
+/** Loads `csv` into `table` from a file of its own in `work`. */
+function load(work: string, table: string, csv: string, flags: string[]): Promise<CliResult> {
+  return loadText(work, `${table.split(".")[1]}_${Math.random().toString(36).slice(2)}.csv`, table, csv, flags);
 }
 
 Deno.test({

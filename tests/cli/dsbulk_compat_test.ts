@@ -5,8 +5,8 @@
 // the column, and the rows batched with it land. These tests fail when no server answers.
 
 import { assertEquals, assertStringIncludes } from "./assert.ts";
-import { createKeyspace, ok } from "./cli_helpers.ts";
-import { type CliResult, explainResult as explain, runCli } from "./run.ts";
+import { createKeyspace, loadText as load, ok } from "./cli_helpers.ts";
+import { explainResult as explain, runCli } from "./run.ts";
 
 const KEYSPACE = "dsbulk_compat_cli";
 const RUN = `${Date.now().toString(36)}_${
@@ -20,27 +20,6 @@ async function select(
   return JSON.parse(
     (await ok(["query", "--format", "json", statement])).stdout,
   );
-}
-
-/** Loads `text`, written to WORK/NAME, into `table` with its bad rows in WORK/bad. */
-async function load(
-  work: string,
-  name: string,
-  table: string,
-  text: string,
-  flags: string[],
-): Promise<CliResult> {
-  await Deno.writeTextFile(`${work}/${name}`, text);
-  return await runCli([
-    "load",
-    "--table",
-    table,
-    "--bad-dir",
-    `${work}/bad`,
-    "--quiet",
-    `${work}/${name}`,
-    ...flags,
-  ]);
 }
 
 Deno.test({
