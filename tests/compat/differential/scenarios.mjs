@@ -3,6 +3,8 @@
  * `(driver, client, ks) => value`; the two values' descriptions must be equal.
  * `client` is connected with no default keyspace; every statement names `ks`.
  */
+// Imported, not the global: DataStax code moved to Deno imports Buffer from node:buffer too.
+import { Buffer } from "node:buffer";
 import { isDeepStrictEqual } from "node:util";
 const S = [];
 const scenario = (name, run) => S.push({ name, run });
