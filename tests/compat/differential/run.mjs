@@ -1,10 +1,11 @@
 /**
  * The differential compat test: every scenario runs on the real DataStax driver
  * (`cassandra-driver`, a devDependency, on Node) and on cqlwire/compat on each runtime it
- * promises: Node (dist/compat-node.js, in this process), Deno (dist/compat-deno.js, a child
- * process), Bun (dist/compat-node.js, the file Bun resolves `cqlwire/compat` to, a child
+ * promises: Node (dist/compat-node.js, in this process), Deno (dist/compat-deno.js, and the
+ * source driver/compat/deno.ts as "deno-src", child processes without a global Buffer), Bun (dist/compat-node.js, the file Bun resolves `cqlwire/compat` to, a child
  * process) and workerd (dist/compat-workerd.js inside a Worker, workerd.mjs). All run against
- * the same Cassandra, each in its own keyspace (PREFIX_a for DataStax, PREFIX_node, ...); each
+ * the same Cassandra, each in its own keyspace (PREFIX_a for DataStax, PREFIX_node, ...), the
+ * children beside the Node sides; each
  * runtime's described results must equal DataStax's.
  *
  * Scenarios named "known: ..." are differences the README lists (its table under "Coming from
@@ -14,7 +15,7 @@
  * agree everywhere else. A runtime whose binary is missing fails the run.
  *
  *   node tests/compat/differential/run.mjs [HOST:PORT] [--only NAME] [--show]
- *        [--runtimes node,deno,bun,workerd]      (CQLWIRE_DIFF_KEYSPACE=PREFIX, default diffcompat)
+ *        [--runtimes node,deno,deno-src,bun,workerd]      (CQLWIRE_DIFF_KEYSPACE=PREFIX, default diffcompat)
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -30,7 +31,7 @@ const args = process.argv.slice(2);
 const host = args.find((a) => !a.startsWith("--") && a.includes(":")) ?? process.env.CQLWIRE_HOSTS?.split(",")[0] ?? "127.0.0.1:9042";
 const only = args.includes("--only") ? args[args.indexOf("--only") + 1] : null;
 const show = args.includes("--show");
-const ALL_RUNTIMES = ["node", "deno", "bun", "workerd"];
+const ALL_RUNTIMES = ["node", "deno", "deno-src", "bun", "workerd"];
 const runtimes = args.includes("--runtimes") ? args[args.indexOf("--runtimes") + 1].split(",") : ALL_RUNTIMES;
 const prefix = process.env.CQLWIRE_DIFF_KEYSPACE ?? "diffcompat";
 const CHILD_TIMEOUT_MS = 240_000;
@@ -56,6 +57,8 @@ const CHILD = path.join(here, "child.mjs");
 /** How each child runtime is started: its binary, its arguments, and the driver module it imports. */
 const CHILDREN = {
   deno: { bin: DENO, args: ["run", "-A", "--quiet", CHILD], module: "dist/compat-deno.js" },
+  // The source the bundle is built from, as `deno add jsr:` users import it.
+  "deno-src": { bin: DENO, args: ["run", "-A", "--quiet", CHILD], module: "driver/compat/deno.ts" },
   bun: { bin: BUN, args: [CHILD], module: "dist/compat-node.js" },
 };
 const needed = ["dist/compat-node.js", ...runtimes.filter((r) => CHILDREN[r]).map((r) => CHILDREN[r].module)];
@@ -70,7 +73,7 @@ function childSide(runtime) {
   const { bin, args: a, module } = CHILDREN[runtime];
   const driver = path.relative(here, path.join(root, module));
   return new Promise((resolve) => {
-    execFile(bin, [...a, driver, host, `${prefix}_${runtime}`, only ?? ""], { timeout: CHILD_TIMEOUT_MS, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+    execFile(bin, [...a, driver, host, `${prefix}_${runtime.replace("-", "_")}`, only ?? ""], { timeout: CHILD_TIMEOUT_MS, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
       try {
         resolve(JSON.parse(stdout));
       } catch {
@@ -92,7 +95,7 @@ for (const [r, p] of Object.entries(pending)) results[r] = await p;
 
 /** The runtimes a "known on A, B: ..." scenario names. */
 function knownOn(name) {
-  const m = /^known on ([a-z, ]+): /.exec(name);
+  const m = /^known on ([a-z, -]+): /.exec(name);
   return m ? m[1].split(",").map((s) => s.trim()) : [];
 }
 
