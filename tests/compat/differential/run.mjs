@@ -1,11 +1,11 @@
 /**
  * The differential compat test: every scenario runs on the real DataStax driver
  * (`cassandra-driver`, a devDependency, on Node) and on cqlwire/compat on each runtime it
- * promises: Node (dist/compat-node.js, in this process), Deno (dist/compat-deno.js, and the
- * source driver/compat/deno.ts as "deno-src", child processes without a global Buffer), Bun (dist/compat-node.js, the file Bun resolves `cqlwire/compat` to, a child
- * process) and workerd (dist/compat-workerd.js inside a Worker, workerd.mjs). All run against
- * the same Cassandra, each in its own keyspace (PREFIX_a for DataStax, PREFIX_node, ...), the
- * children beside the Node sides; each
+ * promises: Node (dist/compat-node.js, in this process); Deno (dist/compat-deno.js, and its
+ * source driver/compat/deno.ts as "deno-src"; child processes without a global Buffer); Bun
+ * (dist/compat-node.js, the file Bun resolves `cqlwire/compat` to; a child process); workerd
+ * (dist/compat-workerd.js inside a Worker, workerd.mjs). All run at once against the same
+ * Cassandra, each in its own keyspace (PREFIX_a for DataStax, PREFIX_node, ...), and each
  * runtime's described results must equal DataStax's.
  *
  * Scenarios named "known: ..." are differences the README lists (its table under "Coming from
