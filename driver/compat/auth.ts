@@ -5,13 +5,13 @@
  */
 import { NotSupportedError } from "../src/errors.ts";
 import type { SaslAuthenticator, SaslAuthProvider, SaslCallback } from "../src/sasl.ts";
+import { bytesView } from "../src/values/bytes.ts";
 
 type Token = Uint8Array | null | undefined;
 
 /** Bytes as DataStax code expects them: a Buffer where there is one. */
 function buffer(token: Token): Token {
-  const B = (globalThis as { Buffer?: { from(b: ArrayBufferLike, o: number, n: number): Uint8Array } }).Buffer;
-  return token && B ? B.from(token.buffer, token.byteOffset, token.byteLength) : token;
+  return token ? bytesView(token) : token;
 }
 
 /** One connection's exchange; subclasses answer through the callbacks. */

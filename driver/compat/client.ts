@@ -6,6 +6,7 @@
 import type { BaseClient, ClientOptions, Row as CoreRow } from "../mod.ts";
 import { ArgumentError, DriverError } from "../src/errors.ts";
 import { consistencies } from "../src/types.ts";
+import { type BufferClass, useBufferClass } from "../src/values/bytes.ts";
 import { type Metadata, STRATEGY_PREFIX } from "../src/metadata.ts";
 import { type EncodingOptions, hintFor } from "./convert.ts";
 import { Host, HostMap } from "./hosts.ts";
@@ -50,6 +51,8 @@ export interface CompatRuntime {
   Client: new (options: ClientOptions) => BaseClient;
   /** A Node `Readable` (object mode) where there is one; else an async iterable emitter. */
   readable(source: AsyncIterable<Row>): RowStream;
+  /** `node:buffer`'s class where the runtime has the module but maybe no global (Deno). */
+  Buffer?: BufferClass;
 }
 
 export interface RowStream extends AsyncIterable<Row> {
@@ -60,6 +63,7 @@ let runtime: CompatRuntime | null = null;
 
 export function setCompatRuntime(r: CompatRuntime): void {
   runtime = r;
+  if (r.Buffer) useBufferClass(r.Buffer);
 }
 
 /** Runs `promise` through `callback` when there is one; else returns it. */

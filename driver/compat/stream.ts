@@ -1,39 +1,90 @@
-/**
- * The rows of `stream()` where there is no Node `Readable` (Workers): async iterable, and the
- * `data`/`end`/`error` events of a flowing stream once a `data` listener is attached.
- */
+/** The rows of `stream()`: a Node `Readable` where there is one, else an emitter that reads like one. */
 import type { Row } from "./values.ts";
 
-type Listener = (...args: unknown[]) => void;
+type Listener = (this: unknown, ...args: unknown[]) => void;
 
+/**
+ * The rows of `stream()` where there is no Node `Readable` (Workers): async iterable, and the
+ * part of a `Readable` DataStax code uses: `data`/`end`/`error` events once a `data` listener is
+ * attached (flowing), or `readable` events and `read()` once a `readable` listener is (paused,
+ * as the `while ((row = this.read()) !== null)` loop of DataStax's examples reads it).
+ */
 export function rowEmitter(source: AsyncIterable<Row>) {
   const listeners = new Map<string, Listener[]>();
-  let flowing = false;
+  const rows = source[Symbol.asyncIterator]();
+  const buffered: Row[] = [];
+  let mode: "idle" | "flowing" | "paused" = "idle";
+  let done = false;
+  let ended = false;
+  let filling = false;
+  // Listeners are called on the stream, as Node's: DataStax examples read with `this.read()`.
   const emit = (event: string, ...args: unknown[]) => {
-    for (const fn of listeners.get(event) ?? []) fn(...args);
+    for (const fn of listeners.get(event) ?? []) fn.apply(stream, args);
+  };
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    emit("end");
+  };
+  // As DataStax's ResultStream: the error, then the end.
+  const fail = (e: unknown) => {
+    done = true;
+    buffered.length = 0;
+    emit("error", e);
+    end();
   };
   const flow = async () => {
     try {
-      for await (const row of source) emit("data", row);
-      emit("end");
+      for (let r = await rows.next(); !r.done; r = await rows.next()) emit("data", r.value);
+      end();
     } catch (e) {
-      // As DataStax's ResultStream: the error, then the end.
-      emit("error", e);
-      emit("end");
+      fail(e);
     }
   };
-  return {
+  // Paused: up to HIGH_WATER rows ahead of read(), as a Readable's buffer, then `readable`.
+  const fill = async () => {
+    if (filling || done) return;
+    filling = true;
+    try {
+      while (!done && buffered.length < HIGH_WATER) {
+        const r = await rows.next();
+        if (r.done) done = true;
+        else buffered.push(r.value);
+      }
+    } catch (e) {
+      filling = false;
+      return fail(e);
+    }
+    filling = false;
+    emit("readable");
+  };
+  const stream = {
     on(event: string, fn: Listener) {
       listeners.set(event, [...(listeners.get(event) ?? []), fn]);
-      if (event === "data" && !flowing) {
-        flowing = true;
-        queueMicrotask(() => void flow());
+      if (mode === "idle" && (event === "data" || event === "readable")) {
+        mode = event === "data" ? "flowing" : "paused";
+        queueMicrotask(() => void (mode === "flowing" ? flow() : fill()));
       }
       return this;
     },
-    [Symbol.asyncIterator]: () => source[Symbol.asyncIterator](),
+    /** The next row, or null when none is buffered (a `readable` event follows) or at the end. */
+    read(): Row | null {
+      const row = buffered.shift();
+      if (row !== undefined) {
+        if (buffered.length < HIGH_WATER / 2) void fill();
+        return row;
+      }
+      if (done) queueMicrotask(end);
+      else void fill();
+      return null;
+    },
+    [Symbol.asyncIterator]: () => rows,
   };
+  return stream;
 }
+
+/** Rows a paused `rowEmitter` reads ahead (a Node object-mode Readable's default highWaterMark). */
+const HIGH_WATER = 16;
 
 /** The part of Node's `Readable` that `readableRows` uses (passed in: this file is runtime-neutral). */
 interface ReadableLike {

@@ -1,4 +1,8 @@
-/** `cqlwire/compat` in Cloudflare Workers: `stream()` is async iterable with data/end/error events. */
+/**
+ * `cqlwire/compat` in Cloudflare Workers: `stream()` is async iterable with the data/end/error
+ * events and the readable/read() of a Node `Readable` (a Worker may not have node:stream);
+ * bytes are Buffers when nodejs_compat defines the global.
+ */
 import { Client as WorkerClient } from "../workerd.ts";
 import { setCompatRuntime } from "./mod.ts";
 import { rowEmitter } from "./stream.ts";

@@ -5,6 +5,10 @@
 import { parseCqlType, type TypeInfo, type UdtType } from "./codec/mod.ts";
 import type { ResultSet, Row } from "./result.ts";
 
+/** How often and how far apart getTrace reads a trace the server is still writing (DataStax: 5, 400 ms). */
+const TRACE_ATTEMPTS = 5;
+const TRACE_RETRY_MS = 400;
+
 /** A CQL type as the DataStax driver describes it: the protocol's code and what it holds. */
 export interface DataTypeInfo {
   code: number;
@@ -221,14 +225,27 @@ export class Metadata {
     return settle(p, callback);
   }
 
-  /** A query trace: the session row of `system_traces` with its events. */
+  /**
+   * A query trace: the session row of `system_traces` with its events. The server writes a
+   * trace after it has answered, so this asks again (TRACE_ATTEMPTS times, TRACE_RETRY_MS
+   * apart, as DataStax's driver does) until the session row has its duration; the last read
+   * is returned as it is (null: no session row).
+   */
   getTrace(traceId: string | { toString(): string }, callback?: Callback<Row & { events: Row[] } | null>): Promise<Row & { events: Row[] } | null> | undefined {
-    const id = String(traceId);
-    const p = Promise.all([
-      this.client.execute("SELECT * FROM system_traces.sessions WHERE session_id = ?", [id], { prepare: true }),
-      this.client.execute("SELECT * FROM system_traces.events WHERE session_id = ?", [id], { prepare: true }),
-    ]).then(([s, e]) => (s.rows[0] ? { ...s.rows[0], events: e.rows } : null));
-    return settle(p, callback);
+    return settle(this.readTrace(String(traceId)), callback);
+  }
+
+  private async readTrace(id: string): Promise<Row & { events: Row[] } | null> {
+    for (let attempt = 1; ; attempt++) {
+      const session = (await this.client.execute("SELECT * FROM system_traces.sessions WHERE session_id = ?", [id], { prepare: true })).rows[0];
+      const complete = session !== undefined && (session as Record<string, unknown>).duration != null;
+      if (complete || attempt === TRACE_ATTEMPTS) {
+        if (session === undefined) return null;
+        const events = (await this.client.execute("SELECT * FROM system_traces.events WHERE session_id = ?", [id], { prepare: true })).rows;
+        return { ...session, events };
+      }
+      await new Promise((resolve) => setTimeout(resolve, TRACE_RETRY_MS));
+    }
   }
 
   /** The token ring with the replicas of each range in `keyspace`. */

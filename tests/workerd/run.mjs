@@ -5,11 +5,11 @@
 // server's Scylla personality (bench/nullserver, started here), and stops workerd.
 //
 //   node tests/workerd/run.mjs            (CQLWIRE_HOSTS=host:port,... to point elsewhere)
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import net from "node:net";
 import { fileURLToPath } from "node:url";
 import { conformanceCases } from "../conformance/cases.mjs";
+import { serveWorkerd } from "./serve.mjs";
 import { spawn as spawnProcess } from "../scylla/node_spawn.mjs";
 import { NULLSERVER, startScyllaServer } from "../scylla/server.mjs";
 
@@ -72,34 +72,10 @@ for (const file of [WORKERD, `${ROOT}dist/workerd.js`, `${ROOT}dist/wasm/pkg/cql
 if (!(await reachable(HOSTS[0]))) fail(`Cassandra is not reachable at ${HOSTS[0]} (start it with scripts/cassandra start)`);
 
 const started = Date.now();
-const workerd = spawn(WORKERD, ["serve", CONFIG, "--socket-addr", "http=127.0.0.1:0", "--control-fd", "3"], {
-  stdio: ["ignore", "pipe", "pipe", "pipe"],
-});
-let output = "";
-workerd.stdout.on("data", (d) => (output += d));
-workerd.stderr.on("data", (d) => (output += d));
-const exited = new Promise((resolve) => workerd.once("exit", (code, signal) => resolve({ code, signal })));
-
+let served = null;
 try {
-  const port = await new Promise((resolve, reject) => {
-    let control = "";
-    const timer = setTimeout(() => reject(new Error(`workerd did not listen within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
-    workerd.stdio[3].on("data", (d) => {
-      control += d;
-      for (const line of control.split("\n")) {
-        try {
-          const msg = JSON.parse(line);
-          if (msg.event === "listen" && msg.socket === "http") {
-            clearTimeout(timer);
-            resolve(msg.port);
-          }
-        } catch {
-          // A partial line: wait for the rest.
-        }
-      }
-    });
-    exited.then(({ code, signal }) => reject(new Error(`workerd exited (code ${code}, signal ${signal}) before listening`)));
-  });
+  served = await serveWorkerd(WORKERD, CONFIG, START_TIMEOUT_MS);
+  const port = served.port;
   console.log(`workerd listening on 127.0.0.1:${port} after ${Date.now() - started} ms`);
 
   // CQLWIRE_CONFORMANCE_KEYSPACE: another keyspace, for runs beside a `make test` on the same server.
@@ -132,16 +108,13 @@ try {
   check(false, "workerd run", e.message);
 } finally {
   const stopping = Date.now();
-  workerd.kill("SIGTERM");
-  let graceTimer;
-  const stopped = await Promise.race([exited, new Promise((r) => (graceTimer = setTimeout(() => r(null), 5000)))]);
-  clearTimeout(graceTimer);
-  if (!stopped) workerd.kill("SIGKILL");
+  const stopped = served ? await served.stop() : true;
   console.log(`workerd stopped ${stopped ? "" : "(SIGKILL) "}after ${Date.now() - stopping} ms`);
 }
 
 if (failures > 0) {
-  if (output.trim()) console.log(`--- workerd output:\n${output.trim().slice(-4000)}`);
+  const output = served ? served.output().trim() : "";
+  if (output) console.log(`--- workerd output:\n${output.slice(-4000)}`);
   console.log(`workerd: ${failures} check(s) failed (${Date.now() - started} ms)`);
   process.exit(1);
 }

@@ -1,14 +1,22 @@
 /** Bytes handed to users: a Node `Buffer` where there is one (DataStax code calls its methods). */
-type BufferFrom = { from(b: ArrayBufferLike, offset: number, length: number): Uint8Array };
+export type BufferClass = { from(b: ArrayBufferLike, offset: number, length: number): Uint8Array };
 
-const NodeBuffer = (globalThis as { Buffer?: BufferFrom }).Buffer;
+// The global where the runtime defines one (Node, Bun, workerd with nodejs_compat); an
+// entrypoint that can import `node:buffer` hands its class in instead (driver/compat/deno.ts:
+// Deno documents Buffer as no global, and only some releases define one).
+let NodeBuffer = (globalThis as { Buffer?: BufferClass }).Buffer;
 
-/** A copy of `b` the caller may keep and mutate, as a Buffer on Node (and Bun, Deno's Node mode). */
+/** The Buffer class bytes are handed out as, for the whole process (a subclass of Uint8Array). */
+export function useBufferClass(B: BufferClass): void {
+  NodeBuffer = B;
+}
+
+/** A copy of `b` the caller may keep and mutate, as a Buffer where there is one. */
 export function bytesOut(b: Uint8Array): Uint8Array {
   return bytesView(b.slice());
 }
 
-/** `b` itself as a Buffer on Node (a view over the same memory, no copy), else `b`. */
+/** `b` itself as a Buffer where there is one (a view over the same memory, no copy), else `b`. */
 export function bytesView(b: Uint8Array): Uint8Array {
   return NodeBuffer ? NodeBuffer.from(b.buffer, b.byteOffset, b.byteLength) : b;
 }

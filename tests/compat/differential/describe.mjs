@@ -3,6 +3,9 @@
  * (Long, Uuid, Row, Buffer vs Uint8Array, Map vs object), -0, NaN, null vs undefined, key order.
  * Two drivers agree on a scenario when their descriptions are equal strings.
  */
+// Imported, not the global: Deno has no global Buffer, and a Buffer must read as one there too.
+import { Buffer } from "node:buffer";
+
 const VALUE_CLASSES = new Set([
   "Long", "Integer", "BigDecimal", "Uuid", "TimeUuid", "LocalDate", "LocalTime", "InetAddress", "Duration",
 ]);
@@ -36,7 +39,7 @@ export function describe(value, depth = 0) {
   }
   const d = (v) => describe(v, depth + 1);
   const ctor = value.constructor ? value.constructor.name : "null-proto";
-  if (typeof Buffer !== "undefined" && Buffer.isBuffer(value)) return `Buffer<${hex(value)}>`;
+  if (Buffer.isBuffer(value)) return `Buffer<${hex(value)}>`;
   if (ArrayBuffer.isView(value)) {
     return value instanceof Uint8Array ? `${ctor}<${hex(value)}>` : `${ctor}[${Array.from(value, d).join(",")}]`;
   }

@@ -3,6 +3,8 @@
  * `(driver, client, ks) => value`; the two values' descriptions must be equal.
  * `client` is connected with no default keyspace; every statement names `ks`.
  */
+// Imported, not the global: DataStax code moved to Deno imports Buffer from node:buffer too.
+import { Buffer } from "node:buffer";
 import { isDeepStrictEqual } from "node:util";
 const S = [];
 const scenario = (name, run) => S.push({ name, run });
@@ -286,8 +288,12 @@ scenario("known: results without rows, empty batch", async (_d, client, ks) => {
   return [[w.rows, w.rowLength], [b.rows, b.rowLength], [u.rows, u.rowLength], empty.err];
 });
 
+// The DELETEs before LWTs are LWTs too: a plain DELETE carries the client's timestamp
+// (milliseconds * 1000 + a counter), which can be later than the next LWT's ballot in the same
+// millisecond, and then the LWT's write is shadowed (seen: 91 of 300 tries on cqlwire, 25 of
+// 300 on DataStax 4.10.0, DELETE then INSERT IF NOT EXISTS twice on one node).
 scenario("batch: LWT in a batch", async (_d, client, ks) => {
-  await client.execute(`DELETE FROM ${ks}.lwt WHERE id = 10`);
+  await client.execute(`DELETE FROM ${ks}.lwt WHERE id = 10 IF EXISTS`);
   const q = `INSERT INTO ${ks}.lwt (id, v) VALUES (?, ?) IF NOT EXISTS`;
   const a = await client.batch([{ query: q, params: [10, 1] }], { prepare: true });
   const b = await client.batch([{ query: q, params: [10, 2] }], { prepare: true });
@@ -312,7 +318,7 @@ scenario("ResultSet fields", async (_d, client, ks) => {
 });
 
 scenario("LWT wasApplied", async (_d, client, ks) => {
-  await client.execute(`DELETE FROM ${ks}.lwt WHERE id = 1`);
+  await client.execute(`DELETE FROM ${ks}.lwt WHERE id = 1 IF EXISTS`);
   const a = await client.execute(`INSERT INTO ${ks}.lwt (id, v) VALUES (1, 1) IF NOT EXISTS`);
   const b = await client.execute(`INSERT INTO ${ks}.lwt (id, v) VALUES (?, ?) IF NOT EXISTS`, [1, 2], { prepare: true });
   const c = await client.execute(`UPDATE ${ks}.lwt SET v = 3 WHERE id = 1 IF v = 1`);
