@@ -1440,9 +1440,9 @@ fn push_decimal_point(out: &mut String, digits_at: usize, scale: i32) {
     if digits > 1 {
         out.insert(digits_at + 1, '.');
     }
-    if adjusted != 0 {
-        let _ = write!(out, "E{}{adjusted}", if adjusted > 0 { "+" } else { "" });
-    }
+    // Never 0 here (a negative scale makes it at least 1, a positive one came here below -6),
+    // so Java always writes the exponent, with its sign.
+    let _ = write!(out, "E{adjusted:+}");
 }
 
 fn push_float<T: fmt::Display + fmt::LowerExp + Into<f64> + Copy>(v: T, out: &mut String) {
