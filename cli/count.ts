@@ -22,13 +22,18 @@ import { parseTableName, quoteIdentifier } from "./load/table.ts";
 import { resolveConnection } from "./settings.ts";
 import { sleep } from "./timing.ts";
 import { COUNT_DEFAULT_CONCURRENCY } from "./defaults.ts";
+import { countByPartition, countQueryRows, type PartitionCounts } from "./count_partitions.ts";
 
 const MAX_SPLIT_DEPTH = 12;
+/** The largest partitions `--by partition` lists: DSBulk's `stats.numPartitions`. */
+const DEFAULT_TOP_PARTITIONS = 10;
 const ATTEMPTS = 4;
 
 interface CountFlags {
   table?: string;
-  by?: "node" | "range";
+  query?: string;
+  by?: "node" | "range" | "partition";
+  partitions?: number;
   maxConcurrency?: number;
   consistency?: string;
   json?: boolean;
@@ -103,55 +108,49 @@ export async function countCommand(command: Command): Promise<number> {
   const flags = command.opts() as CountFlags;
   const config = context.config.count ?? {};
   const tableText = flags.table ?? config.table;
-  if (tableText === undefined) throw new UsageError("--table keyspace.table is required");
+  const query = flags.query ?? config.query;
   const by = flags.by ?? config.by;
+  if ((tableText === undefined) === (query === undefined)) {
+    throw new UsageError("give either --table keyspace.table or --query \"SELECT ...\"");
+  }
+  if (query !== undefined && by !== undefined) throw new UsageError("--by counts a --table, not a --query");
   const concurrency = flags.maxConcurrency ?? config.maxConcurrency ?? COUNT_DEFAULT_CONCURRENCY;
+  const top = flags.partitions ?? config.partitions ?? DEFAULT_TOP_PARTITIONS;
   const json = flags.json ?? config.json ?? false;
   const consistency = await consistencyCode(flags.consistency ?? config.consistency);
+  const options = consistency === undefined ? {} : { consistency };
   const connection = resolveConnection(context.flags, context.config.connection);
-  const { keyspace, table } = parseTableName(tableText, connection.keyspace);
 
   return await withClient(context, async (client, secrets) => {
-    const schema = await readTableSchema(client, keyspace, table);
-    const partitionKey = schema.columns.filter((column) => column.kind === "partition_key");
     const started = performance.now();
-    let ranges: RangeCount[];
+    const failed = (error: unknown) => new CliFailure(`count failed: ${describeError(error, secrets)}`);
+    if (query !== undefined) {
+      const rows = await countQueryRows(client, query, options).catch((error) => Promise.reject(failed(error)));
+      console.log(json ? `{"query":${JSON.stringify(query)},"rows":${rows},"elapsedMs":${Math.round(performance.now() - started)}}` : String(rows));
+      return EXIT_OK;
+    }
+    const { keyspace, table } = parseTableName(tableText!, connection.keyspace);
+    const schema = await readTableSchema(client, keyspace, table);
+    const partitionKey = schema.columns.filter((column) => column.kind === "partition_key")
+      .sort((a, b) => a.position - b.position);
+    let ranges: RangeCount[] = [];
+    let partitions: PartitionCounts | null = null;
     try {
       const scans = scanRangesOf(await client.getTokenRanges(keyspace));
-      ranges = await countByRange(
-        client,
-        keyspace,
-        table,
-        tokenExpression(partitionKey),
-        scans,
-        concurrency,
-        consistency === undefined ? {} : { consistency },
-      );
+      if (by === "partition") {
+        const from = `${quoteIdentifier(keyspace)}.${quoteIdentifier(table)}`;
+        const keys = partitionKey.map((column) => quoteIdentifier(column.name));
+        partitions = await countByPartition(client, from, tokenExpression(partitionKey), keys, scans, concurrency, top, options);
+      } else {
+        ranges = await countByRange(client, keyspace, table, tokenExpression(partitionKey), scans, concurrency, options);
+      }
     } catch (error) {
-      throw new CliFailure(`count failed: ${describeError(error, secrets)}`);
+      throw failed(error);
     }
-    const total = ranges.reduce((sum, range) => sum + range.rows, 0n);
+    const total = partitions?.rows ?? ranges.reduce((sum, range) => sum + range.rows, 0n);
     const elapsedMs = Math.round(performance.now() - started);
     if (json) {
-      const result: Record<string, unknown> = {
-        table: `${keyspace}.${table}`,
-        rows: 0,
-        ranges: ranges.length,
-        elapsedMs,
-      };
-      let text = JSON.stringify(result).replace(`"rows":0`, `"rows":${total}`);
-      if (by === "node") {
-        const nodes = [...countByNode(ranges)].map(([node, rows]) => `${JSON.stringify(node)}:${rows}`);
-        text = text.slice(0, -1) + `,"byNode":{${nodes.join(",")}}}`;
-      } else if (by === "range") {
-        const items = ranges.map((range) =>
-          `{"start":"${range.start}","end":"${range.end}","replicas":${
-            JSON.stringify(range.replicas)
-          },"rows":${range.rows}}`
-        );
-        text = text.slice(0, -1) + `,"byRange":[${items.join(",")}]}`;
-      }
-      console.log(text);
+      console.log(countJson(`${keyspace}.${table}`, total, ranges, partitions, by, elapsedMs));
       return EXIT_OK;
     }
     if (by === "node") {
@@ -160,8 +159,44 @@ export async function countCommand(command: Command): Promise<number> {
     } else if (by === "range") {
       const rows = ranges.map((range) => [range.start, range.end, range.replicas.join(" "), range.rows]);
       console.log(formatTable(["start", "end", "replicas", "rows"], rows).trimEnd());
+    } else if (partitions !== null) {
+      const rows = partitions.largest.map((p) => [p.key.map((cell) => cell ?? "null").join("|"), p.rows, percent(p.rows, total)]);
+      console.log(formatTable(["partition", "rows", "%"], rows).trimEnd());
+      console.log(`partitions: ${partitions.partitions}`);
     }
     console.log(by === undefined ? String(total) : `total: ${total} rows`);
     return EXIT_OK;
   });
+}
+
+/** DSBulk's share of the total, with two decimals. */
+function percent(rows: bigint, total: bigint): string {
+  return total === 0n ? "0.00" : (Number(rows) * 100 / Number(total)).toFixed(2);
+}
+
+/** The count as one JSON object; row counts are written as integers with every digit. */
+function countJson(
+  table: string,
+  total: bigint,
+  ranges: RangeCount[],
+  partitions: PartitionCounts | null,
+  by: CountFlags["by"],
+  elapsedMs: number,
+): string {
+  const result: Record<string, unknown> = { table, rows: 0, ranges: ranges.length, elapsedMs };
+  if (partitions !== null) delete result.ranges;
+  let text = JSON.stringify(result).replace(`"rows":0`, `"rows":${total}`);
+  if (by === "node") {
+    const nodes = [...countByNode(ranges)].map(([node, rows]) => `${JSON.stringify(node)}:${rows}`);
+    text = text.slice(0, -1) + `,"byNode":{${nodes.join(",")}}}`;
+  } else if (by === "range") {
+    const items = ranges.map((range) =>
+      `{"start":"${range.start}","end":"${range.end}","replicas":${JSON.stringify(range.replicas)},"rows":${range.rows}}`
+    );
+    text = text.slice(0, -1) + `,"byRange":[${items.join(",")}]}`;
+  } else if (partitions !== null) {
+    const items = partitions.largest.map((p) => `{"key":${JSON.stringify(p.key)},"rows":${p.rows}}`);
+    text = text.slice(0, -1) + `,"partitions":${partitions.partitions},"byPartition":[${items.join(",")}]}`;
+  }
+  return text;
 }

@@ -16,11 +16,17 @@ export function displayWidth(text: string): number {
   return width;
 }
 
-/** Control characters would break the table's alignment, so they are shown escaped. */
+/**
+ * Control characters would break the table's alignment, so they are shown escaped; a backslash
+ * is doubled, as cqlsh does, so that `a\\nb` (a backslash and an n) and `a\nb` (a line break)
+ * stay two different cells.
+ */
 export function escapeForTable(text: string): string {
   // deno-lint-ignore no-control-regex
-  return text.replace(/[\x00-\x1f\x7f]/g, (char) => {
+  return text.replace(/[\x00-\x1f\x7f\\]/g, (char) => {
     switch (char) {
+      case "\\":
+        return "\\\\";
       case "\n":
         return "\\n";
       case "\r":

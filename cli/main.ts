@@ -352,12 +352,14 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
   program.command("count")
     .description("count a table's rows with parallel token-range scans")
     .option("--table <keyspace.table>", "table to count")
+    .option("--query <select>", "count the rows this SELECT returns (over all its pages) instead of a table's")
     .addOption(
-      new Option("--by <breakdown>", "also count per node (primary replica) or per token range").choices([
-        "node",
-        "range",
-      ]),
+      new Option(
+        "--by <breakdown>",
+        "also count per node (primary replica), per token range, or per partition (reads every row's key; lists the largest)",
+      ).choices(["node", "range", "partition"]),
     )
+    .option("--partitions <n>", "with --by partition: how many of the largest partitions to list (default: 10)", positiveInteger("--partitions"))
     .option(
       "--max-concurrency <n>",
       `token ranges counted at once (default: ${COUNT_DEFAULT_CONCURRENCY})`,

@@ -195,7 +195,9 @@ export const unloadSchema = z.strictObject({
 
 export const countSchema = z.strictObject({
   table: z.string().min(1).optional(),
-  by: z.enum(["node", "range"]).optional().describe("breakdown of the count"),
+  query: z.string().min(1).optional().describe("count the rows this SELECT returns instead of a table's"),
+  by: z.enum(["node", "range", "partition"]).optional().describe("breakdown of the count"),
+  partitions: positiveInt.optional().describe("with by partition: how many of the largest partitions to list (default 10)"),
   maxConcurrency: positiveInt.max(1024).optional(),
   consistency: consistency.optional(),
   json: z.boolean().optional(),

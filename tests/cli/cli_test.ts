@@ -55,7 +55,7 @@ Deno.test("usage errors exit 2 with one line on stderr", async () => {
     [["load", "-", "--table", "ks.t", "--timestamp", "soon"], /--timestamp soon/],
     [["unload"], /either --table keyspace.table or --query/],
     [["unload", "--table", "ks.t", "--query", "SELECT 1"], /either --table/],
-    [["count"], /--table keyspace.table is required/],
+    [["count"], /^error: give either --table keyspace.table or --query "SELECT \.\.\."\n$/],
     [["bench", "--concurrency", "1,x"], /comma-separated list of positive integers/],
     [["--hosts", "a:b:c", "query", "SELECT 1"], /invalid host 'a:b:c'/],
     [["frobnicate"], /unknown command 'frobnicate'/],

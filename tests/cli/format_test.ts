@@ -11,6 +11,9 @@ Deno.test("the table is aligned like cqlsh, with wide characters, escaped newlin
   const table = formatTable(["k", "v"], [["1", "日本"], ["22", "a\nb"], [3n, null]]);
   assertEquals(table, " k  | v\n----+------\n  1 | 日本\n 22 | a\\nb\n  3 | null\n\n(3 rows)\n");
   assertEquals(formatTable(["k", "v"], []), " k | v\n---+---\n\n(0 rows)\n");
+  // A backslash is doubled as cqlsh doubles it, so a typed `\n` and a line break differ (the
+  // former code showed both as `\n`).
+  assertEquals(formatTable(["v"], [["a\\nb"], ["a\nb"], ["\\"]]), " v\n-------\n a\\\\nb\n  a\\nb\n    \\\\\n\n(3 rows)\n");
   assertEquals(displayWidth("e\u0301"), 1);
   assertEquals(displayWidth("😀x"), 3);
 });

@@ -1413,16 +1413,19 @@ fn push_big_decimal(r: &Reader<'_>, bytes: &[u8], out: &mut String) -> Result<()
     })
 }
 
-/// Turns the unscaled digits written at `digits_at..` into `unscaled * 10^-scale`: plain
-/// (`123.45`, `0.001`) when that needs at most six leading zeros, as Java's BigDecimal does,
-/// else `<unscaled>E<-scale>`.
+/// Turns the unscaled digits written at `digits_at..` into `unscaled * 10^-scale` as Java's
+/// `BigDecimal.toString` writes it (and so Cassandra's `SELECT JSON`, DSBulk and cqlsh's Python
+/// `Decimal`): plain (`123.45`, `0.000001`) when the scale is positive and the exponent of the
+/// first digit is at least -6, else one digit before the point and a signed exponent
+/// (`1.2345E-7`, `1E+10`, `-1.2E+3`).
 fn push_decimal_point(out: &mut String, digits_at: usize, scale: i32) {
     let digits = (out.len() - digits_at) as i64;
     let scale = i64::from(scale);
     if scale == 0 {
         return;
     }
-    if scale > 0 && scale <= digits + 5 {
+    let adjusted = digits - 1 - scale;
+    if scale > 0 && adjusted >= -6 {
         if scale < digits {
             out.insert(out.len() - scale as usize, '.');
         } else {
@@ -1434,7 +1437,12 @@ fn push_decimal_point(out: &mut String, digits_at: usize, scale: i32) {
         }
         return;
     }
-    let _ = write!(out, "E{}", -scale);
+    if digits > 1 {
+        out.insert(digits_at + 1, '.');
+    }
+    // Never 0 here (a negative scale makes it at least 1, a positive one came here below -6),
+    // so Java always writes the exponent, with its sign.
+    let _ = write!(out, "E{adjusted:+}");
 }
 
 fn push_float<T: fmt::Display + fmt::LowerExp + Into<f64> + Copy>(v: T, out: &mut String) {
@@ -1891,7 +1899,7 @@ mod tests {
             ("-0.000001", "-0.000001"),
             ("0.0000001", "1E-7"),
             ("0.00", "0.00"),
-            ("1E3", "1E3"),
+            ("1E3", "1E+3"),
             ("120", "120"),
             ("1E-2147483647", "1E-2147483647"),
         ] {
@@ -2344,11 +2352,18 @@ mod tests {
             (&[0, 0, 0, 5, 0x30, 0x39], "0.12345"),
             // Five leading zeros after the point are the most written plainly.
             (&[0, 0, 0, 10, 0x30, 0x39], "0.0000012345"),
-            (&[0, 0, 0, 11, 0x30, 0x39], "12345E-11"),
+            (&[0, 0, 0, 11, 0x30, 0x39], "1.2345E-7"),
             (&[0, 0, 0, 6, 1], "0.000001"),
             (&[0, 0, 0, 6, 0xFF], "-0.000001"),
             (&[0, 0, 0, 7, 0xFF], "-1E-7"),
-            (&[0xFF, 0xFF, 0xFF, 0xFE, 0xF4], "-12E2"),
+            (&[0xFF, 0xFF, 0xFF, 0xFE, 0xF4], "-1.2E+3"),
+            // Java's BigDecimal.toString: a negative scale is always written with an
+            // exponent, which is left out only when it is 0 (`12E1` has one before the point).
+            (&[0xFF, 0xFF, 0xFF, 0xFF, 12], "1.2E+2"),
+            (&[0xFF, 0xFF, 0xFF, 0xFF, 0], "0E+1"),
+            (&[0, 0, 0, 7, 0x30, 0x39], "0.0012345"),
+            (&[0, 0, 0, 12, 0xCF, 0xC7], "-1.2345E-8"),
+            (&[0x80, 0, 0, 0, 1], "1E+2147483648"),
         ] {
             assert_eq!(fmt("decimal", bytes), text, "{bytes:?}");
         }
