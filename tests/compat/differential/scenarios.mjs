@@ -864,10 +864,13 @@ scenario("values: errors constructed by user code", async (d) => {
   });
 });
 
-scenario("known: policies and auth constructed by user code: getOptions()", async (d) => {
+scenario("values: policies and auth constructed by user code, getOptions()", async (d) => {
   const p = d.policies;
   const each = {
     dc: () => new p.loadBalancing.DCAwareRoundRobinPolicy("dc1"),
+    dcNone: () => new p.loadBalancing.DCAwareRoundRobinPolicy(),
+    tokenAwareRR: () => new p.loadBalancing.TokenAwarePolicy(new p.loadBalancing.RoundRobinPolicy()),
+    defaultLb: () => new p.loadBalancing.DefaultLoadBalancingPolicy({ localDc: "dc2" }),
     tokenAware: () => new p.loadBalancing.TokenAwarePolicy(new p.loadBalancing.DCAwareRoundRobinPolicy("dc1")),
     roundRobin: () => new p.loadBalancing.RoundRobinPolicy(),
     allowList: () => new p.loadBalancing.AllowListPolicy(new p.loadBalancing.RoundRobinPolicy(), ["127.0.0.1:9042"]),
