@@ -17,6 +17,7 @@ import {
 } from "../src/errors.ts";
 import { consistencies, distance, responseErrorCodes } from "../src/types.ts";
 import { dataTypes } from "./datatypes.ts";
+import { consistencyToString, generateTimestamp, timeuuid, uuid } from "./helpers.ts";
 import { TimeUuid, Uuid } from "../src/values/uuid.ts";
 import { BigDecimal, Integer, Long } from "./numbers.ts";
 import { ResultSet } from "./result.ts";
@@ -38,7 +39,8 @@ export type { EncodingOptions } from "./convert.ts";
 /** Raised by the DataStax driver when a connection has no free stream ids; cqlwire queues instead. */
 export class BusyConnectionError extends DriverError {
   constructor(address: string, maxRequestsPerConnection: number, connectionLength: number) {
-    super(`All connections to host ${address} are busy, ${maxRequestsPerConnection} requests are in-flight on ${connectionLength} connection(s)`, "ERR_BUSY");
+    const on = connectionLength === 1 ? "a single connection" : "each connection";
+    super(`All connections to host ${address} are busy, ${maxRequestsPerConnection} requests are in-flight on ${on}`, "ERR_BUSY");
     this.name = "BusyConnectionError";
   }
 }
@@ -72,6 +74,10 @@ export const protocolVersion = {
 
 export const types = {
   consistencies,
+  consistencyToString,
+  generateTimestamp,
+  timeuuid,
+  uuid,
   dataTypes,
   distance,
   responseErrorCodes,

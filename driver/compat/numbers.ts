@@ -5,6 +5,7 @@
 import Long from "long";
 import { CqlDecimal, toCqlValue } from "../src/codec/mod.ts";
 import { ArgumentError } from "../src/errors.ts";
+import { fromWire, wireBytes } from "./wire.ts";
 
 const TWO_32 = 0x1_0000_0000n;
 
@@ -27,6 +28,11 @@ export function longFromBigInt(n: bigint): Long {
 (Long.prototype as unknown as { toJSON(this: Long): string }).toJSON = function (this: Long): string {
   return this.toString();
 };
+
+// DataStax adds these two to its Long: the 8 big-endian bytes of a CQL bigint.
+const LongStatics = Long as unknown as { fromBuffer(b: Uint8Array): Long; toBuffer(l: Long): Uint8Array };
+LongStatics.fromBuffer = (b: Uint8Array): Long => longFromBigInt(fromWire("bigint", b) as bigint);
+LongStatics.toBuffer = (l: Long): Uint8Array => wireBytes("bigint", l);
 
 export { Long };
 
@@ -75,6 +81,15 @@ export class Integer {
       n = n * r + BigInt(d);
     }
     return new Integer(negative ? -n : n);
+  }
+
+  /** A CQL varint's bytes (two's complement, big-endian). */
+  static fromBuffer(bytes: Uint8Array): Integer {
+    return new Integer(fromWire("varint", bytes) as bigint);
+  }
+
+  static toBuffer(value: Integer): Uint8Array {
+    return wireBytes("varint", value);
   }
 
   static fromBigInt(value: bigint): Integer {
@@ -203,6 +218,15 @@ export class BigDecimal {
   static fromNumber(value: number): BigDecimal {
     if (!Number.isFinite(value)) throw new ArgumentError(`${value} is not a finite number`);
     return BigDecimal.fromString(String(value));
+  }
+
+  /** A CQL decimal's bytes: the scale (4 bytes) then the unscaled varint. */
+  static fromBuffer(bytes: Uint8Array): BigDecimal {
+    return BigDecimal.of(fromWire("decimal", bytes) as CqlDecimal);
+  }
+
+  static toBuffer(value: BigDecimal): Uint8Array {
+    return wireBytes("decimal", value);
   }
 
   static of(d: CqlDecimal): BigDecimal {

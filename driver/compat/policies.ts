@@ -8,13 +8,25 @@
 import type { ClientOptions } from "../mod.ts";
 import { NotSupportedError } from "../src/errors.ts";
 
-export class LoadBalancingPolicy {}
+// getOptions(): each policy's settings as a Map, as DataStax's give them (code logs them).
+type Options = Map<string, unknown>;
+const nameOf = (policy: unknown): string | null => (policy as { constructor?: { name: string } })?.constructor?.name ?? null;
+
+export class LoadBalancingPolicy {
+  getOptions(): Options {
+    return new Map();
+  }
+}
 
 export class RoundRobinPolicy extends LoadBalancingPolicy {}
 
 export class DCAwareRoundRobinPolicy extends LoadBalancingPolicy {
   constructor(readonly localDc?: string) {
     super();
+  }
+
+  override getOptions(): Options {
+    return new Map([["localDataCenter", this.localDc]]);
   }
 }
 
@@ -23,18 +35,32 @@ export class TokenAwarePolicy extends LoadBalancingPolicy {
   constructor(readonly childPolicy: LoadBalancingPolicy) {
     super();
   }
+
+  override getOptions(): Options {
+    const options: Options = new Map([["childPolicy", nameOf(this.childPolicy)]]);
+    if (this.childPolicy instanceof DCAwareRoundRobinPolicy) options.set("localDataCenter", this.childPolicy.localDc);
+    return options;
+  }
 }
 
 export class AllowListPolicy extends LoadBalancingPolicy {
   constructor(readonly childPolicy: LoadBalancingPolicy, readonly allowList: string[]) {
     super();
   }
+
+  override getOptions(): Options {
+    return new Map<string, unknown>([["childPolicy", nameOf(this.childPolicy)], ["allowList", Array.from(this.allowList)]]);
+  }
 }
 
 /** DataStax's default: token-aware over DC-aware round robin. */
 export class DefaultLoadBalancingPolicy extends LoadBalancingPolicy {
-  constructor(readonly options?: { localDc?: string }) {
+  constructor(readonly options?: { localDc?: string; filter?: unknown }) {
     super();
+  }
+
+  override getOptions(): Options {
+    return new Map<string, unknown>([["localDataCenter", this.options?.localDc], ["filterFunction", typeof this.options?.filter === "function"]]);
   }
 }
 
@@ -46,23 +72,43 @@ export class IdempotenceAwareRetryPolicy extends RetryPolicy {
 }
 export class FallthroughRetryPolicy extends RetryPolicy {}
 
-export class ReconnectionPolicy {}
+export class ReconnectionPolicy {
+  getOptions(): Options {
+    return new Map();
+  }
+}
 export class ConstantReconnectionPolicy extends ReconnectionPolicy {
   constructor(readonly delay: number) {
     super();
+  }
+
+  override getOptions(): Options {
+    return new Map([["delay", this.delay]]);
   }
 }
 export class ExponentialReconnectionPolicy extends ReconnectionPolicy {
   constructor(readonly baseDelay: number, readonly maxDelay: number, readonly startWithNoDelay?: boolean) {
     super();
   }
+
+  override getOptions(): Options {
+    return new Map<string, unknown>([["baseDelay", this.baseDelay], ["maxDelay", this.maxDelay], ["startWithNoDelay", this.startWithNoDelay]]);
+  }
 }
 
-export class SpeculativeExecutionPolicy {}
+export class SpeculativeExecutionPolicy {
+  getOptions(): Options {
+    return new Map();
+  }
+}
 export class NoSpeculativeExecutionPolicy extends SpeculativeExecutionPolicy {}
 export class ConstantSpeculativeExecutionPolicy extends SpeculativeExecutionPolicy {
   constructor(readonly delay: number, readonly maxSpeculativeExecutions: number) {
     super();
+  }
+
+  override getOptions(): Options {
+    return new Map([["delay", this.delay], ["maxSpeculativeExecutions", this.maxSpeculativeExecutions]]);
   }
 }
 

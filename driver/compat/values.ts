@@ -3,10 +3,12 @@
  * and its `Row`. Each wraps cqlwire's exact value and hands it to the encoders.
  */
 import { CqlDate, CqlDuration, CqlTime, parseInetAddress, toCqlValue } from "../src/codec/mod.ts";
+import { formatInetAddress } from "../src/codec/reader.ts";
 import { civilFromDays, daysFromCivil } from "../src/codec/scalars.ts";
 import { ArgumentError } from "../src/errors.ts";
 import { bytesOut } from "../src/values/bytes.ts";
 import { Long, longFromBigInt, longToBigInt } from "./numbers.ts";
+import { fromWire, wireBytes } from "./wire.ts";
 
 /** A date without a time zone; years outside 1-9999 are kept as a day count as in Cassandra. */
 export class LocalDate {
@@ -29,8 +31,24 @@ export class LocalDate {
     return new LocalDate(CqlDate.fromDate(date).days);
   }
 
+  /** "YYYY-MM-DD", or a day count since 1970-01-01 ("-5"), as DataStax reads both. */
   static fromString(value: string): LocalDate {
+    if (typeof value === "string" && /^-?\d+$/.test(value)) return new LocalDate(Number(value));
     return new LocalDate(CqlDate.parse(value).days);
+  }
+
+  /** A CQL date's 4 bytes (days with 2^31 at the epoch). */
+  static fromBuffer(bytes: Uint8Array): LocalDate {
+    return new LocalDate((fromWire("date", bytes) as CqlDate).days);
+  }
+
+  /** DataStax's field: midnight UTC of this date (an invalid Date beyond JS dates' range). */
+  get date(): Date {
+    return new Date(this.days * 86_400_000);
+  }
+
+  toBuffer(): Uint8Array {
+    return wireBytes("date", this);
   }
 
   static now(): LocalDate {
@@ -106,6 +124,15 @@ export class LocalTime {
     return LocalTime.fromDate(new Date(), nanoseconds);
   }
 
+  /** A CQL time's 8 bytes (nanoseconds since midnight). */
+  static fromBuffer(bytes: Uint8Array): LocalTime {
+    return new LocalTime((fromWire("time", bytes) as CqlTime).nanos);
+  }
+
+  toBuffer(): Uint8Array {
+    return wireBytes("time", this);
+  }
+
   getTotalNanoseconds(): Long {
     return longFromBigInt(this.nanos);
   }
@@ -167,12 +194,9 @@ export class InetAddress {
     return other instanceof InetAddress && other.length === this.length && other.bytes.every((b, i) => b === this.bytes[i]);
   }
 
+  /** The codec's text, as an inet column reads (RFC 5952: the longest run of zeros is "::"). */
   toString(): string {
-    if (this.text !== undefined) return this.text;
-    if (this.length === 4) return this.bytes.join(".");
-    const groups: string[] = [];
-    for (let i = 0; i < 16; i += 2) groups.push(((this.bytes[i] << 8) | this.bytes[i + 1]).toString(16));
-    return groups.join(":").replace(/(^|:)0(:0)+(:|$)/, "::");
+    return this.text ?? formatInetAddress(this.bytes, 0, this.length);
   }
 
   toJSON(): string {
@@ -250,6 +274,16 @@ export class Duration {
     }
     const sign = m[1] ? -1 : 1;
     return new Duration(sign * months, sign * days, BigInt(sign) * nanos);
+  }
+
+  /** A CQL duration's bytes (three zig-zag vints). */
+  static fromBuffer(bytes: Uint8Array): Duration {
+    const d = fromWire("duration", bytes) as CqlDuration;
+    return new Duration(d.months, d.days, d.nanos);
+  }
+
+  toBuffer(): Uint8Array {
+    return wireBytes("duration", this);
   }
 
   equals(other: unknown): boolean {

@@ -24,7 +24,16 @@ export class ResponseError extends DriverError {
   /** The protocol's name for the code, e.g. `Unavailable`, `WriteTimeout`. */
   codeName: string;
   [field: string]: unknown;
-  constructor(fields: { code: number; name: string; message: string; [k: string]: unknown }, host?: string) {
+  /** From the server's fields; or `(code, message)`, the DataStax driver's form user code calls. */
+  constructor(fields: { code: number; name: string; message: string; [k: string]: unknown } | number, host?: string) {
+    if (typeof fields === "number") {
+      super(host ?? "", fields);
+      this.name = "ResponseError";
+      this.code = fields;
+      this.codeName = "";
+      this.info = "Represents an error message from the server";
+      return;
+    }
     super(`${fields.name} (0x${fields.code.toString(16).padStart(4, "0")})${host ? ` from ${host}` : ""}: ${fields.message}`, fields.code);
     // The server's own text stays in `serverMessage`; `message` keeps the name, code and host.
     const { message: serverMessage, ...rest } = fields;
