@@ -4,7 +4,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from "commander
 import { CONSISTENCY_NAMES } from "../schemas/job.ts";
 import { CliFailure, describeError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./errors.ts";
 import { StreamOutput } from "./output.ts";
-import { splitStatements } from "./split.ts";
+import { type ScriptStatement, splitScript } from "./split.ts";
 import { booleanWord } from "./option_values.ts";
 import { addConversionOptions } from "./conversion_options.ts";
 import type { OutputFormat, QuerySettings } from "./query.ts";
@@ -72,6 +72,8 @@ async function queryCommand(cqlArgument: string | undefined, command: Command): 
     throw new UsageError("give either a CQL argument or -f FILE, not both");
   }
   let script: string;
+  // Where the statements come from, named in an error as cqlsh names it (`FILE:LINE:`).
+  let source: string | null = flags.file === undefined || flags.file === "-" ? "<stdin>" : flags.file;
   if (flags.file !== undefined) {
     try {
       script = flags.file === "-" ? await readAll(Deno.stdin.readable) : await Deno.readTextFile(flags.file);
@@ -82,10 +84,11 @@ async function queryCommand(cqlArgument: string | undefined, command: Command): 
     script = await readAll(Deno.stdin.readable);
   } else if (cqlArgument !== undefined) {
     script = cqlArgument;
+    source = null;
   } else {
     throw new UsageError('no statement given: cqlwire query "<CQL>", -f FILE, or - for stdin');
   }
-  const statements = splitStatements(script);
+  const statements = splitScript(script);
   if (statements.length === 0) throw new UsageError("no CQL statement found in the input");
 
   const settings: QuerySettings = {
@@ -100,13 +103,16 @@ async function queryCommand(cqlArgument: string | undefined, command: Command): 
   const stderr = new StreamOutput(Deno.stderr);
   return await withClient(context, async (client, secrets) => {
     let results = 0;
-    for (const statement of statements) {
+    for (const [index, statement] of statements.entries()) {
       let outcome;
       try {
-        outcome = await runStatement(client, statement, settings, stdout, results === 0);
+        outcome = await runStatement(client, statement.text, settings, stdout, results === 0);
       } catch (error) {
         await stdout.flush();
-        throw new CliFailure(describeError(error, secrets));
+        const message = describeError(error, secrets);
+        // A single statement given as the argument needs no pointing at.
+        if (source === null && statements.length === 1) throw new CliFailure(message);
+        throw new CliFailure(locatedFailure(source ?? "<command line>", statement, message, statements.length - index - 1));
       }
       if (outcome.hadResult) results++;
       for (const warning of outcome.warnings) await stderr.write(`warning: ${warning}\n`);
@@ -121,6 +127,19 @@ async function queryCommand(cqlArgument: string | undefined, command: Command): 
     }
     return EXIT_OK;
   });
+}
+
+const QUOTED_STATEMENT_CHARS = 60;
+
+/**
+ * `FILE:LINE: error (in "statement start…")`, and how many statements after it were not run:
+ * unlike cqlsh, which goes on and exits 2, the first failure stops the input.
+ */
+function locatedFailure(source: string, statement: ScriptStatement, message: string, notRun: number): string {
+  const chars = Array.from(statement.code);
+  const quoted = chars.length > QUOTED_STATEMENT_CHARS ? `${chars.slice(0, QUOTED_STATEMENT_CHARS).join("")}…` : statement.code;
+  const rest = notRun === 0 ? "" : `; ${notRun} later statement${notRun === 1 ? "" : "s"} not run`;
+  return `${source}:${statement.line}: ${message} (in "${quoted}")${rest}`;
 }
 
 function nonNegativeInteger(name: string) {
@@ -177,7 +196,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .description("run CQL statements (separated by ';') and print their results")
     .argument("[cql]", "the statements; '-' reads them from stdin")
     .option("-f, --file <file>", "read the statements from a file ('-' for stdin)")
-    .addOption(new Option("--format <format>", "output format (default: table)").choices(["table", "json", "csv"]))
+    .addOption(new Option("--format <format>", "output format (default: table)").choices(["table", "json", "jsonl", "csv"]))
     .option("--page-size <rows>", `rows per page (default: ${DEFAULT_PAGE_SIZE})`, positiveInteger("--page-size"))
     .option("--max-rows <rows>", "print at most this many rows per statement", positiveInteger("--max-rows"))
     .addOption(consistencyOption())
@@ -195,7 +214,8 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       "files, directories, globs (quoted: 'data/*.csv'), '-' for stdin, http(s):// URLs (streamed); " +
         ".gz, .zst/.zstd and .bz2 are decompressed, and stdin and URLs also by their first bytes",
     )
-    .option("--table <keyspace.table>", "target table")
+    .option("-t, --table <keyspace.table>", "target table (a name without keyspace is in -k/--keyspace)")
+    .option("--url <input>", "an input, as DSBulk's -url; repeatable, read after the positional inputs", collect)
     .option("--query <cql>", "custom INSERT or UPDATE with named bind markers (:name), matched to fields by name")
     .addOption(
       new Option(
@@ -306,7 +326,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
 
   const unload = program.command("unload")
     .description("write a table (parallel token-range scans) or a query's rows as CSV or JSON Lines")
-    .option("--table <keyspace.table>", "table to unload")
+    .option("-t, --table <keyspace.table>", "table to unload (a name without keyspace is in -k/--keyspace)")
     .option("--query <cql>", "a SELECT to unload instead")
     .option("--columns <column,...>", "columns of --table to unload (default: all)")
     .addOption(new Option("--format <format>", "output format (default: csv)").choices(["csv", "jsonl"]))
@@ -315,6 +335,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       "output file (default: stdout), compressed by its ending: .gz (gzip), .zst/.zstd (zstd); a directory " +
         "(existing, or ending in /) gets one file per range group",
     )
+    .option("--url <path>", "the same as --out, as DSBulk's -url")
     .option("--overwrite", "replace output files that exist (default: refuse); files appear only when complete")
     .option(
       "--max-rows-per-file <n>",
@@ -351,7 +372,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
 
   program.command("count")
     .description("count a table's rows with parallel token-range scans")
-    .option("--table <keyspace.table>", "table to count")
+    .option("-t, --table <keyspace.table>", "table to count (a name without keyspace is in -k/--keyspace)")
     .option("--query <select>", "count the rows this SELECT returns (over all its pages) instead of a table's")
     .addOption(
       new Option(

@@ -1,12 +1,12 @@
 // `cqlwire query`: runs statements one after another, fetches every page of each result
-// (up to --max-rows) and prints it as a table, JSON or CSV. Every value is formatted by the
+// (up to --max-rows) and prints it as a table, JSON, JSON Lines or CSV. Every value is formatted by the
 // core (`client.streamCells`, `streamJson`, `streamCsv`); this file only lays pages out.
 
 import type { BaseClient as Client } from "../driver/mod.ts";
 import { formatTable } from "./format.ts";
 import type { TextSink } from "./output.ts";
 
-export type OutputFormat = "table" | "json" | "csv";
+export type OutputFormat = "table" | "json" | "jsonl" | "csv";
 
 export type Row = Record<string, unknown>;
 
@@ -53,6 +53,7 @@ async function* textPages(executor: QueryExecutor, statement: string, settings: 
       }
       return;
     case "json":
+    case "jsonl":
       for await (const page of executor.streamJson(statement, null, options)) {
         yield { columns: page.columns.length ? page.columns : null, rows: page.rows, text: decoder.decode(page.json), cells: [], info: page.info };
       }
@@ -90,7 +91,7 @@ export async function runStatement(
       // Column widths depend on every row, so the table is laid out at the end.
       for (const row of page.cells) tableRows.push(row);
     } else if (settings.format === "json") {
-      // JSON Lines from the core, joined into one array: one write per page.
+      // JSON Lines from the core (as unload writes them), joined into one array: one write per page.
       if (page.rows > 0) {
         await out.write(`${outcome.rowCount === 0 ? "[\n" : ",\n"}${page.text.slice(0, -1).replaceAll("\n", ",\n")}`);
       }

@@ -34,6 +34,8 @@ interface UnloadFlags {
   columns?: string;
   format?: "csv" | "jsonl";
   out?: string;
+  /** DSBulk's -url: the same as --out. */
+  url?: string;
   header?: boolean;
   pageSize?: number;
   maxConcurrency?: number;
@@ -160,7 +162,8 @@ export async function unloadCommand(command: Command): Promise<number> {
     config.columns;
   if (columnsSetting !== undefined && query !== undefined) throw new UsageError("--columns goes with --table");
   const format = flags.format ?? config.format ?? "csv";
-  const out = flags.out ?? config.out;
+  if (flags.out !== undefined && flags.url !== undefined) throw new UsageError("give either --out or --url, not both");
+  const out = flags.out ?? flags.url ?? config.out;
   const withHeader = flags.header ?? config.header ?? true;
   const withWritetime = flags.withWritetime ?? config.withWritetime ?? false;
   const withTtl = flags.withTtl ?? config.withTtl ?? false;

@@ -212,7 +212,7 @@ export const benchSchema = z.strictObject({
 });
 
 export const querySchema = z.strictObject({
-  format: z.enum(["table", "json", "csv"]).optional(),
+  format: z.enum(["table", "json", "jsonl", "csv"]).optional(),
   pageSize: positiveInt.optional(),
   maxRows: positiveInt.optional(),
   consistency: consistency.optional(),

@@ -62,6 +62,8 @@ const DEFAULT_PROGRESS_SECONDS = LOAD_DEFAULTS.progressSeconds;
 
 export interface LoadFlags extends ConversionConfig {
   table?: string;
+  /** DSBulk's -url: more inputs, after the positional ones. */
+  url?: string[];
   query?: string;
   format?: "csv" | "jsonl" | "json" | "parquet";
   header?: boolean;
@@ -227,7 +229,7 @@ function resolveSettings(fileArguments: string[], flags: LoadFlags, config: Load
   const timestampText = flags.timestamp ?? (config.timestamp !== undefined ? String(config.timestamp) : undefined);
   const splitText = flags.split ?? config.split;
   return {
-    files: fileArguments.length > 0 ? fileArguments : config.files ?? [],
+    files: fileArguments.length > 0 || flags.url !== undefined ? [...fileArguments, ...flags.url ?? []] : config.files ?? [],
     tableText: flags.table ?? config.table,
     query: flags.query ?? config.query,
     format: flags.format ?? config.format,

@@ -1558,14 +1558,48 @@ mod bulk_load {
         assert!(bad[0].reason.contains("invalid value"), "{}", bad[0].reason);
     }
 
+    /// A batched load (`config`) of 300 rows where every node answers rows 17 and 250, alone
+    /// or in a batch, with a server error (0x0000), as Cassandra 5 answers a value it cannot
+    /// read. Returns the simulation, the load's stats, its bad rows and the simulated time.
+    fn load_with_server_errors(config: LoadConfig) -> (Sim, LoadStats, Vec<BadRow>, u64) {
+        let mut sim = Sim::new(3, super::config());
+        for n in &mut sim.nodes {
+            n.refuse_marker = Some(0xee);
+            n.refuse_as_server_error = true;
+        }
+        sim.start();
+        let started = sim.now;
+        let id = new_load(&mut sim, config);
+        run(&mut sim, id, &csv(300, &[17, 250]), 1 << 20);
+        let elapsed_us = sim.now - started;
+        let load = sim.loads.get_mut(id).unwrap();
+        let stats = load.stats();
+        let mut bad = Vec::new();
+        while let Some(row) = load.poll_bad() {
+            bad.push(row);
+        }
+        (sim, stats, bad, elapsed_us)
+    }
+
     #[test]
-    fn a_batch_failing_with_a_server_error_is_split_after_its_retries() {
-        // Cassandra 5 answers a row it cannot read with a server error (0x0000), which is
-        // transient: once the batch's retries are spent, its rows go alone, and only the
-        // row at fault is bad (it used to take its whole batch with it: 16 rows bad).
-        let bad = load_refusing_two_rows(true);
-        assert_eq!((bad[0].kind, bad[0].server_code), (BadRowKind::Rejected, Some(0x0000)));
+    fn a_batch_failing_with_a_server_error_is_split_at_once_and_its_bad_row_sent_alone_once() {
+        // An idempotent batch failing with 0x0000 is split at once (no retries with backoff
+        // first), its rows go alone, and the row at fault, having failed in its batch already,
+        // is not retried alone: only it is bad (it used to take its whole batch with it).
+        let (sim, stats, bad, elapsed_us) = load_with_server_errors(batched(8));
+        assert_eq!((stats.rows_ok, stats.rows_rejected, stats.retries), (298, 2, 0), "{stats:?}");
+        let records: Vec<_> = bad.iter().map(|r| (r.kind, r.server_code, r.attempts)).collect();
+        assert_eq!(records, [(BadRowKind::Rejected, Some(0x0000), 1); 2]);
         assert!(bad[0].reason.contains("NullPointerException"), "{}", bad[0].reason);
+        // Each bad row went out twice: in its batch, then alone (it used to be 4 batches and
+        // one lone send each, with up to 0.1 + 0.2 + 0.4 s of backoff between the batches).
+        let bad_value = [0u8, 0, 0, 2, 0xee, 0x01];
+        let sends = |opcode: u8| -> usize {
+            let bodies = sim.nodes.iter().flat_map(|n| &n.request_bodies).filter(|(op, _)| *op == opcode);
+            bodies.filter(|(_, body)| body.windows(bad_value.len()).any(|w| w == bad_value)).count()
+        };
+        assert_eq!((sends(0x0D), sends(0x0A)), (2, 2));
+        assert!(elapsed_us < 50 * MS, "the load took {elapsed_us} µs of simulated time");
     }
 
     #[test]
@@ -1574,22 +1608,8 @@ mod bulk_load {
         // it was applied, so it is neither retried nor split and sent again row by row. Each
         // of the two failing batches of 8 is set aside whole as uncertain, and no row is sent
         // twice.
-        let mut sim = Sim::new(3, config());
-        for n in &mut sim.nodes {
-            n.refuse_marker = Some(0xee);
-            n.refuse_as_server_error = true;
-        }
-        sim.start();
-        let id = new_load(&mut sim, LoadConfig { idempotent: false, ..batched(8) });
-        let input = csv(300, &[17, 250]);
-        run(&mut sim, id, &input, 1 << 20);
-        let load = sim.loads.get_mut(id).unwrap();
-        let stats = load.stats();
+        let (sim, stats, bad, _) = load_with_server_errors(LoadConfig { idempotent: false, ..batched(8) });
         assert_eq!((stats.rows_ok, stats.rows_uncertain, stats.rows_rejected), (284, 16, 0), "{stats:?}");
-        let mut bad = Vec::new();
-        while let Some(row) = load.poll_bad() {
-            bad.push(row);
-        }
         assert_eq!(bad.len(), 16);
         assert!(bad.iter().all(|r| r.kind == BadRowKind::Uncertain && r.server_code == Some(0x0000)), "{bad:?}");
         let landed: usize = sim.nodes.iter().map(|n| n.executes.len()).sum();

@@ -202,8 +202,14 @@ Deno.test({
         assertEquals([result.code, result.stdout, result.stderr], [1, "", `error: ${expected}\n`], statement);
       }
       // cqlsh goes on after an error (and exits 2 at the end); cqlwire stops at the first.
+      // cqlsh names the file and line (the one after the statement); cqlwire the line where it starts.
       const whole = await runCli(["query", "-f", `${DATA}/query_diff_errors.cql`]);
-      assertEquals([whole.code, whole.stderr.split("\n").length], [1, 2], whole.stderr);
+      const first = /:SyntaxException: (.*)$/.exec(cqlsh[0])![1];
+      assert(cqlsh[0].endsWith(`query_diff_errors.cql:2:SyntaxException: ${first}`), cqlsh[0]);
+      assertEquals(
+        [whole.code, whole.stdout, whole.stderr],
+        [1, "", `error: ${DATA}/query_diff_errors.cql:1: SyntaxError (0x2000) from 127.0.0.1:9042: ${first} (in "${statements[0].replace(/;$/, "")}"); 5 later statements not run\n`],
+      );
     });
   },
 });

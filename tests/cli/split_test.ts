@@ -1,4 +1,4 @@
-import { splitStatements } from "../../cli/split.ts";
+import { splitScript, splitStatements } from "../../cli/split.ts";
 import { assertEquals } from "./assert.ts";
 
 Deno.test("one statement, with or without a trailing semicolon", () => {
@@ -55,4 +55,19 @@ Deno.test("BEGIN BATCH ... APPLY BATCH stays one statement", () => {
 
 Deno.test("an unterminated string runs to the end instead of splitting", () => {
   assertEquals(splitStatements("SELECT 'abc; def"), ["SELECT 'abc; def"]);
+});
+
+Deno.test("each statement's line is where its code starts, past comments and blank lines; its code has no comments", () => {
+  const script = "USE ks;\n\n-- setup; here\n/* two\nlines */ CREATE TABLE t (a int PRIMARY KEY,\n  b text); SELECT\n'x\n;y' FROM t;\n" +
+    "BEGIN BATCH\nINSERT INTO t (a) VALUES (1);\nAPPLY BATCH;\n  // trailing comment";
+  assertEquals(splitScript(script), [
+    { text: "USE ks", line: 1, code: "USE ks" },
+    {
+      text: "-- setup; here\n/* two\nlines */ CREATE TABLE t (a int PRIMARY KEY,\n  b text)",
+      line: 5,
+      code: "CREATE TABLE t (a int PRIMARY KEY, b text)",
+    },
+    { text: "SELECT\n'x\n;y' FROM t", line: 6, code: "SELECT 'x ;y' FROM t" },
+    { text: "BEGIN BATCH\nINSERT INTO t (a) VALUES (1); APPLY BATCH", line: 9, code: "BEGIN BATCH INSERT INTO t (a) VALUES (1); APPLY BATCH" },
+  ]);
 });

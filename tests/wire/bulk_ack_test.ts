@@ -3,7 +3,8 @@
  * success: a fake node answers the load's EXECUTEs and BATCHes with a scripted mix of
  * WriteTimeout, Overloaded, Unavailable, server errors, a closed connection, no answer (a
  * client timeout that orphans the stream id), a success that arrives after the timeout, and
- * a refusal of one bad value inside a batch (which sends the batch again row by row). It
+ * a refusal of one bad value inside a batch (which sends the batch again row by row; so does a
+ * server error, and a row meeting one again alone is bad, as a value the server cannot read). It
  * keeps the set of rows it applied. Afterwards every input row must be applied or among the
  * bad rows, and the load's count of written rows must equal the input less the bad rows.
  */
@@ -35,10 +36,15 @@ function lcg(seed: number): () => number {
   return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
-/** Answers the load's writes with faults, recording the rows of every success it sends. */
-function scriptFaults(node: FakeNode, applied: Set<number>): Record<string, number> {
+/**
+ * Answers the load's writes with faults, recording the rows of every success it sends, and in
+ * `unreadable` the rows answered with a server error in a batch and then alone: the load takes
+ * such a row as one the server cannot read (Cassandra 5's 0x0000 for a bad value) and rejects it.
+ */
+function scriptFaults(node: FakeNode, applied: Set<number>, unreadable: Set<number>): Record<string, number> {
   const random = lcg(14);
   const tally: Record<string, number> = {};
+  const inFailedBatch = new Set<number>();
   const ok = (rows: number[]): Reply => {
     for (const c of rows) applied.add(c);
     return { body: voidBody() };
@@ -58,6 +64,8 @@ function scriptFaults(node: FakeNode, applied: Set<number>): Record<string, numb
       case "unavailable":
         return { error: { code: 0x1000, message: "u", consistency: CL.ONE, required: 1, alive: 0 } };
       case "serverError":
+        if (req.opcode === Op.BATCH) for (const c of rows) inFailedBatch.add(c);
+        else if (inFailedBatch.has(rows[0])) unreadable.add(rows[0]);
         return { error: { code: 0x0000, message: "internal" } };
       case "close":
         return { close: true };
@@ -89,7 +97,8 @@ for (const batchSize of [32, 1]) {
   Deno.test(`bulk load under faults (batch size ${batchSize}): every row is applied or a bad row, and only applied rows count`, async () => {
     await withNode({ protocolVersion: 4, client: { policies: { maxAttempts: 3 } } }, async (node, client) => {
       const applied = new Set<number>();
-      const tally = scriptFaults(node, applied);
+      const unreadable = new Set<number>();
+      const tally = scriptFaults(node, applied, unreadable);
       const bad: Any[] = [];
       const state = await client.bulkLoad(csv(), {
         query: QUERY,
@@ -109,9 +118,13 @@ for (const batchSize of [32, 1]) {
       }
       if (batchSize > 1) assertExact(node.sent("BATCH").length > 0, true);
       assertExact(missing, []);
-      assertExact(badRows, invalid);
-      assertExact(bad.map((row) => [row.kind, row.serverCode]), invalid.map(() => ["rejected", 0x2200]));
-      assertExact([state.counters.rowsOk, state.counters.rowsRejected, state.status.error], [ROWS - invalid.length, invalid.length, null]);
+      // Besides the invalid rows, only rows answered with a server error in a batch and then
+      // alone may be bad (the session's own retries can hide some of those answers from the load).
+      const byRow = new Map(bad.map((row) => [Number(new TextDecoder().decode(row.raw).split(",")[1]), [row.kind, row.serverCode]]));
+      const unread = badRows.filter((c) => !invalid.includes(c));
+      assertExact(invalid.map((c) => byRow.get(c)), invalid.map(() => ["rejected", 0x2200]));
+      assertExact(unread.map((c) => [c, unreadable.has(c), applied.has(c), byRow.get(c)]), unread.map((c) => [c, true, false, ["rejected", 0x0000]]));
+      assertExact([state.counters.rowsOk, state.counters.rowsRejected, state.status.error], [ROWS - badRows.length, badRows.length, null]);
       assertExact(invalid.some((c) => applied.has(c)), false);
     });
   });
