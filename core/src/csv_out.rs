@@ -184,3 +184,72 @@ fn write_csv_field(text: &str, f: &CsvFormat, out: &mut Vec<u8>, is_value: bool)
     }
     out.push(f.quote);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(text: &str, f: &CsvFormat) -> String {
+        let mut out = Vec::new();
+        write_csv_field(text, f, &mut out, true);
+        String::from_utf8(out).unwrap()
+    }
+
+    fn settings(json: &str) -> Result<CsvFormat, String> {
+        CsvFormat::from_settings(&CsvFormatSettings::from_json(json).unwrap())
+    }
+
+    #[test]
+    fn a_field_with_a_line_end_alone_is_quoted() {
+        let f = CsvFormat::default();
+        assert_eq!(field("a\nb", &f), "\"a\nb\"");
+        assert_eq!(field("a\rb", &f), "\"a\rb\"");
+    }
+
+    #[test]
+    fn a_field_with_a_blank_at_one_edge_is_quoted() {
+        let f = CsvFormat::default();
+        assert_eq!(field(" a", &f), "\" a\"");
+        assert_eq!(field("a\t", &f), "\"a\t\"");
+        assert_eq!(field("a b", &f), "a b");
+    }
+
+    #[test]
+    fn a_field_with_an_escape_other_than_the_quote_is_quoted_and_the_escape_escaped() {
+        let f = CsvFormat { escape: b'\\', ..CsvFormat::default() };
+        assert_eq!(field("c\\d", &f), "\"c\\\\d\"");
+        assert_eq!(field("a\"b", &f), "\"a\\\"b\"");
+        assert_eq!(field("ab", &f), "ab");
+    }
+
+    #[test]
+    fn a_separator_of_more_than_one_byte_is_refused() {
+        assert_eq!(
+            settings(r#"{"delimiter": ";;"}"#).unwrap_err(),
+            r#"the CSV delimiter must be one ASCII character, got ";;""#
+        );
+        assert_eq!(settings(r#"{"quote": ""}"#).unwrap_err(), r#"the CSV quote must be one ASCII character, got """#);
+    }
+
+    #[test]
+    fn the_chosen_separators_are_checked_as_the_loader_checks_them() {
+        assert_eq!(settings(r#"{"delimiter": "\""}"#).unwrap_err(), "the CSV delimiter and quote must differ");
+        assert_eq!(settings(r#"{"delimiter": ";", "quote": ";"}"#).unwrap_err(), "the CSV delimiter and quote must differ");
+        assert_eq!(settings(r#"{"escape": ","}"#).unwrap_err(), "the CSV delimiter and escape must differ");
+        let f = settings(r#"{"delimiter": ";", "quote": "'", "escape": "\\"}"#).unwrap();
+        assert_eq!((f.delimiter, f.quote, f.escape), (b';', b'\'', b'\\'));
+    }
+
+    #[test]
+    fn a_null_word_with_the_delimiter_quote_or_a_line_end_is_refused() {
+        for word in ["a,b", "a\"b", "a\rb", "a\nb"] {
+            let json = format!(r#"{{"nullWord": {}}}"#, serde_json::to_string(word).unwrap());
+            assert_eq!(
+                settings(&json).unwrap_err(),
+                format!("the null word {word:?} must not hold the delimiter, the quote or a line end"),
+                "{word:?}"
+            );
+        }
+        assert_eq!(settings(r#"{"nullWord": "N/A"}"#).unwrap().null_word, "N/A");
+    }
+}

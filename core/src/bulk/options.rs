@@ -448,6 +448,17 @@ mod tests {
     }
 
     #[test]
+    fn each_epoch_unit_name_and_its_alias_is_that_unit() {
+        let unit = |name: &str| BulkOptions::from_json(&format!(r#"{{"epochUnit":"{name}"}}"#)).unwrap().epoch_unit;
+        let units: Vec<_> = EPOCH_UNIT_NAMES.iter().map(|name| unit(name)).collect();
+        let (s, ms, us) = (Some(EpochUnitName::Seconds), Some(EpochUnitName::Millis), Some(EpochUnitName::Micros));
+        assert_eq!(units, [s, s, ms, ms, us, us]);
+        assert_eq!(configs(r#"{"epochUnit":"us"}"#).0.text.epoch_unit, EpochUnit::Micros);
+        assert_eq!(configs(r#"{"epochUnit":"seconds"}"#).0.text.epoch_unit, EpochUnit::Seconds);
+        assert_eq!(configs("{}").0.text.epoch_unit, EpochUnit::Millis);
+    }
+
+    #[test]
     fn the_union_options_take_each_of_their_forms_and_name_a_wrong_one() {
         let options = BulkOptions::from_json(
             r#"{"mapping":[[0,"a"],["b","c"]],"maxErrors":"5%","cellTimes":[{"column":"a","writetime":2,"ttl":"t"}],"constants":{"d":"1"},"resumeAcked":[3]}"#,
