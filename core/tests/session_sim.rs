@@ -34,6 +34,8 @@ struct SimNode {
     refuse_as_server_error: bool,
     /// Error bodies to answer the next EXECUTEs with.
     fail_next: Vec<Vec<u8>>,
+    /// Error bodies to answer the next BATCHes with.
+    fail_next_batch: Vec<Vec<u8>>,
     /// The next this many EXECUTEs are applied, then the connection drops before the answer
     /// (the outcome is unknown to the client).
     drop_after_execute: u32,
@@ -502,6 +504,11 @@ impl Sim {
                 }
                 0x0D => {
                     self.nodes[node].request_bodies.push((opcode, body.to_vec()));
+                    if !self.nodes[node].fail_next_batch.is_empty() {
+                        let e = self.nodes[node].fail_next_batch.remove(0);
+                        out.extend(frame(stream, 0x00, &e));
+                        continue;
+                    }
                     let count = u16::from_be_bytes([body[1], body[2]]) as usize;
                     let mut at = 3;
                     let mut tokens = Vec::new();
@@ -1600,6 +1607,43 @@ mod bulk_load {
         };
         assert_eq!((sends(0x0D), sends(0x0A)), (2, 2));
         assert!(elapsed_us < 50 * MS, "the load took {elapsed_us} µs of simulated time");
+    }
+
+    /// A load of 300 clean rows on one node, one attempt per request (so the load, not the
+    /// session, sees each failure), where the node answers its first BATCH (`batch`) or its
+    /// first EXECUTE with `error`. Returns the stats and the EXECUTEs sent.
+    fn load_failing_once(config: LoadConfig, error: Vec<u8>, batch: bool) -> (LoadStats, usize) {
+        let mut sim = one_node_one_attempt();
+        if batch {
+            sim.nodes[0].fail_next_batch = vec![error];
+        } else {
+            sim.nodes[0].fail_next = vec![error];
+        }
+        let id = new_load(&mut sim, config);
+        run(&mut sim, id, &csv(300, &[]), 1 << 20);
+        let stats = sim.loads.get_mut(id).unwrap().stats();
+        let executes = sim.nodes.iter().flat_map(|n| &n.request_bodies).filter(|(op, _)| *op == 0x0A).count();
+        (stats, executes)
+    }
+
+    #[test]
+    fn a_batch_failing_with_another_transient_error_is_retried_as_a_batch_not_split() {
+        // Only 0x0000 splits a batch at once: one that timed out (idempotent: harmless to send
+        // again) or that the cluster pushed back on is retried whole, and no row goes alone.
+        for error in [write_timeout("UNLOGGED_BATCH"), server_error(0x1001, "overloaded", &[])] {
+            let (stats, executes) = load_failing_once(batched(8), error, true);
+            let seen = (stats.rows_ok, stats.rows_rejected, stats.rows_uncertain, stats.retries, executes);
+            assert_eq!(seen, (300, 0, 0, 1, 0), "{stats:?}");
+        }
+    }
+
+    #[test]
+    fn a_row_loaded_alone_is_retried_after_a_server_error() {
+        // A row that was not split from a failed batch has not met 0x0000 yet: the error may
+        // be passing, so it keeps its retries (only a split row failing so again is bad).
+        let unbatched = LoadConfig { batch_size: 1, ..LoadConfig::default() };
+        let (stats, executes) = load_failing_once(unbatched, server_error(0x0000, "java.lang.RuntimeException", &[]), false);
+        assert_eq!((stats.rows_ok, stats.rows_rejected, stats.rows_uncertain, stats.retries, executes), (300, 0, 0, 1, 301), "{stats:?}");
     }
 
     #[test]
