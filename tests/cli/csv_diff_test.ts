@@ -7,7 +7,7 @@
 
 import { assertEquals } from "./assert.ts";
 import { ok } from "./cli_helpers.ts";
-import { createPeerTables, DATA, KEYSPACE } from "./peer_tables.ts";
+import { createPeerTables, DATA, KEYSPACE, V_TYPES as TYPES } from "./peer_tables.ts";
 
 type Cell = string | null;
 
@@ -46,16 +46,6 @@ function rowsById(records: Cell[][]): Map<string, Map<string, Cell>> {
   return new Map(rows.map((row) => [row[0]!, new Map(header.map((name, i) => [name!, row[i]]))]));
 }
 
-const TYPES: Record<string, string> = {
-  b: "blob",
-  bo: "boolean",
-  f: "float",
-  d: "double",
-  ts: "timestamp",
-  tm: "time",
-  du: "duration",
-  ip: "inet",
-};
 const CONTAINERS = new Set(["l", "s", "m", "tp", "ud", "lt", "ms", "fl", "ss"]);
 
 const hex = (base64: string) => Array.from(atob(base64), (c) => c.charCodeAt(0).toString(16).padStart(2, "0")).join("");

@@ -8,6 +8,23 @@ import { REPO_ROOT } from "./run.ts";
 
 export const DATA = `${REPO_ROOT}/tests/cli/data`;
 export const KEYSPACE = "cliquery_diff";
+/** The column types of cliquery_diff.v, by name (the other tables' columns are ints and text). */
+export const V_TYPES: Record<string, string> = {
+  b: "blob",
+  bo: "boolean",
+  f: "float",
+  d: "double",
+  ts: "timestamp",
+  dt: "date",
+  tm: "time",
+  du: "duration",
+  ip: "inet",
+  tp: "tuple",
+  lt: "list<tuple>",
+  vf: "vector<float>",
+  vd: "vector<double>",
+};
+
 /** The count tables and their rows: `many` has MANY single-row partitions, `wide` partition p has p * 40 rows. */
 export const COUNT_TABLES = ["many", "wide", "empty", "statics", "comp"];
 export const MANY = 3000;

@@ -8,25 +8,8 @@
 
 import { assert, assertEquals } from "./assert.ts";
 import { ok } from "./cli_helpers.ts";
-import { createPeerTables, DATA, KEYSPACE } from "./peer_tables.ts";
+import { createPeerTables, DATA, KEYSPACE, V_TYPES as TYPES } from "./peer_tables.ts";
 import { runCli } from "./run.ts";
-
-/** The column types of cliquery_diff.v, by name (the other tables' columns are ints and text). */
-const TYPES: Record<string, string> = {
-  b: "blob",
-  bo: "boolean",
-  f: "float",
-  d: "double",
-  ts: "timestamp",
-  dt: "date",
-  tm: "time",
-  du: "duration",
-  ip: "inet",
-  tp: "tuple",
-  lt: "list<tuple>",
-  vf: "vector<float>",
-  vd: "vector<double>",
-};
 
 interface Table {
   columns: string[];
