@@ -1,10 +1,10 @@
-/** The Deno entrypoint: the WASM core arrives with the module graph (see wasm_source.js). */
+/** The Deno entrypoint: the WASM core arrives with the module graph where it can (deno_wasm.ts). */
 import { initSync } from "./wasm/pkg/cqlwire_wasm.js";
-import wasmModule from "./wasm_source.js";
+import { loadWasmModule } from "./deno_wasm.ts";
 import { BaseClient, type ClientOptions } from "./mod.ts";
 import { denoSocketFactory, denoUnrefTimer } from "./transport/deno.ts";
 
-initSync({ module: wasmModule });
+initSync({ module: await loadWasmModule() });
 
 const runtime = { name: "deno" as const, socketFactory: denoSocketFactory, unrefTimer: denoUnrefTimer };
 
