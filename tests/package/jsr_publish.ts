@@ -8,7 +8,8 @@
  *    (built from node_modules, so the run needs no network).
  * 3. A fresh Deno (no config, import map, lock file or node_modules; a temp DENO_DIR) imports
  *    each export by URL with no permission but the Cassandra socket and the package host, and
- *    queries Cassandra.
+ *    queries Cassandra. Deno 2.5 (LTS, node_modules/deno-2.5) does too, with the one permission
+ *    more it needs there: --allow-net of the package host, as it fetches the .wasm.
  */
 const [work, host] = Deno.args;
 const root = Deno.cwd();
@@ -24,9 +25,9 @@ const fail = (what: string) => {
   failures++;
 };
 
-async function run(args: string[], options: Deno.CommandOptions = {}) {
+async function run(args: string[], options: Deno.CommandOptions = {}, bin = deno) {
   const env = { NO_COLOR: "1", ...options.env };
-  const out = await new Deno.Command(deno, { args, stdin: "null", ...options, env }).output();
+  const out = await new Deno.Command(bin, { args, stdin: "null", ...options, env }).output();
   const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
   return { code: out.code, text };
 }
@@ -156,24 +157,30 @@ try {
 
 const app = `${work}/app`;
 await Deno.mkdir(app);
-const allow = [`--allow-net=${host}`, `--allow-import=127.0.0.1:${server.addr.port}`];
-const env = { DENO_DIR: `${work}/deno-dir`, NPM_CONFIG_REGISTRY: `${base}npm/` };
+const origin = `127.0.0.1:${server.addr.port}`;
+const denos = [
+  { bin: deno, name: `Deno ${Deno.version.deno}`, dir: "deno-dir", allow: [`--allow-net=${host}`, `--allow-import=${origin}`] },
+  { bin: `${root}/node_modules/deno-2.5/deno`, name: "Deno 2.5 (LTS)", dir: "deno-dir-2.5", allow: [`--allow-net=${host},${origin}`, `--allow-import=${origin}`] },
+];
 try {
-  for (const [subpath, entry] of Object.entries(exports)) {
-    const consumer = consumers[subpath];
-    if (!consumer) {
-      fail(`no consumer checks the export ${subpath}`);
-      continue;
-    }
-    const url = new URL(entry, base).href;
-    const script = `${app}/${subpath === "." ? "main" : subpath.slice(2)}.ts`;
-    await Deno.writeTextFile(script, consumer(url));
-    const t0 = Date.now();
-    const out = await run(["run", "--no-config", "--no-lock", "--quiet", ...allow, script], { cwd: app, env });
-    if (out.code === 0 && /^5\.0\.\d+\s*$/.test(out.text)) {
-      pass(`jsr:@cqlwire/cqlwire${subpath.slice(1)} served over HTTP (${url}) imports and queries ${host}: ${out.text.trim()} (${Date.now() - t0} ms)`);
-    } else {
-      fail(`importing ${url} and querying: exit ${out.code}\n${out.text}`);
+  for (const { bin, name, dir, allow } of denos) {
+    const env = { DENO_DIR: `${work}/${dir}`, NPM_CONFIG_REGISTRY: `${base}npm/` };
+    for (const [subpath, entry] of Object.entries(exports)) {
+      const consumer = consumers[subpath];
+      if (!consumer) {
+        fail(`no consumer checks the export ${subpath}`);
+        continue;
+      }
+      const url = new URL(entry, base).href;
+      const script = `${app}/${subpath === "." ? "main" : subpath.slice(2)}.ts`;
+      await Deno.writeTextFile(script, consumer(url));
+      const t0 = Date.now();
+      const out = await run(["run", "--no-config", "--no-lock", "--quiet", ...allow, script], { cwd: app, env }, bin);
+      if (out.code === 0 && /^5\.0\.\d+\s*$/.test(out.text)) {
+        pass(`${name}: jsr:@cqlwire/cqlwire${subpath.slice(1)} served over HTTP (${url}) imports and queries ${host}: ${out.text.trim()} (${Date.now() - t0} ms)`);
+      } else {
+        fail(`${name}: importing ${url} and querying: exit ${out.code}\n${out.text}`);
+      }
     }
   }
 } finally {
@@ -181,7 +188,7 @@ try {
 }
 // The rewrite above is what makes the npm dependencies resolve without an import map.
 for (const [name, { served }] of npm) {
-  if (served > 0) pass(`npm:${name}@${npmDeps.get(name)} came from the test's registry (${served} download)`);
+  if (served > 0) pass(`npm:${name}@${npmDeps.get(name)} came from the test's registry (${served} downloads)`);
   else fail(`npm:${name} was never downloaded: the rewritten specifier was not used`);
 }
 if (failures > 0) {

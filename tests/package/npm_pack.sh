@@ -100,6 +100,16 @@ if out=$(cd "$app" && timeout 60 "$BIN/deno" run -A --quiet query.mjs "$HOST" 2>
 else
   fail "Deno import and query: $out"
 fi
+# Deno 2.5 (LTS) has no source phase import: dist/deno.js reads its .wasm, with that one
+# read permission and no more (README, tests/deno_versions/).
+started=$SECONDS
+lts_wasm="$app/node_modules/cqlwire/dist/wasm/pkg/cqlwire_wasm_bg.wasm"
+if out=$(cd "$app" && timeout 60 "$ROOT/node_modules/deno-2.5/deno" run --quiet --no-lock "--allow-net=$HOST" "--allow-read=$lts_wasm" query.mjs "$HOST" 2>&1) &&
+  [[ $out == 5.0.*/node_modules/cqlwire/dist/deno.js ]]; then
+  pass "Deno $("$ROOT/node_modules/deno-2.5/deno" --version | head -n 1 | cut -d' ' -f2) (LTS) imports cqlwire (dist/deno.js) with --allow-read of its .wasm only and queries $HOST ($((SECONDS - started)) s)"
+else
+  fail "Deno 2.5 LTS import and query: $out"
+fi
 
 # --- the workerd condition resolves to the Worker bundle --------------------------------
 if out=$(cd "$app" && node --conditions=workerd --input-type=module -e 'console.log(import.meta.resolve("cqlwire"))' 2>&1) &&
