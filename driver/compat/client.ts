@@ -10,7 +10,7 @@ import { type BufferClass, useBufferClass } from "../src/values/bytes.ts";
 import { type Metadata, STRATEGY_PREFIX } from "../src/metadata.ts";
 import { type EncodingOptions, hintFor } from "./convert.ts";
 import { Host, HostMap } from "./hosts.ts";
-import { type CompatClientOptions, type CompatQueryOptions, clientOptions, executeOptions, ExecutionProfile } from "./options.ts";
+import { type CompatClientOptions, type CompatQueryOptions, clientOptions, executeOptions, type ExecutionProfile } from "./options.ts";
 import { convertRows, ResultSet } from "./result.ts";
 import { dataStaxError } from "./errors.ts";
 import { coerceNumericStrings } from "./coerce.ts";

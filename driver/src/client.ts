@@ -976,6 +976,7 @@ export class Client {
     return { ...this.metrics, core: this.session?.metrics() ?? {} };
   }
 
+  // deno-lint-ignore require-await -- async so that a failure is a rejection, as callers await it
   async shutdown(): Promise<void> {
     this.isShutdown = true;
     this.connected = false;
