@@ -62,6 +62,7 @@ interface QueryFlags {
   maxRows?: number;
   consistency?: string;
   trace?: boolean;
+  timeZone?: string;
 }
 
 async function queryCommand(cqlArgument: string | undefined, command: Command): Promise<number> {
@@ -97,6 +98,7 @@ async function queryCommand(cqlArgument: string | undefined, command: Command): 
     maxRows: flags.maxRows ?? fromConfig.maxRows,
     consistency: await consistencyCode(flags.consistency ?? fromConfig.consistency),
     trace: flags.trace ?? fromConfig.trace ?? false,
+    timeZone: flags.timeZone ?? fromConfig.timeZone,
   };
   const { runStatement, printTrace } = await import("./query.ts");
   const stdout = new StreamOutput(Deno.stdout);
@@ -109,6 +111,9 @@ async function queryCommand(cqlArgument: string | undefined, command: Command): 
         outcome = await runStatement(client, statement.text, settings, stdout, results === 0);
       } catch (error) {
         await stdout.flush();
+        // The core checks the output settings (--time-zone) before the statement is sent, with
+        // the same rules and messages as unload's: a refusal is a usage error, as there.
+        if ((error as { code?: string }).code === "ERR_ARGUMENT") throw new UsageError((error as Error).message);
         const message = describeError(error, secrets);
         // A single statement given as the argument needs no pointing at.
         if (source === null && statements.length === 1) throw new CliFailure(message);
@@ -201,6 +206,10 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("--max-rows <rows>", "print at most this many rows per statement", positiveInteger("--max-rows"))
     .addOption(consistencyOption())
     .option("--trace", "trace the statements and print the trace events")
+    .option(
+      "--time-zone <zone>",
+      "zone timestamps are printed in, as local time with its offset: UTC (default), a fixed offset (+02:00) or a name (America/New_York)",
+    )
     .action(async (cql: string | undefined, _options: unknown, command: Command) => {
       setExitCode(await queryCommand(cql, command));
     });

@@ -19,6 +19,8 @@ export interface QuerySettings {
   maxRows?: number;
   consistency?: number;
   trace: boolean;
+  /** The zone timestamps are printed in (`--time-zone`); unset is UTC. */
+  timeZone?: string;
 }
 
 export interface StatementOutcome {
@@ -44,6 +46,7 @@ async function* textPages(executor: QueryExecutor, statement: string, settings: 
     maxRows: settings.maxRows,
     consistency: settings.consistency,
     traceQuery: settings.trace || undefined,
+    timeZone: settings.timeZone,
   };
   const decoder = new TextDecoder();
   switch (settings.format) {
@@ -59,7 +62,7 @@ async function* textPages(executor: QueryExecutor, statement: string, settings: 
       }
       return;
     case "csv":
-      for await (const page of executor.streamCsv(statement, null, { ...options, header: true })) {
+      for await (const page of executor.streamCsv(statement, null, { ...options, conversion: { timeZone: settings.timeZone }, header: true })) {
         const columns = page.header.length ? [] : null;
         yield { columns, rows: page.rows, text: decoder.decode(page.csv), cells: [], info: page.info };
       }

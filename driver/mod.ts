@@ -5,7 +5,7 @@
 export { Client as BaseClient } from "./src/client.ts";
 export { readCsvHeader, sniffInput } from "./src/client.ts";
 export type { SniffedField, SniffedInput } from "./src/client.ts";
-export type { BadRowKind, BadRowRecord, CsvHeaderRead, JournalEntry, BatchOptions, BatchQuery, BulkConversionOptions, BulkCounters, BulkLoadOptions, BulkState, ClientMetrics, ExecuteOptions, PageInfo, PreparedInfo, StreamOptions } from "./src/client.ts";
+export type { BadRowKind, BadRowRecord, CsvHeaderRead, JournalEntry, BatchOptions, BatchQuery, BulkConversionOptions, BulkCounters, BulkLoadOptions, BulkState, ClientMetrics, ExecuteOptions, PageInfo, PreparedInfo, StreamOptions, TextStreamOptions } from "./src/client.ts";
 export type { MemoryStats } from "./src/session.ts";
 export type { ClientOptions } from "./src/options.ts";
 export { ResultSet } from "./src/result.ts";

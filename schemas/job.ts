@@ -217,6 +217,9 @@ export const querySchema = z.strictObject({
   maxRows: positiveInt.optional(),
   consistency: consistency.optional(),
   trace: z.boolean().optional(),
+  timeZone: z.string().min(1).optional().describe(
+    "zone timestamps are printed in, as local time with its offset: UTC (default), a fixed offset (+02:00) or a zone name (America/New_York)",
+  ),
 });
 
 export const jobSchema = z.strictObject({

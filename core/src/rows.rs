@@ -148,7 +148,7 @@ pub mod cell {
 }
 
 pub use crate::csv_out::{format_csv, format_csv_header, CollectionFormat, CsvFormat, CsvFormatSettings};
-pub use crate::json_out::{format_cell_lines, format_column_names, format_json_lines};
+pub use crate::json_out::{format_cell_lines, format_column_names, format_json_lines, json_page_options};
 
 #[cfg(test)]
 mod tests {

@@ -1084,13 +1084,68 @@ fn json_lines_pages_load_back_to_the_same_bytes() {
     let (body, columns, expected) = rows_body_of(&ROUND_TRIP_TYPES, &round_trip_cells());
     let rows = Rows::parse(&body).unwrap();
     let mut json = String::new();
-    format_json_lines(&rows, &mut json).unwrap();
+    format_json_lines(&rows, &TextOptions::default(), &mut json).unwrap();
     assert_eq!(
         json.lines().next().unwrap(),
         r#"{"c0":1,"c1":"a, \"quoted\"\nline","c2":["x","y's"],"c3":{"k":1},"c4":"0x00ff","c5":"NaN","c6":"2024-01-02T03:04:05.678Z"}"#
     );
     let got = load_all(Format::Jsonl { max_record_bytes: 1 << 20 }, columns, json.as_bytes());
     assert_eq!(got, expected, "json:\n{json}");
+}
+
+/// `query --time-zone`: top-level timestamps in the zone's local time with its offset (the text
+/// unload writes), on both sides of New York's spring change; nulls, empty values and a timestamp
+/// inside a list stay as in UTC. The settings take only the zone, and name what they refuse.
+#[test]
+fn json_pages_write_timestamps_in_the_zone_asked_for() {
+    use cqlwire_core::rows::{format_cell_lines, format_json_lines, json_page_options, Rows};
+    // 2024-03-10 06:59:59 and 07:00:00 UTC: the last second of EST and the first of EDT.
+    let cells = vec![
+        vec![Some("2024-03-10T06:59:59.000Z"), Some("['2024-03-10T07:00:00.000Z']")],
+        vec![Some("2024-03-10T07:00:00.250Z"), None],
+        vec![None, Some("[]")],
+    ];
+    let (body, _, _) = rows_body_of(&["timestamp", "list<timestamp>"], &cells);
+    let rows = Rows::parse(&body).unwrap();
+    let new_york = json_page_options(
+        r#"{"timeZone":"America/New_York","timeZoneOffsets":[[-2208988800000,-18000],[1710054000000,-14400]]}"#,
+    )
+    .unwrap();
+    let (mut json, mut text) = (String::new(), String::new());
+    format_json_lines(&rows, &new_york, &mut json).unwrap();
+    format_cell_lines(&rows, &new_york, &mut text).unwrap();
+    assert_eq!(
+        json,
+        concat!(
+            r#"{"c0":"2024-03-10T01:59:59-05:00","c1":["2024-03-10T07:00:00.000Z"]}"#, "\n",
+            r#"{"c0":"2024-03-10T03:00:00.250-04:00","c1":null}"#, "\n",
+            r#"{"c0":null,"c1":[]}"#, "\n",
+        )
+    );
+    assert_eq!(
+        text,
+        concat!(
+            r#"["2024-03-10T01:59:59-05:00","['2024-03-10T07:00:00.000Z']"]"#, "\n",
+            r#"["2024-03-10T03:00:00.250-04:00",null]"#, "\n",
+            r#"[null,"[]"]"#, "\n",
+        )
+    );
+    let fixed = json_page_options(r#"{"timeZone":"+05:30"}"#).unwrap();
+    text.clear();
+    format_cell_lines(&rows, &fixed, &mut text).unwrap();
+    assert_eq!(text.lines().next().unwrap(), r#"["2024-03-10T12:29:59+05:30","['2024-03-10T07:00:00.000Z']"]"#);
+    let utc = json_page_options("{}").unwrap();
+    text.clear();
+    format_cell_lines(&rows, &utc, &mut text).unwrap();
+    assert_eq!(text.lines().next().unwrap(), r#"["2024-03-10T06:59:59.000Z","['2024-03-10T07:00:00.000Z']"]"#);
+    assert_eq!(
+        json_page_options(r#"{"timeZone":"Mars/Olympus_Mons"}"#).unwrap_err(),
+        r#"time zone "Mars/Olympus_Mons": not UTC, a fixed offset such as +02:00, or a zone name this runtime knows (Europe/Paris)"#
+    );
+    assert_eq!(
+        json_page_options(r#"{"timeZone":"UTC","trueWords":["ja"]}"#).unwrap_err(),
+        "JSON page settings: only timeZone and timeZoneOffsets apply"
+    );
 }
 
 #[test]
@@ -1100,7 +1155,7 @@ fn cell_lines_are_each_cells_cql_text() {
     let rows = Rows::parse(&body).unwrap();
     let (mut names, mut cells) = (String::new(), String::new());
     format_column_names(&rows, &mut names);
-    format_cell_lines(&rows, &mut cells).unwrap();
+    format_cell_lines(&rows, &TextOptions::default(), &mut cells).unwrap();
     assert_eq!(names, r#"["c0","c1","c2","c3","c4","c5","c6"]"#);
     assert_eq!(
         cells.lines().nth(1).unwrap(),

@@ -10,7 +10,7 @@ import { type BufferClass, useBufferClass } from "../src/values/bytes.ts";
 import { type Metadata, STRATEGY_PREFIX } from "../src/metadata.ts";
 import { type EncodingOptions, hintFor } from "./convert.ts";
 import { Host, HostMap } from "./hosts.ts";
-import { type CompatClientOptions, type CompatQueryOptions, clientOptions, executeOptions, ExecutionProfile } from "./options.ts";
+import { type CompatClientOptions, type CompatQueryOptions, clientOptions, executeOptions, type ExecutionProfile } from "./options.ts";
 import { convertRows, ResultSet } from "./result.ts";
 import { dataStaxError } from "./errors.ts";
 import { coerceNumericStrings } from "./coerce.ts";
@@ -211,6 +211,10 @@ export class Client {
     return true;
   }
 
+  // As DataStax's declarations: a promise without a callback, nothing with one (so that
+  // `(await client.execute(...)).rows` type-checks).
+  connect(): Promise<void>;
+  connect(callback: Callback<void>): void;
   connect(callback?: Callback<void>): Promise<void> | undefined {
     return settle(this.connectOnce().catch((e) => Promise.reject(dataStaxError(e, undefined))), callback);
   }
@@ -258,6 +262,10 @@ export class Client {
     this.emit(up ? "hostUp" : "hostDown", host);
   }
 
+  execute(query: string, params?: Params, options?: CompatQueryOptions): Promise<ResultSet>;
+  execute(query: string, params: Params, options: CompatQueryOptions, callback: Callback<ResultSet>): void;
+  execute(query: string, params: Params, callback: Callback<ResultSet>): void;
+  execute(query: string, callback: Callback<ResultSet>): void;
   execute(query: string, params?: Params | Callback<ResultSet>, options?: CompatQueryOptions | Callback<ResultSet>, callback?: Callback<ResultSet>): Promise<ResultSet> | undefined {
     if (typeof params === "function") return settle(this.run(query, null, undefined), params);
     if (typeof options === "function") return settle(this.run(query, params, undefined), options);
@@ -327,6 +335,9 @@ export class Client {
     return o.consistency ?? this.cqlwire.options.queryOptions.consistency ?? consistencies.localOne;
   }
 
+  batch(queries: Array<string | { query: string; params?: Params }>, options?: CompatQueryOptions): Promise<ResultSet>;
+  batch(queries: Array<string | { query: string; params?: Params }>, options: CompatQueryOptions, callback: Callback<ResultSet>): void;
+  batch(queries: Array<string | { query: string; params?: Params }>, callback: Callback<ResultSet>): void;
   batch(queries: Array<string | { query: string; params?: Params }>, options?: CompatQueryOptions | Callback<ResultSet>, callback?: Callback<ResultSet>): Promise<ResultSet> | undefined {
     if (typeof options === "function") return settle(this.runBatch(queries, undefined), options);
     return settle(this.runBatch(queries, options), callback);
@@ -411,6 +422,8 @@ export class Client {
     }
   }
 
+  shutdown(): Promise<void>;
+  shutdown(callback: Callback<void>): void;
   shutdown(callback?: Callback<void>): Promise<void> | undefined {
     this.emit("log", "info", "Client", "Shutting down");
     return settle(this.cqlwire.shutdown().then(() => {

@@ -2,7 +2,7 @@
  * cqlwire's values turned into the DataStax driver's representations, one converter compiled
  * per column type, and the CQL type of a DataStax value for unprepared statements.
  */
-import { CqlDate, CqlDecimal, CqlDuration, CqlTime, CqlTimestamp, formatCqlType, parseCqlType, type TypeInfo } from "../src/codec/mod.ts";
+import { type CqlDate, type CqlDecimal, type CqlDuration, type CqlTime, CqlTimestamp, formatCqlType, parseCqlType, type TypeInfo } from "../src/codec/mod.ts";
 import { TimeUuid, Uuid } from "../src/values/uuid.ts";
 import { parseUuid } from "../src/values/uuid.ts";
 import { bytesView } from "../src/values/bytes.ts";

@@ -2,39 +2,51 @@
  * The DataStax driver's numeric classes: `Long` (the `long` package, as there), `Integer`
  * (varint) and `BigDecimal` (decimal), each handing the encoders its exact native value.
  */
-import Long from "long";
+import LongBase from "long";
 import { CqlDecimal, toCqlValue } from "../src/codec/mod.ts";
 import { ArgumentError } from "../src/errors.ts";
 import { fromWire, wireBytes } from "./wire.ts";
 
 const TWO_32 = 0x1_0000_0000n;
 
-export function longToBigInt(l: Long): bigint {
+export function longToBigInt(l: LongBase): bigint {
   return (BigInt(l.high) << 32n) | BigInt(l.low >>> 0);
 }
 
-export function longFromBigInt(n: bigint): Long {
+export function longFromBigInt(n: bigint): LongBase {
   const v = BigInt.asIntN(64, n);
-  return Long.fromBits(Number(BigInt.asIntN(32, v)), Number(BigInt.asIntN(32, v >> 32n)), false);
+  return LongBase.fromBits(Number(BigInt.asIntN(32, v)), Number(BigInt.asIntN(32, v >> 32n)), false);
 }
 
 // `Long` is the bundled copy of the `long` package: teach it to bind as a CQL bigint.
-(Long.prototype as unknown as Record<symbol, unknown>)[toCqlValue] = function (this: Long): bigint {
+(LongBase.prototype as unknown as Record<symbol, unknown>)[toCqlValue] = function (this: LongBase): bigint {
   return this.unsigned ? BigInt(this.toString()) : longToBigInt(this);
 };
 
 // As DataStax's: JSON.stringify(row) writes a bigint column as its decimal text, not
 // {"low":..,"high":..,"unsigned":..}.
-(Long.prototype as unknown as { toJSON(this: Long): string }).toJSON = function (this: Long): string {
+(LongBase.prototype as unknown as { toJSON(this: LongBase): string }).toJSON = function (this: LongBase): string {
   return this.toString();
 };
 
-// DataStax adds these two to its Long: the 8 big-endian bytes of a CQL bigint.
-const LongStatics = Long as unknown as { fromBuffer(b: Uint8Array): Long; toBuffer(l: Long): Uint8Array };
-LongStatics.fromBuffer = (b: Uint8Array): Long => longFromBigInt(fromWire("bigint", b) as bigint);
-LongStatics.toBuffer = (l: Long): Uint8Array => wireBytes("bigint", l);
+type LongBaseClass = typeof LongBase;
 
-export { Long };
+/**
+ * The `long` package's Long class with the two statics DataStax adds to it (the 8 big-endian
+ * bytes of a CQL bigint), named so that the published declarations have them too.
+ */
+export interface LongClass extends LongBaseClass {
+  /** The Long of a CQL bigint's 8 big-endian bytes. */
+  fromBuffer(bytes: Uint8Array): LongBase;
+  /** A Long's 8 big-endian bytes, as a CQL bigint. */
+  toBuffer(value: LongBase): Uint8Array;
+}
+
+export const Long: LongClass = Object.assign(LongBase, {
+  fromBuffer: (bytes: Uint8Array): LongBase => longFromBigInt(fromWire("bigint", bytes) as bigint),
+  toBuffer: (value: LongBase): Uint8Array => wireBytes("bigint", value),
+});
+export type Long = LongBase;
 
 /** An arbitrary-precision integer (CQL varint), backed by a bigint. */
 export class Integer {

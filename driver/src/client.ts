@@ -45,6 +45,17 @@ export interface StreamOptions extends ExecuteOptions {
   maxRows?: number;
 }
 
+/** Options of `streamJson` and `streamCells`. */
+export interface TextStreamOptions extends StreamOptions {
+  /**
+   * The zone top-level timestamps are written in, as local time with its offset
+   * (`2024-03-10T01:59:59-05:00`): `UTC` (the default, `2024-03-10T06:59:59.000Z`), a fixed
+   * offset (`+02:00`) or a zone name (`America/New_York`) the runtime's `Intl` knows. Inside
+   * collections, tuples and UDTs they stay UTC. An unknown zone is refused (ERR_CONFIG).
+   */
+  timeZone?: string;
+}
+
 /** What the server said beside a page: its warnings, and the tracing id when traced. */
 export interface PageInfo {
   traceId: string | null;
@@ -52,6 +63,11 @@ export interface PageInfo {
 }
 
 const RESULT_KIND_ROWS = 2;
+
+/** The JSON formatters' zone settings: the name, with its offsets when `Intl` knows it. */
+function zoneSettings(timeZone: string | undefined): Record<string, unknown> {
+  return timeZone === undefined ? {} : withZoneOffsets({ timeZone })!;
+}
 const EMPTY_BYTES = new Uint8Array(0);
 
 /**
@@ -805,10 +821,10 @@ export class Client {
   async *streamJson(
     query: string,
     params: unknown[] | Record<string, unknown> | null = null,
-    options: StreamOptions = {},
+    options: TextStreamOptions = {},
   ): AsyncGenerator<{ json: Uint8Array; rows: number; columns: string[]; pagingState: Uint8Array | null; info: PageInfo }> {
     const session = await this.ready();
-    const format = session.jsonFormatter("objects");
+    const format = session.jsonFormatter("objects", zoneSettings(options.timeZone));
     for await (const { page, info } of this.formattedPages(query, params, options, format, session)) {
       if (page === null) {
         yield { json: EMPTY_BYTES, rows: 0, columns: [], pagingState: null, info };
@@ -826,10 +842,10 @@ export class Client {
   async *streamCells(
     query: string,
     params: unknown[] | Record<string, unknown> | null = null,
-    options: StreamOptions = {},
+    options: TextStreamOptions = {},
   ): AsyncGenerator<{ cells: Array<Array<string | null>>; rows: number; columns: string[]; pagingState: Uint8Array | null; info: PageInfo }> {
     const session = await this.ready();
-    const format = session.jsonFormatter("cells");
+    const format = session.jsonFormatter("cells", zoneSettings(options.timeZone));
     const decoder = new TextDecoder();
     for await (const { page, info } of this.formattedPages(query, params, options, format, session)) {
       if (page === null) {
@@ -976,6 +992,7 @@ export class Client {
     return { ...this.metrics, core: this.session?.metrics() ?? {} };
   }
 
+  // deno-lint-ignore require-await -- async so that a failure is a rejection, as callers await it
   async shutdown(): Promise<void> {
     this.isShutdown = true;
     this.connected = false;

@@ -135,6 +135,7 @@ export class ResultSet<R extends Row = Row> {
 
   /** Every row of every page: the following pages are fetched as the loop reaches them. */
   async *[Symbol.asyncIterator](): AsyncGenerator<R> {
+    // deno-lint-ignore no-this-alias -- the walk starts at this page and moves on to the next ones
     let page: ResultSet<R> | null = this;
     while (page !== null) {
       for (const row of page.rows) yield row;

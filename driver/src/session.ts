@@ -550,9 +550,14 @@ export class SessionHost {
     };
   }
 
-  /** The core's JSON formatter for result pages (see `Client.streamJson`, `Client.streamCells`). */
-  jsonFormatter(kind: "objects" | "cells"): (body: Uint8Array) => JsonPage {
-    const format = this.pageFormatter(() => new JsonPageFormatter(kind === "cells" ? JsonPageKind.Cells : JsonPageKind.Objects));
+  /**
+   * The core's JSON formatter for result pages (see `Client.streamJson`, `Client.streamCells`);
+   * `zone`: the time zone of timestamps (`timeZone`, with a named zone's `timeZoneOffsets`).
+   */
+  jsonFormatter(kind: "objects" | "cells", zone: Record<string, unknown> = {}): (body: Uint8Array) => JsonPage {
+    const format = this.pageFormatter(() =>
+      new JsonPageFormatter(kind === "cells" ? JsonPageKind.Cells : JsonPageKind.Objects, JSON.stringify(zone))
+    );
     const decoder = new TextDecoder();
     return (body) => {
       const { rows, pagingState, head, rest } = format(body);

@@ -147,8 +147,13 @@ const client = new cassandra.Client({ contactPoints: ["${host}"], localDataCente
 try {
   const rs = await client.execute("SELECT release_version, writetime(cluster_name) AS wt FROM system.local WHERE key = ?", ["local"], { prepare: true });
   const row = rs.first();
+  if (row === null) throw new Error("system.local has no row");
   if (!(row.wt instanceof cassandra.types.Long) || row.wt.lessThanOrEqual(0)) throw new Error("expected a positive Long writetime, got " + row.wt);
-  if (!/^5\\.0\\./.test(row.release_version)) throw new Error("unexpected release " + row.release_version);
+  if (!/^5\\.0\\./.test(String(row.release_version))) throw new Error("unexpected release " + row.release_version);
+  // DataStax's two statics of Long, typed (this script is type-checked): a CQL bigint's 8 bytes.
+  const long = cassandra.types.Long.fromBuffer(new Uint8Array([0x80, 0, 0, 0, 0, 0, 0, 1]));
+  const bytes: Uint8Array = cassandra.types.Long.toBuffer(long.add(1));
+  if (long.toString() !== "-9223372036854775807" || bytes.join() !== "128,0,0,0,0,0,0,2") throw new Error("Long buffers: " + long + " " + bytes);
   console.log(row.release_version);
 } finally {
   await client.shutdown();
@@ -175,7 +180,8 @@ try {
       const script = `${app}/${subpath === "." ? "main" : subpath.slice(2)}.ts`;
       await Deno.writeTextFile(script, consumer(url));
       const t0 = Date.now();
-      const out = await run(["run", "--no-config", "--no-lock", "--quiet", ...allow, script], { cwd: app, env }, bin);
+      // --check: the consumer is type-checked against the published types before it runs.
+      const out = await run(["run", "--check", "--no-config", "--no-lock", "--quiet", ...allow, script], { cwd: app, env }, bin);
       if (out.code === 0 && /^5\.0\.\d+\s*$/.test(out.text)) {
         pass(`${name}: jsr:@cqlwire/cqlwire${subpath.slice(1)} served over HTTP (${url}) imports and queries ${host}: ${out.text.trim()} (${Date.now() - t0} ms)`);
       } else {

@@ -123,6 +123,7 @@ fi
 cat >"$app/consumer.ts" <<'EOF'
 import { Client, NoHostAvailableError, ResponseError, ResultSet, types } from "cqlwire";
 import type { ClientOptions, ExecuteOptions, Row } from "cqlwire";
+import { types as compatTypes } from "cqlwire/compat";
 
 const options: ClientOptions = { contactPoints: ["127.0.0.1:9042"], localDataCenter: "datacenter1", tls: { rejectUnauthorized: true } };
 const client: Client = new Client(options);
@@ -142,11 +143,19 @@ export function describe(e: unknown): string {
   return String(e);
 }
 
+// The two statics the compat layer adds to Long, as DataStax's driver does: a CQL bigint's 8 bytes.
+export function longRoundTrip(bytes: Uint8Array): Uint8Array {
+  const long = compatTypes.Long.fromBuffer(bytes);
+  return compatTypes.Long.toBuffer(long.add(1));
+}
+
 // Misuse must not type-check, or the declarations are hollow.
 // @ts-expect-error contactPoints must be an array
 new Client({ contactPoints: "127.0.0.1" });
 // @ts-expect-error no such option
 client.execute("SELECT 1", [], { pageSise: 10 });
+// @ts-expect-error toBuffer takes a Long, not a number
+compatTypes.Long.toBuffer(1);
 EOF
 cat >"$app/tsconfig.json" <<'EOF'
 { "compilerOptions": { "target": "es2022", "module": "nodenext", "moduleResolution": "nodenext", "strict": true, "noEmit": true, "skipLibCheck": false, "types": [] }, "files": ["consumer.ts"] }

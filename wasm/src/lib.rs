@@ -1002,13 +1002,17 @@ pub enum JsonPageKind {
 #[wasm_bindgen]
 pub struct JsonPageFormatter {
     kind: JsonPageKind,
+    options: cqlwire_core::types::TextOptions,
 }
 
 #[wasm_bindgen]
 impl JsonPageFormatter {
+    /// `settings`: JSON of the zone the timestamps are written in (`timeZone`, with the
+    /// `timeZoneOffsets` of a named one); `{}` for UTC. Refused with ERR_CONFIG when it does not hold.
     #[wasm_bindgen(constructor)]
-    pub fn new(kind: JsonPageKind) -> JsonPageFormatter {
-        JsonPageFormatter { kind }
+    pub fn new(kind: JsonPageKind, settings: &str) -> Result<JsonPageFormatter, CallError> {
+        let options = cqlwire_core::rows::json_page_options(settings).map_err(|e| js_error("ERR_CONFIG", e))?;
+        Ok(JsonPageFormatter { kind, options })
     }
 
     /// A Rows RESULT body (with metadata) as JSON lines, after the page's column names:
@@ -1026,8 +1030,8 @@ impl JsonPageFormatter {
         // (issue #17), and nothing of it stays here after the page.
         let mut text = String::with_capacity(head.len() + body.len() + body.len() / 2);
         match self.kind {
-            JsonPageKind::Objects => cqlwire_core::rows::format_json_lines(&rows, &mut text),
-            JsonPageKind::Cells => cqlwire_core::rows::format_cell_lines(&rows, &mut text),
+            JsonPageKind::Objects => cqlwire_core::rows::format_json_lines(&rows, &self.options, &mut text),
+            JsonPageKind::Cells => cqlwire_core::rows::format_cell_lines(&rows, &self.options, &mut text),
         }
         .map_err(protocol_error)?;
         let mut out = text.into_bytes();
