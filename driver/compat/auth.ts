@@ -93,5 +93,3 @@ export function authOptions(p: unknown): { credentials?: { username: string; pas
     },
   };
 }
-
-export const auth = { Authenticator, AuthProvider, PlainTextAuthenticator, PlainTextAuthProvider, DsePlainTextAuthProvider };

@@ -7,7 +7,7 @@ import type { BaseClient, ClientOptions, Row as CoreRow } from "../mod.ts";
 import { ArgumentError, DriverError } from "../src/errors.ts";
 import { consistencies } from "../src/types.ts";
 import { type BufferClass, useBufferClass } from "../src/values/bytes.ts";
-import { type Metadata, STRATEGY_PREFIX } from "../src/metadata.ts";
+import { type Metadata, STRATEGY_PREFIX, type TableMetadata, type UdtMetadata } from "../src/metadata.ts";
 import { type EncodingOptions, hintFor } from "./convert.ts";
 import { Host, HostMap } from "./hosts.ts";
 import { type CompatClientOptions, type CompatQueryOptions, clientOptions, executeOptions, type ExecutionProfile } from "./options.ts";
@@ -20,8 +20,29 @@ import { checkProfilePolicies, MonotonicTimestampGenerator, type TimestampGenera
 import type { Row } from "./values.ts";
 import { Token, TokenRange, tokenValueOf } from "./token.ts";
 
-/** The core's `Metadata` with DataStax's synchronous token methods in place of its own. */
-export type CompatMetadata = Omit<Metadata, "getReplicas" | "getTokenRanges"> & {
+/** What `metadata.getTrace` gives: the `system_traces.sessions` row with its `events` rows. */
+export type QueryTrace = CoreRow & { events: CoreRow[] };
+
+/**
+ * The core's `Metadata` with DataStax's synchronous token methods in place of its own, and
+ * DataStax's overloads (a callback, or a promise) where the core has one optional callback.
+ * As DataStax's, the promises are declared without `null` (code assigns `await getTable(...)`
+ * to a `TableMetadata`); a table, view or UDT that does not exist still gives `null`.
+ */
+type Lookups = "getReplicas" | "getTokenRanges" | "getTable" | "getMaterializedView" | "getUdt" | "getTrace" | "refreshKeyspace" | "refreshKeyspaces";
+export type CompatMetadata = Omit<Metadata, Lookups> & {
+  getTable(keyspace: string, table: string, callback: ValueCallback<TableMetadata>): void;
+  getTable(keyspace: string, table: string): Promise<TableMetadata>;
+  getMaterializedView(keyspace: string, view: string, callback: ValueCallback<TableMetadata>): void;
+  getMaterializedView(keyspace: string, view: string): Promise<TableMetadata>;
+  getUdt(keyspace: string, name: string, callback: ValueCallback<UdtMetadata>): void;
+  getUdt(keyspace: string, name: string): Promise<UdtMetadata>;
+  getTrace(traceId: string | { toString(): string }, callback: ValueCallback<QueryTrace>): void;
+  getTrace(traceId: string | { toString(): string }): Promise<QueryTrace>;
+  refreshKeyspace(name: string, callback: EmptyCallback): void;
+  refreshKeyspace(name: string): Promise<void>;
+  refreshKeyspaces(callback: EmptyCallback): void;
+  refreshKeyspaces(): Promise<void>;
   getReplicas(keyspace: string, token: Uint8Array | bigint | Token | TokenRange): Host[];
   getTokenRanges(): Set<TokenRange>;
   getTokenRangesForHost(keyspace: string, host: Host | string): Set<TokenRange> | null;
@@ -43,8 +64,19 @@ function withStrategyClasses(keyspaces: Metadata["keyspaces"]): Metadata["keyspa
 }
 
 type Params = unknown[] | Record<string, unknown> | null | undefined;
-type Callback<T> = (err: Error | null, value?: T) => void;
-type Listener = (...args: unknown[]) => void;
+/**
+ * DataStax's callback types: `err` is declared `Error` though it is `null` on success (theirs
+ * too), so that callbacks written against their declarations (`(err: Error, rs) => ...`,
+ * `err => error = err`) type-check here.
+ */
+export type ValueCallback<T> = (err: Error, val: T) => void;
+export type EmptyCallback = (err: Error) => void;
+type Callback<T> = ValueCallback<T>;
+/** How the callbacks are really called. */
+type NodeCallback<T> = (err: Error | null, value?: T) => void;
+// Listeners take `any`, as on DataStax's Client (an EventEmitter): `client.on("hostUp", (h) => h.address)`.
+// deno-lint-ignore no-explicit-any
+type Listener = (...args: any[]) => void;
 
 /** What a runtime provides: its cqlwire client and how to make a stream of rows. */
 export interface CompatRuntime {
@@ -55,8 +87,10 @@ export interface CompatRuntime {
   Buffer?: BufferClass;
 }
 
+/** What `stream()` returns: `on` chains and its listeners take `any`, as on DataStax's EventEmitter. */
 export interface RowStream extends AsyncIterable<Row> {
-  on(event: string, listener: Listener): unknown;
+  // deno-lint-ignore no-explicit-any
+  on(event: string, listener: (...args: any[]) => void): this;
 }
 
 let runtime: CompatRuntime | null = null;
@@ -69,7 +103,8 @@ export function setCompatRuntime(r: CompatRuntime): void {
 /** Runs `promise` through `callback` when there is one; else returns it. */
 function settle<T>(promise: Promise<T>, callback: Callback<T> | undefined): Promise<T> | undefined {
   if (typeof callback !== "function") return promise;
-  promise.then((v) => callback(null, v), (e) => callback(e));
+  const cb = callback as NodeCallback<T>;
+  promise.then((v) => cb(null, v), (e) => cb(e));
   return undefined;
 }
 
@@ -401,7 +436,7 @@ export class Client {
     const rows = this.rowsAcrossPages(query, params, options);
     const s = runtime!.readable(rows);
     if (typeof callback === "function") {
-      s.on("end", () => callback(null));
+      s.on("end", () => (callback as NodeCallback<void>)(null));
       s.on("error", (e) => callback(e as Error));
     }
     return s;

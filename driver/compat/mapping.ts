@@ -36,14 +36,28 @@ export class UnderscoreCqlToCamelCaseMappings extends TableMappings {
   }
 }
 
+/** A column's property name and, as DataStax's, conversions between the column's and the model's values. */
+export interface ModelColumnOptions {
+  name: string;
+  // deno-lint-ignore no-explicit-any
+  toModel?: (columnValue: any) => any;
+  // deno-lint-ignore no-explicit-any
+  fromModel?: (modelValue: any) => any;
+}
+
+/** DataStax's `executionOptions` of the mapper's methods: options, or an execution profile's name. */
+export type MappingExecutionOptions = string | CompatQueryOptions;
+
 export interface ModelOptions {
   tables?: Array<string | { name: string; isView?: boolean }>;
   mappings?: TableMappings;
-  columns?: Record<string, string | { name: string }>;
+  columns?: Record<string, string | ModelColumnOptions>;
   keyspace?: string;
 }
 
-type Doc = Record<string, unknown>;
+// Documents are DataStax's `any`-valued objects: `(await m.get(key)).name.toUpperCase()` compiles.
+// deno-lint-ignore no-explicit-any
+type Doc = Record<string, any>;
 
 /** What a ModelMapper call returns: the rows as model objects. */
 export class Result implements Iterable<Doc> {
@@ -55,8 +69,9 @@ export class Result implements Iterable<Doc> {
     this.length = this.items.length;
   }
 
-  first(): Doc | null {
-    return this.items[0] ?? null;
+  /** `null` when there are no rows; declared as DataStax declares it. */
+  first(): Doc {
+    return (this.items[0] ?? null) as Doc;
   }
 
   toArray(): Doc[] {
@@ -81,6 +96,8 @@ export class ModelMapper {
   private readonly mappings: TableMappings;
   private readonly propToColumn = new Map<string, string>();
   private readonly columnToProp = new Map<string, string>();
+  private readonly toModel = new Map<string, (value: unknown) => unknown>();
+  private readonly fromModel = new Map<string, (value: unknown) => unknown>();
   private readonly tableName: string;
 
   constructor(readonly name: string, private readonly client: Client, private readonly options: ModelOptions) {
@@ -93,6 +110,8 @@ export class ModelMapper {
       const propName = typeof prop === "string" ? prop : prop.name;
       this.propToColumn.set(propName, column);
       this.columnToProp.set(column, propName);
+      if (typeof prop !== "string" && typeof prop.toModel === "function") this.toModel.set(column, prop.toModel);
+      if (typeof prop !== "string" && typeof prop.fromModel === "function") this.fromModel.set(column, prop.fromModel);
     }
   }
 
@@ -125,23 +144,30 @@ export class ModelMapper {
     const out: Array<[string, unknown]> = [];
     for (const p of props) {
       const column = this.column(p);
-      if (t.columnsByName[column] !== undefined && doc[p] !== undefined) out.push([column, doc[p]]);
+      if (t.columnsByName[column] === undefined || doc[p] === undefined) continue;
+      const convert = this.fromModel.get(column);
+      out.push([column, convert ? convert(doc[p]) : doc[p]]);
     }
     return out;
   }
 
   private toDoc = (row: Doc): Doc => {
     const doc = this.mappings.newObjectInstance();
-    for (const [column, value] of Object.entries(row)) doc[this.property(column)] = value;
+    for (const [column, value] of Object.entries(row)) {
+      const convert = this.toModel.get(column);
+      doc[this.property(column)] = convert ? convert(value) : value;
+    }
     return doc;
   };
 
-  private async run(query: string, params: unknown[], options?: CompatQueryOptions): Promise<Result> {
-    const rs = await this.client.execute(query, params, { ...options, prepare: true }) as ResultSet;
+  private async run(query: string, params: unknown[], options?: MappingExecutionOptions): Promise<Result> {
+    const o = typeof options === "string" ? { executionProfile: options } : options;
+    const rs = await this.client.execute(query, params, { ...o, prepare: true }) as ResultSet;
     return new Result(rs, this.toDoc);
   }
 
-  async get(doc: Doc, docInfo?: { fields?: string[] }, executionOptions?: CompatQueryOptions): Promise<Doc | null> {
+  /** The document with that primary key, or `null` (declared as DataStax declares it). */
+  async get(doc: Doc, docInfo?: { fields?: string[] }, executionOptions?: MappingExecutionOptions): Promise<Doc> {
     const t = await this.metadata();
     const keys = [...t.partitionKeys, ...t.clusteringKeys].map((c) => c.name);
     const where = this.columnsOf(t, doc).filter(([c]) => keys.includes(c));
@@ -149,7 +175,7 @@ export class ModelMapper {
     return (await this.find(doc, { ...docInfo, limit: 1 }, executionOptions)).first();
   }
 
-  async find(doc: Doc, docInfo: { fields?: string[]; orderBy?: Record<string, string>; limit?: number } = {}, executionOptions?: CompatQueryOptions): Promise<Result> {
+  async find(doc: Doc, docInfo: { fields?: string[]; orderBy?: Record<string, string>; limit?: number } = {}, executionOptions?: MappingExecutionOptions): Promise<Result> {
     const t = await this.metadata();
     const where = this.columnsOf(t, doc);
     const select = docInfo.fields ? docInfo.fields.map((f) => quoteIdentifier(this.column(f))).join(", ") : "*";
@@ -165,11 +191,11 @@ export class ModelMapper {
     return this.run(query, params, executionOptions);
   }
 
-  findAll(docInfo: { fields?: string[]; limit?: number } = {}, executionOptions?: CompatQueryOptions): Promise<Result> {
+  findAll(docInfo: { fields?: string[]; limit?: number } = {}, executionOptions?: MappingExecutionOptions): Promise<Result> {
     return this.find({}, docInfo, executionOptions);
   }
 
-  async insert(doc: Doc, docInfo: { fields?: string[]; ttl?: number; ifNotExists?: boolean } = {}, executionOptions?: CompatQueryOptions): Promise<Result> {
+  async insert(doc: Doc, docInfo: { fields?: string[]; ttl?: number; ifNotExists?: boolean } = {}, executionOptions?: MappingExecutionOptions): Promise<Result> {
     const t = await this.metadata();
     const cols = this.columnsOf(t, doc, docInfo.fields);
     if (cols.length === 0) throw new ArgumentError("insert: the document has no property that is a column");
@@ -183,7 +209,7 @@ export class ModelMapper {
     return this.run(query, params, executionOptions);
   }
 
-  async update(doc: Doc, docInfo: { fields?: string[]; ttl?: number; ifExists?: boolean; when?: Doc } = {}, executionOptions?: CompatQueryOptions): Promise<Result> {
+  async update(doc: Doc, docInfo: { fields?: string[]; ttl?: number; ifExists?: boolean; when?: Doc } = {}, executionOptions?: MappingExecutionOptions): Promise<Result> {
     const t = await this.metadata();
     const keys = new Set([...t.partitionKeys, ...t.clusteringKeys].map((c) => c.name));
     const cols = this.columnsOf(t, doc, docInfo.fields);
@@ -207,7 +233,7 @@ export class ModelMapper {
     return this.run(query, params, executionOptions);
   }
 
-  async remove(doc: Doc, docInfo: { ifExists?: boolean } = {}, executionOptions?: CompatQueryOptions): Promise<Result> {
+  async remove(doc: Doc, docInfo: { ifExists?: boolean } = {}, executionOptions?: MappingExecutionOptions): Promise<Result> {
     const t = await this.metadata();
     const keys = new Set([...t.partitionKeys, ...t.clusteringKeys].map((c) => c.name));
     const where = this.columnsOf(t, doc).filter(([c]) => keys.has(c));
@@ -218,8 +244,9 @@ export class ModelMapper {
   }
 
   /** A function running `query` with the parameters `paramsHandler` takes from a document. */
-  mapWithQuery(query: string, paramsHandler: (doc: Doc) => unknown[], executionOptions?: CompatQueryOptions): (doc: Doc, options?: CompatQueryOptions) => Promise<Result> {
-    return (doc, options) => this.run(query, paramsHandler(doc), { ...executionOptions, ...options });
+  mapWithQuery(query: string, paramsHandler: (doc: Doc) => unknown[], executionOptions?: MappingExecutionOptions): (doc: Doc, options?: CompatQueryOptions) => Promise<Result> {
+    const base = typeof executionOptions === "string" ? { executionProfile: executionOptions } : executionOptions;
+    return (doc, options) => this.run(query, paramsHandler(doc), { ...base, ...options });
   }
 }
 
@@ -242,5 +269,3 @@ export class Mapper {
     throw new NotSupportedError("mapper.batch is not supported yet: use client.batch");
   }
 }
-
-export const mapping = { Mapper, ModelMapper, TableMappings, DefaultTableMappings, UnderscoreCqlToCamelCaseMappings, Result };

@@ -3,7 +3,6 @@
  * Code written for it runs by changing the import or the `require`. The runtime entries
  * (node.ts, deno.ts, workerd.ts) plug in their client and re-export this module.
  */
-import { CqlDate, CqlDecimal, CqlDuration, CqlTime, CqlTimestamp, unset } from "../src/codec/mod.ts";
 import {
   ArgumentError,
   AuthenticationError,
@@ -15,25 +14,18 @@ import {
   OperationTimedOutError,
   ResponseError,
 } from "../src/errors.ts";
-import { consistencies, distance, responseErrorCodes } from "../src/types.ts";
-import { dataTypes } from "./datatypes.ts";
-import { consistencyToString, generateTimestamp, timeuuid, uuid } from "./helpers.ts";
-import { TimeUuid, Uuid } from "../src/values/uuid.ts";
-import { BigDecimal, Integer, Long } from "./numbers.ts";
-import { ResultSet } from "./result.ts";
-import { Duration, InetAddress, LocalDate, LocalTime, Row, Tuple } from "./values.ts";
-import { Vector } from "./vector.ts";
+import { consistencies } from "../src/types.ts";
 
 export { Client, ClientState, setCompatRuntime } from "./client.ts";
 export type { CompatRuntime, RowStream } from "./client.ts";
 export { ExecutionProfile } from "./options.ts";
 export type { CompatClientOptions as ClientOptions, CompatQueryOptions as QueryOptions } from "./options.ts";
 export { Host, HostMap } from "./hosts.ts";
-export { auth } from "./auth.ts";
-export { policies } from "./policies.ts";
 export { concurrent } from "./concurrent.ts";
-export { mapping } from "./mapping.ts";
+export { auth, mapping, metadata, policies, types } from "./namespaces.ts";
+export type { EmptyCallback, QueryTrace, ValueCallback } from "./client.ts";
 export { token } from "./token.ts";
+export { protocolVersion } from "./types.ts";
 export type { EncodingOptions } from "./convert.ts";
 
 /** Raised by the DataStax driver when a connection has no free stream ids; cqlwire queues instead. */
@@ -58,51 +50,6 @@ export const errors = {
   ResponseError,
 };
 
-export const protocolVersion = {
-  v1: 0x01,
-  v2: 0x02,
-  v3: 0x03,
-  v4: 0x04,
-  v5: 0x05,
-  v6: 0x06,
-  dseV1: 0x41,
-  dseV2: 0x42,
-  maxSupported: 0x05,
-  minSupported: 0x04,
-  isSupported: (v: number) => v === 4 || v === 5,
-};
-
-export const types = {
-  consistencies,
-  consistencyToString,
-  generateTimestamp,
-  timeuuid,
-  uuid,
-  dataTypes,
-  distance,
-  responseErrorCodes,
-  protocolVersion,
-  unset,
-  Long,
-  Integer,
-  BigDecimal,
-  Uuid,
-  TimeUuid,
-  LocalDate,
-  LocalTime,
-  InetAddress,
-  Tuple,
-  Duration,
-  Vector,
-  Row,
-  ResultSet,
-  // cqlwire's own exact forms are accepted as parameters too.
-  CqlDate,
-  CqlDecimal,
-  CqlDuration,
-  CqlTime,
-  CqlTimestamp,
-};
 
 function notSupported(what: string, why: string): Record<never, never> {
   return new Proxy({}, {

@@ -6,6 +6,7 @@ import LongBase from "long";
 import { CqlDecimal, toCqlValue } from "../src/codec/mod.ts";
 import { ArgumentError } from "../src/errors.ts";
 import { fromWire, wireBytes } from "./wire.ts";
+import type { BufferOrBytes } from "../src/values/bytes.ts";
 
 const TWO_32 = 0x1_0000_0000n;
 
@@ -39,12 +40,12 @@ export interface LongClass extends LongBaseClass {
   /** The Long of a CQL bigint's 8 big-endian bytes. */
   fromBuffer(bytes: Uint8Array): LongBase;
   /** A Long's 8 big-endian bytes, as a CQL bigint. */
-  toBuffer(value: LongBase): Uint8Array;
+  toBuffer(value: LongBase): BufferOrBytes;
 }
 
 export const Long: LongClass = Object.assign(LongBase, {
   fromBuffer: (bytes: Uint8Array): LongBase => longFromBigInt(fromWire("bigint", bytes) as bigint),
-  toBuffer: (value: LongBase): Uint8Array => wireBytes("bigint", value),
+  toBuffer: (value: LongBase): BufferOrBytes => wireBytes("bigint", value),
 });
 export type Long = LongBase;
 
@@ -100,7 +101,7 @@ export class Integer {
     return new Integer(fromWire("varint", bytes) as bigint);
   }
 
-  static toBuffer(value: Integer): Uint8Array {
+  static toBuffer(value: Integer): BufferOrBytes {
     return wireBytes("varint", value);
   }
 
@@ -237,7 +238,7 @@ export class BigDecimal {
     return BigDecimal.of(fromWire("decimal", bytes) as CqlDecimal);
   }
 
-  static toBuffer(value: BigDecimal): Uint8Array {
+  static toBuffer(value: BigDecimal): BufferOrBytes {
     return wireBytes("decimal", value);
   }
 

@@ -3,7 +3,7 @@
  * counterpart is dropped here, on purpose, with the reason in the README's migration table.
  */
 import type { BatchOptions, ClientOptions, ExecuteOptions } from "../mod.ts";
-import { NotSupportedError } from "../src/errors.ts";
+import { ArgumentError, NotSupportedError } from "../src/errors.ts";
 import type { EncodingOptions } from "./convert.ts";
 import { longToBigInt } from "./numbers.ts";
 import { type AuthProvider, authOptions } from "./auth.ts";
@@ -43,6 +43,15 @@ export interface CompatClientOptions {
   authProvider?: AuthProvider;
   credentials?: { username: string; password: string };
   cloud?: unknown;
+  /**
+   * Accepted as DataStax's are, and unused: DataStax sends `id` and the application's name and
+   * version to DSE Insights; graph options apply to DSE graph only.
+   */
+  id?: { toString(): string };
+  applicationName?: string;
+  applicationVersion?: string;
+  graphOptions?: Record<string, unknown>;
+  monitorReporting?: { enabled?: boolean };
   encoding?: EncodingOptions;
   isMetadataSyncEnabled?: boolean;
   maxPrepared?: number;
@@ -164,7 +173,8 @@ export function executeOptions(q: CompatQueryOptions | undefined, profiles: Map<
   if (q.customPayload !== undefined) throw new NotSupportedError("options.customPayload: sending a custom payload is not supported");
   const named = q.executionProfile;
   const profile = typeof named === "string" ? profiles.get(named) : named;
-  if (typeof named === "string" && profile === undefined) throw new TypeError(`execution profile "${named}" is not defined`);
+  // DataStax always has a "default" profile: the client's own options, which apply here anyway.
+  if (typeof named === "string" && profile === undefined && named !== "default") throw new ArgumentError(`Execution profile "${named}" not found`);
   const ts = q.timestamp;
   const out: ExecuteOptions & BatchOptions = {
     prepare: q.prepare,

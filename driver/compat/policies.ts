@@ -227,18 +227,3 @@ export function checkProfilePolicies(profile: { name: string; loadBalancing?: un
     throw new NotSupportedError(`profiles "${profile.name}".retry: per-profile retry policies are not supported: set policies.retry on the Client`);
   }
 }
-
-export const policies = {
-  loadBalancing: { LoadBalancingPolicy, RoundRobinPolicy, DCAwareRoundRobinPolicy, TokenAwarePolicy, AllowListPolicy, WhiteListPolicy: AllowListPolicy, DefaultLoadBalancingPolicy },
-  retry: { RetryPolicy, IdempotenceAwareRetryPolicy, FallthroughRetryPolicy },
-  reconnection: { ReconnectionPolicy, ConstantReconnectionPolicy, ExponentialReconnectionPolicy },
-  speculativeExecution: { SpeculativeExecutionPolicy, NoSpeculativeExecutionPolicy, ConstantSpeculativeExecutionPolicy },
-  timestampGeneration: { TimestampGenerator, MonotonicTimestampGenerator },
-  addressResolution: { AddressTranslator, EC2MultiRegionTranslator },
-  defaultLoadBalancingPolicy: (localDc?: string) => new DefaultLoadBalancingPolicy({ localDc }),
-  defaultRetryPolicy: () => new RetryPolicy(),
-  defaultReconnectionPolicy: () => new ExponentialReconnectionPolicy(1000, 10 * 60 * 1000, false),
-  defaultSpeculativeExecutionPolicy: () => new NoSpeculativeExecutionPolicy(),
-  defaultTimestampGenerator: () => new MonotonicTimestampGenerator(),
-  defaultAddressTranslator: () => new AddressTranslator(),
-};

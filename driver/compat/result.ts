@@ -59,8 +59,9 @@ export class ResultSet implements Iterable<Row>, AsyncIterable<Row> {
     };
   }
 
-  first(): Row | null {
-    return this.rows[0] ?? null;
+  /** `null` when there are no rows; declared `Row`, as DataStax declares it (`rs.first().name`). */
+  first(): Row {
+    return (this.rows[0] ?? null) as Row;
   }
 
   wasApplied(): boolean {

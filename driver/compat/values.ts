@@ -6,7 +6,7 @@ import { CqlDate, CqlDuration, CqlTime, parseInetAddress, toCqlValue } from "../
 import { formatInetAddress } from "../src/codec/reader.ts";
 import { civilFromDays, daysFromCivil } from "../src/codec/scalars.ts";
 import { ArgumentError } from "../src/errors.ts";
-import { bytesOut } from "../src/values/bytes.ts";
+import { bufferOut, type BufferOrBytes } from "../src/values/bytes.ts";
 import { Long, longFromBigInt, longToBigInt } from "./numbers.ts";
 import { fromWire, wireBytes } from "./wire.ts";
 
@@ -47,7 +47,7 @@ export class LocalDate {
     return new Date(this.days * 86_400_000);
   }
 
-  toBuffer(): Uint8Array {
+  toBuffer(): BufferOrBytes {
     return wireBytes("date", this);
   }
 
@@ -129,7 +129,7 @@ export class LocalTime {
     return new LocalTime((fromWire("time", bytes) as CqlTime).nanos);
   }
 
-  toBuffer(): Uint8Array {
+  toBuffer(): BufferOrBytes {
     return wireBytes("time", this);
   }
 
@@ -186,8 +186,8 @@ export class InetAddress {
     return new InetAddress(bytes);
   }
 
-  getBuffer(): Uint8Array {
-    return bytesOut(this.bytes);
+  getBuffer(): BufferOrBytes {
+    return bufferOut(this.bytes);
   }
 
   equals(other: unknown): boolean {
@@ -282,7 +282,7 @@ export class Duration {
     return new Duration(d.months, d.days, d.nanos);
   }
 
-  toBuffer(): Uint8Array {
+  toBuffer(): BufferOrBytes {
     return wireBytes("duration", this);
   }
 
@@ -300,16 +300,21 @@ export class Duration {
   }
 }
 
-/** A row: the columns as own properties, with the DataStax driver's accessors. */
+/**
+ * A row: the columns as own properties, with the DataStax driver's accessors. Values are `any`,
+ * as DataStax declares them (`row.name.toUpperCase()` compiles against theirs).
+ */
 export class Row {
-  [column: string]: unknown;
+  // deno-lint-ignore no-explicit-any
+  [column: string]: any;
 
   constructor(columns: ReadonlyArray<{ name: string }>) {
     Object.defineProperty(this, "__columns", { value: columns, enumerable: false });
   }
 
   /** A column by name or by position. */
-  get(columnName: string | number): unknown {
+  // deno-lint-ignore no-explicit-any
+  get(columnName: string | number): any {
     if (typeof columnName === "number") {
       const columns = (this as unknown as { __columns: Array<{ name: string }> }).__columns;
       const c = columns[columnName];
@@ -322,11 +327,14 @@ export class Row {
     return Object.keys(this);
   }
 
-  values(): unknown[] {
+  // deno-lint-ignore no-explicit-any
+  values(): any[] {
     return Object.values(this);
   }
 
-  forEach(callback: (value: unknown, columnName: string) => void): void {
+  /** Each value with its column name (DataStax declares `(row: Row) => void`, and passes these). */
+  // deno-lint-ignore no-explicit-any
+  forEach(callback: (value: any, columnName: string) => void): void {
     for (const key of Object.keys(this)) callback(this[key], key);
   }
 }

@@ -4,11 +4,11 @@
  */
 import { decodeValue, serializeValue, Writer } from "../src/codec/mod.ts";
 import { parseCqlType } from "../src/codec/types.ts";
-import { bytesOut } from "../src/values/bytes.ts";
+import { bufferOut, type BufferOrBytes } from "../src/values/bytes.ts";
 
 /** A value's serialised bytes as CQL `type` (what DataStax's `toBuffer` gives), as a Buffer. */
-export function wireBytes(type: string, value: unknown): Uint8Array {
-  return bytesOut(serializeValue(parseCqlType(type), value, new Writer(32)));
+export function wireBytes(type: string, value: unknown): BufferOrBytes {
+  return bufferOut(serializeValue(parseCqlType(type), value, new Writer(32)));
 }
 
 /** The native value of `bytes` read as CQL `type` (what DataStax's `fromBuffer` reads). */

@@ -3,6 +3,9 @@
  * new auth.PlainTextAuthProvider(...)` against the auth cluster and `sslOptions: { ca }`
  * against the TLS cluster, as code written for cassandra-driver passes them.
  */
+// The bundle runs; its types are its source's (esbuild emits the namespaces `auth`, `types`...
+// as functions TypeScript does not read types from).
+// @ts-types="../../driver/compat/deno.ts"
 import * as cassandra from "../../dist/compat-deno.js";
 import { assertExact } from "../exact.mjs";
 import { requireServers } from "./settings.mjs";

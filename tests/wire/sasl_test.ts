@@ -6,6 +6,9 @@
 import { assertExact } from "../exact.mjs";
 import { authChallengeBody, authenticateBody, ByteWriter, FakeNode, Op } from "../fakenode/mod.ts";
 import { Buffer } from "node:buffer";
+// The bundle runs; its types are its source's (esbuild emits the namespaces `auth`, `types`...
+// as functions TypeScript does not read types from).
+// @ts-types="../../driver/compat/deno.ts"
 import * as cassandra from "../../dist/compat-deno.js";
 
 const CLASS = "com.example.ChallengeAuthenticator";
@@ -54,7 +57,7 @@ class RecordingProvider extends cassandra.auth.AuthProvider {
 
 // deno-lint-ignore no-explicit-any
 async function connectError(node: FakeNode, provider: unknown, extra: Record<string, unknown> = {}): Promise<any> {
-  const client = new cassandra.Client({ contactPoints: [node.address], localDataCenter: "dc1", authProvider: provider, pooling: { heartBeatInterval: 0 }, isMetadataSyncEnabled: false, ...extra });
+  const client = new cassandra.Client({ contactPoints: [node.address], localDataCenter: "dc1", authProvider: provider as cassandra.auth.AuthProvider, pooling: { heartBeatInterval: 0 }, isMetadataSyncEnabled: false, ...extra });
   try {
     await client.connect();
     return null;
@@ -68,7 +71,7 @@ async function connectError(node: FakeNode, provider: unknown, extra: Record<str
 Deno.test("custom AuthProvider: its async tokens are the AUTH_RESPONSE bytes; challenge and success reach it", async () => {
   const node = await challengingNode();
   const provider = new RecordingProvider();
-  const client = new cassandra.Client({ contactPoints: [node.address], localDataCenter: "dc1", authProvider: provider, pooling: { heartBeatInterval: 0 }, isMetadataSyncEnabled: false, cqlwire: { discoverPeers: false } });
+  const client = new cassandra.Client({ contactPoints: [node.address], localDataCenter: "dc1", authProvider: provider as cassandra.auth.AuthProvider, pooling: { heartBeatInterval: 0 }, isMetadataSyncEnabled: false, cqlwire: { discoverPeers: false } });
   try {
     await client.connect();
     const first = node.sent("AUTH_RESPONSE").filter((r) => r.connection === 1);
@@ -146,7 +149,7 @@ const providerOf = (Kind: new () => InstanceType<typeof cassandra.auth.Authentic
 /** Connects through `provider` to a challenging node: the first connection's AUTH_RESPONSE bodies. */
 async function authResponses(provider: unknown): Promise<Uint8Array[]> {
   const node = await challengingNode();
-  const client = new cassandra.Client({ contactPoints: [node.address], localDataCenter: "dc1", authProvider: provider, pooling: { heartBeatInterval: 0 }, isMetadataSyncEnabled: false, cqlwire: { discoverPeers: false } });
+  const client = new cassandra.Client({ contactPoints: [node.address], localDataCenter: "dc1", authProvider: provider as cassandra.auth.AuthProvider, pooling: { heartBeatInterval: 0 }, isMetadataSyncEnabled: false, cqlwire: { discoverPeers: false } });
   try {
     await client.connect();
     return node.sent("AUTH_RESPONSE").filter((r) => r.connection === 1).map((r) => r.body);

@@ -11,6 +11,18 @@ export function useBufferClass(B: BufferClass): void {
   NodeBuffer = B;
 }
 
+/**
+ * What the compat API declares for the bytes it hands out: Node's `Buffer` when the program
+ * has Node's types (DataStax declares `Buffer`, and code calls its methods), else `Uint8Array`.
+ * At run time they are Buffers wherever the runtime has one (bytesView).
+ */
+export type BufferOrBytes = typeof globalThis extends { Buffer: { alloc(size: number): infer B } } ? B : Uint8Array;
+
+/** `bytesOut`, typed for the compat API. */
+export function bufferOut(b: Uint8Array): BufferOrBytes {
+  return bytesOut(b) as BufferOrBytes;
+}
+
 /** A copy of `b` the caller may keep and mutate, as a Buffer where there is one. */
 export function bytesOut(b: Uint8Array): Uint8Array {
   return bytesView(b.slice());

@@ -5,7 +5,7 @@
  */
 import { toCqlValue } from "../codec/mod.ts";
 import { ArgumentError } from "../errors.ts";
-import { bytesOut, bytesView } from "./bytes.ts";
+import { bufferOut, type BufferOrBytes, bytesView } from "./bytes.ts";
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 const PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
@@ -32,16 +32,16 @@ export class Uuid {
     return uuid;
   }
 
-  getBuffer(): Uint8Array {
-    return bytesOut(this.bytes);
+  getBuffer(): BufferOrBytes {
+    return bufferOut(this.bytes);
   }
 
   /**
    * DataStax's field: the UUID's own 16 bytes as a Buffer (code does `id.buffer`), the same
    * object each time and, as there, not a copy: writing into it changes the UUID.
    */
-  get buffer(): Uint8Array {
-    const view = bytesView(this.bytes);
+  get buffer(): BufferOrBytes {
+    const view = bytesView(this.bytes) as BufferOrBytes;
     // Kept as a non-enumerable own property that shadows this getter: the same Buffer on every
     // read, while Object.keys, spread and deep equality of UUIDs see no field a class field
     // would add to every instance (two equal UUIDs stay deep-equal after one's buffer is read).
@@ -168,12 +168,12 @@ export class TimeUuid extends Uuid {
     return this.getDatePrecision().date;
   }
 
-  getNodeId(): Uint8Array {
-    return bytesOut(this.bytes.subarray(10, 16));
+  getNodeId(): BufferOrBytes {
+    return bufferOut(this.bytes.subarray(10, 16));
   }
 
-  getClockId(): Uint8Array {
-    return bytesOut(this.bytes.subarray(8, 10));
+  getClockId(): BufferOrBytes {
+    return bufferOut(this.bytes.subarray(8, 10));
   }
 
   getNodeIdString(): string {

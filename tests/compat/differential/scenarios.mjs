@@ -724,6 +724,25 @@ scenario("mapping.Mapper: insert, get, find, update, remove", async (d, client, 
   return [got, found.toArray(), found.length, found.first(), ins.wasApplied(), gone];
 });
 
+scenario("execution profiles: \"default\" is always defined, an unknown name is refused", async (_d, client, ks) => {
+  const q = `SELECT id FROM ${ks}.lwt WHERE id = ?`;
+  const run = (executionProfile) => outcome((async () => rowsOf(await client.execute(q, [1], { prepare: true, executionProfile })))());
+  return [await run("default"), await run("nope")];
+});
+
+scenario("mapping.Mapper: columns' toModel/fromModel, an execution profile's name as executionOptions", async (d, client, ks) => {
+  const columns = { v: { name: "value", toModel: (v) => `n${v}`, fromModel: (s) => Number(String(s).slice(1)) } };
+  const mapper = new d.mapping.Mapper(client, { models: { Conv: { tables: ["lwt"], keyspace: ks, columns } } });
+  const m = mapper.forModel("Conv");
+  await m.insert({ id: 310, value: "n7" }, {}, "default");
+  const got = await m.get({ id: 310 }, undefined, "default");
+  const found = await m.find({ id: 310 }, { fields: ["id", "value"] }, { executionProfile: "default" });
+  const byQuery = await m.mapWithQuery(`SELECT v FROM ${ks}.lwt WHERE id = ?`, (doc) => [doc.id], "default")({ id: 310 });
+  const unknown = await outcome(m.find({ id: 310 }, {}, "nope"));
+  await m.remove({ id: 310 }, {}, "default");
+  return [got, found.toArray(), byQuery.toArray(), unknown.err ? unknown.err : unknown.ok.toArray()];
+});
+
 // ---- Value classes and helpers as user code calls them, no server needed (edge values). ----
 const tryEach = (o) => Object.fromEntries(Object.entries(o).map(([k, f]) => { try { return [k, f()]; } catch (e) { return [k, e]; } }));
 const texts = (vs) => vs.map((v) => { try { return [String(v), JSON.stringify(v)]; } catch (e) { return e; } });
