@@ -168,6 +168,34 @@ else
   fail "tsc on a TypeScript consumer of cqlwire's declarations"
 fi
 
+# --- DataStax's TypeScript API tests against cqlwire/compat's declarations ----------------
+# tests/package/datastax_types/ (README there): code that compiles against cassandra-driver's
+# index.d.ts must compile against the compat entry's. One tsc program checks each file twice:
+# as vendored (importing "cqlwire/compat", the tarball's declarations) and with the import
+# pointed at the installed cassandra-driver (proves the files themselves are right).
+dt="$app/datastax_types"
+mkdir -p "$dt/compat" "$dt/datastax"
+cp "$ROOT"/tests/package/datastax_types/*.ts "$dt/compat/"
+for f in "$dt"/compat/*.ts; do
+  sed 's#from "cqlwire/compat";#from "cassandra-driver";#' "$f" >"$dt/datastax/$(basename "$f")"
+done
+cat >"$dt/tsconfig.json" <<EOF
+{ "compilerOptions": { "target": "es2022", "module": "nodenext", "moduleResolution": "nodenext", "strict": true, "noEmit": true,
+    "skipLibCheck": true, "typeRoots": ["$ROOT/node_modules/@types"], "types": ["node"],
+    "paths": { "cassandra-driver": ["$ROOT/node_modules/cassandra-driver/index.d.ts"] } },
+  "include": ["compat/*.ts", "datastax/*.ts"] }
+EOF
+started=$SECONDS
+vendored=$(find "$dt/compat" -name '*.ts' | wc -l)
+if out=$(cd "$dt" && "$BIN/tsc" -p tsconfig.json 2>&1); then
+  pass "tsc: DataStax's TypeScript API tests ($vendored files) compile against cqlwire/compat's declarations as against cassandra-driver's ($((SECONDS - started)) s)"
+else
+  printf '%s\n' "$out" | head -n 40
+  if grep -q '^datastax/' <<<"$out"; then fail "tsc: tests/package/datastax_types/ do not compile against cassandra-driver's own declarations"; fi
+  if grep -q '^compat/' <<<"$out"; then fail "tsc: cqlwire/compat's declarations refuse code that compiles against cassandra-driver's ($(grep -c '^compat/.*error TS' <<<"$out") errors)"; fi
+  grep -qE '^(compat|datastax)/' <<<"$out" || fail "tsc on tests/package/datastax_types/"
+fi
+
 started=$SECONDS
 if out=$(cd "$app" && "$BIN/deno" check --quiet consumer.ts 2>&1); then
   pass "deno check on the same consumer (npm package types through the \"types\" export) ($((SECONDS - started)) s)"

@@ -1,0 +1,40 @@
+/*
+ * Not DataStax's: cqlwire's own additions, in the style of the files beside it. Each line is
+ * code that compiles against DataStax's declarations (the harness checks this file against
+ * them too) and broke against earlier cqlwire/compat declarations.
+ */
+import { Client, mapping, types } from "cqlwire/compat";
+
+async function rowValues(client: Client): Promise<string> {
+  const rs = await client.execute("SELECT name FROM ks1.users");
+  // Row values are `any` and `first()` a `Row`, as DataStax declares them.
+  let s: string = rs.first().name.toUpperCase();
+  s = rs.rows[0].get("name").trim();
+  s = rs.rows[0].get(0).trim();
+  const first: types.Row = rs.first();
+  first.forEach((value) => void value);
+  for (const row of rs) s += row["name"].length;
+  return s + first.values().length + first.keys().join();
+}
+
+async function mapperDocuments(mapper: mapping.ModelMapper): Promise<string> {
+  const doc = await mapper.get({ id: 1 });
+  return doc.name.toUpperCase() + (await mapper.find({})).first().name;
+}
+
+function events(client: Client): void {
+  client.on("hostUp", (host) => console.log(host.address));
+  client.stream("SELECT * FROM ks1.users").on("data", (row) => console.log(row.name.length));
+}
+
+function bytes(): string {
+  // Buffers where DataStax declares Buffer (with Node's types in the program).
+  const b: Buffer = types.Uuid.random().getBuffer();
+  const l: Buffer = types.BigDecimal.toBuffer(types.BigDecimal.fromString("1.5"));
+  return b.toString("hex") + l.toString("base64") + types.InetAddress.fromString("::1").getBuffer().readUInt8(0);
+}
+
+void rowValues;
+void mapperDocuments;
+void events;
+void bytes;
