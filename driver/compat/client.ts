@@ -38,11 +38,13 @@ export type CompatMetadata = Omit<Metadata, Lookups> & {
   getUdt(keyspace: string, name: string, callback: ValueCallback<UdtMetadata>): void;
   getUdt(keyspace: string, name: string): Promise<UdtMetadata>;
   getTrace(traceId: string | { toString(): string }, callback: ValueCallback<QueryTrace>): void;
-  getTrace(traceId: string | { toString(): string }): Promise<QueryTrace>;
+  getTrace(traceId: string | { toString(): string }, consistency: number | null | undefined, callback: ValueCallback<QueryTrace>): void;
+  getTrace(traceId: string | { toString(): string }, consistency?: number | null): Promise<QueryTrace>;
   refreshKeyspace(name: string, callback: EmptyCallback): void;
   refreshKeyspace(name: string): Promise<void>;
   refreshKeyspaces(callback: EmptyCallback): void;
-  refreshKeyspaces(): Promise<void>;
+  refreshKeyspaces(waitReconnect: boolean, callback: EmptyCallback): void;
+  refreshKeyspaces(waitReconnect?: boolean): Promise<void>;
   getReplicas(keyspace: string, token: Uint8Array | bigint | Token | TokenRange): Host[];
   getTokenRanges(): Set<TokenRange>;
   getTokenRangesForHost(keyspace: string, host: Host | string): Set<TokenRange> | null;

@@ -81,7 +81,7 @@ export interface UdtMetadata {
 
 /** What the metadata needs from the client. */
 export interface MetadataSource {
-  execute(query: string, params?: unknown[] | null, options?: { prepare?: boolean }): Promise<ResultSet<Row>>;
+  execute(query: string, params?: unknown[] | null, options?: { prepare?: boolean; consistency?: number }): Promise<ResultSet<Row>>;
   getTokenRanges(keyspace?: string): Promise<Array<{ start: bigint; end: bigint; replicas: string[] }>>;
   replicasOf(keyspace: string, token: bigint | Uint8Array): string[];
 }
@@ -95,6 +95,9 @@ function settle<T>(promise: Promise<T>, callback?: Callback<T>): Promise<T> | un
   return undefined;
 }
 
+/** A trace: its `system_traces.sessions` row with its `system_traces.events` rows. */
+export type Trace = Row & { events: Row[] };
+
 export const STRATEGY_PREFIX = "org.apache.cassandra.locator.";
 
 export class Metadata {
@@ -103,8 +106,18 @@ export class Metadata {
 
   constructor(private readonly client: MetadataSource) {}
 
-  refreshKeyspaces(callback?: Callback<Record<string, KeyspaceMetadata>>): Promise<Record<string, KeyspaceMetadata>> | undefined {
-    return settle(this.loadKeyspaces(null), callback);
+  /**
+   * `waitReconnect` is DataStax's leading flag (`refreshKeyspaces(true, callback)`): accepted so
+   * that its callback is not taken for the flag and silently dropped; a refresh here always
+   * waits for a connection.
+   */
+  refreshKeyspaces(callback?: Callback<Record<string, KeyspaceMetadata>>): Promise<Record<string, KeyspaceMetadata>> | undefined;
+  refreshKeyspaces(waitReconnect: boolean, callback?: Callback<Record<string, KeyspaceMetadata>>): Promise<Record<string, KeyspaceMetadata>> | undefined;
+  refreshKeyspaces(
+    waitOrCallback?: boolean | Callback<Record<string, KeyspaceMetadata>>,
+    callback?: Callback<Record<string, KeyspaceMetadata>>,
+  ): Promise<Record<string, KeyspaceMetadata>> | undefined {
+    return settle(this.loadKeyspaces(null), typeof waitOrCallback === "function" ? waitOrCallback : callback);
   }
 
   refreshKeyspace(name: string, callback?: Callback<KeyspaceMetadata | null>): Promise<KeyspaceMetadata | null> | undefined {
@@ -231,17 +244,29 @@ export class Metadata {
    * apart, as DataStax's driver does) until the session row has its duration; the last read
    * is returned as it is (null: no session row).
    */
-  getTrace(traceId: string | { toString(): string }, callback?: Callback<Row & { events: Row[] } | null>): Promise<Row & { events: Row[] } | null> | undefined {
-    return settle(this.readTrace(String(traceId)), callback);
+  /**
+   * The trace of a traced request, read at `consistency` when given (DataStax's
+   * `getTrace(id, consistency, callback)`; otherwise the client's default).
+   */
+  getTrace(traceId: string | { toString(): string }, callback?: Callback<Trace | null>): Promise<Trace | null> | undefined;
+  getTrace(traceId: string | { toString(): string }, consistency: number | null | undefined, callback?: Callback<Trace | null>): Promise<Trace | null> | undefined;
+  getTrace(
+    traceId: string | { toString(): string },
+    consistencyOrCallback?: number | null | Callback<Trace | null>,
+    callback?: Callback<Trace | null>,
+  ): Promise<Trace | null> | undefined {
+    if (typeof consistencyOrCallback === "function") return settle(this.readTrace(String(traceId), undefined), consistencyOrCallback);
+    return settle(this.readTrace(String(traceId), consistencyOrCallback ?? undefined), callback);
   }
 
-  private async readTrace(id: string): Promise<Row & { events: Row[] } | null> {
+  private async readTrace(id: string, consistency: number | undefined): Promise<Trace | null> {
+    const options = { prepare: true, consistency };
     for (let attempt = 1; ; attempt++) {
-      const session = (await this.client.execute("SELECT * FROM system_traces.sessions WHERE session_id = ?", [id], { prepare: true })).rows[0];
+      const session = (await this.client.execute("SELECT * FROM system_traces.sessions WHERE session_id = ?", [id], options)).rows[0];
       const complete = session !== undefined && (session as Record<string, unknown>).duration != null;
       if (complete || attempt === TRACE_ATTEMPTS) {
         if (session === undefined) return null;
-        const events = (await this.client.execute("SELECT * FROM system_traces.events WHERE session_id = ?", [id], { prepare: true })).rows;
+        const events = (await this.client.execute("SELECT * FROM system_traces.events WHERE session_id = ?", [id], options)).rows;
         return { ...session, events };
       }
       await new Promise((resolve) => setTimeout(resolve, TRACE_RETRY_MS));

@@ -644,6 +644,17 @@ scenario("DDL result info and traceQuery", async (_d, client, ks) => {
   return [ddl.info.isSchemaInAgreement, ddl.columns, tr.info.traceId && tr.info.traceId.constructor.name, typeof trace.events, trace.events.length > 0];
 });
 
+// DataStax's optional leading arguments: getTrace(id, consistency, callback) and
+// refreshKeyspaces(waitReconnect, callback). Taken for the callback, they dropped it (no answer).
+scenario("metadata callbacks after optional arguments: getTrace, refreshKeyspaces", async (d, client, ks) => {
+  const tr = await client.execute(`SELECT id FROM ${ks}.lwt WHERE id = 1`, [], { traceQuery: true });
+  const within = (p) => Promise.race([p, new Promise((resolve) => setTimeout(() => resolve("no callback"), 5000))]);
+  const traced = await within(new Promise((resolve) => client.metadata.getTrace(tr.info.traceId, d.types.consistencies.one, (err, t) => resolve([err, typeof t?.events]))));
+  const refreshed = await within(new Promise((resolve) => client.metadata.refreshKeyspaces(true, (err) => resolve([err, ks in client.metadata.keyspaces]))));
+  const promised = await client.metadata.getTrace(tr.info.traceId, d.types.consistencies.localOne);
+  return [traced, refreshed, typeof promised.events];
+});
+
 scenario("aliases, duplicate columns, functions, quoted names", async (_d, client, ks) => {
   await client.execute(`CREATE TABLE IF NOT EXISTS ${ks}."Quoted" ("Id" int PRIMARY KEY, "Val" text)`);
   await client.execute(`INSERT INTO ${ks}."Quoted" ("Id", "Val") VALUES (?, ?)`, [1, "q"], { prepare: true });
