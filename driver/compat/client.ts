@@ -8,6 +8,7 @@ import { ArgumentError, DriverError } from "../src/errors.ts";
 import { consistencies } from "../src/types.ts";
 import { type BufferClass, useBufferClass } from "../src/values/bytes.ts";
 import { type Metadata, STRATEGY_PREFIX, type TableMetadata, type UdtMetadata } from "../src/metadata.ts";
+import type { Aggregate, SchemaFunction } from "../src/schema_functions.ts";
 import { type EncodingOptions, hintFor } from "./convert.ts";
 import { Host, HostMap } from "./hosts.ts";
 import { type CompatClientOptions, type CompatQueryOptions, clientOptions, executeOptions, type ExecutionProfile } from "./options.ts";
@@ -29,7 +30,8 @@ export type QueryTrace = CoreRow & { events: CoreRow[] };
  * As DataStax's, the promises are declared without `null` (code assigns `await getTable(...)`
  * to a `TableMetadata`); a table, view or UDT that does not exist still gives `null`.
  */
-type Lookups = "getReplicas" | "getTokenRanges" | "getTable" | "getMaterializedView" | "getUdt" | "getTrace" | "refreshKeyspace" | "refreshKeyspaces";
+type Lookups = "getReplicas" | "getTokenRanges" | "getTable" | "getMaterializedView" | "getUdt" | "getTrace" | "refreshKeyspace" | "refreshKeyspaces" | "getFunctions" | "getFunction" | "getAggregates" | "getAggregate";
+type Signature = Array<string | { code: number; info?: unknown }>;
 export type CompatMetadata = Omit<Metadata, Lookups> & {
   getTable(keyspace: string, table: string, callback: ValueCallback<TableMetadata>): void;
   getTable(keyspace: string, table: string): Promise<TableMetadata>;
@@ -40,6 +42,14 @@ export type CompatMetadata = Omit<Metadata, Lookups> & {
   getTrace(traceId: string | { toString(): string }, callback: ValueCallback<QueryTrace>): void;
   getTrace(traceId: string | { toString(): string }, consistency: number | null | undefined, callback: ValueCallback<QueryTrace>): void;
   getTrace(traceId: string | { toString(): string }, consistency?: number | null): Promise<QueryTrace>;
+  getFunctions(keyspace: string, name: string, callback: ValueCallback<SchemaFunction[]>): void;
+  getFunctions(keyspace: string, name: string): Promise<SchemaFunction[]>;
+  getFunction(keyspace: string, name: string, signature: Signature, callback: ValueCallback<SchemaFunction>): void;
+  getFunction(keyspace: string, name: string, signature: Signature): Promise<SchemaFunction>;
+  getAggregates(keyspace: string, name: string, callback: ValueCallback<Aggregate[]>): void;
+  getAggregates(keyspace: string, name: string): Promise<Aggregate[]>;
+  getAggregate(keyspace: string, name: string, signature: Signature, callback: ValueCallback<Aggregate>): void;
+  getAggregate(keyspace: string, name: string, signature: Signature): Promise<Aggregate>;
   refreshKeyspace(name: string, callback: EmptyCallback): void;
   refreshKeyspace(name: string): Promise<void>;
   refreshKeyspaces(callback: EmptyCallback): void;

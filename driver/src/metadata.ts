@@ -4,6 +4,11 @@
  */
 import { parseCqlType, type TypeInfo, type UdtType } from "./codec/mod.ts";
 import type { ResultSet, Row } from "./result.ts";
+import { ArgumentError } from "./errors.ts";
+import { type Aggregate, describeAggregate, describeFunction, type SchemaFunction, signatureText } from "./schema_functions.ts";
+
+/** A function's argument types: CQL type names, or DataStax's `{ code, info }` descriptions. */
+type Signature = Array<string | { code: number; info?: unknown }>;
 
 /** How often and how far apart getTrace reads a trace the server is still writing (DataStax: 5, 400 ms). */
 const TRACE_ATTEMPTS = 5;
@@ -232,10 +237,47 @@ export class Metadata {
     return (_ks, name) => loaded.get(name);
   }
 
-  /** Functions named `name` in `keyspace` (one per signature). */
-  getFunctions(keyspace: string, name: string, callback?: Callback<Row[]>): Promise<Row[]> | undefined {
-    const p = this.client.execute("SELECT * FROM system_schema.functions WHERE keyspace_name = ? AND function_name = ?", [keyspace, name], { prepare: true }).then((rs) => rs.rows);
-    return settle(p, callback);
+  /** The user-defined functions named `name` in `keyspace`, one per signature, as DataStax describes them. */
+  getFunctions(keyspace: string, name: string, callback?: Callback<SchemaFunction[]>): Promise<SchemaFunction[]> | undefined {
+    return settle(this.loadFunctions(keyspace, name, "functions", describeFunction), callback);
+  }
+
+  /** The function named `name` whose argument types are `signature` (CQL type names, or DataStax's `{ code, info }`), or null. */
+  getFunction(keyspace: string, name: string, signature: Signature, callback?: Callback<SchemaFunction | null>): Promise<SchemaFunction | null> | undefined {
+    return settle(this.loadOne(keyspace, name, signature, "functions", describeFunction), callback);
+  }
+
+  /** The user-defined aggregates named `name` in `keyspace`, one per signature. */
+  getAggregates(keyspace: string, name: string, callback?: Callback<Aggregate[]>): Promise<Aggregate[]> | undefined {
+    return settle(this.loadFunctions(keyspace, name, "aggregates", describeAggregate), callback);
+  }
+
+  /** The aggregate named `name` whose argument types are `signature`, or null. */
+  getAggregate(keyspace: string, name: string, signature: Signature, callback?: Callback<Aggregate | null>): Promise<Aggregate | null> | undefined {
+    return settle(this.loadOne(keyspace, name, signature, "aggregates", describeAggregate), callback);
+  }
+
+  /**
+   * DataStax's `clearPrepared()`: drops its cache of prepared statements. cqlwire keeps none in
+   * the metadata (a statement the server no longer knows is prepared again when it answers
+   * UNPREPARED), so there is nothing to drop.
+   */
+  clearPrepared(): void {}
+
+  private async loadFunctions<T extends { signature: string[] | null }>(keyspace: string, name: string, kind: "functions" | "aggregates", make: (row: Row, d: (t: string) => DataTypeInfo) => T): Promise<T[]> {
+    if (!keyspace || !name) throw new ArgumentError("You must provide the keyspace name and cql function name to retrieve the metadata");
+    const key = kind === "functions" ? "function_name" : "aggregate_name";
+    const rs = await this.client.execute(`SELECT * FROM system_schema.${kind} WHERE keyspace_name = ? AND ${key} = ?`, [keyspace, name], { prepare: true });
+    const typeTexts = rs.rows.flatMap((r) => [...((r.argument_types as string[] | null) ?? []), String(r.return_type), ...(r.state_type == null ? [] : [String(r.state_type)])]);
+    const udts = await this.udtResolver(keyspace, typeTexts);
+    return rs.rows.map((r) => make(r, (t) => dataTypeInfo(parseCqlType(t, { keyspace, resolveUdt: udts }))));
+  }
+
+  private async loadOne<T extends { signature: string[] | null }>(keyspace: string, name: string, signature: Signature, kind: "functions" | "aggregates", make: (row: Row, d: (t: string) => DataTypeInfo) => T): Promise<T | null> {
+    if (!keyspace || !name) throw new ArgumentError("You must provide the keyspace name and cql function name to retrieve the metadata");
+    if (!Array.isArray(signature)) throw new ArgumentError("Signature must be an array of types");
+    const wanted = signature.map((item) => signatureText(item)).join(",");
+    return (await this.loadFunctions(keyspace, name, kind, make)).find((f) => (f.signature ?? []).join(",") === wanted) ?? null;
   }
 
   /**

@@ -655,6 +655,50 @@ scenario("metadata callbacks after optional arguments: getTrace, refreshKeyspace
   return [traced, refreshed, typeof promised.events];
 });
 
+// User-defined functions and aggregates (the node runs with user_defined_functions_enabled):
+// DataStax's SchemaFunction and Aggregate shapes, lookup by signature (names or { code, info }),
+// and its argument errors.
+scenario("metadata: user-defined functions and aggregates", async (d, client, ks) => {
+  const ddl = [
+    `CREATE OR REPLACE FUNCTION ${ks}.plus(a int, b int) CALLED ON NULL INPUT RETURNS int LANGUAGE java AS 'return (a == null ? 0 : a) + (b == null ? 0 : b);'`,
+    `CREATE OR REPLACE FUNCTION ${ks}.plus(a text, b text) RETURNS NULL ON NULL INPUT RETURNS text LANGUAGE java AS 'return a + b;'`,
+    `CREATE OR REPLACE FUNCTION ${ks}.firsts(l list<int>, m map<text, frozen<addr>>) RETURNS NULL ON NULL INPUT RETURNS addr LANGUAGE java AS 'return null;'`,
+    `CREATE OR REPLACE FUNCTION ${ks}.acc(s tuple<int, bigint>, v int) CALLED ON NULL INPUT RETURNS tuple<int, bigint> LANGUAGE java AS 'return s;'`,
+    `CREATE OR REPLACE FUNCTION ${ks}.avg_of(s tuple<int, bigint>) CALLED ON NULL INPUT RETURNS double LANGUAGE java AS 'return 0.0;'`,
+    `CREATE OR REPLACE AGGREGATE ${ks}.average(int) SFUNC acc STYPE tuple<int, bigint> FINALFUNC avg_of INITCOND (0, 0)`,
+  ];
+  for (const q of ddl) await client.execute(q);
+  const md = client.metadata;
+  const t = d.types.dataTypes;
+  const plus = await md.getFunctions(ks, "plus");
+  const byName = await md.getFunction(ks, "plus", ["text", "text"]);
+  const byCode = await md.getFunction(ks, "plus", [{ code: t.int }, { code: t.int }]);
+  const nested = await md.getFunction(ks, "firsts", ["list<int>", "map<text, frozen<addr>>"]);
+  const none = [await md.getFunction(ks, "plus", ["bigint"]), await md.getFunctions(ks, "nosuch"), await md.getAggregates(ks, "nosuch")];
+  const aggs = await md.getAggregates(ks, "average");
+  const agg = await md.getAggregate(ks, "average", [{ code: t.int }]);
+  const viaCallback = await new Promise((resolve) => md.getAggregate(ks, "average", ["int"], (err, a) => resolve([err, a && a.name])));
+  const errors = await Promise.all([
+    outcome(md.getFunction(ks, "plus", "int")),
+    outcome(md.getFunctions("", "plus")),
+    outcome(md.getAggregate(ks, "average", [{ code: 0x99 }])),
+  ]);
+  // Types compared by their codes here; how DataStax describes a schema type beyond that is the
+  // known scenario below.
+  const codes = (ty) => ty && [ty.code === 10 ? 13 : ty.code, Array.isArray(ty.info) ? ty.info.map(codes) : ty.info && ty.info.code !== undefined ? codes(ty.info) : ty.info && ty.info.name];
+  const typed = (f) => f && { ...f, argumentTypes: f.argumentTypes.map(codes), returnType: codes(f.returnType), ...(f.stateType ? { stateType: codes(f.stateType) } : {}) };
+  return [plus.map(typed), typed(byName), byCode && byCode.signature, typed(nested), none, aggs.map(typed), typed(agg), agg && agg.constructor.name, viaCallback, errors.map((e) => e.err ?? e.ok)];
+});
+
+// Known: a schema type as DataStax's schema parser describes it: text is code 10 (the protocol's
+// result metadata, and cqlwire, say varchar, 13), collections, tuples and UDTs carry
+// options.frozen, and a UDT's info is its UdtInfo object (cqlwire: { keyspace, name, fields }).
+scenario("known: function metadata types", async (_d, client, ks) => {
+  const plus = await client.metadata.getFunction(ks, "plus", ["text", "text"]);
+  const firsts = await client.metadata.getFunction(ks, "firsts", ["list<int>", "map<text, frozen<addr>>"]);
+  return [plus && plus.returnType, firsts && firsts.argumentTypes[0]];
+});
+
 scenario("aliases, duplicate columns, functions, quoted names", async (_d, client, ks) => {
   await client.execute(`CREATE TABLE IF NOT EXISTS ${ks}."Quoted" ("Id" int PRIMARY KEY, "Val" text)`);
   await client.execute(`INSERT INTO ${ks}."Quoted" ("Id", "Val") VALUES (?, ?)`, [1, "q"], { prepare: true });
