@@ -20,6 +20,7 @@ export namespace types {
   export import timeuuid = t.timeuuid;
   export import uuid = t.uuid;
   export import dataTypes = t.dataTypes;
+  export import getDataTypeNameByCode = t.getDataTypeNameByCode;
   export import distance = t.distance;
   export import responseErrorCodes = t.responseErrorCodes;
   export import protocolVersion = t.protocolVersion;

@@ -8,6 +8,7 @@ export { BigDecimal, Integer, Long } from "./numbers.ts";
 export { ResultSet } from "./result.ts";
 export { Duration, InetAddress, LocalDate, LocalTime, Row, Tuple } from "./values.ts";
 export { Vector } from "./vector.ts";
+export { dataTypeNameByCode as getDataTypeNameByCode } from "../src/schema_functions.ts";
 
 export const protocolVersion = {
   v1: 0x01,

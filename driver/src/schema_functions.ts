@@ -5,6 +5,7 @@
  */
 import { ArgumentError } from "./errors.ts";
 import type { DataTypeInfo } from "./metadata.ts";
+import { dataTypes } from "./types.ts";
 
 /** One `system_schema.functions` row, described. */
 export class SchemaFunction {
@@ -78,21 +79,21 @@ export function describeAggregate(row: Row, describe: Describe): Aggregate {
   return a;
 }
 
-/** DataStax's names of the protocol's type codes (`types.getDataTypeNameByCode`). */
-const NAMES_BY_CODE: Record<number, string> = {
-  0x00: "custom", 0x01: "ascii", 0x02: "bigint", 0x03: "blob", 0x04: "boolean", 0x05: "counter", 0x06: "decimal",
-  0x07: "double", 0x08: "float", 0x09: "int", 0x0a: "text", 0x0b: "timestamp", 0x0c: "uuid", 0x0d: "varchar",
-  0x0e: "varint", 0x0f: "timeuuid", 0x10: "inet", 0x11: "date", 0x12: "time", 0x13: "smallint", 0x14: "tinyint",
-  0x15: "duration", 0x20: "list", 0x21: "map", 0x22: "set", 0x30: "udt", 0x31: "tuple",
-};
+/** DataStax's names of the protocol's type codes (its `types.getDataTypeNameByCode`): `dataTypes` inverted. */
+const NAMES_BY_CODE: ReadonlyMap<number, string> = new Map(Object.entries(dataTypes).map(([name, code]) => [code, name]));
 
-/** A signature element as CQL text: a type name as given, or DataStax's `{ code, info }` named as DataStax names it. */
-export function signatureText(item: string | { code: number; info?: unknown }, depth = 0): string {
-  if (typeof item === "string") return item;
-  const name = typeof item?.code === "number" ? NAMES_BY_CODE[item.code] : undefined;
+/** DataStax's `types.getDataTypeNameByCode({ code, info })`: `list<int>`, `map<text, varchar>`. */
+export function dataTypeNameByCode(item: { code: number; info?: unknown; customTypeName?: string }, depth = 0): string {
+  const name = typeof item?.code === "number" ? NAMES_BY_CODE.get(item.code) : undefined;
   if (name === undefined) throw new ArgumentError(typeof item?.code === "number" ? `Type with code ${item.code} not found` : "Invalid signature type definition");
   if (!item.info) return name;
   if (depth >= 8) throw new ArgumentError("Invalid signature type definition: nested too deeply");
+  if (item.customTypeName === "vector" && Array.isArray(item.info)) return `vector<${dataTypeNameByCode(item.info[0], depth + 1)}, ${item.info[1]}>`;
   const inner = Array.isArray(item.info) ? item.info : [item.info];
-  return `${name}<${inner.map((t) => signatureText(t as { code: number; info?: unknown }, depth + 1)).join(", ")}>`;
+  return `${name}<${inner.map((t) => dataTypeNameByCode(t as { code: number; info?: unknown }, depth + 1)).join(", ")}>`;
+}
+
+/** A signature element as CQL text: a type name as given, or DataStax's `{ code, info }` named as DataStax names it. */
+export function signatureText(item: string | { code: number; info?: unknown }): string {
+  return typeof item === "string" ? item : dataTypeNameByCode(item);
 }

@@ -690,6 +690,15 @@ scenario("metadata: user-defined functions and aggregates", async (d, client, ks
   return [plus.map(typed), typed(byName), byCode && byCode.signature, typed(nested), none, aggs.map(typed), typed(agg), agg && agg.constructor.name, viaCallback, errors.map((e) => e.err ?? e.ok)];
 });
 
+scenario("types.getDataTypeNameByCode", async (d) => {
+  const t = d.types.dataTypes;
+  const items = [{ code: t.int }, { code: t.text }, { code: t.varchar }, { code: t.list, info: { code: t.int } }, { code: t.map, info: [{ code: t.text }, { code: t.bigint }] },
+    { code: t.custom, customTypeName: "vector", info: [{ code: t.float }, 3] }, { code: t.tuple, info: [{ code: t.int }, { code: t.set, info: { code: t.varchar } }] }, { code: t.udt }];
+  const named = items.map((x) => d.types.getDataTypeNameByCode(x));
+  const bad = [{ code: 0x99 }, "int", null, {}].map((x) => { try { return d.types.getDataTypeNameByCode(x); } catch (e) { return e; } });
+  return [named, bad];
+});
+
 // Known: a schema type as DataStax's schema parser describes it: text is code 10 (the protocol's
 // result metadata, and cqlwire, say varchar, 13), collections, tuples and UDTs carry
 // options.frozen, and a UDT's info is its UdtInfo object (cqlwire: { keyspace, name, fields }).
