@@ -1,15 +1,19 @@
 /**
- * `mapping`: the DataStax driver's object mapper, for one table per model: `Mapper`,
- * `ModelMapper` (`get`, `find`, `findAll`, `insert`, `update`, `remove`, `mapWithQuery`), table
- * and column name mappings. The statements are built from the table's metadata and prepared.
- * Query operators (`q.in_`, `q.gt`...) and multi-table models are not implemented.
+ * `mapping`: the DataStax driver's object mapper, for one table per model: `Mapper` (`forModel`,
+ * `batch`), `ModelMapper` (`get`, `find`, `findAll`, `insert`, `update`, `remove`, `mapWithQuery`,
+ * `batching`), table and column name mappings, and the `q` operators (mapping-q.ts). The
+ * statements (mapping-statements.ts) are built from the table's metadata and prepared.
+ * Models over several tables are not implemented.
  */
-import { quoteIdentifier } from "../src/codec/mod.ts";
 import { ArgumentError, NotSupportedError } from "../src/errors.ts";
 import type { TableMetadata } from "../src/metadata.ts";
 import type { Client } from "./client.ts";
+import * as Statements from "./mapping-statements.ts";
+import type { Prop, Statement } from "./mapping-statements.ts";
 import type { CompatQueryOptions } from "./options.ts";
 import type { ResultSet } from "./result.ts";
+
+export { q, QueryAssignment, QueryOperator } from "./mapping-q.ts";
 
 /** Column names ⇄ property names. */
 export class TableMappings {
@@ -55,6 +59,35 @@ export interface ModelOptions {
   keyspace?: string;
 }
 
+export interface FindDocInfo {
+  fields?: string[];
+  orderBy?: Record<string, string>;
+  limit?: number;
+}
+export interface InsertDocInfo {
+  fields?: string[];
+  ttl?: number;
+  ifNotExists?: boolean;
+}
+export interface UpdateDocInfo {
+  fields?: string[];
+  ttl?: number;
+  ifExists?: boolean;
+  when?: Doc;
+}
+export interface RemoveDocInfo {
+  fields?: string[];
+  ifExists?: boolean;
+  when?: Doc;
+  deleteOnlyColumns?: boolean;
+}
+
+/** As DataStax's: an execution profile's name in `docInfo`'s place, with no `executionOptions`, is the latter. */
+function optionsInPlaceOfDocInfo<T>(docInfo: T | string | null | undefined, executionOptions: MappingExecutionOptions | undefined): [T | null | undefined, MappingExecutionOptions | undefined] {
+  if (executionOptions === undefined && typeof docInfo === "string") return [null, docInfo];
+  return [docInfo as T | null | undefined, executionOptions];
+}
+
 // Documents are DataStax's `any`-valued objects: `(await m.get(key)).name.toUpperCase()` compiles.
 // deno-lint-ignore no-explicit-any
 type Doc = Record<string, any>;
@@ -65,7 +98,9 @@ export class Result implements Iterable<Doc> {
   private readonly items: Doc[];
 
   constructor(private readonly rs: ResultSet, toDoc: (row: Doc) => Doc) {
-    this.items = rs.rows.map((r) => toDoc(r as unknown as Doc));
+    // A conditional mutation's lone `[applied]` is no row, as DataStax reads it.
+    const emptyLwt = rs.columns?.length === 1 && rs.rowLength === 1 && rs.columns[0].name === "[applied]";
+    this.items = emptyLwt ? [] : rs.rows.map((r) => toDoc(r as unknown as Doc));
     this.length = this.items.length;
   }
 
@@ -99,6 +134,8 @@ export class ModelMapper {
   private readonly toModel = new Map<string, (value: unknown) => unknown>();
   private readonly fromModel = new Map<string, (value: unknown) => unknown>();
   private readonly tableName: string;
+  /** `mapper.batch`'s items: `m.batching.update(doc, docInfo)` is `m.update(doc, docInfo)`, batched. */
+  readonly batching: ModelBatchMapper = new ModelBatchMapper(this);
 
   constructor(readonly name: string, private readonly client: Client, private readonly options: ModelOptions) {
     const tables = options.tables ?? [name];
@@ -134,19 +171,13 @@ export class ModelMapper {
     })());
   }
 
-  private qualified(t: TableMetadata): string {
-    return `${quoteIdentifier(t.keyspace)}.${quoteIdentifier(t.name)}`;
-  }
-
-  /** The document's properties that are columns of the table, as [column, value]. */
-  private columnsOf(t: TableMetadata, doc: Doc, fields?: string[]): Array<[string, unknown]> {
-    const props = fields ?? Object.keys(doc);
-    const out: Array<[string, unknown]> = [];
-    for (const p of props) {
+  /** The document's properties that are columns of the table and have a value. */
+  private props(t: TableMetadata, doc: Doc, fields?: string[]): Prop[] {
+    const out: Prop[] = [];
+    for (const p of fields && fields.length > 0 ? fields : Object.keys(doc)) {
       const column = this.column(p);
       if (t.columnsByName[column] === undefined || doc[p] === undefined) continue;
-      const convert = this.fromModel.get(column);
-      out.push([column, convert ? convert(doc[p]) : doc[p]]);
+      out.push({ column, value: doc[p], convert: this.fromModel.get(column) });
     }
     return out;
   }
@@ -160,93 +191,129 @@ export class ModelMapper {
     return doc;
   };
 
-  private async run(query: string, params: unknown[], options?: MappingExecutionOptions): Promise<Result> {
+  /** A conditional mutation's row as DataStax gives it: no `[applied]`, no `toModel`. */
+  private toMutationDoc = (row: Doc): Doc => {
+    const doc = this.mappings.newObjectInstance();
+    for (const [column, value] of Object.entries(row)) if (column !== "[applied]") doc[this.property(column)] = value;
+    return doc;
+  };
+
+  /** A Result of a mutation by this model (alone or in a mapper batch). */
+  mutationResult(rs: ResultSet): Result {
+    return new Result(rs, this.toMutationDoc);
+  }
+
+  private async run(s: Statement, options: MappingExecutionOptions | undefined, mutation: boolean): Promise<Result> {
     const o = typeof options === "string" ? { executionProfile: options } : options;
-    const rs = await this.client.execute(query, params, { ...o, prepare: true }) as ResultSet;
-    return new Result(rs, this.toDoc);
+    const isIdempotent = mutation ? (o?.isIdempotent ?? s.isIdempotent) : true;
+    const rs = await this.client.execute(s.query, s.params, { ...o, prepare: true, isIdempotent }) as ResultSet;
+    return mutation ? this.mutationResult(rs) : new Result(rs, this.toDoc);
   }
 
   /** The document with that primary key, or `null` (declared as DataStax declares it). */
-  async get(doc: Doc, docInfo?: { fields?: string[] }, executionOptions?: MappingExecutionOptions): Promise<Doc> {
-    const t = await this.metadata();
-    const keys = [...t.partitionKeys, ...t.clusteringKeys].map((c) => c.name);
-    const where = this.columnsOf(t, doc).filter(([c]) => keys.includes(c));
-    if (where.length !== keys.length) throw new ArgumentError(`get needs every primary key column of ${t.name}: ${keys.join(", ")}`);
-    return (await this.find(doc, { ...docInfo, limit: 1 }, executionOptions)).first();
+  get(doc: Doc, docInfo?: { fields?: string[] } | string | null, executionOptions?: MappingExecutionOptions): Promise<Doc> {
+    [docInfo, executionOptions] = optionsInPlaceOfDocInfo(docInfo, executionOptions);
+    return this.metadata().then((t) => {
+      const keys = [...t.partitionKeys, ...t.clusteringKeys].map((c) => c.name);
+      const where = this.props(t, doc).filter((p) => keys.includes(p.column));
+      if (where.length !== keys.length) throw new ArgumentError(`get needs every primary key column of ${t.name}: ${keys.join(", ")}`);
+      return this.find(doc, docInfo, executionOptions);
+    }).then((r) => r.first());
   }
 
-  async find(doc: Doc, docInfo: { fields?: string[]; orderBy?: Record<string, string>; limit?: number } = {}, executionOptions?: MappingExecutionOptions): Promise<Result> {
-    const t = await this.metadata();
-    const where = this.columnsOf(t, doc);
-    const select = docInfo.fields ? docInfo.fields.map((f) => quoteIdentifier(this.column(f))).join(", ") : "*";
-    let query = `SELECT ${select} FROM ${this.qualified(t)}`;
-    if (where.length > 0) query += ` WHERE ${where.map(([c]) => `${quoteIdentifier(c)} = ?`).join(" AND ")}`;
-    const order = Object.entries(docInfo.orderBy ?? {});
-    if (order.length > 0) query += ` ORDER BY ${order.map(([p, dir]) => `${quoteIdentifier(this.column(p))} ${dir.toLowerCase() === "desc" ? "DESC" : "ASC"}`).join(", ")}`;
-    const params = where.map(([, v]) => v);
-    if (docInfo.limit !== undefined) {
-      query += " LIMIT ?";
-      params.push(docInfo.limit);
-    }
-    return this.run(query, params, executionOptions);
+  /**
+   * Property values may be `q` operators: `{ id: q.in_([1, 2]), added: q.gte(d) }`. A bad
+   * `orderBy` throws before any promise, as DataStax's does.
+   */
+  find(doc: Doc, docInfo?: FindDocInfo | string | null, executionOptions?: MappingExecutionOptions): Promise<Result> {
+    [docInfo, executionOptions] = optionsInPlaceOfDocInfo(docInfo, executionOptions);
+    const info = (docInfo ?? {}) as FindDocInfo;
+    const orderBy = Object.entries(info.orderBy ?? {}).map(([p, dir]): [string, string] => {
+      const order = typeof dir === "string" ? dir.toUpperCase() : dir;
+      if (order !== "ASC" && order !== "DESC") throw new ArgumentError(`Order must be either "ASC" or "DESC", obtained: ${dir}`);
+      return [this.column(p), order];
+    });
+    const fields = info.fields && info.fields.length > 0 ? info.fields.map((f) => this.column(f)) : undefined;
+    const options = executionOptions;
+    return this.metadata().then((t) => this.run(Statements.select(t, this.props(t, doc), { fields, orderBy, limit: info.limit }), options, false));
   }
 
-  findAll(docInfo: { fields?: string[]; limit?: number } = {}, executionOptions?: MappingExecutionOptions): Promise<Result> {
+  findAll(docInfo?: FindDocInfo | string | null, executionOptions?: MappingExecutionOptions): Promise<Result> {
     return this.find({}, docInfo, executionOptions);
   }
 
-  async insert(doc: Doc, docInfo: { fields?: string[]; ttl?: number; ifNotExists?: boolean } = {}, executionOptions?: MappingExecutionOptions): Promise<Result> {
+  /** The statement `insert`/`update`/`remove` would run, for a mapper batch. */
+  async statement(kind: "insert" | "update" | "remove", doc: Doc, docInfo: Doc | null | undefined): Promise<Statement> {
+    const info = docInfo ?? {};
     const t = await this.metadata();
-    const cols = this.columnsOf(t, doc, docInfo.fields);
-    if (cols.length === 0) throw new ArgumentError("insert: the document has no property that is a column");
-    let query = `INSERT INTO ${this.qualified(t)} (${cols.map(([c]) => quoteIdentifier(c)).join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`;
-    const params = cols.map(([, v]) => v);
-    if (docInfo.ifNotExists) query += " IF NOT EXISTS";
-    if (docInfo.ttl !== undefined) {
-      query += " USING TTL ?";
-      params.push(docInfo.ttl);
-    }
-    return this.run(query, params, executionOptions);
+    const cols = this.props(t, doc, info.fields);
+    if (kind === "insert") return Statements.insert(t, cols, info);
+    const when = info.when ? this.props(t, info.when) : [];
+    return kind === "update" ? Statements.update(t, cols, when, info) : Statements.remove(t, cols, when, info);
   }
 
-  async update(doc: Doc, docInfo: { fields?: string[]; ttl?: number; ifExists?: boolean; when?: Doc } = {}, executionOptions?: MappingExecutionOptions): Promise<Result> {
-    const t = await this.metadata();
-    const keys = new Set([...t.partitionKeys, ...t.clusteringKeys].map((c) => c.name));
-    const cols = this.columnsOf(t, doc, docInfo.fields);
-    const where = cols.filter(([c]) => keys.has(c));
-    const set = cols.filter(([c]) => !keys.has(c));
-    if (where.length !== keys.size || set.length === 0) throw new ArgumentError(`update needs every primary key column of ${t.name} and at least one other column`);
-    const params: unknown[] = [];
-    let query = `UPDATE ${this.qualified(t)}`;
-    if (docInfo.ttl !== undefined) {
-      query += " USING TTL ?";
-      params.push(docInfo.ttl);
+  private mutate(kind: "insert" | "update" | "remove", doc: Doc, docInfo: Doc | string | null | undefined, executionOptions: MappingExecutionOptions | undefined): Promise<Result> {
+    [docInfo, executionOptions] = optionsInPlaceOfDocInfo(docInfo, executionOptions);
+    // DataStax throws this one before any promise.
+    if (docInfo?.ifExists && docInfo.when && Object.keys(docInfo.when).length > 0) {
+      throw new Error("Both when and ifExists conditions can not be applied to the same statement");
     }
-    query += ` SET ${set.map(([c]) => `${quoteIdentifier(c)} = ?`).join(", ")} WHERE ${where.map(([c]) => `${quoteIdentifier(c)} = ?`).join(" AND ")}`;
-    params.push(...set.map(([, v]) => v), ...where.map(([, v]) => v));
-    if (docInfo.ifExists) query += " IF EXISTS";
-    else if (docInfo.when) {
-      const when = this.columnsOf(t, docInfo.when);
-      query += ` IF ${when.map(([c]) => `${quoteIdentifier(c)} = ?`).join(" AND ")}`;
-      params.push(...when.map(([, v]) => v));
-    }
-    return this.run(query, params, executionOptions);
+    const options = executionOptions;
+    return this.statement(kind, doc, docInfo).then((s) => this.run(s, options, true));
   }
 
-  async remove(doc: Doc, docInfo: { ifExists?: boolean } = {}, executionOptions?: MappingExecutionOptions): Promise<Result> {
-    const t = await this.metadata();
-    const keys = new Set([...t.partitionKeys, ...t.clusteringKeys].map((c) => c.name));
-    const where = this.columnsOf(t, doc).filter(([c]) => keys.has(c));
-    if (where.length === 0) throw new ArgumentError(`remove needs the primary key of ${t.name}`);
-    let query = `DELETE FROM ${this.qualified(t)} WHERE ${where.map(([c]) => `${quoteIdentifier(c)} = ?`).join(" AND ")}`;
-    if (docInfo.ifExists) query += " IF EXISTS";
-    return this.run(query, where.map(([, v]) => v), executionOptions);
+  insert(doc: Doc, docInfo?: InsertDocInfo | string | null, executionOptions?: MappingExecutionOptions): Promise<Result> {
+    return this.mutate("insert", doc, docInfo as Doc, executionOptions);
+  }
+
+  /** Property values may be `q` assignments (`q.incr(1)`, `q.append([x])`); `when`'s `q` operators. */
+  update(doc: Doc, docInfo?: UpdateDocInfo | string | null, executionOptions?: MappingExecutionOptions): Promise<Result> {
+    return this.mutate("update", doc, docInfo as Doc, executionOptions);
+  }
+
+  remove(doc: Doc, docInfo?: RemoveDocInfo | string | null, executionOptions?: MappingExecutionOptions): Promise<Result> {
+    return this.mutate("remove", doc, docInfo as Doc, executionOptions);
   }
 
   /** A function running `query` with the parameters `paramsHandler` takes from a document. */
   mapWithQuery(query: string, paramsHandler: (doc: Doc) => unknown[], executionOptions?: MappingExecutionOptions): (doc: Doc, options?: CompatQueryOptions) => Promise<Result> {
     const base = typeof executionOptions === "string" ? { executionProfile: executionOptions } : executionOptions;
-    return (doc, options) => this.run(query, paramsHandler(doc), { ...base, ...options });
+    return async (doc, options) => {
+      const rs = await this.client.execute(query, paramsHandler(doc) as never, { ...base, ...options, prepare: true }) as ResultSet;
+      return new Result(rs, this.toDoc);
+    };
+  }
+}
+
+/** One statement of a mapper batch, made by `modelMapper.batching`. */
+export class ModelBatchItem {
+  constructor(
+    readonly doc: Doc,
+    readonly docInfo: Doc | undefined,
+    private readonly model: ModelMapper,
+    private readonly kind: "insert" | "update" | "remove",
+  ) {}
+
+  statement(): Promise<Statement> {
+    return this.model.statement(this.kind, this.doc, this.docInfo);
+  }
+
+  /** The model whose documents the batch's result rows (a failed condition's) become. */
+  getMappingInfo(): ModelMapper {
+    return this.model;
+  }
+}
+
+export class ModelBatchMapper {
+  constructor(private readonly model: ModelMapper) {}
+  insert(doc: Doc, docInfo?: InsertDocInfo): ModelBatchItem {
+    return new ModelBatchItem(doc, docInfo as Doc, this.model, "insert");
+  }
+  update(doc: Doc, docInfo?: UpdateDocInfo): ModelBatchItem {
+    return new ModelBatchItem(doc, docInfo as Doc, this.model, "update");
+  }
+  remove(doc: Doc, docInfo?: RemoveDocInfo): ModelBatchItem {
+    return new ModelBatchItem(doc, docInfo as Doc, this.model, "remove");
   }
 }
 
@@ -264,8 +331,29 @@ export class Mapper {
     return m;
   }
 
-  /** Batches are not implemented for the mapper yet. */
-  batch(): never {
-    throw new NotSupportedError("mapper.batch is not supported yet: use client.batch");
+  /**
+   * The items' statements as one batch, logged unless `logged: false`. As DataStax's: idempotent
+   * when every statement is (or as `isIdempotent` says), a counter batch when the last one is.
+   */
+  async batch(items: ModelBatchItem[], executionOptions?: MappingExecutionOptions): Promise<Result> {
+    if (!Array.isArray(items) || !(items.length > 0)) {
+      throw new ArgumentError("First parameter items should be an Array with 1 or more ModelBatchItem instances");
+    }
+    const statements = await Promise.all(items.map((item) => {
+      if (!(item instanceof ModelBatchItem)) {
+        return Promise.reject(new Error("Batch items must be instances of ModelBatchItem, use modelMapper.batching object to create each item"));
+      }
+      return item.statement();
+    }));
+    const o = typeof executionOptions === "string" ? { executionProfile: executionOptions } : executionOptions;
+    const rs = await this.client.batch(statements.map((s) => ({ query: s.query, params: s.params as never })), {
+      prepare: true,
+      executionProfile: o?.executionProfile,
+      timestamp: o?.timestamp,
+      logged: typeof executionOptions === "object" && executionOptions !== null ? executionOptions.logged !== false : undefined,
+      isIdempotent: o?.isIdempotent ?? statements.every((s) => s.isIdempotent),
+      counter: statements[statements.length - 1].isCounter,
+    });
+    return items[0].getMappingInfo().mutationResult(rs);
   }
 }
