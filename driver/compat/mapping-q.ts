@@ -26,23 +26,34 @@ export class QueryAssignment {
   }
 }
 
-export const q = {
-  in_(arr: unknown): QueryOperator {
+// The classes under other names, for the namespace whose type `QueryOperator` hides the class's.
+type Operator = QueryOperator;
+const Operator = QueryOperator;
+type Assignment = QueryAssignment;
+const Assignment = QueryAssignment;
+
+/** A namespace, not an object, so that `mapping.q.QueryOperator` names a type, as in DataStax's declarations. */
+// deno-lint-ignore no-namespace
+export namespace q {
+  /** What DataStax declares every `q` function to return. */
+  export type QueryOperator = Operator | Assignment;
+
+  export function in_(arr: unknown): QueryOperator {
     if (!Array.isArray(arr)) throw new ArgumentError("IN operator supports only Array values");
-    return new QueryOperator("IN", arr, false, true);
-  },
-  gt: (value: unknown): QueryOperator => new QueryOperator(">", value),
-  gte: (value: unknown): QueryOperator => new QueryOperator(">=", value),
-  lt: (value: unknown): QueryOperator => new QueryOperator("<", value),
-  lte: (value: unknown): QueryOperator => new QueryOperator("<=", value),
-  notEq: (value: unknown): QueryOperator => new QueryOperator("!=", value),
-  and: (condition1: unknown, condition2: unknown): QueryOperator => new QueryOperator("AND", [condition1, condition2], true),
-  incr: (value: unknown): QueryAssignment => new QueryAssignment("+", value),
-  decr: (value: unknown): QueryAssignment => new QueryAssignment("-", value),
-  append: (value: unknown): QueryAssignment => new QueryAssignment("+", value),
-  prepend: (value: unknown): QueryAssignment => new QueryAssignment("+", value, true),
-  remove: (value: unknown): QueryAssignment => new QueryAssignment("-", value),
-};
+    return new Operator("IN", arr, false, true);
+  }
+  export const gt = (value: unknown): QueryOperator => new Operator(">", value);
+  export const gte = (value: unknown): QueryOperator => new Operator(">=", value);
+  export const lt = (value: unknown): QueryOperator => new Operator("<", value);
+  export const lte = (value: unknown): QueryOperator => new Operator("<=", value);
+  export const notEq = (value: unknown): QueryOperator => new Operator("!=", value);
+  export const and = (condition1: unknown, condition2: unknown): QueryOperator => new Operator("AND", [condition1, condition2], true);
+  export const incr = (value: unknown): QueryOperator => new Assignment("+", value);
+  export const decr = (value: unknown): QueryOperator => new Assignment("-", value);
+  export const append = (value: unknown): QueryOperator => new Assignment("+", value);
+  export const prepend = (value: unknown): QueryOperator => new Assignment("+", value, true);
+  export const remove = (value: unknown): QueryOperator => new Assignment("-", value);
+}
 
 /** A column name as DataStax's mapper writes it: always quoted (a quote in it doubled). */
 export const quoteColumn = (name: string): string => `"${name.replaceAll('"', '""')}"`;

@@ -69,14 +69,19 @@ export interface InsertDocInfo {
   ttl?: number;
   ifNotExists?: boolean;
 }
+// As DataStax declares them, fields that these operations ignore included.
 export interface UpdateDocInfo {
   fields?: string[];
   ttl?: number;
   ifExists?: boolean;
   when?: Doc;
+  orderBy?: Record<string, string>;
+  limit?: number;
+  deleteOnlyColumns?: boolean;
 }
 export interface RemoveDocInfo {
   fields?: string[];
+  ttl?: number;
   ifExists?: boolean;
   when?: Doc;
   deleteOnlyColumns?: boolean;
