@@ -913,6 +913,11 @@ scenario("mapping.q: when conditions with operators on update and remove: wasApp
       mapped(await m.insert({ id: 2, v: 2 }, { ifNotExists: true })),
       mapped(await m.remove({ id: 2 }, { ifExists: true })),
       mapped(await m.remove({ id: 2 }, { ifExists: true })),
+      mapped(await m.insert({ id: 3, v: 3, w: "c" }, "default")),
+      mapped(await m.remove({ id: 3, w: "ignored" }, { deleteOnlyColumns: true })),
+      await m.get({ id: 3 }, "default"),
+      mapped(await m.remove({ id: 3, v: 0 }, { fields: ["id"] })),
+      await m.get({ id: 3 }),
     ];
   });
 });
