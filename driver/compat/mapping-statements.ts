@@ -4,10 +4,9 @@
  * mapping-handler.js: an insert is idempotent but for IF NOT EXISTS; an update but for a list
  * assignment, a counter table or a condition; a delete but for a condition). The keyspace and
  * table are quoted only where CQL needs it (DataStax never quotes them, so for the names it can
- * use, the text is its text).
+ * use, the text is its text). Which documents a table can take is mapping-selector.ts's check.
  */
 import { quoteIdentifier } from "../src/codec/mod.ts";
-import { ArgumentError } from "../src/errors.ts";
 import type { TableMetadata } from "../src/metadata.ts";
 import { assignment, type Clause, condition, join, QueryAssignment, quoteColumn } from "./mapping-q.ts";
 
@@ -62,8 +61,11 @@ export function select(t: TableMetadata, where: Prop[], info: SelectInfo): State
   return { query, params, isIdempotent: true };
 }
 
-export function insert(t: TableMetadata, cols: Prop[], info: { ttl?: number; ifNotExists?: boolean }): Statement {
-  if (cols.length === 0) throw new ArgumentError("insert: the document has no property that is a column");
+/** The properties that are columns of the table: DataStax's mutations leave out the others. */
+const columnsIn = (t: TableMetadata, props: Prop[]) => props.filter((p) => t.columnsByName[p.column] !== undefined);
+
+export function insert(t: TableMetadata, props: Prop[], info: { ttl?: number; ifNotExists?: boolean }): Statement {
+  const cols = columnsIn(t, props);
   let query = `INSERT INTO ${qualified(t)} (${cols.map((p) => quoteColumn(p.column)).join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`;
   const params = cols.map((p) => (p.convert ? p.convert(p.value) : p.value));
   if (info.ifNotExists) query += " IF NOT EXISTS";
@@ -74,11 +76,11 @@ export function insert(t: TableMetadata, cols: Prop[], info: { ttl?: number; ifN
   return { query, params, isIdempotent: !info.ifNotExists };
 }
 
-export function update(t: TableMetadata, cols: Prop[], when: Prop[], info: { ttl?: number; ifExists?: boolean }): Statement {
+export function update(t: TableMetadata, props: Prop[], when: Prop[], info: { ttl?: number; ifExists?: boolean }): Statement {
   const keys = primaryKey(t);
+  const cols = columnsIn(t, props);
   const where = cols.filter((p) => keys.has(p.column));
   const set = cols.filter((p) => !keys.has(p.column));
-  if (where.length !== keys.size || set.length === 0) throw new ArgumentError(`update needs every primary key column of ${t.name} and at least one other column`);
   const code = (p: Prop) => t.columnsByName[p.column].type.code;
   const isCounter = cols.some((p) => code(p) === COUNTER);
   const appendsToList = cols.some((p) => code(p) === LIST && p.value instanceof QueryAssignment);
@@ -94,10 +96,10 @@ export function update(t: TableMetadata, cols: Prop[], when: Prop[], info: { ttl
   };
 }
 
-export function remove(t: TableMetadata, cols: Prop[], when: Prop[], info: { ifExists?: boolean; deleteOnlyColumns?: boolean }): Statement {
+export function remove(t: TableMetadata, props: Prop[], when: Prop[], info: { ifExists?: boolean; deleteOnlyColumns?: boolean }): Statement {
   const keys = primaryKey(t);
+  const cols = columnsIn(t, props);
   const where = cols.filter((p) => keys.has(p.column));
-  if (where.length === 0) throw new ArgumentError(`remove needs the primary key of ${t.name}`);
   const only = info.deleteOnlyColumns ? cols.filter((p) => !keys.has(p.column)).map((p) => quoteColumn(p.column)) : [];
   const cond = ifClause(info.ifExists, when);
   const w = conditions(where);

@@ -8,6 +8,7 @@
 import { ArgumentError, NotSupportedError } from "../src/errors.ts";
 import type { TableMetadata } from "../src/metadata.ts";
 import type { Client } from "./client.ts";
+import * as Selector from "./mapping-selector.ts";
 import * as Statements from "./mapping-statements.ts";
 import type { Prop, Statement } from "./mapping-statements.ts";
 import type { CompatQueryOptions } from "./options.ts";
@@ -177,14 +178,15 @@ export class ModelMapper {
   }
 
   /** The document's properties that are columns of the table and have a value. */
-  private props(t: TableMetadata, doc: Doc, fields?: string[]): Prop[] {
-    const out: Prop[] = [];
-    for (const p of fields && fields.length > 0 ? fields : Object.keys(doc)) {
+  /**
+   * The document's properties (`fields`' when given) as DataStax takes them: every key, an
+   * `undefined` value included (sent as unset); the statements leave out what is not a column.
+   */
+  private props(doc: Doc, fields?: string[]): Prop[] {
+    return (fields && fields.length > 0 ? fields : Object.keys(doc)).map((p) => {
       const column = this.column(p);
-      if (t.columnsByName[column] === undefined || doc[p] === undefined) continue;
-      out.push({ column, value: doc[p], convert: this.fromModel.get(column) });
-    }
-    return out;
+      return { column, value: doc[p], convert: this.fromModel.get(column) };
+    });
   }
 
   private toDoc = (row: Doc): Doc => {
@@ -217,13 +219,7 @@ export class ModelMapper {
 
   /** The document with that primary key, or `null` (declared as DataStax declares it). */
   get(doc: Doc, docInfo?: { fields?: string[] } | string | null, executionOptions?: MappingExecutionOptions): Promise<Doc> {
-    [docInfo, executionOptions] = optionsInPlaceOfDocInfo(docInfo, executionOptions);
-    return this.metadata().then((t) => {
-      const keys = [...t.partitionKeys, ...t.clusteringKeys].map((c) => c.name);
-      const where = this.props(t, doc).filter((p) => keys.includes(p.column));
-      if (where.length !== keys.length) throw new ArgumentError(`get needs every primary key column of ${t.name}: ${keys.join(", ")}`);
-      return this.find(doc, docInfo, executionOptions);
-    }).then((r) => r.first());
+    return this.select(doc, docInfo, executionOptions, true).then((r) => r.first());
   }
 
   /**
@@ -231,34 +227,53 @@ export class ModelMapper {
    * `orderBy` throws before any promise, as DataStax's does.
    */
   find(doc: Doc, docInfo?: FindDocInfo | string | null, executionOptions?: MappingExecutionOptions): Promise<Result> {
+    return this.select(doc, docInfo, executionOptions, false);
+  }
+
+  findAll(docInfo?: FindDocInfo | string | null, executionOptions?: MappingExecutionOptions): Promise<Result> {
+    return this.select(null, docInfo, executionOptions, false);
+  }
+
+  /** `get` (allKeys), `find`, or `findAll` (no document: no WHERE, no check). */
+  private select(doc: Doc | null, docInfo: FindDocInfo | string | null | undefined, executionOptions: MappingExecutionOptions | undefined, allKeys: boolean): Promise<Result> {
     [docInfo, executionOptions] = optionsInPlaceOfDocInfo(docInfo, executionOptions);
-    const info = (docInfo ?? {}) as FindDocInfo;
+    if (doc && Object.keys(doc).length === 0) return Promise.reject(new Error("Expected object with keys"));
+    const info = docInfo ?? {};
     const orderBy = Object.entries(info.orderBy ?? {}).map(([p, dir]): [string, string] => {
       const order = typeof dir === "string" ? dir.toUpperCase() : dir;
       if (order !== "ASC" && order !== "DESC") throw new ArgumentError(`Order must be either "ASC" or "DESC", obtained: ${dir}`);
       return [this.column(p), order];
     });
-    const fields = info.fields && info.fields.length > 0 ? info.fields.map((f) => this.column(f)) : undefined;
+    const fields = (info.fields ?? []).map((f) => this.column(f));
+    const where = doc ? this.props(doc) : [];
     const options = executionOptions;
-    return this.metadata().then((t) => this.run(Statements.select(t, this.props(t, doc), { fields, orderBy, limit: info.limit }), options, false));
-  }
-
-  findAll(docInfo?: FindDocInfo | string | null, executionOptions?: MappingExecutionOptions): Promise<Result> {
-    return this.find({}, docInfo, executionOptions);
+    return this.metadata().then((t) => {
+      if (doc) Selector.checkSelect(t, where, fields, orderBy, allKeys);
+      return this.run(Statements.select(t, where, { fields: fields.length > 0 ? fields : undefined, orderBy, limit: info.limit }), options, false);
+    });
   }
 
   /** The statement `insert`/`update`/`remove` would run, for a mapper batch. */
   async statement(kind: "insert" | "update" | "remove", doc: Doc, docInfo: Doc | null | undefined): Promise<Statement> {
     const info = docInfo ?? {};
     const t = await this.metadata();
-    const cols = this.props(t, doc, info.fields);
-    if (kind === "insert") return Statements.insert(t, cols, info);
-    const when = info.when ? this.props(t, info.when) : [];
-    return kind === "update" ? Statements.update(t, cols, when, info) : Statements.remove(t, cols, when, info);
+    const cols = this.props(doc, info.fields);
+    if (kind === "insert") {
+      Selector.checkInsert(t, cols);
+      return Statements.insert(t, cols, info);
+    }
+    const when = info.when ? this.props(info.when) : [];
+    if (kind === "update") {
+      Selector.checkUpdate(t, cols, when);
+      return Statements.update(t, cols, when, info);
+    }
+    Selector.checkDelete(t, cols, when);
+    return Statements.remove(t, cols, when, info);
   }
 
   private mutate(kind: "insert" | "update" | "remove", doc: Doc, docInfo: Doc | string | null | undefined, executionOptions: MappingExecutionOptions | undefined): Promise<Result> {
     [docInfo, executionOptions] = optionsInPlaceOfDocInfo(docInfo, executionOptions);
+    if (Object.keys(doc).length === 0) return Promise.reject(new Error("Expected object with keys"));
     // DataStax throws this one before any promise.
     if (docInfo?.ifExists && docInfo.when && Object.keys(docInfo.when).length > 0) {
       throw new Error("Both when and ifExists conditions can not be applied to the same statement");

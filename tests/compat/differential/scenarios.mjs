@@ -833,6 +833,9 @@ async function thrownOrSettled(call) {
   return outcome(promise);
 }
 
+/** An error the server gave when it prepared a statement, but for `coordinator` (DataStax's has none then). */
+const preparingError = ({ err }) => [err.name, err.code, err.message, err.query];
+
 /** A mapper Result as user code reads it. */
 const mapped = (res) => [res.wasApplied(), res.length, res.toArray(), res.first()];
 
@@ -857,8 +860,8 @@ scenario("mapping.q: find with in_, gt, gte, lt, lte, and, notEq (and fromModel 
     await docs(m.find({ p: q.in_([2, 1]), c: q.in_([1]) })),
     await docs(g.find({ p: 1, step: q.in_([10, 30]) })),
     await docs(g.find({ p: 1, step: q.and(q.gte(20), q.lte(30)) }, { orderBy: { step: "DESC" } })),
-    // The server refuses != in WHERE when it prepares it (DataStax's error then has no coordinator).
-    await outcome(docs(m.find({ p: 1, c: q.notEq(2) }))).then(({ err }) => [err.name, err.code, err.message, err.query]),
+    // The server refuses != in WHERE when it prepares it.
+    await outcome(docs(m.find({ p: 1, c: q.notEq(2) }))).then(preparingError),
     await thrownOrSettled(() => m.find({ p: 1 }, { orderBy: { c: "down" } })),
     await docs(m.find({ p: 1, c: 4 }, "default")),
     await outcome((async () => q.in_(1))()),
@@ -954,6 +957,43 @@ scenario("mapping.Mapper.batch: batching.insert/update/remove of two models as o
     await outcome(mapper.batch([])),
     await outcome(mapper.batch("x")),
     await outcome(mapper.batch([a.batching.insert({ id: 5, v: 5 }), { query: "x" }])),
+  ]);
+});
+
+scenario("mapping: the documents a table takes (DataStax's checks and messages); an undefined property is unset", async (d, client, ks) => {
+  await client.execute(`CREATE TABLE ${ks}.mq_unset (id int PRIMARY KEY, v int, w text)`);
+  await client.execute(`CREATE TABLE ${ks}.mq_keys (p int, c int, s int static, v int, PRIMARY KEY (p, c))`);
+  const models = { U: { tables: ["mq_unset"], keyspace: ks }, K: { tables: ["mq_keys"], keyspace: ks } };
+  const mapper = new d.mapping.Mapper(client, { models });
+  const [m, k] = [mapper.forModel("U"), mapper.forModel("K")];
+  const q = d.mapping.q;
+  const docs = async (p) => (await p).toArray();
+  return withStatements(client, async () => [
+    mapped(await m.insert({ id: 1, v: 1, w: "a" })),
+    mapped(await m.insert({ id: 1, v: undefined, w: "b", other: 1 })),
+    mapped(await m.update({ id: 1, v: undefined, w: "c" })),
+    await m.get({ id: 1 }),
+    await outcome(docs(m.find({ id: 1, v: undefined }))),
+    await outcome(docs(m.find({ id: 1 }, { fields: ["nope"] }))),
+    await outcome(m.get({})),
+    await outcome(m.insert({})),
+    await outcome(m.insert({ v: 2 })),
+    await outcome(m.update({ id: 1 })),
+    await outcome(m.update({ id: 1, v: 2 }, { when: { nope: 1 } })),
+    await outcome(m.remove({ v: 1 })),
+    await outcome(m.remove({ id: 1 }, { when: { nope: q.gt(1) } })),
+    mapped(await k.insert({ p: 1, c: 1, v: 1 })),
+    mapped(await k.insert({ p: 1, s: 5 })),
+    await outcome(k.insert({ p: 1, v: 5 })).then(preparingError),
+    mapped(await k.update({ p: 1, s: 6 })),
+    await outcome(k.get({ p: 1 })),
+    await docs(k.find({ p: 1 }, { orderBy: { c: "desc" } })),
+    await outcome(docs(k.find({ p: 1 }, { orderBy: { v: "desc" } }))),
+    await outcome(docs(k.find({ p: 1, v: 1 }))),
+    await outcome(docs(k.find({ c: 1 }))),
+    await outcome(k.remove({ p: 1 })),
+    await docs(k.findAll({ fields: ["p", "c", "s"], limit: 5 })),
+    await docs(m.findAll()),
   ]);
 });
 
