@@ -2,10 +2,11 @@
  * `mapping`: the DataStax driver's object mapper, for one table per model: `Mapper` (`forModel`,
  * `batch`), `ModelMapper` (`get`, `find`, `findAll`, `insert`, `update`, `remove`, `mapWithQuery`,
  * `batching`), table and column name mappings, and the `q` operators (mapping-q.ts). The
- * statements (mapping-statements.ts) are built from the table's metadata and prepared.
- * Models over several tables are not implemented.
+ * statements (mapping-statements.ts) are built from the tables' metadata and prepared; a model
+ * over several tables reads the first that can answer and writes all that fit, in one batch
+ * (mapping-selector.ts).
  */
-import { ArgumentError, NotSupportedError } from "../src/errors.ts";
+import { ArgumentError } from "../src/errors.ts";
 import type { TableMetadata } from "../src/metadata.ts";
 import type { Client } from "./client.ts";
 import * as Selector from "./mapping-selector.ts";
@@ -133,21 +134,20 @@ export class Result implements Iterable<Doc> {
 }
 
 export class ModelMapper {
-  private table: Promise<TableMetadata> | null = null;
+  private tablesMetadata: Promise<Array<{ table: TableMetadata; isView: boolean }>> | null = null;
   private readonly mappings: TableMappings;
   private readonly propToColumn = new Map<string, string>();
   private readonly columnToProp = new Map<string, string>();
   private readonly toModel = new Map<string, (value: unknown) => unknown>();
   private readonly fromModel = new Map<string, (value: unknown) => unknown>();
-  private readonly tableName: string;
+  /** The model's tables, in the order the options give them (the first is `findAll`'s). */
+  private readonly tables: Array<{ name: string; isView: boolean }>;
   /** `mapper.batch`'s items: `m.batching.update(doc, docInfo)` is `m.update(doc, docInfo)`, batched. */
   readonly batching: ModelBatchMapper = new ModelBatchMapper(this);
 
   constructor(readonly name: string, private readonly client: Client, private readonly options: ModelOptions) {
-    const tables = options.tables ?? [name];
-    if (tables.length !== 1) throw new NotSupportedError("a model mapped to several tables is not supported");
-    const t = tables[0];
-    this.tableName = typeof t === "string" ? t : t.name;
+    const tables = options.tables && options.tables.length > 0 ? options.tables : [name];
+    this.tables = tables.map((t) => (typeof t === "string" ? { name: t, isView: false } : { name: t.name, isView: !!t.isView }));
     this.mappings = options.mappings ?? new DefaultTableMappings();
     for (const [column, prop] of Object.entries(options.columns ?? {})) {
       const propName = typeof prop === "string" ? prop : prop.name;
@@ -166,16 +166,23 @@ export class ModelMapper {
     return this.columnToProp.get(column) ?? this.mappings.getPropertyName(column);
   }
 
-  private metadata(): Promise<TableMetadata> {
+  /** The tables' (and views') metadata, read once; a table the node lacks fails as DataStax's. */
+  private metadata(): Promise<Array<{ table: TableMetadata; isView: boolean }>> {
     const keyspace = this.options.keyspace ?? this.client.keyspace;
     if (!keyspace) return Promise.reject(new ArgumentError(`model ${this.name}: no keyspace (set the client's or the model's)`));
-    return (this.table ??= (async () => {
+    this.tablesMetadata ??= (async () => {
       await this.client.connect();
-      const t = await this.client.metadata.getTable(keyspace, this.tableName);
-      if (!t) throw new ArgumentError(`model ${this.name}: table ${keyspace}.${this.tableName} does not exist`);
-      return t;
-    })());
+      return await Promise.all(this.tables.map(async ({ name, isView }) => {
+        const table = isView ? await this.client.metadata.getMaterializedView(keyspace, name) : await this.client.metadata.getTable(keyspace, name);
+        if (!table) throw new Error(`Table "${name}" could not be retrieved`);
+        return { table, isView };
+      }));
+    })();
+    // Not kept when it failed: the table may be created later.
+    this.tablesMetadata.catch(() => (this.tablesMetadata = null));
+    return this.tablesMetadata;
   }
+
 
   /** The document's properties that are columns of the table and have a value. */
   /**
@@ -217,6 +224,16 @@ export class ModelMapper {
     return mutation ? this.mutationResult(rs) : new Result(rs, this.toDoc);
   }
 
+  /** A mutation of several tables: one batch, with DataStax's options for it (no `logged`, no `counter`). */
+  private async runBatch(statements: Statement[], options: MappingExecutionOptions | undefined): Promise<Result> {
+    const o = typeof options === "string" ? { executionProfile: options } : options;
+    const isIdempotent = o?.isIdempotent ?? statements.every((s) => s.isIdempotent);
+    const queries = statements.map((s) => ({ query: s.query, params: s.params as never }));
+    const rs = await this.client.batch(queries, { prepare: true, executionProfile: o?.executionProfile, timestamp: o?.timestamp, isIdempotent });
+    return this.mutationResult(rs);
+  }
+
+
   /** The document with that primary key, or `null` (declared as DataStax declares it). */
   get(doc: Doc, docInfo?: { fields?: string[] } | string | null, executionOptions?: MappingExecutionOptions): Promise<Doc> {
     return this.select(doc, docInfo, executionOptions, true).then((r) => r.first());
@@ -247,28 +264,26 @@ export class ModelMapper {
     const fields = (info.fields ?? []).map((f) => this.column(f));
     const where = doc ? this.props(doc) : [];
     const options = executionOptions;
-    return this.metadata().then((t) => {
-      if (doc) Selector.checkSelect(t, where, fields, orderBy, allKeys);
+    return this.metadata().then((tables) => {
+      const t = doc ? Selector.forSelect(tables.map((x) => x.table), where, fields, orderBy, allKeys) : tables[0].table;
       return this.run(Statements.select(t, where, { fields: fields.length > 0 ? fields : undefined, orderBy, limit: info.limit }), options, false);
     });
   }
 
-  /** The statement `insert`/`update`/`remove` would run, for a mapper batch. */
-  async statement(kind: "insert" | "update" | "remove", doc: Doc, docInfo: Doc | null | undefined): Promise<Statement> {
+  /** The statements `insert`/`update`/`remove` runs: one for each table the document fits. */
+  async statements(kind: "insert" | "update" | "remove", doc: Doc, docInfo: Doc | null | undefined): Promise<Statement[]> {
     const info = docInfo ?? {};
-    const t = await this.metadata();
+    const tables = (await this.metadata()).filter((x) => !x.isView).map((x) => x.table);
     const cols = this.props(doc, info.fields);
     if (kind === "insert") {
-      Selector.checkInsert(t, cols);
-      return Statements.insert(t, cols, info);
+      const found = Selector.forInsert(tables, cols);
+      if (found.length > 1 && info.ifNotExists) throw new Error("Batch with ifNotExists conditions cannot span multiple tables");
+      return found.map((t) => Statements.insert(t, cols, info));
     }
     const when = info.when ? this.props(info.when) : [];
-    if (kind === "update") {
-      Selector.checkUpdate(t, cols, when);
-      return Statements.update(t, cols, when, info);
-    }
-    Selector.checkDelete(t, cols, when);
-    return Statements.remove(t, cols, when, info);
+    const found = kind === "update" ? Selector.forUpdate(tables, cols, when) : Selector.forDelete(tables, cols, when);
+    if (found.length > 1 && (when.length > 0 || info.ifExists)) throw new Error("Batch with when or ifExists conditions cannot span multiple tables");
+    return found.map((t) => (kind === "update" ? Statements.update(t, cols, when, info) : Statements.remove(t, cols, when, info)));
   }
 
   private mutate(kind: "insert" | "update" | "remove", doc: Doc, docInfo: Doc | string | null | undefined, executionOptions: MappingExecutionOptions | undefined): Promise<Result> {
@@ -279,7 +294,7 @@ export class ModelMapper {
       throw new Error("Both when and ifExists conditions can not be applied to the same statement");
     }
     const options = executionOptions;
-    return this.statement(kind, doc, docInfo).then((s) => this.run(s, options, true));
+    return this.statements(kind, doc, docInfo).then((s) => (s.length === 1 ? this.run(s[0], options, true) : this.runBatch(s, options)));
   }
 
   insert(doc: Doc, docInfo?: InsertDocInfo | string | null, executionOptions?: MappingExecutionOptions): Promise<Result> {
@@ -314,8 +329,8 @@ export class ModelBatchItem {
     private readonly kind: "insert" | "update" | "remove",
   ) {}
 
-  statement(): Promise<Statement> {
-    return this.model.statement(this.kind, this.doc, this.docInfo);
+  statements(): Promise<Statement[]> {
+    return this.model.statements(this.kind, this.doc, this.docInfo);
   }
 
   /** The model whose documents the batch's result rows (a failed condition's) become. */
@@ -363,8 +378,8 @@ export class Mapper {
       if (!(item instanceof ModelBatchItem)) {
         return Promise.reject(new Error("Batch items must be instances of ModelBatchItem, use modelMapper.batching object to create each item"));
       }
-      return item.statement();
-    }));
+      return item.statements();
+    })).then((lists) => lists.flat());
     const o = typeof executionOptions === "string" ? { executionProfile: executionOptions } : executionOptions;
     const rs = await this.client.batch(statements.map((s) => ({ query: s.query, params: s.params as never })), {
       prepare: true,

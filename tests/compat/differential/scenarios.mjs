@@ -997,6 +997,36 @@ scenario("mapping: the documents a table takes (DataStax's checks and messages);
   ]);
 });
 
+scenario("mapping: a model over two tables: reads the first that can answer, writes all that fit in one batch", async (d, client, ks) => {
+  await client.execute(`CREATE TABLE ${ks}.mq_videos (videoid int PRIMARY KEY, userid int, added int, name text)`);
+  await client.execute(`CREATE TABLE ${ks}.mq_user_videos (userid int, added int, videoid int, name text, PRIMARY KEY (userid, added, videoid))`);
+  const q = d.mapping.q;
+  const columns = { videoid: "videoId", userid: "userId" };
+  const models = { Video: { tables: ["mq_videos", { name: "mq_user_videos", isView: false }], keyspace: ks, columns }, Gone: { tables: ["mq_none"], keyspace: ks } };
+  const mapper = new d.mapping.Mapper(client, { models });
+  const m = mapper.forModel("Video");
+  const docs = async (p) => (await p).toArray();
+  return withStatements(client, async () => [
+    mapped(await m.insert({ videoId: 1, userId: 7, added: 10, name: "a" })),
+    mapped(await m.insert({ videoId: 2, userId: 7, added: 20, name: "b" }, { ttl: 1000 })),
+    mapped(await m.insert({ videoId: 3, name: "only videos" })),
+    await m.get({ videoId: 1 }),
+    await docs(m.find({ userId: 7 })),
+    await docs(m.find({ userId: 7, added: q.gte(15) }, { orderBy: { added: "DESC" }, fields: ["videoId", "name"] })),
+    await docs(m.findAll({ limit: 10 })),
+    mapped(await m.update({ videoId: 2, userId: 7, added: 20, name: "B" })),
+    mapped(await m.update({ videoId: 3, name: "three" }, { when: { name: "only videos" } })),
+    await outcome(m.update({ videoId: 2, userId: 7, added: 20, name: "x" }, { when: { name: "B" } })),
+    await outcome(m.insert({ videoId: 4, userId: 7, added: 40 }, { ifNotExists: true })),
+    mapped(await m.remove({ videoId: 1, userId: 7, added: 10 })),
+    await docs(m.find({ userId: 7 })),
+    await outcome(m.find({ name: "a" })),
+    mapped(await mapper.batch([m.batching.insert({ videoId: 5, userId: 8, added: 50, name: "e" }), m.batching.remove({ videoId: 3 })])),
+    await docs(m.find({ userId: 8 })),
+    await outcome(mapper.forModel("Gone").find({ id: 1 })),
+  ]);
+});
+
 // ---- Value classes and helpers as user code calls them, no server needed (edge values). ----
 const tryEach = (o) => Object.fromEntries(Object.entries(o).map(([k, f]) => { try { return [k, f()]; } catch (e) { return [k, e]; } }));
 const texts = (vs) => vs.map((v) => { try { return [String(v), JSON.stringify(v)]; } catch (e) { return e; } });
