@@ -1,15 +1,21 @@
 /**
- * `mapping`: the DataStax driver's object mapper, for one table per model: `Mapper`,
- * `ModelMapper` (`get`, `find`, `findAll`, `insert`, `update`, `remove`, `mapWithQuery`), table
- * and column name mappings. The statements are built from the table's metadata and prepared.
- * Query operators (`q.in_`, `q.gt`...) and multi-table models are not implemented.
+ * `mapping`: the DataStax driver's object mapper, for one table per model: `Mapper` (`forModel`,
+ * `batch`), `ModelMapper` (`get`, `find`, `findAll`, `insert`, `update`, `remove`, `mapWithQuery`,
+ * `batching`), table and column name mappings, and the `q` operators (mapping-q.ts). The
+ * statements (mapping-statements.ts) are built from the tables' metadata and prepared; a model
+ * over several tables reads the first that can answer and writes all that fit, in one batch
+ * (mapping-selector.ts).
  */
-import { quoteIdentifier } from "../src/codec/mod.ts";
-import { ArgumentError, NotSupportedError } from "../src/errors.ts";
+import { ArgumentError } from "../src/errors.ts";
 import type { TableMetadata } from "../src/metadata.ts";
 import type { Client } from "./client.ts";
+import * as Selector from "./mapping-selector.ts";
+import * as Statements from "./mapping-statements.ts";
+import type { Prop, Statement } from "./mapping-statements.ts";
 import type { CompatQueryOptions } from "./options.ts";
 import type { ResultSet } from "./result.ts";
+
+export { q, QueryAssignment, QueryOperator } from "./mapping-q.ts";
 
 /** Column names ⇄ property names. */
 export class TableMappings {
@@ -55,6 +61,40 @@ export interface ModelOptions {
   keyspace?: string;
 }
 
+export interface FindDocInfo {
+  fields?: string[];
+  orderBy?: Record<string, string>;
+  limit?: number;
+}
+export interface InsertDocInfo {
+  fields?: string[];
+  ttl?: number;
+  ifNotExists?: boolean;
+}
+// As DataStax declares them, fields that these operations ignore included.
+export interface UpdateDocInfo {
+  fields?: string[];
+  ttl?: number;
+  ifExists?: boolean;
+  when?: Doc;
+  orderBy?: Record<string, string>;
+  limit?: number;
+  deleteOnlyColumns?: boolean;
+}
+export interface RemoveDocInfo {
+  fields?: string[];
+  ttl?: number;
+  ifExists?: boolean;
+  when?: Doc;
+  deleteOnlyColumns?: boolean;
+}
+
+/** As DataStax's: an execution profile's name in `docInfo`'s place, with no `executionOptions`, is the latter. */
+function optionsInPlaceOfDocInfo<T>(docInfo: T | string | null | undefined, executionOptions: MappingExecutionOptions | undefined): [T | null | undefined, MappingExecutionOptions | undefined] {
+  if (executionOptions === undefined && typeof docInfo === "string") return [null, docInfo];
+  return [docInfo as T | null | undefined, executionOptions];
+}
+
 // Documents are DataStax's `any`-valued objects: `(await m.get(key)).name.toUpperCase()` compiles.
 // deno-lint-ignore no-explicit-any
 type Doc = Record<string, any>;
@@ -65,7 +105,9 @@ export class Result implements Iterable<Doc> {
   private readonly items: Doc[];
 
   constructor(private readonly rs: ResultSet, toDoc: (row: Doc) => Doc) {
-    this.items = rs.rows.map((r) => toDoc(r as unknown as Doc));
+    // A conditional mutation's lone `[applied]` is no row, as DataStax reads it.
+    const emptyLwt = rs.columns?.length === 1 && rs.rowLength === 1 && rs.columns[0].name === "[applied]";
+    this.items = emptyLwt ? [] : rs.rows.map((r) => toDoc(r as unknown as Doc));
     this.length = this.items.length;
   }
 
@@ -92,19 +134,20 @@ export class Result implements Iterable<Doc> {
 }
 
 export class ModelMapper {
-  private table: Promise<TableMetadata> | null = null;
+  private tablesMetadata: Promise<Array<{ table: TableMetadata; isView: boolean }>> | null = null;
   private readonly mappings: TableMappings;
   private readonly propToColumn = new Map<string, string>();
   private readonly columnToProp = new Map<string, string>();
   private readonly toModel = new Map<string, (value: unknown) => unknown>();
   private readonly fromModel = new Map<string, (value: unknown) => unknown>();
-  private readonly tableName: string;
+  /** The model's tables, in the order the options give them (the first is `findAll`'s). */
+  private readonly tables: Array<{ name: string; isView: boolean }>;
+  /** `mapper.batch`'s items: `m.batching.update(doc, docInfo)` is `m.update(doc, docInfo)`, batched. */
+  readonly batching: ModelBatchMapper = new ModelBatchMapper(this);
 
   constructor(readonly name: string, private readonly client: Client, private readonly options: ModelOptions) {
-    const tables = options.tables ?? [name];
-    if (tables.length !== 1) throw new NotSupportedError("a model mapped to several tables is not supported");
-    const t = tables[0];
-    this.tableName = typeof t === "string" ? t : t.name;
+    const tables = options.tables && options.tables.length > 0 ? options.tables : [name];
+    this.tables = tables.map((t) => (typeof t === "string" ? { name: t, isView: false } : { name: t.name, isView: !!t.isView }));
     this.mappings = options.mappings ?? new DefaultTableMappings();
     for (const [column, prop] of Object.entries(options.columns ?? {})) {
       const propName = typeof prop === "string" ? prop : prop.name;
@@ -123,32 +166,34 @@ export class ModelMapper {
     return this.columnToProp.get(column) ?? this.mappings.getPropertyName(column);
   }
 
-  private metadata(): Promise<TableMetadata> {
+  /** The tables' (and views') metadata, read once; a table the node lacks fails as DataStax's. */
+  private metadata(): Promise<Array<{ table: TableMetadata; isView: boolean }>> {
     const keyspace = this.options.keyspace ?? this.client.keyspace;
     if (!keyspace) return Promise.reject(new ArgumentError(`model ${this.name}: no keyspace (set the client's or the model's)`));
-    return (this.table ??= (async () => {
+    this.tablesMetadata ??= (async () => {
       await this.client.connect();
-      const t = await this.client.metadata.getTable(keyspace, this.tableName);
-      if (!t) throw new ArgumentError(`model ${this.name}: table ${keyspace}.${this.tableName} does not exist`);
-      return t;
-    })());
+      return await Promise.all(this.tables.map(async ({ name, isView }) => {
+        const table = isView ? await this.client.metadata.getMaterializedView(keyspace, name) : await this.client.metadata.getTable(keyspace, name);
+        if (!table) throw new Error(`Table "${name}" could not be retrieved`);
+        return { table, isView };
+      }));
+    })();
+    // Not kept when it failed: the table may be created later.
+    this.tablesMetadata.catch(() => (this.tablesMetadata = null));
+    return this.tablesMetadata;
   }
 
-  private qualified(t: TableMetadata): string {
-    return `${quoteIdentifier(t.keyspace)}.${quoteIdentifier(t.name)}`;
-  }
 
-  /** The document's properties that are columns of the table, as [column, value]. */
-  private columnsOf(t: TableMetadata, doc: Doc, fields?: string[]): Array<[string, unknown]> {
-    const props = fields ?? Object.keys(doc);
-    const out: Array<[string, unknown]> = [];
-    for (const p of props) {
+  /** The document's properties that are columns of the table and have a value. */
+  /**
+   * The document's properties (`fields`' when given) as DataStax takes them: every key, an
+   * `undefined` value included (sent as unset); the statements leave out what is not a column.
+   */
+  private props(doc: Doc, fields?: string[]): Prop[] {
+    return (fields && fields.length > 0 ? fields : Object.keys(doc)).map((p) => {
       const column = this.column(p);
-      if (t.columnsByName[column] === undefined || doc[p] === undefined) continue;
-      const convert = this.fromModel.get(column);
-      out.push([column, convert ? convert(doc[p]) : doc[p]]);
-    }
-    return out;
+      return { column, value: doc[p], convert: this.fromModel.get(column) };
+    });
   }
 
   private toDoc = (row: Doc): Doc => {
@@ -160,93 +205,150 @@ export class ModelMapper {
     return doc;
   };
 
-  private async run(query: string, params: unknown[], options?: MappingExecutionOptions): Promise<Result> {
-    const o = typeof options === "string" ? { executionProfile: options } : options;
-    const rs = await this.client.execute(query, params, { ...o, prepare: true }) as ResultSet;
-    return new Result(rs, this.toDoc);
+  /** A conditional mutation's row as DataStax gives it: no `[applied]`, no `toModel`. */
+  private toMutationDoc = (row: Doc): Doc => {
+    const doc = this.mappings.newObjectInstance();
+    for (const [column, value] of Object.entries(row)) if (column !== "[applied]") doc[this.property(column)] = value;
+    return doc;
+  };
+
+  /** A Result of a mutation by this model (alone or in a mapper batch). */
+  mutationResult(rs: ResultSet): Result {
+    return new Result(rs, this.toMutationDoc);
   }
+
+  private async run(s: Statement, options: MappingExecutionOptions | undefined, mutation: boolean): Promise<Result> {
+    const o = typeof options === "string" ? { executionProfile: options } : options;
+    const isIdempotent = mutation ? (o?.isIdempotent ?? s.isIdempotent) : true;
+    const rs = await this.client.execute(s.query, s.params, { ...o, prepare: true, isIdempotent }) as ResultSet;
+    return mutation ? this.mutationResult(rs) : new Result(rs, this.toDoc);
+  }
+
+  /** A mutation of several tables: one batch, with DataStax's options for it (no `logged`, no `counter`). */
+  private async runBatch(statements: Statement[], options: MappingExecutionOptions | undefined): Promise<Result> {
+    const o = typeof options === "string" ? { executionProfile: options } : options;
+    const isIdempotent = o?.isIdempotent ?? statements.every((s) => s.isIdempotent);
+    const queries = statements.map((s) => ({ query: s.query, params: s.params as never }));
+    const rs = await this.client.batch(queries, { prepare: true, executionProfile: o?.executionProfile, timestamp: o?.timestamp, isIdempotent });
+    return this.mutationResult(rs);
+  }
+
 
   /** The document with that primary key, or `null` (declared as DataStax declares it). */
-  async get(doc: Doc, docInfo?: { fields?: string[] }, executionOptions?: MappingExecutionOptions): Promise<Doc> {
-    const t = await this.metadata();
-    const keys = [...t.partitionKeys, ...t.clusteringKeys].map((c) => c.name);
-    const where = this.columnsOf(t, doc).filter(([c]) => keys.includes(c));
-    if (where.length !== keys.length) throw new ArgumentError(`get needs every primary key column of ${t.name}: ${keys.join(", ")}`);
-    return (await this.find(doc, { ...docInfo, limit: 1 }, executionOptions)).first();
+  get(doc: Doc, docInfo?: { fields?: string[] } | string | null, executionOptions?: MappingExecutionOptions): Promise<Doc> {
+    return this.select(doc, docInfo, executionOptions, true).then((r) => r.first());
   }
 
-  async find(doc: Doc, docInfo: { fields?: string[]; orderBy?: Record<string, string>; limit?: number } = {}, executionOptions?: MappingExecutionOptions): Promise<Result> {
-    const t = await this.metadata();
-    const where = this.columnsOf(t, doc);
-    const select = docInfo.fields ? docInfo.fields.map((f) => quoteIdentifier(this.column(f))).join(", ") : "*";
-    let query = `SELECT ${select} FROM ${this.qualified(t)}`;
-    if (where.length > 0) query += ` WHERE ${where.map(([c]) => `${quoteIdentifier(c)} = ?`).join(" AND ")}`;
-    const order = Object.entries(docInfo.orderBy ?? {});
-    if (order.length > 0) query += ` ORDER BY ${order.map(([p, dir]) => `${quoteIdentifier(this.column(p))} ${dir.toLowerCase() === "desc" ? "DESC" : "ASC"}`).join(", ")}`;
-    const params = where.map(([, v]) => v);
-    if (docInfo.limit !== undefined) {
-      query += " LIMIT ?";
-      params.push(docInfo.limit);
+  /**
+   * Property values may be `q` operators: `{ id: q.in_([1, 2]), added: q.gte(d) }`. A bad
+   * `orderBy` throws before any promise, as DataStax's does.
+   */
+  find(doc: Doc, docInfo?: FindDocInfo | string | null, executionOptions?: MappingExecutionOptions): Promise<Result> {
+    return this.select(doc, docInfo, executionOptions, false);
+  }
+
+  findAll(docInfo?: FindDocInfo | string | null, executionOptions?: MappingExecutionOptions): Promise<Result> {
+    return this.select(null, docInfo, executionOptions, false);
+  }
+
+  /** `get` (allKeys), `find`, or `findAll` (no document: no WHERE, no check). */
+  private select(doc: Doc | null, docInfo: FindDocInfo | string | null | undefined, executionOptions: MappingExecutionOptions | undefined, allKeys: boolean): Promise<Result> {
+    [docInfo, executionOptions] = optionsInPlaceOfDocInfo(docInfo, executionOptions);
+    if (doc && Object.keys(doc).length === 0) return Promise.reject(new Error("Expected object with keys"));
+    const info = docInfo ?? {};
+    const orderBy = Object.entries(info.orderBy ?? {}).map(([p, dir]): [string, string] => {
+      const order = typeof dir === "string" ? dir.toUpperCase() : dir;
+      if (order !== "ASC" && order !== "DESC") throw new ArgumentError(`Order must be either "ASC" or "DESC", obtained: ${dir}`);
+      return [this.column(p), order];
+    });
+    const fields = (info.fields ?? []).map((f) => this.column(f));
+    const where = doc ? this.props(doc) : [];
+    const options = executionOptions;
+    return this.metadata().then((tables) => {
+      const t = doc ? Selector.forSelect(tables.map((x) => x.table), where, fields, orderBy, allKeys) : tables[0].table;
+      return this.run(Statements.select(t, where, { fields: fields.length > 0 ? fields : undefined, orderBy, limit: info.limit }), options, false);
+    });
+  }
+
+  /** The statements `insert`/`update`/`remove` runs: one for each table the document fits. */
+  async statements(kind: "insert" | "update" | "remove", doc: Doc, docInfo: Doc | null | undefined): Promise<Statement[]> {
+    const info = docInfo ?? {};
+    const tables = (await this.metadata()).filter((x) => !x.isView).map((x) => x.table);
+    const cols = this.props(doc, info.fields);
+    if (kind === "insert") {
+      const found = Selector.forInsert(tables, cols);
+      if (found.length > 1 && info.ifNotExists) throw new Error("Batch with ifNotExists conditions cannot span multiple tables");
+      return found.map((t) => Statements.insert(t, cols, info));
     }
-    return this.run(query, params, executionOptions);
+    const when = info.when ? this.props(info.when) : [];
+    const found = kind === "update" ? Selector.forUpdate(tables, cols, when) : Selector.forDelete(tables, cols, when);
+    if (found.length > 1 && (when.length > 0 || info.ifExists)) throw new Error("Batch with when or ifExists conditions cannot span multiple tables");
+    return found.map((t) => (kind === "update" ? Statements.update(t, cols, when, info) : Statements.remove(t, cols, when, info)));
   }
 
-  findAll(docInfo: { fields?: string[]; limit?: number } = {}, executionOptions?: MappingExecutionOptions): Promise<Result> {
-    return this.find({}, docInfo, executionOptions);
-  }
-
-  async insert(doc: Doc, docInfo: { fields?: string[]; ttl?: number; ifNotExists?: boolean } = {}, executionOptions?: MappingExecutionOptions): Promise<Result> {
-    const t = await this.metadata();
-    const cols = this.columnsOf(t, doc, docInfo.fields);
-    if (cols.length === 0) throw new ArgumentError("insert: the document has no property that is a column");
-    let query = `INSERT INTO ${this.qualified(t)} (${cols.map(([c]) => quoteIdentifier(c)).join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`;
-    const params = cols.map(([, v]) => v);
-    if (docInfo.ifNotExists) query += " IF NOT EXISTS";
-    if (docInfo.ttl !== undefined) {
-      query += " USING TTL ?";
-      params.push(docInfo.ttl);
+  private mutate(kind: "insert" | "update" | "remove", doc: Doc, docInfo: Doc | string | null | undefined, executionOptions: MappingExecutionOptions | undefined): Promise<Result> {
+    [docInfo, executionOptions] = optionsInPlaceOfDocInfo(docInfo, executionOptions);
+    if (Object.keys(doc).length === 0) return Promise.reject(new Error("Expected object with keys"));
+    // DataStax throws this one before any promise.
+    if (docInfo?.ifExists && docInfo.when && Object.keys(docInfo.when).length > 0) {
+      throw new Error("Both when and ifExists conditions can not be applied to the same statement");
     }
-    return this.run(query, params, executionOptions);
+    const options = executionOptions;
+    return this.statements(kind, doc, docInfo).then((s) => (s.length === 1 ? this.run(s[0], options, true) : this.runBatch(s, options)));
   }
 
-  async update(doc: Doc, docInfo: { fields?: string[]; ttl?: number; ifExists?: boolean; when?: Doc } = {}, executionOptions?: MappingExecutionOptions): Promise<Result> {
-    const t = await this.metadata();
-    const keys = new Set([...t.partitionKeys, ...t.clusteringKeys].map((c) => c.name));
-    const cols = this.columnsOf(t, doc, docInfo.fields);
-    const where = cols.filter(([c]) => keys.has(c));
-    const set = cols.filter(([c]) => !keys.has(c));
-    if (where.length !== keys.size || set.length === 0) throw new ArgumentError(`update needs every primary key column of ${t.name} and at least one other column`);
-    const params: unknown[] = [];
-    let query = `UPDATE ${this.qualified(t)}`;
-    if (docInfo.ttl !== undefined) {
-      query += " USING TTL ?";
-      params.push(docInfo.ttl);
-    }
-    query += ` SET ${set.map(([c]) => `${quoteIdentifier(c)} = ?`).join(", ")} WHERE ${where.map(([c]) => `${quoteIdentifier(c)} = ?`).join(" AND ")}`;
-    params.push(...set.map(([, v]) => v), ...where.map(([, v]) => v));
-    if (docInfo.ifExists) query += " IF EXISTS";
-    else if (docInfo.when) {
-      const when = this.columnsOf(t, docInfo.when);
-      query += ` IF ${when.map(([c]) => `${quoteIdentifier(c)} = ?`).join(" AND ")}`;
-      params.push(...when.map(([, v]) => v));
-    }
-    return this.run(query, params, executionOptions);
+  insert(doc: Doc, docInfo?: InsertDocInfo | string | null, executionOptions?: MappingExecutionOptions): Promise<Result> {
+    return this.mutate("insert", doc, docInfo as Doc, executionOptions);
   }
 
-  async remove(doc: Doc, docInfo: { ifExists?: boolean } = {}, executionOptions?: MappingExecutionOptions): Promise<Result> {
-    const t = await this.metadata();
-    const keys = new Set([...t.partitionKeys, ...t.clusteringKeys].map((c) => c.name));
-    const where = this.columnsOf(t, doc).filter(([c]) => keys.has(c));
-    if (where.length === 0) throw new ArgumentError(`remove needs the primary key of ${t.name}`);
-    let query = `DELETE FROM ${this.qualified(t)} WHERE ${where.map(([c]) => `${quoteIdentifier(c)} = ?`).join(" AND ")}`;
-    if (docInfo.ifExists) query += " IF EXISTS";
-    return this.run(query, where.map(([, v]) => v), executionOptions);
+  /** Property values may be `q` assignments (`q.incr(1)`, `q.append([x])`); `when`'s `q` operators. */
+  update(doc: Doc, docInfo?: UpdateDocInfo | string | null, executionOptions?: MappingExecutionOptions): Promise<Result> {
+    return this.mutate("update", doc, docInfo as Doc, executionOptions);
+  }
+
+  remove(doc: Doc, docInfo?: RemoveDocInfo | string | null, executionOptions?: MappingExecutionOptions): Promise<Result> {
+    return this.mutate("remove", doc, docInfo as Doc, executionOptions);
   }
 
   /** A function running `query` with the parameters `paramsHandler` takes from a document. */
   mapWithQuery(query: string, paramsHandler: (doc: Doc) => unknown[], executionOptions?: MappingExecutionOptions): (doc: Doc, options?: CompatQueryOptions) => Promise<Result> {
     const base = typeof executionOptions === "string" ? { executionProfile: executionOptions } : executionOptions;
-    return (doc, options) => this.run(query, paramsHandler(doc), { ...base, ...options });
+    return async (doc, options) => {
+      const rs = await this.client.execute(query, paramsHandler(doc) as never, { ...base, ...options, prepare: true }) as ResultSet;
+      return new Result(rs, this.toDoc);
+    };
+  }
+}
+
+/** One statement of a mapper batch, made by `modelMapper.batching`. */
+export class ModelBatchItem {
+  constructor(
+    readonly doc: Doc,
+    readonly docInfo: Doc | undefined,
+    private readonly model: ModelMapper,
+    private readonly kind: "insert" | "update" | "remove",
+  ) {}
+
+  statements(): Promise<Statement[]> {
+    return this.model.statements(this.kind, this.doc, this.docInfo);
+  }
+
+  /** The model whose documents the batch's result rows (a failed condition's) become. */
+  getMappingInfo(): ModelMapper {
+    return this.model;
+  }
+}
+
+export class ModelBatchMapper {
+  constructor(private readonly model: ModelMapper) {}
+  insert(doc: Doc, docInfo?: InsertDocInfo): ModelBatchItem {
+    return new ModelBatchItem(doc, docInfo as Doc, this.model, "insert");
+  }
+  update(doc: Doc, docInfo?: UpdateDocInfo): ModelBatchItem {
+    return new ModelBatchItem(doc, docInfo as Doc, this.model, "update");
+  }
+  remove(doc: Doc, docInfo?: RemoveDocInfo): ModelBatchItem {
+    return new ModelBatchItem(doc, docInfo as Doc, this.model, "remove");
   }
 }
 
@@ -264,8 +366,29 @@ export class Mapper {
     return m;
   }
 
-  /** Batches are not implemented for the mapper yet. */
-  batch(): never {
-    throw new NotSupportedError("mapper.batch is not supported yet: use client.batch");
+  /**
+   * The items' statements as one batch, logged unless `logged: false`. As DataStax's: idempotent
+   * when every statement is (or as `isIdempotent` says), a counter batch when the last one is.
+   */
+  async batch(items: ModelBatchItem[], executionOptions?: MappingExecutionOptions): Promise<Result> {
+    if (!Array.isArray(items) || !(items.length > 0)) {
+      throw new ArgumentError("First parameter items should be an Array with 1 or more ModelBatchItem instances");
+    }
+    const statements = await Promise.all(items.map((item) => {
+      if (!(item instanceof ModelBatchItem)) {
+        return Promise.reject(new Error("Batch items must be instances of ModelBatchItem, use modelMapper.batching object to create each item"));
+      }
+      return item.statements();
+    })).then((lists) => lists.flat());
+    const o = typeof executionOptions === "string" ? { executionProfile: executionOptions } : executionOptions;
+    const rs = await this.client.batch(statements.map((s) => ({ query: s.query, params: s.params as never })), {
+      prepare: true,
+      executionProfile: o?.executionProfile,
+      timestamp: o?.timestamp,
+      logged: typeof executionOptions === "object" && executionOptions !== null ? executionOptions.logged !== false : undefined,
+      isIdempotent: o?.isIdempotent ?? statements.every((s) => s.isIdempotent),
+      counter: statements[statements.length - 1].isCounter,
+    });
+    return items[0].getMappingInfo().mutationResult(rs);
   }
 }

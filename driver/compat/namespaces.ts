@@ -105,6 +105,9 @@ export namespace mapping {
   export import DefaultTableMappings = m.DefaultTableMappings;
   export import UnderscoreCqlToCamelCaseMappings = m.UnderscoreCqlToCamelCaseMappings;
   export import Result = m.Result;
+  export import ModelBatchMapper = m.ModelBatchMapper;
+  export import ModelBatchItem = m.ModelBatchItem;
+  export import q = m.q;
 }
 
 export namespace auth {

@@ -807,6 +807,235 @@ scenario("mapping.Mapper: columns' toModel/fromModel, an execution profile's nam
   return [got, found.toArray(), byQuery.toArray(), unknown.err ? unknown.err : unknown.ok.toArray()];
 });
 
+/**
+ * Runs `body` with `client.execute` and `client.batch` recording what the mapper sends: the CQL,
+ * the parameters and the options that say how (prepared, idempotent, logged, counter), so the
+ * statements' text is compared with DataStax's, not only their effect.
+ */
+async function withStatements(client, body) {
+  const seen = [];
+  const { execute, batch } = client;
+  client.execute = function (query, params, options, ...rest) {
+    seen.push([query, params, options?.prepare, options?.isIdempotent]);
+    return execute.call(this, query, params, options, ...rest);
+  };
+  client.batch = function (queries, options, ...rest) {
+    seen.push(["BATCH", queries.map((q) => [q.query, q.params]), options?.prepare, options?.isIdempotent, options?.logged, options?.counter]);
+    return batch.call(this, queries, options, ...rest);
+  };
+  try {
+    return [await body(), seen];
+  } finally {
+    delete client.execute;
+    delete client.batch;
+  }
+}
+
+/** Whether `call` threw before returning its promise (DataStax's mapper does for some bad input), or what the promise settled to. */
+async function thrownOrSettled(call) {
+  let promise;
+  try {
+    promise = call();
+  } catch (e) {
+    return { threw: e };
+  }
+  return outcome(promise);
+}
+
+/** An error the server gave when it prepared a statement, but for `coordinator` (DataStax's has none then). */
+const preparingError = ({ err }) => [err.name, err.code, err.message, err.query];
+
+/** A mapper Result as user code reads it. */
+const mapped = (res) => [res.wasApplied(), res.length, res.toArray(), res.first()];
+
+scenario("mapping.q: find with in_, gt, gte, lt, lte, and, notEq (and fromModel on each value)", async (d, client, ks) => {
+  await client.execute(`CREATE TABLE ${ks}.mq_find (p int, c int, v text, PRIMARY KEY (p, c))`);
+  for (const [p, c] of [[1, 0], [1, 1], [1, 2], [1, 3], [1, 4], [2, 0], [2, 1]]) {
+    await client.execute(`INSERT INTO ${ks}.mq_find (p, c, v) VALUES (?, ?, ?)`, [p, c, `v${p}${c}`], { prepare: true });
+  }
+  const q = d.mapping.q;
+  const columns = { c: { name: "step", fromModel: (s) => s / 10, toModel: (c) => c * 10 } };
+  const mapper = new d.mapping.Mapper(client, { models: { F: { tables: ["mq_find"], keyspace: ks }, G: { tables: ["mq_find"], keyspace: ks, columns } } });
+  const m = mapper.forModel("F");
+  const g = mapper.forModel("G");
+  const docs = async (p) => (await p).toArray();
+  return withStatements(client, async () => [
+    await docs(m.find({ p: q.in_([1, 2]) })),
+    await docs(m.find({ p: 1, c: q.gt(2) })),
+    await docs(m.find({ p: 1, c: q.gte(3) }, { orderBy: { c: "desc" } })),
+    await docs(m.find({ p: 1, c: q.lt(1) })),
+    await docs(m.find({ p: 1, c: q.lte(1) }, { fields: ["c", "v"], limit: 1 })),
+    await docs(m.find({ p: 1, c: q.and(q.gt(0), q.lt(3)) })),
+    await docs(m.find({ p: q.in_([2, 1]), c: q.in_([1]) })),
+    await docs(g.find({ p: 1, step: q.in_([10, 30]) })),
+    await docs(g.find({ p: 1, step: q.and(q.gte(20), q.lte(30)) }, { orderBy: { step: "DESC" } })),
+    // The server refuses != in WHERE when it prepares it.
+    await outcome(docs(m.find({ p: 1, c: q.notEq(2) }))).then(preparingError),
+    await thrownOrSettled(() => m.find({ p: 1 }, { orderBy: { c: "down" } })),
+    await docs(m.find({ p: 1, c: 4 }, "default")),
+    await outcome((async () => q.in_(1))()),
+  ]);
+});
+
+scenario("mapping.q: update with incr and decr on a counter table", async (d, client, ks) => {
+  await client.execute(`CREATE TABLE ${ks}.mq_counts (id int PRIMARY KEY, n counter, m counter)`);
+  const q = d.mapping.q;
+  const m = new d.mapping.Mapper(client, { models: { C: { tables: ["mq_counts"], keyspace: ks } } }).forModel("C");
+  return withStatements(client, async () => {
+    const a = mapped(await m.update({ id: 1, n: q.incr(5), m: q.decr(2) }));
+    await m.update({ id: 1, n: q.decr(d.types.Long.fromNumber(1)) });
+    return [a, await m.get({ id: 1 })];
+  });
+});
+
+scenario("mapping.q: update with append, prepend, remove on a list, a set and a map; with a TTL", async (d, client, ks) => {
+  await client.execute(`CREATE TABLE ${ks}.mq_coll (id int PRIMARY KEY, l list<int>, s set<text>, m map<text, int>)`);
+  const q = d.mapping.q;
+  const m = new d.mapping.Mapper(client, { models: { L: { tables: ["mq_coll"], keyspace: ks } } }).forModel("L");
+  return withStatements(client, async () => {
+    await m.insert({ id: 1, l: [1, 2], s: ["a", "b"], m: { x: 1, y: 2 } });
+    await m.update({ id: 1, l: q.append([3]), s: q.append(["c"]), m: q.append({ z: 3 }) });
+    const appended = await m.get({ id: 1 });
+    await m.update({ id: 1, l: q.prepend([0, -1]) });
+    const prepended = await m.get({ id: 1 });
+    await m.update({ id: 1, l: q.remove([2]), s: q.remove(["a"]), m: q.remove(["x"]) });
+    await m.update({ id: 1, s: q.append(["d"]) }, { ttl: 1000 });
+    return [appended, prepended, await m.get({ id: 1 })];
+  });
+});
+
+scenario("mapping.q: when conditions with operators on update and remove: wasApplied, a failed condition's row", async (d, client, ks) => {
+  await client.execute(`CREATE TABLE ${ks}.mq_lwt (id int PRIMARY KEY, v int, w text)`);
+  const q = d.mapping.q;
+  const m = new d.mapping.Mapper(client, { models: { W: { tables: ["mq_lwt"], keyspace: ks } } }).forModel("W");
+  return withStatements(client, async () => {
+    await m.insert({ id: 1, v: 1, w: "a" });
+    return [
+      mapped(await m.update({ id: 1, v: 5 }, { when: { v: q.lt(3) } })),
+      mapped(await m.update({ id: 1, v: 6 }, { when: { v: q.lt(3) } })),
+      mapped(await m.update({ id: 1, v: 7 }, { when: { v: q.notEq(5) } })),
+      mapped(await m.update({ id: 1, w: "b" }, { when: { v: q.and(q.gte(5), q.lte(5)), w: "a" } })),
+      mapped(await m.update({ id: 1, v: 8 }, { when: { v: q.in_([1, 2]) } })),
+      mapped(await m.update({ id: 1, v: 8 }, { when: { v: q.gt(4) } })),
+      mapped(await m.remove({ id: 1 }, { when: { v: q.lte(2) } })),
+      mapped(await m.remove({ id: 1 }, { when: { v: q.gte(8) } })),
+      await thrownOrSettled(() => m.update({ id: 1, v: 1 }, { ifExists: true, when: { v: 1 } })),
+      await thrownOrSettled(() => m.remove({ id: 1 }, { ifExists: true, when: { v: q.gt(1) } })),
+      mapped(await m.insert({ id: 2, v: 1 }, { ifNotExists: true })),
+      mapped(await m.insert({ id: 2, v: 2 }, { ifNotExists: true })),
+      mapped(await m.remove({ id: 2 }, { ifExists: true })),
+      mapped(await m.remove({ id: 2 }, { ifExists: true })),
+      mapped(await m.insert({ id: 3, v: 3, w: "c" }, "default")),
+      mapped(await m.remove({ id: 3, w: "ignored" }, { deleteOnlyColumns: true })),
+      await m.get({ id: 3 }, "default"),
+      mapped(await m.remove({ id: 3, v: 0 }, { fields: ["id"] })),
+      await m.get({ id: 3 }),
+    ];
+  });
+});
+
+scenario("mapping.Mapper.batch: batching.insert/update/remove of two models as one batch; logged, counter, conditional", async (d, client, ks) => {
+  await client.execute(`CREATE TABLE ${ks}.mq_b1 (id int PRIMARY KEY, v int, tags list<text>)`);
+  await client.execute(`CREATE TABLE ${ks}.mq_b2 (p int, c int, v text, PRIMARY KEY (p, c))`);
+  await client.execute(`CREATE TABLE ${ks}.mq_bc (id int PRIMARY KEY, n counter)`);
+  const q = d.mapping.q;
+  const models = { A: { tables: ["mq_b1"], keyspace: ks }, B: { tables: ["mq_b2"], keyspace: ks }, C: { tables: ["mq_bc"], keyspace: ks } };
+  const mapper = new d.mapping.Mapper(client, { models });
+  const [a, b, c] = ["A", "B", "C"].map((n) => mapper.forModel(n));
+  // Each model's table read once first: DataStax gathers a batch's statements in the order their
+  // table metadata arrives, which is the items' order only once it is cached.
+  await a.insert({ id: 3, v: 3 });
+  await b.insert({ p: 1, c: 2, v: "two" });
+  await c.update({ id: 1, n: q.incr(1) });
+  return withStatements(client, async () => [
+    mapped(await mapper.batch([
+      a.batching.insert({ id: 1, v: 1, tags: ["x"] }),
+      a.batching.update({ id: 1, tags: q.append(["y"]) }),
+      b.batching.insert({ p: 1, c: 1, v: "one" }, { ttl: 1000 }),
+      a.batching.remove({ id: 3 }),
+    ])),
+    (await a.find({ id: q.in_([1, 3]) })).toArray(),
+    mapped(await mapper.batch([b.batching.update({ p: 1, c: 1, v: "uno" }), b.batching.remove({ p: 1, c: 2 }, { ifExists: true })], { logged: false })),
+    mapped(await mapper.batch([b.batching.update({ p: 1, c: 1, v: "uno" }), b.batching.remove({ p: 1, c: 2 })], { logged: false })),
+    (await b.find({ p: 1 })).toArray(),
+    mapped(await mapper.batch([c.batching.update({ id: 1, n: q.incr(2) }), c.batching.update({ id: 1, n: q.decr(5) })], "default")),
+    await c.get({ id: 1 }),
+    mapped(await mapper.batch([a.batching.update({ id: 1, v: 10 }, { when: { v: q.gt(5) } }), a.batching.update({ id: 1, tags: ["z"] })], { isIdempotent: true })),
+    mapped(await mapper.batch([a.batching.update({ id: 1, v: 10 }, { when: { v: q.lt(5) } }), a.batching.insert({ id: 1, tags: ["z"] })])),
+    await a.get({ id: 1 }),
+    await outcome(mapper.batch([])),
+    await outcome(mapper.batch("x")),
+    await outcome(mapper.batch([a.batching.insert({ id: 5, v: 5 }), { query: "x" }])),
+  ]);
+});
+
+scenario("mapping: the documents a table takes (DataStax's checks and messages); an undefined property is unset", async (d, client, ks) => {
+  await client.execute(`CREATE TABLE ${ks}.mq_unset (id int PRIMARY KEY, v int, w text)`);
+  await client.execute(`CREATE TABLE ${ks}.mq_keys (p int, c int, s int static, v int, PRIMARY KEY (p, c))`);
+  const models = { U: { tables: ["mq_unset"], keyspace: ks }, K: { tables: ["mq_keys"], keyspace: ks } };
+  const mapper = new d.mapping.Mapper(client, { models });
+  const [m, k] = [mapper.forModel("U"), mapper.forModel("K")];
+  const q = d.mapping.q;
+  const docs = async (p) => (await p).toArray();
+  return withStatements(client, async () => [
+    mapped(await m.insert({ id: 1, v: 1, w: "a" })),
+    mapped(await m.insert({ id: 1, v: undefined, w: "b", other: 1 })),
+    mapped(await m.update({ id: 1, v: undefined, w: "c" })),
+    await m.get({ id: 1 }),
+    await outcome(docs(m.find({ id: 1, v: undefined }))),
+    await outcome(docs(m.find({ id: 1 }, { fields: ["nope"] }))),
+    await outcome(m.get({})),
+    await outcome(m.insert({})),
+    await outcome(m.insert({ v: 2 })),
+    await outcome(m.update({ id: 1 })),
+    await outcome(m.update({ id: 1, v: 2 }, { when: { nope: 1 } })),
+    await outcome(m.remove({ v: 1 })),
+    await outcome(m.remove({ id: 1 }, { when: { nope: q.gt(1) } })),
+    mapped(await k.insert({ p: 1, c: 1, v: 1 })),
+    mapped(await k.insert({ p: 1, s: 5 })),
+    await outcome(k.insert({ p: 1, v: 5 })).then(preparingError),
+    mapped(await k.update({ p: 1, s: 6 })),
+    await outcome(k.get({ p: 1 })),
+    await docs(k.find({ p: 1 }, { orderBy: { c: "desc" } })),
+    await outcome(docs(k.find({ p: 1 }, { orderBy: { v: "desc" } }))),
+    await outcome(docs(k.find({ p: 1, v: 1 }))),
+    await outcome(docs(k.find({ c: 1 }))),
+    await outcome(k.remove({ p: 1 })),
+    await docs(k.findAll({ fields: ["p", "c", "s"], limit: 5 })),
+    await docs(m.findAll()),
+  ]);
+});
+
+scenario("mapping: a model over two tables: reads the first that can answer, writes all that fit in one batch", async (d, client, ks) => {
+  await client.execute(`CREATE TABLE ${ks}.mq_videos (videoid int PRIMARY KEY, userid int, added int, name text)`);
+  await client.execute(`CREATE TABLE ${ks}.mq_user_videos (userid int, added int, videoid int, name text, PRIMARY KEY (userid, added, videoid))`);
+  const q = d.mapping.q;
+  const columns = { videoid: "videoId", userid: "userId" };
+  const models = { Video: { tables: ["mq_videos", { name: "mq_user_videos", isView: false }], keyspace: ks, columns }, Gone: { tables: ["mq_none"], keyspace: ks } };
+  const mapper = new d.mapping.Mapper(client, { models });
+  const m = mapper.forModel("Video");
+  const docs = async (p) => (await p).toArray();
+  return withStatements(client, async () => [
+    mapped(await m.insert({ videoId: 1, userId: 7, added: 10, name: "a" })),
+    mapped(await m.insert({ videoId: 2, userId: 7, added: 20, name: "b" }, { ttl: 1000 })),
+    mapped(await m.insert({ videoId: 3, name: "only videos" })),
+    await m.get({ videoId: 1 }),
+    await docs(m.find({ userId: 7 })),
+    await docs(m.find({ userId: 7, added: q.gte(15) }, { orderBy: { added: "DESC" }, fields: ["videoId", "name"] })),
+    await docs(m.findAll({ limit: 10 })),
+    mapped(await m.update({ videoId: 2, userId: 7, added: 20, name: "B" })),
+    mapped(await m.update({ videoId: 3, name: "three" }, { when: { name: "only videos" } })),
+    await outcome(m.update({ videoId: 2, userId: 7, added: 20, name: "x" }, { when: { name: "B" } })),
+    await outcome(m.insert({ videoId: 4, userId: 7, added: 40 }, { ifNotExists: true })),
+    mapped(await m.remove({ videoId: 1, userId: 7, added: 10 })),
+    await docs(m.find({ userId: 7 })),
+    await outcome(m.find({ name: "a" })),
+    mapped(await mapper.batch([m.batching.insert({ videoId: 5, userId: 8, added: 50, name: "e" }), m.batching.remove({ videoId: 3 })])),
+    await docs(m.find({ userId: 8 })),
+    await outcome(mapper.forModel("Gone").find({ id: 1 })),
+  ]);
+});
+
 // ---- Value classes and helpers as user code calls them, no server needed (edge values). ----
 const tryEach = (o) => Object.fromEntries(Object.entries(o).map(([k, f]) => { try { return [k, f()]; } catch (e) { return [k, e]; } }));
 const texts = (vs) => vs.map((v) => { try { return [String(v), JSON.stringify(v)]; } catch (e) { return e; } });

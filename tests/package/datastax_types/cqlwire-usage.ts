@@ -22,6 +22,16 @@ async function mapperDocuments(mapper: mapping.ModelMapper): Promise<string> {
   return doc.name.toUpperCase() + (await mapper.find({})).first().name;
 }
 
+async function mapperOperators(m: mapping.Mapper, videos: mapping.ModelMapper): Promise<boolean> {
+  const q = mapping.q;
+  const since: mapping.q.QueryOperator = q.gte(new Date());
+  await videos.find({ userId: q.in_([1, 2]), addedDate: since, rank: q.and(q.gt(1), q.lte(9)) });
+  await videos.update({ id: 1, views: q.incr(1), tags: q.append(["x"]) }, { when: { version: q.lt(3) } });
+  await videos.remove({ id: 1 }, { when: { views: q.notEq(0) }, deleteOnlyColumns: true });
+  const items: mapping.ModelBatchItem[] = [videos.batching.insert({ id: 2 }), videos.batching.update({ id: 1, tags: q.remove(["x"]) })];
+  return (await m.batch(items, { logged: false, isIdempotent: true })).wasApplied();
+}
+
 function events(client: Client): void {
   client.on("hostUp", (host) => console.log(host.address));
   client.stream("SELECT * FROM ks1.users").on("data", (row) => console.log(row.name.length));
@@ -36,5 +46,6 @@ function bytes(): string {
 
 void rowValues;
 void mapperDocuments;
+void mapperOperators;
 void events;
 void bytes;
