@@ -41,9 +41,7 @@ impl Backoff {
     pub fn next_delay(&mut self) -> Decision<u64> {
         let decision = match self.jitter {
             Jitter::Full => {
-                let ceiling = self.base_us.checked_shl(self.attempt).filter(|c| c >> self.attempt == self.base_us);
-                let ceiling = ceiling.map_or(self.max_us, |c| c.min(self.max_us));
-                Decision { value: self.rng.between(0, ceiling), reason: "exponential backoff, full jitter" }
+                Decision { value: self.full_jitter(self.attempt), reason: "exponential backoff, full jitter" }
             }
             Jitter::Decorrelated => {
                 let ceiling = self.previous_us.saturating_mul(3).min(self.max_us);
@@ -54,6 +52,15 @@ impl Backoff {
         };
         self.attempt = self.attempt.saturating_add(1);
         decision
+    }
+
+    /// The full-jitter delay of the `attempt`-th try (0 for the first), whatever this
+    /// backoff's own count, which it leaves alone: for a caller that counts attempts per
+    /// retried thing (a bulk load's groups) and shares one random stream among them.
+    pub fn full_jitter(&mut self, attempt: u32) -> u64 {
+        let ceiling = self.base_us.checked_shl(attempt).filter(|c| c >> attempt == self.base_us);
+        let ceiling = ceiling.map_or(self.max_us, |c| c.min(self.max_us));
+        self.rng.between(0, ceiling)
     }
 
     /// Starts over after a successful connection. The random stream continues, so the next
