@@ -66,10 +66,19 @@ export function setCompatRuntime(r: CompatRuntime): void {
   if (r.Buffer) useBufferClass(r.Buffer);
 }
 
+/**
+ * Calls a user's callback in a task of its own, outside the promise that settled it: as with
+ * DataStax, what the callback throws is an uncaught exception (mocha fails the test, a process
+ * without a handler exits), not a rejection of a promise nobody holds.
+ */
+function callBack(fn: () => void): void {
+  queueMicrotask(fn);
+}
+
 /** Runs `promise` through `callback` when there is one; else returns it. */
 function settle<T>(promise: Promise<T>, callback: Callback<T> | undefined): Promise<T> | undefined {
   if (typeof callback !== "function") return promise;
-  promise.then((v) => callback(null, v), (e) => callback(e));
+  promise.then((v) => callBack(() => callback(null, v)), (e) => callBack(() => callback(e)));
   return undefined;
 }
 
@@ -369,7 +378,7 @@ export class Client {
           try {
             for (let n = 0; n < rs.rows.length; n++) rowCallback(n, rs.rows[n]);
           } catch (e) {
-            callback?.(e as Error);
+            if (callback) callBack(() => callback(e as Error));
             return;
           }
           total += rs.rowLength;
@@ -377,9 +386,11 @@ export class Client {
           if (next && options.autoPage) return page(next);
           if (next) rs.nextPage = () => page(next);
           rs.rowLength = total;
-          callback?.(null, rs);
+          if (callback) callBack(() => callback(null, rs));
         },
-        (e) => callback?.(e),
+        (e) => {
+          if (callback) callBack(() => callback(e));
+        },
       );
     };
     page(undefined);

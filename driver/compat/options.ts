@@ -3,7 +3,7 @@
  * counterpart is dropped here, on purpose, with the reason in the README's migration table.
  */
 import type { BatchOptions, ClientOptions, ExecuteOptions } from "../mod.ts";
-import { NotSupportedError } from "../src/errors.ts";
+import { ArgumentError, NotSupportedError } from "../src/errors.ts";
 import type { EncodingOptions } from "./convert.ts";
 import { longToBigInt } from "./numbers.ts";
 import { type AuthProvider, authOptions } from "./auth.ts";
@@ -164,7 +164,7 @@ export function executeOptions(q: CompatQueryOptions | undefined, profiles: Map<
   if (q.customPayload !== undefined) throw new NotSupportedError("options.customPayload: sending a custom payload is not supported");
   const named = q.executionProfile;
   const profile = typeof named === "string" ? profiles.get(named) : named;
-  if (typeof named === "string" && profile === undefined) throw new TypeError(`execution profile "${named}" is not defined`);
+  if (typeof named === "string" && profile === undefined) throw new ArgumentError(`Execution profile "${named}" not found`);
   const ts = q.timestamp;
   const out: ExecuteOptions & BatchOptions = {
     prepare: q.prepare,

@@ -659,6 +659,61 @@ scenario("callbacks: batch and eachRow errors", async (_d, client, ks) => {
   return [batch, each];
 });
 
+// From DataStax's own suite (client-batch-tests "should fail if non-existent profile provided").
+scenario("errors: an execution profile that is not defined", async (_d, client, ks) => {
+  const viaCallback = await new Promise((resolve) => client.batch([`INSERT INTO ${ks}.lwt (id, v) VALUES (1, 1)`], { executionProfile: "none" }, (err) => resolve(err)));
+  const viaPromise = await outcome(client.execute(`SELECT id FROM ${ks}.lwt`, [], { executionProfile: "none" }));
+  return [viaCallback, viaPromise];
+});
+
+/**
+ * Where an error thrown by a user's callback goes: DataStax calls callbacks outside any promise,
+ * so it is an uncaught exception (mocha fails the test at once; a process without a handler
+ * exits), never a rejection of a promise nobody holds (DataStax's suite waited for its 2-minute
+ * timeout instead). Node, Bun and Deno report through process events, workerd through its global.
+ */
+async function whereCallbackThrowsGo(start) {
+  const seen = [];
+  const marker = new Error("thrown by the callback");
+  // Only the marker is followed: workerd also reports, on cqlwire's side, the server error of
+  // the failing query as a rejection it sees before the driver handles it (not asserted here).
+  const onUncaught = (e) => { if (e === marker) seen.push("uncaught exception"); };
+  const onRejection = (e) => { if (e === marker) seen.push("unhandled rejection"); };
+  const onError = (ev) => { onUncaught(ev.error); ev.preventDefault(); };
+  const onRejectionEvent = (ev) => { onRejection(ev.reason); ev.preventDefault(); };
+  const proc = globalThis.process;
+  const viaProcess = typeof proc?.on === "function" && typeof proc?.off === "function" && !globalThis.WebSocketPair;
+  if (viaProcess) {
+    proc.on("uncaughtException", onUncaught);
+    proc.on("unhandledRejection", onRejection);
+  } else {
+    globalThis.addEventListener("error", onError);
+    globalThis.addEventListener("unhandledrejection", onRejectionEvent);
+  }
+  try {
+    await new Promise((resolve) => start((err) => {
+      setTimeout(resolve, 50);
+      throw marker;
+    }));
+  } finally {
+    if (viaProcess) {
+      proc.off("uncaughtException", onUncaught);
+      proc.off("unhandledRejection", onRejection);
+    } else {
+      globalThis.removeEventListener("error", onError);
+      globalThis.removeEventListener("unhandledrejection", onRejectionEvent);
+    }
+  }
+  return seen;
+}
+
+scenario("callbacks: an error thrown by the callback is uncaught", async (_d, client, ks) => [
+  await whereCallbackThrowsGo((cb) => client.execute(`SELECT id FROM ${ks}.lwt WHERE id = 1`, cb)),
+  await whereCallbackThrowsGo((cb) => client.execute(`SELECT nope FROM ${ks}.lwt`, cb)),
+  await whereCallbackThrowsGo((cb) => client.batch([`INSERT INTO ${ks}.lwt (id, v) VALUES (9, 9)`], { prepare: true }, cb)),
+  await whereCallbackThrowsGo((cb) => client.eachRow(`SELECT id FROM ${ks}.lwt`, [], {}, () => {}, cb)),
+]);
+
 /** The server's error inside DataStax's NoHostAvailableError (it tried the next host, found none). */
 function unwrapped(e) {
   const inner = e && e.innerErrors ? Object.values(e.innerErrors)[0] : e;
