@@ -8,7 +8,7 @@ import { ArgumentError, DriverError } from "../src/errors.ts";
 import { consistencies } from "../src/types.ts";
 import { type BufferClass, useBufferClass } from "../src/values/bytes.ts";
 import { type Metadata, STRATEGY_PREFIX } from "../src/metadata.ts";
-import { type EncodingOptions, hintFor } from "./convert.ts";
+import { type EncodingOptions, statementHints } from "./convert.ts";
 import { Host, HostMap } from "./hosts.ts";
 import { type CompatClientOptions, type CompatQueryOptions, clientOptions, executeOptions, ExecutionProfile } from "./options.ts";
 import { convertRows, ResultSet } from "./result.ts";
@@ -302,13 +302,10 @@ export class Client {
   private queryOptions(params: Params, options: CompatQueryOptions | undefined) {
     const o = this.withRoutingKey(this.withTimestamp(executeOptions(options, this.profiles)), options);
     const prepare = o.prepare ?? this.options.queryOptions?.prepare ?? false;
-    if (!prepare && Array.isArray(params) && o.hints === undefined) {
-      let hints: Array<string | null> | undefined;
-      for (let i = 0; i < params.length; i++) {
-        const h = hintFor(params[i]);
-        if (h !== null) (hints ??= new Array(params.length).fill(null))[i] = h;
-      }
+    if (!prepare && Array.isArray(params)) {
+      const hints = statementHints(params, o.hints);
       if (hints) o.hints = hints;
+      else delete o.hints;
     }
     return o;
   }
@@ -342,14 +339,18 @@ export class Client {
   }
 
   private async runBatch(queries: Array<string | { query: string; params?: Params }>, options: CompatQueryOptions | undefined): Promise<ResultSet> {
+    // Checked before connecting, as DataStax: a client shut down meanwhile still says why.
+    if (!Array.isArray(queries)) throw new ArgumentError("Queries should be an Array");
     if (!this.connected) await this.connectOnce();
-    if (!Array.isArray(queries)) throw new ArgumentError("batch needs an array of queries");
     const o = this.withRoutingKey(this.withTimestamp(executeOptions(options, this.profiles)), options);
-    const items = queries.map((q) => {
+    // The batch's hints are DataStax's, one array per query: read per item below.
+    delete o.hints;
+    const items = queries.map((q, i) => {
       const item = typeof q === "string" ? { query: q } : q;
       const prepare = o.prepare ?? this.options.queryOptions?.prepare ?? false;
-      const hints = !prepare && Array.isArray(item.params) ? item.params.map(hintFor) : undefined;
-      return { query: item.query, params: item.params ?? undefined, hints: hints?.some((h) => h !== null) ? hints : undefined };
+      // DataStax's batch hints: one array per query, in the batch's options.
+      const hints = !prepare && Array.isArray(item.params) ? statementHints(item.params, (options as CompatQueryOptions | undefined)?.hints?.[i]) : undefined;
+      return { query: item.query, params: item.params ?? undefined, hints };
     });
     try {
       return new ResultSet(await this.cqlwire.batch(items as never, o), this.encoding, this.consistencyOf(o));

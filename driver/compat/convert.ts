@@ -9,6 +9,7 @@ import { bytesView } from "../src/values/bytes.ts";
 import { BigDecimal, Integer, Long, longFromBigInt } from "./numbers.ts";
 import { Duration, InetAddress, LocalDate, LocalTime, Tuple } from "./values.ts";
 import { Vector } from "./vector.ts";
+import { hintText } from "./datatypes.ts";
 
 /** The `encoding` client options of the DataStax driver. */
 export interface EncodingOptions {
@@ -135,6 +136,21 @@ export function hintFor(value: unknown): string | null {
   if (value instanceof Duration) return "duration";
   if (value instanceof Vector) return vectorHint(value as Vector | Float32Array);
   return null;
+}
+
+/**
+ * The hints of an unprepared statement as DataStax reads them: the user's hint where one is
+ * given (a name, a `dataTypes` code or `{ code, info }`), else the guess from the value's class
+ * (DataStax guesses for a missing or null hint too). Undefined when there is nothing to say.
+ */
+export function statementHints(params: unknown[], user: unknown): Array<string | null> | undefined {
+  const given = Array.isArray(user) ? user : [];
+  let hints: Array<string | null> | undefined;
+  for (let i = 0; i < params.length; i++) {
+    const h = given[i] === null || given[i] === undefined ? hintFor(params[i]) : hintText(given[i]);
+    if (h !== null) (hints ??= new Array(params.length).fill(null))[i] = h;
+  }
+  return hints;
 }
 
 /**

@@ -666,6 +666,37 @@ scenario("errors: an execution profile that is not defined", async (_d, client, 
   return [viaCallback, viaPromise];
 });
 
+// From DataStax's own suite (client-execute-tests "should use parameter hints as number...",
+// "should guess known types"; client-batch-tests "should use hints when provided").
+scenario("hints: dataTypes codes, { code, info }, null entries, hints: null, per query in a batch", async (d, client, ks) => {
+  const dt = d.types.dataTypes;
+  const u = d.types.Uuid.fromString("5b8f1e2a-0c3d-4e5f-8a9b-0c1d2e3f4a5b");
+  const ins = `INSERT INTO ${ks}.all_types (id, i, b, f, t, u) VALUES (?, ?, ?, ?, ?, ?)`;
+  const a = await outcome(client.execute(ins, [40, -12, 7, 1.5, "x", u], { hints: [dt.int, dt.int, dt.bigint, dt.float, dt.text, null] }));
+  const b = await outcome(client.execute(ins, [41, 3, 4, 2.5, "y", u], { hints: [{ code: dt.int }, "int", { code: dt.bigint }, "float", null, undefined] }));
+  const c = await outcome(client.execute(`INSERT INTO ${ks}.all_types (id, u, dbl) VALUES (42, ?, ?)`, [u, 2.25], { hints: null }));
+  const coll = `INSERT INTO ${ks}.coll (id, l, m, tup) VALUES (?, ?, ?, ?)`;
+  const e = await outcome(client.execute(coll, [43, [1, 2], { k: 5 }, new d.types.Tuple(6, "z")], {
+    hints: [dt.int, { code: dt.list, info: { code: dt.int } }, { code: dt.map, info: [{ code: dt.text }, { code: dt.int }] }, { code: dt.tuple, info: [{ code: dt.int }, { code: dt.text }] }],
+  }));
+  const f = await outcome(client.batch([
+    { query: `INSERT INTO ${ks}.all_types (id, u) VALUES (44, ?)`, params: [u] },
+    { query: `INSERT INTO ${ks}.all_types (id, i, b) VALUES (?, ?, ?)`, params: [45, -1, -1] },
+  ], { hints: [null, [dt.int, "int", dt.bigint]] }));
+  const read = await client.execute(`SELECT id, i, b, f, t, u, dbl FROM ${ks}.all_types WHERE id IN (40, 41, 42, 44, 45)`);
+  const readColl = await client.execute(`SELECT l, m, tup FROM ${ks}.coll WHERE id = 43`);
+  return [a.err ?? "ok", b.err ?? "ok", c.err ?? "ok", e.err ?? "ok", f.err ?? "ok", read.rows, readColl.rows];
+});
+
+// From DataStax's own suite (client-batch-tests "should validate that arguments are valid"):
+// the arguments are checked before connecting, so a client shut down meanwhile still says why.
+scenario("batch: not an array, on a client shutting down", async (d) => {
+  const fresh = new d.Client({ contactPoints: [settings.host], localDataCenter: "datacenter1" });
+  const calls = [outcome(fresh.batch()), outcome(fresh.batch({}, {}))];
+  setTimeout(() => fresh.shutdown(), 0);
+  return (await Promise.all(calls)).map((o) => o.err ?? "resolved");
+});
+
 /**
  * Where an error thrown by a user's callback goes: DataStax calls callbacks outside any promise,
  * so it is an uncaught exception (mocha fails the test at once; a process without a handler
