@@ -88,7 +88,14 @@ function compile(t: TypeInfo, enc: EncodingOptions): Converter {
     }
     case "tuple": {
       const cs = t.elements.map((e) => converterFor(e, enc));
-      return (v) => Tuple.fromArray((v as unknown[]).map((x, i) => (cs[i] ?? identity)(x)));
+      // A tuple value that stops early has the declared length as DataStax reads it, its
+      // missing trailing elements undefined (cqlwire's own value has only those present).
+      return (v) => {
+        const present = v as unknown[];
+        const out = new Array(Math.max(cs.length, present.length));
+        for (let i = 0; i < present.length; i++) out[i] = (cs[i] ?? identity)(present[i]);
+        return Tuple.fromArray(out);
+      };
     }
     case "udt": {
       const fields = t.fields.map((f) => [f.name, converterFor(f.type, enc)] as const);

@@ -688,6 +688,14 @@ scenario("hints: dataTypes codes, { code, info }, null entries, hints: null, per
   return [a.err ?? "ok", b.err ?? "ok", c.err ?? "ok", e.err ?? "ok", f.err ?? "ok", read.rows, readColl.rows];
 });
 
+// From DataStax's own suite (client-execute-prepared-tests "should support encoding and decoding
+// tuples with fewer items than declared"): read back with the declared length.
+scenario("tuples with fewer elements than declared", async (d, client, ks) => {
+  await client.execute(`INSERT INTO ${ks}.coll (id, tup, lt) VALUES (46, ?, ?)`, [new d.types.Tuple(7), [new d.types.Tuple(8)]], { prepare: true });
+  const row = (await client.execute(`SELECT tup, lt FROM ${ks}.coll WHERE id = 46`)).first();
+  return [row.tup.length, row.tup.values(), row.tup.get(1), row.lt[0].length, row.lt[0].values()];
+});
+
 // From DataStax's own suite (client-batch-tests "should validate that arguments are valid"):
 // the arguments are checked before connecting, so a client shut down meanwhile still says why.
 scenario("batch: not an array, on a client shutting down", async (d) => {
