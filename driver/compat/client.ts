@@ -75,6 +75,12 @@ function callBack(fn: () => void): void {
   queueMicrotask(fn);
 }
 
+/** Unprepared: the params with numeric strings as numbers by their hints, or null. */
+function withHintedNumericStrings(params: NonNullable<Params>, hints: Array<string | null | undefined> | undefined) {
+  if (!Array.isArray(params) || !hints) return null;
+  return coerceNumericStrings(hints.map((type) => ({ name: "", type: type ?? null })), params);
+}
+
 /** Runs `promise` through `callback` when there is one; else returns it. */
 function settle<T>(promise: Promise<T>, callback: Callback<T> | undefined): Promise<T> | undefined {
   if (typeof callback !== "function") return promise;
@@ -280,7 +286,7 @@ export class Client {
       const refreshBefore = this.schemaRefresh;
       const raw = await this.cqlwire.execute(query, params ?? null, o).catch(async (e) => {
         const prepared = o.prepare ?? this.options.queryOptions?.prepare;
-        const retry = e instanceof CqlTypeError && prepared && params ? await this.withNumericStrings(query, params) : null;
+        const retry = !(e instanceof CqlTypeError) || !params ? null : prepared ? await this.withNumericStrings(query, params) : withHintedNumericStrings(params, o.hints);
         if (retry === null) throw e;
         return this.cqlwire.execute(query, retry, o);
       });

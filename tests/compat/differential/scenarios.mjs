@@ -688,6 +688,18 @@ scenario("hints: dataTypes codes, { code, info }, null entries, hints: null, per
   return [a.err ?? "ok", b.err ?? "ok", c.err ?? "ok", e.err ?? "ok", f.err ?? "ok", read.rows, readColl.rows];
 });
 
+// From DataStax's own suite (numeric-tests "should support setting numeric values using strings
+// for collections", prepared and unprepared with hints).
+scenario("numeric strings in collections, prepared and unprepared with hints", async (_d, client, ks) => {
+  await client.execute(`CREATE TABLE IF NOT EXISTS ${ks}.numcoll (id int PRIMARY KEY, lb list<bigint>, sf set<float>, md map<text, double>, mv map<text, varint>, si set<int>)`);
+  const ins = `INSERT INTO ${ks}.numcoll (id, lb, sf, md, mv, si) VALUES (?, ?, ?, ?, ?, ?)`;
+  const values = (id) => [id, ["890", "-9223372036854775808"], ["1.5"], { a: "1234567.875" }, { k: "123456789012345678901234567890" }, ["12"]];
+  const a = await outcome(client.execute(ins, values(1), { prepare: true }));
+  const b = await outcome(client.execute(ins, values(2), { hints: ["int", "list<bigint>", "set<float>", "map<text, double>", "map<text, varint>", "set<int>"] }));
+  const read = await client.execute(`SELECT * FROM ${ks}.numcoll WHERE id IN (1, 2)`);
+  return [a.err ?? "ok", b.err ?? "ok", read.rows];
+});
+
 // From DataStax's own suite (client-execute-prepared-tests "should support encoding and decoding
 // tuples with fewer items than declared"): read back with the declared length.
 scenario("tuples with fewer elements than declared", async (d, client, ks) => {
