@@ -142,7 +142,22 @@ export function hintFor(value: unknown): string | null {
   if (value instanceof LocalTime) return "time";
   if (value instanceof Duration) return "duration";
   if (value instanceof Vector) return vectorHint(value as Vector | Float32Array);
+  if (Array.isArray(value)) return listHint(value);
   return null;
+}
+
+/**
+ * DataStax sends an array unprepared as a list whose elements it guesses one by one; here the
+ * first element's guess types them all (an empty list's bytes are the same for any element).
+ * Null when the first element has no guess (a plain object: a map or a UDT needs a hint).
+ */
+function listHint(value: unknown[]): string | null {
+  if (value.length === 0) return "list<text>";
+  try {
+    return `list<${guessType(value[0])}>`;
+  } catch {
+    return null;
+  }
 }
 
 /**

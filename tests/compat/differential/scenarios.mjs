@@ -708,6 +708,18 @@ scenario("tuples with fewer elements than declared", async (d, client, ks) => {
   return [row.tup.length, row.tup.values(), row.tup.get(1), row.lt[0].length, row.lt[0].values()];
 });
 
+// From DataStax's own suite (client-execute-tests "should guess known types"): an array sent
+// unprepared without a hint is a list of its elements' guessed type.
+scenario("unprepared arrays without hints are guessed lists", async (d, client, ks) => {
+  const u = d.types.Uuid.fromString("6b8f1e2a-0c3d-4e5f-8a9b-0c1d2e3f4a5b");
+  const a = await outcome(client.execute(`INSERT INTO ${ks}.all_types (id, u) VALUES (47, ?)`, [u]));
+  const b = await outcome(client.execute(`UPDATE ${ks}.coll SET s = ? WHERE id = 47`, [["one", "two"]]));
+  const c = await outcome(client.execute(`UPDATE ${ks}.coll SET sb = ? WHERE id = 47`, [[d.types.Long.fromNumber(5)]]));
+  const e = await outcome(client.execute(`UPDATE ${ks}.coll SET l = ? WHERE id = 47`, [[]]));
+  const read = await client.execute(`SELECT s, sb, l FROM ${ks}.coll WHERE id = 47`);
+  return [a.err ?? "ok", b.err ?? "ok", c.err ?? "ok", e.err ?? "ok", read.rows];
+});
+
 // From DataStax's own suite (client-batch-tests "should validate that arguments are valid"):
 // the arguments are checked before connecting, so a client shut down meanwhile still says why.
 scenario("batch: not an array, on a client shutting down", async (d) => {
