@@ -18,11 +18,17 @@ const args = process.argv.slice(2);
 const which = args.includes("--driver") ? args[args.indexOf("--driver") + 1] : "cqlwire";
 const drivers = which === "both" ? ["datastax", "cqlwire"] : [which];
 
-// The tests gate on the server's version (helper.vit): ask the node, as ccm would have been told.
-async function serverVersion() {
+/**
+ * The server's version, as ccm would have been told it (the tests gate on it: helper.vit), after
+ * dropping the keyspaces an interrupted run left (`dsx_` names): on a shared node their tables
+ * would pile up in its heap.
+ */
+async function prepareNode() {
   const { Client } = require(path.join(root, "node_modules/cassandra-driver"));
   const client = new Client({ contactPoints: [process.env.DSX_CONTACT ?? "127.0.0.1"], localDataCenter: "datacenter1" });
   try {
+    const keyspaces = (await client.execute("SELECT keyspace_name FROM system_schema.keyspaces")).rows.map((r) => r.keyspace_name);
+    for (const ks of keyspaces.filter((k) => k.startsWith("dsx_"))) await client.execute(`DROP KEYSPACE IF EXISTS ${ks}`);
     return (await client.execute("SELECT release_version FROM system.local")).rows[0].release_version;
   } finally {
     await client.shutdown();
@@ -30,8 +36,9 @@ async function serverVersion() {
 }
 
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-const grep = `^(${leftOut.map(([title]) => escape(title)).join("|")})$`;
-const version = await serverVersion();
+const pattern = (title) => (title.endsWith(" *") ? `${escape(title.slice(0, -1))}.*` : escape(title));
+const grep = `^(${leftOut.map(([title]) => pattern(title)).join("|")})$`;
+const version = await prepareNode();
 let failed = false;
 for (const driver of drivers) {
   console.log(`=== DataStax's tests on ${driver} (Cassandra ${version})`);
