@@ -9,7 +9,7 @@ import { consistencies } from "../src/types.ts";
 import { type BufferClass, useBufferClass } from "../src/values/bytes.ts";
 import { type Metadata, STRATEGY_PREFIX, type TableMetadata, type UdtMetadata } from "../src/metadata.ts";
 import type { Aggregate, SchemaFunction } from "../src/schema_functions.ts";
-import { type EncodingOptions, hintFor } from "./convert.ts";
+import { type EncodingOptions, statementHints } from "./convert.ts";
 import { Host, HostMap } from "./hosts.ts";
 import { type CompatClientOptions, type CompatQueryOptions, clientOptions, executeOptions, type ExecutionProfile } from "./options.ts";
 import { convertRows, ResultSet } from "./result.ts";
@@ -112,11 +112,26 @@ export function setCompatRuntime(r: CompatRuntime): void {
   if (r.Buffer) useBufferClass(r.Buffer);
 }
 
+/**
+ * Calls a user's callback in a task of its own, outside the promise that settled it: as with
+ * DataStax, what the callback throws is an uncaught exception (mocha fails the test, a process
+ * without a handler exits), not a rejection of a promise nobody holds.
+ */
+function callBack(fn: () => void): void {
+  queueMicrotask(fn);
+}
+
+/** Unprepared: the params with numeric strings as numbers by their hints, or null. */
+function withHintedNumericStrings(params: NonNullable<Params>, hints: Array<string | null | undefined> | undefined) {
+  if (!Array.isArray(params) || !hints) return null;
+  return coerceNumericStrings(hints.map((type) => ({ name: "", type: type ?? null })), params);
+}
+
 /** Runs `promise` through `callback` when there is one; else returns it. */
 function settle<T>(promise: Promise<T>, callback: Callback<T> | undefined): Promise<T> | undefined {
   if (typeof callback !== "function") return promise;
   const cb = callback as NodeCallback<T>;
-  promise.then((v) => cb(null, v), (e) => cb(e));
+  promise.then((v) => callBack(() => cb(null, v)), (e) => callBack(() => cb(e)));
   return undefined;
 }
 
@@ -326,7 +341,7 @@ export class Client {
       const refreshBefore = this.schemaRefresh;
       const raw = await this.cqlwire.execute(query, params ?? null, o).catch(async (e) => {
         const prepared = o.prepare ?? this.options.queryOptions?.prepare;
-        const retry = e instanceof CqlTypeError && prepared && params ? await this.withNumericStrings(query, params) : null;
+        const retry = !(e instanceof CqlTypeError) || !params ? null : prepared ? await this.withNumericStrings(query, params) : withHintedNumericStrings(params, o.hints);
         if (retry === null) throw e;
         return this.cqlwire.execute(query, retry, o);
       });
@@ -348,13 +363,10 @@ export class Client {
   private queryOptions(params: Params, options: CompatQueryOptions | undefined) {
     const o = this.withRoutingKey(this.withTimestamp(executeOptions(options, this.profiles)), options);
     const prepare = o.prepare ?? this.options.queryOptions?.prepare ?? false;
-    if (!prepare && Array.isArray(params) && o.hints === undefined) {
-      let hints: Array<string | null> | undefined;
-      for (let i = 0; i < params.length; i++) {
-        const h = hintFor(params[i]);
-        if (h !== null) (hints ??= new Array(params.length).fill(null))[i] = h;
-      }
+    if (!prepare && Array.isArray(params)) {
+      const hints = statementHints(params, o.hints);
       if (hints) o.hints = hints;
+      else delete o.hints;
     }
     return o;
   }
@@ -391,14 +403,18 @@ export class Client {
   }
 
   private async runBatch(queries: Array<string | { query: string; params?: Params }>, options: CompatQueryOptions | undefined): Promise<ResultSet> {
+    // Checked before connecting, as DataStax: a client shut down meanwhile still says why.
+    if (!Array.isArray(queries)) throw new ArgumentError("Queries should be an Array");
     if (!this.connected) await this.connectOnce();
-    if (!Array.isArray(queries)) throw new ArgumentError("batch needs an array of queries");
     const o = this.withRoutingKey(this.withTimestamp(executeOptions(options, this.profiles)), options);
-    const items = queries.map((q) => {
+    // The batch's hints are DataStax's, one array per query: read per item below.
+    delete o.hints;
+    const items = queries.map((q, i) => {
       const item = typeof q === "string" ? { query: q } : q;
       const prepare = o.prepare ?? this.options.queryOptions?.prepare ?? false;
-      const hints = !prepare && Array.isArray(item.params) ? item.params.map(hintFor) : undefined;
-      return { query: item.query, params: item.params ?? undefined, hints: hints?.some((h) => h !== null) ? hints : undefined };
+      // DataStax's batch hints: one array per query, in the batch's options.
+      const hints = !prepare && Array.isArray(item.params) ? statementHints(item.params, (options as CompatQueryOptions | undefined)?.hints?.[i]) : undefined;
+      return { query: item.query, params: item.params ?? undefined, hints };
     });
     try {
       return new ResultSet(await this.cqlwire.batch(items as never, o), this.encoding, this.consistencyOf(o));
@@ -427,7 +443,7 @@ export class Client {
           try {
             for (let n = 0; n < rs.rows.length; n++) rowCallback(n, rs.rows[n]);
           } catch (e) {
-            callback?.(e as Error);
+            if (callback) callBack(() => callback(e as Error));
             return;
           }
           total += rs.rowLength;
@@ -435,9 +451,11 @@ export class Client {
           if (next && options.autoPage) return page(next);
           if (next) rs.nextPage = () => page(next);
           rs.rowLength = total;
-          callback?.(null, rs);
+          if (callback) callBack(() => callback(null, rs));
         },
-        (e) => callback?.(e),
+        (e) => {
+          if (callback) callBack(() => callback(e));
+        },
       );
     };
     page(undefined);

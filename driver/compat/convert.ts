@@ -9,6 +9,7 @@ import { bytesView } from "../src/values/bytes.ts";
 import { BigDecimal, Integer, Long, longFromBigInt } from "./numbers.ts";
 import { Duration, InetAddress, LocalDate, LocalTime, Tuple } from "./values.ts";
 import { Vector } from "./vector.ts";
+import { hintText } from "./datatypes.ts";
 
 /** The `encoding` client options of the DataStax driver. */
 export interface EncodingOptions {
@@ -87,7 +88,14 @@ function compile(t: TypeInfo, enc: EncodingOptions): Converter {
     }
     case "tuple": {
       const cs = t.elements.map((e) => converterFor(e, enc));
-      return (v) => Tuple.fromArray((v as unknown[]).map((x, i) => (cs[i] ?? identity)(x)));
+      // A tuple value that stops early has the declared length as DataStax reads it, its
+      // missing trailing elements undefined (cqlwire's own value has only those present).
+      return (v) => {
+        const present = v as unknown[];
+        const out = new Array(Math.max(cs.length, present.length));
+        for (let i = 0; i < present.length; i++) out[i] = (cs[i] ?? identity)(present[i]);
+        return Tuple.fromArray(out);
+      };
     }
     case "udt": {
       const fields = t.fields.map((f) => [f.name, converterFor(f.type, enc)] as const);
@@ -134,7 +142,37 @@ export function hintFor(value: unknown): string | null {
   if (value instanceof LocalTime) return "time";
   if (value instanceof Duration) return "duration";
   if (value instanceof Vector) return vectorHint(value as Vector | Float32Array);
+  if (Array.isArray(value)) return listHint(value);
   return null;
+}
+
+/**
+ * DataStax sends an array unprepared as a list whose elements it guesses one by one; here the
+ * first element's guess types them all (an empty list's bytes are the same for any element).
+ * Null when the first element has no guess (a plain object: a map or a UDT needs a hint).
+ */
+function listHint(value: unknown[]): string | null {
+  if (value.length === 0) return "list<text>";
+  try {
+    return `list<${guessType(value[0])}>`;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The hints of an unprepared statement as DataStax reads them: the user's hint where one is
+ * given (a name, a `dataTypes` code or `{ code, info }`), else the guess from the value's class
+ * (DataStax guesses for a missing or null hint too). Undefined when there is nothing to say.
+ */
+export function statementHints(params: unknown[], user: unknown): Array<string | null> | undefined {
+  const given = Array.isArray(user) ? user : [];
+  let hints: Array<string | null> | undefined;
+  for (let i = 0; i < params.length; i++) {
+    const h = given[i] === null || given[i] === undefined ? hintFor(params[i]) : hintText(given[i]);
+    if (h !== null) (hints ??= new Array(params.length).fill(null))[i] = h;
+  }
+  return hints;
 }
 
 /**

@@ -53,3 +53,28 @@ function getByName(name: string): DataStaxType {
 }
 
 export const dataTypes = { ...codes, getByName };
+
+const NAME_OF_CODE: ReadonlyMap<number, string> = new Map([
+  ...Object.entries(codes).filter(([name]) => name !== "varchar").map(([name, code]) => [code, name] as [number, string]),
+  [codes.varchar, "text"],
+]);
+
+/**
+ * A DataStax hint as the CQL type text cqlwire's type parser reads: a name stays as given; a
+ * `dataTypes` code or a `{ code, info }` (getByName's shape, or a hand-built one) is written
+ * out. Null for a hint that names no type; the core then refuses the statement.
+ */
+export function hintText(hint: unknown): string | null {
+  if (typeof hint === "string") return hint;
+  if (typeof hint === "number") return hintText({ code: hint });
+  if (hint === null || typeof hint !== "object" || typeof (hint as DataStaxType).code !== "number") return null;
+  const { code, info, customTypeName } = hint as DataStaxType;
+  const inner = (t: unknown) => hintText(t) ?? "?";
+  if (customTypeName === "vector" && Array.isArray(info)) return `vector<${inner(info[0])}, ${info[1]}>`;
+  if (code === codes.list || code === codes.set) return `${NAME_OF_CODE.get(code)}<${inner(info)}>`;
+  if (code === codes.map && Array.isArray(info)) return `map<${inner(info[0])}, ${inner(info[1])}>`;
+  if (code === codes.tuple && Array.isArray(info)) return `tuple<${info.map(inner).join(", ")}>`;
+  if (code === codes.udt) return typeof info === "string" ? info : null;
+  if (code === codes.custom) return typeof info === "string" ? `'${info}'` : null;
+  return NAME_OF_CODE.get(code) ?? null;
+}

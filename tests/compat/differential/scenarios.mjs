@@ -723,6 +723,124 @@ scenario("callbacks: batch and eachRow errors", async (_d, client, ks) => {
   return [batch, each];
 });
 
+// From DataStax's own suite (client-batch-tests "should fail if non-existent profile provided").
+scenario("errors: an execution profile that is not defined", async (_d, client, ks) => {
+  const viaCallback = await new Promise((resolve) => client.batch([`INSERT INTO ${ks}.lwt (id, v) VALUES (1, 1)`], { executionProfile: "none" }, (err) => resolve(err)));
+  const viaPromise = await outcome(client.execute(`SELECT id FROM ${ks}.lwt`, [], { executionProfile: "none" }));
+  return [viaCallback, viaPromise];
+});
+
+// From DataStax's own suite (client-execute-tests "should use parameter hints as number...",
+// "should guess known types"; client-batch-tests "should use hints when provided").
+scenario("hints: dataTypes codes, { code, info }, null entries, hints: null, per query in a batch", async (d, client, ks) => {
+  const dt = d.types.dataTypes;
+  const u = d.types.Uuid.fromString("5b8f1e2a-0c3d-4e5f-8a9b-0c1d2e3f4a5b");
+  const ins = `INSERT INTO ${ks}.all_types (id, i, b, f, t, u) VALUES (?, ?, ?, ?, ?, ?)`;
+  const a = await outcome(client.execute(ins, [40, -12, 7, 1.5, "x", u], { hints: [dt.int, dt.int, dt.bigint, dt.float, dt.text, null] }));
+  const b = await outcome(client.execute(ins, [41, 3, 4, 2.5, "y", u], { hints: [{ code: dt.int }, "int", { code: dt.bigint }, "float", null, undefined] }));
+  const c = await outcome(client.execute(`INSERT INTO ${ks}.all_types (id, u, dbl) VALUES (42, ?, ?)`, [u, 2.25], { hints: null }));
+  const coll = `INSERT INTO ${ks}.coll (id, l, m, tup) VALUES (?, ?, ?, ?)`;
+  const e = await outcome(client.execute(coll, [43, [1, 2], { k: 5 }, new d.types.Tuple(6, "z")], {
+    hints: [dt.int, { code: dt.list, info: { code: dt.int } }, { code: dt.map, info: [{ code: dt.text }, { code: dt.int }] }, { code: dt.tuple, info: [{ code: dt.int }, { code: dt.text }] }],
+  }));
+  const f = await outcome(client.batch([
+    { query: `INSERT INTO ${ks}.all_types (id, u) VALUES (44, ?)`, params: [u] },
+    { query: `INSERT INTO ${ks}.all_types (id, i, b) VALUES (?, ?, ?)`, params: [45, -1, -1] },
+  ], { hints: [null, [dt.int, "int", dt.bigint]] }));
+  const read = await client.execute(`SELECT id, i, b, f, t, u, dbl FROM ${ks}.all_types WHERE id IN (40, 41, 42, 44, 45)`);
+  const readColl = await client.execute(`SELECT l, m, tup FROM ${ks}.coll WHERE id = 43`);
+  return [a.err ?? "ok", b.err ?? "ok", c.err ?? "ok", e.err ?? "ok", f.err ?? "ok", read.rows, readColl.rows];
+});
+
+// From DataStax's own suite (numeric-tests "should support setting numeric values using strings
+// for collections", prepared and unprepared with hints).
+scenario("numeric strings in collections, prepared and unprepared with hints", async (_d, client, ks) => {
+  await client.execute(`CREATE TABLE IF NOT EXISTS ${ks}.numcoll (id int PRIMARY KEY, lb list<bigint>, sf set<float>, md map<text, double>, mv map<text, varint>, si set<int>)`);
+  const ins = `INSERT INTO ${ks}.numcoll (id, lb, sf, md, mv, si) VALUES (?, ?, ?, ?, ?, ?)`;
+  const values = (id) => [id, ["890", "-9223372036854775808"], ["1.5"], { a: "1234567.875" }, { k: "123456789012345678901234567890" }, ["12"]];
+  const a = await outcome(client.execute(ins, values(1), { prepare: true }));
+  const b = await outcome(client.execute(ins, values(2), { hints: ["int", "list<bigint>", "set<float>", "map<text, double>", "map<text, varint>", "set<int>"] }));
+  const read = await client.execute(`SELECT * FROM ${ks}.numcoll WHERE id IN (1, 2)`);
+  return [a.err ?? "ok", b.err ?? "ok", read.rows];
+});
+
+// From DataStax's own suite (client-execute-prepared-tests "should support encoding and decoding
+// tuples with fewer items than declared"): read back with the declared length.
+scenario("tuples with fewer elements than declared", async (d, client, ks) => {
+  await client.execute(`INSERT INTO ${ks}.coll (id, tup, lt) VALUES (46, ?, ?)`, [new d.types.Tuple(7), [new d.types.Tuple(8)]], { prepare: true });
+  const row = (await client.execute(`SELECT tup, lt FROM ${ks}.coll WHERE id = 46`)).first();
+  return [row.tup.length, row.tup.values(), row.tup.get(1), row.lt[0].length, row.lt[0].values()];
+});
+
+// From DataStax's own suite (client-execute-tests "should guess known types"): an array sent
+// unprepared without a hint is a list of its elements' guessed type.
+scenario("unprepared arrays without hints are guessed lists", async (d, client, ks) => {
+  const u = d.types.Uuid.fromString("6b8f1e2a-0c3d-4e5f-8a9b-0c1d2e3f4a5b");
+  const a = await outcome(client.execute(`INSERT INTO ${ks}.all_types (id, u) VALUES (47, ?)`, [u]));
+  const b = await outcome(client.execute(`UPDATE ${ks}.coll SET s = ? WHERE id = 47`, [["one", "two"]]));
+  const c = await outcome(client.execute(`UPDATE ${ks}.coll SET sb = ? WHERE id = 47`, [[d.types.Long.fromNumber(5)]]));
+  const e = await outcome(client.execute(`UPDATE ${ks}.coll SET l = ? WHERE id = 47`, [[]]));
+  const read = await client.execute(`SELECT s, sb, l FROM ${ks}.coll WHERE id = 47`);
+  return [a.err ?? "ok", b.err ?? "ok", c.err ?? "ok", e.err ?? "ok", read.rows];
+});
+
+// From DataStax's own suite (client-batch-tests "should validate that arguments are valid"):
+// the arguments are checked before connecting, so a client shut down meanwhile still says why.
+scenario("batch: not an array, on a client shutting down", async (d) => {
+  const fresh = new d.Client({ contactPoints: [settings.host], localDataCenter: "datacenter1" });
+  const calls = [outcome(fresh.batch()), outcome(fresh.batch({}, {}))];
+  setTimeout(() => fresh.shutdown(), 0);
+  return (await Promise.all(calls)).map((o) => o.err ?? "resolved");
+});
+
+/**
+ * Where an error thrown by a user's callback goes: DataStax calls callbacks outside any promise,
+ * so it is an uncaught exception (mocha fails the test at once; a process without a handler
+ * exits), never a rejection of a promise nobody holds (DataStax's suite waited for its 2-minute
+ * timeout instead). Node, Bun and Deno report through process events, workerd through its global.
+ */
+async function whereCallbackThrowsGo(start) {
+  const seen = [];
+  const marker = new Error("thrown by the callback");
+  // Only the marker is followed: workerd also reports, on cqlwire's side, the server error of
+  // the failing query as a rejection it sees before the driver handles it (not asserted here).
+  const onUncaught = (e) => { if (e === marker) seen.push("uncaught exception"); };
+  const onRejection = (e) => { if (e === marker) seen.push("unhandled rejection"); };
+  const onError = (ev) => { onUncaught(ev.error); ev.preventDefault(); };
+  const onRejectionEvent = (ev) => { onRejection(ev.reason); ev.preventDefault(); };
+  const proc = globalThis.process;
+  const viaProcess = typeof proc?.on === "function" && typeof proc?.off === "function" && !globalThis.WebSocketPair;
+  if (viaProcess) {
+    proc.on("uncaughtException", onUncaught);
+    proc.on("unhandledRejection", onRejection);
+  } else {
+    globalThis.addEventListener("error", onError);
+    globalThis.addEventListener("unhandledrejection", onRejectionEvent);
+  }
+  try {
+    await new Promise((resolve) => start((err) => {
+      setTimeout(resolve, 50);
+      throw marker;
+    }));
+  } finally {
+    if (viaProcess) {
+      proc.off("uncaughtException", onUncaught);
+      proc.off("unhandledRejection", onRejection);
+    } else {
+      globalThis.removeEventListener("error", onError);
+      globalThis.removeEventListener("unhandledrejection", onRejectionEvent);
+    }
+  }
+  return seen;
+}
+
+scenario("callbacks: an error thrown by the callback is uncaught", async (_d, client, ks) => [
+  await whereCallbackThrowsGo((cb) => client.execute(`SELECT id FROM ${ks}.lwt WHERE id = 1`, cb)),
+  await whereCallbackThrowsGo((cb) => client.execute(`SELECT nope FROM ${ks}.lwt`, cb)),
+  await whereCallbackThrowsGo((cb) => client.batch([`INSERT INTO ${ks}.lwt (id, v) VALUES (9, 9)`], { prepare: true }, cb)),
+  await whereCallbackThrowsGo((cb) => client.eachRow(`SELECT id FROM ${ks}.lwt`, [], {}, () => {}, cb)),
+]);
+
 /** The server's error inside DataStax's NoHostAvailableError (it tried the next host, found none). */
 function unwrapped(e) {
   const inner = e && e.innerErrors ? Object.values(e.innerErrors)[0] : e;
