@@ -8,6 +8,7 @@
  * makes (5.5 into an int truncated, any truthy value as a boolean `true`) stay refused.
  */
 import { parseCqlType, type TypeInfo } from "../src/codec/mod.ts";
+import { Vector } from "./vector.ts";
 
 const INTEGER = /^[+-]?\d+$/;
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
@@ -32,6 +33,8 @@ function coerce(t: TypeInfo, value: unknown): unknown {
       return Array.isArray(value) ? sameOrMapped(value, (v) => coerce(t.element, v)) : value;
     case "map":
       return coerceMap(t.key, t.value, value);
+    case "vector":
+      return coerceVector(t.element, value);
     default:
       return value;
   }
@@ -55,16 +58,23 @@ function coerceMap(key: TypeInfo, val: TypeInfo, value: unknown): unknown {
     }
     return changed ? out : value;
   }
-  if (typeof value !== "object" || Array.isArray(value) || ArrayBuffer.isView(value)) return value;
-  // A plain object's keys are text: only its values can be numeric strings to turn.
+  if (typeof value !== "object" || value === null || Array.isArray(value) || ArrayBuffer.isView(value)) return value;
+  // A plain object's keys are text: DataStax encodes them by the key type ({ 1: "a" } into a
+  // map<int, text>), so numeric keys of a numeric key type make it a Map of numbers.
   const record = value as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  let changed = false;
-  for (const k of Object.keys(record)) {
-    out[k] = coerce(val, record[k]);
-    if (out[k] !== record[k]) changed = true;
-  }
-  return changed ? out : value;
+  const keys = Object.keys(record);
+  const entries = keys.map((k) => [coerce(key, k), coerce(val, record[k])] as const);
+  if (entries.some(([k2], i) => k2 !== keys[i])) return new Map(entries);
+  if (entries.every(([, v2], i) => v2 === record[keys[i]])) return value;
+  return Object.fromEntries(entries);
+}
+
+/** A vector's elements by its subtype: the codec takes the plain array of them. */
+function coerceVector(element: TypeInfo, value: unknown): unknown {
+  const elements = Array.isArray(value) ? value : value instanceof Vector && !(value instanceof Float32Array) ? value.elements : null;
+  if (elements === null) return value;
+  const out = sameOrMapped(elements, (v) => coerce(element, v));
+  return out === elements ? value : out;
 }
 
 /** A bind type's text through the one type parser; null for a name it does not read. */

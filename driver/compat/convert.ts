@@ -117,9 +117,31 @@ function compile(t: TypeInfo, enc: EncodingOptions): Converter {
   }
 }
 
-/** A type's name as DataStax's `getDataTypeNameByCode` gives it (text is "varchar" there). */
+/**
+ * A type's name as DataStax's `getDataTypeNameByCode` gives it, which names a decoded vector's
+ * subtype: text is "varchar" at any depth, no `frozen<>`, a UDT by its bare name, a custom
+ * type "custom".
+ */
 function dataStaxTypeName(t: TypeInfo): string {
-  return t.kind === "text" ? "varchar" : formatCqlType(t);
+  switch (t.kind) {
+    case "text":
+      return "varchar";
+    case "list":
+    case "set":
+      return `${t.kind}<${dataStaxTypeName(t.element)}>`;
+    case "map":
+      return `map<${dataStaxTypeName(t.key)}, ${dataStaxTypeName(t.value)}>`;
+    case "tuple":
+      return `tuple<${t.elements.map(dataStaxTypeName).join(", ")}>`;
+    case "vector":
+      return `vector<${dataStaxTypeName(t.element)}, ${t.dimension}>`;
+    case "udt":
+      return t.name;
+    case "custom":
+      return "custom";
+    default:
+      return formatCqlType(t);
+  }
 }
 
 /** DataStax's test for a string it sends as a uuid in an unprepared statement. */

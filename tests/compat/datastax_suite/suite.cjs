@@ -15,6 +15,7 @@ const files = [
   'test/integration/short/client-batch-tests.js',
   'test/integration/short/client-execute-tests.js',
   'test/integration/short/client-execute-prepared-tests.js',
+  'test/integration/short/vector-tests.js',
 ];
 
 /**

@@ -623,6 +623,43 @@ scenario("vector values: types.Vector read and written", async (d, client, ks) =
   return [out, rows, vecs, prepRead, api, bad];
 });
 
+// A decoded vector's subtype is DataStax's getDataTypeNameByCode name of it: text is "varchar"
+// at any depth, a tuple has no frozen<>, a UDT is its bare name (DataStax's vector-tests compare
+// util.inspect of what they read with the Vector they wrote). Was "list<text>", "frozen<...>".
+scenario("vector subtype names: nested text, tuples, UDTs", async (d, client, ks) => {
+  const t = d.types;
+  await client.execute(`CREATE TYPE IF NOT EXISTS ${ks}.vudt (f1 text)`);
+  await client.execute(`CREATE TABLE IF NOT EXISTS ${ks}.vecsub (id int PRIMARY KEY, lt vector<list<text>, 2>, tu vector<tuple<float, text>, 1>, vv vector<vector<varchar, 2>, 1>, ud vector<vudt, 2>, mt map<text, frozen<vector<ascii, 1>>>)`);
+  await client.execute(`INSERT INTO ${ks}.vecsub (id, lt, tu, vv, ud, mt) VALUES (1, [['a'], ['b', 'c']], [(1.5, 'x')], [['p', 'q']], [{f1: 'u'}, {f1: 'v'}], {'k': ['z']})`);
+  const rows = [];
+  for (const prepare of [false, true]) {
+    const r = (await client.execute(`SELECT lt, tu, vv, ud, mt FROM ${ks}.vecsub WHERE id = 1`, [], { prepare })).rows[0];
+    rows.push(["lt", "tu", "vv", "ud"].map((c) => [r[c].getSubtype(), r[c]]), r.vv[0].getSubtype(), r.mt.k.getSubtype());
+  }
+  return [rows, String(new t.Vector(["a"], "varchar").getSubtype())];
+});
+
+// DataStax encodes a plain object's keys by the map's key type: { 1: "a" } into a map<int, text>,
+// also as a vector's element, prepared or unprepared (a Vector's subtype names the map). Was a
+// CqlTypeError 'cannot encode "1" as int'.
+scenario("plain-object maps with int keys, in vectors too", async (d, client, ks) => {
+  const t = d.types;
+  await client.execute(`CREATE TABLE IF NOT EXISTS ${ks}.vecmap (id int PRIMARY KEY, vm vector<map<int, float>, 2>, m map<int, text>, mb map<bigint, int>)`);
+  const writes = [
+    [1, "vm", new t.Vector([{ 1: 1.5, 2: 2 }, { 3: 3 }], "map<int, float>"), { prepare: true }],
+    [2, "vm", new t.Vector([{ 1: 1.5 }, { "-4": 0.5 }], "map<int, float>"), { prepare: false }],
+    [3, "m", { 1: "a", 20: "b" }, { prepare: true }],
+    [4, "mb", { "9007199254740993": 1 }, { prepare: true }],
+  ];
+  const out = [];
+  for (const [id, col, v, o] of writes) {
+    const r = await outcome(client.execute(`INSERT INTO ${ks}.vecmap (id, ${col}) VALUES (${id}, ?)`, [v], o));
+    out.push([id, r.err ?? "ok"]);
+  }
+  const rows = (await client.execute(`SELECT * FROM ${ks}.vecmap WHERE id IN (1, 2, 3, 4, 5)`)).rows;
+  return [out, rows];
+});
+
 // Known: DataStax writes a vector only from a types.Vector or a Float32Array; cqlwire also takes
 // a plain array. DataStax reads "-1E+10" as BigDecimal -1 (its parser drops the exponent);
 // cqlwire as -10000000000.
