@@ -13,22 +13,22 @@ import { fileURLToPath } from "node:url";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../../..");
 const require = createRequire(import.meta.url);
-const { files, leftOut } = require("./suite.cjs");
+const { files, leftOut, fixedKeyspaces } = require("./suite.cjs");
 const args = process.argv.slice(2);
 const which = args.includes("--driver") ? args[args.indexOf("--driver") + 1] : "cqlwire";
 const drivers = which === "both" ? ["datastax", "cqlwire"] : [which];
 
 /**
  * The server's version, as ccm would have been told it (the tests gate on it: helper.vit), after
- * dropping the keyspaces an interrupted run left (`dsx_` names): on a shared node their tables
- * would pile up in its heap.
+ * dropping the keyspaces an interrupted run left (`dsx_` names and suite.cjs's fixed ones): on a
+ * shared node their tables would pile up in its heap.
  */
 async function prepareNode() {
   const { Client } = require(path.join(root, "node_modules/cassandra-driver"));
   const client = new Client({ contactPoints: [process.env.DSX_CONTACT ?? "127.0.0.1"], localDataCenter: "datacenter1" });
   try {
     const keyspaces = (await client.execute("SELECT keyspace_name FROM system_schema.keyspaces")).rows.map((r) => r.keyspace_name);
-    for (const ks of keyspaces.filter((k) => k.startsWith("dsx_"))) await client.execute(`DROP KEYSPACE IF EXISTS ${ks}`);
+    for (const ks of keyspaces.filter((k) => k.startsWith("dsx_") || fixedKeyspaces.includes(k))) await client.execute(`DROP KEYSPACE IF EXISTS ${ks}`);
     return (await client.execute("SELECT release_version FROM system.local")).rows[0].release_version;
   } finally {
     await client.shutdown();

@@ -13,6 +13,8 @@
 const Module = require('module');
 const path = require('path');
 
+const { fixedKeyspaces } = require('./suite.cjs');
+
 const ROOT = __dirname;
 const REPO = path.resolve(ROOT, '../../..');
 const DATASTAX_DIR = path.join(REPO, 'node_modules/cassandra-driver');
@@ -126,7 +128,7 @@ function patchHelper(helper) {
   helper.ccm.start = (nodeLength, options) => (next) => helper.ccm.startAll(nodeLength, options, next);
   // ccm remove ends a suite: drop the keyspaces it made instead.
   helper.ccm.remove = function (callback) {
-    const names = [...created];
+    const names = [...created, ...fixedKeyspaces];
     created.clear();
     if (names.length === 0) return callback();
     const client = new driver.Client(helper.baseOptions);
