@@ -144,6 +144,8 @@ export class Client {
   private readonly encoding: EncodingOptions;
   private readonly listeners = new Map<string, Set<Listener>>();
   private connected = false;
+  /** Requests made before the client was connected, until they settle (see `shutdown`). */
+  private readonly early = new Set<Promise<unknown>>();
   /**
    * The keyspace refreshes schema changes started, chained. DataStax keeps `metadata.keyspaces`
    * in step with DDL: a CREATE KEYSPACE's `execute` resolves once the keyspace is in it.
@@ -334,7 +336,20 @@ export class Client {
     return settle(this.run(query, params, options), callback);
   }
 
-  private async run(query: string, params: Params, options: CompatQueryOptions | undefined): Promise<ResultSet> {
+  private run(query: string, params: Params, options: CompatQueryOptions | undefined): Promise<ResultSet> {
+    return this.tracked(this.runConnected(query, params, options));
+  }
+
+  /** `request`, kept in `early` while it settles when it was made before connecting. */
+  private tracked<T>(request: Promise<T>): Promise<T> {
+    if (this.connected) return request;
+    this.early.add(request);
+    const done = () => this.early.delete(request);
+    request.then(done, done);
+    return request;
+  }
+
+  private async runConnected(query: string, params: Params, options: CompatQueryOptions | undefined): Promise<ResultSet> {
     try {
       if (!this.connected) await this.connectOnce();
       const o = this.queryOptions(params, options);
@@ -398,8 +413,8 @@ export class Client {
   batch(queries: Array<string | { query: string; params?: Params }>, options: CompatQueryOptions, callback: Callback<ResultSet>): void;
   batch(queries: Array<string | { query: string; params?: Params }>, callback: Callback<ResultSet>): void;
   batch(queries: Array<string | { query: string; params?: Params }>, options?: CompatQueryOptions | Callback<ResultSet>, callback?: Callback<ResultSet>): Promise<ResultSet> | undefined {
-    if (typeof options === "function") return settle(this.runBatch(queries, undefined), options);
-    return settle(this.runBatch(queries, options), callback);
+    if (typeof options === "function") return settle(this.tracked(this.runBatch(queries, undefined)), options);
+    return settle(this.tracked(this.runBatch(queries, options)), callback);
   }
 
   private async runBatch(queries: Array<string | { query: string; params?: Params }>, options: CompatQueryOptions | undefined): Promise<ResultSet> {
@@ -491,9 +506,16 @@ export class Client {
   shutdown(callback: Callback<void>): void;
   shutdown(callback?: Callback<void>): Promise<void> | undefined {
     this.emit("log", "info", "Client", "Shutting down");
-    return settle(this.cqlwire.shutdown().then(() => {
+    // DataStax: a shutdown while connecting waits for the connection, and the requests made
+    // meanwhile (before or after it) run, with their results or server errors; then it closes.
+    const closed = this.early.size === 0 ? this.cqlwire.shutdown() : this.earlySettled().then(() => this.cqlwire.shutdown());
+    return settle(closed.then(() => {
       this.connected = false;
     }), callback);
+  }
+
+  private async earlySettled(): Promise<void> {
+    while (this.early.size > 0) await Promise.allSettled([...this.early]);
   }
 
   getState(): ClientState {

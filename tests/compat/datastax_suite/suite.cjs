@@ -39,7 +39,6 @@ const leftOut = [
   ['InetAddress fromString() should parse IPv6 string representation', 'known: RFC 5952 text (one zero group is not ::)'],
   ['InetAddress fromString() should parse IPv4-Mapped IPv6 addresses', 'known: ::ffff:1.2.3.4 text'],
   ['InetAddress fromString() should throw TypeError when the string is not a valid address', 'known: malformed input is an ArgumentError, not a TypeError'],
-  ["Client @SERVER_API #batch(queries, {prepare: 0}, callback) should validate that arguments are valid", "gap: a request made while connecting is failed by a shutdown() right after (\"Connecting after shutdown is not supported\"); DataStax connects, runs it, then shuts down"],
   ["Client @SERVER_API #execute(query, params, {prepare: 0}, callback) should include the warning in the ResultSet", "node: needs batch_size_warn_threshold 5 KiB (64 KiB here); fails on DataStax too"],
   ["Client @SERVER_API #execute(query, params, {prepare: 1}, callback) should include the warning in the ResultSet", "node: needs batch_size_warn_threshold 5 KiB (64 KiB here); fails on DataStax too"],
   ["Client @SERVER_API #execute(query, params, {prepare: 1}, callback) should execute a prepared query with parameters on all hosts", "node: needs 3 hosts; fails on DataStax too"],
