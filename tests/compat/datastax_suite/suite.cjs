@@ -43,7 +43,6 @@ const leftOut = [
   ["Client @SERVER_API #execute(query, params, {prepare: 1}, callback) should include the warning in the ResultSet", "node: needs batch_size_warn_threshold 5 KiB (64 KiB here); fails on DataStax too"],
   ["Client @SERVER_API #execute(query, params, {prepare: 1}, callback) should execute a prepared query with parameters on all hosts", "node: needs 3 hosts; fails on DataStax too"],
   ["Client @SERVER_API #execute(query, params, {prepare: 1}, callback) with materialized views *", "node: materialized views are disabled; fails on DataStax too"],
-  ["Client @SERVER_API #execute(query, params, {prepare: 0}, callback) should use parameter hints as string for complex types partial", "gap: partial hints (\"map\", \"list\", \"set\" without element types)"],
   ["Client @SERVER_API #execute(query, params, {prepare: 0}, callback) should use parameter hints for custom map polyfills", "gap: encoding.map/encoding.set classes of the user as parameter values"],
   ["Client @SERVER_API #execute(query, params, {prepare: 1}, callback) should encode and decode maps using Map polyfills", "gap: encoding.map/encoding.set classes of the user as parameter values"],
   ["Client @SERVER_API #execute(query, params, {prepare: 1}, callback) should encode and decode sets using Set polyfills", "gap: encoding.map/encoding.set classes of the user as parameter values"],

@@ -1449,3 +1449,17 @@ scenario("shutdown right after requests made while connecting", async (d) => {
   const err = (e) => e && [e.constructor.name, e.message];
   return [l.ok?.rows ?? err(l.err), err(b.err), c, a.ok?.rows ?? err(a.err)];
 });
+
+// DataStax takes "list", "set" and "map" hints without element types (and dataTypes codes
+// without info), typing each element by its value; unprepared.
+scenario("hints: partial collection hints", async (d, client, ks) => {
+  const dt = d.types.dataTypes;
+  await client.execute(`CREATE TABLE IF NOT EXISTS ${ks}.phints (id int PRIMARY KEY, l list<text>, s set<bigint>, m map<text, double>)`);
+  const ins = `INSERT INTO ${ks}.phints (id, l, s, m) VALUES (?, ?, ?, ?)`;
+  const L = d.types.Long;
+  const a = await outcome(client.execute(ins, [1, ["x", "y"], [L.fromNumber(4)], { k: 1.5 }], { hints: ["int", "list", "set", "map"] }));
+  const b = await outcome(client.execute(ins, [2, [], [], {}], { hints: ["int", "LIST", "set", "map"] }));
+  const c = await outcome(client.execute(ins, [3, ["z"], [L.fromNumber(5)], { j: 6 }], { hints: [dt.int, dt.list, { code: dt.set }, { code: dt.map }] }));
+  const rows = (await client.execute(`SELECT id, l, s, m FROM ${ks}.phints WHERE id IN (1, 2, 3)`)).rows;
+  return [a.err ?? "ok", b.err ?? "ok", c.err ?? "ok", rows];
+});
