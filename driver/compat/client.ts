@@ -16,6 +16,7 @@ import { convertRows, ResultSet } from "./result.ts";
 import { dataStaxError } from "./errors.ts";
 import { coerceNumericStrings } from "./coerce.ts";
 import { CqlTypeError } from "../src/codec/errors.ts";
+import { formatCqlType } from "../src/codec/mod.ts";
 import { longToBigInt } from "./numbers.ts";
 import { checkProfilePolicies, MonotonicTimestampGenerator, type TimestampGenerator } from "./policies.ts";
 import type { Row } from "./values.ts";
@@ -353,6 +354,7 @@ export class Client {
     try {
       if (!this.connected) await this.connectOnce();
       const o = this.queryOptions(params, options);
+      if (o.hints?.some(isUdtHint)) o.hints = await this.withUdtFields(o.hints);
       const refreshBefore = this.schemaRefresh;
       const raw = await this.cqlwire.execute(query, params ?? null, o).catch(async (e) => {
         const prepared = o.prepare ?? this.options.queryOptions?.prepare;
@@ -364,8 +366,29 @@ export class Client {
       if (this.schemaRefresh !== refreshBefore) await this.schemaRefresh;
       return new ResultSet(raw, this.encoding, this.consistencyOf(o));
     } catch (e) {
-      throw dataStaxError(e, query);
+      throw hintErrors.has(e as Error) ? e : dataStaxError(e, query);
     }
+  }
+
+  /**
+   * DataStax's `udt<name>` hints (a UDT of the client's keyspace, or `udt<ks.name>`) as the
+   * type parser reads a UDT without the schema: `udt<ks.name>{field:type,...}`. DataStax's
+   * TypeErrors when there is no keyspace or no such type.
+   */
+  private async withUdtFields(hints: Array<string | null | undefined>): Promise<Array<string | null | undefined>> {
+    const out = [...hints];
+    for (let i = 0; i < out.length; i++) {
+      const h = out[i];
+      if (!isUdtHint(h)) continue;
+      const inner = h.trim().slice(4, -1).trim();
+      const dot = inner.indexOf(".");
+      const [ks, name] = dot >= 0 ? [inner.slice(0, dot), inner.slice(dot + 1)] : [this.keyspace, inner];
+      if (!ks) throw hintError(`No keyspace specified for udt: ${inner}`);
+      const t = await this.cqlwire.metadata.udtType(ks, name);
+      if (t === null) throw hintError(`User defined type not found: ${ks}.${name}`);
+      out[i] = formatCqlType(t, { udt: "expanded" });
+    }
+    return out;
   }
 
   /** The params with numeric strings as numbers by the statement's bind types, or null. */
@@ -563,4 +586,17 @@ export class ClientState {
   toString(): string {
     return this.getConnectedHosts().map((h) => `${h.address} (${this.getOpenConnections(h)}/${this.getInFlightQueries(h)})`).join(", ");
   }
+}
+
+/** A DataStax `udt<name>` hint, which names a UDT without its fields (not the expanded form). */
+function isUdtHint(hint: string | null | undefined): hint is string {
+  return typeof hint === "string" && /^\s*udt<[^<>{}]+>\s*$/i.test(hint);
+}
+
+/** DataStax's hint errors, which (unlike its encoding errors) do not name the statement. */
+const hintErrors = new WeakSet<Error>();
+function hintError(message: string): TypeError {
+  const e = new TypeError(message);
+  hintErrors.add(e);
+  return e;
 }

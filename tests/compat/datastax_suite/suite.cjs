@@ -51,7 +51,6 @@ const leftOut = [
   ["Client @SERVER_API #execute(query, params, {prepare: 0}, callback) should not use keyspace if set on options for lower protocol versions", "gap: options.keyspace on protocol v4 is not the server error DataStax gets"],
   ["Client @SERVER_API #execute(query, params, {prepare: 1}, callback) should not use keyspace if set on options for lower protocol versions", "gap: options.keyspace on protocol v4 is not the server error DataStax gets"],
   ["Client @SERVER_API #execute(query, params, {prepare: 0}, callback) with incorrect query parameters should callback with error when parameters can not be encoded", "known: encoding errors differ in class and text"],
-  ["Client @SERVER_API #execute(query, params, {prepare: 0}, callback) with udt and tuple should allow udt parameter hints and retrieve metadata", "gap: \"udt<name>\" hints"],
   ["Client @SERVER_API #execute(query, params, {prepare: 0}, callback) with named parameters *", "known: named parameters need prepare: true"],
   ["Client @SERVER_API #execute(query, params, {prepare: 0}, callback) with paging should return an empty iterator for VOID results", "known: a result without rows has rows [] (DataStax undefined)"],
   ["Client @SERVER_API #execute(query, params, {prepare: 1}, callback) with paging should return an empty iterator for VOID results", "known: a result without rows has rows [] (DataStax undefined)"],

@@ -1463,3 +1463,24 @@ scenario("hints: partial collection hints", async (d, client, ks) => {
   const rows = (await client.execute(`SELECT id, l, s, m FROM ${ks}.phints WHERE id IN (1, 2, 3)`)).rows;
   return [a.err ?? "ok", b.err ?? "ok", c.err ?? "ok", rows];
 });
+
+// DataStax's udt<name> hint: a UDT of the client's keyspace (else a TypeError), or
+// udt<ks.name>, its fields read from the schema; unprepared.
+scenario("hints: udt<name> for unprepared statements", async (d, _client, ks) => {
+  const client = new d.Client({ contactPoints: [settings.host], localDataCenter: "datacenter1", keyspace: ks });
+  try {
+    const ins = `INSERT INTO ${ks}.coll (id, udt) VALUES (?, ?)`;
+    const a = await outcome(client.execute(ins, [30, { street: "Elm", zip: 5 }], { hints: ["int", "udt<addr>"] }));
+    const b = await outcome(client.execute(ins, [31, { zip: 6 }], { hints: ["int", `udt<${ks}.addr>`] }));
+    const c = await outcome(client.execute(ins, [32, { zip: 7 }], { hints: ["int", "udt<nosuch>"] }));
+    const rows = (await client.execute(`SELECT id, udt FROM ${ks}.coll WHERE id IN (30, 31, 32)`)).rows;
+    return [a.err ?? "ok", b.err ?? "ok", c.err ?? "ok", rows];
+  } finally {
+    await client.shutdown();
+  }
+});
+
+scenario("hints: udt<name> without a keyspace", async (_d, client, ks) => {
+  const r = await outcome(client.execute(`INSERT INTO ${ks}.coll (id, udt) VALUES (?, ?)`, [33, { zip: 8 }], { hints: ["int", "udt<addr>"] }));
+  return r.err ?? "ok";
+});
