@@ -69,7 +69,8 @@ export interface ClientOptions {
     useUndefinedAsUnset?: boolean;
     /**
      * Values shaped as the DataStax driver writes them (cqlwire/compat sets it): a UDT object's
-     * missing fields are written as null, and a null or unset inside a collection is a TypeError.
+     * missing fields are written as null, a null or unset inside a collection is a TypeError, and
+     * bytes for a value of any type are its serialized form.
      */
     dataStaxValues?: boolean;
   };

@@ -578,6 +578,13 @@ Deno.test("encodeValue dataStax: UDT missing fields as null, no empty collection
     assertEquals([e.constructor, e.message], [TypeError, message]);
     assertEquals(w.length, 0);
   }
+  // Bytes for any type are its serialized form, at any depth (DataStax's Buffers).
+  w.reset();
+  encodeValue(parseCqlType("list<int>"), [new Uint8Array([0, 0, 0, 1]), 2], w, false, true);
+  assertEquals(bytesToHex(w.bytes()), "00000014" + "00000002" + "0000000400000001" + "0000000400000002");
+  w.reset();
+  assertThrows(() => encodeValue(parseCqlType("int"), new Uint8Array(4), w), CqlTypeError, "bytes for an int without the flag");
+  w.reset();
   // Without the flag a null element is written (the server refuses it).
   encodeValue(parseCqlType("list<int>"), [null], w);
   assertEquals(bytesToHex(w.bytes()), "00000008" + "00000001" + "ffffffff");

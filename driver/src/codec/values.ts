@@ -407,7 +407,9 @@ const dataStaxEncoderCache = new WeakMap<TypeInfo, ValueEncoder>();
  * The compiled encoder for `t` (cached per TypeInfo object). `dataStax` shapes values as the
  * DataStax driver does where the two differ (cqlwire/compat): a UDT object's missing fields
  * are written as null (not left out), and a null, undefined or unset inside a list, set or map
- * is DataStax's TypeError before anything is sent (not a null element for the server to refuse).
+ * is DataStax's TypeError before anything is sent (not a null element for the server to refuse),
+ * and bytes (a Buffer) for a value of any type, at any depth, are its serialized form, sent as
+ * they are (cqlwire takes bytes only for blobs).
  */
 export function encoderFor(t: TypeInfo, dataStax = false): ValueEncoder {
   const cache = dataStax ? dataStaxEncoderCache : encoderCache;
@@ -666,15 +668,19 @@ function isIterableCollection(value: unknown): value is Iterable<unknown> {
   return typeof value === "object" && value !== null && typeof (value as { [Symbol.iterator]?: unknown })[Symbol.iterator] === "function";
 }
 
-/** Writes an element as `[bytes]`: null and undefined become -1; `unset` has no meaning inside a value. */
-function writeElement(w: Writer, encode: ValueEncoder, value: unknown, container: TypeInfo): void {
+/**
+ * Writes an element as `[bytes]`: null and undefined become -1; `unset` has no meaning inside a
+ * value. `ds`: bytes given (not a value class's) are the element's serialized form (`encoderFor`).
+ */
+function writeElement(w: Writer, encode: ValueEncoder, value: unknown, container: TypeInfo, ds: boolean): void {
   if (value === null || value === undefined) {
     w.i32(-1);
     return;
   }
   if (value === unset) reject(container, value, "unset is only allowed for a whole bound value");
   const lengthAt = w.reserve(4);
-  encode(w, typeof value === "object" ? nativeValue(value) : value);
+  if (ds && value instanceof Uint8Array) w.raw(value);
+  else encode(w, typeof value === "object" ? nativeValue(value) : value);
   w.patchI32(lengthAt, w.length - lengthAt - 4);
 }
 
@@ -800,7 +806,7 @@ function compileEncoder(t: TypeInfo, ds: boolean): ValueEncoder {
         let count = 0;
         for (const item of value) {
           if (ds) refuseEmptyElement(item, "A collection can't contain null or unset values");
-          writeElement(w, element, item, t);
+          writeElement(w, element, item, t, ds);
           count++;
         }
         w.patchI32(countAt, count);
@@ -821,8 +827,8 @@ function compileEncoder(t: TypeInfo, ds: boolean): ValueEncoder {
           if (!Array.isArray(entry) || entry.length !== 2) reject(t, value, "each entry must be a [key, value] pair");
           if (ds) refuseEmptyElement(entry[0], "A map can't contain null or unset keys");
           if (ds) refuseEmptyElement(entry[1], "A map can't contain null or unset values");
-          writeElement(w, key, entry[0], t);
-          writeElement(w, val, entry[1], t);
+          writeElement(w, key, entry[0], t, ds);
+          writeElement(w, val, entry[1], t, ds);
           count++;
         }
         w.patchI32(countAt, count);
@@ -834,7 +840,7 @@ function compileEncoder(t: TypeInfo, ds: boolean): ValueEncoder {
         if (!Array.isArray(value)) reject(t, value, `expected an array, got ${describeJsType(value)}`);
         // A shorter array leaves the last components out, which the server reads as null.
         if (value.length > elements.length) reject(t, value, `expected at most ${elements.length} elements, got ${value.length}`);
-        for (let i = 0; i < value.length; i++) writeElement(w, elements[i], value[i], t);
+        for (let i = 0; i < value.length; i++) writeElement(w, elements[i], value[i], t, ds);
       };
     }
     case "udt": {
@@ -855,7 +861,7 @@ function compileEncoder(t: TypeInfo, ds: boolean): ValueEncoder {
         // DataStax writes every field, a missing one as null.
         let present = fields.length;
         while (!ds && present > 0 && !Object.hasOwn(record, fields[present - 1].name)) present--;
-        for (let i = 0; i < present; i++) writeElement(w, encoders[i], record[fields[i].name], t);
+        for (let i = 0; i < present; i++) writeElement(w, encoders[i], record[fields[i].name], t, ds);
       };
     }
     case "vector":
@@ -926,7 +932,8 @@ export function encodeValue(t: TypeInfo, value: unknown, w: Writer, undefinedAsU
   }
   const lengthAt = w.reserve(4);
   try {
-    encoderFor(t, dataStax)(w, typeof value === "object" ? nativeValue(value) : value);
+    if (dataStax && value instanceof Uint8Array) w.raw(value);
+    else encoderFor(t, dataStax)(w, typeof value === "object" ? nativeValue(value) : value);
   } catch (e) {
     w.length = lengthAt;
     throw e;

@@ -47,7 +47,6 @@ const leftOut = [
   ["Client @SERVER_API #execute(query, params, {prepare: 1}, callback) should encode and decode maps using Map polyfills", "gap: encoding.map/encoding.set classes of the user as parameter values"],
   ["Client @SERVER_API #execute(query, params, {prepare: 1}, callback) should encode and decode sets using Set polyfills", "gap: encoding.map/encoding.set classes of the user as parameter values"],
   ["Client @SERVER_API #execute(query, params, {prepare: 0}, callback) should handle several concurrent executes while the pool is not ready", "gap: pooling.coreConnectionsPerHost above 64 is refused"],
-  ["Client @SERVER_API #execute(query, params, {prepare: 0}, callback) should support buffer as input for any data type", "gap: a Buffer as the raw bytes of a value of any type"],
   ["Client @SERVER_API #execute(query, params, {prepare: 0}, callback) should not use keyspace if set on options for lower protocol versions", "gap: options.keyspace on protocol v4 is not the server error DataStax gets"],
   ["Client @SERVER_API #execute(query, params, {prepare: 1}, callback) should not use keyspace if set on options for lower protocol versions", "gap: options.keyspace on protocol v4 is not the server error DataStax gets"],
   ["Client @SERVER_API #execute(query, params, {prepare: 0}, callback) with incorrect query parameters should callback with error when parameters can not be encoded", "known: encoding errors differ in class and text"],

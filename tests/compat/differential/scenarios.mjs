@@ -1484,3 +1484,21 @@ scenario("hints: udt<name> without a keyspace", async (_d, client, ks) => {
   const r = await outcome(client.execute(`INSERT INTO ${ks}.coll (id, udt) VALUES (?, ?)`, [33, { zip: 8 }], { hints: ["int", "udt<addr>"] }));
   return r.err ?? "ok";
 });
+
+// DataStax sends a Buffer as the serialized bytes of a value of any type, also inside a
+// collection, prepared or not.
+scenario("values: a Buffer as the raw bytes of any type", async (_d, client, ks) => {
+  const four = Buffer.from([0, 0, 0, 1]);
+  const eight = Buffer.alloc(8);
+  const ins = `INSERT INTO ${ks}.coll (id, l, sb, tup) VALUES (?, ?, ?, ?)`;
+  const out = [];
+  for (const prepare of [true, false]) {
+    const id = prepare ? 40 : 41;
+    out.push(await outcome(client.execute(ins, [Buffer.from([0, 0, 0, id]), [four, Buffer.from([0, 0, 0, 2])], [eight], Buffer.from("00000004000000010000000178", "hex")], { prepare })).then((r) => r.err ?? "ok"));
+    const allTypes = `INSERT INTO ${ks}.all_types (id, i, b, dbl, ip, t) VALUES (?, ?, ?, ?, ?, ?)`;
+    out.push(await outcome(client.execute(allTypes, [Buffer.from([0, 0, 0, id]), four, eight, eight, four, four], { prepare })).then((r) => r.err ?? "ok"));
+  }
+  out.push((await client.execute(`SELECT id, l, sb, tup FROM ${ks}.coll WHERE id IN (40, 41)`)).rows);
+  out.push((await client.execute(`SELECT id, i, b, dbl, ip, t FROM ${ks}.all_types WHERE id IN (40, 41)`)).rows);
+  return out;
+});
