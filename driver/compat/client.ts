@@ -16,6 +16,7 @@ import { convertRows, ResultSet } from "./result.ts";
 import { dataStaxError } from "./errors.ts";
 import { coerceNumericStrings } from "./coerce.ts";
 import { CqlTypeError } from "../src/codec/errors.ts";
+import { formatCqlType } from "../src/codec/mod.ts";
 import { longToBigInt } from "./numbers.ts";
 import { checkProfilePolicies, MonotonicTimestampGenerator, type TimestampGenerator } from "./policies.ts";
 import type { Row } from "./values.ts";
@@ -144,6 +145,8 @@ export class Client {
   private readonly encoding: EncodingOptions;
   private readonly listeners = new Map<string, Set<Listener>>();
   private connected = false;
+  /** Requests made before the client was connected, until they settle (see `shutdown`). */
+  private readonly early = new Set<Promise<unknown>>();
   /**
    * The keyspace refreshes schema changes started, chained. DataStax keeps `metadata.keyspaces`
    * in step with DDL: a CREATE KEYSPACE's `execute` resolves once the keyspace is in it.
@@ -334,10 +337,24 @@ export class Client {
     return settle(this.run(query, params, options), callback);
   }
 
-  private async run(query: string, params: Params, options: CompatQueryOptions | undefined): Promise<ResultSet> {
+  private run(query: string, params: Params, options: CompatQueryOptions | undefined): Promise<ResultSet> {
+    return this.tracked(this.runConnected(query, params, options));
+  }
+
+  /** `request`, kept in `early` while it settles when it was made before connecting. */
+  private tracked<T>(request: Promise<T>): Promise<T> {
+    if (this.connected) return request;
+    this.early.add(request);
+    const done = () => this.early.delete(request);
+    request.then(done, done);
+    return request;
+  }
+
+  private async runConnected(query: string, params: Params, options: CompatQueryOptions | undefined): Promise<ResultSet> {
     try {
       if (!this.connected) await this.connectOnce();
       const o = this.queryOptions(params, options);
+      if (o.hints?.some(isUdtHint)) o.hints = await this.withUdtFields(o.hints);
       const refreshBefore = this.schemaRefresh;
       const raw = await this.cqlwire.execute(query, params ?? null, o).catch(async (e) => {
         const prepared = o.prepare ?? this.options.queryOptions?.prepare;
@@ -349,8 +366,29 @@ export class Client {
       if (this.schemaRefresh !== refreshBefore) await this.schemaRefresh;
       return new ResultSet(raw, this.encoding, this.consistencyOf(o));
     } catch (e) {
-      throw dataStaxError(e, query);
+      throw hintErrors.has(e as Error) ? e : dataStaxError(e, query);
     }
+  }
+
+  /**
+   * DataStax's `udt<name>` hints (a UDT of the client's keyspace, or `udt<ks.name>`) as the
+   * type parser reads a UDT without the schema: `udt<ks.name>{field:type,...}`. DataStax's
+   * TypeErrors when there is no keyspace or no such type.
+   */
+  private async withUdtFields(hints: Array<string | null | undefined>): Promise<Array<string | null | undefined>> {
+    const out = [...hints];
+    for (let i = 0; i < out.length; i++) {
+      const h = out[i];
+      if (!isUdtHint(h)) continue;
+      const inner = h.trim().slice(4, -1).trim();
+      const dot = inner.indexOf(".");
+      const [ks, name] = dot >= 0 ? [inner.slice(0, dot), inner.slice(dot + 1)] : [this.keyspace, inner];
+      if (!ks) throw hintError(`No keyspace specified for udt: ${inner}`);
+      const t = await this.cqlwire.metadata.udtType(ks, name);
+      if (t === null) throw hintError(`User defined type not found: ${ks}.${name}`);
+      out[i] = formatCqlType(t, { udt: "expanded" });
+    }
+    return out;
   }
 
   /** The params with numeric strings as numbers by the statement's bind types, or null. */
@@ -398,8 +436,8 @@ export class Client {
   batch(queries: Array<string | { query: string; params?: Params }>, options: CompatQueryOptions, callback: Callback<ResultSet>): void;
   batch(queries: Array<string | { query: string; params?: Params }>, callback: Callback<ResultSet>): void;
   batch(queries: Array<string | { query: string; params?: Params }>, options?: CompatQueryOptions | Callback<ResultSet>, callback?: Callback<ResultSet>): Promise<ResultSet> | undefined {
-    if (typeof options === "function") return settle(this.runBatch(queries, undefined), options);
-    return settle(this.runBatch(queries, options), callback);
+    if (typeof options === "function") return settle(this.tracked(this.runBatch(queries, undefined)), options);
+    return settle(this.tracked(this.runBatch(queries, options)), callback);
   }
 
   private async runBatch(queries: Array<string | { query: string; params?: Params }>, options: CompatQueryOptions | undefined): Promise<ResultSet> {
@@ -491,9 +529,16 @@ export class Client {
   shutdown(callback: Callback<void>): void;
   shutdown(callback?: Callback<void>): Promise<void> | undefined {
     this.emit("log", "info", "Client", "Shutting down");
-    return settle(this.cqlwire.shutdown().then(() => {
+    // DataStax: a shutdown while connecting waits for the connection, and the requests made
+    // meanwhile (before or after it) run, with their results or server errors; then it closes.
+    const closed = this.early.size === 0 ? this.cqlwire.shutdown() : this.earlySettled().then(() => this.cqlwire.shutdown());
+    return settle(closed.then(() => {
       this.connected = false;
     }), callback);
+  }
+
+  private async earlySettled(): Promise<void> {
+    while (this.early.size > 0) await Promise.allSettled([...this.early]);
   }
 
   getState(): ClientState {
@@ -541,4 +586,17 @@ export class ClientState {
   toString(): string {
     return this.getConnectedHosts().map((h) => `${h.address} (${this.getOpenConnections(h)}/${this.getInFlightQueries(h)})`).join(", ");
   }
+}
+
+/** A DataStax `udt<name>` hint, which names a UDT without its fields (not the expanded form). */
+function isUdtHint(hint: string | null | undefined): hint is string {
+  return typeof hint === "string" && /^\s*udt<[^<>{}]+>\s*$/i.test(hint);
+}
+
+/** DataStax's hint errors, which (unlike its encoding errors) do not name the statement. */
+const hintErrors = new WeakSet<Error>();
+function hintError(message: string): TypeError {
+  const e = new TypeError(message);
+  hintErrors.add(e);
+  return e;
 }

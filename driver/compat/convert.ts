@@ -191,10 +191,37 @@ export function statementHints(params: unknown[], user: unknown): Array<string |
   const given = Array.isArray(user) ? user : [];
   let hints: Array<string | null> | undefined;
   for (let i = 0; i < params.length; i++) {
-    const h = given[i] === null || given[i] === undefined ? hintFor(params[i]) : hintText(given[i]);
+    const h = given[i] === null || given[i] === undefined ? hintFor(params[i]) : completeHint(hintText(given[i]), params[i]);
     if (h !== null) (hints ??= new Array(params.length).fill(null))[i] = h;
   }
   return hints;
+}
+
+/**
+ * A partial hint ("list", "set", "map": DataStax's encoder then types each element by its
+ * value) completed from the value's first element (entry), guessed as for an unhinted array;
+ * any other hint as given, as is one whose element has no guess (the codec refuses it). An
+ * empty collection's bytes are the same whatever the element type.
+ */
+function completeHint(hint: string | null, value: unknown): string | null {
+  const kind = hint?.trim().toLowerCase();
+  try {
+    if (kind === "list" || kind === "set") {
+      const first = isIterable(value) ? value[Symbol.iterator]().next() : { done: true, value: undefined };
+      return `${kind}<${first.done ? "text" : guessType(first.value)}>`;
+    }
+    if (kind === "map") {
+      const entry = value instanceof Map ? value.entries().next().value : value !== null && typeof value === "object" ? Object.entries(value)[0] : undefined;
+      return entry === undefined ? "map<text, text>" : `map<${guessType(entry[0])}, ${guessType(entry[1])}>`;
+    }
+  } catch {
+    // no guess for the element: the hint as given
+  }
+  return hint;
+}
+
+function isIterable(value: unknown): value is Iterable<unknown> {
+  return value !== null && typeof value === "object" && typeof (value as { [Symbol.iterator]?: unknown })[Symbol.iterator] === "function";
 }
 
 /**

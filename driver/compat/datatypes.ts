@@ -71,8 +71,9 @@ export function hintText(hint: unknown): string | null {
   const { code, info, customTypeName } = hint as DataStaxType;
   const inner = (t: unknown) => hintText(t) ?? "?";
   if (customTypeName === "vector" && Array.isArray(info)) return `vector<${inner(info[0])}, ${info[1]}>`;
-  if (code === codes.list || code === codes.set) return `${NAME_OF_CODE.get(code)}<${inner(info)}>`;
-  if (code === codes.map && Array.isArray(info)) return `map<${inner(info[0])}, ${inner(info[1])}>`;
+  // Without info a collection's hint is partial ("list"): its elements are typed by value.
+  if (code === codes.list || code === codes.set) return info === undefined || info === null ? NAME_OF_CODE.get(code)! : `${NAME_OF_CODE.get(code)}<${inner(info)}>`;
+  if (code === codes.map) return Array.isArray(info) ? `map<${inner(info[0])}, ${inner(info[1])}>` : "map";
   if (code === codes.tuple && Array.isArray(info)) return `tuple<${info.map(inner).join(", ")}>`;
   if (code === codes.udt) return typeof info === "string" ? info : null;
   if (code === codes.custom) return typeof info === "string" ? `'${info}'` : null;

@@ -52,7 +52,7 @@ export namespace policies {
     export import DCAwareRoundRobinPolicy = p.DCAwareRoundRobinPolicy;
     export import TokenAwarePolicy = p.TokenAwarePolicy;
     export import AllowListPolicy = p.AllowListPolicy;
-    export import WhiteListPolicy = p.AllowListPolicy;
+    export import WhiteListPolicy = p.WhiteListPolicy;
     export import DefaultLoadBalancingPolicy = p.DefaultLoadBalancingPolicy;
   }
   export namespace retry {

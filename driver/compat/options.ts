@@ -138,7 +138,7 @@ export function clientOptions(o: CompatClientOptions): ClientOptions {
     },
     queryOptions: { consistency: qo.consistency, fetchSize: qo.fetchSize, prepare: qo.prepare, isIdempotent: qo.isIdempotent },
     policies: policy.policies,
-    encoding: { useUndefinedAsUnset: o.encoding?.useUndefinedAsUnset ?? true },
+    encoding: { useUndefinedAsUnset: o.encoding?.useUndefinedAsUnset ?? true, dataStaxValues: true },
     maxPrepared: o.maxPrepared,
     // DataStax's defaults: both on.
     prepareOnAllHosts: o.prepareOnAllHosts ?? true,

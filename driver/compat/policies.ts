@@ -53,6 +53,9 @@ export class AllowListPolicy extends LoadBalancingPolicy {
   }
 }
 
+/** DataStax's deprecated name of AllowListPolicy, kept for code that still says it. */
+export class WhiteListPolicy extends AllowListPolicy {}
+
 /** DataStax's default: token-aware over DC-aware round robin. */
 export class DefaultLoadBalancingPolicy extends LoadBalancingPolicy {
   constructor(readonly options?: { localDc?: string; filter?: unknown }) {
@@ -164,7 +167,7 @@ function refuse(option: string, value: unknown, supported: string): never {
   );
 }
 
-const LOAD_BALANCING: Class[] = [RoundRobinPolicy, DCAwareRoundRobinPolicy, TokenAwarePolicy, AllowListPolicy, DefaultLoadBalancingPolicy];
+const LOAD_BALANCING: Class[] = [RoundRobinPolicy, DCAwareRoundRobinPolicy, TokenAwarePolicy, AllowListPolicy, WhiteListPolicy, DefaultLoadBalancingPolicy];
 
 /** The local DC and allow-list a load-balancing policy chain says; anything else is refused. */
 function loadBalancing(p: unknown, option: string, out: { localDc?: string; allowList?: string[] }): void {

@@ -111,9 +111,10 @@ export class LocalTime {
     return new LocalTime(CqlTime.parse(text).nanos);
   }
 
-  static fromMilliseconds(milliseconds: number, nanoseconds = 0): LocalTime {
+  /** A function, not a method: DataStax's statics are plain functions, and code (its own tests) calls this one with `new`. */
+  static fromMilliseconds: (milliseconds: number, nanoseconds?: number) => LocalTime = function (milliseconds: number, nanoseconds = 0) {
     return new LocalTime(BigInt(milliseconds) * NS_PER_MS + BigInt(nanoseconds));
-  }
+  };
 
   static fromDate(date: Date, nanoseconds = 0): LocalTime {
     const ms = ((date.getHours() * 60 + date.getMinutes()) * 60 + date.getSeconds()) * 1000 + date.getMilliseconds();

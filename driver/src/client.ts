@@ -537,7 +537,7 @@ export class Client {
       return hint ? parseCqlType(hint) : inferType(v, i);
     });
     this.writer.reset();
-    encodeValueList(types, params, this.writer, undefined, this.options.encoding.useUndefinedAsUnset);
+    encodeValueList(types, params, this.writer, undefined, this.options.encoding.useUndefinedAsUnset, this.options.encoding.dataStaxValues);
     return this.writer.bytes();
   }
 
@@ -553,7 +553,7 @@ export class Client {
       throw new ArgumentError(`the statement has ${ps.bindTypes.length} bind marker(s) but ${given.length} parameter(s) were given`);
     }
     if (ps.bindTypes.length === 0) return;
-    encodeValueList(ps.bindTypes, given, w, ps.bindNames, this.options.encoding.useUndefinedAsUnset);
+    encodeValueList(ps.bindTypes, given, w, ps.bindNames, this.options.encoding.useUndefinedAsUnset, this.options.encoding.dataStaxValues);
   }
 
   private preparedKey(query: string): string {

@@ -123,7 +123,8 @@ export class NoHostAvailableError extends DriverError {
   innerErrors: Record<string, Error>;
   constructor(innerErrors: Record<string, Error>, message?: string) {
     const detail = Object.entries(innerErrors).map(([h, e]) => `${h}: ${e.message}`).join("; ");
-    super(message ?? `All host(s) tried for query failed: ${detail || "no host available"}`, "ERR_NO_HOST");
+    // Without inner errors the text is DataStax's own, so both drivers read the same.
+    super(message ?? (detail ? `All host(s) tried for query failed: ${detail}` : "All host(s) tried for query failed."), "ERR_NO_HOST");
     this.name = "NoHostAvailableError";
     this.innerErrors = innerErrors;
   }

@@ -212,6 +212,11 @@ export class Metadata {
     return settle(this.loadUdt(keyspace, name).then((t) => t && { keyspace, name, fields: t.fields.map((f) => ({ name: f.name, type: dataTypeInfo(f.type) })) }), callback);
   }
 
+  /** A user-defined type as the type parser's `UdtType` (nested UDTs resolved), or null when there is none. */
+  udtType(keyspace: string, name: string): Promise<UdtType | null> {
+    return this.loadUdt(keyspace, name);
+  }
+
   private async loadUdt(keyspace: string, name: string, depth = 0): Promise<UdtType | null> {
     const rs = await this.client.execute("SELECT field_names, field_types FROM system_schema.types WHERE keyspace_name = ? AND type_name = ?", [keyspace, name], { prepare: true });
     const row = rs.rows[0];

@@ -67,6 +67,12 @@ export interface ClientOptions {
   encoding?: {
     /** A parameter that is `undefined` leaves its column unset (as the DataStax driver does); false binds null. */
     useUndefinedAsUnset?: boolean;
+    /**
+     * Values shaped as the DataStax driver writes them (cqlwire/compat sets it): a UDT object's
+     * missing fields are written as null, a null or unset inside a collection is a TypeError, and
+     * bytes for a value of any type are its serialized form.
+     */
+    dataStaxValues?: boolean;
   };
   /** Prepared statements kept per client (the DataStax driver's default is 500 too). */
   maxPrepared?: number;
@@ -102,11 +108,19 @@ export interface ResolvedOptions extends Omit<ClientOptions, "protocolOptions" |
   pooling: { coreConnectionsPerHost: number; heartBeatInterval: number; maxRequestsPerConnection: number; orphanLimit?: number };
   queryOptions: { consistency?: number; fetchSize: number; prepare: boolean; isIdempotent: boolean };
   policies: { maxAttempts: number; speculativeDelay?: number; speculativeMaxExtra: number } & PlacementPolicies;
-  encoding: { useUndefinedAsUnset: boolean };
+  encoding: { useUndefinedAsUnset: boolean; dataStaxValues: boolean };
   maxPrepared: number;
   discoverPeers: boolean;
   prepareOnAllHosts: boolean;
   rePrepareOnUp: boolean;
+}
+
+function encodingAt(issues: OptionIssues, value: unknown): ResolvedOptions["encoding"] {
+  const o = objectAt(issues, "encoding", value);
+  return {
+    useUndefinedAsUnset: booleanAt(issues, "encoding.useUndefinedAsUnset", o?.useUndefinedAsUnset, true),
+    dataStaxValues: booleanAt(issues, "encoding.dataStaxValues", o?.dataStaxValues, false),
+  };
 }
 
 /** Fills in every default and checks every field; one ArgumentError names all the bad ones. */
@@ -132,7 +146,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     pooling: poolingAt(issues, o.pooling),
     queryOptions: queryOptionsAt(issues, o.queryOptions),
     policies: policiesAt(issues, o.policies),
-    encoding: { useUndefinedAsUnset: booleanAt(issues, "encoding.useUndefinedAsUnset", objectAt(issues, "encoding", o.encoding)?.useUndefinedAsUnset, true) },
+    encoding: encodingAt(issues, o.encoding),
     maxPrepared: numberAt(issues, "maxPrepared", o.maxPrepared, { integer: true, min: 1 }, 500),
     discoverPeers: booleanAt(issues, "discoverPeers", o.discoverPeers, true),
     prepareOnAllHosts: booleanAt(issues, "prepareOnAllHosts", o.prepareOnAllHosts, false),

@@ -552,6 +552,44 @@ Deno.test("encodeValueList: positional, named, null and unset", () => {
   assert(w.length === 1, "failed lists leave the writer as it was");
 });
 
+// cqlwire/compat's encoding.dataStaxValues: a UDT object's missing fields are written as null
+// (cqlwire leaves trailing ones out), and an empty element of a collection is DataStax's TypeError.
+Deno.test("encodeValue dataStax: UDT missing fields as null, no empty collection elements", () => {
+  const w = new Writer();
+  const udt = parseCqlType("udt<ks.addr>{street:text,zip:int}");
+  encodeValue(udt, { street: "a" }, w);
+  assertEquals(bytesToHex(w.bytes()), "00000005" + "0000000161");
+  w.reset();
+  encodeValue(udt, { street: "a" }, w, false, true);
+  assertEquals(bytesToHex(w.bytes()), "00000009" + "0000000161" + "ffffffff");
+  w.reset();
+  encodeValue(parseCqlType("list<frozen<udt<ks.addr>{street:text,zip:int}>>"), [{}], w, false, true);
+  assertEquals(bytesToHex(w.bytes()), "00000010" + "00000001" + "00000008" + "ffffffff" + "ffffffff");
+  w.reset();
+  const cases: Array<[string, unknown, string]> = [
+    ["list<int>", [1, null], "A collection can't contain null or unset values"],
+    ["set<int>", [undefined], "A collection can't contain null or unset values"],
+    ["list<int>", [unset], "A collection can't contain null or unset values"],
+    ["map<text, int>", { a: null }, "A map can't contain null or unset values"],
+    ["map<int, int>", new Map([[null, 1]]), "A map can't contain null or unset keys"],
+  ];
+  for (const [type, value, message] of cases) {
+    const e = assertThrows(() => encodeValue(parseCqlType(type), value, w, false, true), TypeError, type);
+    assertEquals([e.constructor, e.message], [TypeError, message]);
+    assertEquals(w.length, 0);
+  }
+  // Bytes for any type are its serialized form, at any depth (DataStax's Buffers).
+  w.reset();
+  encodeValue(parseCqlType("list<int>"), [new Uint8Array([0, 0, 0, 1]), 2], w, false, true);
+  assertEquals(bytesToHex(w.bytes()), "00000014" + "00000002" + "0000000400000001" + "0000000400000002");
+  w.reset();
+  assertThrows(() => encodeValue(parseCqlType("int"), new Uint8Array(4), w), CqlTypeError, "bytes for an int without the flag");
+  w.reset();
+  // Without the flag a null element is written (the server refuses it).
+  encodeValue(parseCqlType("list<int>"), [null], w);
+  assertEquals(bytesToHex(w.bytes()), "00000008" + "00000001" + "ffffffff");
+});
+
 Deno.test("decodeValue bounds and aliasing", () => {
   const page = hexToBytes("000102030405");
   const blob = decodeValue(nativeTypes.blob, page, 1, 3) as Uint8Array;

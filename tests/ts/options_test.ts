@@ -13,7 +13,7 @@ const DEFAULTS = {
   pooling: { coreConnectionsPerHost: 1, heartBeatInterval: 30000, maxRequestsPerConnection: 32768 },
   queryOptions: { fetchSize: 5000, prepare: false, isIdempotent: false },
   policies: { maxAttempts: 3, speculativeMaxExtra: 1 },
-  encoding: { useUndefinedAsUnset: true },
+  encoding: { useUndefinedAsUnset: true, dataStaxValues: false },
   maxPrepared: 500,
   discoverPeers: true,
   prepareOnAllHosts: false,
@@ -58,7 +58,7 @@ Deno.test("given fields are kept, nested defaults are filled beside them", () =>
     pooling: { ...DEFAULTS.pooling, orphanLimit: 7 },
     queryOptions: { consistency: 0, fetchSize: 5000, prepare: true, isIdempotent: false },
     policies: { maxAttempts: 3, speculativeMaxExtra: 1, allowList: ["db1"], reconnection: { baseDelay: 5 } },
-    encoding: { useUndefinedAsUnset: false },
+    encoding: { useUndefinedAsUnset: false, dataStaxValues: false },
     requestTimeout: 250,
   });
 });

@@ -401,13 +401,22 @@ export function decodeValue(t: TypeInfo, bytes: Uint8Array, offset = 0, length =
 // Encoding
 
 const encoderCache = new WeakMap<TypeInfo, ValueEncoder>();
+const dataStaxEncoderCache = new WeakMap<TypeInfo, ValueEncoder>();
 
-/** The compiled encoder for `t` (cached per TypeInfo object). */
-export function encoderFor(t: TypeInfo): ValueEncoder {
-  let encoder = encoderCache.get(t);
+/**
+ * The compiled encoder for `t` (cached per TypeInfo object). `dataStax` shapes values as the
+ * DataStax driver does where the two differ (cqlwire/compat): a UDT object's missing fields
+ * are written as null (not left out), and a null, undefined or unset inside a list, set or map
+ * is DataStax's TypeError before anything is sent (not a null element for the server to refuse),
+ * and bytes (a Buffer) for a value of any type, at any depth, are its serialized form, sent as
+ * they are (cqlwire takes bytes only for blobs).
+ */
+export function encoderFor(t: TypeInfo, dataStax = false): ValueEncoder {
+  const cache = dataStax ? dataStaxEncoderCache : encoderCache;
+  let encoder = cache.get(t);
   if (encoder === undefined) {
-    encoder = compileEncoder(t);
-    encoderCache.set(t, encoder);
+    encoder = compileEncoder(t, dataStax);
+    cache.set(t, encoder);
   }
   return encoder;
 }
@@ -659,19 +668,28 @@ function isIterableCollection(value: unknown): value is Iterable<unknown> {
   return typeof value === "object" && value !== null && typeof (value as { [Symbol.iterator]?: unknown })[Symbol.iterator] === "function";
 }
 
-/** Writes an element as `[bytes]`: null and undefined become -1; `unset` has no meaning inside a value. */
-function writeElement(w: Writer, encode: ValueEncoder, value: unknown, container: TypeInfo): void {
+/**
+ * Writes an element as `[bytes]`: null and undefined become -1; `unset` has no meaning inside a
+ * value. `ds`: bytes given (not a value class's) are the element's serialized form (`encoderFor`).
+ */
+function writeElement(w: Writer, encode: ValueEncoder, value: unknown, container: TypeInfo, ds: boolean): void {
   if (value === null || value === undefined) {
     w.i32(-1);
     return;
   }
   if (value === unset) reject(container, value, "unset is only allowed for a whole bound value");
   const lengthAt = w.reserve(4);
-  encode(w, typeof value === "object" ? nativeValue(value) : value);
+  if (ds && value instanceof Uint8Array) w.raw(value);
+  else encode(w, typeof value === "object" ? nativeValue(value) : value);
   w.patchI32(lengthAt, w.length - lengthAt - 4);
 }
 
-function compileEncoder(t: TypeInfo): ValueEncoder {
+/** DataStax's refusal of a null, undefined or unset in a collection (its TypeError and text). */
+function refuseEmptyElement(value: unknown, message: string): void {
+  if (value === null || value === undefined || value === unset) throw new TypeError(message);
+}
+
+function compileEncoder(t: TypeInfo, ds: boolean): ValueEncoder {
   switch (t.kind) {
     case "ascii":
       return (w, value) => {
@@ -781,21 +799,22 @@ function compileEncoder(t: TypeInfo): ValueEncoder {
       };
     case "list":
     case "set": {
-      const element = encoderFor(t.element);
+      const element = encoderFor(t.element, ds);
       return (w, value) => {
         if (typeof value === "string" || !isIterableCollection(value)) reject(t, value, `expected an array${t.kind === "set" ? " or Set" : ""}, got ${describeJsType(value)}`);
         const countAt = w.reserve(4);
         let count = 0;
         for (const item of value) {
-          writeElement(w, element, item, t);
+          if (ds) refuseEmptyElement(item, "A collection can't contain null or unset values");
+          writeElement(w, element, item, t, ds);
           count++;
         }
         w.patchI32(countAt, count);
       };
     }
     case "map": {
-      const key = encoderFor(t.key);
-      const val = encoderFor(t.value);
+      const key = encoderFor(t.key, ds);
+      const val = encoderFor(t.value, ds);
       return (w, value) => {
         let entries: Iterable<unknown>;
         if (value instanceof Map) entries = value.entries();
@@ -806,25 +825,27 @@ function compileEncoder(t: TypeInfo): ValueEncoder {
         let count = 0;
         for (const entry of entries) {
           if (!Array.isArray(entry) || entry.length !== 2) reject(t, value, "each entry must be a [key, value] pair");
-          writeElement(w, key, entry[0], t);
-          writeElement(w, val, entry[1], t);
+          if (ds) refuseEmptyElement(entry[0], "A map can't contain null or unset keys");
+          if (ds) refuseEmptyElement(entry[1], "A map can't contain null or unset values");
+          writeElement(w, key, entry[0], t, ds);
+          writeElement(w, val, entry[1], t, ds);
           count++;
         }
         w.patchI32(countAt, count);
       };
     }
     case "tuple": {
-      const elements = t.elements.map(encoderFor);
+      const elements = t.elements.map((e) => encoderFor(e, ds));
       return (w, value) => {
         if (!Array.isArray(value)) reject(t, value, `expected an array, got ${describeJsType(value)}`);
         // A shorter array leaves the last components out, which the server reads as null.
         if (value.length > elements.length) reject(t, value, `expected at most ${elements.length} elements, got ${value.length}`);
-        for (let i = 0; i < value.length; i++) writeElement(w, elements[i], value[i], t);
+        for (let i = 0; i < value.length; i++) writeElement(w, elements[i], value[i], t, ds);
       };
     }
     case "udt": {
       const fields = t.fields;
-      const encoders = fields.map((f) => encoderFor(f.type));
+      const encoders = fields.map((f) => encoderFor(f.type, ds));
       const known = new Set(fields.map((f) => f.name));
       return (w, value) => {
         if (typeof value !== "object" || value === null || Array.isArray(value) || value instanceof Map) {
@@ -837,21 +858,22 @@ function compileEncoder(t: TypeInfo): ValueEncoder {
         const record = value as Record<string, unknown>;
         // Fields after the last one present are left out, which the server reads as null,
         // so a value decoded from a shorter (older) UDT encodes back to the same bytes.
+        // DataStax writes every field, a missing one as null.
         let present = fields.length;
-        while (present > 0 && !Object.hasOwn(record, fields[present - 1].name)) present--;
-        for (let i = 0; i < present; i++) writeElement(w, encoders[i], record[fields[i].name], t);
+        while (!ds && present > 0 && !Object.hasOwn(record, fields[present - 1].name)) present--;
+        for (let i = 0; i < present; i++) writeElement(w, encoders[i], record[fields[i].name], t, ds);
       };
     }
     case "vector":
-      return compileVectorEncoder(t);
+      return compileVectorEncoder(t, ds);
     default:
       throw new TypeError(`no encoder for CQL type ${(t as TypeInfo).kind}`);
   }
 }
 
-function compileVectorEncoder(t: TypeInfo & { kind: "vector" }): ValueEncoder {
+function compileVectorEncoder(t: TypeInfo & { kind: "vector" }, ds: boolean): ValueEncoder {
   const { element: elementType, dimension } = t;
-  const element = encoderFor(elementType);
+  const element = encoderFor(elementType, ds);
   const elementSize = fixedValueSize(elementType);
   return (w, value) => {
     if (typeof value !== "object" || value === null || typeof (value as ArrayLike<unknown>).length !== "number") {
@@ -897,8 +919,9 @@ function nativeValue(value: object | null): unknown {
  * null gives length -1, `unset` gives -2, and undefined gives -2 when `undefinedAsUnset`
  * (the DataStax driver's `useUndefinedAsUnset`) else -1. Returns the length written.
  * Throws CqlTypeError (and leaves `w` as it was) when the value does not fit the type.
+ * `dataStax`: see `encoderFor`.
  */
-export function encodeValue(t: TypeInfo, value: unknown, w: Writer, undefinedAsUnset = false): number {
+export function encodeValue(t: TypeInfo, value: unknown, w: Writer, undefinedAsUnset = false, dataStax = false): number {
   if (value === null || (value === undefined && !undefinedAsUnset)) {
     w.i32(-1);
     return -1;
@@ -909,7 +932,8 @@ export function encodeValue(t: TypeInfo, value: unknown, w: Writer, undefinedAsU
   }
   const lengthAt = w.reserve(4);
   try {
-    encoderFor(t)(w, typeof value === "object" ? nativeValue(value) : value);
+    if (dataStax && value instanceof Uint8Array) w.raw(value);
+    else encoderFor(t, dataStax)(w, typeof value === "object" ? nativeValue(value) : value);
   } catch (e) {
     w.length = lengthAt;
     throw e;
@@ -940,7 +964,7 @@ function isTypeInfo(x: TypeInfo | ColumnSpec): x is TypeInfo {
  * positional, or an object keyed by bind-marker names (taken from `columns` when they are
  * ColumnSpecs, else from `names`; an exact match wins over a case-insensitive one). A name
  * missing from the object is an error: pass `unset` to leave a column alone, or null.
- * `undefinedAsUnset`: see `encodeValue`.
+ * `undefinedAsUnset` and `dataStax`: see `encodeValue`.
  */
 export function encodeValueList(
   columns: readonly TypeInfo[] | readonly ColumnSpec[],
@@ -948,6 +972,7 @@ export function encodeValueList(
   out: Writer,
   names?: readonly string[],
   undefinedAsUnset = false,
+  dataStax = false,
 ): void {
   const count = columns.length;
   if (count > 0xffff) throw new CqlTypeError("values", `[${count} values]`, "at most 65535 values can be bound");
@@ -962,7 +987,7 @@ export function encodeValueList(
       if (params.length !== count) throw new CqlTypeError("values", renderValue(params), `expected ${count} values, got ${params.length}`);
       for (let i = 0; i < count; i++) {
         const column = columns[i];
-        encodeValue(isTypeInfo(column) ? column : column.type, params[i], out, undefinedAsUnset);
+        encodeValue(isTypeInfo(column) ? column : column.type, params[i], out, undefinedAsUnset, dataStax);
       }
       return;
     }
@@ -984,7 +1009,7 @@ export function encodeValueList(
         }
         key = match;
       }
-      encodeValue(isTypeInfo(column) ? column : column.type, record[key], out, undefinedAsUnset);
+      encodeValue(isTypeInfo(column) ? column : column.type, record[key], out, undefinedAsUnset, dataStax);
     }
   } catch (e) {
     out.length = start;

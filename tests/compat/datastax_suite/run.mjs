@@ -28,7 +28,9 @@ async function prepareNode() {
   const client = new Client({ contactPoints: [process.env.DSX_CONTACT ?? "127.0.0.1"], localDataCenter: "datacenter1" });
   try {
     const keyspaces = (await client.execute("SELECT keyspace_name FROM system_schema.keyspaces")).rows.map((r) => r.keyspace_name);
-    for (const ks of keyspaces.filter((k) => k.startsWith("dsx_") || fixedKeyspaces.includes(k))) await client.execute(`DROP KEYSPACE IF EXISTS ${ks}`);
+    // DSX_PREFIX (default dsx_) keeps two runs on one shared node from dropping each other's.
+    const prefix = process.env.DSX_PREFIX || "dsx_";
+    for (const ks of keyspaces.filter((k) => k.startsWith(prefix) || fixedKeyspaces.includes(k))) await client.execute(`DROP KEYSPACE IF EXISTS ${ks}`);
     return (await client.execute("SELECT release_version FROM system.local")).rows[0].release_version;
   } finally {
     await client.shutdown();

@@ -109,7 +109,7 @@ function patchHelper(helper) {
   };
   // Keyspaces and tables of this run carry the helper's name (rules of the shared node).
   const getRandomName = helper.getRandomName;
-  helper.getRandomName = (prefix) => 'dsx_' + getRandomName.call(helper, prefix);
+  helper.getRandomName = (prefix) => (process.env.DSX_PREFIX || 'dsx_') + getRandomName.call(helper, prefix);
 
   // Any node count and yaml are taken (the tests that need several hosts, a yaml setting, a
   // tracing delay are listed out in suite.cjs); a cluster that changes what every test sees
