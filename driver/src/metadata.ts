@@ -289,10 +289,7 @@ export class Metadata {
    * A query trace: the session row of `system_traces` with its events. The server writes a
    * trace after it has answered, so this asks again (TRACE_ATTEMPTS times, TRACE_RETRY_MS
    * apart, as DataStax's driver does) until the session row has its duration; the last read
-   * is returned as it is (null: no session row).
-   */
-  /**
-   * The trace of a traced request, read at `consistency` when given (DataStax's
+   * is returned as it is (null: no session row). Read at `consistency` when given (DataStax's
    * `getTrace(id, consistency, callback)`; otherwise the client's default).
    */
   getTrace(traceId: string | { toString(): string }, callback?: Callback<Trace | null>): Promise<Trace | null> | undefined;
