@@ -94,8 +94,8 @@ type Listener = (...args: any[]) => void;
 /** What a runtime provides: its cqlwire client and how to make a stream of rows. */
 export interface CompatRuntime {
   Client: new (options: ClientOptions) => BaseClient;
-  /** A Node `Readable` (object mode) where there is one; else an async iterable emitter. */
-  readable(source: AsyncIterable<Row>): RowStream;
+  /** The rows of the pages: a `ResultStream` (a Node `Readable`) where there is one; else an async iterable emitter. */
+  readable(pages: AsyncIterable<Row[]>): RowStream;
   /** `node:buffer`'s class where the runtime has the module but maybe no global (Deno). */
   Buffer?: BufferClass;
 }
@@ -501,8 +501,7 @@ export class Client {
 
   /** The rows across pages: a Node `Readable` in object mode on Node, and async iterable everywhere. */
   stream(query: string, params?: Params, options?: CompatQueryOptions, callback?: Callback<void>): RowStream {
-    const rows = this.rowsAcrossPages(query, params, options);
-    const s = runtime!.readable(rows);
+    const s = runtime!.readable(this.pagesAcross(query, params, options));
     if (typeof callback === "function") {
       s.on("end", () => (callback as NodeCallback<void>)(null));
       s.on("error", (e) => callback(e as Error));
@@ -510,12 +509,12 @@ export class Client {
     return s;
   }
 
-  private async *rowsAcrossPages(query: string, params: Params, options: CompatQueryOptions | undefined): AsyncGenerator<Row> {
+  private async *pagesAcross(query: string, params: Params, options: CompatQueryOptions | undefined): AsyncGenerator<Row[]> {
     try {
       if (!this.connected) await this.connectOnce();
       let rs = await this.cqlwire.execute<CoreRow>(query, params ?? null, this.queryOptions(params, options));
       for (;;) {
-        yield* convertRows(rs, this.encoding);
+        yield convertRows(rs, this.encoding);
         const next: typeof rs | null = await rs.fetchNextPage();
         if (next === null) return;
         rs = next;

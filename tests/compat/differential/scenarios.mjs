@@ -955,6 +955,58 @@ scenario("concurrent.executeConcurrent: results and errors", async (d, client, k
   ];
 });
 
+scenario("concurrent.executeConcurrent: resultItems without collectResults throws; a Node stream is paused at concurrencyLevel", async (d, client, ks) => {
+  const q = `INSERT INTO ${ks}.all_types (id, t) VALUES (?, ?)`;
+  const a = await d.concurrent.executeConcurrent(client, q, [[300, "a"], [301, "b"]]);
+  let items;
+  try {
+    items = a.resultItems;
+  } catch (e) {
+    items = e;
+  }
+  const { Readable } = await import("node:stream");
+  let pauses = 0;
+  const input = new Readable({ objectMode: true, read() {} });
+  const pause = input.pause;
+  input.pause = function () {
+    pauses++;
+    return pause.call(this);
+  };
+  for (let i = 0; i < 12; i++) input.push([310 + i, `s${i}`]);
+  input.push(null);
+  const b = await d.concurrent.executeConcurrent(client, q, input, { concurrencyLevel: 3 });
+  const written = (await client.execute(`SELECT id FROM ${ks}.all_types WHERE id IN (${Array.from({ length: 12 }, (_, i) => 310 + i).join(",")})`)).rowLength;
+  return [a.totalExecuted, items, b.totalExecuted, b.errors, pauses > 1, written];
+});
+
+scenario("known on workerd: types.ResultStream is what stream() returns, constructed by users, a page read ahead at most", async (d, client, ks) => {
+  const RS = d.types.ResultStream;
+  if (typeof RS !== "function") return typeof RS;
+  const s = client.stream(`SELECT c FROM ${ks}.paged WHERE p = 1`, [], { prepare: true, fetchSize: 10 });
+  const isInstance = s instanceof RS;
+  let most = 0;
+  const rows = [];
+  await new Promise((resolve, reject) => {
+    s.on("readable", function () {
+      let row;
+      while ((row = this.read()) !== null) {
+        most = Math.max(most, this.buffer.length);
+        rows.push(row.c);
+      }
+    });
+    s.on("end", resolve);
+    s.on("error", reject);
+  });
+  const own = new RS({ objectMode: true });
+  const before = [own.paused, own.buffer];
+  own.add("a");
+  own.add("b");
+  own.add(null);
+  const got = [];
+  for await (const x of own) got.push(x);
+  return [isInstance, most <= 10, rows, before, got, Object.getPrototypeOf(RS.prototype).constructor.name];
+});
+
 scenario("mapping.Mapper: insert, get, find, update, remove", async (d, client, ks) => {
   const mapper = new d.mapping.Mapper(client, { models: { Lwt: { tables: ["lwt"], keyspace: ks } } });
   const m = mapper.forModel("Lwt");
