@@ -9,7 +9,7 @@ import { consistencies } from "../src/types.ts";
 import { type BufferClass, useBufferClass } from "../src/values/bytes.ts";
 import { type Metadata, STRATEGY_PREFIX, type TableMetadata, type UdtMetadata } from "../src/metadata.ts";
 import type { Aggregate, SchemaFunction } from "../src/schema_functions.ts";
-import { type EncodingOptions, statementHints } from "./convert.ts";
+import { type EncodingOptions, statementHints, withUserCollections } from "./convert.ts";
 import { Host, HostMap } from "./hosts.ts";
 import { type CompatClientOptions, type CompatQueryOptions, clientOptions, executeOptions, type ExecutionProfile } from "./options.ts";
 import { convertRows, ResultSet } from "./result.ts";
@@ -351,6 +351,7 @@ export class Client {
   }
 
   private async runConnected(query: string, params: Params, options: CompatQueryOptions | undefined): Promise<ResultSet> {
+    params = withUserCollections(params, this.encoding);
     try {
       if (!this.connected) await this.connectOnce();
       const o = this.queryOptions(params, options);
@@ -452,7 +453,7 @@ export class Client {
       const prepare = o.prepare ?? this.options.queryOptions?.prepare ?? false;
       // DataStax's batch hints: one array per query, in the batch's options.
       const hints = !prepare && Array.isArray(item.params) ? statementHints(item.params, (options as CompatQueryOptions | undefined)?.hints?.[i]) : undefined;
-      return { query: item.query, params: item.params ?? undefined, hints };
+      return { query: item.query, params: withUserCollections(item.params ?? undefined, this.encoding), hints };
     });
     try {
       return new ResultSet(await this.cqlwire.batch(items as never, o), this.encoding, this.consistencyOf(o));
@@ -510,6 +511,7 @@ export class Client {
   }
 
   private async *pagesAcross(query: string, params: Params, options: CompatQueryOptions | undefined): AsyncGenerator<Row[]> {
+    params = withUserCollections(params, this.encoding);
     try {
       if (!this.connected) await this.connectOnce();
       let rs = await this.cqlwire.execute<CoreRow>(query, params ?? null, this.queryOptions(params, options));

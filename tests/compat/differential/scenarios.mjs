@@ -1007,6 +1007,41 @@ scenario("known on workerd: types.ResultStream is what stream() returns, constru
   return [isInstance, most <= 10, rows, before, got, Object.getPrototypeOf(RS.prototype).constructor.name];
 });
 
+/** Map and Set polyfills as DataStax's own tests write them (test-helper.js): forEach, set/add. */
+function MapPolyFill(arr) {
+  this.arr = arr || [];
+}
+MapPolyFill.prototype.set = function (k, v) {
+  this.arr.push([k, v]);
+};
+MapPolyFill.prototype.forEach = function (callback) {
+  this.arr.forEach((item) => callback(item[1], item[0]));
+};
+function SetPolyFill(arr) {
+  this.arr = arr || [];
+}
+SetPolyFill.prototype.forEach = function (cb, thisArg) {
+  this.arr.forEach(cb, thisArg);
+};
+SetPolyFill.prototype.add = function (x) {
+  this.arr.push(x);
+};
+
+scenario("encoding.map / encoding.set polyfills: parameter values (prepared, hinted, batch, nested) and read values", async (d, _client, ks) => {
+  const client = new d.Client({ contactPoints: [settings.host], localDataCenter: "datacenter1", encoding: { map: MapPolyFill, set: SetPolyFill } });
+  try {
+    const q = `INSERT INTO ${ks}.coll (id, m, s, mu) VALUES (?, ?, ?, ?)`;
+    const udtMap = new MapPolyFill([["home", { street: "x", zip: 1 }]]);
+    await client.execute(q, [70, new MapPolyFill([["a", 1], ["b", 2]]), new SetPolyFill(["x", "y"]), udtMap], { prepare: true });
+    await client.execute(`INSERT INTO ${ks}.coll (id, m, s) VALUES (?, ?, ?)`, [71, new MapPolyFill([["c", 3]]), new SetPolyFill(["z"])], { hints: ["int", "map<text, int>", "set<text>"] });
+    await client.batch([{ query: `INSERT INTO ${ks}.coll (id, m) VALUES (?, ?)`, params: [72, new MapPolyFill([["d", 4]])] }], { prepare: true });
+    const rows = (await client.execute(`SELECT id, m, s, mu FROM ${ks}.coll WHERE id IN (70, 71, 72)`)).rows;
+    return rows.map((r) => [r.id, r.m, r.s, r.mu, r.m instanceof MapPolyFill, r.s === null || r.s instanceof SetPolyFill]);
+  } finally {
+    await client.shutdown();
+  }
+});
+
 scenario("mapping.Mapper: insert, get, find, update, remove", async (d, client, ks) => {
   const mapper = new d.mapping.Mapper(client, { models: { Lwt: { tables: ["lwt"], keyspace: ks } } });
   const m = mapper.forModel("Lwt");
