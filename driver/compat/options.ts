@@ -187,7 +187,11 @@ export function executeOptions(q: CompatQueryOptions | undefined, profiles: Map<
     traceQuery: q.traceQuery,
     timestamp: ts === undefined || ts === null ? undefined : typeof ts === "object" ? longToBigInt(ts as never) : ts,
     hints: q.hints,
-    keyspace: q.keyspace,
+    // DataStax sends a query's keyspace only on DSE's protocol (DSE_V2), never to Apache
+    // Cassandra (it stays on v4 there): an unqualified table is the server's "No keyspace has
+    // been specified". The keyspace only names the replicas a routingKey routes to, which is
+    // cqlwire's same option: passed on with a routingKey alone (and then sent on v5).
+    keyspace: q.routingKey === undefined || q.routingKey === null ? undefined : q.keyspace,
     logged: q.logged,
     counter: q.counter,
   };
