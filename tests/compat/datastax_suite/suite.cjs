@@ -57,7 +57,6 @@ const leftOut = [
   ["Client @SERVER_API #execute(query, params, {prepare: 1}, callback) should include the warning in the ResultSet", "node: needs batch_size_warn_threshold 5 KiB (64 KiB here); fails on DataStax too"],
   ["Client @SERVER_API #execute(query, params, {prepare: 1}, callback) should execute a prepared query with parameters on all hosts", "node: needs 3 hosts; fails on DataStax too"],
   ["Client @SERVER_API #execute(query, params, {prepare: 1}, callback) with materialized views *", "node: materialized views are disabled; fails on DataStax too"],
-  ["Client @SERVER_API #execute(query, params, {prepare: 0}, callback) should handle several concurrent executes while the pool is not ready", "gap: pooling.coreConnectionsPerHost above 64 is refused"],
   ["Client @SERVER_API #execute(query, params, {prepare: 0}, callback) with incorrect query parameters should callback with error when parameters can not be encoded", "known: encoding errors differ in class and text"],
   ["Client @SERVER_API #execute(query, params, {prepare: 0}, callback) with named parameters *", "known: named parameters need prepare: true"],
   ["Client @SERVER_API #execute(query, params, {prepare: 0}, callback) with paging should return an empty iterator for VOID results", "known: a result without rows has rows [] (DataStax undefined)"],

@@ -1051,6 +1051,16 @@ scenario("options.keyspace is not sent (DataStax sends it only on DSE's protocol
   ];
 });
 
+scenario("pooling.coreConnectionsPerHost above 64 is taken: requests made while the pool fills all run", async (d, _client, ks) => {
+  const client = new d.Client({ contactPoints: [settings.host], localDataCenter: "datacenter1", pooling: { coreConnectionsPerHost: { 0: 65, 1: 1, 2: 0 } } });
+  try {
+    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => client.execute(`SELECT c FROM ${ks}.paged WHERE p = 1 AND c = ?`, [i % 25], { prepare: true })));
+    return results.map((rs) => rs.first().c).reduce((a, b) => a + b, 0);
+  } finally {
+    await client.shutdown();
+  }
+});
+
 scenario("mapping.Mapper: insert, get, find, update, remove", async (d, client, ks) => {
   const mapper = new d.mapping.Mapper(client, { models: { Lwt: { tables: ["lwt"], keyspace: ks } } });
   const m = mapper.forModel("Lwt");
