@@ -1046,8 +1046,9 @@ scenario("options.keyspace is not sent (DataStax sends it only on DSE's protocol
   const one = (p) => p.then((r) => r.rows, (e) => e);
   return [
     await one(client.execute("SELECT v FROM lwt WHERE id = 1", null, { keyspace: ks })),
-    await one(client.batch(["INSERT INTO lwt (id, v) VALUES (9, 9)"], { keyspace: ks })),
-    await one(client.execute(`SELECT id FROM ${ks}.lwt WHERE id = 9`, null, { keyspace: ks })),
+    await one(client.batch(["INSERT INTO lwt (id, v) VALUES (9041, 1)"], { keyspace: ks })),
+    await one(client.execute(`INSERT INTO ${ks}.lwt (id, v) VALUES (9042, 2)`, null, { keyspace: ks }).then(() => ({ rows: "ok" }))),
+    await one(client.execute(`SELECT id, v FROM ${ks}.lwt WHERE id IN (9041, 9042)`, null, { keyspace: ks })),
   ];
 });
 
