@@ -9,7 +9,7 @@ import { consistencies } from "../src/types.ts";
 import { type BufferClass, useBufferClass } from "../src/values/bytes.ts";
 import { type Metadata, STRATEGY_PREFIX, type TableMetadata, type UdtMetadata } from "../src/metadata.ts";
 import type { Aggregate, SchemaFunction } from "../src/schema_functions.ts";
-import { type EncodingOptions, statementHints } from "./convert.ts";
+import { type EncodingOptions, statementHints, withUserCollections } from "./convert.ts";
 import { Host, HostMap } from "./hosts.ts";
 import { type CompatClientOptions, type CompatQueryOptions, clientOptions, executeOptions, type ExecutionProfile } from "./options.ts";
 import { convertRows, ResultSet } from "./result.ts";
@@ -94,8 +94,8 @@ type Listener = (...args: any[]) => void;
 /** What a runtime provides: its cqlwire client and how to make a stream of rows. */
 export interface CompatRuntime {
   Client: new (options: ClientOptions) => BaseClient;
-  /** A Node `Readable` (object mode) where there is one; else an async iterable emitter. */
-  readable(source: AsyncIterable<Row>): RowStream;
+  /** The rows of the pages: a `ResultStream` (a Node `Readable`) where there is one; else an async iterable emitter. */
+  readable(pages: AsyncIterable<Row[]>): RowStream;
   /** `node:buffer`'s class where the runtime has the module but maybe no global (Deno). */
   Buffer?: BufferClass;
 }
@@ -351,6 +351,7 @@ export class Client {
   }
 
   private async runConnected(query: string, params: Params, options: CompatQueryOptions | undefined): Promise<ResultSet> {
+    params = withUserCollections(params, this.encoding);
     try {
       if (!this.connected) await this.connectOnce();
       const o = this.queryOptions(params, options);
@@ -452,7 +453,7 @@ export class Client {
       const prepare = o.prepare ?? this.options.queryOptions?.prepare ?? false;
       // DataStax's batch hints: one array per query, in the batch's options.
       const hints = !prepare && Array.isArray(item.params) ? statementHints(item.params, (options as CompatQueryOptions | undefined)?.hints?.[i]) : undefined;
-      return { query: item.query, params: item.params ?? undefined, hints };
+      return { query: item.query, params: withUserCollections(item.params ?? undefined, this.encoding), hints };
     });
     try {
       return new ResultSet(await this.cqlwire.batch(items as never, o), this.encoding, this.consistencyOf(o));
@@ -501,8 +502,7 @@ export class Client {
 
   /** The rows across pages: a Node `Readable` in object mode on Node, and async iterable everywhere. */
   stream(query: string, params?: Params, options?: CompatQueryOptions, callback?: Callback<void>): RowStream {
-    const rows = this.rowsAcrossPages(query, params, options);
-    const s = runtime!.readable(rows);
+    const s = runtime!.readable(this.pagesAcross(query, params, options));
     if (typeof callback === "function") {
       s.on("end", () => (callback as NodeCallback<void>)(null));
       s.on("error", (e) => callback(e as Error));
@@ -510,12 +510,13 @@ export class Client {
     return s;
   }
 
-  private async *rowsAcrossPages(query: string, params: Params, options: CompatQueryOptions | undefined): AsyncGenerator<Row> {
+  private async *pagesAcross(query: string, params: Params, options: CompatQueryOptions | undefined): AsyncGenerator<Row[]> {
+    params = withUserCollections(params, this.encoding);
     try {
       if (!this.connected) await this.connectOnce();
       let rs = await this.cqlwire.execute<CoreRow>(query, params ?? null, this.queryOptions(params, options));
       for (;;) {
-        yield* convertRows(rs, this.encoding);
+        yield convertRows(rs, this.encoding);
         const next: typeof rs | null = await rs.fetchNextPage();
         if (next === null) return;
         rs = next;

@@ -78,7 +78,15 @@ function compile(t: TypeInfo, enc: EncodingOptions): Converter {
       const k = converterFor(t.key, enc);
       const val = converterFor(t.value, enc);
       const MapClass = enc.map;
-      if (MapClass) return (v) => new MapClass([...(v as Map<unknown, unknown>)].map(([a, b]) => [k(a), val(b)] as [unknown, unknown]));
+      // As DataStax builds it: constructed without arguments, then `set` per entry (a
+      // polyfill's constructor need not take entries).
+      if (MapClass) {
+        return (v) => {
+          const out = new MapClass() as { set(key: unknown, value: unknown): unknown };
+          for (const [a, b] of v as Map<unknown, unknown>) out.set(k(a), val(b));
+          return out;
+        };
+      }
       // The DataStax default: a plain object keyed by the keys' text.
       return (v) => {
         const out: Record<string, unknown> = {};
@@ -257,4 +265,53 @@ function guessType(value: unknown): string {
   if (value instanceof Date) return "timestamp";
   if (value instanceof Uint8Array) return "blob";
   throw new TypeError(`Cannot guess subtype from element ${String(value)}`);
+}
+
+/** Deeper than this, values are left as they are (a cap on the walk below; no CQL type nests so deep). */
+const MAX_DEPTH = 64;
+
+/**
+ * DataStax encodes an instance of the user's `encoding.map` / `encoding.set` class (a
+ * polyfill, or a subclass) as a map or set at any depth, read with its `forEach`; cqlwire's
+ * codec takes a JS Map and an array. The same params when no such class is configured (the
+ * native Map and Set need nothing) or none is in them.
+ */
+export function withUserCollections<P extends unknown[] | Record<string, unknown> | null | undefined>(params: P, enc: EncodingOptions): P {
+  const M = enc.map === Map ? undefined : enc.map;
+  const S = enc.set === Set ? undefined : enc.set;
+  if ((!M && !S) || params === null || params === undefined) return params;
+  const walk = (v: unknown, depth: number): unknown => {
+    if (v === null || typeof v !== "object" || depth > MAX_DEPTH) return v;
+    const inner = (x: unknown) => walk(x, depth + 1);
+    if (M && v instanceof M) {
+      const out = new Map<unknown, unknown>();
+      (v as { forEach(f: (value: unknown, key: unknown) => void): void }).forEach((value, key) => out.set(inner(key), inner(value)));
+      return out;
+    }
+    if (S && v instanceof S) {
+      const out: unknown[] = [];
+      (v as { forEach(f: (value: unknown) => void): void }).forEach((x) => out.push(inner(x)));
+      return out;
+    }
+    if (Array.isArray(v)) {
+      const out = v.map(inner);
+      return out.some((x, i) => x !== v[i]) ? out : v;
+    }
+    if (v instanceof Map) {
+      let changed = false;
+      const out = new Map<unknown, unknown>();
+      for (const [key, value] of v) {
+        const [k2, v2] = [inner(key), inner(value)];
+        if (k2 !== key || v2 !== value) changed = true;
+        out.set(k2, v2);
+      }
+      return changed ? out : v;
+    }
+    // A UDT, or a map as a plain object.
+    if (Object.getPrototypeOf(v) !== Object.prototype) return v;
+    const record = v as Record<string, unknown>;
+    const entries = Object.entries(record).map(([key, value]) => [key, inner(value)] as const);
+    return entries.some(([key, value]) => value !== record[key]) ? Object.fromEntries(entries) : v;
+  };
+  return walk(params, 0) as P;
 }

@@ -7,9 +7,11 @@
 import { Buffer } from "node:buffer";
 import { Readable } from "node:stream";
 import { Client as DenoClient } from "../deno.ts";
-import { setCompatRuntime } from "./mod.ts";
-import { readableRows } from "./stream.ts";
+import { setCompatRuntime, setResultStream } from "./mod.ts";
+import { nodeStreams } from "./stream.ts";
 
-setCompatRuntime({ Client: DenoClient, readable: (rows) => readableRows<Readable>(Readable as never, rows), Buffer });
+const { ResultStream, readable } = nodeStreams(Readable as never);
+setCompatRuntime({ Client: DenoClient, readable: readable as never, Buffer });
+setResultStream(ResultStream);
 
 export * from "./mod.ts";

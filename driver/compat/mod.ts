@@ -22,7 +22,7 @@ export { ExecutionProfile } from "./options.ts";
 export type { CompatClientOptions as ClientOptions, CompatQueryOptions as QueryOptions } from "./options.ts";
 export { Host, HostMap } from "./hosts.ts";
 export { concurrent } from "./concurrent.ts";
-export { auth, mapping, metadata, policies, types } from "./namespaces.ts";
+export { auth, mapping, metadata, policies, setResultStream, types } from "./namespaces.ts";
 export type { EmptyCallback, QueryTrace, ValueCallback } from "./client.ts";
 export { token } from "./token.ts";
 export { protocolVersion } from "./types.ts";

@@ -12,6 +12,7 @@ import * as p from "./policies.ts";
 import * as t from "./types.ts";
 import * as meta from "../src/metadata.ts";
 import type * as c from "./client.ts";
+import type { ResultStreamLike } from "./stream.ts";
 
 export namespace types {
   export import consistencies = t.consistencies;
@@ -43,6 +44,16 @@ export namespace types {
   export import CqlDuration = t.CqlDuration;
   export import CqlTime = t.CqlTime;
   export import CqlTimestamp = t.CqlTimestamp;
+  /** What `client.stream()` returns on Node, Bun and Deno (a value there too; see setResultStream). */
+  export interface ResultStream extends ResultStreamLike {}
+}
+
+/**
+ * `types.ResultStream` is a Node `Readable` subclass: the runtime entries that have
+ * `node:stream` (node.ts, deno.ts) define it and set it here; a Worker has none.
+ */
+export function setResultStream(ResultStream: unknown): void {
+  (types as unknown as Record<string, unknown>).ResultStream = ResultStream;
 }
 
 export namespace policies {

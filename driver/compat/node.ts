@@ -2,9 +2,11 @@
 import { Buffer } from "node:buffer";
 import { Readable } from "node:stream";
 import { Client as NodeClient } from "../node.ts";
-import { setCompatRuntime } from "./mod.ts";
-import { readableRows } from "./stream.ts";
+import { setCompatRuntime, setResultStream } from "./mod.ts";
+import { nodeStreams } from "./stream.ts";
 
-setCompatRuntime({ Client: NodeClient, readable: (rows) => readableRows<Readable>(Readable as never, rows), Buffer });
+const { ResultStream, readable } = nodeStreams(Readable as never);
+setCompatRuntime({ Client: NodeClient, readable: readable as never, Buffer });
+setResultStream(ResultStream);
 
 export * from "./mod.ts";

@@ -105,6 +105,18 @@ function checkSslOptions(ssl: CompatClientOptions["sslOptions"]): void {
   }
 }
 
+/** The most connections per node cqlwire opens (its own option refuses more). */
+const MAX_CONNECTIONS_PER_HOST = 64;
+
+/**
+ * DataStax code asks for pools of 100 or more (its tests do), a habit from protocol v2's 128
+ * streams a connection. cqlwire's connections each carry 32,768 streams, so it opens at most
+ * 64 per node and queues the rest: the requests all run as on DataStax, over fewer sockets.
+ */
+function capConnections(n: number | undefined): number | undefined {
+  return typeof n === "number" && n > MAX_CONNECTIONS_PER_HOST ? MAX_CONNECTIONS_PER_HOST : n;
+}
+
 export function clientOptions(o: CompatClientOptions): ClientOptions {
   if (o.cloud !== undefined) throw new NotSupportedError("DataStax Astra secure-connect bundles (cloud) are not supported");
   // User objects the driver would call: refused rather than never called.
@@ -132,7 +144,7 @@ export function clientOptions(o: CompatClientOptions): ClientOptions {
     },
     socketOptions: { connectTimeout: o.socketOptions?.connectTimeout, readTimeout: o.socketOptions?.readTimeout },
     pooling: {
-      coreConnectionsPerHost: o.pooling?.coreConnectionsPerHost?.[0],
+      coreConnectionsPerHost: capConnections(o.pooling?.coreConnectionsPerHost?.[0]),
       heartBeatInterval: o.pooling?.heartBeatInterval,
       maxRequestsPerConnection: o.pooling?.maxRequestsPerConnection,
     },
@@ -187,7 +199,11 @@ export function executeOptions(q: CompatQueryOptions | undefined, profiles: Map<
     traceQuery: q.traceQuery,
     timestamp: ts === undefined || ts === null ? undefined : typeof ts === "object" ? longToBigInt(ts as never) : ts,
     hints: q.hints,
-    keyspace: q.keyspace,
+    // DataStax sends a query's keyspace only on DSE's protocol (DSE_V2), never to Apache
+    // Cassandra (it stays on v4 there): an unqualified table is the server's "No keyspace has
+    // been specified". The keyspace only names the replicas a routingKey routes to, which is
+    // cqlwire's same option: passed on with a routingKey alone (and then sent on v5).
+    keyspace: q.routingKey === undefined || q.routingKey === null ? undefined : q.keyspace,
     logged: q.logged,
     counter: q.counter,
   };

@@ -86,36 +86,107 @@ export function rowEmitter(source: AsyncIterable<Row>) {
 /** Rows a paused `rowEmitter` reads ahead (a Node object-mode Readable's default highWaterMark). */
 const HIGH_WATER = 16;
 
-/** The part of Node's `Readable` that `readableRows` uses (passed in: this file is runtime-neutral). */
+/** The part of Node's `Readable` that `ResultStream` uses (passed in: this file is runtime-neutral). */
 interface ReadableLike {
   push(chunk: unknown): boolean;
+  read(size?: number): unknown;
   emit(event: string, ...args: unknown[]): boolean;
+  _readableState: { reading: boolean };
 }
-type ReadableClass = new (options: { objectMode: true; read(this: ReadableLike): void }) => ReadableLike;
+type ReadableClass = new (options?: Record<string, unknown>) => ReadableLike;
+
+/** DataStax's `types.ResultStream`, on a runtime's `Readable`: what `stream()` returns. */
+export interface ResultStreamLike extends ReadableLike {
+  buffer: unknown[];
+  paused: boolean;
+  add(chunk: unknown): number;
+  _valve(readNext: (() => void) | null): void;
+}
 
 /**
- * A Node `Readable` of the rows that fails as DataStax's ResultStream does: `error` is
- * emitted and the stream then ends (`end`), where `Readable.from` would destroy it without
- * an `end`, so code that waits for `end` after logging an error would wait forever.
+ * DataStax's `types.ResultStream` (lib/types/result-stream.js, without the DSE continuous
+ * paging hooks) over the runtime's `Readable`: rows are `add`ed to `buffer`, pushed as the
+ * consumer reads, and the next page is fetched (`_valve`) only once the consumer has drained
+ * the buffer, so at most a page of rows waits in memory. Users construct it and check
+ * `instanceof` it; DataStax's tests read `buffer`.
  */
-export function readableRows<R extends ReadableLike>(Readable: ReadableClass, source: AsyncIterable<Row>): R {
-  const rows = source[Symbol.asyncIterator]();
-  let reading = false;
-  return new Readable({
-    objectMode: true,
-    read() {
-      if (reading) return;
-      reading = true;
-      rows.next().then(
-        (r) => {
-          reading = false;
-          this.push(r.done ? null : r.value);
-        },
-        (e) => {
-          this.emit("error", e);
-          this.push(null);
-        },
-      );
-    },
-  }) as R;
+export function resultStreamClass(Readable: ReadableClass) {
+  return class ResultStream extends Readable implements ResultStreamLike {
+    buffer: unknown[] = [];
+    paused = true;
+    _readNext: (() => void) | null = null;
+
+    _read(): void {
+      this.paused = false;
+      if (this.buffer.length === 0) this._readableState.reading = false;
+      while (!this.paused && this.buffer.length > 0) this.paused = !this.push(this.buffer.shift());
+      if (!this.paused && !this.buffer.length && this._readNext) {
+        const next = this._readNext;
+        this._readNext = null;
+        next();
+      }
+    }
+
+    /** Fetches the next page now if the consumer is waiting, else once it has read the buffer. */
+    _valve(readNext: (() => void) | null): void {
+      this._readNext = null;
+      if (!readNext) return;
+      if (this.paused || this.buffer.length) this._readNext = readNext;
+      else readNext();
+    }
+
+    add(chunk: unknown): number {
+      const length = this.buffer.push(chunk);
+      this.read(0);
+      return length;
+    }
+  };
+}
+
+/**
+ * Feeds pages of rows into a ResultStream as DataStax's `Client#stream` does: each page's rows
+ * added, the next page through the valve, and on a failure `error` and then the end (where
+ * `Readable.from` would destroy the stream without an `end`, and code waiting for `end` after
+ * logging an error would wait forever).
+ */
+export function feedPages(stream: ResultStreamLike, source: AsyncIterable<Row[]>): void {
+  const pages = source[Symbol.asyncIterator]();
+  const finish = () => {
+    stream._valve(null);
+    stream.add(null);
+  };
+  // The listeners run outside the promise, as DataStax's run from a callback: what they throw
+  // is an uncaught exception, not a lost rejection that would leave the stream without its end.
+  const pump = () => {
+    pages.next().then(
+      (r) =>
+        queueMicrotask(() => {
+          if (r.done) return finish();
+          for (const row of r.value) stream.add(row);
+          stream._valve(pump);
+        }),
+      (e) =>
+        queueMicrotask(() => {
+          stream.emit("error", e);
+          finish();
+        }),
+    );
+  };
+  pump();
+}
+
+/** The rows of the pages, one by one. */
+export async function* rowsOf(pages: AsyncIterable<Row[]>): AsyncGenerator<Row> {
+  for await (const page of pages) yield* page;
+}
+
+/** `stream()` on a runtime with a Node `Readable` (Node, Bun, Deno): a `ResultStream` fed page by page. */
+export function nodeStreams(Readable: ReadableClass) {
+  const ResultStream = resultStreamClass(Readable);
+  const readable = (pages: AsyncIterable<Row[]>) => {
+    const s = new ResultStream({ objectMode: true });
+    feedPages(s, pages);
+    return s;
+  };
+  return { ResultStream, readable };
 }

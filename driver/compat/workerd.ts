@@ -5,8 +5,8 @@
  */
 import { Client as WorkerClient } from "../workerd.ts";
 import { setCompatRuntime } from "./mod.ts";
-import { rowEmitter } from "./stream.ts";
+import { rowEmitter, rowsOf } from "./stream.ts";
 
-setCompatRuntime({ Client: WorkerClient, readable: rowEmitter });
+setCompatRuntime({ Client: WorkerClient, readable: (pages) => rowEmitter(rowsOf(pages)) });
 
 export * from "./mod.ts";
