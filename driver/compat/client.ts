@@ -4,7 +4,7 @@
  * Each runtime entry (compat/node.ts, compat/deno.ts, compat/workerd.ts) plugs in its client.
  */
 import type { BaseClient, ClientOptions, Row as CoreRow } from "../mod.ts";
-import { ArgumentError, DriverError } from "../src/errors.ts";
+import { ArgumentError, AuthenticationError, DriverError } from "../src/errors.ts";
 import { consistencies } from "../src/types.ts";
 import { type BufferClass, useBufferClass } from "../src/values/bytes.ts";
 import { type Metadata, STRATEGY_PREFIX, type TableMetadata, type UdtMetadata } from "../src/metadata.ts";
@@ -21,6 +21,10 @@ import { longToBigInt } from "./numbers.ts";
 import { checkProfilePolicies, MonotonicTimestampGenerator, type TimestampGenerator } from "./policies.ts";
 import type { Row } from "./values.ts";
 import { Token, TokenRange, tokenValueOf } from "./token.ts";
+import { type ClientMetrics, DefaultMetrics } from "./metrics.ts";
+import { ClientExecutionOptions } from "./execution_options.ts";
+import { type TrackedParams, type TrackedQuery } from "./tracker.ts";
+import { Tracking, trackingOptions } from "./tracking.ts";
 
 /** What `metadata.getTrace` gives: the `system_traces.sessions` row with its `events` rows. */
 export type QueryTrace = CoreRow & { events: CoreRow[] };
@@ -142,6 +146,12 @@ export class Client {
   readonly profiles: Map<string, ExecutionProfile> = new Map();
   /** cqlwire's own client underneath (its modern API: bigint, bulkLoad, streamCsv...). */
   readonly cqlwire: BaseClient;
+  /**
+   * `options.metrics`, else a `DefaultMetrics`: told of each request's outcome, as DataStax's.
+   * cqlwire's own counters and latency histogram are `client.cqlwire.getMetrics()`.
+   */
+  readonly metrics: ClientMetrics;
+  private readonly tracking: Tracking;
   private readonly encoding: EncodingOptions;
   private readonly listeners = new Map<string, Set<Listener>>();
   private connected = false;
@@ -159,6 +169,9 @@ export class Client {
   constructor(options: CompatClientOptions) {
     if (runtime === null) throw new DriverError("cqlwire/compat was loaded without a runtime entry", "ERR_NO_RUNTIME");
     if (options === null || typeof options !== "object") throw new ArgumentError("Client options must be an object");
+    const { tracker, metrics } = trackingOptions(options);
+    this.metrics = metrics ?? new DefaultMetrics();
+    this.tracking = new Tracking(this.metrics, tracker, (address) => this.hosts.get(address) ?? { address });
     this.options = options;
     this.encoding = options.encoding ?? {};
     for (const p of options.profiles ?? []) {
@@ -222,10 +235,6 @@ export class Client {
     });
   }
 
-  get metrics(): ReturnType<BaseClient["getMetrics"]> {
-    return this.cqlwire.getMetrics();
-  }
-
   on(event: string, listener: Listener): this {
     let set = this.listeners.get(event);
     if (!set) this.listeners.set(event, (set = new Set()));
@@ -281,7 +290,13 @@ export class Client {
   connect(): Promise<void>;
   connect(callback: Callback<void>): void;
   connect(callback?: Callback<void>): Promise<void> | undefined {
-    return settle(this.connectOnce().catch((e) => Promise.reject(dataStaxError(e, undefined))), callback);
+    return settle(this.connectOnce().catch((e) => Promise.reject(dataStaxError(this.connectFailed(e), undefined))), callback);
+  }
+
+  /** DataStax reports a connection refused for its credentials to the metrics. */
+  private connectFailed(e: unknown): unknown {
+    if (e instanceof AuthenticationError) this.metrics.onAuthenticationError(e);
+    return e;
   }
 
   private async connectOnce(): Promise<void> {
@@ -356,18 +371,45 @@ export class Client {
       const o = this.queryOptions(params, options);
       if (o.hints?.some(isUdtHint)) o.hints = await this.withUdtFields(o.hints);
       const refreshBefore = this.schemaRefresh;
-      const raw = await this.cqlwire.execute(query, params ?? null, o).catch(async (e) => {
-        const prepared = o.prepare ?? this.options.queryOptions?.prepare;
+      const prepared = o.prepare ?? this.options.queryOptions?.prepare;
+      const tracked = await this.trackedStatement(query, params, options, prepared);
+      const send = (values: Params) => this.tracking.observe(() => this.cqlwire.execute(query, values ?? null, o), tracked, (e) => this.reshape(e, query));
+      const raw = await send(params).catch(async (e) => {
         const retry = !(e instanceof CqlTypeError) || !params ? null : prepared ? await this.withNumericStrings(query, params) : withHintedNumericStrings(params, o.hints);
         if (retry === null) throw e;
-        return this.cqlwire.execute(query, retry, o);
+        return send(retry);
       });
       // A schema change this request made (its result emitted it) is in the metadata first.
       if (this.schemaRefresh !== refreshBefore) await this.schemaRefresh;
       return new ResultSet(raw, this.encoding, this.consistencyOf(o));
     } catch (e) {
-      throw hintErrors.has(e as Error) ? e : dataStaxError(e, query);
+      throw this.reshape(e, query);
     }
+  }
+
+  private reshape(e: unknown, query: unknown): unknown {
+    return hintErrors.has(e as Error) ? e : dataStaxError(e, query);
+  }
+
+  /**
+   * What the tracker is told about a statement, made when it reports: its values as given,
+   * except a prepared statement's named values, which DataStax hands over as an array in the
+   * order of the statement's markers.
+   */
+  private async trackedStatement(query: string, params: Params, options: CompatQueryOptions | undefined, prepared: boolean | undefined): Promise<() => { query: TrackedQuery; params: TrackedParams; options: ClientExecutionOptions }> {
+    let values: TrackedParams = params;
+    if (this.tracking.tracker !== null && prepared && params && !Array.isArray(params)) {
+      const lower = Object.fromEntries(Object.entries(params).map(([k, v]) => [k.toLowerCase(), v]));
+      const { columns } = await this.cqlwire.prepare(query);
+      if (columns.length > 0) values = columns.map((c) => lower[c.name]);
+    }
+    return () => ({ query, params: values, options: this.executionOptions(options) });
+  }
+
+  /** A request's options as DataStax's trackers read them. */
+  private executionOptions(options: CompatQueryOptions | undefined): ClientExecutionOptions {
+    const named = options?.executionProfile;
+    return new ClientExecutionOptions(options, this.options, typeof named === "string" ? this.profiles.get(named) : named);
   }
 
   /**
@@ -454,11 +496,10 @@ export class Client {
       const hints = !prepare && Array.isArray(item.params) ? statementHints(item.params, (options as CompatQueryOptions | undefined)?.hints?.[i]) : undefined;
       return { query: item.query, params: item.params ?? undefined, hints };
     });
-    try {
-      return new ResultSet(await this.cqlwire.batch(items as never, o), this.encoding, this.consistencyOf(o));
-    } catch (e) {
-      throw dataStaxError(e, undefined);
-    }
+    // DataStax's tracker gets the batch's statements as `{ query, params }` items.
+    const tracked = () => ({ query: items.map((i) => ({ query: i.query, params: i.params })), params: undefined, options: this.executionOptions(options) });
+    const raw = await this.tracking.observe(() => this.cqlwire.batch(items as never, o), tracked, (e) => dataStaxError(e, undefined));
+    return new ResultSet(raw, this.encoding, this.consistencyOf(o));
   }
 
   /**
@@ -513,10 +554,15 @@ export class Client {
   private async *rowsAcrossPages(query: string, params: Params, options: CompatQueryOptions | undefined): AsyncGenerator<Row> {
     try {
       if (!this.connected) await this.connectOnce();
-      let rs = await this.cqlwire.execute<CoreRow>(query, params ?? null, this.queryOptions(params, options));
+      const o = this.queryOptions(params, options);
+      const tracked = await this.trackedStatement(query, params, options, o.prepare ?? this.options.queryOptions?.prepare);
+      const reshape = (e: unknown) => dataStaxError(e, query);
+      let rs = await this.tracking.observe(() => this.cqlwire.execute<CoreRow>(query, params ?? null, o), tracked, reshape);
       for (;;) {
         yield* convertRows(rs, this.encoding);
-        const next: typeof rs | null = await rs.fetchNextPage();
+        const page = rs;
+        // Each page is a request of its own, reported as such.
+        const next: typeof rs | null = page.rawPageState === null ? null : await this.tracking.observe(() => page.fetchNextPage() as Promise<typeof rs>, tracked, reshape);
         if (next === null) return;
         rs = next;
       }
@@ -529,6 +575,8 @@ export class Client {
   shutdown(callback: Callback<void>): void;
   shutdown(callback?: Callback<void>): Promise<void> | undefined {
     this.emit("log", "info", "Client", "Shutting down");
+    // DataStax tells the tracker when a connected client shuts down.
+    if (this.connected) this.tracking.tracker?.shutdown();
     // DataStax: a shutdown while connecting waits for the connection, and the requests made
     // meanwhile (before or after it) run, with their results or server errors; then it closes.
     const closed = this.early.size === 0 ? this.cqlwire.shutdown() : this.earlySettled().then(() => this.cqlwire.shutdown());

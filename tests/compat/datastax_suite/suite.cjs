@@ -17,6 +17,8 @@ const files = [
   'test/integration/short/client-execute-prepared-tests.js',
   'test/integration/short/vector-tests.js',
   'test/integration/short/udf-tests.js',
+  // dsxtracker: tracker and metrics
+  'test/unit/tracker-tests.js',
 ];
 
 /**
