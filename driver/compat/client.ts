@@ -4,7 +4,7 @@
  * Each runtime entry (compat/node.ts, compat/deno.ts, compat/workerd.ts) plugs in its client.
  */
 import type { BaseClient, ClientOptions, Row as CoreRow } from "../mod.ts";
-import { ArgumentError, AuthenticationError, DriverError } from "../src/errors.ts";
+import { ArgumentError, AuthenticationError, DriverError, OperationTimedOutError } from "../src/errors.ts";
 import { consistencies } from "../src/types.ts";
 import { type BufferClass, useBufferClass } from "../src/values/bytes.ts";
 import { type Metadata, STRATEGY_PREFIX, type TableMetadata, type UdtMetadata } from "../src/metadata.ts";
@@ -181,6 +181,7 @@ export class Client {
     const generator = options.policies?.timestampGeneration;
     this.timestamps = generator === null ? null : generator ?? new MonotonicTimestampGenerator();
     this.cqlwire = new runtime.Client(clientOptions(options));
+    if (tracker !== null) this.cqlwire.measureWireLengths();
     this.cqlwire.on("hostUp", (address) => this.hostChanged(String(address), true));
     this.cqlwire.on("hostDown", (address) => this.hostChanged(String(address), false));
     this.cqlwire.on("log", (level, message) => this.emit("log", level, "Client", message));
@@ -373,7 +374,7 @@ export class Client {
       const refreshBefore = this.schemaRefresh;
       const prepared = o.prepare ?? this.options.queryOptions?.prepare;
       const tracked = await this.trackedStatement(query, params, options, prepared);
-      const send = (values: Params) => this.tracking.observe(() => this.cqlwire.execute(query, values ?? null, o), tracked, (e) => this.reshape(e, query));
+      const send = (values: Params) => this.tracking.observe(() => this.cqlwire.execute(query, values ?? null, o), tracked, (e) => this.reshape(e, query, options));
       const raw = await send(params).catch(async (e) => {
         const retry = !(e instanceof CqlTypeError) || !params ? null : prepared ? await this.withNumericStrings(query, params) : withHintedNumericStrings(params, o.hints);
         if (retry === null) throw e;
@@ -383,12 +384,21 @@ export class Client {
       if (this.schemaRefresh !== refreshBefore) await this.schemaRefresh;
       return new ResultSet(raw, this.encoding, this.consistencyOf(o));
     } catch (e) {
-      throw this.reshape(e, query);
+      throw this.reshape(e, query, options);
     }
   }
 
-  private reshape(e: unknown, query: unknown): unknown {
-    return hintErrors.has(e as Error) ? e : dataStaxError(e, query);
+  private reshape(e: unknown, query: unknown, options: CompatQueryOptions | undefined): unknown {
+    if (hintErrors.has(e as Error)) return e;
+    if (e instanceof OperationTimedOutError) this.timedOut(e, query, options);
+    return dataStaxError(e, query);
+  }
+
+  /** DataStax's text for a request the node did not answer in time, and the statement (unless a batch). */
+  private timedOut(e: OperationTimedOutError, query: unknown, options: CompatQueryOptions | undefined): void {
+    if (e.host === undefined) return;
+    e.message = `The host ${e.host} did not reply before timeout ${this.executionOptions(options).getReadTimeout()} ms`;
+    if (query !== undefined) (e as OperationTimedOutError & { query?: unknown }).query = query;
   }
 
   /**
@@ -498,7 +508,7 @@ export class Client {
     });
     // DataStax's tracker gets the batch's statements as `{ query, params }` items.
     const tracked = () => ({ query: items.map((i) => ({ query: i.query, params: i.params })), params: undefined, options: this.executionOptions(options) });
-    const raw = await this.tracking.observe(() => this.cqlwire.batch(items as never, o), tracked, (e) => dataStaxError(e, undefined));
+    const raw = await this.tracking.observe(() => this.cqlwire.batch(items as never, o), tracked, (e) => this.reshape(e, undefined, options));
     return new ResultSet(raw, this.encoding, this.consistencyOf(o));
   }
 
@@ -556,7 +566,7 @@ export class Client {
       if (!this.connected) await this.connectOnce();
       const o = this.queryOptions(params, options);
       const tracked = await this.trackedStatement(query, params, options, o.prepare ?? this.options.queryOptions?.prepare);
-      const reshape = (e: unknown) => dataStaxError(e, query);
+      const reshape = (e: unknown) => this.reshape(e, query, options);
       let rs = await this.tracking.observe(() => this.cqlwire.execute<CoreRow>(query, params ?? null, o), tracked, reshape);
       for (;;) {
         yield* convertRows(rs, this.encoding);

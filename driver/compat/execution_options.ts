@@ -4,6 +4,7 @@
  * the client hands trackers a `ClientExecutionOptions`, which reads the query's options, then
  * its execution profile's, then the client's, as DataStax's `DefaultExecutionOptions`.
  */
+import { consistencies } from "../src/types.ts";
 import type { CompatClientOptions, CompatQueryOptions, ExecutionProfile } from "./options.ts";
 
 export class ExecutionOptions {
@@ -95,7 +96,8 @@ const NONE: CompatQueryOptions = {};
 
 /**
  * A request's options as DataStax resolves them: the query's, its profile's, the client's,
- * else DataStax's defaults (fetchSize 5000, prepare and captureStackTrace false, readTimeout 12000).
+ * else DataStax's defaults (consistency LOCAL_ONE, fetchSize 5000, prepare and captureStackTrace
+ * false, readTimeout 12000).
  */
 export class ClientExecutionOptions extends ExecutionOptions {
   readonly #query: CompatQueryOptions;
@@ -115,7 +117,7 @@ export class ClientExecutionOptions extends ExecutionOptions {
     return this.#query.captureStackTrace ?? this.#defaults.captureStackTrace ?? false;
   }
   override getConsistency(): number | undefined {
-    return this.#query.consistency ?? this.#profile?.consistency ?? this.#defaults.consistency;
+    return this.#query.consistency ?? this.#profile?.consistency ?? this.#defaults.consistency ?? consistencies.localOne;
   }
   override getCustomPayload(): unknown {
     return this.#query.customPayload ?? this.#defaults.customPayload;
