@@ -57,6 +57,20 @@ function wasSent(e: unknown): e is Error {
   return e instanceof ResponseError || e instanceof OperationTimedOutError || e instanceof ConnectionError;
 }
 
+/**
+ * Runs a report: what a tracker or a metrics listener throws is an uncaught exception, as on
+ * DataStax (where it is thrown out of the socket's handler), not the request's failure.
+ */
+function report(call: () => void): void {
+  try {
+    call();
+  } catch (e) {
+    queueMicrotask(() => {
+      throw e;
+    });
+  }
+}
+
 export class Tracking {
   constructor(
     readonly metrics: ClientMetrics,
@@ -75,10 +89,10 @@ export class Tracking {
       result = await send();
     } catch (e) {
       const err = reshape(e);
-      if (wasSent(err)) this.failed(err, latencySince(start), request);
+      if (wasSent(err)) report(() => this.failed(err, latencySince(start), request));
       throw err;
     }
-    this.succeeded(result, latencySince(start), request);
+    report(() => this.succeeded(result, latencySince(start), request));
     return result;
   }
 
