@@ -23,7 +23,7 @@ import type { Row } from "./values.ts";
 import { Token, TokenRange, tokenValueOf } from "./token.ts";
 import { type ClientMetrics, DefaultMetrics } from "./metrics.ts";
 import { ClientExecutionOptions } from "./execution_options.ts";
-import { type TrackedParams, type TrackedQuery } from "./tracker.ts";
+import type { TrackedParams, TrackedQuery } from "./tracker.ts";
 import { Tracking, trackingOptions } from "./tracking.ts";
 
 /** What `metadata.getTrace` gives: the `system_traces.sessions` row with its `events` rows. */
@@ -291,19 +291,17 @@ export class Client {
   connect(): Promise<void>;
   connect(callback: Callback<void>): void;
   connect(callback?: Callback<void>): Promise<void> | undefined {
-    return settle(this.connectOnce().catch((e) => Promise.reject(dataStaxError(this.connectFailed(e), undefined))), callback);
-  }
-
-  /** DataStax reports a connection refused for its credentials to the metrics. */
-  private connectFailed(e: unknown): unknown {
-    if (e instanceof AuthenticationError) this.metrics.onAuthenticationError(e);
-    return e;
+    return settle(this.connectOnce().catch((e) => Promise.reject(dataStaxError(e, undefined))), callback);
   }
 
   private async connectOnce(): Promise<void> {
     // DataStax logs this at info level before connecting: code that waits for a log event sees one.
     if (!this.connected) this.emit("log", "info", "Client", "Connecting to cluster using 'cqlwire/compat'");
-    await this.cqlwire.connect();
+    await this.cqlwire.connect().catch((e) => {
+      // DataStax reports a connection refused for its credentials to the metrics.
+      if (e instanceof AuthenticationError) this.metrics.onAuthenticationError(e);
+      throw e;
+    });
     if (this.connected) return;
     this.connected = true;
     this.syncHosts();
@@ -373,7 +371,8 @@ export class Client {
       if (o.hints?.some(isUdtHint)) o.hints = await this.withUdtFields(o.hints);
       const refreshBefore = this.schemaRefresh;
       const prepared = o.prepare ?? this.options.queryOptions?.prepare;
-      const tracked = await this.trackedStatement(query, params, options, prepared);
+      const report = this.trackedStatement(query, params, options, prepared);
+      const tracked = typeof report === "function" ? report : await report;
       const send = (values: Params) => this.tracking.observe(() => this.cqlwire.execute(query, values ?? null, o), tracked, (e) => this.reshape(e, query, options));
       const raw = await send(params).catch(async (e) => {
         const retry = !(e instanceof CqlTypeError) || !params ? null : prepared ? await this.withNumericStrings(query, params) : withHintedNumericStrings(params, o.hints);
@@ -406,14 +405,12 @@ export class Client {
    * except a prepared statement's named values, which DataStax hands over as an array in the
    * order of the statement's markers.
    */
-  private async trackedStatement(query: string, params: Params, options: CompatQueryOptions | undefined, prepared: boolean | undefined): Promise<() => { query: TrackedQuery; params: TrackedParams; options: ClientExecutionOptions }> {
-    let values: TrackedParams = params;
-    if (this.tracking.tracker !== null && prepared && params && !Array.isArray(params)) {
-      const lower = Object.fromEntries(Object.entries(params).map(([k, v]) => [k.toLowerCase(), v]));
-      const { columns } = await this.cqlwire.prepare(query);
-      if (columns.length > 0) values = columns.map((c) => lower[c.name]);
-    }
-    return () => ({ query, params: values, options: this.executionOptions(options) });
+  private trackedStatement(query: string, params: Params, options: CompatQueryOptions | undefined, prepared: boolean | undefined): StatementReport | Promise<StatementReport> {
+    const report = (values: TrackedParams): StatementReport => () => ({ query, params: values, options: this.executionOptions(options) });
+    // Only a tracker of a prepared statement's named values waits (for the statement's markers).
+    if (this.tracking.tracker === null || !prepared || !params || Array.isArray(params)) return report(params);
+    const lower = Object.fromEntries(Object.entries(params).map(([k, v]) => [k.toLowerCase(), v]));
+    return this.cqlwire.prepare(query).then(({ columns }) => report(columns.length > 0 ? columns.map((c) => lower[c.name]) : params));
   }
 
   /** A request's options as DataStax's trackers read them. */
@@ -565,7 +562,8 @@ export class Client {
     try {
       if (!this.connected) await this.connectOnce();
       const o = this.queryOptions(params, options);
-      const tracked = await this.trackedStatement(query, params, options, o.prepare ?? this.options.queryOptions?.prepare);
+      const report = this.trackedStatement(query, params, options, o.prepare ?? this.options.queryOptions?.prepare);
+      const tracked = typeof report === "function" ? report : await report;
       const reshape = (e: unknown) => this.reshape(e, query, options);
       let rs = await this.tracking.observe(() => this.cqlwire.execute<CoreRow>(query, params ?? null, o), tracked, reshape);
       for (;;) {
@@ -645,6 +643,9 @@ export class ClientState {
     return this.getConnectedHosts().map((h) => `${h.address} (${this.getOpenConnections(h)}/${this.getInFlightQueries(h)})`).join(", ");
   }
 }
+
+/** What a request tracker is told about a statement, made when it reports. */
+type StatementReport = () => { query: TrackedQuery; params: TrackedParams; options: ClientExecutionOptions };
 
 /** A DataStax `udt<name>` hint, which names a UDT without its fields (not the expanded form). */
 function isUdtHint(hint: string | null | undefined): hint is string {

@@ -58,20 +58,21 @@ export class RequestLogger extends RequestTracker {
   override onSuccess(host: TrackedHost, query: TrackedQuery, parameters: TrackedParams, executionOptions: ExecutionOptions, requestLength: number, responseLength: number, latency: Latency): void {
     const o = this.#options;
     const ms = millis(latency);
-    // One message per request: slow first, then large, then normal.
+    // One message per request: slow first, then large, then normal. Slow requests' milliseconds
+    // are floored, the others' truncated to an int32 (`~~`), as DataStax writes them.
     let line: [string, string] | null = null;
     if ((o.slowThreshold as number) > 0 && ms > (o.slowThreshold as number)) {
       line = ["slow", `Slow request, took ${Math.floor(ms)} ms (${sizes(requestLength, responseLength)})`];
     } else if (this.isLarge(requestLength)) {
-      line = ["large", `Request exceeded length, ${sizes(requestLength, responseLength)} (took ${Math.trunc(ms) | 0} ms)`];
+      line = ["large", `Request exceeded length, ${sizes(requestLength, responseLength)} (took ${ms | 0} ms)`];
     } else if (this.logNormalRequests) {
-      line = ["normal", `Request completed normally, took ${Math.trunc(ms) | 0} ms (${sizes(requestLength, responseLength)})`];
+      line = ["normal", `Request completed normally, took ${ms | 0} ms (${sizes(requestLength, responseLength)})`];
     }
     if (line !== null) this.emitter.emit(line[0], `[${host.address}] ${line[1]}: ${statementInfo(query, parameters, executionOptions, o)}`);
   }
 
   override onError(host: TrackedHost, query: TrackedQuery, parameters: TrackedParams, executionOptions: ExecutionOptions, requestLength: number, err: Error, latency: Latency): void {
-    const took = Math.trunc(millis(latency)) | 0;
+    const took = millis(latency) | 0;
     // A large request that failed is reported as large (not as a failure), as DataStax.
     let line: [string, string] | null = null;
     if (this.isLarge(requestLength)) line = ["large", `Request exceeded length and execution failed, ${sizes(requestLength)} (took ${took} ms)`];
