@@ -13,7 +13,7 @@ import { type EncodingOptions, statementHints } from "./convert.ts";
 import { Host, HostMap } from "./hosts.ts";
 import { type CompatClientOptions, type CompatQueryOptions, clientOptions, executeOptions, type ExecutionProfile } from "./options.ts";
 import { convertRows, ResultSet } from "./result.ts";
-import { dataStaxError } from "./errors.ts";
+import { dataStaxError, setMessage } from "./errors.ts";
 import { coerceNumericStrings } from "./coerce.ts";
 import { CqlTypeError } from "../src/codec/errors.ts";
 import { formatCqlType } from "../src/codec/mod.ts";
@@ -396,7 +396,7 @@ export class Client {
   /** DataStax's text for a request the node did not answer in time, and the statement (unless a batch). */
   private timedOut(e: OperationTimedOutError, query: unknown, options: CompatQueryOptions | undefined): void {
     if (e.host === undefined) return;
-    e.message = `The host ${e.host} did not reply before timeout ${this.executionOptions(options).getReadTimeout()} ms`;
+    setMessage(e, `The host ${e.host} did not reply before timeout ${this.executionOptions(options).getReadTimeout()} ms`);
     if (query !== undefined) (e as OperationTimedOutError & { query?: unknown }).query = query;
   }
 
