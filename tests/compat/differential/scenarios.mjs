@@ -1665,6 +1665,23 @@ scenario("known: tracker: responseLength of a prepared statement's rows", async 
   return log.filter((e) => e[0] === "onSuccess").map((e) => e[7]);
 });
 
+// DataStax's default retry policy retries Unavailable on the next host: its metrics say
+// `retries.unavailable` before the NoHostAvailableError; cqlwire's core decides retries inside
+// the request and the metrics hear its outcome only (README, known differences).
+scenario("known: tracker: metrics of an Unavailable (DataStax retries it)", async (d, setupClient, ks) => {
+  const rf3 = `${ks}_trk3`;
+  await setupClient.execute(`CREATE KEYSPACE IF NOT EXISTS ${rf3} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}`);
+  await setupClient.execute(`CREATE TABLE IF NOT EXISTS ${rf3}.t (id int PRIMARY KEY, v int)`);
+  const { client, log } = trackedClient(d, ks);
+  try {
+    await outcome(client.execute(`INSERT INTO ${rf3}.t (id, v) VALUES (1, 1)`, [], { consistency: d.types.consistencies.quorum }));
+  } finally {
+    await client.shutdown();
+    await setupClient.execute(`DROP KEYSPACE ${rf3}`);
+  }
+  return log.map((e) => (Array.isArray(e) ? e.slice(0, 2) : e));
+});
+
 scenario("tracker: options refused and client.metrics", async (d) => {
   const attempt = (f) => {
     try {
