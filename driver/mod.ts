@@ -9,7 +9,7 @@ export type { BadRowKind, BadRowRecord, CsvHeaderRead, JournalEntry, BatchOption
 export type { MemoryStats } from "./src/session.ts";
 export type { ClientOptions } from "./src/options.ts";
 export { ResultSet } from "./src/result.ts";
-export type { ColumnInfo, ExecutionInfo, PageSource, Row } from "./src/result.ts";
+export type { ColumnInfo, ExecutionInfo, PageSource, Row, WireLengths } from "./src/result.ts";
 export type { CqlSocket, RuntimeHooks, SocketFactory, SocketHandlers, SocketTarget, TlsSettings } from "./src/socket.ts";
 export type { SaslAuthenticator, SaslAuthProvider, SaslCallback } from "./src/sasl.ts";
 export {

@@ -533,6 +533,13 @@ impl Session {
         }
     }
 
+    /// The length of request `id`'s frame body while it is in flight (0 once answered): what
+    /// the DataStax driver's request trackers are told. Asked by a host that reports to one,
+    /// right after starting the request; nothing on the request path records it.
+    pub fn request_length(&self, id: SessionRequestId) -> usize {
+        self.reqs.get(slot_of(id)).and_then(|r| r.as_ref()).filter(|r| r.id == id).map_or(0, |r| r.body.len())
+    }
+
     fn keep_tried(&mut self, id: SessionRequestId, req: &mut Req) {
         const MAX_KEPT: usize = 64;
         // A request id is reused once answered: what an earlier request left goes first.

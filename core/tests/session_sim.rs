@@ -3274,3 +3274,25 @@ fn a_reprepare_answered_as_its_connection_closes_still_ends_its_request() {
         other => panic!("{other:?}"),
     }
 }
+
+/// `request_length`: the body length of the frame a request went out in (the v4 header's
+/// length field), while it is in flight; 0 once answered and for an unknown id.
+#[test]
+fn request_length_is_the_frame_body_while_in_flight() {
+    let mut sim = Sim::new(1, config());
+    sim.start();
+    sim.prepare();
+    let id = sim.submit_insert(1, false);
+    let mut buf = Vec::new();
+    let conn = sim.session.poll_transmit(&mut buf).expect("the insert's frame");
+    assert!(buf.len() >= 9, "{buf:?}");
+    let body = u32::from_be_bytes([buf[5], buf[6], buf[7], buf[8]]) as usize;
+    assert_eq!(buf.len(), 9 + body, "one frame");
+    assert_eq!(sim.session.request_length(id), body);
+    let reply = sim.respond(conn, &buf);
+    sim.session.handle_bytes(sim.now, conn, &reply);
+    sim.pump();
+    assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
+    assert_eq!(sim.session.request_length(id), 0);
+    assert_eq!(sim.session.request_length(id + 1000), 0);
+}

@@ -4,7 +4,7 @@
  * Each runtime entry (compat/node.ts, compat/deno.ts, compat/workerd.ts) plugs in its client.
  */
 import type { BaseClient, ClientOptions, Row as CoreRow } from "../mod.ts";
-import { ArgumentError, DriverError } from "../src/errors.ts";
+import { ArgumentError, AuthenticationError, DriverError, OperationTimedOutError } from "../src/errors.ts";
 import { consistencies } from "../src/types.ts";
 import { type BufferClass, useBufferClass } from "../src/values/bytes.ts";
 import { type Metadata, STRATEGY_PREFIX, type TableMetadata, type UdtMetadata } from "../src/metadata.ts";
@@ -13,7 +13,7 @@ import { type EncodingOptions, statementHints, withUserCollections } from "./con
 import { Host, HostMap } from "./hosts.ts";
 import { type CompatClientOptions, type CompatQueryOptions, clientOptions, executeOptions, type ExecutionProfile } from "./options.ts";
 import { convertRows, ResultSet } from "./result.ts";
-import { dataStaxError } from "./errors.ts";
+import { dataStaxError, setMessage } from "./errors.ts";
 import { coerceNumericStrings } from "./coerce.ts";
 import { CqlTypeError } from "../src/codec/errors.ts";
 import { formatCqlType } from "../src/codec/mod.ts";
@@ -21,6 +21,10 @@ import { longToBigInt } from "./numbers.ts";
 import { checkProfilePolicies, MonotonicTimestampGenerator, type TimestampGenerator } from "./policies.ts";
 import type { Row } from "./values.ts";
 import { Token, TokenRange, tokenValueOf } from "./token.ts";
+import { type ClientMetrics, DefaultMetrics } from "./metrics.ts";
+import { ClientExecutionOptions } from "./execution_options.ts";
+import type { TrackedParams, TrackedQuery } from "./tracker.ts";
+import { Tracking, trackingOptions } from "./tracking.ts";
 
 /** What `metadata.getTrace` gives: the `system_traces.sessions` row with its `events` rows. */
 export type QueryTrace = CoreRow & { events: CoreRow[] };
@@ -142,6 +146,12 @@ export class Client {
   readonly profiles: Map<string, ExecutionProfile> = new Map();
   /** cqlwire's own client underneath (its modern API: bigint, bulkLoad, streamCsv...). */
   readonly cqlwire: BaseClient;
+  /**
+   * `options.metrics`, else a `DefaultMetrics`: told of each request's outcome, as DataStax's.
+   * cqlwire's own counters and latency histogram are `client.cqlwire.getMetrics()`.
+   */
+  readonly metrics: ClientMetrics;
+  private readonly tracking: Tracking;
   private readonly encoding: EncodingOptions;
   private readonly listeners = new Map<string, Set<Listener>>();
   private connected = false;
@@ -159,6 +169,9 @@ export class Client {
   constructor(options: CompatClientOptions) {
     if (runtime === null) throw new DriverError("cqlwire/compat was loaded without a runtime entry", "ERR_NO_RUNTIME");
     if (options === null || typeof options !== "object") throw new ArgumentError("Client options must be an object");
+    const { tracker, metrics } = trackingOptions(options);
+    this.metrics = metrics ?? new DefaultMetrics();
+    this.tracking = new Tracking(this.metrics, tracker, (address) => this.hosts.get(address) ?? { address });
     this.options = options;
     this.encoding = options.encoding ?? {};
     for (const p of options.profiles ?? []) {
@@ -168,6 +181,7 @@ export class Client {
     const generator = options.policies?.timestampGeneration;
     this.timestamps = generator === null ? null : generator ?? new MonotonicTimestampGenerator();
     this.cqlwire = new runtime.Client(clientOptions(options));
+    if (tracker !== null) this.cqlwire.measureWireLengths();
     this.cqlwire.on("hostUp", (address) => this.hostChanged(String(address), true));
     this.cqlwire.on("hostDown", (address) => this.hostChanged(String(address), false));
     this.cqlwire.on("log", (level, message) => this.emit("log", level, "Client", message));
@@ -220,10 +234,6 @@ export class Client {
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
-  }
-
-  get metrics(): ReturnType<BaseClient["getMetrics"]> {
-    return this.cqlwire.getMetrics();
   }
 
   on(event: string, listener: Listener): this {
@@ -287,7 +297,11 @@ export class Client {
   private async connectOnce(): Promise<void> {
     // DataStax logs this at info level before connecting: code that waits for a log event sees one.
     if (!this.connected) this.emit("log", "info", "Client", "Connecting to cluster using 'cqlwire/compat'");
-    await this.cqlwire.connect();
+    await this.cqlwire.connect().catch((e) => {
+      // DataStax reports a connection refused for its credentials to the metrics.
+      if (e instanceof AuthenticationError) this.metrics.onAuthenticationError(e);
+      throw e;
+    });
     if (this.connected) return;
     this.connected = true;
     this.syncHosts();
@@ -357,18 +371,53 @@ export class Client {
       const o = this.queryOptions(params, options);
       if (o.hints?.some(isUdtHint)) o.hints = await this.withUdtFields(o.hints);
       const refreshBefore = this.schemaRefresh;
-      const raw = await this.cqlwire.execute(query, params ?? null, o).catch(async (e) => {
-        const prepared = o.prepare ?? this.options.queryOptions?.prepare;
+      const prepared = o.prepare ?? this.options.queryOptions?.prepare;
+      const report = this.trackedStatement(query, params, options, prepared);
+      const tracked = typeof report === "function" ? report : await report;
+      const send = (values: Params) => this.tracking.observe(() => this.cqlwire.execute(query, values ?? null, o), tracked, (e) => this.reshape(e, query, options));
+      const raw = await send(params).catch(async (e) => {
         const retry = !(e instanceof CqlTypeError) || !params ? null : prepared ? await this.withNumericStrings(query, params) : withHintedNumericStrings(params, o.hints);
         if (retry === null) throw e;
-        return this.cqlwire.execute(query, retry, o);
+        return send(retry);
       });
       // A schema change this request made (its result emitted it) is in the metadata first.
       if (this.schemaRefresh !== refreshBefore) await this.schemaRefresh;
       return new ResultSet(raw, this.encoding, this.consistencyOf(o));
     } catch (e) {
-      throw hintErrors.has(e as Error) ? e : dataStaxError(e, query);
+      throw this.reshape(e, query, options);
     }
+  }
+
+  private reshape(e: unknown, query: unknown, options: CompatQueryOptions | undefined): unknown {
+    if (hintErrors.has(e as Error)) return e;
+    if (e instanceof OperationTimedOutError) this.timedOut(e, query, options);
+    return dataStaxError(e, query);
+  }
+
+  /** DataStax's text for a request the node did not answer in time, and the statement (unless a batch). */
+  private timedOut(e: OperationTimedOutError, query: unknown, options: CompatQueryOptions | undefined): void {
+    if (e.host === undefined) return;
+    setMessage(e, `The host ${e.host} did not reply before timeout ${this.executionOptions(options).getReadTimeout()} ms`);
+    if (query !== undefined) (e as OperationTimedOutError & { query?: unknown }).query = query;
+  }
+
+  /**
+   * What the tracker is told about a statement, made when it reports: its values as given,
+   * except a prepared statement's named values, which DataStax hands over as an array in the
+   * order of the statement's markers.
+   */
+  private trackedStatement(query: string, params: Params, options: CompatQueryOptions | undefined, prepared: boolean | undefined): StatementReport | Promise<StatementReport> {
+    const report = (values: TrackedParams): StatementReport => () => ({ query, params: values, options: this.executionOptions(options) });
+    // Only a tracker of a prepared statement's named values waits (for the statement's markers).
+    if (this.tracking.tracker === null || !prepared || !params || Array.isArray(params)) return report(params);
+    const lower = Object.fromEntries(Object.entries(params).map(([k, v]) => [k.toLowerCase(), v]));
+    return this.cqlwire.prepare(query).then(({ columns }) => report(columns.length > 0 ? columns.map((c) => lower[c.name]) : params));
+  }
+
+  /** A request's options as DataStax's trackers read them. */
+  private executionOptions(options: CompatQueryOptions | undefined): ClientExecutionOptions {
+    const named = options?.executionProfile;
+    return new ClientExecutionOptions(options, this.options, typeof named === "string" ? this.profiles.get(named) : named);
   }
 
   /**
@@ -455,11 +504,10 @@ export class Client {
       const hints = !prepare && Array.isArray(item.params) ? statementHints(item.params, (options as CompatQueryOptions | undefined)?.hints?.[i]) : undefined;
       return { query: item.query, params: withUserCollections(item.params ?? undefined, this.encoding), hints };
     });
-    try {
-      return new ResultSet(await this.cqlwire.batch(items as never, o), this.encoding, this.consistencyOf(o));
-    } catch (e) {
-      throw dataStaxError(e, undefined);
-    }
+    // DataStax's tracker gets the batch's statements as `{ query, params }` items.
+    const tracked = () => ({ query: items.map((i) => ({ query: i.query, params: i.params })), params: undefined, options: this.executionOptions(options) });
+    const raw = await this.tracking.observe(() => this.cqlwire.batch(items as never, o), tracked, (e) => this.reshape(e, undefined, options));
+    return new ResultSet(raw, this.encoding, this.consistencyOf(o));
   }
 
   /**
@@ -514,10 +562,16 @@ export class Client {
     params = withUserCollections(params, this.encoding);
     try {
       if (!this.connected) await this.connectOnce();
-      let rs = await this.cqlwire.execute<CoreRow>(query, params ?? null, this.queryOptions(params, options));
+      const o = this.queryOptions(params, options);
+      const report = this.trackedStatement(query, params, options, o.prepare ?? this.options.queryOptions?.prepare);
+      const tracked = typeof report === "function" ? report : await report;
+      const reshape = (e: unknown) => this.reshape(e, query, options);
+      let rs = await this.tracking.observe(() => this.cqlwire.execute<CoreRow>(query, params ?? null, o), tracked, reshape);
       for (;;) {
         yield convertRows(rs, this.encoding);
-        const next: typeof rs | null = await rs.fetchNextPage();
+        const page = rs;
+        // Each page is a request of its own, reported as such.
+        const next: typeof rs | null = page.rawPageState === null ? null : await this.tracking.observe(() => page.fetchNextPage() as Promise<typeof rs>, tracked, reshape);
         if (next === null) return;
         rs = next;
       }
@@ -530,6 +584,8 @@ export class Client {
   shutdown(callback: Callback<void>): void;
   shutdown(callback?: Callback<void>): Promise<void> | undefined {
     this.emit("log", "info", "Client", "Shutting down");
+    // DataStax tells the tracker when a connected client shuts down.
+    if (this.connected) this.tracking.tracker?.shutdown();
     // DataStax: a shutdown while connecting waits for the connection, and the requests made
     // meanwhile (before or after it) run, with their results or server errors; then it closes.
     const closed = this.early.size === 0 ? this.cqlwire.shutdown() : this.earlySettled().then(() => this.cqlwire.shutdown());
@@ -588,6 +644,9 @@ export class ClientState {
     return this.getConnectedHosts().map((h) => `${h.address} (${this.getOpenConnections(h)}/${this.getInFlightQueries(h)})`).join(", ");
   }
 }
+
+/** What a request tracker is told about a statement, made when it reports. */
+type StatementReport = () => { query: TrackedQuery; params: TrackedParams; options: ClientExecutionOptions };
 
 /** A DataStax `udt<name>` hint, which names a UDT without its fields (not the expanded form). */
 function isUdtHint(hint: string | null | undefined): hint is string {

@@ -12,7 +12,7 @@ const SERVER_INFO = "Represents an error message from the server";
 /** Reshapes `e` in place (it belongs to this one request) and returns the error to throw. */
 export function dataStaxError(e: unknown, query: unknown): unknown {
   if (e instanceof ResponseError) {
-    if (typeof e.serverMessage === "string") e.message = e.serverMessage;
+    if (typeof e.serverMessage === "string") setMessage(e, e.serverMessage);
     if (typeof e.consistency === "string") withConsistencyFields(e, e.consistency);
     e.info = SERVER_INFO;
     if (e.query === undefined) e.query = query;
@@ -36,6 +36,18 @@ export function dataStaxError(e: unknown, query: unknown): unknown {
   return e;
 }
 
+/**
+ * Gives `e` DataStax's message, in its stack trace's first line too (which a RequestLogger
+ * logs): runtimes that wrote the stack when the error was made (workerd) keep the old one.
+ */
+export function setMessage(e: Error, message: string): void {
+  if (e.message === message) return;
+  const head = `${e.name}: ${e.message}`;
+  const stack = e.stack;
+  e.message = message;
+  if (typeof stack === "string" && stack.startsWith(head)) e.stack = `${e.name}: ${message}${stack.slice(head.length)}`;
+}
+
 /** "LOCAL_QUORUM" → consistencies.localQuorum. */
 function consistencyCode(name: string): number | undefined {
   const key = name.toLowerCase().replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
@@ -56,7 +68,7 @@ function withConsistencyFields(e: ResponseError, name: string): void {
   if (f.num_failures !== undefined) f.failures = f.num_failures;
   if (Array.isArray(f.reasons)) f.reasons = Object.fromEntries(f.reasons as Array<[string, number]>);
   const text = dataStaxMessage(e.code, name, f);
-  if (text !== null) e.message = text;
+  if (text !== null) setMessage(e, text);
 }
 
 function dataStaxMessage(code: number, c: string, f: Record<string, unknown>): string | null {

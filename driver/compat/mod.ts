@@ -22,7 +22,8 @@ export { ExecutionProfile } from "./options.ts";
 export type { CompatClientOptions as ClientOptions, CompatQueryOptions as QueryOptions } from "./options.ts";
 export { Host, HostMap } from "./hosts.ts";
 export { concurrent } from "./concurrent.ts";
-export { auth, mapping, metadata, policies, setResultStream, types } from "./namespaces.ts";
+export { auth, mapping, metadata, metrics, policies, setResultStream, tracker, types } from "./namespaces.ts";
+export { ExecutionOptions } from "./execution_options.ts";
 export type { EmptyCallback, QueryTrace, ValueCallback } from "./client.ts";
 export { token } from "./token.ts";
 export { protocolVersion } from "./types.ts";
@@ -50,7 +51,6 @@ export const errors = {
   ResponseError,
 };
 
-
 function notSupported(what: string, why: string): Record<never, never> {
   return new Proxy({}, {
     get(_t, key) {
@@ -63,8 +63,6 @@ function notSupported(what: string, why: string): Record<never, never> {
 /** DSE-only features (graph, geotypes, DSE auth schemes) have no Apache Cassandra counterpart. */
 export const datastax: Record<never, never> = notSupported("datastax", "DSE graph and search run only on DataStax Enterprise");
 export const geometry: Record<never, never> = notSupported("geometry", "DSE geotypes (Point, LineString, Polygon) exist only on DataStax Enterprise");
-export const tracker: Record<never, never> = notSupported("tracker", "request trackers are not implemented yet");
-export const metrics: Record<never, never> = notSupported("metrics", "use client.metrics (cqlwire's counters and latency histogram)");
 
 /** The DataStax driver's version this API follows. */
 export const version = "4.8.0-cqlwire";

@@ -11,6 +11,8 @@ import * as m from "./mapping.ts";
 import * as p from "./policies.ts";
 import * as t from "./types.ts";
 import * as meta from "../src/metadata.ts";
+import * as tr from "./tracker.ts";
+import * as mt from "./metrics.ts";
 import type * as c from "./client.ts";
 import type { ResultStreamLike } from "./stream.ts";
 
@@ -141,4 +143,16 @@ export namespace metadata {
   export type DataTypeInfo = meta.DataTypeInfo;
   export type Udt = meta.UdtMetadata;
   export type QueryTrace = c.QueryTrace;
+}
+
+/** Request trackers: `requestTracker` in the client's options (compat/tracking.ts). */
+export namespace tracker {
+  export import RequestTracker = tr.RequestTracker;
+  export import RequestLogger = tr.RequestLogger;
+}
+
+/** What `client.metrics` reports to: `metrics` in the client's options, else a `DefaultMetrics`. */
+export namespace metrics {
+  export import ClientMetrics = mt.ClientMetrics;
+  export import DefaultMetrics = mt.DefaultMetrics;
 }

@@ -8,6 +8,8 @@ import type { EncodingOptions } from "./convert.ts";
 import { longToBigInt } from "./numbers.ts";
 import { type AuthProvider, authOptions } from "./auth.ts";
 import { type Policies, policyOptions } from "./policies.ts";
+import type { RequestTracker } from "./tracker.ts";
+import type { ClientMetrics } from "./metrics.ts";
 
 export interface CompatQueryOptions {
   autoPage?: boolean;
@@ -65,6 +67,10 @@ export interface CompatClientOptions {
   rePrepareOnUp?: boolean;
   socketOptions?: { coalescingThreshold?: number; connectTimeout?: number; defunctReadTimeoutThreshold?: number; keepAlive?: boolean; keepAliveDelay?: number; readTimeout?: number; tcpNoDelay?: boolean };
   sslOptions?: { ca?: Pem; cert?: Pem; key?: Pem; rejectUnauthorized?: boolean; servername?: string; [k: string]: unknown };
+  /** Told of every QUERY, EXECUTE and BATCH request's outcome (compat/tracking.ts). */
+  requestTracker?: RequestTracker | null;
+  /** What `client.metrics` is; a `DefaultMetrics` when absent. */
+  metrics?: ClientMetrics;
   /** cqlwire's own options, for what the DataStax options cannot say. */
   cqlwire?: Partial<ClientOptions>;
 }
@@ -119,10 +125,6 @@ function capConnections(n: number | undefined): number | undefined {
 
 export function clientOptions(o: CompatClientOptions): ClientOptions {
   if (o.cloud !== undefined) throw new NotSupportedError("DataStax Astra secure-connect bundles (cloud) are not supported");
-  // User objects the driver would call: refused rather than never called.
-  for (const key of ["requestTracker", "metrics"] as const) {
-    if ((o as Record<string, unknown>)[key] !== undefined) throw new NotSupportedError(`${key} is not supported: cqlwire does not call it (client.metrics and client.cqlwire.getMetrics() report instead)`);
-  }
   const maxVersion = o.protocolOptions?.maxVersion;
   if (maxVersion !== undefined && maxVersion < 4) throw new NotSupportedError(`protocol v${maxVersion}: cqlwire speaks v4 and v5`);
   const qo = o.queryOptions ?? {};

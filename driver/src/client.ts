@@ -368,6 +368,7 @@ export class Client {
       },
     );
     this.session = session;
+    if (this.wireLengthsMeasured) session.measureWireLengths();
     session.decoder = this.decodeExecute;
     session.onFailure = (_context, error) => this.countError(error);
     await session.start(this.contactHosts.map((h) => h.address));
@@ -614,6 +615,7 @@ export class Client {
   private toResultSet<R extends Row>(raw: RawResponse, session: SessionHost, ps: Prepared | null): ResultSet<R> {
     const rs = this.resultSetOf<R>(raw.flags, raw.body, raw.node, raw.attempts, session, ps);
     if (raw.tried !== undefined) rs.tried = raw.tried;
+    if (raw.wireLengths !== undefined) rs.wireLengths = raw.wireLengths;
     return rs;
   }
 
@@ -985,6 +987,18 @@ export class Client {
    */
   getMemoryStats(): MemoryStats {
     return this.session?.memoryStats() ?? { wasmMemoryBytes: SessionHost.wasmMemoryBytes(), coreBufferBytes: 0 };
+  }
+
+  private wireLengthsMeasured = false;
+
+  /**
+   * From now on, results (`rs.wireLengths`) and the errors of requests sent (`err.wireLengths`)
+   * carry the lengths of the request's and the response's frame bodies, as DataStax's request
+   * trackers are told them. Off by default: a client that does not ask keeps nothing per request.
+   */
+  measureWireLengths(): void {
+    this.wireLengthsMeasured = true;
+    this.session?.measureWireLengths();
   }
 
   /** The core's counters (retries, decisions by reason, per node) beside the client's own. */

@@ -27,6 +27,12 @@ export interface ExecutionInfo {
   attempts: number;
 }
 
+/** The lengths of a request's and its response's frame bodies (what DataStax's request trackers get). */
+export interface WireLengths {
+  request: number;
+  response: number;
+}
+
 /** Where the next page of a result comes from: the statement, its parameters and options. */
 export interface PageSource<R extends Row = Row> {
   fetchPage(pageState: Uint8Array): Promise<ResultSet<R>>;
@@ -44,6 +50,8 @@ interface ResultExtras {
   warnings: string[];
   traceId: string | null;
   info: ExecutionInfo | undefined;
+  /** Only when the client measures them (`measureWireLengths`). */
+  wireLengths: WireLengths | undefined;
 }
 
 /** The warnings of a result without any: shared, so a result need not keep its own. */
@@ -71,11 +79,11 @@ export class ResultSet<R extends Row = Row> {
     this.columnSpecs = columnSpecs;
     this.host = host;
     this.attempts = attempts;
-    this.extras = warnings !== NO_WARNINGS || traceId !== null ? { source: null, tried: undefined, warnings, traceId, info: undefined } : undefined;
+    this.extras = warnings !== NO_WARNINGS || traceId !== null ? { source: null, tried: undefined, warnings, traceId, info: undefined, wireLengths: undefined } : undefined;
   }
 
   private extrasForWrite(): ResultExtras {
-    return this.extras ??= { source: null, tried: undefined, warnings: NO_WARNINGS, traceId: null, info: undefined };
+    return this.extras ??= { source: null, tried: undefined, warnings: NO_WARNINGS, traceId: null, info: undefined, wireLengths: undefined };
   }
 
   /** Set when there may be a next page: what `for await` fetches it with. */
@@ -94,6 +102,15 @@ export class ResultSet<R extends Row = Row> {
 
   set tried(tried: Tried | undefined) {
     this.extrasForWrite().tried = tried;
+  }
+
+  /** The request's and response's frame body lengths, when the client measures them (`measureWireLengths`). */
+  get wireLengths(): WireLengths | undefined {
+    return this.extras?.wireLengths;
+  }
+
+  set wireLengths(lengths: WireLengths | undefined) {
+    this.extrasForWrite().wireLengths = lengths;
   }
 
   /** The paging state as hex, to hand back as `pageState` for the next page; null on the last. */

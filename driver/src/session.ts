@@ -24,6 +24,7 @@ import { CallError, CsvPageFormatter, csvHeader, JsonPageFormatter, JsonPageKind
 import type { CqlSocket, RuntimeHooks, ShardPort, TlsSettings } from "./socket.ts";
 import { PendingTable, rejectWith, type Settle } from "./pending.ts";
 import { Slab } from "./slab.ts";
+import type { WireLengths } from "./result.ts";
 import { SaslBridge, type SaslAuthProvider, type SaslStep } from "./sasl.ts";
 import { AuthenticationError, ConnectionError, DriverError, DriverInternalError, errorFromCall, errorFromCore, NoHostAvailableError } from "./errors.ts";
 
@@ -123,6 +124,8 @@ export interface RawResponse {
   attempts: number;
   /** After more than one execution: what the nodes tried before `node` said, speculative executions. */
   tried?: Tried;
+  /** Only when the host measures them (`measureWireLengths`). */
+  wireLengths?: WireLengths;
 }
 
 /**
@@ -419,6 +422,8 @@ export class SessionHost {
   /** The promise of request `id`, settled when its response or failure comes out of the core. */
   /** `bits`: what the core has to hand out after the request started (`pendingBits`), or -1. */
   private track<T>(id: number, context: unknown, started: number, params: unknown, options: unknown, bits = -1): Promise<T> {
+    // Asked now: the core forgets the request's body once it is answered.
+    if (this.requestLengths !== null) this.requestLengths.set(id, this.core.requestLength(id));
     const p = new Promise<T>(this.takeSettlers);
     this.pending.add(id, this.nextSettle!, context, started, params, options);
     this.nextSettle = null;
@@ -459,6 +464,24 @@ export class SessionHost {
    * leave alone, so they all wait for the turn (one write for the lot).
    */
   private lastSettled = 0;
+
+  /**
+   * The frame body length of each request in flight, by id, when a request tracker wants them
+   * (`measureWireLengths`); null otherwise, and then nothing is asked or kept per request.
+   */
+  private requestLengths: Map<number, number> | null = null;
+
+  /** From now on, each response and failure carries its request's and response's body lengths. */
+  measureWireLengths(): void {
+    this.requestLengths ??= new Map();
+  }
+
+  /** Request `id`'s lengths, once: the response's body is `response` bytes. */
+  private takeLengths(id: number, response: number): WireLengths {
+    const request = this.requestLengths!.get(id) ?? 0;
+    this.requestLengths!.delete(id);
+    return { request, response };
+  }
 
   /** Turns responses of requests sent with a context into values (see `executeHandle`). */
   decoder: ResponseDecoder | null = null;
@@ -1245,10 +1268,13 @@ export class SessionHost {
         return;
       }
       t.release(slot);
+      if (this.requestLengths !== null) (value as { wireLengths?: WireLengths }).wireLengths = this.takeLengths(id, end - start);
       settle(value);
     } else {
       t.release(slot);
-      settle({ flags, attempts, node, body: events.subarray(start, end), tried });
+      const raw: RawResponse = { flags, attempts, node, body: events.subarray(start, end), tried };
+      if (this.requestLengths !== null) raw.wireLengths = this.takeLengths(id, end - start);
+      settle(raw);
     }
   }
 
@@ -1295,6 +1321,7 @@ export class SessionHost {
       switch (kind) {
         case EVENT_FAILED: {
           const error = sessionError(JSON.parse(textDecoder.decode(payload)));
+          if (this.requestLengths !== null) (error as Error & { wireLengths?: WireLengths }).wireLengths = this.takeLengths(id, 0);
           const t = this.pending;
           const at = t.take(id);
           if (at < 0) break;

@@ -864,6 +864,13 @@ impl WasmSession {
         tried_json(&self.inner.take_tried(id))
     }
 
+    /// The length of request `id`'s frame body while it is in flight, else 0 (see the core's
+    /// `request_length`): asked only by a host that reports lengths to a request tracker.
+    #[wasm_bindgen(js_name = requestLength)]
+    pub fn request_length(&self, id: u32) -> u32 {
+        u32::try_from(self.inner.request_length(id)).unwrap_or(u32::MAX)
+    }
+
     /// Counters and decisions, as JSON.
     pub fn metrics(&self) -> String {
         metrics_json(&self.inner.metrics())

@@ -45,6 +45,9 @@ const PUBLIC = {
   'lib/concurrent': () => driver.concurrent,
   'lib/token': () => driver.token,
   'lib/metadata': () => driver.metadata && driver.metadata.Metadata,
+  'lib/tracker': () => driver.tracker,
+  'lib/metrics': () => driver.metrics,
+  'lib/execution-options': () => ({ ExecutionOptions: driver.ExecutionOptions }),
 };
 
 /**
@@ -56,7 +59,7 @@ const HARNESS = new Set(['lib/utils', 'lib/promise-utils', 'lib/host', 'lib/oper
 
 /** Internals a selected file requires at its top for describes the run leaves out (README). */
 const INTERNAL_AT_LOAD = new Set([
-  'lib/encoder', 'lib/writers', 'lib/tracker',
+  'lib/encoder', 'lib/writers',
 ]);
 
 function libKey(request, parent) {

@@ -22,6 +22,8 @@ const files = [
   'test/integration/short/client-stream-tests.js',
   'test/integration/short/concurrent/execute-concurrent-tests.js',
   'test/integration/short/duration-type-tests.js',
+  // dsxtracker: tracker and metrics
+  'test/unit/tracker-tests.js',
 ];
 
 /**

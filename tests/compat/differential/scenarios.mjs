@@ -1646,3 +1646,171 @@ scenario("values: a Buffer as the raw bytes of any type", async (_d, client, ks)
   out.push((await client.execute(`SELECT id, i, b, dbl, ip, t FROM ${ks}.all_types WHERE id IN (40, 41)`)).rows);
   return out;
 });
+
+// dsxtracker: request trackers and metrics (DataStax's tracker and metrics modules).
+/**
+ * A client reporting to a tracker that records what it is given, and the metrics events, in
+ * one log. Protocol v4 on both, so that the frame lengths are comparable (DataStax 4.10 speaks
+ * v4 to Cassandra; cqlwire would take v5). The latency is recorded by its shape.
+ */
+function trackedClient(d, ks, { rawLengths = false } = {}) {
+  const log = [];
+  // Each side has a keyspace of its own, its name of another length: a statement naming it is
+  // counted as if the name were empty, so that the lengths compare.
+  const named = (n, q) => n - ks.length * (Array.isArray(q) ? q.map((i) => i.query) : [q]).join(" ").split(ks).slice(1).length;
+  const latency = (l) => Array.isArray(l) && l.length === 2 && l.every(Number.isInteger) && l[1] >= 0 && l[1] < 1e9 ? "[s, ns]" : l;
+  const statement = (q) => (Array.isArray(q) ? q.map((i) => ({ query: i.query, params: i.params })) : q);
+  const opts = (eo) => ({ prepared: eo.isPrepared(), logged: eo.isBatchLogged(), consistency: eo.getConsistency(), fetchSize: eo.getFetchSize() });
+  class Recorder extends d.tracker.RequestTracker {
+    onSuccess(host, query, params, eo, requestLength, responseLength, l) {
+      // A prepared statement's rows come without their metadata to cqlwire (a known difference).
+      const rows = !rawLengths && eo.isPrepared() && /^SELECT/i.test(query);
+      log.push(["onSuccess", host.address, host.constructor.name, statement(query), params, opts(eo), named(requestLength, query), rows ? "(rows of a prepared statement)" : responseLength, latency(l)]);
+    }
+    onError(host, query, params, eo, requestLength, err, l) {
+      log.push(["onError", host.address, statement(query), params, opts(eo), named(requestLength, query), err, latency(l)]);
+    }
+    shutdown() {
+      log.push("shutdown");
+    }
+  }
+  const client = new d.Client({ contactPoints: [settings.host], localDataCenter: "datacenter1", keyspace: ks, protocolOptions: { maxVersion: 4 }, requestTracker: new Recorder() });
+  const m = client.metrics;
+  const emitters = { errors: m.errors, responses: m.responses, speculativeExecutions: m.speculativeExecutions, ignoredErrors: m.ignoredErrors, retries: m.retries };
+  for (const k of ["authentication", "clientTimeout", "connection", "other", "readTimeout", "unavailable", "writeTimeout"]) emitters[`errors.${k}`] = m.errors[k];
+  for (const k of ["clientTimeout", "other", "readTimeout", "unavailable", "writeTimeout"]) emitters[`retries.${k}`] = m.retries[k];
+  emitters["responses.success"] = m.responses.success;
+  for (const [name, e] of Object.entries(emitters)) e.on("increment", (x) => log.push(["metrics", name, x instanceof Error ? x.constructor.name : latency(x)]));
+  return { client, log };
+}
+
+/** A Java function that keeps the node busy ~100 ms: a request that outlives a short readTimeout. */
+async function slowFunction(client, ks) {
+  await client.execute(`CREATE OR REPLACE FUNCTION ${ks}.spin(x int) RETURNS NULL ON NULL INPUT RETURNS int LANGUAGE java AS 'long a = x; for (long i = 0; i < 50000000L; i++) { a = a * 31 + i; } return (int) (a & 1) + x;'`);
+}
+
+scenario("tracker: what a RequestTracker and the metrics are told", async (d, setupClient, ks) => {
+  await slowFunction(setupClient, ks);
+  const { client, log } = trackedClient(d, ks);
+  try {
+    await client.connect();
+    const ins = "INSERT INTO stat (p, c, v) VALUES (?, ?, ?)";
+    log.push("-- unprepared");
+    await client.execute("SELECT key FROM system.local");
+    await client.execute("SELECT key FROM system.local WHERE key = ?", ["local"]);
+    log.push("-- prepared, values and named values");
+    await client.execute(ins, [7, 1, 10], { prepare: true });
+    await client.execute("SELECT v FROM stat WHERE p = :p AND c = :c", { P: 7, c: 1 }, { prepare: true });
+    log.push("-- batches");
+    await client.batch([{ query: "UPDATE paged SET v = ? WHERE p = 3 AND c = 1", params: ["w"] }, "INSERT INTO stat (p, c, v) VALUES (7, 3, 30)"]);
+    await client.batch([{ query: ins, params: [7, 4, 40] }], { prepare: true, logged: false });
+    log.push("-- pages of eachRow");
+    // A system table: the rows' metadata names their keyspace, which must be the same on both sides.
+    await new Promise((resolve, reject) => client.eachRow("SELECT column_name FROM system_schema.columns WHERE keyspace_name = 'system' AND table_name = 'local'", [], { fetchSize: 10, autoPage: true }, () => {}, (e) => (e ? reject(e) : resolve())));
+    log.push("-- a syntax error");
+    await outcome(client.execute("SELEC x"));
+    log.push("-- a value the server refuses");
+    await outcome(client.execute("INSERT INTO stat (p, c, v) VALUES (?, ?, ?)", [1, 2, "x"]));
+    log.push("-- a client timeout");
+    await outcome(client.execute(`SELECT ${ks}.spin(1) FROM system.local`, [], { readTimeout: 20 }));
+  } finally {
+    await client.shutdown();
+  }
+  return log;
+});
+
+scenario("tracker: RequestLogger messages", async (d, _client, ks) => {
+  const lines = [];
+  // The time taken varies; the error's stack trace is compared by its first line.
+  const mask = (m) => m.replace(/took \d+ ms/, "took N ms").replace(/(; error: [^\n]*)[\s\S]*$/, "$1");
+  const logger = (options) => {
+    const l = new d.tracker.RequestLogger(options);
+    for (const kind of ["slow", "large", "normal", "failure"]) l.emitter.on(kind, (m) => lines.push([kind, mask(m)]));
+    return l;
+  };
+  const run = async (requestTracker, requests) => {
+    // Statements without the keyspace's name (each side's is another length): it is the client's.
+    const client = new d.Client({ contactPoints: [settings.host], localDataCenter: "datacenter1", keyspace: ks, protocolOptions: { maxVersion: 4 }, requestTracker });
+    try {
+      await requests(client);
+    } finally {
+      await client.shutdown();
+    }
+  };
+  const all = logger({ requestSizeThreshold: 120, logNormalRequests: true, logErroredRequests: true, messageMaxQueryLength: 60, messageMaxParameterValueLength: 6 });
+  await run(all, async (client) => {
+    await client.execute("SELECT key FROM system.local WHERE key = ?", ["local"]);
+    await client.execute("UPDATE stat SET v = ? WHERE p = ? AND c = ?", [3, 7, 1], { prepare: true });
+    await outcome(client.execute("INSERT INTO stat (p, c, v) VALUES (8, 1, ?)", ["x".repeat(200)]));
+    await client.execute("INSERT INTO paged (p, c, v) VALUES (2, 1, ?)", ["a long text value"]);
+    await client.execute("INSERT INTO paged (p, c, v) VALUES (:p, :c, :v)", { p: 2, c: 2, v: "named" }, { prepare: true });
+    await client.batch(["INSERT INTO stat (p, c, v) VALUES (8, 2, 1)", { query: "INSERT INTO stat (p, c, v) VALUES (?, ?, ?)", params: [8, 3, 2] }], { prepare: true });
+    await client.batch(["INSERT INTO stat (p, c, v) VALUES (8, 4, 1)", "INSERT INTO stat (p, c, v) VALUES (8, 5, 1)"], { logged: false });
+    await outcome(client.execute("SELEC x", ["abcdefghij", null, undefined]));
+    all.logNormalRequests = false;
+    all.logErroredRequests = false;
+    await client.execute("SELECT key FROM system.local");
+    await outcome(client.execute("SELEC y"));
+  });
+  // Every request is slower than a microsecond.
+  await run(logger({ slowThreshold: 0.001, messageMaxQueryLength: 30 }), async (client) => {
+    await client.execute("SELECT key FROM system.local WHERE key = ?", ["local"]);
+    await client.batch(["INSERT INTO stat (p, c, v) VALUES (9, 1, 1)", "INSERT INTO stat (p, c, v) VALUES (9, 2, 1)"]);
+  });
+  return lines;
+});
+
+// cqlwire asks for a prepared statement's rows without their metadata (skip_metadata): the
+// response's frame is shorter than DataStax's by the metadata's length.
+scenario("known: tracker: responseLength of a prepared statement's rows", async (d, _client, ks) => {
+  const { client, log } = trackedClient(d, ks, { rawLengths: true });
+  try {
+    await client.execute("SELECT key FROM system.local WHERE key = ?", ["local"], { prepare: true });
+  } finally {
+    await client.shutdown();
+  }
+  return log.filter((e) => e[0] === "onSuccess").map((e) => e[7]);
+});
+
+// DataStax's default retry policy retries Unavailable on the next host: its metrics say
+// `retries.unavailable` before the NoHostAvailableError; cqlwire's core decides retries inside
+// the request and the metrics hear its outcome only (README, known differences).
+scenario("known: tracker: metrics of an Unavailable (DataStax retries it)", async (d, setupClient, ks) => {
+  const rf3 = `${ks}_trk3`;
+  await setupClient.execute(`CREATE KEYSPACE IF NOT EXISTS ${rf3} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}`);
+  await setupClient.execute(`CREATE TABLE IF NOT EXISTS ${rf3}.t (id int PRIMARY KEY, v int)`);
+  const { client, log } = trackedClient(d, ks);
+  try {
+    await outcome(client.execute(`INSERT INTO ${rf3}.t (id, v) VALUES (1, 1)`, [], { consistency: d.types.consistencies.quorum }));
+  } finally {
+    await client.shutdown();
+    await setupClient.execute(`DROP KEYSPACE ${rf3}`);
+  }
+  return log.map((e) => (Array.isArray(e) ? e.slice(0, 2) : e));
+});
+
+scenario("tracker: options refused and client.metrics", async (d) => {
+  const attempt = (f) => {
+    try {
+      f();
+      return "ok";
+    } catch (e) {
+      return e;
+    }
+  };
+  const base = { contactPoints: [settings.host], localDataCenter: "datacenter1" };
+  const own = new d.metrics.DefaultMetrics();
+  const client = new d.Client({ ...base, metrics: own });
+  const plain = new d.Client(base);
+  const custom = new (class extends d.metrics.ClientMetrics {})();
+  return [
+    attempt(() => new d.Client({ ...base, requestTracker: {} })),
+    attempt(() => new d.Client({ ...base, metrics: {} })),
+    attempt(() => new d.Client({ ...base, requestTracker: new d.tracker.RequestLogger({}) })),
+    attempt(() => new d.tracker.RequestLogger()),
+    client.metrics === own, plain.metrics instanceof d.metrics.DefaultMetrics, plain.metrics instanceof d.metrics.ClientMetrics,
+    new d.Client({ ...base, metrics: custom }).metrics === custom,
+    Object.keys(plain.metrics.errors).filter((k) => !k.startsWith("_")), Object.keys(plain.metrics.retries).filter((k) => !k.startsWith("_")),
+    typeof plain.metrics.responses.success.on, d.ExecutionOptions.empty().isPrepared(),
+  ];
+});

@@ -3,7 +3,7 @@
  * code that compiles against DataStax's declarations (the harness checks this file against
  * them too) and broke against earlier cqlwire/compat declarations.
  */
-import { Client, mapping, types } from "cqlwire/compat";
+import { Client, type ExecutionOptions, mapping, metrics, tracker, types } from "cqlwire/compat";
 
 async function rowValues(client: Client): Promise<string> {
   const rs = await client.execute("SELECT name FROM ks1.users");
@@ -37,6 +37,29 @@ function events(client: Client): void {
   client.stream("SELECT * FROM ks1.users").on("data", (row) => console.log(row.name.length));
 }
 
+// A tracker written against DataStax's interface, a RequestLogger and metrics in the options
+// (compat called none of them before: it refused both options).
+class Audit implements tracker.RequestTracker {
+  // deno-lint-ignore no-explicit-any
+  onSuccess(host: { address: string }, query: string | Array<{ query: string; params?: any }>, _p: any, options: ExecutionOptions, requestLength: number, responseLength: number, latency: number[]): void {
+    console.log(host.address, typeof query, options.isPrepared(), requestLength + responseLength, latency[0] * 1e3 + latency[1] / 1e6);
+  }
+  // deno-lint-ignore no-explicit-any
+  onError(host: { address: string }, _query: string | Array<{ query: string; params?: any }>, _p: any, _o: ExecutionOptions, requestLength: number, err: Error, _latency: number[]): void {
+    console.log(host.address, requestLength, err.message);
+  }
+  shutdown(): void {}
+}
+
+function trackers(): Client {
+  const logger: tracker.RequestTracker = new tracker.RequestLogger({ slowThreshold: 500, logErroredRequests: true, messageMaxQueryLength: 100 });
+  const client = new Client({ contactPoints: ["127.0.0.1"], requestTracker: logger, metrics: new metrics.DefaultMetrics() });
+  const m: metrics.ClientMetrics = client.metrics;
+  m.onResponse([0, 1]);
+  void new Audit();
+  return client;
+}
+
 function bytes(): string {
   // Buffers where DataStax declares Buffer (with Node's types in the program).
   const b: Buffer = types.Uuid.random().getBuffer();
@@ -49,3 +72,4 @@ void mapperDocuments;
 void mapperOperators;
 void events;
 void bytes;
+void trackers;
