@@ -99,37 +99,53 @@ function optionsInPlaceOfDocInfo<T>(docInfo: T | string | null | undefined, exec
 // deno-lint-ignore no-explicit-any
 type Doc = Record<string, any>;
 
-/** What a ModelMapper call returns: the rows as model objects. */
+/** Node's `util.inspect` hook (Deno's and workerd's `node:util` honour it too): a Result shows as its documents. */
+const inspectCustom = Symbol.for("nodejs.util.inspect.custom");
+
+/**
+ * What a ModelMapper call returns: the rows as model objects, made as DataStax's are, each time
+ * they are read (so a column's `toModel` that throws fails `toArray()`, not the query).
+ */
 export class Result implements Iterable<Doc> {
   readonly length: number;
-  private readonly items: Doc[];
+  /** The page state to pass as `pageState` for the next page (`fetchSize`), or `null`. */
+  readonly pageState: string | null;
+  /** A conditional mutation's lone `[applied]` is no row, as DataStax reads it. */
+  private readonly emptyLwt: boolean;
 
-  constructor(private readonly rs: ResultSet, toDoc: (row: Doc) => Doc) {
-    // A conditional mutation's lone `[applied]` is no row, as DataStax reads it.
-    const emptyLwt = rs.columns?.length === 1 && rs.rowLength === 1 && rs.columns[0].name === "[applied]";
-    this.items = emptyLwt ? [] : rs.rows.map((r) => toDoc(r as unknown as Doc));
-    this.length = this.items.length;
+  constructor(private readonly rs: ResultSet, private readonly toDoc: (row: Doc) => Doc) {
+    this.emptyLwt = rs.columns?.length === 1 && rs.rowLength === 1 && rs.columns[0].name === "[applied]";
+    this.length = this.emptyLwt ? 0 : rs.rowLength || 0;
+    this.pageState = rs.pageState;
   }
 
   /** `null` when there are no rows; declared as DataStax declares it. */
   first(): Doc {
-    return (this.items[0] ?? null) as Doc;
+    if (this.emptyLwt || !this.rs.rowLength) return null as unknown as Doc;
+    return this.toDoc(this.rs.rows[0] as unknown as Doc);
   }
 
   toArray(): Doc[] {
-    return this.items.slice();
+    if (this.emptyLwt) return [];
+    return this.rs.rows.map((r) => this.toDoc(r as unknown as Doc));
   }
 
   wasApplied(): boolean {
     return this.rs.wasApplied();
   }
 
-  forEach(callback: (doc: Doc, index: number) => void): void {
-    this.items.forEach(callback);
+  forEach(callback: (doc: Doc, index: number) => void, thisArg?: unknown): void {
+    let index = 0;
+    for (const doc of this) callback.call(thisArg ?? this, doc, index++);
   }
 
-  [Symbol.iterator](): Iterator<Doc> {
-    return this.items[Symbol.iterator]();
+  *[Symbol.iterator](): Iterator<Doc> {
+    if (this.emptyLwt) return;
+    for (const r of this.rs.rows) yield this.toDoc(r as unknown as Doc);
+  }
+
+  [inspectCustom](): Doc[] {
+    return this.toArray();
   }
 }
 

@@ -5,7 +5,7 @@
  */
 // Imported, not the global: DataStax code moved to Deno imports Buffer from node:buffer too.
 import { Buffer } from "node:buffer";
-import { isDeepStrictEqual } from "node:util";
+import { inspect, isDeepStrictEqual } from "node:util";
 const S = [];
 const scenario = (name, run) => S.push({ name, run });
 export const scenarios = S;
@@ -1214,6 +1214,28 @@ scenario("mapping: a model over two tables: reads the first that can answer, wri
     await docs(m.find({ userId: 8 })),
     await outcome(mapper.forModel("Gone").find({ id: 1 })),
   ]);
+});
+
+scenario("mapping.Result: pageState and manual paging, documents made when read (a throwing toModel fails toArray), inspected as its documents", async (d, client, ks) => {
+  const columns = { v: { name: "value", toModel: (v) => { if (v === "v3") throw new Error("toModel error"); return v; } } };
+  const mapper = new d.mapping.Mapper(client, { models: { P: { tables: ["paged"], keyspace: ks, columns } } });
+  const m = mapper.forModel("P");
+  const first = await m.find({ p: 1 }, { fields: ["c", "value"] }, { fetchSize: 3 });
+  const second = await m.find({ p: 1 }, { fields: ["c", "value"] }, { fetchSize: 3, pageState: first.pageState });
+  const last = await m.find({ p: 1, c: 24 });
+  const seen = [];
+  first.forEach(function (doc, i) { seen.push([this === first, doc, i]); });
+  const byThis = [];
+  const self = {};
+  first.forEach(function () { byThis.push(this === self); }, self);
+  const none = await m.find({ p: 2 });
+  const insert = await m.insert({ p: 3, c: 1, value: "x" });
+  return [
+    typeof first.pageState, first.length, first.toArray(), [...first], first.toArray()[0] === first.toArray()[0], seen, byThis,
+    second.length, (() => { try { return second.toArray(); } catch (e) { return e; } })(), (() => { try { return second.first(); } catch (e) { return e; } })(),
+    last.pageState, last.toArray(), none.first(), none.length, none.pageState,
+    inspect(last), inspect(none), inspect(insert), insert.length, insert.pageState,
+  ];
 });
 
 // ---- Value classes and helpers as user code calls them, no server needed (edge values). ----
