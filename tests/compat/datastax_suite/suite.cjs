@@ -17,6 +17,11 @@ const files = [
   'test/integration/short/client-execute-prepared-tests.js',
   'test/integration/short/vector-tests.js',
   'test/integration/short/udf-tests.js',
+  // dsxmapper: DataStax's Mapper integration tests
+  'test/integration/short/mapping/mapper-tests.js',
+  'test/integration/short/mapping/model-mapper-tests.js',
+  'test/integration/short/mapping/custom-queries-tests.js',
+  'test/integration/short/mapping/from-and-to-model-function-tests.js',
 ];
 
 /**
@@ -24,7 +29,11 @@ const files = [
  * dsx_ prefix): dropped before a run (one interrupted earlier left them) and where ccm would
  * remove the cluster.
  */
-const fixedKeyspaces = ['ks_udf'];
+const fixedKeyspaces = [
+  'ks_udf',
+  // dsxmapper: mapper-test-helper's keyspace
+  'ks_mapper_killrvideo',
+];
 
 /**
  * [full title, why]: "known" = README's known differences, "dse" = DataStax Enterprise only,
