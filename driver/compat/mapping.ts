@@ -32,13 +32,17 @@ export class TableMappings {
 
 export class DefaultTableMappings extends TableMappings {}
 
-/** `user_id` ⇄ `userId`. */
+/**
+ * `user_id` ⇄ `userId`, with DataStax's rules: an underscore goes only between a lower-case and an
+ * upper-case letter and the name is then lower-cased (`userID` is `user_id`, `ABC` is `abc`); only
+ * `_` before a lower-case letter, not at the start, is taken out (`col_1` and `_a` stay).
+ */
 export class UnderscoreCqlToCamelCaseMappings extends TableMappings {
   override getColumnName(propName: string): string {
-    return propName.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    return propName.replace(/[a-z][A-Z]/g, (m) => `${m[0]}_${m[1]}`).toLowerCase();
   }
   override getPropertyName(columnName: string): string {
-    return columnName.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+    return columnName.replace(/_[a-z]/g, (m, offset: number) => (offset === 0 ? m : m[1].toUpperCase()));
   }
 }
 
@@ -113,7 +117,8 @@ export class Result implements Iterable<Doc> {
   /** A conditional mutation's lone `[applied]` is no row, as DataStax reads it. */
   private readonly emptyLwt: boolean;
 
-  constructor(private readonly rs: ResultSet, private readonly toDoc: (row: Doc) => Doc) {
+  /** DataStax's arguments: `rowAdapter(row, info)` makes a document of a row. */
+  constructor(private readonly rs: ResultSet, private readonly info: unknown, private readonly rowAdapter: (row: Doc, info: unknown) => Doc) {
     this.emptyLwt = rs.columns?.length === 1 && rs.rowLength === 1 && rs.columns[0].name === "[applied]";
     this.length = this.emptyLwt ? 0 : rs.rowLength || 0;
     this.pageState = rs.pageState;
@@ -122,12 +127,12 @@ export class Result implements Iterable<Doc> {
   /** `null` when there are no rows; declared as DataStax declares it. */
   first(): Doc {
     if (this.emptyLwt || !this.rs.rowLength) return null as unknown as Doc;
-    return this.toDoc(this.rs.rows[0] as unknown as Doc);
+    return this.rowAdapter(this.rs.rows[0] as unknown as Doc, this.info);
   }
 
   toArray(): Doc[] {
-    if (this.emptyLwt) return [];
-    return this.rs.rows.map((r) => this.toDoc(r as unknown as Doc));
+    if (this.emptyLwt || !this.rs.rows) return [];
+    return this.rs.rows.map((r) => this.rowAdapter(r as unknown as Doc, this.info));
   }
 
   wasApplied(): boolean {
@@ -141,7 +146,7 @@ export class Result implements Iterable<Doc> {
 
   *[Symbol.iterator](): Iterator<Doc> {
     if (this.emptyLwt) return;
-    for (const r of this.rs.rows) yield this.toDoc(r as unknown as Doc);
+    for (const r of this.rs.rows ?? []) yield this.rowAdapter(r as unknown as Doc, this.info);
   }
 
   [inspectCustom](): Doc[] {
@@ -230,14 +235,14 @@ export class ModelMapper {
 
   /** A Result of a mutation by this model (alone or in a mapper batch). */
   mutationResult(rs: ResultSet): Result {
-    return new Result(rs, this.toMutationDoc);
+    return new Result(rs, null, this.toMutationDoc);
   }
 
   private async run(s: Statement, options: MappingExecutionOptions | undefined, mutation: boolean): Promise<Result> {
     const o = typeof options === "string" ? { executionProfile: options } : options;
     const isIdempotent = mutation ? (o?.isIdempotent ?? s.isIdempotent) : true;
     const rs = await this.client.execute(s.query, s.params, { ...o, prepare: true, isIdempotent }) as ResultSet;
-    return mutation ? this.mutationResult(rs) : new Result(rs, this.toDoc);
+    return mutation ? this.mutationResult(rs) : new Result(rs, null, this.toDoc);
   }
 
   /** A mutation of several tables: one batch, with DataStax's options for it (no `logged`, no `counter`). */
@@ -331,7 +336,7 @@ export class ModelMapper {
     const base = typeof executionOptions === "string" ? { executionProfile: executionOptions } : executionOptions;
     return async (doc, options) => {
       const rs = await this.client.execute(query, paramsHandler(doc) as never, { ...base, ...options, prepare: true }) as ResultSet;
-      return new Result(rs, this.toDoc);
+      return new Result(rs, null, this.toDoc);
     };
   }
 }
