@@ -22,6 +22,8 @@ const files = [
   'test/integration/short/mapping/model-mapper-tests.js',
   'test/integration/short/mapping/custom-queries-tests.js',
   'test/integration/short/mapping/from-and-to-model-function-tests.js',
+  'test/unit/mapping/table-mappings-tests.js',
+  'test/unit/mapping/result-tests.js',
 ];
 
 /**

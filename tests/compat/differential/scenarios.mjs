@@ -1238,6 +1238,24 @@ scenario("mapping.Result: pageState and manual paging, documents made when read 
   ];
 });
 
+scenario("mapping.UnderscoreCqlToCamelCaseMappings: column and property names by DataStax's rules (digits, capitals, leading and double underscores)", async (d) => {
+  const m = new d.mapping.UnderscoreCqlToCamelCaseMappings();
+  const columns = ["my_property_name", "_my_property_name", "my__property_name", "abc", "ABC", "col_1", "a_b_c", "x_", "video_ID", "é_a"];
+  const props = ["myPropertyName", "_myPropertyName", "my_PropertyName", "abc", "ABC", "userID", "col1", "aBC", "URLPath", "x2Y"];
+  return [columns.map((c) => m.getPropertyName(c)), props.map((p) => m.getColumnName(p))];
+});
+
+scenario("mapping.Result constructed by user code as DataStax's (rs, info, rowAdapter): void, [applied]-only and plain results", async (d) => {
+  const R = d.mapping.Result;
+  const adapter = (row, info) => ({ ...row, info });
+  const plain = new R({ columns: [{ name: "id" }], rows: [{ id: 1 }, { id: 2 }], rowLength: 2, pageState: "ab" }, "i", adapter);
+  const empty = new R({ columns: [], rows: undefined, rowLength: undefined }, null, adapter);
+  const lwt = new R({ columns: [{ name: "[applied]" }], rows: [{}], rowLength: 1 }, null, adapter);
+  const read = (r) => [r.length, r.pageState, r.toArray(), r.first(), inspect(r)];
+  // Not iterated when rows is undefined: DataStax's iterator then throws a TypeError (rows.length).
+  return [read(plain), [...plain], read(empty), read(lwt), [...lwt]];
+});
+
 // ---- Value classes and helpers as user code calls them, no server needed (edge values). ----
 const tryEach = (o) => Object.fromEntries(Object.entries(o).map(([k, f]) => { try { return [k, f()]; } catch (e) { return [k, e]; } }));
 const texts = (vs) => vs.map((v) => { try { return [String(v), JSON.stringify(v)]; } catch (e) { return e; } });
