@@ -373,18 +373,56 @@ export class ModelBatchMapper {
   }
 }
 
+/**
+ * A model's options as DataStax's Mapper reads them when it is made (mapping/model-mapping-info.js):
+ * the keyspace is the model's or the client's of that moment, and bad options throw then.
+ */
+function modelInfo(name: string, clientKeyspace: string | undefined, o: ModelOptions | undefined): ModelOptions & { keyspace: string } {
+  const keyspace = o?.keyspace || clientKeyspace;
+  if (!keyspace) throw new Error("You should specify the keyspace of the model in the MappingOptions when the Client is not using a keyspace");
+  if (!o) return { keyspace, tables: [name] };
+  const tables = o.tables && o.tables.length > 0 ? o.tables : [name];
+  for (const t of tables) {
+    if (!(typeof t === "string" ? t : t?.name)) throw new Error(`Table name not specified for model '${name}'`);
+  }
+  if (o.mappings && !(o.mappings instanceof TableMappings)) throw new Error("mappings should be an instance of TableMappings");
+  return { ...o, keyspace, tables };
+}
+
 export class Mapper {
   private readonly models = new Map<string, ModelMapper>();
+  private readonly infos: Map<string, ModelOptions & { keyspace: string }>;
 
-  constructor(private readonly client: Client, private readonly options: { models?: Record<string, ModelOptions> } = {}) {}
+  constructor(private readonly client: Client, options: { models?: Record<string, ModelOptions> } = {}) {
+    if (!client) throw new Error("client must be defined");
+    const models = options?.models ?? {};
+    this.infos = new Map(Object.keys(models).map((name) => [name, modelInfo(name, client.keyspace, models[name])]));
+  }
 
+  /** As DataStax's: a model without options is the client's keyspace's table of its name; logged once ("info"). */
   forModel(name: string): ModelMapper {
     let m = this.models.get(name);
     if (!m) {
-      m = new ModelMapper(name, this.client, this.options.models?.[name] ?? {});
+      let info = this.infos.get(name);
+      if (info === undefined) {
+        if (!this.client.keyspace) {
+          throw new Error(`No mapping information found for model '${name}'. Mapper is unable to create default mappings without setting the keyspace`);
+        }
+        info = modelInfo(name, this.client.keyspace, undefined);
+        this.log(`Mapping information for model '${name}' not found, creating default mapping. Keyspace: ${info.keyspace}; Table: ${name}.`);
+      } else {
+        const tables = (info.tables ?? []).map((t) => (typeof t === "string" ? t : t.name));
+        this.log(`Creating model mapper for '${name}' using mapping information. Keyspace: ${info.keyspace}; Table${tables.length > 1 ? "s" : ""}: ${tables}.`);
+      }
+      m = new ModelMapper(name, this.client, info);
       this.models.set(name, m);
     }
     return m;
+  }
+
+  /** Through `client.log`, as DataStax's (a client-like object without it logs nothing). */
+  private log(message: string): void {
+    if (typeof this.client.log === "function") this.client.log("info", message);
   }
 
   /**

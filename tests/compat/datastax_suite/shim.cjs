@@ -44,6 +44,7 @@ const PUBLIC = {
   'lib/mapping': () => driver.mapping,
   'lib/mapping/mapper': () => driver.mapping.Mapper,
   'lib/mapping/result': () => driver.mapping.Result,
+  'lib/mapping/model-mapper': () => driver.mapping.ModelMapper,
   'lib/mapping/q': () => ({ q: driver.mapping.q }),
   'lib/mapping/table-mappings': () => ({
     TableMappings: driver.mapping.TableMappings,

@@ -1256,6 +1256,38 @@ scenario("mapping.Result constructed by user code as DataStax's (rs, info, rowAd
   return [read(plain), [...plain], read(empty), read(lwt), [...lwt]];
 });
 
+scenario("mapping.Mapper: models read when it is made (keyspace of that moment, bad options throw), forModel's errors and its info log", async (d, client, ks) => {
+  const M = d.mapping.Mapper;
+  const attempt = (f) => { try { return f(); } catch (e) { return e; } };
+  const made = (f) => { const r = attempt(f); return r instanceof Error ? r : r.constructor.name; };
+  const checks = [
+    made(() => new M()),
+    made(() => new M(client, { models: { S: { tables: ["lwt"] } } })),
+    made(() => new M(client, { models: { S: { tables: [{ isView: false }], keyspace: ks } } })),
+    made(() => new M(client, { models: { S: { tables: ["lwt", ""], keyspace: ks } } })),
+    made(() => new M(client, { models: { S: { tables: ["lwt"], keyspace: ks, mappings: { getColumnName: (p) => p } } } })),
+    made(() => new M(client, { models: { S: { tables: [], keyspace: ks } } })),
+    attempt(() => new M(client).forModel("lwt")),
+  ];
+  const c = new d.Client({ contactPoints: [settings.host], localDataCenter: "datacenter1", keyspace: ks });
+  const logs = [];
+  c.on("log", (...args) => { if (/model/.test(String(args[2]))) logs.push(args); });
+  try {
+    await c.connect();
+    const mapper = new M(c, { models: { L: { tables: ["lwt", { name: "paged" }] }, One: { tables: ["lwt"], keyspace: ks } } });
+    const m = mapper.forModel("L");
+    mapper.forModel("L");
+    mapper.forModel("One");
+    mapper.forModel("lwt");
+    // The keyspace the models were made with stays theirs after the client's changes.
+    await c.execute("USE system");
+    const got = await outcome(mapper.forModel("One").find({ id: 1 }));
+    return [checks, m.constructor.name, logs, got.err ?? got.ok.toArray()];
+  } finally {
+    await c.shutdown();
+  }
+});
+
 // ---- Value classes and helpers as user code calls them, no server needed (edge values). ----
 const tryEach = (o) => Object.fromEntries(Object.entries(o).map(([k, f]) => { try { return [k, f()]; } catch (e) { return [k, e]; } }));
 const texts = (vs) => vs.map((v) => { try { return [String(v), JSON.stringify(v)]; } catch (e) { return e; } });
