@@ -12,10 +12,11 @@ import type { Client } from "./client.ts";
 import * as Selector from "./mapping-selector.ts";
 import * as Statements from "./mapping-statements.ts";
 import type { Prop, Statement } from "./mapping-statements.ts";
-import type { CompatQueryOptions } from "./options.ts";
+import { batchOptions, type MappingExecutionOptions, mutationOptions, queryOptions } from "./mapping-options.ts";
 import type { ResultSet } from "./result.ts";
 
 export { q, QueryAssignment, QueryOperator } from "./mapping-q.ts";
+export type { MappingExecutionOptions } from "./mapping-options.ts";
 
 /** Column names ⇄ property names. */
 export class TableMappings {
@@ -55,8 +56,6 @@ export interface ModelColumnOptions {
   fromModel?: (modelValue: any) => any;
 }
 
-/** DataStax's `executionOptions` of the mapper's methods: options, or an execution profile's name. */
-export type MappingExecutionOptions = string | CompatQueryOptions;
 
 export interface ModelOptions {
   tables?: Array<string | { name: string; isView?: boolean }>;
@@ -239,18 +238,15 @@ export class ModelMapper {
   }
 
   private async run(s: Statement, options: MappingExecutionOptions | undefined, mutation: boolean): Promise<Result> {
-    const o = typeof options === "string" ? { executionProfile: options } : options;
-    const isIdempotent = mutation ? (o?.isIdempotent ?? s.isIdempotent) : true;
-    const rs = await this.client.execute(s.query, s.params, { ...o, prepare: true, isIdempotent }) as ResultSet;
+    const o = mutation ? mutationOptions(options, s.isIdempotent) : queryOptions(options, true);
+    const rs = await this.client.execute(s.query, s.params, o) as ResultSet;
     return mutation ? this.mutationResult(rs) : new Result(rs, null, this.toDoc);
   }
 
-  /** A mutation of several tables: one batch, with DataStax's options for it (no `logged`, no `counter`). */
+  /** A mutation of several tables: one batch, with a single mutation's options, as DataStax's (no `logged`, no `counter`). */
   private async runBatch(statements: Statement[], options: MappingExecutionOptions | undefined): Promise<Result> {
-    const o = typeof options === "string" ? { executionProfile: options } : options;
-    const isIdempotent = o?.isIdempotent ?? statements.every((s) => s.isIdempotent);
     const queries = statements.map((s) => ({ query: s.query, params: s.params as never }));
-    const rs = await this.client.batch(queries, { prepare: true, executionProfile: o?.executionProfile, timestamp: o?.timestamp, isIdempotent });
+    const rs = await this.client.batch(queries, mutationOptions(options, statements.every((s) => s.isIdempotent)));
     return this.mutationResult(rs);
   }
 
@@ -331,11 +327,14 @@ export class ModelMapper {
     return this.mutate("remove", doc, docInfo as Doc, executionOptions);
   }
 
-  /** A function running `query` with the parameters `paramsHandler` takes from a document. */
-  mapWithQuery(query: string, paramsHandler: (doc: Doc) => unknown[], executionOptions?: MappingExecutionOptions): (doc: Doc, options?: CompatQueryOptions) => Promise<Result> {
-    const base = typeof executionOptions === "string" ? { executionProfile: executionOptions } : executionOptions;
+  /**
+   * A function running `query` with the parameters `paramsHandler` takes from a document. As
+   * DataStax's: options given here are used for every call, and a call's own are then ignored.
+   */
+  mapWithQuery(query: string, paramsHandler: (doc: Doc) => unknown[], executionOptions?: MappingExecutionOptions): (doc: Doc, executionOptions?: MappingExecutionOptions) => Promise<Result> {
+    const common = executionOptions ? queryOptions(executionOptions, false) : null;
     return async (doc, options) => {
-      const rs = await this.client.execute(query, paramsHandler(doc) as never, { ...base, ...options, prepare: true }) as ResultSet;
+      const rs = await this.client.execute(query, paramsHandler(doc) as never, common ?? queryOptions(options, false)) as ResultSet;
       return new Result(rs, null, this.toDoc);
     };
   }
@@ -439,15 +438,9 @@ export class Mapper {
       }
       return item.statements();
     })).then((lists) => lists.flat());
-    const o = typeof executionOptions === "string" ? { executionProfile: executionOptions } : executionOptions;
-    const rs = await this.client.batch(statements.map((s) => ({ query: s.query, params: s.params as never })), {
-      prepare: true,
-      executionProfile: o?.executionProfile,
-      timestamp: o?.timestamp,
-      logged: typeof executionOptions === "object" && executionOptions !== null ? executionOptions.logged !== false : undefined,
-      isIdempotent: o?.isIdempotent ?? statements.every((s) => s.isIdempotent),
-      counter: statements[statements.length - 1].isCounter,
-    });
+    const queries = statements.map((s) => ({ query: s.query, params: s.params as never }));
+    const isIdempotent = statements.every((s) => s.isIdempotent);
+    const rs = await this.client.batch(queries, batchOptions(executionOptions, isIdempotent, statements[statements.length - 1].isCounter));
     return items[0].getMappingInfo().mutationResult(rs);
   }
 }

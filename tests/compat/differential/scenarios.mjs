@@ -1288,6 +1288,43 @@ scenario("mapping.Mapper: models read when it is made (keyspace of that moment, 
   }
 });
 
+scenario("mapping: the query options the mapper sends (only DataStax's MappingExecutionOptions fields; mapWithQuery's options fixed when given)", async (d, client, ks) => {
+  const seen = [];
+  const { execute, batch } = client;
+  client.execute = function (query, params, options, ...rest) {
+    seen.push(["execute", options]);
+    return execute.call(this, query, params, options, ...rest);
+  };
+  client.batch = function (queries, options, ...rest) {
+    seen.push(["batch", options]);
+    return batch.call(this, queries, options, ...rest);
+  };
+  const c = d.types.consistencies;
+  const extra = { consistency: c.serial, traceQuery: true, fetchSize: 2, logged: false, isIdempotent: null, timestamp: 1234 };
+  try {
+    const mapper = new d.mapping.Mapper(client, { models: { O: { tables: ["lwt"], keyspace: ks }, Two: { tables: ["lwt", "lwt"], keyspace: ks } } });
+    const m = mapper.forModel("O");
+    const results = [
+      (await m.insert({ id: 320, v: 1 }, null, extra)).wasApplied(),
+      (await m.find({ id: 320 }, null, extra)).toArray(),
+      (await m.get({ id: 320 }, "default")),
+      (await m.update({ id: 320, v: 2 }, { ifExists: true }, { consistency: c.all })).wasApplied(),
+      (await mapper.forModel("Two").update({ id: 320, v: 3 }, null, { executionProfile: "default", readTimeout: 5 })).wasApplied(),
+      (await mapper.batch([m.batching.insert({ id: 321, v: 1 })], extra)).wasApplied(),
+      (await mapper.batch([m.batching.insert({ id: 321, v: 1 })], "default")).wasApplied(),
+      (await m.mapWithQuery(`SELECT v FROM ${ks}.lwt WHERE id = ?`, (doc) => [doc.id], { fetchSize: 1, consistency: c.serial })({ id: 320 }, { fetchSize: 9, executionProfile: "nope" })).toArray(),
+      (await m.mapWithQuery(`SELECT v FROM ${ks}.lwt WHERE id = ?`, (doc) => [doc.id])({ id: 320 }, "default")).toArray(),
+      (await m.mapWithQuery(`SELECT v FROM ${ks}.lwt WHERE id = ?`, (doc) => [doc.id], "")({ id: 320 }, { pageState: null, isIdempotent: true, consistency: c.one })).toArray(),
+    ];
+    await m.remove({ id: 320 });
+    await m.remove({ id: 321 });
+    return [results, seen];
+  } finally {
+    delete client.execute;
+    delete client.batch;
+  }
+});
+
 // ---- Value classes and helpers as user code calls them, no server needed (edge values). ----
 const tryEach = (o) => Object.fromEntries(Object.entries(o).map(([k, f]) => { try { return [k, f()]; } catch (e) { return [k, e]; } }));
 const texts = (vs) => vs.map((v) => { try { return [String(v), JSON.stringify(v)]; } catch (e) { return e; } });
