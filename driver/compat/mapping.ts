@@ -335,7 +335,8 @@ export class ModelMapper {
     const common = executionOptions ? queryOptions(executionOptions, false) : null;
     return async (doc, options) => {
       const rs = await this.client.execute(query, paramsHandler(doc) as never, common ?? queryOptions(options, false)) as ResultSet;
-      return new Result(rs, null, this.toDoc);
+      // A conditional statement's rows are a mutation's, as DataStax reads them (no `[applied]`, no `toModel`).
+      return new Result(rs, null, rs.columns?.[0]?.name === "[applied]" ? this.toMutationDoc : this.toDoc);
     };
   }
 }

@@ -1325,6 +1325,24 @@ scenario("mapping: the query options the mapper sends (only DataStax's MappingEx
   }
 });
 
+scenario("mapping: mapWithQuery of a conditional statement reads its rows as a mutation's (no [applied], no toModel)", async (d, client, ks) => {
+  const columns = { v: { name: "value", toModel: (v) => `n${v}` } };
+  const m = new d.mapping.Mapper(client, { models: { W: { tables: ["lwt"], keyspace: ks, columns } } }).forModel("W");
+  await client.execute(`INSERT INTO ${ks}.lwt (id, v) VALUES (330, 5)`);
+  const update = m.mapWithQuery(`UPDATE ${ks}.lwt SET v = ? WHERE id = ? IF v = ?`, (doc) => [doc.value, doc.id, doc.expected]);
+  const insert = m.mapWithQuery(`INSERT INTO ${ks}.lwt (id, v) VALUES (?, ?) IF NOT EXISTS`, (doc) => [doc.id, doc.value]);
+  const read = (r) => [r.wasApplied(), r.length, r.toArray(), r.first()];
+  const out = [
+    read(await update({ id: 330, value: 6, expected: 1 })),
+    read(await update({ id: 330, value: 6, expected: 5 })),
+    read(await insert({ id: 330, value: 7 })),
+    read(await insert({ id: 331, value: 7 })),
+    read(await m.mapWithQuery(`SELECT id, v FROM ${ks}.lwt WHERE id = ?`, (doc) => [doc.id])({ id: 330 })),
+  ];
+  await client.execute(`DELETE FROM ${ks}.lwt WHERE id IN (330, 331)`);
+  return out;
+});
+
 // ---- Value classes and helpers as user code calls them, no server needed (edge values). ----
 const tryEach = (o) => Object.fromEntries(Object.entries(o).map(([k, f]) => { try { return [k, f()]; } catch (e) { return [k, e]; } }));
 const texts = (vs) => vs.map((v) => { try { return [String(v), JSON.stringify(v)]; } catch (e) { return e; } });
