@@ -156,10 +156,9 @@ export class Result implements Iterable<Doc> {
 export class ModelMapper {
   private tablesMetadata: Promise<Array<{ table: TableMetadata; isView: boolean }>> | null = null;
   private readonly mappings: TableMappings;
-  private readonly propToColumn = new Map<string, string>();
-  private readonly columnToProp = new Map<string, string>();
-  private readonly toModel = new Map<string, (value: unknown) => unknown>();
-  private readonly fromModel = new Map<string, (value: unknown) => unknown>();
+  /** `columns` by column name, and by property name (DataStax's `_columns`, `_documentProperties`). */
+  private readonly byColumn: Map<string, ColumnInfo>;
+  private readonly byProperty = new Map<string, ColumnInfo>();
   /** The model's tables, in the order the options give them (the first is `findAll`'s). */
   private readonly tables: Array<{ name: string; isView: boolean }>;
   /** `mapper.batch`'s items: `m.batching.update(doc, docInfo)` is `m.update(doc, docInfo)`, batched. */
@@ -169,21 +168,16 @@ export class ModelMapper {
     const tables = options.tables && options.tables.length > 0 ? options.tables : [name];
     this.tables = tables.map((t) => (typeof t === "string" ? { name: t, isView: false } : { name: t.name, isView: !!t.isView }));
     this.mappings = options.mappings ?? new DefaultTableMappings();
-    for (const [column, prop] of Object.entries(options.columns ?? {})) {
-      const propName = typeof prop === "string" ? prop : prop.name;
-      this.propToColumn.set(propName, column);
-      this.columnToProp.set(column, propName);
-      if (typeof prop !== "string" && typeof prop.toModel === "function") this.toModel.set(column, prop.toModel);
-      if (typeof prop !== "string" && typeof prop.fromModel === "function") this.fromModel.set(column, prop.fromModel);
-    }
+    this.byColumn = columnInfos(options.columns);
+    for (const info of this.byColumn.values()) this.byProperty.set(info.propertyName, info);
   }
 
   private column(prop: string): string {
-    return this.propToColumn.get(prop) ?? this.mappings.getColumnName(prop);
+    return this.byProperty.get(prop)?.columnName ?? this.mappings.getColumnName(prop);
   }
 
   private property(column: string): string {
-    return this.columnToProp.get(column) ?? this.mappings.getPropertyName(column);
+    return this.byColumn.get(column)?.propertyName ?? this.mappings.getPropertyName(column);
   }
 
   /** The tables' (and views') metadata, read once; a table the node lacks fails as DataStax's. */
@@ -212,14 +206,14 @@ export class ModelMapper {
   private props(doc: Doc, fields?: string[]): Prop[] {
     return (fields && fields.length > 0 ? fields : Object.keys(doc)).map((p) => {
       const column = this.column(p);
-      return { column, value: doc[p], convert: this.fromModel.get(column) };
+      return { column, value: doc[p], convert: this.byProperty.get(p)?.fromModel };
     });
   }
 
   private toDoc = (row: Doc): Doc => {
     const doc = this.mappings.newObjectInstance();
     for (const [column, value] of Object.entries(row)) {
-      const convert = this.toModel.get(column);
+      const convert = this.byColumn.get(column)?.toModel;
       doc[this.property(column)] = convert ? convert(value) : value;
     }
     return doc;
@@ -373,6 +367,33 @@ export class ModelBatchMapper {
   }
 }
 
+interface ColumnInfo {
+  columnName: string;
+  propertyName: string;
+  toModel?: (value: unknown) => unknown;
+  fromModel?: (value: unknown) => unknown;
+}
+
+/**
+ * `columns` as DataStax's ModelColumnInfo.parse reads them: a falsy entry or one without `name`
+ * keeps the column's name; a `toModel`/`fromModel` that is not a function is a TypeError.
+ */
+function columnInfos(columns: ModelOptions["columns"] | null): Map<string, ColumnInfo> {
+  const out = new Map<string, ColumnInfo>();
+  if (columns === null || typeof columns !== "object") return out;
+  for (const [columnName, value] of Object.entries(columns)) {
+    const o = typeof value === "object" && value !== null ? value : null;
+    const propertyName = typeof value === "string" && value ? value : (o?.name || columnName);
+    for (const fn of ["toModel", "fromModel"] as const) {
+      if (o?.[fn] && typeof o[fn] !== "function") {
+        throw new TypeError(`${fn} type for property '${propertyName}' should be a function (obtained ${typeof o[fn]})`);
+      }
+    }
+    out.set(columnName, { columnName, propertyName, toModel: o?.toModel || undefined, fromModel: o?.fromModel || undefined });
+  }
+  return out;
+}
+
 /**
  * A model's options as DataStax's Mapper reads them when it is made (mapping/model-mapping-info.js):
  * the keyspace is the model's or the client's of that moment, and bad options throw then.
@@ -386,6 +407,7 @@ function modelInfo(name: string, clientKeyspace: string | undefined, o: ModelOpt
     if (!(typeof t === "string" ? t : t?.name)) throw new Error(`Table name not specified for model '${name}'`);
   }
   if (o.mappings && !(o.mappings instanceof TableMappings)) throw new Error("mappings should be an instance of TableMappings");
+  columnInfos(o.columns);
   return { ...o, keyspace, tables };
 }
 

@@ -1343,6 +1343,30 @@ scenario("mapping: mapWithQuery of a conditional statement reads its rows as a m
   return out;
 });
 
+scenario("mapping: columns as DataStax's ModelColumnInfo reads them (no name keeps the column's, fromModel by property, bad functions throw)", async (d, client, ks) => {
+  const M = d.mapping.Mapper;
+  const made = (f) => { try { f(); return "made"; } catch (e) { return e; } };
+  const bad = [
+    made(() => new M(client, { models: { B: { tables: ["lwt"], keyspace: ks, columns: { v: { name: "value", toModel: "x" } } } } })),
+    made(() => new M(client, { models: { B: { tables: ["lwt"], keyspace: ks, columns: { v: { fromModel: 1 } } } } })),
+    made(() => new M(client, { models: { B: { tables: ["lwt"], keyspace: ks, columns: { v: null, id: "" } } } })),
+  ];
+  // No name: the property keeps the column's name; a null entry likewise.
+  const json = { v: { fromModel: (x) => x.n, toModel: (v) => ({ n: v }) }, id: null };
+  const m = new M(client, { models: { J: { tables: ["lwt"], keyspace: ks, columns: json } } }).forModel("J");
+  await m.insert({ id: 340, v: { n: 8 } });
+  const got = await m.get({ id: 340 });
+  // fromModel belongs to the property named in `columns`: a property mapped by the conventions is not converted.
+  const camel = { user_v: { fromModel: (x) => x * 10 } };
+  await client.execute(`CREATE TABLE IF NOT EXISTS ${ks}.mq_camel (id int PRIMARY KEY, user_v int)`);
+  const c = new M(client, { models: { C: { tables: ["mq_camel"], keyspace: ks, columns: camel, mappings: new d.mapping.UnderscoreCqlToCamelCaseMappings() } } }).forModel("C");
+  await c.insert({ id: 1, userV: 2 });
+  await c.insert({ id: 2, user_v: 3 });
+  const camelRows = [await c.get({ id: 1 }), await c.get({ id: 2 })];
+  await m.remove({ id: 340 });
+  return [bad, got, camelRows];
+});
+
 // ---- Value classes and helpers as user code calls them, no server needed (edge values). ----
 const tryEach = (o) => Object.fromEntries(Object.entries(o).map(([k, f]) => { try { return [k, f()]; } catch (e) { return [k, e]; } }));
 const texts = (vs) => vs.map((v) => { try { return [String(v), JSON.stringify(v)]; } catch (e) { return e; } });
