@@ -300,8 +300,8 @@ export class ModelMapper {
   private mutate(kind: "insert" | "update" | "remove", doc: Doc, docInfo: Doc | string | null | undefined, executionOptions: MappingExecutionOptions | undefined): Promise<Result> {
     [docInfo, executionOptions] = optionsInPlaceOfDocInfo(docInfo, executionOptions);
     if (Object.keys(doc).length === 0) return Promise.reject(new Error("Expected object with keys"));
-    // DataStax throws this one before any promise.
-    if (docInfo?.ifExists && docInfo.when && Object.keys(docInfo.when).length > 0) {
+    // DataStax throws this one before any promise (its inserts read neither).
+    if (kind !== "insert" && docInfo?.ifExists && docInfo.when && Object.keys(docInfo.when).length > 0) {
       throw new Error("Both when and ifExists conditions can not be applied to the same statement");
     }
     const options = executionOptions;

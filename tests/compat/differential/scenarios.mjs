@@ -1367,6 +1367,27 @@ scenario("mapping: columns as DataStax's ModelColumnInfo reads them (no name kee
   return [bad, got, camelRows];
 });
 
+scenario("mapping: q operators where DataStax's mutations take their values only (insert values, UPDATE/DELETE keys are '= ?'); inserts ignore when/ifExists; q objects' fields", async (d, client, ks) => {
+  const q = d.mapping.q;
+  await client.execute(`CREATE TABLE IF NOT EXISTS ${ks}.mq_ops (p int, c int, v int, PRIMARY KEY (p, c))`);
+  // A new model for each call: DataStax reuses a statement (and how it takes values) by the
+  // document's shape, so an operator after plain values of the same shape is sent as an object.
+  const m = () => new d.mapping.Mapper(client, { models: { O: { tables: ["mq_ops"], keyspace: ks } } }).forModel("O");
+  const objects = [q.gt(1), q.in_([1]), q.and(q.gt(1), q.lt(2)), q.incr(1), q.prepend([1])].map((o) => [o, Object.keys(o)]);
+  const result = await withStatements(client, async () => {
+    for (let c = 0; c < 5; c++) await m().insert({ p: 1, c, v: c });
+    return [
+      mapped(await m().insert({ p: 1, c: q.gte(7), v: q.lt(70) })),
+      mapped(await m().insert({ p: 1, c: 8, v: 80 }, { ifExists: true, when: { v: 1 } })),
+      mapped(await m().remove({ p: 1, c: q.gt(2) })),
+      mapped(await m().update({ p: 1, c: q.lt(1), v: 11 })),
+      (await m().find({ p: 1 })).toArray(),
+    ];
+  });
+  await client.execute(`TRUNCATE ${ks}.mq_ops`);
+  return [objects, result];
+});
+
 // ---- Value classes and helpers as user code calls them, no server needed (edge values). ----
 const tryEach = (o) => Object.fromEntries(Object.entries(o).map(([k, f]) => { try { return [k, f()]; } catch (e) { return [k, e]; } }));
 const texts = (vs) => vs.map((v) => { try { return [String(v), JSON.stringify(v)]; } catch (e) { return e; } });
