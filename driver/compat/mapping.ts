@@ -300,10 +300,7 @@ export class ModelMapper {
   private mutate(kind: "insert" | "update" | "remove", doc: Doc, docInfo: Doc | string | null | undefined, executionOptions: MappingExecutionOptions | undefined): Promise<Result> {
     [docInfo, executionOptions] = optionsInPlaceOfDocInfo(docInfo, executionOptions);
     if (Object.keys(doc).length === 0) return Promise.reject(new Error("Expected object with keys"));
-    // DataStax throws this one before any promise (its inserts read neither).
-    if (kind !== "insert" && docInfo?.ifExists && docInfo.when && Object.keys(docInfo.when).length > 0) {
-      throw new Error("Both when and ifExists conditions can not be applied to the same statement");
-    }
+    checkConditions(kind, docInfo);
     const options = executionOptions;
     return this.statements(kind, doc, docInfo).then((s) => (s.length === 1 ? this.run(s[0], options, true) : this.runBatch(s, options)));
   }
@@ -335,6 +332,13 @@ export class ModelMapper {
   }
 }
 
+/** DataStax throws this one before any promise, for a mutation or a batch item (its inserts read neither). */
+function checkConditions(kind: "insert" | "update" | "remove", docInfo: Doc | null | undefined): void {
+  if (kind !== "insert" && docInfo?.ifExists && docInfo.when && Object.keys(docInfo.when).length > 0) {
+    throw new Error("Both when and ifExists conditions can not be applied to the same statement");
+  }
+}
+
 /** One statement of a mapper batch, made by `modelMapper.batching`. */
 export class ModelBatchItem {
   constructor(
@@ -346,6 +350,11 @@ export class ModelBatchItem {
 
   statements(): Promise<Statement[]> {
     return this.model.statements(this.kind, this.doc, this.docInfo);
+  }
+
+  /** What DataStax's `mapper.batch` throws for this item before any promise. */
+  checkConditions(): void {
+    checkConditions(this.kind, this.docInfo);
   }
 
   /** The model whose documents the batch's result rows (a failed condition's) become. */
@@ -451,10 +460,15 @@ export class Mapper {
    * The items' statements as one batch, logged unless `logged: false`. As DataStax's: idempotent
    * when every statement is (or as `isIdempotent` says), a counter batch when the last one is.
    */
-  async batch(items: ModelBatchItem[], executionOptions?: MappingExecutionOptions): Promise<Result> {
+  batch(items: ModelBatchItem[], executionOptions?: MappingExecutionOptions): Promise<Result> {
     if (!Array.isArray(items) || !(items.length > 0)) {
-      throw new ArgumentError("First parameter items should be an Array with 1 or more ModelBatchItem instances");
+      return Promise.reject(new ArgumentError("First parameter items should be an Array with 1 or more ModelBatchItem instances"));
     }
+    for (const item of items) if (item instanceof ModelBatchItem) item.checkConditions();
+    return this.runBatch(items, executionOptions);
+  }
+
+  private async runBatch(items: ModelBatchItem[], executionOptions: MappingExecutionOptions | undefined): Promise<Result> {
     const statements = await Promise.all(items.map((item) => {
       if (!(item instanceof ModelBatchItem)) {
         return Promise.reject(new Error("Batch items must be instances of ModelBatchItem, use modelMapper.batching object to create each item"));

@@ -1388,6 +1388,23 @@ scenario("mapping: q operators where DataStax's mutations take their values only
   return [objects, result];
 });
 
+scenario("mapping.Mapper.batch: an item with both when and ifExists throws before any promise, before its table is looked for; bad items reject", async (d, client, ks) => {
+  const mapper = new d.mapping.Mapper(client, { models: { W: { tables: ["lwt"], keyspace: ks } } });
+  const m = mapper.forModel("W");
+  const both = { ifExists: true, when: { v: 1 } };
+  const out = [
+    await thrownOrSettled(() => mapper.batch([m.batching.update({ nope: 1 }, both)])),
+    await thrownOrSettled(() => mapper.batch([m.batching.insert({ id: 350, v: 1 }), m.batching.remove({ id: 350 }, both)])),
+    await thrownOrSettled(() => mapper.batch([m.batching.insert({ id: 350, v: 1 }, both)])).then((r) => r.threw ?? r.err ?? r.ok.wasApplied()),
+    await thrownOrSettled(() => mapper.batch([])),
+    await thrownOrSettled(() => mapper.batch(null)),
+    await thrownOrSettled(() => mapper.batch(["a"])),
+    await thrownOrSettled(() => m.update({ nope: 1 }, both)),
+  ];
+  await m.remove({ id: 350 });
+  return out;
+});
+
 // ---- Value classes and helpers as user code calls them, no server needed (edge values). ----
 const tryEach = (o) => Object.fromEntries(Object.entries(o).map(([k, f]) => { try { return [k, f()]; } catch (e) { return [k, e]; } }));
 const texts = (vs) => vs.map((v) => { try { return [String(v), JSON.stringify(v)]; } catch (e) { return e; } });
