@@ -1258,17 +1258,20 @@ scenario("mapping.Result constructed by user code as DataStax's (rs, info, rowAd
 
 scenario("mapping.Mapper: models read when it is made (keyspace of that moment, bad options throw), forModel's errors and its info log", async (d, client, ks) => {
   const M = d.mapping.Mapper;
-  const attempt = (f) => { try { return f(); } catch (e) { return e; } };
-  const made = (f) => { const r = attempt(f); return r instanceof Error ? r : r.constructor.name; };
+  const made = (f) => { try { return f().constructor.name; } catch (e) { return e; } };
+  // A client of its own, never connected and without keyspace (earlier scenarios USE one on the shared client).
+  const bare = new d.Client({ contactPoints: [settings.host], localDataCenter: "datacenter1" });
   const checks = [
     made(() => new M()),
-    made(() => new M(client, { models: { S: { tables: ["lwt"] } } })),
-    made(() => new M(client, { models: { S: { tables: [{ isView: false }], keyspace: ks } } })),
-    made(() => new M(client, { models: { S: { tables: ["lwt", ""], keyspace: ks } } })),
-    made(() => new M(client, { models: { S: { tables: ["lwt"], keyspace: ks, mappings: { getColumnName: (p) => p } } } })),
-    made(() => new M(client, { models: { S: { tables: [], keyspace: ks } } })),
-    attempt(() => new M(client).forModel("lwt")),
+    made(() => new M(bare, { models: { S: { tables: ["lwt"] } } })),
+    made(() => new M(bare, { models: { S: { tables: [{ isView: false }], keyspace: ks } } })),
+    made(() => new M(bare, { models: { S: { tables: ["lwt", ""], keyspace: ks } } })),
+    made(() => new M(bare, { models: { S: { tables: ["lwt"], keyspace: ks, mappings: { getColumnName: (p) => p } } } })),
+    made(() => new M(bare, { models: { S: { tables: [], keyspace: ks } } })),
+    made(() => new M(bare).forModel("lwt")),
+    made(() => new M(bare, { models: { S: { tables: ["lwt"], keyspace: ks } } }).forModel("S")),
   ];
+  await bare.shutdown();
   const c = new d.Client({ contactPoints: [settings.host], localDataCenter: "datacenter1", keyspace: ks });
   const logs = [];
   c.on("log", (...args) => { if (/model/.test(String(args[2]))) logs.push(args); });
