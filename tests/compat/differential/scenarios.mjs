@@ -1397,7 +1397,8 @@ scenario("mapping.Mapper.batch: an item with both when and ifExists throws befor
   const both = { ifExists: true, when: { v: 1 } };
   const out = [
     await thrownOrSettled(() => mapper.batch([m.batching.update({ nope: 1 }, both)])),
-    await thrownOrSettled(() => mapper.batch([m.batching.insert({ id: 350, v: 1 }), m.batching.remove({ id: 350 }, both)])),
+    // The conflicting item first: DataStax's statements of an item before it would be left pending.
+    await thrownOrSettled(() => mapper.batch([m.batching.remove({ id: 350 }, both), m.batching.insert({ id: 350, v: 1 })])),
     await thrownOrSettled(() => mapper.batch([m.batching.insert({ id: 350, v: 1 }, both)])).then((r) => r.threw ?? r.err ?? r.ok.wasApplied()),
     await thrownOrSettled(() => mapper.batch([])),
     await thrownOrSettled(() => mapper.batch(null)),
