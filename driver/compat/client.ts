@@ -270,6 +270,11 @@ export class Client {
     return this;
   }
 
+  /** DataStax's `client.log(level, message, furtherInfo)`: a "log" event from "Client" (the mapper logs through it). */
+  log(level: string, message: string, furtherInfo?: unknown): void {
+    this.emit("log", level, "Client", message, furtherInfo ?? "");
+  }
+
   emit(event: string, ...args: unknown[]): boolean {
     const set = this.listeners.get(event);
     if (!set || set.size === 0) return false;

@@ -13,15 +13,21 @@ export class QueryOperator {
   constructor(
     readonly key: string,
     readonly value: unknown,
-    readonly hasChildValues = false,
-    readonly isInOperator = false,
+    // Undefined unless given, as DataStax's (its objects print so).
+    readonly hasChildValues?: boolean,
+    readonly isInOperator?: boolean,
   ) {}
 }
 
 /** `"col" = "col" SIGN ?`, or `"col" = ? SIGN "col"` when inverted (a list prepend). */
 export class QueryAssignment {
+  // Fields set in DataStax's order (sign, value, inverted): its objects print so.
+  readonly sign: string;
+  readonly value: unknown;
   readonly inverted: boolean;
-  constructor(readonly sign: string, readonly value: unknown, inverted?: boolean) {
+  constructor(sign: string, value: unknown, inverted?: boolean) {
+    this.sign = sign;
+    this.value = value;
     this.inverted = !!inverted;
   }
 }

@@ -32,6 +32,12 @@ const COUNTER = 0x05;
 const qualified = (t: TableMetadata) => `${quoteIdentifier(t.keyspace)}.${quoteIdentifier(t.name)}`;
 const primaryKey = (t: TableMetadata) => new Set([...t.partitionKeys, ...t.clusteringKeys].map((c) => c.name));
 const conditions = (props: Prop[]): Clause => join(props.map((p) => condition(p.column, p.value, p.convert)), " AND ");
+/**
+ * An UPDATE's or DELETE's WHERE, as DataStax writes it: `"key" = ?` for every key, whatever
+ * operator the document gives (its value, or values, are still taken out as parameters).
+ */
+const keysEqual = (props: Prop[]): Clause =>
+  join(props.map((p) => ({ cql: `${quoteColumn(p.column)} = ?`, params: condition(p.column, p.value, p.convert).params })), " AND ");
 
 /** ` IF EXISTS` or ` IF <when>`; DataStax refuses both at once with a plain Error. */
 function ifClause(ifExists: boolean | undefined, when: Prop[]): Clause {
@@ -67,7 +73,8 @@ const columnsIn = (t: TableMetadata, props: Prop[]) => props.filter((p) => t.col
 export function insert(t: TableMetadata, props: Prop[], info: { ttl?: number; ifNotExists?: boolean }): Statement {
   const cols = columnsIn(t, props);
   let query = `INSERT INTO ${qualified(t)} (${cols.map((p) => quoteColumn(p.column)).join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`;
-  const params = cols.map((p) => (p.convert ? p.convert(p.value) : p.value));
+  // As DataStax's: an operator's value(s) are taken out, as in a WHERE (its value getter is shared).
+  const params = cols.flatMap((p) => condition(p.column, p.value, p.convert).params);
   if (info.ifNotExists) query += " IF NOT EXISTS";
   if (typeof info.ttl === "number") {
     query += " USING TTL ?";
@@ -87,7 +94,7 @@ export function update(t: TableMetadata, props: Prop[], when: Prop[], info: { tt
   const cond = ifClause(info.ifExists, when);
   const ttl = typeof info.ttl === "number";
   const s = join(set.map((p) => assignment(p.column, p.value, p.convert)), ", ");
-  const w = conditions(where);
+  const w = keysEqual(where);
   return {
     query: `UPDATE ${qualified(t)}${ttl ? " USING TTL ?" : ""} SET ${s.cql} WHERE ${w.cql}${cond.cql}`,
     params: [...(ttl ? [info.ttl] : []), ...s.params, ...w.params, ...cond.params],
@@ -102,7 +109,7 @@ export function remove(t: TableMetadata, props: Prop[], when: Prop[], info: { if
   const where = cols.filter((p) => keys.has(p.column));
   const only = info.deleteOnlyColumns ? cols.filter((p) => !keys.has(p.column)).map((p) => quoteColumn(p.column)) : [];
   const cond = ifClause(info.ifExists, when);
-  const w = conditions(where);
+  const w = keysEqual(where);
   return {
     query: `DELETE${only.length > 0 ? ` ${only.join(", ")}` : ""} FROM ${qualified(t)} WHERE ${w.cql}${cond.cql}`,
     params: [...w.params, ...cond.params],

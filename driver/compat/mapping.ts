@@ -12,10 +12,11 @@ import type { Client } from "./client.ts";
 import * as Selector from "./mapping-selector.ts";
 import * as Statements from "./mapping-statements.ts";
 import type { Prop, Statement } from "./mapping-statements.ts";
-import type { CompatQueryOptions } from "./options.ts";
+import { batchOptions, type MappingExecutionOptions, mutationOptions, queryOptions } from "./mapping-options.ts";
 import type { ResultSet } from "./result.ts";
 
 export { q, QueryAssignment, QueryOperator } from "./mapping-q.ts";
+export type { MappingExecutionOptions } from "./mapping-options.ts";
 
 /** Column names ⇄ property names. */
 export class TableMappings {
@@ -32,13 +33,17 @@ export class TableMappings {
 
 export class DefaultTableMappings extends TableMappings {}
 
-/** `user_id` ⇄ `userId`. */
+/**
+ * `user_id` ⇄ `userId`, with DataStax's rules: an underscore goes only between a lower-case and an
+ * upper-case letter and the name is then lower-cased (`userID` is `user_id`, `ABC` is `abc`); only
+ * `_` before a lower-case letter, not at the start, is taken out (`col_1` and `_a` stay).
+ */
 export class UnderscoreCqlToCamelCaseMappings extends TableMappings {
   override getColumnName(propName: string): string {
-    return propName.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    return propName.replace(/[a-z][A-Z]/g, (m) => `${m[0]}_${m[1]}`).toLowerCase();
   }
   override getPropertyName(columnName: string): string {
-    return columnName.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+    return columnName.replace(/_[a-z]/g, (m, offset: number) => (offset === 0 ? m : m[1].toUpperCase()));
   }
 }
 
@@ -51,8 +56,6 @@ export interface ModelColumnOptions {
   fromModel?: (modelValue: any) => any;
 }
 
-/** DataStax's `executionOptions` of the mapper's methods: options, or an execution profile's name. */
-export type MappingExecutionOptions = string | CompatQueryOptions;
 
 export interface ModelOptions {
   tables?: Array<string | { name: string; isView?: boolean }>;
@@ -99,47 +102,63 @@ function optionsInPlaceOfDocInfo<T>(docInfo: T | string | null | undefined, exec
 // deno-lint-ignore no-explicit-any
 type Doc = Record<string, any>;
 
-/** What a ModelMapper call returns: the rows as model objects. */
+/** Node's `util.inspect` hook (Deno's and workerd's `node:util` honour it too): a Result shows as its documents. */
+const inspectCustom = Symbol.for("nodejs.util.inspect.custom");
+
+/**
+ * What a ModelMapper call returns: the rows as model objects, made as DataStax's are, each time
+ * they are read (so a column's `toModel` that throws fails `toArray()`, not the query).
+ */
 export class Result implements Iterable<Doc> {
   readonly length: number;
-  private readonly items: Doc[];
+  /** The page state to pass as `pageState` for the next page (`fetchSize`), or `null`. */
+  readonly pageState: string | null;
+  /** A conditional mutation's lone `[applied]` is no row, as DataStax reads it. */
+  private readonly emptyLwt: boolean;
 
-  constructor(private readonly rs: ResultSet, toDoc: (row: Doc) => Doc) {
-    // A conditional mutation's lone `[applied]` is no row, as DataStax reads it.
-    const emptyLwt = rs.columns?.length === 1 && rs.rowLength === 1 && rs.columns[0].name === "[applied]";
-    this.items = emptyLwt ? [] : rs.rows.map((r) => toDoc(r as unknown as Doc));
-    this.length = this.items.length;
+  /** DataStax's arguments: `rowAdapter(row, info)` makes a document of a row. */
+  constructor(private readonly rs: ResultSet, private readonly info: unknown, private readonly rowAdapter: (row: Doc, info: unknown) => Doc) {
+    this.emptyLwt = rs.columns?.length === 1 && rs.rowLength === 1 && rs.columns[0].name === "[applied]";
+    this.length = this.emptyLwt ? 0 : rs.rowLength || 0;
+    this.pageState = rs.pageState;
   }
 
   /** `null` when there are no rows; declared as DataStax declares it. */
   first(): Doc {
-    return (this.items[0] ?? null) as Doc;
+    if (this.emptyLwt || !this.rs.rowLength) return null as unknown as Doc;
+    return this.rowAdapter(this.rs.rows[0] as unknown as Doc, this.info);
   }
 
   toArray(): Doc[] {
-    return this.items.slice();
+    if (this.emptyLwt || !this.rs.rows) return [];
+    return this.rs.rows.map((r) => this.rowAdapter(r as unknown as Doc, this.info));
   }
 
   wasApplied(): boolean {
     return this.rs.wasApplied();
   }
 
-  forEach(callback: (doc: Doc, index: number) => void): void {
-    this.items.forEach(callback);
+  forEach(callback: (doc: Doc, index: number) => void, thisArg?: unknown): void {
+    let index = 0;
+    for (const doc of this) callback.call(thisArg ?? this, doc, index++);
   }
 
-  [Symbol.iterator](): Iterator<Doc> {
-    return this.items[Symbol.iterator]();
+  *[Symbol.iterator](): Iterator<Doc> {
+    if (this.emptyLwt) return;
+    for (const r of this.rs.rows ?? []) yield this.rowAdapter(r as unknown as Doc, this.info);
+  }
+
+  [inspectCustom](): Doc[] {
+    return this.toArray();
   }
 }
 
 export class ModelMapper {
   private tablesMetadata: Promise<Array<{ table: TableMetadata; isView: boolean }>> | null = null;
   private readonly mappings: TableMappings;
-  private readonly propToColumn = new Map<string, string>();
-  private readonly columnToProp = new Map<string, string>();
-  private readonly toModel = new Map<string, (value: unknown) => unknown>();
-  private readonly fromModel = new Map<string, (value: unknown) => unknown>();
+  /** `columns` by column name, and by property name (DataStax's `_columns`, `_documentProperties`). */
+  private readonly byColumn: Map<string, ColumnInfo>;
+  private readonly byProperty = new Map<string, ColumnInfo>();
   /** The model's tables, in the order the options give them (the first is `findAll`'s). */
   private readonly tables: Array<{ name: string; isView: boolean }>;
   /** `mapper.batch`'s items: `m.batching.update(doc, docInfo)` is `m.update(doc, docInfo)`, batched. */
@@ -149,21 +168,16 @@ export class ModelMapper {
     const tables = options.tables && options.tables.length > 0 ? options.tables : [name];
     this.tables = tables.map((t) => (typeof t === "string" ? { name: t, isView: false } : { name: t.name, isView: !!t.isView }));
     this.mappings = options.mappings ?? new DefaultTableMappings();
-    for (const [column, prop] of Object.entries(options.columns ?? {})) {
-      const propName = typeof prop === "string" ? prop : prop.name;
-      this.propToColumn.set(propName, column);
-      this.columnToProp.set(column, propName);
-      if (typeof prop !== "string" && typeof prop.toModel === "function") this.toModel.set(column, prop.toModel);
-      if (typeof prop !== "string" && typeof prop.fromModel === "function") this.fromModel.set(column, prop.fromModel);
-    }
+    this.byColumn = columnInfos(options.columns);
+    for (const info of this.byColumn.values()) this.byProperty.set(info.propertyName, info);
   }
 
   private column(prop: string): string {
-    return this.propToColumn.get(prop) ?? this.mappings.getColumnName(prop);
+    return this.byProperty.get(prop)?.columnName ?? this.mappings.getColumnName(prop);
   }
 
   private property(column: string): string {
-    return this.columnToProp.get(column) ?? this.mappings.getPropertyName(column);
+    return this.byColumn.get(column)?.propertyName ?? this.mappings.getPropertyName(column);
   }
 
   /** The tables' (and views') metadata, read once; a table the node lacks fails as DataStax's. */
@@ -192,14 +206,14 @@ export class ModelMapper {
   private props(doc: Doc, fields?: string[]): Prop[] {
     return (fields && fields.length > 0 ? fields : Object.keys(doc)).map((p) => {
       const column = this.column(p);
-      return { column, value: doc[p], convert: this.fromModel.get(column) };
+      return { column, value: doc[p], convert: this.byProperty.get(p)?.fromModel };
     });
   }
 
   private toDoc = (row: Doc): Doc => {
     const doc = this.mappings.newObjectInstance();
     for (const [column, value] of Object.entries(row)) {
-      const convert = this.toModel.get(column);
+      const convert = this.byColumn.get(column)?.toModel;
       doc[this.property(column)] = convert ? convert(value) : value;
     }
     return doc;
@@ -214,22 +228,19 @@ export class ModelMapper {
 
   /** A Result of a mutation by this model (alone or in a mapper batch). */
   mutationResult(rs: ResultSet): Result {
-    return new Result(rs, this.toMutationDoc);
+    return new Result(rs, null, this.toMutationDoc);
   }
 
   private async run(s: Statement, options: MappingExecutionOptions | undefined, mutation: boolean): Promise<Result> {
-    const o = typeof options === "string" ? { executionProfile: options } : options;
-    const isIdempotent = mutation ? (o?.isIdempotent ?? s.isIdempotent) : true;
-    const rs = await this.client.execute(s.query, s.params, { ...o, prepare: true, isIdempotent }) as ResultSet;
-    return mutation ? this.mutationResult(rs) : new Result(rs, this.toDoc);
+    const o = mutation ? mutationOptions(options, s.isIdempotent) : queryOptions(options, true);
+    const rs = await this.client.execute(s.query, s.params, o) as ResultSet;
+    return mutation ? this.mutationResult(rs) : new Result(rs, null, this.toDoc);
   }
 
-  /** A mutation of several tables: one batch, with DataStax's options for it (no `logged`, no `counter`). */
+  /** A mutation of several tables: one batch, with a single mutation's options, as DataStax's (no `logged`, no `counter`). */
   private async runBatch(statements: Statement[], options: MappingExecutionOptions | undefined): Promise<Result> {
-    const o = typeof options === "string" ? { executionProfile: options } : options;
-    const isIdempotent = o?.isIdempotent ?? statements.every((s) => s.isIdempotent);
     const queries = statements.map((s) => ({ query: s.query, params: s.params as never }));
-    const rs = await this.client.batch(queries, { prepare: true, executionProfile: o?.executionProfile, timestamp: o?.timestamp, isIdempotent });
+    const rs = await this.client.batch(queries, mutationOptions(options, statements.every((s) => s.isIdempotent)));
     return this.mutationResult(rs);
   }
 
@@ -289,10 +300,7 @@ export class ModelMapper {
   private mutate(kind: "insert" | "update" | "remove", doc: Doc, docInfo: Doc | string | null | undefined, executionOptions: MappingExecutionOptions | undefined): Promise<Result> {
     [docInfo, executionOptions] = optionsInPlaceOfDocInfo(docInfo, executionOptions);
     if (Object.keys(doc).length === 0) return Promise.reject(new Error("Expected object with keys"));
-    // DataStax throws this one before any promise.
-    if (docInfo?.ifExists && docInfo.when && Object.keys(docInfo.when).length > 0) {
-      throw new Error("Both when and ifExists conditions can not be applied to the same statement");
-    }
+    checkConditions(kind, docInfo);
     const options = executionOptions;
     return this.statements(kind, doc, docInfo).then((s) => (s.length === 1 ? this.run(s[0], options, true) : this.runBatch(s, options)));
   }
@@ -310,13 +318,24 @@ export class ModelMapper {
     return this.mutate("remove", doc, docInfo as Doc, executionOptions);
   }
 
-  /** A function running `query` with the parameters `paramsHandler` takes from a document. */
-  mapWithQuery(query: string, paramsHandler: (doc: Doc) => unknown[], executionOptions?: MappingExecutionOptions): (doc: Doc, options?: CompatQueryOptions) => Promise<Result> {
-    const base = typeof executionOptions === "string" ? { executionProfile: executionOptions } : executionOptions;
+  /**
+   * A function running `query` with the parameters `paramsHandler` takes from a document. As
+   * DataStax's: options given here are used for every call, and a call's own are then ignored.
+   */
+  mapWithQuery(query: string, paramsHandler: (doc: Doc) => unknown[], executionOptions?: MappingExecutionOptions): (doc: Doc, executionOptions?: MappingExecutionOptions) => Promise<Result> {
+    const common = executionOptions ? queryOptions(executionOptions, false) : null;
     return async (doc, options) => {
-      const rs = await this.client.execute(query, paramsHandler(doc) as never, { ...base, ...options, prepare: true }) as ResultSet;
-      return new Result(rs, this.toDoc);
+      const rs = await this.client.execute(query, paramsHandler(doc) as never, common ?? queryOptions(options, false)) as ResultSet;
+      // A conditional statement's rows are a mutation's, as DataStax reads them (no `[applied]`, no `toModel`).
+      return new Result(rs, null, rs.columns?.[0]?.name === "[applied]" ? this.toMutationDoc : this.toDoc);
     };
+  }
+}
+
+/** DataStax throws this one before any promise, for a mutation or a batch item (its inserts read neither). */
+function checkConditions(kind: "insert" | "update" | "remove", docInfo: Doc | null | undefined): void {
+  if (kind !== "insert" && docInfo?.ifExists && docInfo.when && Object.keys(docInfo.when).length > 0) {
+    throw new Error("Both when and ifExists conditions can not be applied to the same statement");
   }
 }
 
@@ -331,6 +350,11 @@ export class ModelBatchItem {
 
   statements(): Promise<Statement[]> {
     return this.model.statements(this.kind, this.doc, this.docInfo);
+  }
+
+  /** What DataStax's `mapper.batch` throws for this item before any promise. */
+  checkConditions(): void {
+    checkConditions(this.kind, this.docInfo);
   }
 
   /** The model whose documents the batch's result rows (a failed condition's) become. */
@@ -352,43 +376,108 @@ export class ModelBatchMapper {
   }
 }
 
+interface ColumnInfo {
+  columnName: string;
+  propertyName: string;
+  toModel?: (value: unknown) => unknown;
+  fromModel?: (value: unknown) => unknown;
+}
+
+/**
+ * `columns` as DataStax's ModelColumnInfo.parse reads them: a falsy entry or one without `name`
+ * keeps the column's name; a `toModel`/`fromModel` that is not a function is a TypeError.
+ */
+function columnInfos(columns: ModelOptions["columns"] | null): Map<string, ColumnInfo> {
+  const out = new Map<string, ColumnInfo>();
+  if (columns === null || typeof columns !== "object") return out;
+  for (const [columnName, value] of Object.entries(columns)) {
+    const o = typeof value === "object" && value !== null ? value : null;
+    const propertyName = typeof value === "string" && value ? value : (o?.name || columnName);
+    for (const fn of ["toModel", "fromModel"] as const) {
+      if (o?.[fn] && typeof o[fn] !== "function") {
+        throw new TypeError(`${fn} type for property '${propertyName}' should be a function (obtained ${typeof o[fn]})`);
+      }
+    }
+    out.set(columnName, { columnName, propertyName, toModel: o?.toModel || undefined, fromModel: o?.fromModel || undefined });
+  }
+  return out;
+}
+
+/**
+ * A model's options as DataStax's Mapper reads them when it is made (mapping/model-mapping-info.js):
+ * the keyspace is the model's or the client's of that moment, and bad options throw then.
+ */
+function modelInfo(name: string, clientKeyspace: string | undefined, o: ModelOptions | undefined): ModelOptions & { keyspace: string } {
+  const keyspace = o?.keyspace || clientKeyspace;
+  if (!keyspace) throw new Error("You should specify the keyspace of the model in the MappingOptions when the Client is not using a keyspace");
+  if (!o) return { keyspace, tables: [name] };
+  const tables = o.tables && o.tables.length > 0 ? o.tables : [name];
+  for (const t of tables) {
+    if (!(typeof t === "string" ? t : t?.name)) throw new Error(`Table name not specified for model '${name}'`);
+  }
+  if (o.mappings && !(o.mappings instanceof TableMappings)) throw new Error("mappings should be an instance of TableMappings");
+  columnInfos(o.columns);
+  return { ...o, keyspace, tables };
+}
+
 export class Mapper {
   private readonly models = new Map<string, ModelMapper>();
+  private readonly infos: Map<string, ModelOptions & { keyspace: string }>;
 
-  constructor(private readonly client: Client, private readonly options: { models?: Record<string, ModelOptions> } = {}) {}
+  constructor(private readonly client: Client, options: { models?: Record<string, ModelOptions> } = {}) {
+    if (!client) throw new Error("client must be defined");
+    const models = options?.models ?? {};
+    this.infos = new Map(Object.keys(models).map((name) => [name, modelInfo(name, client.keyspace, models[name])]));
+  }
 
+  /** As DataStax's: a model without options is the client's keyspace's table of its name; logged once ("info"). */
   forModel(name: string): ModelMapper {
     let m = this.models.get(name);
     if (!m) {
-      m = new ModelMapper(name, this.client, this.options.models?.[name] ?? {});
+      let info = this.infos.get(name);
+      if (info === undefined) {
+        if (!this.client.keyspace) {
+          throw new Error(`No mapping information found for model '${name}'. Mapper is unable to create default mappings without setting the keyspace`);
+        }
+        info = modelInfo(name, this.client.keyspace, undefined);
+        this.log(`Mapping information for model '${name}' not found, creating default mapping. Keyspace: ${info.keyspace}; Table: ${name}.`);
+      } else {
+        const tables = (info.tables ?? []).map((t) => (typeof t === "string" ? t : t.name));
+        this.log(`Creating model mapper for '${name}' using mapping information. Keyspace: ${info.keyspace}; Table${tables.length > 1 ? "s" : ""}: ${tables}.`);
+      }
+      m = new ModelMapper(name, this.client, info);
       this.models.set(name, m);
     }
     return m;
+  }
+
+  /** Through `client.log`, as DataStax's (a client-like object without it logs nothing). */
+  private log(message: string): void {
+    if (typeof this.client.log === "function") this.client.log("info", message);
   }
 
   /**
    * The items' statements as one batch, logged unless `logged: false`. As DataStax's: idempotent
    * when every statement is (or as `isIdempotent` says), a counter batch when the last one is.
    */
-  async batch(items: ModelBatchItem[], executionOptions?: MappingExecutionOptions): Promise<Result> {
+  batch(items: ModelBatchItem[], executionOptions?: MappingExecutionOptions): Promise<Result> {
     if (!Array.isArray(items) || !(items.length > 0)) {
-      throw new ArgumentError("First parameter items should be an Array with 1 or more ModelBatchItem instances");
+      return Promise.reject(new ArgumentError("First parameter items should be an Array with 1 or more ModelBatchItem instances"));
     }
+    for (const item of items) if (item instanceof ModelBatchItem) item.checkConditions();
+    return this.runBatch(items, executionOptions);
+  }
+
+  private async runBatch(items: ModelBatchItem[], executionOptions: MappingExecutionOptions | undefined): Promise<Result> {
     const statements = await Promise.all(items.map((item) => {
       if (!(item instanceof ModelBatchItem)) {
         return Promise.reject(new Error("Batch items must be instances of ModelBatchItem, use modelMapper.batching object to create each item"));
       }
       return item.statements();
     })).then((lists) => lists.flat());
-    const o = typeof executionOptions === "string" ? { executionProfile: executionOptions } : executionOptions;
-    const rs = await this.client.batch(statements.map((s) => ({ query: s.query, params: s.params as never })), {
-      prepare: true,
-      executionProfile: o?.executionProfile,
-      timestamp: o?.timestamp,
-      logged: typeof executionOptions === "object" && executionOptions !== null ? executionOptions.logged !== false : undefined,
-      isIdempotent: o?.isIdempotent ?? statements.every((s) => s.isIdempotent),
-      counter: statements[statements.length - 1].isCounter,
-    });
+    const queries = statements.map((s) => ({ query: s.query, params: s.params as never }));
+    const isIdempotent = statements.every((s) => s.isIdempotent);
+    const rs = await this.client.batch(queries, batchOptions(executionOptions, isIdempotent, statements[statements.length - 1].isCounter));
     return items[0].getMappingInfo().mutationResult(rs);
   }
 }

@@ -40,9 +40,12 @@ async function prepareNode() {
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const pattern = (title) => (title.endsWith(" *") ? `${escape(title.slice(0, -1))}.*` : escape(title));
 const grep = `^(${leftOut.map(([title]) => pattern(title)).join("|")})$`;
-const version = await prepareNode();
+let version = await prepareNode();
 let failed = false;
-for (const driver of drivers) {
+for (const [i, driver] of drivers.entries()) {
+  // A file may leave its fixed keyspace behind (mapper-test-helper's is never removed): each
+  // driver starts from a node without them.
+  if (i > 0) version = await prepareNode();
   console.log(`=== DataStax's tests on ${driver} (Cassandra ${version})`);
   const r = spawnSync(process.execPath, [path.join(root, "node_modules/mocha/bin/mocha.js"), "--require", "./shim.cjs", "-t", "20000", "--exit", "-R", "dot", "--grep", grep, "--invert", ...files], {
     cwd: here,
@@ -51,5 +54,6 @@ for (const driver of drivers) {
   });
   if (r.status !== 0) failed = true;
 }
+await prepareNode();
 console.log(`${leftOut.length} tests left out on both drivers (suite.cjs says why)`);
 process.exit(failed ? 1 : 0);

@@ -5,7 +5,7 @@
  */
 // Imported, not the global: DataStax code moved to Deno imports Buffer from node:buffer too.
 import { Buffer } from "node:buffer";
-import { isDeepStrictEqual } from "node:util";
+import { inspect, isDeepStrictEqual } from "node:util";
 const S = [];
 const scenario = (name, run) => S.push({ name, run });
 export const scenarios = S;
@@ -1321,6 +1321,199 @@ scenario("mapping: a model over two tables: reads the first that can answer, wri
     await docs(m.find({ userId: 8 })),
     await outcome(mapper.forModel("Gone").find({ id: 1 })),
   ]);
+});
+
+scenario("mapping.Result: pageState and manual paging, documents made when read (a throwing toModel fails toArray), inspected as its documents", async (d, client, ks) => {
+  const columns = { v: { name: "value", toModel: (v) => { if (v === "v3") throw new Error("toModel error"); return v; } } };
+  const mapper = new d.mapping.Mapper(client, { models: { P: { tables: ["paged"], keyspace: ks, columns } } });
+  const m = mapper.forModel("P");
+  const first = await m.find({ p: 1 }, { fields: ["c", "value"] }, { fetchSize: 3 });
+  const second = await m.find({ p: 1 }, { fields: ["c", "value"] }, { fetchSize: 3, pageState: first.pageState });
+  const last = await m.find({ p: 1, c: 24 });
+  const seen = [];
+  first.forEach(function (doc, i) { seen.push([this === first, doc, i]); });
+  const byThis = [];
+  const self = {};
+  first.forEach(function () { byThis.push(this === self); }, self);
+  const none = await m.find({ p: 2 });
+  const insert = await m.insert({ p: 3, c: 1, value: "x" });
+  return [
+    typeof first.pageState, first.length, first.toArray(), [...first], first.toArray()[0] === first.toArray()[0], seen, byThis,
+    second.length, (() => { try { return second.toArray(); } catch (e) { return e; } })(), (() => { try { return second.first(); } catch (e) { return e; } })(),
+    last.pageState, last.toArray(), none.first(), none.length, none.pageState,
+    inspect(last), inspect(none), inspect(insert), insert.length, insert.pageState,
+  ];
+});
+
+scenario("mapping.UnderscoreCqlToCamelCaseMappings: column and property names by DataStax's rules (digits, capitals, leading and double underscores)", async (d) => {
+  const m = new d.mapping.UnderscoreCqlToCamelCaseMappings();
+  const columns = ["my_property_name", "_my_property_name", "my__property_name", "abc", "ABC", "col_1", "a_b_c", "x_", "video_ID", "é_a"];
+  const props = ["myPropertyName", "_myPropertyName", "my_PropertyName", "abc", "ABC", "userID", "col1", "aBC", "URLPath", "x2Y"];
+  return [columns.map((c) => m.getPropertyName(c)), props.map((p) => m.getColumnName(p))];
+});
+
+scenario("mapping.Result constructed by user code as DataStax's (rs, info, rowAdapter): void, [applied]-only and plain results", async (d) => {
+  const R = d.mapping.Result;
+  const adapter = (row, info) => ({ ...row, info });
+  const plain = new R({ columns: [{ name: "id" }], rows: [{ id: 1 }, { id: 2 }], rowLength: 2, pageState: "ab" }, "i", adapter);
+  const empty = new R({ columns: [], rows: undefined, rowLength: undefined }, null, adapter);
+  const lwt = new R({ columns: [{ name: "[applied]" }], rows: [{}], rowLength: 1 }, null, adapter);
+  const read = (r) => [r.length, r.pageState, r.toArray(), r.first(), inspect(r)];
+  // Not iterated when rows is undefined: DataStax's iterator then throws a TypeError (rows.length).
+  return [read(plain), [...plain], read(empty), read(lwt), [...lwt]];
+});
+
+scenario("mapping.Mapper: models read when it is made (keyspace of that moment, bad options throw), forModel's errors and its info log", async (d, client, ks) => {
+  const M = d.mapping.Mapper;
+  const made = (f) => { try { return f().constructor.name; } catch (e) { return e; } };
+  // A client of its own, never connected and without keyspace (earlier scenarios USE one on the shared client).
+  const bare = new d.Client({ contactPoints: [settings.host], localDataCenter: "datacenter1" });
+  const checks = [
+    made(() => new M()),
+    made(() => new M(bare, { models: { S: { tables: ["lwt"] } } })),
+    made(() => new M(bare, { models: { S: { tables: [{ isView: false }], keyspace: ks } } })),
+    made(() => new M(bare, { models: { S: { tables: ["lwt", ""], keyspace: ks } } })),
+    made(() => new M(bare, { models: { S: { tables: ["lwt"], keyspace: ks, mappings: { getColumnName: (p) => p } } } })),
+    made(() => new M(bare, { models: { S: { tables: [], keyspace: ks } } })),
+    made(() => new M(bare).forModel("lwt")),
+    made(() => new M(bare, { models: { S: { tables: ["lwt"], keyspace: ks } } }).forModel("S")),
+  ];
+  await bare.shutdown();
+  const c = new d.Client({ contactPoints: [settings.host], localDataCenter: "datacenter1", keyspace: ks });
+  const logs = [];
+  c.on("log", (...args) => { if (/model/.test(String(args[2]))) logs.push(args); });
+  try {
+    await c.connect();
+    const mapper = new M(c, { models: { L: { tables: ["lwt", { name: "paged" }] }, One: { tables: ["lwt"], keyspace: ks } } });
+    const m = mapper.forModel("L");
+    mapper.forModel("L");
+    mapper.forModel("One");
+    mapper.forModel("lwt");
+    // The keyspace the models were made with stays theirs after the client's changes.
+    await c.execute("USE system");
+    const got = await outcome(mapper.forModel("One").find({ id: 1 }));
+    return [checks, m.constructor.name, logs, got.err ?? got.ok.toArray()];
+  } finally {
+    await c.shutdown();
+  }
+});
+
+scenario("mapping: the query options the mapper sends (only DataStax's MappingExecutionOptions fields; mapWithQuery's options fixed when given)", async (d, client, ks) => {
+  const seen = [];
+  const { execute, batch } = client;
+  client.execute = function (query, params, options, ...rest) {
+    seen.push(["execute", options]);
+    return execute.call(this, query, params, options, ...rest);
+  };
+  client.batch = function (queries, options, ...rest) {
+    seen.push(["batch", options]);
+    return batch.call(this, queries, options, ...rest);
+  };
+  const c = d.types.consistencies;
+  const extra = { consistency: c.serial, traceQuery: true, fetchSize: 2, logged: false, isIdempotent: null, timestamp: 1234 };
+  try {
+    const mapper = new d.mapping.Mapper(client, { models: { O: { tables: ["lwt"], keyspace: ks }, Two: { tables: ["lwt", "lwt"], keyspace: ks } } });
+    const m = mapper.forModel("O");
+    const results = [
+      (await m.insert({ id: 320, v: 1 }, null, extra)).wasApplied(),
+      (await m.find({ id: 320 }, null, extra)).toArray(),
+      (await m.get({ id: 320 }, "default")),
+      (await m.update({ id: 320, v: 2 }, { ifExists: true }, { consistency: c.all })).wasApplied(),
+      (await mapper.forModel("Two").update({ id: 320, v: 3 }, null, { executionProfile: "default", readTimeout: 5 })).wasApplied(),
+      (await mapper.batch([m.batching.insert({ id: 321, v: 1 })], extra)).wasApplied(),
+      (await mapper.batch([m.batching.insert({ id: 321, v: 1 })], "default")).wasApplied(),
+      (await m.mapWithQuery(`SELECT v FROM ${ks}.lwt WHERE id = ?`, (doc) => [doc.id], { fetchSize: 1, consistency: c.serial })({ id: 320 }, { fetchSize: 9, executionProfile: "nope" })).toArray(),
+      (await m.mapWithQuery(`SELECT v FROM ${ks}.lwt WHERE id = ?`, (doc) => [doc.id])({ id: 320 }, "default")).toArray(),
+      (await m.mapWithQuery(`SELECT v FROM ${ks}.lwt WHERE id = ?`, (doc) => [doc.id], "")({ id: 320 }, { pageState: null, isIdempotent: true, consistency: c.one })).toArray(),
+    ];
+    await m.remove({ id: 320 });
+    await m.remove({ id: 321 });
+    return [results, seen];
+  } finally {
+    delete client.execute;
+    delete client.batch;
+  }
+});
+
+scenario("mapping: mapWithQuery of a conditional statement reads its rows as a mutation's (no [applied], no toModel)", async (d, client, ks) => {
+  const columns = { v: { name: "value", toModel: (v) => `n${v}` } };
+  const m = new d.mapping.Mapper(client, { models: { W: { tables: ["lwt"], keyspace: ks, columns } } }).forModel("W");
+  await client.execute(`INSERT INTO ${ks}.lwt (id, v) VALUES (330, 5)`);
+  const update = m.mapWithQuery(`UPDATE ${ks}.lwt SET v = ? WHERE id = ? IF v = ?`, (doc) => [doc.value, doc.id, doc.expected]);
+  const insert = m.mapWithQuery(`INSERT INTO ${ks}.lwt (id, v) VALUES (?, ?) IF NOT EXISTS`, (doc) => [doc.id, doc.value]);
+  const read = (r) => [r.wasApplied(), r.length, r.toArray(), r.first()];
+  const out = [
+    read(await update({ id: 330, value: 6, expected: 1 })),
+    read(await update({ id: 330, value: 6, expected: 5 })),
+    read(await insert({ id: 330, value: 7 })),
+    read(await insert({ id: 331, value: 7 })),
+    read(await m.mapWithQuery(`SELECT id, v FROM ${ks}.lwt WHERE id = ?`, (doc) => [doc.id])({ id: 330 })),
+  ];
+  await client.execute(`DELETE FROM ${ks}.lwt WHERE id IN (330, 331)`);
+  return out;
+});
+
+scenario("mapping: columns as DataStax's ModelColumnInfo reads them (no name keeps the column's, fromModel by property, bad functions throw)", async (d, client, ks) => {
+  const M = d.mapping.Mapper;
+  const made = (f) => { try { f(); return "made"; } catch (e) { return e; } };
+  const bad = [
+    made(() => new M(client, { models: { B: { tables: ["lwt"], keyspace: ks, columns: { v: { name: "value", toModel: "x" } } } } })),
+    made(() => new M(client, { models: { B: { tables: ["lwt"], keyspace: ks, columns: { v: { fromModel: 1 } } } } })),
+    made(() => new M(client, { models: { B: { tables: ["lwt"], keyspace: ks, columns: { v: null, id: "" } } } })),
+  ];
+  // No name: the property keeps the column's name; a null entry likewise.
+  const json = { v: { fromModel: (x) => x.n, toModel: (v) => ({ n: v }) }, id: null };
+  const m = new M(client, { models: { J: { tables: ["lwt"], keyspace: ks, columns: json } } }).forModel("J");
+  await m.insert({ id: 340, v: { n: 8 } });
+  const got = await m.get({ id: 340 });
+  // fromModel belongs to the property named in `columns`: a property mapped by the conventions is not converted.
+  const camel = { user_v: { fromModel: (x) => x * 10 } };
+  await client.execute(`CREATE TABLE IF NOT EXISTS ${ks}.mq_camel (id int PRIMARY KEY, user_v int)`);
+  const c = new M(client, { models: { C: { tables: ["mq_camel"], keyspace: ks, columns: camel, mappings: new d.mapping.UnderscoreCqlToCamelCaseMappings() } } }).forModel("C");
+  await c.insert({ id: 1, userV: 2 });
+  await c.insert({ id: 2, user_v: 3 });
+  const camelRows = [await c.get({ id: 1 }), await c.get({ id: 2 })];
+  await m.remove({ id: 340 });
+  return [bad, got, camelRows];
+});
+
+scenario("mapping: q operators where DataStax's mutations take their values only (insert values, UPDATE/DELETE keys are '= ?'); inserts ignore when/ifExists; q objects' fields", async (d, client, ks) => {
+  const q = d.mapping.q;
+  await client.execute(`CREATE TABLE IF NOT EXISTS ${ks}.mq_ops (p int, c int, v int, PRIMARY KEY (p, c))`);
+  // A new model for each call: DataStax reuses a statement (and how it takes values) by the
+  // document's shape, so an operator after plain values of the same shape is sent as an object.
+  const m = () => new d.mapping.Mapper(client, { models: { O: { tables: ["mq_ops"], keyspace: ks } } }).forModel("O");
+  const objects = [q.gt(1), q.in_([1]), q.and(q.gt(1), q.lt(2)), q.incr(1), q.prepend([1])].map((o) => [o, Object.keys(o)]);
+  const result = await withStatements(client, async () => {
+    for (let c = 0; c < 5; c++) await m().insert({ p: 1, c, v: c });
+    return [
+      mapped(await m().insert({ p: 1, c: q.gte(7), v: q.lt(70) })),
+      mapped(await m().insert({ p: 1, c: 8, v: 80 }, { ifExists: true, when: { v: 1 } })),
+      mapped(await m().remove({ p: 1, c: q.gt(2) })),
+      mapped(await m().update({ p: 1, c: q.lt(1), v: 11 })),
+      (await m().find({ p: 1 })).toArray(),
+    ];
+  });
+  await client.execute(`TRUNCATE ${ks}.mq_ops`);
+  return [objects, result];
+});
+
+scenario("mapping.Mapper.batch: an item with both when and ifExists throws before any promise, before its table is looked for; bad items reject", async (d, client, ks) => {
+  const mapper = new d.mapping.Mapper(client, { models: { W: { tables: ["lwt"], keyspace: ks } } });
+  const m = mapper.forModel("W");
+  const both = { ifExists: true, when: { v: 1 } };
+  const out = [
+    await thrownOrSettled(() => mapper.batch([m.batching.update({ nope: 1 }, both)])),
+    // The conflicting item first: DataStax's statements of an item before it would be left pending.
+    await thrownOrSettled(() => mapper.batch([m.batching.remove({ id: 350 }, both), m.batching.insert({ id: 350, v: 1 })])),
+    await thrownOrSettled(() => mapper.batch([m.batching.insert({ id: 350, v: 1 }, both)])).then((r) => r.threw ?? r.err ?? r.ok.wasApplied()),
+    await thrownOrSettled(() => mapper.batch([])),
+    await thrownOrSettled(() => mapper.batch(null)),
+    await thrownOrSettled(() => mapper.batch(["a"])),
+    await thrownOrSettled(() => m.update({ nope: 1 }, both)),
+  ];
+  await m.remove({ id: 350 });
+  return out;
 });
 
 // ---- Value classes and helpers as user code calls them, no server needed (edge values). ----
