@@ -1387,6 +1387,47 @@ scenario("values: policies and auth constructed by user code, getOptions()", asy
   });
 });
 
+// DataStax's range checks of LocalDate and LocalTime (plain Errors with its texts), and
+// LocalDate.fromString's one-digit months and days (basic-tests.js).
+scenario("values: LocalDate and LocalTime ranges", async (d) => {
+  const { LocalDate: D, LocalTime: T, Long: L } = d.types;
+  const attempt = (f) => { try { return f(); } catch (e) { return e; } };
+  const fields = (v) => [v.year, v.month, v.day];
+  return [
+    [() => new D(), () => new D(undefined), () => new D(-271821, 4, 19), () => new D(275760, 9, 14), () => new D(-2147483649), () => new D(2147483648)].map(attempt),
+    [new D(-271821, 4, 21), new D(275760, 9, 12), D.fromString("1-1-1"), D.fromString("21-2-1"), D.fromString("-21-2-1"), D.fromString("2010-4-29"), D.fromString("0-1-1"), D.fromString("1201-04-3")].map(fields),
+    [() => new T(23.0), () => new T(L.fromNumber(-1)), () => new T(L.fromString("86400000000000")), () => new T("1")].map(attempt),
+  ];
+});
+
+// DataStax's TimeUuid constructor from a date, ticks, node and clock ids; a callback in place of
+// any argument of fromDate and now; a node and clock id random for each UUID (50 000 in one
+// millisecond do not collide).
+scenario("values: TimeUuid constructor and callbacks", async (d) => {
+  const TU = d.types.TimeUuid;
+  const date = new Date("2015-01-10T05:05:05Z");
+  const ids = [Buffer.from([1, 1, 1, 1, 1, 1]), Buffer.from([1, 1])];
+  // Random node and clock ids (and ticks counted when none are given) are shown by their length.
+  const viaCallback = (call) => new Promise((resolve) => call((err, id) => resolve(err ?? [id.constructor.name, id.getDate(), id.getNodeId().length])));
+  const named = (id) => [id.getDatePrecision(), id.getNodeIdString(), id.getClockId().length];
+  const now = (id, node) => [id.constructor.name, Math.abs(id.getDate() - Date.now()) < 60000, node ? id.getNodeIdString() : id.getNodeId().length];
+  const many = new Set();
+  for (let i = 0; i < 50000; i++) many.add(TU.fromDate(date).toString());
+  return [
+    [new TU(new Date(-12219292800000), 0, Buffer.alloc(6), Buffer.alloc(2)), new TU(new Date(0), 0, Buffer.alloc(6, 255), Buffer.alloc(2, 255)), new TU(date, 0, ...ids)].map(String),
+    [new TU(date, 699).getDatePrecision(), new TU(date, 0, "host01").getNodeIdString(), new TU(new Date(0), 0, "h12288", "zz").toString()],
+    [now(new TU()), now(new TU(null, null, "aHost1"), true), new TU(Buffer.from("3d555680988611e48101010101010101", "hex")).toString()],
+    await viaCallback((cb) => TU.fromDate(date, cb)),
+    await viaCallback((cb) => TU.fromDate(date, 123, cb)),
+    named(await new Promise((resolve) => TU.fromDate(date, 123, "myHost", (e, id) => resolve(e ?? id)))),
+    (await new Promise((resolve) => TU.fromDate(date, 123, "myHost", "zz", (e, id) => resolve(e ?? id)))).toString(),
+    now(await new Promise((resolve) => TU.now((e, id) => resolve(e ?? id)))),
+    now(await new Promise((resolve) => TU.now("aHost1", (e, id) => resolve(e ?? id))), true),
+    now(await new Promise((resolve) => TU.now("aHost1", "ab", (e, id) => resolve(e ?? id))), true),
+    many.size,
+  ];
+});
+
 // Known: value classes given malformed or out-of-range input. DataStax throws plain `Error`s or
 // `TypeError`s with its own texts, or makes something of it (12 of "12x", 0 of NaN, 0.1.1.1 of
 // 256.1.1.1, the next millisecond of ticks 10000); cqlwire refuses with `ArgumentError` or
