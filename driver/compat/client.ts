@@ -419,6 +419,14 @@ export class Client {
     return o;
   }
 
+  /**
+   * DataStax's `client.log`: a 'log' event from this client. Policies given the client log
+   * through it (the timestamp generator's drift warning).
+   */
+  log(level: string, message: string): void {
+    this.emit("log", level, "Client", message);
+  }
+
   /** The generator's timestamp, unless the query gives its own (as the DataStax driver). */
   private withTimestamp<T extends { timestamp?: number | bigint }>(o: T): T {
     if (o.timestamp !== undefined || this.timestamps === null) return o;

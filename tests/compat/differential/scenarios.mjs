@@ -1428,6 +1428,26 @@ scenario("values: TimeUuid constructor and callbacks", async (d) => {
   ];
 });
 
+// DataStax's MonotonicTimestampGenerator: a Long past Jun 06 2255, the µs counter within a
+// millisecond (the next millisecond after 1000), a drift warning through client.log at most once
+// per minLogInterval, warningThreshold checked (timestamp-tests.js).
+scenario("policies: MonotonicTimestampGenerator counter, Long, drift warning", async (d) => {
+  const G = d.policies.timestampGeneration.MonotonicTimestampGenerator;
+  const clock = (g, f) => Object.assign(g, { getDate: f });
+  const late = clock(new G(), () => 9007199254740);
+  const early = clock(new G(), () => 9007199254739);
+  const fixed = clock(new G(), () => 1);
+  const stamps = Array.from({ length: 1001 }, () => fixed.next());
+  let calls = 0;
+  const drifting = clock(new G(null, 50), () => (calls++ === 0 ? 1000 : 0));
+  const logs = [];
+  const client = { log: (level, message) => logs.push([level, message]) };
+  const drifted = Array.from({ length: 200 }, () => drifting.next(client));
+  await new Promise((r) => setTimeout(r, 100));
+  const attempt = (f) => { try { return f(); } catch (e) { return e; } };
+  return [late.next(), late.next(), early.next(), stamps.slice(0, 2), stamps.slice(-2), drifted.slice(-1), drifting.next(client), logs, attempt(() => new G(-1)), typeof new G().next()];
+});
+
 // Known: value classes given malformed or out-of-range input. DataStax throws plain `Error`s or
 // `TypeError`s with its own texts, or makes something of it (12 of "12x", 0 of NaN, 0.1.1.1 of
 // 256.1.1.1, the next millisecond of ticks 10000); cqlwire refuses with `ArgumentError` or
