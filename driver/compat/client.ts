@@ -364,7 +364,7 @@ export class Client {
       });
       // A schema change this request made (its result emitted it) is in the metadata first.
       if (this.schemaRefresh !== refreshBefore) await this.schemaRefresh;
-      return new ResultSet(raw, this.encoding, this.consistencyOf(o));
+      return ResultSet.of(raw, this.encoding, this.consistencyOf(o));
     } catch (e) {
       throw hintErrors.has(e as Error) ? e : dataStaxError(e, query);
     }
@@ -463,7 +463,7 @@ export class Client {
       return { query: item.query, params: item.params ?? undefined, hints };
     });
     try {
-      return new ResultSet(await this.cqlwire.batch(items as never, o), this.encoding, this.consistencyOf(o));
+      return ResultSet.of(await this.cqlwire.batch(items as never, o), this.encoding, this.consistencyOf(o));
     } catch (e) {
       throw dataStaxError(e, undefined);
     }
@@ -493,7 +493,7 @@ export class Client {
             return;
           }
           total += rs.rowLength;
-          const next = rs.raw.rawPageState;
+          const next = rs.raw?.rawPageState;
           if (next && options.autoPage) return page(next);
           if (next) rs.nextPage = () => page(next);
           rs.rowLength = total;

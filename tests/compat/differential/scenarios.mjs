@@ -1448,6 +1448,29 @@ scenario("policies: MonotonicTimestampGenerator counter, Long, drift warning", a
   return [late.next(), late.next(), early.next(), stamps.slice(0, 2), stamps.slice(-2), drifted.slice(-1), drifting.next(client), logs, attempt(() => new G(-1)), typeof new G().next()];
 });
 
+// DataStax's ResultSet constructor, as code mocking a client's results calls it: the response's
+// rows, rowLength, meta (columns, pageState) and the info fields; first/wasApplied/isPaged and
+// both iterators on it, the async one paging through nextPageAsync (result-set-tests.js).
+scenario("results: new ResultSet(response, ...) as a mock", async (d) => {
+  const RS = d.types.ResultSet;
+  const attempt = async (f) => { try { return await f(); } catch (e) { return e; } };
+  const all = async (rs) => { const out = []; for await (const r of rs) out.push(r); return out; };
+  const shape = (rs) => [rs.rows, rs.rowLength, rs.columns, rs.pageState, rs.first(), rs.wasApplied(), rs.isPaged(), [...rs]];
+  const rs = new RS({ rows: [{ a: 1 }, { a: 2 }], meta: { columns: [{ name: "a", type: { code: 9 } }] } }, "10.0.0.1:9042", { h: null }, -1, 1, true);
+  const paged = new RS({ rows: [1, 2], meta: { pageState: Buffer.from([0xab, 1]) } });
+  const pages = [];
+  paged.nextPageAsync = async (state) => { pages.push(state); return pages.length === 1 ? { rows: [3], rawPageState: Buffer.from([2]) } : { rows: [4] }; };
+  const stops = new RS({ rows: [1], meta: { pageState: Buffer.from([1]) } });
+  stops.nextPageAsync = async () => ({ rows: [], rawPageState: Buffer.from([9]) });
+  return [
+    shape(rs), rs.info, shape(new RS({ rowLength: 12 })), shape(new RS({})),
+    shape(new RS({ rows: [{ "[applied]": false }], flags: { warnings: ["w"], customPayload: { k: 1 } } })).slice(4, 6),
+    new RS({ rows: [], flags: { warnings: ["w"], customPayload: { k: 1 } } }, "h", null, 2, 6, false).info,
+    shape(paged), await all(paged), pages, paged.isPaged(), await all(stops),
+    await attempt(() => all(new RS({ rows: [1], meta: { pageState: Buffer.from([1]) } }))), await all(new RS({})),
+  ];
+});
+
 // Known: value classes given malformed or out-of-range input. DataStax throws plain `Error`s or
 // `TypeError`s with its own texts, or makes something of it (12 of "12x", 0 of NaN, 0.1.1.1 of
 // 256.1.1.1, the next millisecond of ticks 10000); cqlwire refuses with `ArgumentError` or
