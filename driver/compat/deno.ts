@@ -7,9 +7,12 @@
 import { Buffer } from "node:buffer";
 import { Readable } from "node:stream";
 import { Client as DenoClient } from "../deno.ts";
-import { setCompatRuntime } from "./mod.ts";
-import { readableRows } from "./stream.ts";
+import { type RowStream, setCompatRuntime } from "./mod.ts";
+import { types } from "./namespaces.ts";
+import { readableRows, resultStreamClass } from "./stream.ts";
 
-setCompatRuntime({ Client: DenoClient, readable: (rows) => readableRows<Readable>(Readable as never, rows), Buffer });
+const ResultStream = resultStreamClass(Readable);
+types.ResultStream = ResultStream;
+setCompatRuntime({ Client: DenoClient, readable: (rows) => readableRows(ResultStream, rows) as unknown as RowStream, Buffer });
 
 export * from "./mod.ts";

@@ -10,6 +10,7 @@ import * as a from "./auth.ts";
 import * as m from "./mapping.ts";
 import * as p from "./policies.ts";
 import * as t from "./types.ts";
+import type * as s from "./stream.ts";
 import * as meta from "../src/metadata.ts";
 import type * as c from "./client.ts";
 
@@ -38,6 +39,8 @@ export namespace types {
   export import Vector = t.Vector;
   export import Row = t.Row;
   export import ResultSet = t.ResultSet;
+  /** DataStax's Readable of rows: set by the entries that have node:stream (not in Workers). */
+  export let ResultStream: s.ResultStreamClass | undefined = undefined;
   export import CqlDate = t.CqlDate;
   export import CqlDecimal = t.CqlDecimal;
   export import CqlDuration = t.CqlDuration;

@@ -86,24 +86,68 @@ export function rowEmitter(source: AsyncIterable<Row>) {
 /** Rows a paused `rowEmitter` reads ahead (a Node object-mode Readable's default highWaterMark). */
 const HIGH_WATER = 16;
 
-/** The part of Node's `Readable` that `readableRows` uses (passed in: this file is runtime-neutral). */
+/** The part of Node's `Readable` that `ResultStream` and `readableRows` use (passed in: this file is runtime-neutral). */
 interface ReadableLike {
   push(chunk: unknown): boolean;
   emit(event: string, ...args: unknown[]): boolean;
+  read(size?: number): unknown;
 }
-type ReadableClass = new (options: { objectMode: true; read(this: ReadableLike): void }) => ReadableLike;
+// deno-lint-ignore no-explicit-any
+type ReadableClass = new (...args: any[]) => ReadableLike;
+
+/** DataStax's `types.ResultStream`: a `Readable` that buffers what `add()` is given until read. */
+export interface ResultStream extends ReadableLike {
+  buffer: unknown[];
+  paused: boolean;
+  add(chunk: unknown): number;
+  cancel(callback?: (err: Error) => void): void;
+  setHandlers(options: unknown): void;
+}
+export type ResultStreamClass = new (options?: object) => ResultStream;
 
 /**
- * A Node `Readable` of the rows that fails as DataStax's ResultStream does: `error` is
- * emitted and the stream then ends (`end`), where `Readable.from` would destroy it without
- * an `end`, so code that waits for `end` after logging an error would wait forever.
+ * DataStax's ResultStream over the runtime's `Readable` (`add(null)` ends it). Continuous paging
+ * (DSE only) is not there: `cancel` fails as DataStax's does without it.
  */
-export function readableRows<R extends ReadableLike>(Readable: ReadableClass, source: AsyncIterable<Row>): R {
+export function resultStreamClass(Readable: ReadableClass): ResultStreamClass {
+  return class ResultStream extends Readable {
+    buffer: unknown[] = [];
+    paused = true;
+
+    _read(): void {
+      this.paused = false;
+      // As DataStax's: with nothing to push, Node must call _read again on the next add().
+      if (this.buffer.length === 0) (this as unknown as { _readableState: { reading: boolean } })._readableState.reading = false;
+      while (!this.paused && this.buffer.length > 0) this.paused = !this.push(this.buffer.shift());
+    }
+
+    add(chunk: unknown): number {
+      const length = this.buffer.push(chunk);
+      this.read(0);
+      return length;
+    }
+
+    cancel(callback?: (err: Error) => void): void {
+      const err = new Error("You can only cancel streaming executions when continuous paging is enabled");
+      if (!callback) throw err;
+      callback(err);
+    }
+
+    setHandlers(_options: unknown): void {}
+  };
+}
+
+/**
+ * A ResultStream of the rows that fails as DataStax's does: `error` is emitted and the stream
+ * then ends (`end`), where `Readable.from` would destroy it without an `end`, so code that
+ * waits for `end` after logging an error would wait forever.
+ */
+export function readableRows(ResultStream: ResultStreamClass, source: AsyncIterable<Row>): ResultStream {
   const rows = source[Symbol.asyncIterator]();
   let reading = false;
-  return new Readable({
+  return new ResultStream({
     objectMode: true,
-    read() {
+    read(this: ReadableLike) {
       if (reading) return;
       reading = true;
       rows.next().then(
@@ -117,5 +161,5 @@ export function readableRows<R extends ReadableLike>(Readable: ReadableClass, so
         },
       );
     },
-  }) as R;
+  });
 }

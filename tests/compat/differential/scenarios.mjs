@@ -1471,6 +1471,30 @@ scenario("results: new ResultSet(response, ...) as a mock", async (d) => {
   ];
 });
 
+// DataStax's types.ResultStream: a Readable buffering what add() gives until read, in byte or
+// object mode; client.stream() returns one (basic-tests.js). Workers have no node:stream, so
+// no ResultStream there (README).
+scenario("known on workerd: types.ResultStream", async (d, client, ks) => {
+  const RS = d.types.ResultStream;
+  const drain = (stream) => new Promise((resolve) => {
+    const got = [];
+    stream.on("readable", () => { let item; while ((item = stream.read())) got.push(item); });
+    stream.on("end", () => resolve(got));
+  });
+  const bytes = new RS();
+  bytes.add(Buffer.from("Jimmy"));
+  const bytesRead = drain(bytes);
+  bytes.add(Buffer.from(" McNulty"));
+  bytes.add(null);
+  const objects = new RS({ objectMode: true });
+  objects.add({ n: 1 });
+  objects.add({ n: 2 });
+  objects.add(null);
+  const attempt = (f) => { try { return f(); } catch (e) { return e; } };
+  const rows = client.stream(`SELECT c FROM ${ks}.paged WHERE p = 1 LIMIT 2`);
+  return [Buffer.concat(await bytesRead).toString(), await drain(objects), [bytes.buffer, bytes.paused], attempt(() => new RS().cancel()), rows instanceof RS, (await drain(rows)).length];
+});
+
 // Known: value classes given malformed or out-of-range input. DataStax throws plain `Error`s or
 // `TypeError`s with its own texts, or makes something of it (12 of "12x", 0 of NaN, 0.1.1.1 of
 // 256.1.1.1, the next millisecond of ticks 10000); cqlwire refuses with `ArgumentError` or
