@@ -95,7 +95,7 @@ function bytesOf(value: unknown, length: number, what: string): Uint8Array {
   return b;
 }
 
-type Callback = (err: Error | null, value?: TimeUuid) => void;
+type Callback = (err: Error | null, value: TimeUuid) => void;
 type Id = string | Uint8Array;
 
 /**
@@ -155,7 +155,8 @@ export class TimeUuid extends Uuid {
     try {
       uuid = new TimeUuid(date, t as number, n as Id, c as Id);
     } catch (e) {
-      done(e as Error);
+      // As DataStax: the error and no UUID (declared a TimeUuid, as DataStax declares it).
+      done(e as Error, undefined as unknown as TimeUuid);
       return undefined as unknown as TimeUuid;
     }
     done(null, uuid);
