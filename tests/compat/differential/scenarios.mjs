@@ -903,6 +903,14 @@ scenario("callbacks: an error thrown by the callback is uncaught", async (_d, cl
   await whereCallbackThrowsGo((cb) => client.eachRow(`SELECT id FROM ${ks}.lwt`, [], {}, () => {}, cb)),
 ]);
 
+// The same for client.metadata's callbacks (DataStax's metadata-tests assert inside them).
+scenario("callbacks: an error thrown by a metadata callback is uncaught", async (_d, client, ks) => [
+  await whereCallbackThrowsGo((cb) => client.metadata.getTable(ks, "lwt", cb)),
+  await whereCallbackThrowsGo((cb) => client.metadata.getUdt(ks, "addr", cb)),
+  await whereCallbackThrowsGo((cb) => client.metadata.refreshKeyspace(ks, cb)),
+  await whereCallbackThrowsGo((cb) => client.metadata.getFunctions(ks, "nope", cb)),
+]);
+
 /** The server's error inside DataStax's NoHostAvailableError (it tried the next host, found none). */
 function unwrapped(e) {
   const inner = e && e.innerErrors ? Object.values(e.innerErrors)[0] : e;
