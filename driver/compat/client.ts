@@ -387,7 +387,7 @@ export class Client {
       });
       // A schema change this request made (its result emitted it) is in the metadata first.
       if (this.schemaRefresh !== refreshBefore) await this.schemaRefresh;
-      return new ResultSet(raw, this.encoding, this.consistencyOf(o));
+      return ResultSet.of(raw, this.encoding, this.consistencyOf(o));
     } catch (e) {
       throw this.reshape(e, query, options);
     }
@@ -474,6 +474,14 @@ export class Client {
     return o;
   }
 
+  /**
+   * DataStax's `client.log`: a 'log' event from this client. Policies given the client log
+   * through it (the timestamp generator's drift warning).
+   */
+  log(level: string, message: string): void {
+    this.emit("log", level, "Client", message);
+  }
+
   /** The generator's timestamp, unless the query gives its own (as the DataStax driver). */
   private withTimestamp<T extends { timestamp?: number | bigint }>(o: T): T {
     if (o.timestamp !== undefined || this.timestamps === null) return o;
@@ -512,7 +520,7 @@ export class Client {
     // DataStax's tracker gets the batch's statements as `{ query, params }` items.
     const tracked = () => ({ query: items.map((i) => ({ query: i.query, params: i.params })), params: undefined, options: this.executionOptions(options) });
     const raw = await this.tracking.observe(() => this.cqlwire.batch(items as never, o), tracked, (e) => this.reshape(e, undefined, options));
-    return new ResultSet(raw, this.encoding, this.consistencyOf(o));
+    return ResultSet.of(raw, this.encoding, this.consistencyOf(o));
   }
 
   /**
@@ -539,7 +547,7 @@ export class Client {
             return;
           }
           total += rs.rowLength;
-          const next = rs.raw.rawPageState;
+          const next = rs.raw?.rawPageState;
           if (next && options.autoPage) return page(next);
           if (next) rs.nextPage = () => page(next);
           rs.rowLength = total;

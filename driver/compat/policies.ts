@@ -6,7 +6,8 @@
  * rather than accept it and decide otherwise (README, migration table).
  */
 import type { ClientOptions } from "../mod.ts";
-import { NotSupportedError } from "../src/errors.ts";
+import { ArgumentError, NotSupportedError } from "../src/errors.ts";
+import { Long } from "./numbers.ts";
 
 // getOptions(): each policy's settings as a Map, as DataStax's give them (code logs them).
 type Options = Map<string, unknown>;
@@ -122,18 +123,67 @@ export class TimestampGenerator {
   }
 }
 
-/** Strictly increasing timestamps from this client, even within one millisecond. */
+/** Past this millisecond (Jun 06 2255) µs no longer fit a safe integer: DataStax gives a Long. */
+const MAX_SAFE_MS = 9_007_199_254_740;
+
+/**
+ * Strictly increasing timestamps from this client, as DataStax's: a counter of µs within the
+ * millisecond (the next millisecond after 1000), the last millisecond kept when the clock goes
+ * back, and a warning through `client.log` at most every `minLogInterval` ms (1000; under 1: none)
+ * when the timestamps drift `warningThreshold` ms (1000) ahead of the clock.
+ */
 export class MonotonicTimestampGenerator extends TimestampGenerator {
-  private last = 0;
+  private micros = -1;
+  private lastDate = 0;
+  private lastLogDate = 0;
+  private readonly threshold: number;
+  private readonly logInterval: number;
 
   constructor(readonly warningThreshold?: number, readonly minLogInterval?: number) {
     super();
+    if ((warningThreshold as number) < 0) throw new ArgumentError("warningThreshold can not be lower than 0");
+    this.threshold = warningThreshold || 1000;
+    this.logInterval = typeof minLogInterval === "number" ? minLogInterval : 1000;
   }
 
-  override next(): number {
-    const now = Date.now() * 1000;
-    this.last = now > this.last ? now : this.last + 1;
-    return this.last;
+  /** The clock in milliseconds (DataStax's, replaced by its tests). */
+  getDate(): number {
+    return Date.now();
+  }
+
+  override next(client?: { log?(level: string, message: string): void }): number | Long {
+    let date = this.getDate();
+    if (date > this.lastDate) {
+      this.micros = 0;
+      this.lastDate = date;
+      return this.stamp();
+    }
+    let drifted = this.lastDate - date;
+    date = this.lastDate;
+    if (++this.micros === 1000) {
+      this.micros = 0;
+      date++;
+      drifted++;
+    }
+    const lastDate = this.lastDate;
+    this.lastDate = date;
+    const result = this.stamp();
+    const now = Date.now();
+    if (drifted >= this.threshold && this.logInterval > 0 && this.lastLogDate + this.logInterval <= now) {
+      this.lastLogDate = now;
+      client?.log?.(
+        "warning",
+        `Timestamp generated using current date was ${drifted} milliseconds behind the last generated timestamp (which ` +
+          `millisecond portion was ${lastDate}), the returned value (${result}) is being artificially incremented to guarantee ` +
+          "monotonicity.",
+      );
+    }
+    return result;
+  }
+
+  private stamp(): number | Long {
+    if (this.lastDate < MAX_SAFE_MS) return this.lastDate * 1000 + this.micros;
+    return Long.fromNumber(this.lastDate).multiply(1000).add(this.micros);
   }
 }
 

@@ -5,6 +5,7 @@ import { type Converter, converterFor, type EncodingOptions } from "./convert.ts
 import { bytesOut } from "../src/values/bytes.ts";
 import { Row } from "./values.ts";
 import { Uuid } from "../src/values/uuid.ts";
+import { DriverInternalError } from "../src/errors.ts";
 
 /** `rs.info` in DataStax's shape (see `ResultSet.info`). */
 export type CompatExecutionInfo = Omit<ExecutionInfo, "triedHosts" | "traceId" | "warnings" | "achievedConsistency"> & {
@@ -14,33 +15,95 @@ export type CompatExecutionInfo = Omit<ExecutionInfo, "triedHosts" | "traceId" |
   warnings: string[] | undefined;
 };
 
+/** What DataStax's `new ResultSet(response, ...)` reads of a response (as code mocking results passes). */
+export interface ResultSetResponse {
+  rows?: unknown[];
+  rowLength?: number;
+  meta?: { columns?: Array<{ name: string; type: DataTypeInfo }> | null; pageState?: Uint8Array };
+  flags?: { traceId?: Uuid; warnings?: string[]; customPayload?: unknown };
+}
+
+/** A DataStax-built result's `info`, as its constructor sets it. */
+interface GivenInfo {
+  queriedHost: string | undefined;
+  triedHosts: Record<string, unknown> | null | undefined;
+  speculativeExecutions: number | undefined;
+  achievedConsistency: number | undefined;
+  traceId: Uuid | null | undefined;
+  warnings: string[] | null | undefined;
+  customPayload: unknown;
+  isSchemaInAgreement: boolean | undefined;
+}
+
+/** What a result of this client's own requests reads from. */
+interface Core {
+  raw: CoreResultSet;
+  encoding: EncodingOptions;
+  /** What the request asked for, reported as `info.achievedConsistency`. */
+  consistency: number;
+}
+
 export class ResultSet implements Iterable<Row>, AsyncIterable<Row> {
   rows: Row[];
   rowLength: number;
-  columns: Array<{ name: string; type: DataTypeInfo }> | null;
-  pageState: string | null;
+  columns: Array<{ name: string; type: DataTypeInfo }> | null = null;
+  pageState: string | null = null;
   /** Set by `eachRow` without `autoPage` when more pages follow: fetches the next one. */
   nextPage: (() => void) | undefined = undefined;
-  /** cqlwire's own result underneath. */
-  readonly raw: CoreResultSet;
-  private readonly encoding: EncodingOptions;
+  /**
+   * DataStax's: on a result built with `new ResultSet`, what its async iterator calls with the
+   * raw page state for the next page (`{ rows, rawPageState }`).
+   */
+  nextPageAsync: ((pageState: Uint8Array) => Promise<{ rows?: unknown[]; rawPageState?: Uint8Array }>) | undefined = undefined;
+  // #private: out of Object.keys and JSON, as a DataStax result's own fields are all public.
+  #core: Core | undefined = undefined;
+  readonly #given: GivenInfo;
+  readonly #givenPageState: Uint8Array | undefined;
 
-  private readonly consistency: number;
+  /**
+   * DataStax's constructor (code that mocks a client's results calls it): a response's `rows`,
+   * `rowLength`, `meta` (`columns`, `pageState`) and `flags`, and the `info` fields.
+   */
+  constructor(response: ResultSetResponse, host?: string, triedHosts?: Record<string, unknown> | null, speculativeExecutions?: number, consistency?: number, isSchemaInAgreement?: boolean) {
+    const flags = response.flags;
+    this.#given = {
+      queriedHost: host,
+      triedHosts,
+      speculativeExecutions: speculativeExecutions === -1 ? 0 : speculativeExecutions,
+      achievedConsistency: consistency,
+      traceId: flags ? flags.traceId : null,
+      warnings: flags ? flags.warnings : null,
+      customPayload: flags ? flags.customPayload : null,
+      isSchemaInAgreement,
+    };
+    this.rows = response.rows as Row[];
+    this.rowLength = this.rows ? this.rows.length : response.rowLength as number;
+    const meta = response.meta;
+    if (meta) {
+      this.columns = meta.columns as ResultSet["columns"];
+      if (meta.pageState) this.pageState = Array.from(meta.pageState, (b) => b.toString(16).padStart(2, "0")).join("");
+    }
+    this.#givenPageState = meta?.pageState || undefined;
+  }
 
-  /** `consistency`: what the request asked for, reported as `info.achievedConsistency`. */
-  constructor(raw: CoreResultSet, encoding: EncodingOptions, consistency: number) {
-    this.consistency = consistency;
-    this.raw = raw;
-    this.encoding = encoding;
+  /** A result of this client's request: cqlwire's result with its rows as DataStax values. */
+  static of(raw: CoreResultSet, encoding: EncodingOptions, consistency: number): ResultSet {
+    const rs = new ResultSet({ rows: convertRows(raw, encoding) });
+    rs.#core = { raw, encoding, consistency };
     const specs = raw.columnSpecs;
-    this.columns = specs.length > 0 ? specs.map((c) => ({ name: c.name, type: dataTypeInfo(c.type) })) : null;
-    this.rows = convertRows(raw, encoding);
-    this.rowLength = this.rows.length;
-    this.pageState = raw.pageState;
+    rs.columns = specs.length > 0 ? specs.map((c) => ({ name: c.name, type: dataTypeInfo(c.type) })) : null;
+    rs.pageState = raw.pageState;
+    return rs;
+  }
+
+  /** cqlwire's own result underneath (undefined on a result built with `new ResultSet`). */
+  get raw(): CoreResultSet | undefined {
+    return this.#core?.raw;
   }
 
   get rawPageState(): Uint8Array | undefined {
-    return this.raw.rawPageState ? bytesOut(this.raw.rawPageState) : undefined;
+    if (this.#core === undefined) return this.#givenPageState;
+    return this.#core.raw.rawPageState ? bytesOut(this.#core.raw.rawPageState) : undefined;
   }
 
   /**
@@ -49,11 +112,12 @@ export class ResultSet implements Iterable<Row>, AsyncIterable<Row> {
    * (code tests `if (rs.info.warnings)`).
    */
   get info(): CompatExecutionInfo {
-    const info = this.raw.info;
+    if (this.#core === undefined) return this.#given as unknown as CompatExecutionInfo;
+    const info = this.#core.raw.info;
     return {
       ...info,
       triedHosts: { ...info.triedHosts, [info.queriedHost]: null },
-      achievedConsistency: this.consistency,
+      achievedConsistency: this.#core.consistency,
       traceId: info.traceId ? Uuid.fromString(info.traceId) : undefined,
       warnings: info.warnings.length > 0 ? info.warnings : undefined,
     };
@@ -61,28 +125,49 @@ export class ResultSet implements Iterable<Row>, AsyncIterable<Row> {
 
   /** `null` when there are no rows; declared `Row`, as DataStax declares it (`rs.first().name`). */
   first(): Row {
-    return (this.rows[0] ?? null) as Row;
+    return (this.rows && this.rows.length > 0 ? this.rows[0] : null) as Row;
   }
 
+  /** The `[applied]` column of a conditional statement's first row; true without one. */
   wasApplied(): boolean {
-    return this.raw.wasApplied();
+    if (this.#core !== undefined) return this.#core.raw.wasApplied();
+    const applied = this.rows && this.rows.length > 0 ? this.rows[0]["[applied]"] : undefined;
+    return typeof applied === "boolean" ? applied : true;
   }
 
   isPaged(): boolean {
-    return this.raw.isPaged();
+    return this.#core === undefined ? !!this.#givenPageState : this.#core.raw.isPaged();
   }
 
   [Symbol.iterator](): Iterator<Row> {
-    return this.rows[Symbol.iterator]();
+    return (this.rows ?? [])[Symbol.iterator]();
   }
 
   /** Every row of every page, fetching the next pages as the loop reaches them. */
   async *[Symbol.asyncIterator](): AsyncGenerator<Row> {
+    const core = this.#core;
+    if (core === undefined) return yield* this.givenPages();
     yield* this.rows;
-    let page = await this.raw.fetchNextPage();
+    let page = await core.raw.fetchNextPage();
     while (page !== null) {
-      yield* convertRows(page, this.encoding);
+      yield* convertRows(page, core.encoding);
       page = await page.fetchNextPage();
+    }
+  }
+
+  /** DataStax's iteration of a result it did not fetch: the next pages from `nextPageAsync`. */
+  private async *givenPages(): AsyncGenerator<Row> {
+    let rows = this.rows;
+    let pageState = this.#givenPageState;
+    if (!rows || rows.length === 0) return;
+    for (;;) {
+      yield* rows;
+      if (!pageState) return;
+      if (!this.nextPageAsync) throw new DriverInternalError("Property nextPageAsync should be set when pageState is defined");
+      const next = await this.nextPageAsync(pageState);
+      rows = (next.rows ?? []) as Row[];
+      pageState = next.rawPageState;
+      if (rows.length === 0) return;
     }
   }
 }

@@ -10,6 +10,9 @@ import { bufferOut, type BufferOrBytes } from "../src/values/bytes.ts";
 import { Long, longFromBigInt, longToBigInt } from "./numbers.ts";
 import { fromWire, wireBytes } from "./wire.ts";
 
+/** Days from 1970 to either end of JavaScript's Date range (±8.64e15 ms). */
+const MAX_DATE_DAYS = 100_000_000;
+
 /** A date without a time zone; years outside 1-9999 are kept as a day count as in Cassandra. */
 export class LocalDate {
   readonly year: number;
@@ -20,10 +23,18 @@ export class LocalDate {
 
   constructor(year: number, month?: number, day?: number) {
     // `new LocalDate(days)` is the DataStax driver's form for dates beyond the civil range.
-    const days = month === undefined ? year : daysFromCivil(year, month, day ?? 1);
+    const civil = typeof year === "number" && typeof month === "number" && typeof day === "number";
+    if (!civil && !(typeof year === "number" && month === undefined && day === undefined)) throw new Error("You must provide a valid year, month and day");
+    const days = civil ? daysFromCivil(year, month, day) : year;
     if (!Number.isInteger(days)) throw new ArgumentError("LocalDate needs integers");
+    // DataStax's ranges, plain Errors and texts: a year, month and day within JavaScript's Date, a day count
+    // within the CQL date's.
+    if (civil && Math.abs(days) > MAX_DATE_DAYS) throw new Error(`${year}-${month}-${day} does not form a valid ES5 date!`);
+    if (days < CqlDate.MIN_DAYS || days > CqlDate.MAX_DAYS) {
+      throw new Error("You must provide a valid value for days since epoch (-2147483648 <= value <= 2147483647).");
+    }
     [this.year, this.month, this.day] = civilFromDays(days);
-    if (month !== undefined && (this.month !== month || this.day !== day)) throw new ArgumentError(`${year}-${month}-${day} is not a date`);
+    if (civil && (this.month !== month || this.day !== day)) throw new ArgumentError(`${year}-${month}-${day} is not a date`);
     this.days = days;
   }
 
@@ -31,10 +42,15 @@ export class LocalDate {
     return new LocalDate(CqlDate.fromDate(date).days);
   }
 
-  /** "YYYY-MM-DD", or a day count since 1970-01-01 ("-5"), as DataStax reads both. */
+  /**
+   * "YYYY-MM-DD", or a day count since 1970-01-01 ("-5"), as DataStax reads both; as there, the
+   * month and day may have one digit ("1-1-1").
+   */
   static fromString(value: string): LocalDate {
     if (typeof value === "string" && /^-?\d+$/.test(value)) return new LocalDate(Number(value));
-    return new LocalDate(CqlDate.parse(value).days);
+    const short = typeof value === "string" ? /^(-?\d+)-(\d)-(\d\d?)$|^(-?\d+)-(\d\d)-(\d)$/.exec(value) : null;
+    const text = short === null ? value : short[1] !== undefined ? `${short[1]}-0${short[2]}-${short[3].padStart(2, "0")}` : `${short[4]}-${short[5]}-0${short[6]}`;
+    return new LocalDate(CqlDate.parse(text).days);
   }
 
   /** A CQL date's 4 bytes (days with 2^31 at the epoch). */
@@ -95,9 +111,11 @@ export class LocalTime {
   readonly nanosecond: number;
   private readonly nanos: bigint;
 
-  constructor(totalNanoseconds: Long | bigint | number) {
-    const n = typeof totalNanoseconds === "bigint" ? totalNanoseconds : typeof totalNanoseconds === "number" ? BigInt(totalNanoseconds) : longToBigInt(totalNanoseconds);
-    if (n < 0n || n > CqlTime.MAX_NANOS) throw new ArgumentError("a LocalTime is between 00:00 and 23:59:59.999999999");
+  /** A `Long`, as DataStax requires (its plain Errors and texts); the `bigint` form is cqlwire's own. */
+  constructor(totalNanoseconds: Long | bigint) {
+    if (typeof totalNanoseconds !== "bigint" && !(totalNanoseconds instanceof Long)) throw new Error("You must specify a Long value as totalNanoseconds");
+    const n = typeof totalNanoseconds === "bigint" ? totalNanoseconds : longToBigInt(totalNanoseconds);
+    if (n < 0n || n > CqlTime.MAX_NANOS) throw new Error("Total nanoseconds out of range");
     this.nanos = n;
     this.hour = Number(n / 3_600_000_000_000n);
     this.minute = Number((n / 60_000_000_000n) % 60n);

@@ -93,10 +93,14 @@ export interface MetadataSource {
 
 type Callback<T> = (err: Error | null, value?: T) => void;
 
-/** Settles `promise` through `callback` when one is given, else returns it. */
+/**
+ * Settles `promise` through `callback` when one is given, else returns it. The callback runs in
+ * a microtask of its own, outside the promise: what it throws is an uncaught exception (as with
+ * DataStax's callbacks), not the rejection of a promise nobody holds.
+ */
 function settle<T>(promise: Promise<T>, callback?: Callback<T>): Promise<T> | undefined {
   if (typeof callback !== "function") return promise;
-  promise.then((v) => callback(null, v), (e) => callback(e));
+  promise.then((v) => queueMicrotask(() => callback(null, v)), (e) => queueMicrotask(() => callback(e)));
   return undefined;
 }
 

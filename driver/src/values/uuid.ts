@@ -83,25 +83,57 @@ export function parseUuid(value: string): Uint8Array {
 const GREGORIAN_OFFSET_MS = 12_219_292_800_000n;
 const TICKS_PER_MS = 10_000;
 
-/** This process's node id and clock sequence for `now()`, random as RFC 4122 §4.5 allows. */
-let processNode: Uint8Array | null = null;
-let processClock: Uint8Array | null = null;
+/** The last millisecond `fromDate` stamped without ticks, and the ticks counted within it. */
 let lastMs = -1;
 let lastTicks = 0;
 
-function bytesOf(value: string | Uint8Array | undefined, length: number, fill: () => Uint8Array, what: string): Uint8Array {
-  if (value === undefined || value === null) return fill();
+/** A node id or clock id: given as bytes or ASCII text, else random for each UUID (as DataStax). */
+function bytesOf(value: unknown, length: number, what: string): Uint8Array {
+  if (value === undefined || value === null) return crypto.getRandomValues(new Uint8Array(length));
   const b = typeof value === "string" ? new TextEncoder().encode(value) : value;
-  if (b.length !== length) throw new ArgumentError(`${what} must be ${length} bytes`);
+  if (!(b instanceof Uint8Array) || b.length !== length) throw new ArgumentError(`${what} must be ${length} bytes`);
   return b;
 }
 
 type Callback = (err: Error | null, value: TimeUuid) => void;
+type Id = string | Uint8Array;
+
+/**
+ * The 16 bytes of the version 1 UUID of `date` (the current time if it is not a valid Date)
+ * plus `ticks` (0-9999 hundreds of ns). Without ticks (or with ticks past 9999, as DataStax),
+ * calls within one millisecond count up so they stay distinct and ordered.
+ */
+function timeUuidBytes(date: unknown, ticks: unknown, nodeId: unknown, clockId: unknown): Uint8Array {
+  const ms = date instanceof Date && Number.isFinite(date.getTime()) ? date.getTime() : Date.now();
+  let t = ticks;
+  if (typeof t !== "number" || t >= TICKS_PER_MS) {
+    lastTicks = ms === lastMs ? lastTicks + 1 : 0;
+    lastMs = ms;
+    t = lastTicks % TICKS_PER_MS;
+  }
+  if (!Number.isInteger(t) || (t as number) < 0) throw new ArgumentError("ticks must be an integer in [0, 9999]");
+  const node = bytesOf(nodeId, 6, "nodeId");
+  const clock = bytesOf(clockId, 2, "clockId");
+  const stamp = (BigInt(ms) + GREGORIAN_OFFSET_MS) * BigInt(TICKS_PER_MS) + BigInt(t as number);
+  const b = new Uint8Array(16);
+  const view = new DataView(b.buffer);
+  view.setUint32(0, Number(stamp & 0xffff_ffffn));
+  view.setUint16(4, Number((stamp >> 32n) & 0xffffn));
+  view.setUint16(6, Number((stamp >> 48n) & 0x0fffn) | 0x1000);
+  b[8] = (clock[0] & 0x3f) | 0x80;
+  b[9] = clock[1];
+  b.set(node, 10);
+  return b;
+}
 
 /** A version 1 UUID: a timestamp with 100 ns precision, a clock sequence and a node id. */
 export class TimeUuid extends Uuid {
-  constructor(buffer: Uint8Array) {
-    super(buffer);
+  /**
+   * From its 16 bytes, or, as DataStax's constructor, from a date (the current time if not a
+   * Date), ticks, a node id and a clock id (6 and 2 bytes or ASCII characters; random if absent).
+   */
+  constructor(value?: Uint8Array | Date | null, ticks?: number | null, nodeId?: Id | null, clockId?: Id | null) {
+    super(value instanceof Uint8Array ? value : timeUuidBytes(value, ticks, nodeId, clockId));
     if (this.bytes[6] >> 4 !== 1) throw new ArgumentError("a TimeUuid must be a version 1 UUID");
   }
 
@@ -110,39 +142,30 @@ export class TimeUuid extends Uuid {
   }
 
   /**
-   * The UUID of `date` plus `ticks` (0-9999 hundreds of ns). Without `ticks`, calls within one
-   * millisecond count up so they stay distinct and ordered.
+   * The UUID of `date` plus `ticks` (see the constructor). A callback may stand in place of any
+   * argument after the date, as DataStax's: it gets the UUID, or the error instead of a throw.
    */
-  static fromDate(date: Date, ticks?: number, nodeId?: string | Uint8Array, clockId?: string | Uint8Array, callback?: Callback): TimeUuid {
-    const ms = date instanceof Date ? date.getTime() : NaN;
-    if (!Number.isFinite(ms)) throw new ArgumentError("fromDate needs a valid Date");
-    let t = ticks;
-    if (t === undefined || t === null) {
-      lastTicks = ms === lastMs ? lastTicks + 1 : 0;
-      lastMs = ms;
-      t = lastTicks % TICKS_PER_MS;
+  static fromDate(date: Date | null, ticks?: number | null | Callback, nodeId?: Id | null | Callback, clockId?: Id | null | Callback, callback?: Callback): TimeUuid {
+    const args: unknown[] = [ticks, nodeId, clockId, callback];
+    const at = args.findIndex((a) => typeof a === "function");
+    if (at < 0) return new TimeUuid(date, ticks as number, nodeId as Id, clockId as Id);
+    const done = args[at] as Callback;
+    const [t, n, c] = args.map((a, i) => (i < at ? a : undefined));
+    let uuid: TimeUuid;
+    try {
+      uuid = new TimeUuid(date, t as number, n as Id, c as Id);
+    } catch (e) {
+      // As DataStax: the error and no UUID (declared a TimeUuid, as DataStax declares it).
+      done(e as Error, undefined as unknown as TimeUuid);
+      return undefined as unknown as TimeUuid;
     }
-    if (!Number.isInteger(t) || t < 0 || t >= TICKS_PER_MS) throw new ArgumentError("ticks must be an integer in [0, 9999]");
-    const node = bytesOf(nodeId, 6, () => (processNode ??= crypto.getRandomValues(new Uint8Array(6))), "nodeId");
-    const clock = bytesOf(clockId, 2, () => (processClock ??= crypto.getRandomValues(new Uint8Array(2))), "clockId");
-    const stamp = (BigInt(ms) + GREGORIAN_OFFSET_MS) * BigInt(TICKS_PER_MS) + BigInt(t);
-    const b = new Uint8Array(16);
-    const view = new DataView(b.buffer);
-    view.setUint32(0, Number(stamp & 0xffff_ffffn));
-    view.setUint16(4, Number((stamp >> 32n) & 0xffffn));
-    view.setUint16(6, Number((stamp >> 48n) & 0x0fffn) | 0x1000);
-    b[8] = (clock[0] & 0x3f) | 0x80;
-    b[9] = clock[1];
-    b.set(node, 10);
-    const uuid = new TimeUuid(b);
-    callback?.(null, uuid);
+    done(null, uuid);
     return uuid;
   }
 
   /** A TimeUuid of the current time (the forms with a node id, clock id and callback too). */
-  static now(nodeId?: string | Uint8Array | Callback, clockId?: string | Uint8Array, callback?: Callback): TimeUuid {
-    if (typeof nodeId === "function") return TimeUuid.fromDate(new Date(), undefined, undefined, undefined, nodeId);
-    return TimeUuid.fromDate(new Date(), undefined, nodeId, clockId, callback);
+  static now(nodeId?: Id | null | Callback, clockId?: Id | null | Callback, callback?: Callback): TimeUuid {
+    return TimeUuid.fromDate(null, null, nodeId, clockId, callback);
   }
 
   /** The smallest TimeUuid of `date`+`ticks` in Cassandra's order (for `> minTimeuuid` ranges). */

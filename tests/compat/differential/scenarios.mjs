@@ -903,6 +903,14 @@ scenario("callbacks: an error thrown by the callback is uncaught", async (_d, cl
   await whereCallbackThrowsGo((cb) => client.eachRow(`SELECT id FROM ${ks}.lwt`, [], {}, () => {}, cb)),
 ]);
 
+// The same for client.metadata's callbacks (DataStax's metadata-tests assert inside them).
+scenario("callbacks: an error thrown by a metadata callback is uncaught", async (_d, client, ks) => [
+  await whereCallbackThrowsGo((cb) => client.metadata.getTable(ks, "lwt", cb)),
+  await whereCallbackThrowsGo((cb) => client.metadata.getUdt(ks, "addr", cb)),
+  await whereCallbackThrowsGo((cb) => client.metadata.refreshKeyspace(ks, cb)),
+  await whereCallbackThrowsGo((cb) => client.metadata.getFunctions(ks, "nope", cb)),
+]);
+
 /** The server's error inside DataStax's NoHostAvailableError (it tried the next host, found none). */
 function unwrapped(e) {
   const inner = e && e.innerErrors ? Object.values(e.innerErrors)[0] : e;
@@ -1685,6 +1693,116 @@ scenario("values: policies and auth constructed by user code, getOptions()", asy
       return [k, e];
     }
   });
+});
+
+// DataStax's range checks of LocalDate and LocalTime (plain Errors with its texts), and
+// LocalDate.fromString's one-digit months and days (basic-tests.js).
+scenario("values: LocalDate and LocalTime ranges", async (d) => {
+  const { LocalDate: D, LocalTime: T, Long: L } = d.types;
+  const attempt = (f) => { try { return f(); } catch (e) { return e; } };
+  const fields = (v) => [v.year, v.month, v.day];
+  return [
+    [() => new D(), () => new D(undefined), () => new D(-271821, 4, 19), () => new D(275760, 9, 14), () => new D(-2147483649), () => new D(2147483648)].map(attempt),
+    [new D(-271821, 4, 21), new D(275760, 9, 12), D.fromString("1-1-1"), D.fromString("21-2-1"), D.fromString("-21-2-1"), D.fromString("2010-4-29"), D.fromString("0-1-1"), D.fromString("1201-04-3")].map(fields),
+    [() => new T(23.0), () => new T(L.fromNumber(-1)), () => new T(L.fromString("86400000000000")), () => new T("1")].map(attempt),
+  ];
+});
+
+// DataStax's TimeUuid constructor from a date, ticks, node and clock ids; a callback in place of
+// any argument of fromDate and now; a node and clock id random for each UUID (50 000 in one
+// millisecond do not collide).
+scenario("values: TimeUuid constructor and callbacks", async (d) => {
+  const TU = d.types.TimeUuid;
+  const date = new Date("2015-01-10T05:05:05Z");
+  const ids = [Buffer.from([1, 1, 1, 1, 1, 1]), Buffer.from([1, 1])];
+  // Random node and clock ids (and ticks counted when none are given) are shown by their length.
+  const viaCallback = (call) => new Promise((resolve) => call((err, id) => resolve(err ?? [id.constructor.name, id.getDate(), id.getNodeId().length])));
+  const named = (id) => [id.getDatePrecision(), id.getNodeIdString(), id.getClockId().length];
+  const now = (id, node) => [id.constructor.name, Math.abs(id.getDate() - Date.now()) < 60000, node ? id.getNodeIdString() : id.getNodeId().length];
+  const many = new Set();
+  for (let i = 0; i < 50000; i++) many.add(TU.fromDate(date).toString());
+  return [
+    [new TU(new Date(-12219292800000), 0, Buffer.alloc(6), Buffer.alloc(2)), new TU(new Date(0), 0, Buffer.alloc(6, 255), Buffer.alloc(2, 255)), new TU(date, 0, ...ids)].map(String),
+    [new TU(date, 699).getDatePrecision(), new TU(date, 0, "host01").getNodeIdString(), new TU(new Date(0), 0, "h12288", "zz").toString()],
+    [now(new TU()), now(new TU(null, null, "aHost1"), true), new TU(Buffer.from("3d555680988611e48101010101010101", "hex")).toString()],
+    await viaCallback((cb) => TU.fromDate(date, cb)),
+    await viaCallback((cb) => TU.fromDate(date, 123, cb)),
+    named(await new Promise((resolve) => TU.fromDate(date, 123, "myHost", (e, id) => resolve(e ?? id)))),
+    (await new Promise((resolve) => TU.fromDate(date, 123, "myHost", "zz", (e, id) => resolve(e ?? id)))).toString(),
+    now(await new Promise((resolve) => TU.now((e, id) => resolve(e ?? id)))),
+    now(await new Promise((resolve) => TU.now("aHost1", (e, id) => resolve(e ?? id))), true),
+    now(await new Promise((resolve) => TU.now("aHost1", "ab", (e, id) => resolve(e ?? id))), true),
+    many.size,
+  ];
+});
+
+// DataStax's MonotonicTimestampGenerator: a Long past Jun 06 2255, the µs counter within a
+// millisecond (the next millisecond after 1000), a drift warning through client.log at most once
+// per minLogInterval, warningThreshold checked (timestamp-tests.js).
+scenario("policies: MonotonicTimestampGenerator counter, Long, drift warning", async (d) => {
+  const G = d.policies.timestampGeneration.MonotonicTimestampGenerator;
+  const clock = (g, f) => Object.assign(g, { getDate: f });
+  const late = clock(new G(), () => 9007199254740);
+  const early = clock(new G(), () => 9007199254739);
+  const fixed = clock(new G(), () => 1);
+  const stamps = Array.from({ length: 1001 }, () => fixed.next());
+  let calls = 0;
+  const drifting = clock(new G(null, 50), () => (calls++ === 0 ? 1000 : 0));
+  const logs = [];
+  const client = { log: (level, message) => logs.push([level, message]) };
+  const drifted = Array.from({ length: 200 }, () => drifting.next(client));
+  await new Promise((r) => setTimeout(r, 100));
+  const attempt = (f) => { try { return f(); } catch (e) { return e; } };
+  return [late.next(), late.next(), early.next(), stamps.slice(0, 2), stamps.slice(-2), drifted.slice(-1), drifting.next(client), logs, attempt(() => new G(-1)), typeof new G().next()];
+});
+
+// DataStax's ResultSet constructor, as code mocking a client's results calls it: the response's
+// rows, rowLength, meta (columns, pageState) and the info fields; first/wasApplied/isPaged and
+// both iterators on it, the async one paging through nextPageAsync (result-set-tests.js).
+scenario("results: new ResultSet(response, ...) as a mock", async (d) => {
+  const RS = d.types.ResultSet;
+  const attempt = async (f) => { try { return await f(); } catch (e) { return e; } };
+  const all = async (rs) => { const out = []; for await (const r of rs) out.push(r); return out; };
+  const shape = (rs) => [rs.rows, rs.rowLength, rs.columns, rs.pageState, rs.first(), rs.wasApplied(), rs.isPaged(), [...rs]];
+  const rs = new RS({ rows: [{ a: 1 }, { a: 2 }], meta: { columns: [{ name: "a", type: { code: 9 } }] } }, "10.0.0.1:9042", { h: null }, -1, 1, true);
+  const paged = new RS({ rows: [1, 2], meta: { pageState: Buffer.from([0xab, 1]) } });
+  const pages = [];
+  paged.nextPageAsync = async (state) => { pages.push(state); return pages.length === 1 ? { rows: [3], rawPageState: Buffer.from([2]) } : { rows: [4] }; };
+  const stops = new RS({ rows: [1], meta: { pageState: Buffer.from([1]) } });
+  stops.nextPageAsync = async () => ({ rows: [], rawPageState: Buffer.from([9]) });
+  return [
+    shape(rs), rs.info, shape(new RS({ rowLength: 12 })), shape(new RS({})),
+    shape(new RS({ rows: [{ "[applied]": false }], flags: { warnings: ["w"], customPayload: { k: 1 } } })).slice(4, 6),
+    new RS({ rows: [], flags: { warnings: ["w"], customPayload: { k: 1 } } }, "h", null, 2, 6, false).info,
+    shape(paged), await all(paged), pages, paged.isPaged(), await all(stops),
+    await attempt(() => all(new RS({ rows: [1], meta: { pageState: Buffer.from([1]) } }))), await all(new RS({})),
+  ];
+});
+
+// DataStax's types.ResultStream: a Readable buffering what add() gives until read, in byte or
+// object mode; client.stream() returns one (basic-tests.js). Workers have no node:stream, so
+// no ResultStream there (README).
+scenario("known on workerd: types.ResultStream", async (d, client, ks) => {
+  const RS = d.types.ResultStream;
+  const drain = (stream) => new Promise((resolve) => {
+    const got = [];
+    stream.on("readable", () => { let item; while ((item = stream.read())) got.push(item); });
+    stream.on("end", () => resolve(got));
+    // A failing query (as a keyspace missing after a failed setup) is a difference, not a crash.
+    stream.on("error", (e) => resolve([e]));
+  });
+  const bytes = new RS();
+  bytes.add(Buffer.from("Jimmy"));
+  const bytesRead = drain(bytes);
+  bytes.add(Buffer.from(" McNulty"));
+  bytes.add(null);
+  const objects = new RS({ objectMode: true });
+  objects.add({ n: 1 });
+  objects.add({ n: 2 });
+  objects.add(null);
+  const attempt = (f) => { try { return f(); } catch (e) { return e; } };
+  const rows = client.stream(`SELECT c FROM ${ks}.paged WHERE p = 1 LIMIT 2`);
+  return [Buffer.concat(await bytesRead).toString(), await drain(objects), [bytes.buffer, bytes.paused], attempt(() => new RS().cancel()), rows instanceof RS, (await drain(rows)).length];
 });
 
 // Known: value classes given malformed or out-of-range input. DataStax throws plain `Error`s or
