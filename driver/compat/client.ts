@@ -270,7 +270,10 @@ export class Client {
     return this;
   }
 
-  /** DataStax's `client.log(level, message, furtherInfo)`: a "log" event from "Client" (the mapper logs through it). */
+  /**
+   * DataStax's `client.log(level, message, furtherInfo)`: a "log" event from "Client". The mapper
+   * and the timestamp generator (its drift warning) log through it.
+   */
   log(level: string, message: string, furtherInfo?: unknown): void {
     this.emit("log", level, "Client", message, furtherInfo ?? "");
   }
@@ -472,14 +475,6 @@ export class Client {
     const key = options?.routingKey;
     if (key !== undefined && key !== null) o.routingToken = this.cqlwire.tokenOfRoutingKey(key);
     return o;
-  }
-
-  /**
-   * DataStax's `client.log`: a 'log' event from this client. Policies given the client log
-   * through it (the timestamp generator's drift warning).
-   */
-  log(level: string, message: string): void {
-    this.emit("log", level, "Client", message);
   }
 
   /** The generator's timestamp, unless the query gives its own (as the DataStax driver). */
