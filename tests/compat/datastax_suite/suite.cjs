@@ -94,11 +94,6 @@ const leftOut = [
   ['executeConcurrent() with fixed query and a stream should reject the promise when there is an execution error', 'known: a wrong number of prepared parameters is an ArgumentError before sending'],
   ['executeConcurrent() with fixed query and a stream should resolve the promise when there is an execution error and raiseOnFirstError is false', 'known: a wrong number of prepared parameters is an ArgumentError before sending'],
   ['Duration @SERVER_API serialization should serialize and deserialize duration type instances', 'known: ISO 8601 durations'],
-  // dsxmapper: their fake client answers with `new types.ResultSet(response, host, ...)`,
-  // DataStax's internal constructor (types.ResultSet is an interface in its declarations).
-  ['Mapper #batch() should set the execution options', 'internal: a fake client building types.ResultSet with its internal constructor'],
-  ['Mapper #batch() should set idempotency based on the items idempotency', 'internal: a fake client building types.ResultSet with its internal constructor'],
-  ['Mapper #batch() should be able to batch using custom field parser', 'internal: a fake client building types.ResultSet with its internal constructor'],
   // dsxvalues
   ['types LocalDate #fromString() should parse the string representation as since epoch days', 'known: value texts (a date beyond ±10^8 days prints as its civil date; DataStax prints its day count)'],
   ['utils *', 'internal: lib/utils'],
