@@ -12,6 +12,10 @@ use crate::wire::Reader;
 /// evicted again by a schema change in progress may need more than one, but not forever.
 const EXTRA_REPREPARES: usize = 2;
 
+/// At most this many distinct statements of a batch count towards its re-preparations: each
+/// one sends the whole batch again, and a batch rarely mixes more statements than this.
+const MAX_COUNTED_STATEMENTS: usize = 16;
+
 impl Session {
     /// Prepares again, on `conn`'s node, the statement an UNPREPARED answer to `req_id` names;
     /// the request goes again once that is done. False when there is nothing to prepare: the
@@ -42,35 +46,42 @@ impl Session {
 
 /// The statement to prepare again for an UNPREPARED answer to a request (`opcode`, `body`),
 /// with the number of distinct prepared statements the request holds (what bounds its
-/// re-preparations): an EXECUTE's own statement, or the one `named` by the error when the
-/// BATCH holds it. None for any other request, a batch without that statement, or a body that
-/// does not read (the session wrote it, so that is not expected).
+/// re-preparations; at most [`MAX_COUNTED_STATEMENTS`]): an EXECUTE's own statement, or the
+/// one `named` by the error when the BATCH holds it. None for any other request, a batch
+/// without that statement, or a body that does not read (the session wrote it, so that is not
+/// expected).
 pub(crate) fn statement_to_reprepare<'a>(opcode: Opcode, body: &'a [u8], named: Option<&[u8]>) -> Option<(&'a [u8], usize)> {
     match opcode {
         Opcode::Execute => Reader::new(body).short_bytes("execute id").ok().map(|id| (id, 1)),
         Opcode::Batch => {
             let named = named?;
-            let mut ids = batch_prepared_ids(body)?;
-            let held = *ids.iter().find(|id| **id == named)?;
-            ids.sort_unstable();
-            ids.dedup();
-            Some((held, ids.len()))
+            let mut held = None;
+            let mut distinct: Vec<&[u8]> = Vec::new();
+            walk_batch_ids(body, |id| {
+                if id == named {
+                    held = Some(id);
+                }
+                if distinct.len() < MAX_COUNTED_STATEMENTS && !distinct.contains(&id) {
+                    distinct.push(id);
+                }
+            })?;
+            Some((held?, distinct.len()))
         }
         _ => None,
     }
 }
 
-/// The ids of a BATCH body's prepared statements, in order, repeats included. Each statement
-/// takes at least 5 bytes, so the walk ends within the bytes present whatever the count says.
-fn batch_prepared_ids(body: &[u8]) -> Option<Vec<&[u8]>> {
+/// Hands `visit` the id of each prepared statement of a BATCH body, in order, repeats
+/// included; None when the statements do not read. Each statement takes at least 5 bytes, so
+/// the walk ends within the bytes present whatever the count says.
+fn walk_batch_ids<'a>(body: &'a [u8], mut visit: impl FnMut(&'a [u8])) -> Option<()> {
     let mut r = Reader::new(body);
     r.u8("batch type").ok()?;
     let count = r.u16("batch count").ok()?;
-    let mut ids = Vec::new();
     for _ in 0..count {
         match r.u8("statement kind").ok()? {
             0 => drop(r.long_string("statement query").ok()?),
-            1 => ids.push(r.short_bytes("statement id").ok()?),
+            1 => visit(r.short_bytes("statement id").ok()?),
             _ => return None,
         }
         let values = r.u16("values count").ok()?;
@@ -81,7 +92,7 @@ fn batch_prepared_ids(body: &[u8]) -> Option<Vec<&[u8]>> {
             }
         }
     }
-    Some(ids)
+    Some(())
 }
 
 #[cfg(test)]
@@ -110,6 +121,16 @@ mod tests {
         assert_eq!(statement_to_reprepare(Opcode::Batch, &body, Some(b"a")), Some((&b"a"[..], 2)));
         assert_eq!(statement_to_reprepare(Opcode::Batch, &body, Some(b"c")), None);
         assert_eq!(statement_to_reprepare(Opcode::Batch, &body, None), None);
+    }
+
+    #[test]
+    fn at_most_sixteen_distinct_statements_count() {
+        let ids: Vec<[u8; 2]> = (0..40u8).map(|i| [b'x', i]).collect();
+        let statements: Vec<BatchStatement> =
+            ids.iter().chain(&ids).map(|id| BatchStatement::Prepared { id, values: &[] }).collect();
+        let body = batch(&statements);
+        assert_eq!(statement_to_reprepare(Opcode::Batch, &body, Some(b"x\x27")), Some((&b"x\x27"[..], 16)));
+        assert_eq!(statement_to_reprepare(Opcode::Batch, &body, Some(b"x\x00")), Some((&b"x\x00"[..], 16)));
     }
 
     #[test]
