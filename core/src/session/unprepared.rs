@@ -86,9 +86,9 @@ fn walk_batch_ids<'a>(body: &'a [u8], mut visit: impl FnMut(&'a [u8])) -> Option
         }
         let values = r.u16("values count").ok()?;
         for _ in 0..values {
-            let len = r.i32("value length").ok()?;
-            if len > 0 {
-                r.bytes(len as usize, "value").ok()?;
+            // A negative length (null, unset) has no bytes.
+            if let Ok(len) = usize::try_from(r.i32("value length").ok()?) {
+                r.bytes(len, "value").ok()?;
             }
         }
     }
