@@ -256,8 +256,11 @@ pub enum ErrorDetails {
         keyspace: String,
         table: String,
     },
+    /// The id of the statement the node does not know, as bytes: the session looks it up
+    /// among the statements it prepared to prepare it again (JSON and the tests spell it in hex).
     Unprepared {
-        unprepared_id: String,
+        #[cfg_attr(feature = "serde", serde(serialize_with = "serialize_hex"))]
+        unprepared_id: Vec<u8>,
     },
     CasWriteUnknown {
         consistency: &'static str,
@@ -298,6 +301,11 @@ pub fn error_code_name(code: i32) -> &'static str {
         0x2500 => "Unprepared",
         _ => "Unknown",
     }
+}
+
+#[cfg(feature = "serde")]
+fn serialize_hex<S: serde::Serializer>(id: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&hex(id))
 }
 
 pub fn hex(b: &[u8]) -> String {
@@ -417,7 +425,7 @@ impl ServerError {
                 keyspace: r.string("already exists keyspace")?.to_owned(),
                 table: r.string("already exists table")?.to_owned(),
             },
-            0x2500 => ErrorDetails::Unprepared { unprepared_id: hex(r.short_bytes("unprepared id")?) },
+            0x2500 => ErrorDetails::Unprepared { unprepared_id: r.short_bytes("unprepared id")?.to_vec() },
             0x1700 => ErrorDetails::CasWriteUnknown {
                 consistency: cl(&mut r)?,
                 received: r.i32("cas write unknown received")?,

@@ -37,6 +37,7 @@ mod prepare_all;
 mod keyspace_plans;
 mod prepared;
 mod routing_key;
+mod unprepared;
 use routing_key::check_values_and_token;
 pub use routing_key::token_from_values;
 pub use shards::ShardTarget;
@@ -271,9 +272,9 @@ struct Req {
     executions: Vec<(ConnId, u32)>,
     speculative_started: u32,
     node: u32,
-    /// Re-preparations so far: a statement evicted again by a schema change in progress
-    /// may need more than one, but not forever.
-    reprepares: u8,
+    /// Re-preparations so far, bounded by the statements the request holds
+    /// (`session/unprepared.rs`).
+    reprepares: u16,
     trace: Vec<TraceEntry>,
     errors: Vec<NodeError>,
 }
@@ -897,6 +898,10 @@ impl Session {
 
     fn conn(&self, id: ConnId) -> Option<&Conn> {
         self.conns.get(slot_of(id)).and_then(|c| c.as_ref()).filter(|c| c.id == id)
+    }
+
+    fn req(&self, id: SessionRequestId) -> Option<&Req> {
+        self.reqs.get(slot_of(id)).and_then(|r| r.as_ref()).filter(|r| r.id == id)
     }
 
     fn req_mut(&mut self, id: SessionRequestId) -> Option<&mut Req> {
@@ -1900,17 +1905,9 @@ impl Session {
         req.executions.retain(|(c, _)| *c != conn);
         req.errors.push(NodeError::new(node_address.clone(), &error));
         if let RequestError::Server(e) = &error {
-            // Each node keeps its own prepared statements: re-prepare there, once per node.
-            if e.code == 0x2500 && req.opcode == Opcode::Execute && req.reprepares < 3 {
-                req.reprepares += 1;
-                req.errors.pop();
-                let prepared_id = Reader::new(&req.body).short_bytes("execute id").map(<[u8]>::to_vec).unwrap_or_default();
-                if let Some(meta) = self.prepared.get(prepared_id.as_slice()) {
-                    let cql = meta.cql.clone();
-                    self.metrics.reprepares += 1;
-                    self.reprepare(now, req_id, conn, &cql);
-                    return;
-                }
+            // Each node keeps its own prepared statements: prepare again there what it lost.
+            if e.code == 0x2500 && self.reprepare_lost(now, req_id, conn, &e.details) {
+                return;
             }
         }
         let Some(req) = self.req_mut(req_id) else { return };

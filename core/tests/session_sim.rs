@@ -12,6 +12,8 @@ use cqlwire_core::session::{Command, ConnId, RequestSpec, Session, SessionConfig
 
 const MS: u64 = 1_000;
 const INSERT: &str = "INSERT INTO ks1.t (k, v) VALUES (?, ?)";
+/// A second statement the simulated nodes prepare (as `prep-insert-ttl`).
+const INSERT_TTL: &str = "INSERT INTO ks1.t (k, v) VALUES (?, ?) USING TTL 60";
 
 #[derive(Default)]
 struct SimNode {
@@ -83,6 +85,8 @@ struct SimNode {
     forget_prepared: bool,
     /// PREPAREs read, answered or not.
     prepares: usize,
+    /// The PREPAREs (`PREPARE <cql>`) and BATCHes (`BATCH <ids>`) read, in order.
+    log: Vec<String>,
     /// The next this many PREPAREs are read, then the connection drops before the answer.
     drop_after_prepare: u32,
     /// The next this many PREPARE answers come with a copy on a stream nobody used: the
@@ -428,13 +432,17 @@ impl Sim {
                 0x09 => {
                     let n = u32::from_be_bytes(body[0..4].try_into().unwrap()) as usize;
                     let cql = std::str::from_utf8(&body[4..4 + n]).unwrap();
-                    assert_eq!(cql.trim_end(), INSERT);
+                    let id = match cql.trim_end() {
+                        INSERT => b"prep-insert".to_vec(),
+                        INSERT_TTL => b"prep-insert-ttl".to_vec(),
+                        other => panic!("unexpected PREPARE {other}"),
+                    };
+                    self.nodes[node].log.push(format!("PREPARE {cql}"));
                     self.nodes[node].prepares += 1;
                     if self.nodes[node].drop_after_prepare > 0 {
                         self.nodes[node].drop_after_prepare -= 1;
                         return RESET.to_vec();
                     }
-                    let id = b"prep-insert".to_vec();
                     if !self.nodes[node].forget_prepared {
                         self.nodes[node].prepared.insert(id.clone());
                     }
@@ -513,9 +521,15 @@ impl Sim {
                     let mut at = 3;
                     let mut tokens = Vec::new();
                     let mut refused = false;
+                    let (mut ids, mut unknown) = (Vec::new(), None);
                     for _ in 0..count {
                         assert_eq!(body[at], 1, "bulk batches hold prepared statements");
                         let idlen = u16::from_be_bytes([body[at + 1], body[at + 2]]) as usize;
+                        let id = body[at + 3..at + 3 + idlen].to_vec();
+                        ids.push(String::from_utf8_lossy(&id).into_owned());
+                        if !self.nodes[node].prepared.contains(&id) && unknown.is_none() {
+                            unknown = Some(id);
+                        }
                         at += 3 + idlen;
                         let values = u16::from_be_bytes([body[at], body[at + 1]]) as usize;
                         let (token, bad) = self.row_of(node, &body[at + 2..]);
@@ -527,7 +541,12 @@ impl Sim {
                             at += 4 + len.max(0) as usize;
                         }
                     }
-                    if refused {
+                    self.nodes[node].log.push(format!("BATCH {}", ids.join(" ")));
+                    if let Some(id) = unknown {
+                        let mut extra = (id.len() as u16).to_be_bytes().to_vec();
+                        extra.extend_from_slice(&id);
+                        frame(stream, 0x00, &server_error(0x2500, "unprepared", &extra))
+                    } else if refused {
                         frame(stream, 0x00, &self.refusal(node, "invalid value in batch"))
                     } else {
                         self.nodes[node].batches.push(count);
@@ -3255,6 +3274,9 @@ mod buffers;
 
 #[path = "session_sim/load_backoff.rs"]
 mod load_backoff;
+
+#[path = "session_sim/batch_reprepare.rs"]
+mod batch_reprepare;
 
 #[test]
 fn a_reprepare_answered_as_its_connection_closes_still_ends_its_request() {

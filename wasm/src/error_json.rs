@@ -5,7 +5,7 @@
 
 use cqlwire_core::connection::{CloseReason, RequestError};
 use cqlwire_core::error::Side;
-use cqlwire_core::message::{ErrorDetails, ServerError, ServerEvent};
+use cqlwire_core::message::{hex, ErrorDetails, ServerError, ServerEvent};
 use cqlwire_core::session::SessionError;
 use cqlwire_core::types::JsonWriter;
 
@@ -206,7 +206,7 @@ fn details(w: &mut JsonWriter, d: &ErrorDetails) {
             w.key("keyspace").string(keyspace).key("table").string(table);
         }
         ErrorDetails::Unprepared { unprepared_id } => {
-            w.key("unprepared_id").string(unprepared_id);
+            w.key("unprepared_id").string(&hex(unprepared_id));
         }
         ErrorDetails::CasWriteUnknown { consistency, received, block_for } => {
             consistency_counts(w, consistency, *received, *block_for);
@@ -274,7 +274,7 @@ mod tests {
                 arg_types: vec!["int".into(), "text".into()],
             },
             ErrorDetails::AlreadyExists { keyspace: "ks".into(), table: "".into() },
-            ErrorDetails::Unprepared { unprepared_id: "abcd".into() },
+            ErrorDetails::Unprepared { unprepared_id: vec![0xab, 0xcd] },
             ErrorDetails::CasWriteUnknown { consistency: "SERIAL", received: 0, block_for: 2 },
             ErrorDetails::RateLimitReached { op_type: "write", rejected_by_coordinator: true },
         ]
