@@ -101,6 +101,8 @@ export interface ResultStreamLike extends ReadableLike {
   paused: boolean;
   add(chunk: unknown): number;
   _valve(readNext: (() => void) | null): void;
+  cancel(callback?: (err: Error) => void): void;
+  setHandlers(options: unknown): void;
 }
 
 /**
@@ -140,6 +142,16 @@ export function resultStreamClass(Readable: ReadableClass) {
       this.read(0);
       return length;
     }
+
+    /** Continuous paging (DSE only) is not there: `cancel` fails as DataStax's does without it. */
+    cancel(callback?: (err: Error) => void): void {
+      const err = new Error("You can only cancel streaming executions when continuous paging is enabled");
+      if (!callback) throw err;
+      callback(err);
+    }
+
+    /** DataStax's continuous-paging hook: nothing to set without continuous paging. */
+    setHandlers(_options: unknown): void {}
   };
 }
 
