@@ -12,6 +12,7 @@ export { ResultSet } from "./src/result.ts";
 export type { ColumnInfo, ExecutionInfo, PageSource, Row, WireLengths } from "./src/result.ts";
 export type { CqlSocket, RuntimeHooks, SocketFactory, SocketHandlers, SocketTarget, TlsSettings } from "./src/socket.ts";
 export type { SaslAuthenticator, SaslAuthProvider, SaslCallback } from "./src/sasl.ts";
+export type { AddressTranslator, TranslatedAddress } from "./src/address_translator.ts";
 export {
   ArgumentError,
   AuthenticationError,

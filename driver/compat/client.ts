@@ -19,6 +19,7 @@ import { CqlTypeError } from "../src/codec/errors.ts";
 import { formatCqlType } from "../src/codec/mod.ts";
 import { longToBigInt } from "./numbers.ts";
 import { checkProfilePolicies, MonotonicTimestampGenerator, type TimestampGenerator } from "./policies.ts";
+import { type DnsModule, setDns } from "./address_resolution.ts";
 import type { Row } from "./values.ts";
 import { Token, TokenRange, tokenValueOf } from "./token.ts";
 import { type ClientMetrics, DefaultMetrics } from "./metrics.ts";
@@ -102,6 +103,8 @@ export interface CompatRuntime {
   readable(pages: AsyncIterable<Row[]>): RowStream;
   /** `node:buffer`'s class where the runtime has the module but maybe no global (Deno). */
   Buffer?: BufferClass;
+  /** `node:dns`, for EC2MultiRegionTranslator (a Worker has none). */
+  dns?: DnsModule;
 }
 
 /** What `stream()` returns: `on` chains and its listeners take `any`, as on DataStax's EventEmitter. */
@@ -114,6 +117,7 @@ let runtime: CompatRuntime | null = null;
 
 export function setCompatRuntime(r: CompatRuntime): void {
   runtime = r;
+  setDns(r.dns);
   if (r.Buffer) useBufferClass(r.Buffer);
 }
 

@@ -8,6 +8,7 @@ import type { EncodingOptions } from "./convert.ts";
 import { longToBigInt } from "./numbers.ts";
 import { type AuthProvider, authOptions } from "./auth.ts";
 import { type Policies, policyOptions } from "./policies.ts";
+import { translatorOption } from "./address_resolution.ts";
 import type { RequestTracker } from "./tracker.ts";
 import type { ClientMetrics } from "./metrics.ts";
 
@@ -152,6 +153,7 @@ export function clientOptions(o: CompatClientOptions): ClientOptions {
     },
     queryOptions: { consistency: qo.consistency, fetchSize: qo.fetchSize, prepare: qo.prepare, isIdempotent: qo.isIdempotent },
     policies: policy.policies,
+    addressTranslator: translatorOption(o.policies?.addressResolution, o.contactPoints ?? [], o.protocolOptions?.port ?? 9042),
     encoding: { useUndefinedAsUnset: o.encoding?.useUndefinedAsUnset ?? true, dataStaxValues: true },
     maxPrepared: o.maxPrepared,
     // DataStax's defaults: both on.

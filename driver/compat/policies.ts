@@ -8,6 +8,7 @@
 import type { ClientOptions } from "../mod.ts";
 import { ArgumentError, NotSupportedError } from "../src/errors.ts";
 import { Long } from "./numbers.ts";
+import type { AddressTranslator } from "./address_resolution.ts";
 
 // getOptions(): each policy's settings as a Map, as DataStax's give them (code logs them).
 type Options = Map<string, unknown>;
@@ -187,12 +188,7 @@ export class MonotonicTimestampGenerator extends TimestampGenerator {
   }
 }
 
-export class AddressTranslator {
-  translate(address: string, port: number, callback: (endpoint: string) => void): void {
-    callback(`${address}:${port}`);
-  }
-}
-export class EC2MultiRegionTranslator extends AddressTranslator {}
+export { AddressTranslator, EC2MultiRegionTranslator } from "./address_resolution.ts";
 
 export interface Policies {
   addressResolution?: AddressTranslator;
@@ -263,10 +259,6 @@ export function policyOptions(p: Policies | undefined): { localDataCenter?: stri
     policies.speculativeMaxExtra = extra;
   } else if (spec !== undefined && !isOneOf(spec, [NoSpeculativeExecutionPolicy])) {
     refuse("policies.speculativeExecution", spec, "ConstantSpeculativeExecutionPolicy or NoSpeculativeExecutionPolicy");
-  }
-  const translator = p?.addressResolution;
-  if (translator !== undefined && !isOneOf(translator, [AddressTranslator])) {
-    refuse("policies.addressResolution", translator, "no address translation (cqlwire connects to the addresses the nodes advertise)");
   }
   return { localDataCenter: lb.localDc, policies };
 }

@@ -358,6 +358,7 @@ export class Client {
         maxFrameBytes: o.protocolOptions.maxFrameBytes,
         prepareOnAllHosts: o.prepareOnAllHosts,
         rePrepareOnUp: o.rePrepareOnUp,
+        addressTranslator: o.addressTranslator,
       },
       this.runtime,
       {

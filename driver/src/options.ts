@@ -1,6 +1,7 @@
 /** Client options, validated field by field so a bad field is named in the message. */
 import type { SocketFactory } from "./socket.ts";
 import type { SaslAuthProvider } from "./sasl.ts";
+import type { AddressTranslator } from "./address_translator.ts";
 import { ArgumentError } from "./errors.ts";
 import { arrayAt, booleanAt, defined, numberAt, objectAt, oneOfAt, OptionIssues, stringAt } from "./option_checks.ts";
 
@@ -85,6 +86,14 @@ export interface ClientOptions {
   /** Shorthand for `socketOptions.readTimeout`. */
   requestTimeout?: number;
   socketFactory?: SocketFactory;
+  /**
+   * The endpoint to dial for an address (a contact point as given, or the address a node
+   * advertises), asked before each connection is opened: for nodes behind NAT, Docker or EC2
+   * public/private addresses. Nodes keep their advertised names everywhere else. A translator
+   * that throws, rejects, answers a bad endpoint or does not answer within
+   * `socketOptions.connectTimeout` fails that connection attempt (the node is down and retried).
+   */
+  addressTranslator?: AddressTranslator;
 }
 
 /** Which nodes get requests, and how fast a down node is retried. */
@@ -138,7 +147,8 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
       authProvider: customAt(issues, "authProvider", o.authProvider, isSaslAuthProvider, "expected an object with newAuthenticator(endpoint, authenticatorClass)"),
       tls: tlsAt(issues, o.tls),
       requestTimeout: numberAt(issues, "requestTimeout", o.requestTimeout, { integer: true, min: 1 }),
-      socketFactory: customAt(issues, "socketFactory", o.socketFactory, (v): v is SocketFactory => typeof v === "function", "expected a function"),
+      socketFactory: customAt(issues, "socketFactory", o.socketFactory, isFunction<SocketFactory>, "expected a function"),
+      addressTranslator: customAt(issues, "addressTranslator", o.addressTranslator, isFunction<AddressTranslator>, "expected a function (host, port) => endpoint"),
     }),
     protocolOptions: protocolOptionsAt(issues, o.protocolOptions),
     compression: oneOfAt(issues, "compression", o.compression, ["none", "lz4", "snappy"] as const) ?? "none",
@@ -178,6 +188,10 @@ function contactPointsAt(issues: OptionIssues, value: unknown): string[] {
 function customAt<T>(issues: OptionIssues, path: string, value: unknown, is: (v: unknown) => v is T, message: string): T | undefined {
   if (value !== undefined && !is(value)) issues.add(path, message);
   return value as T | undefined;
+}
+
+function isFunction<T>(v: unknown): v is T {
+  return typeof v === "function";
 }
 
 function isSaslAuthProvider(v: unknown): v is SaslAuthProvider {

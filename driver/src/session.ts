@@ -26,6 +26,7 @@ import { PendingTable, rejectWith, type Settle } from "./pending.ts";
 import { Slab } from "./slab.ts";
 import type { WireLengths } from "./result.ts";
 import { SaslBridge, type SaslAuthProvider, type SaslStep } from "./sasl.ts";
+import { type AddressTranslator, translateAddress } from "./address_translator.ts";
 import { AuthenticationError, ConnectionError, DriverError, DriverInternalError, errorFromCall, errorFromCore, NoHostAvailableError } from "./errors.ts";
 
 /** CSV output settings, checked by the core (core/src/csv_out.rs `CsvFormatSettings`). */
@@ -177,6 +178,8 @@ export interface SessionSettings {
   rePrepareOnUp?: boolean;
   /** A JavaScript SASL authenticator; the core waits for its answers. */
   authProvider?: SaslAuthProvider;
+  /** Which endpoint to dial for an address (only where a socket is opened). */
+  addressTranslator?: AddressTranslator;
 }
 
 export interface SessionListener {
@@ -1023,13 +1026,47 @@ export class SessionHost {
   }
 
   private openSocket(conn: number, host: string, port: number, shard?: ShardPort): void {
-    this.warnClearTextCredentials(host, port);
     this.sockets.set(conn, null);
+    const translator = this.settings.addressTranslator;
+    // The deadline covers the translator too: one that never answers fails the attempt.
+    let translating = translator !== undefined;
+    const ms = this.settings.connectTimeoutMs;
     let timeout: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timeout = setTimeout(() => reject(new Error(`connect timed out after ${this.settings.connectTimeoutMs} ms`)), this.settings.connectTimeoutMs);
+      timeout = setTimeout(() =>
+        reject(new Error(translating ? `address translator did not answer for ${host}:${port} within ${ms} ms` : `connect timed out after ${ms} ms`)), ms);
     });
-    const opening = this.runtime.socketFactory(
+    const opening = translator === undefined ? this.dial(conn, host, port, shard) : translateAddress(translator, host, port).then((to) => {
+      translating = false;
+      // Abandoned meanwhile (timed out, closed): no socket is opened.
+      if (this.closed || !this.sockets.has(conn)) throw new Error("connect abandoned");
+      return this.dial(conn, to.host, to.port, shard);
+    });
+    Promise.race([opening, deadline]).then(
+      (socket) =>
+        this.contain(() => {
+          clearTimeout(timeout);
+          if (this.closed || !this.sockets.has(conn)) return socket.close();
+          this.sockets.set(conn, socket);
+          this.core.handleConnected(nowMicros(), conn);
+          this.drive();
+        }),
+      (e) =>
+        this.contain(() => {
+          clearTimeout(timeout);
+          opening.then((s) => s.close(), () => {});
+          if (this.closed || !this.sockets.has(conn)) return;
+          this.sockets.delete(conn);
+          this.core.handleConnectFailed(nowMicros(), conn, String((e as Error)?.message ?? e));
+          this.drive();
+        }),
+    );
+  }
+
+  /** Opens the socket of connection `conn` to the endpoint to dial (translated or not). */
+  private dial(conn: number, host: string, port: number, shard?: ShardPort): Promise<CqlSocket> {
+    this.warnClearTextCredentials(host, port);
+    return this.runtime.socketFactory(
       { host, port, tls: this.settings.tls, connectTimeoutMs: this.settings.connectTimeoutMs, shard },
       {
         // Without `contain`'s closure: a read is the hot path, and a closure per read was
@@ -1049,25 +1086,6 @@ export class SessionHost {
             this.drive();
           }),
       },
-    );
-    Promise.race([opening, deadline]).then(
-      (socket) =>
-        this.contain(() => {
-          clearTimeout(timeout);
-          if (this.closed || !this.sockets.has(conn)) return socket.close();
-          this.sockets.set(conn, socket);
-          this.core.handleConnected(nowMicros(), conn);
-          this.drive();
-        }),
-      (e) =>
-        this.contain(() => {
-          clearTimeout(timeout);
-          opening.then((s) => s.close(), () => {});
-          if (this.closed || !this.sockets.has(conn)) return;
-          this.sockets.delete(conn);
-          this.core.handleConnectFailed(nowMicros(), conn, String((e as Error)?.message ?? e));
-          this.drive();
-        }),
     );
   }
 

@@ -417,14 +417,11 @@ export function compatCases(cassandra, settings) {
         return this.rethrowResult();
       }
     }
-    class MyTranslator extends policies.addressResolution.AddressTranslator {}
     const refused = [
       [{ policies: { loadBalancing: new MyPlan() } }, "policies.loadBalancing: MyPlan is not supported"],
       [{ policies: { loadBalancing: new lb.TokenAwarePolicy(new MyPlan()) } }, "policies.loadBalancing.childPolicy: MyPlan is not supported"],
       [{ policies: { loadBalancing: { newQueryPlan() {} } } }, "policies.loadBalancing: Object is not supported"],
       [{ policies: { retry: new MyRetry() } }, "policies.retry: MyRetry is not supported"],
-      [{ policies: { addressResolution: new MyTranslator() } }, "policies.addressResolution: MyTranslator is not supported"],
-      [{ policies: { addressResolution: new policies.addressResolution.EC2MultiRegionTranslator() } }, "policies.addressResolution: EC2MultiRegionTranslator is not supported"],
       [{ policies: { speculativeExecution: new policies.speculativeExecution.ConstantSpeculativeExecutionPolicy(10, 9) } }, "policies.speculativeExecution: maxSpeculativeExecutions 9: cqlwire runs 1 to 5"],
       [{ profiles: [new ExecutionProfile("other", { retry: new policies.retry.FallthroughRetryPolicy() })] }, 'profiles "other".retry: per-profile retry policies are not supported'],
     ];
@@ -456,6 +453,9 @@ export function compatCases(cassandra, settings) {
         addressResolution: new policies.addressResolution.AddressTranslator(),
       },
     }));
+    // An address translator is asked where to dial (the host's side, not the core's): taken, subclasses too.
+    class MyTranslator extends policies.addressResolution.AddressTranslator {}
+    new Client(options({ policies: { addressResolution: new MyTranslator() } }));
   });
 
   test("per-query retry, host and customPayload are refused, not ignored", () =>

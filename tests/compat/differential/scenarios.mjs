@@ -2125,3 +2125,56 @@ scenario("tracker: options refused and client.metrics", async (d) => {
     typeof plain.metrics.responses.success.on, d.ExecutionOptions.empty().isPrepared(),
   ];
 });
+
+// policies.addressResolution: DataStax asks the translator only for addresses the nodes send
+// (system.peers rows, STATUS_CHANGE events), never for contact points: on this one node it is
+// never called, on either driver, and a translator to the same node works. The identity
+// translator's endpoint, and a policy that is no AddressTranslator refused as DataStax does.
+scenario("policies.addressResolution: translate's calls, a translator to the same node, a non-translator", async (d) => {
+  const { AddressTranslator } = d.policies.addressResolution;
+  const calls = [];
+  class Recording extends AddressTranslator {
+    translate(address, port, callback) {
+      calls.push([address, port]);
+      callback(`${address}:${port}`);
+    }
+  }
+  const at = settings.host.lastIndexOf(":");
+  const client = new d.Client({
+    contactPoints: [settings.host.slice(0, at)],
+    protocolOptions: { port: Number(settings.host.slice(at + 1)) },
+    localDataCenter: "datacenter1",
+    policies: { addressResolution: new Recording() },
+  });
+  let rows;
+  let hosts;
+  try {
+    rows = (await client.execute("SELECT key FROM system.local")).rows;
+    hosts = client.hosts.keys();
+  } finally {
+    await client.shutdown();
+  }
+  const identity = await new Promise((resolve) => new AddressTranslator().translate("10.1.2.3", 9042, resolve));
+  let refused;
+  try {
+    new d.Client({ contactPoints: [settings.host], localDataCenter: "datacenter1", policies: { addressResolution: { translate() {} } } });
+  } catch (e) {
+    refused = e;
+  }
+  return [calls, rows, hosts, identity, refused];
+});
+
+// EC2MultiRegionTranslator: a reverse lookup of the address, then a forward one of its name
+// (node:dns); a client with it connects. Workers have no node:dns: NotSupportedError there.
+scenario("known on workerd: policies.addressResolution.EC2MultiRegionTranslator", async (d) => {
+  const translator = new d.policies.addressResolution.EC2MultiRegionTranslator();
+  const logged = [];
+  translator.logError = (address, err) => logged.push([address, err.code]);
+  const endpoint = await new Promise((resolve) => translator.translate("127.0.0.1", 9042, resolve));
+  const client = new d.Client({ contactPoints: [settings.host], localDataCenter: "datacenter1", policies: { addressResolution: translator } });
+  try {
+    return [endpoint, logged, translator instanceof d.policies.addressResolution.AddressTranslator, (await client.execute("SELECT key FROM system.local")).rows];
+  } finally {
+    await client.shutdown();
+  }
+});
