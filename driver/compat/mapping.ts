@@ -187,7 +187,9 @@ export class ModelMapper {
     this.tablesMetadata ??= (async () => {
       await this.client.connect();
       return await Promise.all(this.tables.map(async ({ name, isView }) => {
-        const table = isView ? await this.client.metadata.getMaterializedView(keyspace, name) : await this.client.metadata.getTable(keyspace, name);
+        // cqlwire's own metadata (it has the keyspace and each column's CQL text), not DataStax's shapes.
+        const md = this.client.cqlwire.metadata;
+        const table = await (isView ? md.getMaterializedView(keyspace, name) : md.getTable(keyspace, name));
         if (!table) throw new Error(`Table "${name}" could not be retrieved`);
         return { table, isView };
       }));
