@@ -487,8 +487,8 @@ scenario("metadata: getUdt, nested UDTs", async (_d, client, ks) => {
 });
 
 // DataStax's keyspace also holds its lookup caches (udts, tables, functions, aggregates, views:
-// what getTable etc. loaded, misses too), tokenToReplica and DSE's graphEngine: internals.
-const KEYSPACE_INTERNALS = new Set(["udts", "tables", "functions", "aggregates", "views", "tokenToReplica", "graphEngine"]);
+// what getTable etc. loaded, misses too; replicas by token), tokenToReplica and DSE's graphEngine: internals.
+const KEYSPACE_INTERNALS = new Set(["udts", "tables", "functions", "aggregates", "views", "replicas", "tokenToReplica", "graphEngine"]);
 scenario("metadata: a keyspace's fields", async (_d, client, ks) => {
   const full = client.metadata.keyspaces[ks];
   const k = Object.fromEntries(Object.keys(full).filter((x) => !KEYSPACE_INTERNALS.has(x)).map((x) => [x, full[x]]));
