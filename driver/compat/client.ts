@@ -56,6 +56,7 @@ export type CompatMetadata = Omit<Metadata, Lookups> & {
   getAggregates(keyspace: string, name: string): Promise<Aggregate[]>;
   getAggregate(keyspace: string, name: string, signature: Signature, callback: ValueCallback<Aggregate>): void;
   getAggregate(keyspace: string, name: string, signature: Signature): Promise<Aggregate>;
+  isDbaas(): boolean;
   refreshKeyspace(name: string, callback: EmptyCallback): void;
   refreshKeyspace(name: string): Promise<void>;
   refreshKeyspaces(callback: EmptyCallback): void;
@@ -256,6 +257,8 @@ export class Client {
         settle(one(typed(ks, md.getFunction(ks, name, sig)!.then((f) => (f ? [f] : [])), false)), cb),
       getAggregate: (ks: string, name: string, sig: Parameters<Metadata["getAggregate"]>[2], cb?: Cb<unknown>) =>
         settle(one(typed(ks, md.getAggregate(ks, name, sig)!.then((f) => (f ? [f] : [])), true)), cb),
+      /** DataStax's: true for DataStax Astra (a cloud secure bundle), which cqlwire does not connect to. */
+      isDbaas: () => false,
     };
   }
 

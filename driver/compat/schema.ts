@@ -12,6 +12,7 @@ import { parseCqlType, type TypeInfo, type UdtType } from "../src/codec/mod.ts";
 import { collectUdtNames, type Metadata, type TableMetadata as NativeTable } from "../src/metadata.ts";
 import type { Aggregate, SchemaFunction } from "../src/schema_functions.ts";
 import type { Row } from "../src/result.ts";
+import { ResponseError } from "../src/errors.ts";
 import { Emitter } from "./emitter.ts";
 
 type Execute = (query: string, params: unknown[]) => Promise<{ rows: Row[] }>;
@@ -160,28 +161,41 @@ async function typeParser(metadata: Metadata, keyspace: string, texts: string[])
 
 const asRecord = (v: unknown): Record<string, string> => v instanceof Map ? Object.fromEntries([...v].map(([k, x]) => [String(k), x])) : { ...(v as Record<string, string> ?? {}) };
 
+interface Columns {
+  columns: Array<{ name: string; cqlType: string; isStatic: boolean }>;
+  partitionKeys: string[];
+  clusteringKeys: string[];
+  clusteringOrder: string[];
+}
+
+/** Fills `t`'s columns, keys and clustering order, the types parsed as DataStax's schema parser does. */
+async function fillColumns(t: DataCollection, metadata: Metadata, keyspace: string, c: Columns): Promise<void> {
+  const parse = await typeParser(metadata, keyspace, c.columns.map((x) => x.cqlType));
+  const byName = new Map<string, SchemaColumn>();
+  t.columns = c.columns.map((x) => {
+    const column = { name: x.name, type: parse(x.cqlType), isStatic: x.isStatic };
+    byName.set(x.name, column);
+    return column;
+  });
+  t.columnsByName = Object.fromEntries(byName);
+  t.partitionKeys = c.partitionKeys.map((n) => byName.get(n)!);
+  t.clusteringKeys = c.clusteringKeys.map((n) => byName.get(n)!);
+  t.clusteringOrder = c.clusteringOrder.map((o) => (o.toUpperCase() === "DESC" ? "DESC" : "ASC"));
+}
+
 /** DataStax's `getTable` / `getMaterializedView`: cqlwire's table with its schema row's options. */
 export async function dataCollection(metadata: Metadata, execute: Execute, keyspace: string, name: string, view: boolean): Promise<TableMetadata | MaterializedView | null> {
   const native = (await (view ? metadata.getMaterializedView(keyspace, name) : metadata.getTable(keyspace, name))) as NativeTable | null;
-  if (native === null) return null;
+  if (native === null) return view ? null : await virtualTable(metadata, execute, keyspace, name);
   const [head, indexes] = await Promise.all([
     execute(`SELECT * FROM system_schema.${view ? "views" : "tables"} WHERE keyspace_name = ? AND ${view ? "view_name" : "table_name"} = ?`, [keyspace, name]),
     view ? Promise.resolve({ rows: [] }) : execute("SELECT * FROM system_schema.indexes WHERE keyspace_name = ? AND table_name = ?", [keyspace, name]),
   ]);
   const row = head.rows[0];
   if (row === undefined) return null; // dropped between the two reads
-  const parse = await typeParser(metadata, keyspace, native.columns.map((c) => c.cqlType));
   const t = view ? new MaterializedView(name) : new TableMetadata(name);
-  const byName = new Map<string, SchemaColumn>();
-  t.columns = native.columns.map((c) => {
-    const column = { name: c.name, type: parse(c.cqlType), isStatic: c.isStatic };
-    byName.set(c.name, column);
-    return column;
-  });
-  t.columnsByName = Object.fromEntries(byName);
-  t.partitionKeys = native.partitionKeys.map((c) => byName.get(c.name)!);
-  t.clusteringKeys = native.clusteringKeys.map((c) => byName.get(c.name)!);
-  t.clusteringOrder = native.clusteringOrder.map((o) => (o === "DESC" ? "DESC" : "ASC"));
+  const names = (cs: Array<{ name: string }>) => cs.map((c) => c.name);
+  await fillColumns(t, metadata, keyspace, { ...native, partitionKeys: names(native.partitionKeys), clusteringKeys: names(native.clusteringKeys) });
   fillOptions(t, row);
   if (t instanceof MaterializedView) {
     t.tableName = row.base_table_name as string;
@@ -195,6 +209,35 @@ export async function dataCollection(metadata: Metadata, execute: Execute, keysp
     const flags = new Set((row.flags as Iterable<string> | null) ?? []);
     t.isCompact = flags.has("super") || flags.has("dense") || !flags.has("compound");
   }
+  return t;
+}
+
+/**
+ * A table of a virtual keyspace (Cassandra 4+: system_views...), from `system_virtual_schema`:
+ * as DataStax's, its columns and keys only (it has no options), and `virtual` true. Null on
+ * a server without virtual tables (Cassandra 3: no such schema table).
+ */
+async function virtualTable(metadata: Metadata, execute: Execute, keyspace: string, name: string): Promise<TableMetadata | null> {
+  const read = (table: string) => execute(`SELECT * FROM system_virtual_schema.${table} WHERE keyspace_name = ? AND table_name = ?`, [keyspace, name]);
+  let head, cols;
+  try {
+    [head, cols] = await Promise.all([read("tables"), read("columns")]);
+  } catch (e) {
+    // 0x2200 Invalid: "table system_virtual_schema.tables does not exist".
+    if (e instanceof ResponseError && e.code === 0x2200) return null;
+    throw e;
+  }
+  if (head.rows[0] === undefined) return null;
+  const keys = (kind: string) => cols.rows.filter((r) => r.kind === kind).sort((a, b) => Number(a.position) - Number(b.position));
+  const clustering = keys("clustering");
+  const t = new TableMetadata(name);
+  await fillColumns(t, metadata, keyspace, {
+    columns: cols.rows.map((r) => ({ name: String(r.column_name), cqlType: String(r.type), isStatic: r.kind === "static" })),
+    partitionKeys: keys("partition_key").map((r) => String(r.column_name)),
+    clusteringKeys: clustering.map((r) => String(r.column_name)),
+    clusteringOrder: clustering.map((r) => String(r.clustering_order)),
+  });
+  t.virtual = true;
   return t;
 }
 

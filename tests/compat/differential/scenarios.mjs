@@ -489,6 +489,14 @@ scenario("metadata: getUdt, nested UDTs", async (_d, client, ks) => {
 // DataStax's keyspace also holds its lookup caches (udts, tables, functions, aggregates, views:
 // what getTable etc. loaded, misses too; replicas by token), tokenToReplica and DSE's graphEngine: internals.
 const KEYSPACE_INTERNALS = new Set(["udts", "tables", "functions", "aggregates", "views", "replicas", "tokenToReplica", "graphEngine"]);
+// A virtual keyspace's table (system_virtual_schema): columns and keys, virtual, no options.
+scenario("metadata: getTable of a virtual table, isDbaas", async (_d, client) => {
+  const t = await client.metadata.getTable("system_views", "clients");
+  const none = await client.metadata.getTable("system_views", "nosuch");
+  const shape = schemaShape({ ...t, columnsByName: Object.keys(t.columnsByName).sort() });
+  return [shape, none, client.metadata.isDbaas()];
+});
+
 scenario("metadata: a keyspace's fields", async (_d, client, ks) => {
   const full = client.metadata.keyspaces[ks];
   const k = Object.fromEntries(Object.keys(full).filter((x) => !KEYSPACE_INTERNALS.has(x)).map((x) => [x, full[x]]));
