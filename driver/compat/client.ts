@@ -7,7 +7,8 @@ import type { BaseClient, ClientOptions, Row as CoreRow } from "../mod.ts";
 import { ArgumentError, AuthenticationError, DriverError, OperationTimedOutError } from "../src/errors.ts";
 import { consistencies } from "../src/types.ts";
 import { type BufferClass, useBufferClass } from "../src/values/bytes.ts";
-import { type Metadata, STRATEGY_PREFIX, type TableMetadata, type UdtMetadata } from "../src/metadata.ts";
+import { dataCollection, type MaterializedView, type TableMetadata, udt, type UdtInfo, withSchemaTypes } from "./schema.ts";
+import { type Metadata, STRATEGY_PREFIX } from "../src/metadata.ts";
 import type { Aggregate, SchemaFunction } from "../src/schema_functions.ts";
 import { type EncodingOptions, statementHints, withUserCollections } from "./convert.ts";
 import { Host, HostMap } from "./hosts.ts";
@@ -41,10 +42,10 @@ type Signature = Array<string | { code: number; info?: unknown }>;
 export type CompatMetadata = Omit<Metadata, Lookups> & {
   getTable(keyspace: string, table: string, callback: ValueCallback<TableMetadata>): void;
   getTable(keyspace: string, table: string): Promise<TableMetadata>;
-  getMaterializedView(keyspace: string, view: string, callback: ValueCallback<TableMetadata>): void;
-  getMaterializedView(keyspace: string, view: string): Promise<TableMetadata>;
-  getUdt(keyspace: string, name: string, callback: ValueCallback<UdtMetadata>): void;
-  getUdt(keyspace: string, name: string): Promise<UdtMetadata>;
+  getMaterializedView(keyspace: string, view: string, callback: ValueCallback<MaterializedView>): void;
+  getMaterializedView(keyspace: string, view: string): Promise<MaterializedView>;
+  getUdt(keyspace: string, name: string, callback: ValueCallback<UdtInfo>): void;
+  getUdt(keyspace: string, name: string): Promise<UdtInfo>;
   getTrace(traceId: string | { toString(): string }, callback: ValueCallback<QueryTrace>): void;
   getTrace(traceId: string | { toString(): string }, consistency: number | null | undefined, callback: ValueCallback<QueryTrace>): void;
   getTrace(traceId: string | { toString(): string }, consistency?: number | null): Promise<QueryTrace>;
@@ -56,6 +57,7 @@ export type CompatMetadata = Omit<Metadata, Lookups> & {
   getAggregates(keyspace: string, name: string): Promise<Aggregate[]>;
   getAggregate(keyspace: string, name: string, signature: Signature, callback: ValueCallback<Aggregate>): void;
   getAggregate(keyspace: string, name: string, signature: Signature): Promise<Aggregate>;
+  isDbaas(): boolean;
   refreshKeyspace(name: string, callback: EmptyCallback): void;
   refreshKeyspace(name: string): Promise<void>;
   refreshKeyspaces(callback: EmptyCallback): void;
@@ -229,6 +231,7 @@ export class Client {
       },
       newToken: (components: string | Uint8Array | Uint8Array[]) => new Token(tokenValueOf(components, (k) => this.cqlwire.tokenOfRoutingKey(k))),
       newTokenRange: (start: Token, end: Token) => new TokenRange(start, end),
+      ...this.schemaMethods(),
     };
     return this.metadataView ??= new Proxy(this.cqlwire.metadata as unknown as CompatMetadata, {
       get: (target, key) => {
@@ -238,6 +241,29 @@ export class Client {
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
+  }
+
+  /** getTable, getUdt, functions... giving DataStax's classes and schema types (compat/schema.ts). */
+  private schemaMethods() {
+    const md = this.cqlwire.metadata;
+    const execute = (query: string, params: unknown[]) => this.cqlwire.execute(query, params, { prepare: true });
+    type Cb<T> = (err: unknown, value?: T) => void;
+    const typed = <T extends SchemaFunction | Aggregate>(ks: string, p: Promise<T[]> | undefined, aggregates: boolean) =>
+      (p as Promise<T[]>).then((items) => withSchemaTypes(md, execute, ks, items, aggregates));
+    const one = <T>(items: Promise<T[]>) => items.then((x) => x[0] ?? null);
+    return {
+      getTable: (ks: string, name: string, cb?: Cb<unknown>) => settle(dataCollection(md, execute, ks, name, false), cb),
+      getMaterializedView: (ks: string, name: string, cb?: Cb<unknown>) => settle(dataCollection(md, execute, ks, name, true), cb),
+      getUdt: (ks: string, name: string, cb?: Cb<unknown>) => settle(udt(md, ks, name), cb),
+      getFunctions: (ks: string, name: string, cb?: Cb<unknown>) => settle(typed(ks, md.getFunctions(ks, name), false), cb),
+      getAggregates: (ks: string, name: string, cb?: Cb<unknown>) => settle(typed(ks, md.getAggregates(ks, name), true), cb),
+      getFunction: (ks: string, name: string, sig: Parameters<Metadata["getFunction"]>[2], cb?: Cb<unknown>) =>
+        settle(one(typed(ks, md.getFunction(ks, name, sig)!.then((f) => (f ? [f] : [])), false)), cb),
+      getAggregate: (ks: string, name: string, sig: Parameters<Metadata["getAggregate"]>[2], cb?: Cb<unknown>) =>
+        settle(one(typed(ks, md.getAggregate(ks, name, sig)!.then((f) => (f ? [f] : [])), true)), cb),
+      /** DataStax's: true for DataStax Astra (a cloud secure bundle), which cqlwire does not connect to. */
+      isDbaas: () => false,
+    };
   }
 
   on(event: string, listener: Listener): this {

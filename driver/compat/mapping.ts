@@ -187,8 +187,11 @@ export class ModelMapper {
     this.tablesMetadata ??= (async () => {
       await this.client.connect();
       return await Promise.all(this.tables.map(async ({ name, isView }) => {
-        const table = isView ? await this.client.metadata.getMaterializedView(keyspace, name) : await this.client.metadata.getTable(keyspace, name);
-        if (!table) throw new Error(`Table "${name}" could not be retrieved`);
+        const md = this.client.metadata;
+        const found = await (isView ? md.getMaterializedView(keyspace, name) : md.getTable(keyspace, name));
+        if (!found) throw new Error(`Table "${name}" could not be retrieved`);
+        // DataStax's table metadata has no keyspace field: the statements are qualified with the model's.
+        const table = { ...found, keyspace } as unknown as TableMetadata;
         return { table, isView };
       }));
     })();

@@ -11,6 +11,7 @@ import * as m from "./mapping.ts";
 import * as p from "./policies.ts";
 import * as t from "./types.ts";
 import * as meta from "../src/metadata.ts";
+import type * as schema from "./schema.ts";
 import * as tr from "./tracker.ts";
 import * as mt from "./metrics.ts";
 import type * as c from "./client.ts";
@@ -137,11 +138,12 @@ export namespace auth {
  */
 export namespace metadata {
   export import Metadata = meta.Metadata;
-  export type TableMetadata = meta.TableMetadata;
+  export type TableMetadata = schema.TableMetadata;
+  export type MaterializedView = schema.MaterializedView;
   export type KeyspaceMetadata = meta.KeyspaceMetadata;
-  export type ColumnInfo = meta.ColumnMetadata;
+  export type ColumnInfo = schema.SchemaColumn;
   export type DataTypeInfo = meta.DataTypeInfo;
-  export type Udt = meta.UdtMetadata;
+  export type Udt = schema.UdtInfo;
   export type QueryTrace = c.QueryTrace;
 }
 

@@ -333,7 +333,8 @@ export class Metadata {
   }
 }
 
-function collectUdtNames(t: TypeInfo, out: Set<string>): void {
+/** Adds the names of the UDTs `t` holds to `out` (for compat/schema.ts too). */
+export function collectUdtNames(t: TypeInfo, out: Set<string>): void {
   switch (t.kind) {
     case "udt":
       out.add(t.name);

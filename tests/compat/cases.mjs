@@ -148,7 +148,7 @@ export function compatCases(cassandra, settings) {
       equal(table.name, "events", "name");
       equal(table.partitionKeys.map((c) => c.name), ["k"], "partition key");
       equal(table.clusteringKeys.map((c) => c.name), ["t"], "clustering key");
-      equal(table.columns.map((c) => [c.name, c.type.code]), [["k", types.dataTypes.varchar], ["t", types.dataTypes.timeuuid], ["v", types.dataTypes.int]], "columns");
+      equal(table.columns.map((c) => [c.name, c.type.code]), [["k", types.dataTypes.text], ["t", types.dataTypes.timeuuid], ["v", types.dataTypes.int]], "columns (text is 10 in schema metadata, as DataStax's schema parser gives it)");
       ok(client.metadata.keyspaces[KS] !== undefined, "keyspaces are loaded on connect");
       equal(client.metadata.keyspaces[KS].strategy, "org.apache.cassandra.locator.SimpleStrategy", "strategy: the full class name, as DataStax");
       const udt = await client.metadata.getUdt(KS, "address");
@@ -293,7 +293,7 @@ export function compatCases(cassandra, settings) {
         { name: "m", type: { code: types.dataTypes.map, info: [{ code: types.dataTypes.varchar, info: null }, { code: types.dataTypes.int, info: null }] } },
         { name: "s", type: { code: types.dataTypes.set, info: { code: types.dataTypes.int, info: null } } },
         { name: "tup", type: { code: types.dataTypes.tuple, info: [{ code: types.dataTypes.int, info: null }, { code: types.dataTypes.varchar, info: null }] } },
-      ], "columns");
+      ], "columns (text is 10 in schema metadata, as DataStax's schema parser gives it)");
       equal(rs.info.queriedHost, settings.contactPoints[0], "queriedHost");
       equal(rs.info.warnings, undefined, "no warnings: undefined, as DataStax (not an empty array)");
     }));

@@ -34,6 +34,11 @@ scenario("setup", async (_d, client, ks) => {
     `CREATE TABLE ${ks}.stat (p int, c int, s int static, v int, PRIMARY KEY (p, c))`,
     `CREATE TABLE ${ks}.paged (p int, c int, v text, PRIMARY KEY (p, c))`,
     `CREATE TABLE ${ks}.lwt (id int PRIMARY KEY, v int)`,
+    `CREATE TYPE ${ks}.person (name text, home frozen<addr>, tags set<text>, v varchar)`,
+    `CREATE TABLE ${ks}.meta_all (p1 int, p2 varchar, c1 timeuuid, c2 bigint, s text static, l list<text>, st set<int>, m map<text, frozen<list<int>>>,
+      fu frozen<person>, nu addr, tup tuple<int, text, frozen<addr>>, fs frozen<set<text>>, vec vector<float, 3>, dur duration, b blob,
+      PRIMARY KEY ((p1, p2), c1, c2)) WITH CLUSTERING ORDER BY (c1 DESC, c2 ASC) AND comment = 'every kind' AND gc_grace_seconds = 3600`,
+    `CREATE INDEX meta_all_l ON ${ks}.meta_all (l)`,
   ];
   for (const q of ddl) await client.execute(q);
   for (let c = 0; c < 25; c++) {
@@ -438,12 +443,65 @@ scenario("metadata: keyspaces, tables, udts", async (_d, client, ks) => {
   };
 });
 
-// Known: DataStax's TableMetadata and UDT classes (cqlwire: plain objects, without isCompact and
-// virtual), a UDT text field's type code (DataStax's schema parser says varchar, 10).
-scenario("known: metadata classes, UDT field types", async (_d, client, ks) => {
+// The plain fields of schema metadata, recursively, with each object's class name: DataStax's
+// tables and UDT infos are Node EventEmitters, whose own _events fields are not compared.
+function schemaShape(v, depth = 0) {
+  if (v === null || typeof v !== "object" || depth > 12) return v;
+  if (Array.isArray(v)) return v.map((x) => schemaShape(x, depth + 1));
+  const out = { ctor: v.constructor ? v.constructor.name : null };
+  for (const k of Object.keys(v)) if (!k.startsWith("_")) out[k] = schemaShape(v[k], depth + 1);
+  return out;
+}
+
+scenario("metadata classes, UDT field types", async (_d, client, ks) => {
   const t = await client.metadata.getTable(ks, "stat");
   const u = await client.metadata.getUdt(ks, "addr");
-  return [t.constructor.name, t.isCompact, t.virtual, u.constructor.name, u.fields];
+  return [t.constructor.name, t.isCompact, t.virtual, u.constructor.name, schemaShape(u.fields)];
+});
+
+// getTable of a table with every kind of column: partition and clustering keys in order, DESC
+// clustering, static, collections (frozen and not), nested frozen UDTs, a tuple, a vector, a
+// duration, an index; and what code written for DataStax looks for in it.
+scenario("metadata: getTable with every kind of column", async (d, client, ks) => {
+  const t = await client.metadata.getTable(ks, "meta_all");
+  const counters = await client.metadata.getTable(ks, "counters");
+  const dt = d.types.dataTypes;
+  const idx = t.indexes.map((i) => [i.constructor.name, i.name, i.target, i.kind, i.options, i.isCompositesKind(), i.isKeysKind(), i.isCustomKind()]);
+  return {
+    // columnsByName by sorted name: DataStax fills it as each column's type resolves (UDT lookups
+    // are awaited), so its key order is an accident of scheduling, not a contract.
+    table: schemaShape({ ...t, indexes: undefined, columnsByName: Object.fromEntries(Object.keys(t.columnsByName).sort().map((k) => [k, t.columnsByName[k]])) }),
+    idx,
+    lookups: [t.columns.filter((c) => c.type.code === dt.varchar).map((c) => c.name), t.columns.filter((c) => c.type.code === dt.text).map((c) => c.name),
+      t.partitionKeys.map((c) => c.name), t.clusteringKeys.map((c) => c.name), t.clusteringOrder, t.columnsByName.s.isStatic, t.columnsByName.p1 === t.partitionKeys[0],
+      typeof t.on, d.types.getDataTypeNameByCode(t.columnsByName.m.type)],
+    counters: schemaShape(counters.columns),
+    viaCallback: await new Promise((resolve) => client.metadata.getTable(ks, "stat", (err, x) => resolve([err, x && x.name, x && x.constructor.name]))),
+  };
+});
+
+scenario("metadata: getUdt, nested UDTs", async (_d, client, ks) => {
+  const u = await client.metadata.getUdt(ks, "person");
+  const viaCallback = await new Promise((resolve) => client.metadata.getUdt(ks, "nosuch", (err, x) => resolve([err, x])));
+  return [schemaShape(u), typeof u.on, viaCallback];
+});
+
+// DataStax's keyspace also holds its lookup caches (udts, tables, functions, aggregates, views:
+// what getTable etc. loaded, misses too; replicas by token), tokenToReplica and DSE's graphEngine: internals.
+const KEYSPACE_INTERNALS = new Set(["udts", "tables", "functions", "aggregates", "views", "replicas", "tokenToReplica", "graphEngine"]);
+// A virtual keyspace's table (system_virtual_schema): columns and keys, virtual, no options.
+scenario("metadata: getTable of a virtual table, isDbaas", async (_d, client) => {
+  const t = await client.metadata.getTable("system_views", "clients");
+  const none = await client.metadata.getTable("system_views", "nosuch");
+  const shape = schemaShape({ ...t, columnsByName: Object.keys(t.columnsByName).sort() });
+  return [shape, none, client.metadata.isDbaas()];
+});
+
+scenario("metadata: a keyspace's fields", async (_d, client, ks) => {
+  const full = client.metadata.keyspaces[ks];
+  const k = Object.fromEntries(Object.keys(full).filter((x) => !KEYSPACE_INTERNALS.has(x)).map((x) => [x, full[x]]));
+  const sys = client.metadata.keyspaces.system;
+  return [schemaShape(k), sys && [sys.strategy, sys.virtual, sys.durableWrites]];
 });
 
 scenario("host.hostId: the node's host_id as a Uuid", async (_d, client) => {
@@ -761,13 +819,14 @@ scenario("types.getDataTypeNameByCode", async (d) => {
   return [named, bad];
 });
 
-// Known: a schema type as DataStax's schema parser describes it: text is code 10 (the protocol's
-// result metadata, and cqlwire, say varchar, 13), collections, tuples and UDTs carry
-// options.frozen, and a UDT's info is its UdtInfo object (cqlwire: { keyspace, name, fields }).
-scenario("known: function metadata types", async (_d, client, ks) => {
+// A function's types as DataStax's schema parser describes them: text is code 10 (the
+// protocol's result metadata says varchar, 13), collections, tuples and UDTs carry
+// options.frozen, and a UDT's info is its UDT info object.
+scenario("metadata: function and aggregate schema types", async (_d, client, ks) => {
   const plus = await client.metadata.getFunction(ks, "plus", ["text", "text"]);
-  const firsts = await client.metadata.getFunction(ks, "firsts", ["list<int>", "map<text, frozen<addr>>"]);
-  return [plus && plus.returnType, firsts && firsts.argumentTypes[0]];
+  const firsts = await client.metadata.getFunctions(ks, "firsts");
+  const agg = await client.metadata.getAggregate(ks, "average", ["int"]);
+  return schemaShape([plus.argumentTypes, plus.returnType, firsts[0].argumentTypes, firsts[0].returnType, agg.argumentTypes, agg.stateType, agg.returnType]);
 });
 
 scenario("aliases, duplicate columns, functions, quoted names", async (_d, client, ks) => {
