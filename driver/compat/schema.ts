@@ -20,7 +20,7 @@ type Execute = (query: string, params: unknown[]) => Promise<{ rows: Row[] }>;
 /** A schema type as DataStax's schema parser describes it. */
 export interface SchemaType {
   code: number;
-  info: null | string | SchemaType | Array<SchemaType | number> | UdtInfo;
+  info: null | string | SchemaType | Array<SchemaType | number> | EventEmitter;
   options?: { frozen: boolean };
   customTypeName?: string;
 }
@@ -35,7 +35,7 @@ export interface SchemaColumn {
  * A UDT as DataStax's schema parser gives it (`getUdt`, and a UDT type's `info`): on DataStax
  * a plain Node EventEmitter carrying these fields, hence the class name.
  */
-export const UdtInfo = class EventEmitter extends Emitter {
+class EventEmitter extends Emitter {
   loading = false;
   name: string;
   keyspace: string;
@@ -46,8 +46,8 @@ export const UdtInfo = class EventEmitter extends Emitter {
     this.keyspace = keyspace;
     this.fields = fields;
   }
-};
-export type UdtInfo = InstanceType<typeof UdtInfo>;
+}
+export { EventEmitter as UdtInfo };
 
 export function schemaType(t: TypeInfo): SchemaType {
   const frozen = (info: SchemaType["info"], code: number, isFrozen: boolean): SchemaType => ({ code, info, options: { frozen: isFrozen } });
@@ -71,8 +71,8 @@ export function schemaType(t: TypeInfo): SchemaType {
   }
 }
 
-function udtInfo(t: UdtType): UdtInfo {
-  return new UdtInfo(t.name, t.keyspace, t.fields.map((f) => ({ name: f.name, type: schemaType(f.type) })));
+function udtInfo(t: UdtType): EventEmitter {
+  return new EventEmitter(t.name, t.keyspace, t.fields.map((f) => ({ name: f.name, type: schemaType(f.type) })));
 }
 
 /** Fields DataStax's `DataCollection` has, in its order (the table's and the view's common part). */
@@ -268,7 +268,7 @@ function fillOptions(t: DataCollection, row: Row): void {
 }
 
 /** DataStax's `getUdt`: the UDT info object, or null. */
-export async function udt(metadata: Metadata, keyspace: string, name: string): Promise<UdtInfo | null> {
+export async function udt(metadata: Metadata, keyspace: string, name: string): Promise<EventEmitter | null> {
   const t = await metadata.udtType(keyspace, name);
   return t && udtInfo(t);
 }
