@@ -4,6 +4,8 @@
  * user's translator which endpoint to dial. So it costs nothing on the request path.
  */
 
+import { parseHostPort } from "./options.ts";
+
 /** Where to dial instead: `"host:port"`, `"[v6]:port"`, a bare host (same port), or `{ host, port }`. */
 export type TranslatedAddress = string | { host: string; port: number };
 
@@ -12,8 +14,6 @@ export type TranslatedAddress = string | { host: string; port: number };
  * advertised address) before every connection it opens to it.
  */
 export type AddressTranslator = (host: string, port: number) => TranslatedAddress | Promise<TranslatedAddress>;
-
-const HOST_PORT = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s\[\]]+))(?::(\d{1,5}))?$/;
 
 /** The endpoint `translator` gives for `host:port`; rejects with an Error naming both. */
 export async function translateAddress(translator: AddressTranslator, host: string, port: number): Promise<{ host: string; port: number }> {
@@ -31,17 +31,9 @@ export async function translateAddress(translator: AddressTranslator, host: stri
 }
 
 function endpointOf(answer: unknown, defaultPort: number): { host: string; port: number } | null {
-  if (typeof answer === "string") {
-    const m = HOST_PORT.exec(answer);
-    if (!m) return null;
-    const port = m[3] === undefined ? defaultPort : Number(m[3]);
-    return validPort(port) ? { host: m[1] ?? m[2], port } : null;
-  }
-  if (answer !== null && typeof answer === "object") {
-    const { host, port } = answer as { host?: unknown; port?: unknown };
-    if (typeof host === "string" && host.length > 0 && validPort(port)) return { host, port };
-  }
-  return null;
+  // A string is read as contact points are ("host:port", "[v6]:port", a bare host).
+  const { host, port } = typeof answer === "string" ? parseHostPort(answer, defaultPort) : (answer ?? {}) as { host?: unknown; port?: unknown };
+  return typeof host === "string" && /^[^\s\[\]]+$/.test(host) && validPort(port) ? { host, port } : null;
 }
 
 function validPort(port: unknown): port is number {
