@@ -92,9 +92,9 @@ fn null_words_are_found_and_nan_is_a_double_among_numbers() {
     let counts: Vec<(u64, u64)> = sniffed.fields.iter().map(|f| (f.nulls, f.values)).collect();
     assert_eq!(counts, [(1, 2), (1, 2), (0, 3), (3, 0)]);
 
-    // NaN in a text field only is a null word; among numbers elsewhere it is a value
-    // everywhere, and text keeps it.
-    assert_eq!(csv("a,b\nNaN,x\ny,1\n").settings.null_values, ["", "NaN"]);
+    // NaN among text only is a value (no typed field needs it as null); among numbers
+    // elsewhere it is a value everywhere, and text keeps it.
+    assert_eq!(csv("a,b\nNaN,x\ny,1\n").settings.null_values, [""]);
     let both = csv("a,b\nNaN,NaN\ny,1\n");
     assert_eq!(both.settings.null_values, [""]);
     assert_eq!(types(&both), ["a text", "b double"]);
@@ -360,4 +360,29 @@ fn json_records_are_skipped_and_non_utf8_ones_left_out() {
     // At most max_records JSON records, as in CSV.
     let first = sniff(b"{\"a\": 1}\n{\"a\": \"x\"}\n", options(r#"{"format":"jsonl"}"#), 1, true).unwrap();
     assert_eq!((types(&first), first.records, first.skipped), (vec!["a int".to_owned()], 1, 0));
+}
+
+#[test]
+fn a_word_among_text_only_is_a_value_unless_sql_spells_null_so() {
+    // vega-datasets' birdstrikes.csv (BSD-3-Clause): the damage levels are None, Minor,
+    // Substantial, ...; no typed field has `None`, so it stays text (it was a null word, and
+    // 8939 of the 10000 damage levels loaded as null).
+    let birds = include_bytes!("../../tests/cli/data/birdstrikes_head.csv");
+    let sniffed = sniff(birds, options("{}"), 1000, true).unwrap();
+    assert_eq!(sniffed.settings.null_values, [""]);
+    let damage: Vec<(&str, u64, u64)> =
+        sniffed.fields.iter().skip(2).take(1).map(|f| (f.cql_type.as_str(), f.nulls, f.values)).collect();
+    assert_eq!(damage, [("text", 0, 6)]);
+    assert_eq!(refused_by_the_load(birds, "{}", &sniffed), []);
+
+    // Among text only: `NA` and `NaN` are values, `NULL`, `null` and `\N` nulls; a word a
+    // typed field needs as null is null in every field (one set of null words per load).
+    let text_only = csv("a,b\nNA,x\nNaN,y\nNULL,z\nw,v\n");
+    assert_eq!(text_only.settings.null_values, ["", "NULL"]);
+    assert_eq!(text_only.fields[0].nulls, 1);
+    let needed = csv("a,b\nNA,1\nx,NA\n");
+    assert_eq!(
+        (types(&needed), needed.settings.null_values.clone()),
+        (vec!["a text".into(), "b int".into()], vec!["".into(), "NA".into()])
+    );
 }

