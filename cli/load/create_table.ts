@@ -8,6 +8,7 @@ import type { DriverClient } from "../context.ts";
 import { CliFailure, UsageError } from "../errors.ts";
 import { type InputFile, InputReader } from "./input.ts";
 import { readSchemaColumns } from "./schema.ts";
+import { delimiterHint } from "./table.ts";
 
 /** The default number of records sniffed. */
 export const DEFAULT_SNIFF_ROWS = 1000;
@@ -64,7 +65,8 @@ export function plannedColumns(shape: TableShape, sniffed: SniffedInput): Planne
     const field = byName.get(name);
     if (field === undefined) {
       throw new UsageError(
-        `key column ${name} is not a field of the input (fields: ${sniffed.fields.map((f) => f.name).join(", ")})`,
+        `key column ${name} is not a field of the input (fields: ${sniffed.fields.map((f) => f.name).join(", ")})` +
+          delimiterHint(sniffed.fields.map((f) => f.name)),
       );
     }
     if (field.nulls > 0) {

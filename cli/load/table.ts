@@ -146,6 +146,18 @@ export interface LayoutOptions {
 }
 
 /**
+ * A hint for a header read as one field that holds another common delimiter (a TSV or a
+ * European CSV loaded with the default comma), else "".
+ */
+export function delimiterHint(names: string[]): string {
+  if (names.length !== 1) return "";
+  const found = ["\t", ";", "|"].find((c) => names[0].includes(c));
+  if (found === undefined) return "";
+  const [what, name] = found === "\t" ? ["a tab", "tab"] : [`'${found}'`, `'${found}'`];
+  return ` (the header is one field with ${what} in it: is the input ${name}-separated? --delimiter ${name})`;
+}
+
+/**
  * Decides which input field feeds which column. With a header, fields are matched to
  * columns by name (exact, then case-insensitive) unless a map is given; without one, the
  * fields are the table's columns in cqlsh order (less those given by --set), or the map
@@ -174,7 +186,8 @@ export function resolveLayout(
             unknown.map((n) => `'${n}'`).join(", ")
           } match no column of ${schema.keyspace}.${schema.table}; ` +
             `use --map field=column to choose the fields to load, or --skip to leave some out` +
-            (unknown.includes("") ? ` (an empty name: the header ends in a delimiter; --map the fields to load)` : ""),
+            (unknown.includes("") ? ` (an empty name: the header ends in a delimiter; --map the fields to load)` : "") +
+            delimiterHint(names),
         );
       }
       names.forEach((name, fieldIndex) => {

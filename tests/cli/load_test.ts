@@ -58,6 +58,18 @@ Deno.test("layout: header names map to columns, case-insensitively when unambigu
     "header field(s) '' match no column of ks.people; use --map field=column to choose the fields to load, or --skip " +
       "to leave some out (an empty name: the header ends in a delimiter; --map the fields to load)",
   );
+  // vega-datasets' unemployment.tsv loaded without --delimiter: its header is one field.
+  const tsv = assertThrows(() => resolveLayout(SCHEMA, ["id\trate"], null), UsageError);
+  assertEquals(
+    tsv.message,
+    "header field(s) 'id\trate' match no column of ks.people; use --map field=column to choose the fields to load, or " +
+      "--skip to leave some out (the header is one field with a tab in it: is the input tab-separated? --delimiter tab)",
+  );
+  assertThrows(
+    () => resolveLayout(SCHEMA, ["id;seq;name"], null),
+    UsageError,
+    /one field with ';' in it: is the input ';'-separated\? --delimiter ';'\)$/,
+  );
   assertThrows(() => resolveLayout(SCHEMA, ["id", "name"], null), UsageError, /'seq' get no input field/);
   assertThrows(() => resolveLayout(SCHEMA, ["id", "seq", "age", "AGE"], null), UsageError, /both go to column 'age'/);
 });
