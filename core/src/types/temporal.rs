@@ -181,7 +181,7 @@ fn date_part(c: &mut Cursor<'_>) -> Result<i64, Reason> {
     }
     let digits = c.digits();
     if digits.len() < 4 || digits.len() > 10 {
-        return Err(Cow::Borrowed("expected a year of 4 to 10 digits"));
+        return Err(Cow::Borrowed("not ISO 8601: expected a year of 4 to 10 digits (yyyy-mm-dd)"));
     }
     let year = number(digits).unwrap_or(0) as i64;
     let year = if negative { -year } else { year };
@@ -531,7 +531,7 @@ mod tests {
     #[test]
     fn timestamps_rejected() {
         for (bad, want) in [
-            ("", "expected a year of 4 to 10 digits"),
+            ("", "not ISO 8601: expected a year of 4 to 10 digits (yyyy-mm-dd)"),
             ("2024", "expected '-' after the year"),
             ("2024-1-02", "expected two digits for the month"),
             ("2024-13-01", "month 13 is not 1 to 12"),
@@ -548,8 +548,8 @@ mod tests {
             ("2024-01-02T03:04:05 PST", "unexpected text after the timestamp"),
             ("2024-01-02T03:04:05Zjunk", "unexpected text after the timestamp"),
             ("+292278994-08-17T07:12:55.808Z", "timestamp out of the 64-bit millisecond range"),
-            ("12345678901-01-01", "expected a year of 4 to 10 digits"),
-            ("24-01-02", "expected a year of 4 to 10 digits"),
+            ("12345678901-01-01", "not ISO 8601: expected a year of 4 to 10 digits (yyyy-mm-dd)"),
+            ("24-01-02", "not ISO 8601: expected a year of 4 to 10 digits (yyyy-mm-dd)"),
         ] {
             assert_eq!(ts(bad).unwrap_err(), want, "{bad:?} accepted");
         }
@@ -574,14 +574,16 @@ mod tests {
         assert_eq!(parse_date("5881580-07-11"), Ok(DATE_EPOCH - 1));
         assert_eq!(parse_date("0000-02-29"), Ok(days_from_civil(0, 2, 29)));
         for (bad, want) in [
-            ("", "expected a year of 4 to 10 digits"),
+            ("", "not ISO 8601: expected a year of 4 to 10 digits (yyyy-mm-dd)"),
             ("-5877641-06-22", "date out of range (-5877641-06-23 to 5881580-07-11)"),
             ("5881580-07-12", "date out of range (-5877641-06-23 to 5881580-07-11)"),
             ("1970-01-01T00:00", "unexpected text after the date"),
             ("1970-1-1", "expected two digits for the month"),
             ("1970-01-32", "day 32 does not exist in 1970-01"),
-            ("0", "expected a year of 4 to 10 digits"),
-            ("x", "expected a year of 4 to 10 digits"),
+            ("0", "not ISO 8601: expected a year of 4 to 10 digits (yyyy-mm-dd)"),
+            ("x", "not ISO 8601: expected a year of 4 to 10 digits (yyyy-mm-dd)"),
+            // vega-datasets' stocks.csv: the reason says which format was expected.
+            ("Jan 1 2000", "not ISO 8601: expected a year of 4 to 10 digits (yyyy-mm-dd)"),
         ] {
             assert_eq!(parse_date(bad).unwrap_err(), want, "{bad:?} accepted");
         }

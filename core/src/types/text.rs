@@ -1940,6 +1940,7 @@ mod tests {
         const NOT_UUID: &str = "not a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)";
         const U: &str = "550e8400-e29b-41d4-a716-446655440000";
         const V0: &str = "00000000-0000-0100-0000-000000000000";
+        const NOT_ISO: &str = "not ISO 8601: expected a year of 4 to 10 digits (yyyy-mm-dd)";
         let cases: &[ErrorCase<'_>] = &[
             ("int", " 12x ", "int", "12x", 1, "not an integer"),
             ("int", "1.5", "int", "1.5", 0, "has a fraction (choose a rounding rule to round it)"),
@@ -1968,7 +1969,7 @@ mod tests {
             ("float", "3.5e38", "float", "3.5e38", 0, "out of range"),
             ("double", "-1e309", "double", "-1e309", 0, "out of range"),
             ("double", "Infinityx", "double", "Infinityx", 0, "not a number"),
-            ("timestamp", "yesterday", "timestamp", "yesterday", 0, "expected a year of 4 to 10 digits"),
+            ("timestamp", "yesterday", "timestamp", "yesterday", 0, NOT_ISO),
             ("date", "2147483648", "date", "2147483648", 0, "date out of range (-5877641-06-23 to 5881580-07-11)"),
             ("time", "-1", "time", "-1", 0, "time must be 0 to 86399999999999 ns"),
             ("timeuuid", U, "timeuuid", U, 0, "not a version 1 (time-based) UUID"),
