@@ -2237,3 +2237,66 @@ scenario("known on workerd: policies.addressResolution.EC2MultiRegionTranslator"
     await client.shutdown();
   }
 });
+
+// dsxexamples: DataStax's examples/ programs (nodejs-driver c0a6c5fa) and what its documentation
+// shows users doing, as scenarios.
+
+// tracing/retrieve-query-trace.js: the trace in DataStax's shape (requestType, coordinator,
+// parameters, startedAt, duration, clientAddress, events of { id, activity, source, elapsed,
+// thread }) with its value classes; what varies per run (times, threads) only by its type.
+scenario("examples: metadata.getTrace of a traced INSERT (tracing example)", async (d, client, ks) => {
+  await client.execute(`CREATE TABLE IF NOT EXISTS ${ks}.trace_tbl1 (id uuid, txt text, PRIMARY KEY(id))`);
+  const rs = await client.execute(`INSERT INTO ${ks}.trace_tbl1 (id, txt) VALUES (?, ?)`, [d.types.Uuid.random(), "hello trace"], { traceQuery: true });
+  const kind = (v) => (v === null || v === undefined ? String(v) : v.constructor.name);
+  const shape = (trace) => ({
+    keys: Object.keys(trace),
+    requestType: trace.requestType,
+    coordinator: trace.coordinator,
+    parameters: trace.parameters,
+    kinds: [trace.startedAt, trace.duration, trace.clientAddress].map(kind),
+    events: trace.events.length > 0 && trace.events.every((e) => Object.keys(e).join() === "id,activity,source,elapsed,thread"),
+    eventKinds: Object.values(trace.events[0]).map(kind),
+  });
+  const viaCallback = await new Promise((resolve, reject) => client.metadata.getTrace(rs.info.traceId, (err, t) => (err ? reject(err) : resolve(t))));
+  const withConsistency = await client.metadata.getTrace(rs.info.traceId, d.types.consistencies.one);
+  return [shape(viaCallback), shape(withConsistency)];
+});
+
+// A trace the server never wrote: DataStax asks 5 times, 400 ms apart, then rejects.
+scenario("examples: metadata.getTrace of an unknown trace id", async (d, client) => {
+  const id = d.types.Uuid.fromString("00000000-0000-4000-8000-000000000001");
+  const started = Date.now();
+  const r = await outcome(client.metadata.getTrace(id));
+  const err = await new Promise((resolve) => client.metadata.getTrace(id, d.types.consistencies.one, (e, t) => resolve([e, t])));
+  return [r, err, Date.now() - started >= 3200];
+});
+
+// basic/basic-execute.js and the others log rows with console.log: the value classes print
+// with DataStax's fields (a Uuid as `Uuid { buffer: <Buffer ...> }`), read or made.
+scenario("examples: console.log of rows and values (basic-execute example)", async (d, client) => {
+  const t = d.types;
+  const row = (await client.execute("SELECT host_id, broadcast_address, rpc_address, key FROM system.local")).first();
+  const made = [
+    t.Uuid.fromString("123e4567-e89b-12d3-a456-426614174000"), t.TimeUuid.fromString("f9ea2d40-a2b1-11ee-8c90-0242ac120002"),
+    t.InetAddress.fromString("10.1.2.3"), t.InetAddress.fromString("::1"), t.LocalDate.fromString("2024-02-29"),
+    t.LocalTime.fromString("23:59:59.999999999"), t.Duration.fromString("1mo2d3h"), t.Long.fromNumber(-5), new t.Tuple(1, "a"),
+    ...["0", "-1", "4294967296", "-4294967296", "-2147483648", "-123456789012345678901234567890"].map((v) => t.Integer.fromString(v)),
+    t.BigDecimal.fromString("12.50"), t.BigDecimal.fromString("-98765432109876543210.5"),
+  ];
+  return [inspect(row), ...made.map((v) => inspect(v)), inspect({ a: { b: { c: made[0] } } }), inspect({ row: { price: made.at(-1) } }), inspect(made, { depth: 0 })];
+});
+
+// Every example connects with localDataCenter 'dc1' (a ccm cluster's name); a node in
+// 'datacenter1' refuses it at once, on connect() and again on each later call.
+scenario("examples: localDataCenter no node is in (basic-connect example)", async (d) => {
+  const client = new d.Client({ contactPoints: [settings.host], localDataCenter: "dc1" });
+  const started = Date.now();
+  const read = (e) => [e.constructor.name, e.message.split("\n")[0].replace(/\. See innerErrors\.$/, ""), e.innerErrors];
+  try {
+    const connect = await outcome(client.connect());
+    const execute = await outcome(client.execute("SELECT key FROM system.local"));
+    return [connect.err && read(connect.err), execute.err && read(execute.err), Date.now() - started < 3000];
+  } finally {
+    await client.shutdown();
+  }
+});
