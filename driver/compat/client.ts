@@ -703,8 +703,12 @@ export class ClientState {
     return this.state.connections.filter((c) => c.address === host.address).reduce((sum, c) => sum + Number(c.inFlight ?? 0), 0);
   }
 
+  /** DataStax's text: `{"hosts": [...], "openConnections": {...}, "inFlightQueries": {...}}`. */
   toString(): string {
-    return this.getConnectedHosts().map((h) => `${h.address} (${this.getOpenConnections(h)}/${this.getInFlightQueries(h)})`).join(", ");
+    const hosts = this.getConnectedHosts();
+    const by = (count: (h: Host) => number) => JSON.stringify(Object.fromEntries(hosts.map((h) => [h.address, count(h)])));
+    const open = by((h) => this.getOpenConnections(h));
+    return `{"hosts": ${JSON.stringify(hosts.map((h) => h.address))}, "openConnections": ${open}, "inFlightQueries": ${by((h) => this.getInFlightQueries(h))}}`;
   }
 }
 

@@ -2300,3 +2300,9 @@ scenario("examples: localDataCenter no node is in (basic-connect example)", asyn
     await client.shutdown();
   }
 });
+
+// The documentation's "client.getState()" logs it: `console.log(state.toString())`.
+scenario("examples: client.getState() as text (documentation)", async (_d, client) => {
+  await client.execute("SELECT key FROM system.local");
+  return String(client.getState());
+});
