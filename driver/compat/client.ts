@@ -556,6 +556,7 @@ export class Client {
   private async runBatch(queries: Array<string | { query: string; params?: Params }>, options: CompatQueryOptions | undefined): Promise<ResultSet> {
     // Checked before connecting, as DataStax: a client shut down meanwhile still says why.
     if (!Array.isArray(queries)) throw new ArgumentError("Queries should be an Array");
+    if (queries.length === 0) throw new ArgumentError("Queries array should not be empty");
     if (!this.connected) await this.connectOnce();
     const o = this.withRoutingKey(this.withTimestamp(executeOptions(options, this.profiles)), options);
     // The batch's hints are DataStax's, one array per query: read per item below.

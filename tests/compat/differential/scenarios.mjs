@@ -308,14 +308,13 @@ scenario("batch: logged, unlogged, counter; prepared or not", async (d, client, 
 });
 
 // Known: a result without rows (a write, a batch, USE) has rows and rowLength undefined in
-// DataStax, [] and 0 in cqlwire; an empty batch's ArgumentError text.
-scenario("known: results without rows, empty batch", async (_d, client, ks) => {
+// DataStax, [] and 0 in cqlwire.
+scenario("known: results without rows", async (_d, client, ks) => {
   const w = await client.execute(`INSERT INTO ${ks}.all_types (id) VALUES (31)`);
   const b = await client.batch([`INSERT INTO ${ks}.all_types (id) VALUES (32)`]);
   const u = await client.execute(`USE ${ks}`);
   await client.execute("USE system");
-  const empty = await outcome(client.batch([], {}));
-  return [[w.rows, w.rowLength], [b.rows, b.rowLength], [u.rows, u.rowLength], empty.err];
+  return [[w.rows, w.rowLength], [b.rows, b.rowLength], [u.rows, u.rowLength]];
 });
 
 // The DELETEs before LWTs are LWTs too: a plain DELETE carries the client's timestamp
@@ -2305,4 +2304,13 @@ scenario("examples: localDataCenter no node is in (basic-connect example)", asyn
 scenario("examples: client.getState() as text (documentation)", async (_d, client) => {
   await client.execute("SELECT key FROM system.local");
   return String(client.getState());
+});
+
+// The documentation's batch and result snippets: an empty batch's ArgumentError (promise and
+// callback), and `console.log(result.info)`: DataStax's fields in its order.
+scenario("examples: empty batch, result.info as logged (documentation)", async (d, client) => {
+  const empty = await outcome(client.batch([], { prepare: true }));
+  const viaCallback = await new Promise((resolve) => client.batch([], (err, rs) => resolve([err, rs])));
+  const rs = await client.execute("SELECT key FROM system.local", [], { isIdempotent: true, consistency: d.types.consistencies.localOne });
+  return [empty.err, viaCallback, Object.keys(rs.info), rs.info];
 });
