@@ -2314,3 +2314,34 @@ scenario("examples: empty batch, result.info as logged (documentation)", async (
   const rs = await client.execute("SELECT key FROM system.local", [], { isIdempotent: true, consistency: d.types.consistencies.localOne });
   return [empty.err, viaCallback, Object.keys(rs.info), rs.info];
 });
+
+// The examples' own programs (udt, tuple, metadata-table, metadata-keyspaces, mapper), their
+// calls as written there with what they print (console.log's text), in this scenario's keyspace.
+scenario("examples: udt, tuple, metadata and mapper examples as they print", async (d, client, ks) => {
+  const out = [];
+  await client.execute(`CREATE TYPE IF NOT EXISTS ${ks}.address (street text, city text, state text, zip int, phones set<text>)`);
+  await client.execute(`CREATE TABLE IF NOT EXISTS ${ks}.udt_tbl1 (name text PRIMARY KEY, email text, address frozen<address>)`);
+  const address = { city: "Santa Clara", state: "CA", street: "3975 Freedom Circle", zip: 95054, phones: ["650-389-6000"] };
+  await client.execute(`INSERT INTO ${ks}.udt_tbl1 (name, address) VALUES (?, ?)`, ["The Rolling Stones", address], { prepare: true });
+  const udtRow = (await client.execute(`SELECT name, address FROM ${ks}.udt_tbl1 WHERE name = ?`, ["The Rolling Stones"], { prepare: true })).first();
+  out.push(`Retrieved row: ${JSON.stringify(udtRow)}`, inspect(udtRow));
+  await client.execute(`CREATE TABLE IF NOT EXISTS ${ks}.tuple_forex (name text, time timeuuid, currencies frozen<tuple<text, text>>, value decimal, PRIMARY KEY (name, time))`);
+  const tupleParams = ["market1", d.types.TimeUuid.fromString("f9ea2d40-a2b1-11ee-8c90-0242ac120002"), new d.types.Tuple("USD", "EUR"), new d.types.BigDecimal(11, 1)];
+  await client.execute(`INSERT INTO ${ks}.tuple_forex (name, time, currencies, value) VALUES (?, ?, ?, ?)`, tupleParams, { prepare: true });
+  const fx = (await client.execute(`SELECT name, time, currencies, value FROM ${ks}.tuple_forex where name = ?`, ["market1"], { prepare: true })).first();
+  out.push(`${fx.currencies.get(0)} to ${fx.currencies.get(1)}: ${fx.value}`, inspect(fx));
+  await client.execute(`CREATE TABLE IF NOT EXISTS ${ks}.meta_tbl1 (id1 uuid, id2 timeuuid, txt text, val int, PRIMARY KEY(id1, id2))`);
+  const table = await client.metadata.getTable(ks, "meta_tbl1");
+  out.push(table.name, inspect(table.columns), inspect(table.partitionKeys), inspect(table.clusteringKeys));
+  const keyspace = client.metadata.keyspaces[ks];
+  out.push(`${keyspace.name} strategy ${keyspace.strategy} options ${JSON.stringify(keyspace.strategyOptions)}`);
+  await client.execute(`CREATE TABLE IF NOT EXISTS ${ks}.videos (videoid uuid, userid uuid, name varchar, description varchar, added_date timestamp, PRIMARY KEY (videoid))`);
+  await client.execute(`CREATE TABLE IF NOT EXISTS ${ks}.user_videos (userid uuid, added_date timestamp, videoid uuid, name text, PRIMARY KEY (userid, added_date, videoid)) WITH CLUSTERING ORDER BY (added_date DESC, videoid ASC)`);
+  const mapper = new d.mapping.Mapper(client, { models: { Video: { tables: ["videos", "user_videos"], keyspace: ks, columns: { videoid: "videoId", userid: "userId" }, mappings: new d.mapping.UnderscoreCqlToCamelCaseMappings() } } });
+  const videoMapper = mapper.forModel("Video");
+  const videoId = d.types.Uuid.fromString("22222222-2222-4222-8222-222222222222");
+  const userId = d.types.Uuid.fromString("33333333-3333-4333-8333-333333333333");
+  await videoMapper.insert({ videoId, addedDate: new Date("2020-05-06T07:08:09.010Z"), userId, name: "My video", description: "My desc" });
+  out.push(inspect((await videoMapper.find({ videoId })).first()), inspect((await videoMapper.find({ userId })).first()));
+  return out;
+});
