@@ -375,14 +375,16 @@ export class Client {
   /** Host objects for the nodes the core knows, with hostAdd/hostRemove for the changes. */
   private syncHosts(): void {
     const nodes = this.cqlwire.getState().nodes;
+    const tokens = this.tokensByHost();
     const seen = new Set<string>();
     for (const n of nodes) {
       const address = String(n.address);
       seen.add(address);
       const existing = this.hosts.get(address);
       if (existing) existing.update(n);
-      else {
-        const host = new Host(address, n);
+      const host = existing ?? new Host(address, n);
+      if (tokens !== null) host.tokens = tokens.get(address) ?? [];
+      if (!existing) {
         this.hosts.set(address, host);
         this.emit("hostAdd", host);
       }
@@ -396,7 +398,31 @@ export class Client {
     }
   }
 
-  private hostChanged(address: string, up: boolean): void {
+  /**
+   * Each node's tokens as DataStax's `Host#tokens`: the text of the ring's range ends it owns,
+   * in the order `system.local`'s set<text> of tokens has them (by text). Null while the core
+   * has no ring (a host event before connecting or after shutdown): the hosts keep theirs.
+   */
+  private tokensByHost(): Map<string, string[]> | null {
+    let ranges: ReturnType<BaseClient["tokenRangesNow"]>;
+    try {
+      ranges = this.cqlwire.tokenRangesNow();
+    } catch {
+      return null;
+    }
+    const out = new Map<string, string[]>();
+    for (const r of ranges) {
+      const owner = r.replicas[0];
+      if (owner === undefined) continue;
+      let list = out.get(owner);
+      if (!list) out.set(owner, (list = []));
+      list.push(String(r.end));
+    }
+    for (const list of out.values()) list.sort();
+    return out;
+  }
+
+    private hostChanged(address: string, up: boolean): void {
     this.syncHosts();
     const host = this.hosts.get(address);
     if (!host) return;

@@ -2345,3 +2345,9 @@ scenario("examples: udt, tuple, metadata and mapper examples as they print", asy
   out.push(inspect((await videoMapper.find({ videoId })).first()), inspect((await videoMapper.find({ userId })).first()));
   return out;
 });
+
+// The metadata-hosts example and the documentation's Host fields: `tokens` (the node's own,
+// as system.local lists them), and DSE's `dseVersion`/`workloads` (none on Apache Cassandra).
+scenario("examples: Host fields (metadata-hosts example)", async (_d, client) => {
+  return client.hosts.values().map((h) => [h.address, h.datacenter, h.rack, h.cassandraVersion, h.tokens, h.dseVersion, h.workloads, String(h.hostId) === String(client.getState().getConnectedHosts()[0].hostId)]);
+});
