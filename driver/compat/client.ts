@@ -4,7 +4,7 @@
  * Each runtime entry (compat/node.ts, compat/deno.ts, compat/workerd.ts) plugs in its client.
  */
 import type { BaseClient, ClientOptions, Row as CoreRow } from "../mod.ts";
-import { ArgumentError, AuthenticationError, DriverError, OperationTimedOutError } from "../src/errors.ts";
+import { ArgumentError, AuthenticationError, DriverError, NoHostAvailableError, OperationTimedOutError } from "../src/errors.ts";
 import { consistencies } from "../src/types.ts";
 import { type BufferClass, useBufferClass } from "../src/values/bytes.ts";
 import { dataCollection, type MaterializedView, type TableMetadata, udt, type UdtInfo, withSchemaTypes } from "./schema.ts";
@@ -27,9 +27,9 @@ import { type ClientMetrics, DefaultMetrics } from "./metrics.ts";
 import { ClientExecutionOptions } from "./execution_options.ts";
 import type { TrackedParams, TrackedQuery } from "./tracker.ts";
 import { Tracking, trackingOptions } from "./tracking.ts";
+import { type QueryTrace, readTrace } from "./trace.ts";
 
-/** What `metadata.getTrace` gives: the `system_traces.sessions` row with its `events` rows. */
-export type QueryTrace = CoreRow & { events: CoreRow[] };
+export type { QueryTrace } from "./trace.ts";
 
 /**
  * The core's `Metadata` with DataStax's synchronous token methods in place of its own, and
@@ -146,6 +146,22 @@ function settle<T>(promise: Promise<T>, callback: Callback<T> | undefined): Prom
   return undefined;
 }
 
+/**
+ * DataStax's refusal of a `localDataCenter` no node is in, at once on `connect()` (the core
+ * would wait for a local node until its requests time out): an `ArgumentError` inside a
+ * `NoHostAvailableError`, keyed by the node that told the data centers.
+ */
+function localDataCenterError(dc: string | undefined, nodes: ReadonlyArray<Record<string, unknown>>): NoHostAvailableError | null {
+  const found = [...new Set(nodes.map((n) => String(n.datacenter ?? "")))];
+  if (!dc || nodes.length === 0 || found.includes(dc)) return null;
+  const inner = new ArgumentError(`localDataCenter was configured as '${dc}', but only found hosts in data centers: [${found.join(", ")}]`);
+  const host = String(nodes[0].address);
+  return new NoHostAvailableError({ [host]: inner }, `All host(s) tried for query failed. First host tried, ${host}: ${inner}. See innerErrors.`);
+}
+
+/** DataStax's error for metadata read before `connect()`. */
+const UNINITIALIZED = "Metadata has not been initialized.  This could only happen if you have not connected yet.";
+
 export class Client {
   readonly options: CompatClientOptions;
   readonly hosts: HostMap = new HostMap();
@@ -261,6 +277,12 @@ export class Client {
         settle(one(typed(ks, md.getFunction(ks, name, sig)!.then((f) => (f ? [f] : [])), false)), cb),
       getAggregate: (ks: string, name: string, sig: Parameters<Metadata["getAggregate"]>[2], cb?: Cb<unknown>) =>
         settle(one(typed(ks, md.getAggregate(ks, name, sig)!.then((f) => (f ? [f] : [])), true)), cb),
+      getTrace: (id: unknown, consistency?: number | null | Cb<unknown>, cb?: Cb<unknown>) => {
+        if (typeof consistency === "function") [cb, consistency] = [consistency, null];
+        const query = (cql: string, o: { consistency?: number }) => this.cqlwire.execute(cql, null, o);
+        const trace = this.connected ? readTrace(query, this.encoding, id, consistency) : Promise.reject(new Error(UNINITIALIZED));
+        return settle(trace, cb);
+      },
       /** DataStax's: true for DataStax Astra (a cloud secure bundle), which cqlwire does not connect to. */
       isDbaas: () => false,
     };
@@ -341,6 +363,9 @@ export class Client {
       throw e;
     });
     if (this.connected) return;
+    // Left connected: a later call asks again and fails the same way; shutdown() closes it.
+    const wrongDc = localDataCenterError(this.options.localDataCenter, this.cqlwire.getState().nodes);
+    if (wrongDc !== null) throw wrongDc;
     this.connected = true;
     this.syncHosts();
     if (this.options.isMetadataSyncEnabled !== false) await this.cqlwire.metadata.refreshKeyspaces();
@@ -350,14 +375,16 @@ export class Client {
   /** Host objects for the nodes the core knows, with hostAdd/hostRemove for the changes. */
   private syncHosts(): void {
     const nodes = this.cqlwire.getState().nodes;
+    const tokens = this.tokensByHost();
     const seen = new Set<string>();
     for (const n of nodes) {
       const address = String(n.address);
       seen.add(address);
       const existing = this.hosts.get(address);
       if (existing) existing.update(n);
-      else {
-        const host = new Host(address, n);
+      const host = existing ?? new Host(address, n);
+      if (tokens !== null) host.tokens = tokens.get(address) ?? [];
+      if (!existing) {
         this.hosts.set(address, host);
         this.emit("hostAdd", host);
       }
@@ -371,7 +398,31 @@ export class Client {
     }
   }
 
-  private hostChanged(address: string, up: boolean): void {
+  /**
+   * Each node's tokens as DataStax's `Host#tokens`: the text of the ring's range ends it owns,
+   * in the order `system.local`'s set<text> of tokens has them (by text). Null while the core
+   * has no ring (a host event before connecting or after shutdown): the hosts keep theirs.
+   */
+  private tokensByHost(): Map<string, string[]> | null {
+    let ranges: ReturnType<BaseClient["tokenRangesNow"]>;
+    try {
+      ranges = this.cqlwire.tokenRangesNow();
+    } catch {
+      return null;
+    }
+    const out = new Map<string, string[]>();
+    for (const r of ranges) {
+      const owner = r.replicas[0];
+      if (owner === undefined) continue;
+      let list = out.get(owner);
+      if (!list) out.set(owner, (list = []));
+      list.push(String(r.end));
+    }
+    for (const list of out.values()) list.sort();
+    return out;
+  }
+
+    private hostChanged(address: string, up: boolean): void {
     this.syncHosts();
     const host = this.hosts.get(address);
     if (!host) return;
@@ -531,6 +582,7 @@ export class Client {
   private async runBatch(queries: Array<string | { query: string; params?: Params }>, options: CompatQueryOptions | undefined): Promise<ResultSet> {
     // Checked before connecting, as DataStax: a client shut down meanwhile still says why.
     if (!Array.isArray(queries)) throw new ArgumentError("Queries should be an Array");
+    if (queries.length === 0) throw new ArgumentError("Queries array should not be empty");
     if (!this.connected) await this.connectOnce();
     const o = this.withRoutingKey(this.withTimestamp(executeOptions(options, this.profiles)), options);
     // The batch's hints are DataStax's, one array per query: read per item below.
@@ -678,8 +730,12 @@ export class ClientState {
     return this.state.connections.filter((c) => c.address === host.address).reduce((sum, c) => sum + Number(c.inFlight ?? 0), 0);
   }
 
+  /** DataStax's text: `{"hosts": [...], "openConnections": {...}, "inFlightQueries": {...}}`. */
   toString(): string {
-    return this.getConnectedHosts().map((h) => `${h.address} (${this.getOpenConnections(h)}/${this.getInFlightQueries(h)})`).join(", ");
+    const hosts = this.getConnectedHosts();
+    const by = (count: (h: Host) => number) => JSON.stringify(Object.fromEntries(hosts.map((h) => [h.address, count(h)])));
+    const open = by((h) => this.getOpenConnections(h));
+    return `{"hosts": ${JSON.stringify(hosts.map((h) => h.address))}, "openConnections": ${open}, "inFlightQueries": ${by((h) => this.getInFlightQueries(h))}}`;
   }
 }
 

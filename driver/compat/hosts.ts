@@ -11,6 +11,9 @@ export class Host {
   tokens: string[] = [];
   /** The node's host_id (system.local / system.peers), as DataStax gives it. */
   hostId: Uuid | null = null;
+  /** DataStax Enterprise's version and workloads: none on Apache Cassandra (DataStax: null, []). */
+  dseVersion: string | null = null;
+  workloads: string[] = [];
   private up = true;
   private readonly listeners = new Map<string, Set<Listener>>();
 

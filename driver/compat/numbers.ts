@@ -7,6 +7,7 @@ import { CqlDecimal, toCqlValue } from "../src/codec/mod.ts";
 import { ArgumentError } from "../src/errors.ts";
 import { fromWire, wireBytes } from "./wire.ts";
 import type { BufferOrBytes } from "../src/values/bytes.ts";
+import { INSPECT, inspectedAs } from "../src/values/inspect.ts";
 
 const TWO_32 = 0x1_0000_0000n;
 
@@ -210,6 +211,17 @@ export class Integer {
     return new Integer(this.value >> BigInt(bits));
   }
 
+  /**
+   * For `console.log`: DataStax's fields, Closure's form (32-bit words, least significant first,
+   * without the top words that repeat the sign word).
+   */
+  [INSPECT](): object {
+    const sign = this.value < 0n ? -1 : 0;
+    const bits: number[] = [];
+    for (let rest = this.value; rest !== BigInt(sign); rest >>= 32n) bits.push(Number(BigInt.asIntN(32, rest)));
+    return inspectedAs(this, { bits_: bits, sign_: sign });
+  }
+
   [toCqlValue](): bigint {
     return this.value;
   }
@@ -307,6 +319,11 @@ export class BigDecimal {
 
   toJSON(): string {
     return this.toString();
+  }
+
+  /** For `console.log`: DataStax's fields, the unscaled value as its `Integer`. */
+  [INSPECT](): object {
+    return inspectedAs(this, { _intVal: new Integer(this.decimal.unscaled), _scale: this.decimal.scale });
   }
 
   [toCqlValue](): CqlDecimal {

@@ -114,13 +114,22 @@ export class ResultSet implements Iterable<Row>, AsyncIterable<Row> {
   get info(): CompatExecutionInfo {
     if (this.#core === undefined) return this.#given as unknown as CompatExecutionInfo;
     const info = this.#core.raw.info;
-    return {
-      ...info,
+    // DataStax's fields in its order (console.log(rs.info) reads the same); cqlwire's own
+    // (`attempts`) kept, not enumerable.
+    const out = {
+      queriedHost: info.queriedHost,
       triedHosts: { ...info.triedHosts, [info.queriedHost]: null },
+      speculativeExecutions: info.speculativeExecutions,
       achievedConsistency: this.#core.consistency,
       traceId: info.traceId ? Uuid.fromString(info.traceId) : undefined,
       warnings: info.warnings.length > 0 ? info.warnings : undefined,
+      customPayload: info.customPayload,
+      isSchemaInAgreement: info.isSchemaInAgreement,
     };
+    for (const [k, value] of Object.entries(info)) {
+      if (!(k in out)) Object.defineProperty(out, k, { value, enumerable: false, writable: true, configurable: true });
+    }
+    return out as CompatExecutionInfo;
   }
 
   /** `null` when there are no rows; declared `Row`, as DataStax declares it (`rs.first().name`). */

@@ -7,6 +7,7 @@ import { formatInetAddress } from "../src/codec/reader.ts";
 import { civilFromDays, daysFromCivil } from "../src/codec/scalars.ts";
 import { ArgumentError } from "../src/errors.ts";
 import { bufferOut, type BufferOrBytes } from "../src/values/bytes.ts";
+import { INSPECT, inspectedAs } from "../src/values/inspect.ts";
 import { Long, longFromBigInt, longToBigInt } from "./numbers.ts";
 import { fromWire, wireBytes } from "./wire.ts";
 
@@ -96,6 +97,12 @@ export class LocalDate {
     return `LocalDate: ${this.toString()}`;
   }
 
+  /** For `console.log`: DataStax's fields (`_value` holds the days beyond JS dates' range). */
+  [INSPECT](): object {
+    const date = this.date;
+    return inspectedAs(this, { date, _value: isNaN(date.getTime()) ? this.days : null, year: this.year, month: this.month, day: this.day });
+  }
+
   [toCqlValue](): CqlDate {
     return new CqlDate(this.days);
   }
@@ -179,6 +186,12 @@ export class LocalTime {
     return `LocalTime: ${this.toString()}`;
   }
 
+  /** For `console.log`: DataStax's fields (`_partsCache` is filled by its constructor). */
+  [INSPECT](): object {
+    const parts = [this.hour, this.minute, this.second, this.nanosecond];
+    return inspectedAs(this, { value: this.getTotalNanoseconds(), _partsCache: parts, hour: parts[0], minute: parts[1], second: parts[2], nanosecond: parts[3] });
+  }
+
   [toCqlValue](): CqlTime {
     return new CqlTime(this.nanos);
   }
@@ -220,6 +233,11 @@ export class InetAddress {
 
   toJSON(): string {
     return this.toString();
+  }
+
+  /** For `console.log`: DataStax's fields, `InetAddress { buffer: <Buffer ...>, length, version }`. */
+  [INSPECT](): object {
+    return inspectedAs(this, { buffer: this.getBuffer(), length: this.length, version: this.version });
   }
 
   [toCqlValue](): Uint8Array {

@@ -6,6 +6,7 @@
 import { toCqlValue } from "../codec/mod.ts";
 import { ArgumentError } from "../errors.ts";
 import { bufferOut, type BufferOrBytes, bytesView } from "./bytes.ts";
+import { INSPECT, inspectedAs } from "./inspect.ts";
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 const PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
@@ -64,6 +65,11 @@ export class Uuid {
 
   inspect(): string {
     return `${this.constructor.name}: ${this.toString()}`;
+  }
+
+  /** For `console.log`: as DataStax's, `Uuid { buffer: <Buffer ...> }`. */
+  [INSPECT](): object {
+    return inspectedAs(this, { buffer: this.buffer });
   }
 
   [toCqlValue](): Uint8Array {

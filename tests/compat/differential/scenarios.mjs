@@ -308,14 +308,13 @@ scenario("batch: logged, unlogged, counter; prepared or not", async (d, client, 
 });
 
 // Known: a result without rows (a write, a batch, USE) has rows and rowLength undefined in
-// DataStax, [] and 0 in cqlwire; an empty batch's ArgumentError text.
-scenario("known: results without rows, empty batch", async (_d, client, ks) => {
+// DataStax, [] and 0 in cqlwire.
+scenario("known: results without rows", async (_d, client, ks) => {
   const w = await client.execute(`INSERT INTO ${ks}.all_types (id) VALUES (31)`);
   const b = await client.batch([`INSERT INTO ${ks}.all_types (id) VALUES (32)`]);
   const u = await client.execute(`USE ${ks}`);
   await client.execute("USE system");
-  const empty = await outcome(client.batch([], {}));
-  return [[w.rows, w.rowLength], [b.rows, b.rowLength], [u.rows, u.rowLength], empty.err];
+  return [[w.rows, w.rowLength], [b.rows, b.rowLength], [u.rows, u.rowLength]];
 });
 
 // The DELETEs before LWTs are LWTs too: a plain DELETE carries the client's timestamp
@@ -2236,4 +2235,119 @@ scenario("known on workerd: policies.addressResolution.EC2MultiRegionTranslator"
   } finally {
     await client.shutdown();
   }
+});
+
+// dsxexamples: DataStax's examples/ programs (nodejs-driver c0a6c5fa) and what its documentation
+// shows users doing, as scenarios.
+
+// tracing/retrieve-query-trace.js: the trace in DataStax's shape (requestType, coordinator,
+// parameters, startedAt, duration, clientAddress, events of { id, activity, source, elapsed,
+// thread }) with its value classes; what varies per run (times, threads) only by its type.
+scenario("examples: metadata.getTrace of a traced INSERT (tracing example)", async (d, client, ks) => {
+  await client.execute(`CREATE TABLE IF NOT EXISTS ${ks}.trace_tbl1 (id uuid, txt text, PRIMARY KEY(id))`);
+  const rs = await client.execute(`INSERT INTO ${ks}.trace_tbl1 (id, txt) VALUES (?, ?)`, [d.types.Uuid.random(), "hello trace"], { traceQuery: true });
+  const kind = (v) => (v === null || v === undefined ? String(v) : v.constructor.name);
+  const shape = (trace) => ({
+    keys: Object.keys(trace),
+    requestType: trace.requestType,
+    coordinator: trace.coordinator,
+    parameters: trace.parameters,
+    kinds: [trace.startedAt, trace.duration, trace.clientAddress].map(kind),
+    events: trace.events.length > 0 && trace.events.every((e) => Object.keys(e).join() === "id,activity,source,elapsed,thread"),
+    eventKinds: Object.values(trace.events[0]).map(kind),
+  });
+  const viaCallback = await new Promise((resolve, reject) => client.metadata.getTrace(rs.info.traceId, (err, t) => (err ? reject(err) : resolve(t))));
+  const withConsistency = await client.metadata.getTrace(rs.info.traceId, d.types.consistencies.one);
+  return [shape(viaCallback), shape(withConsistency)];
+});
+
+// A trace the server never wrote: DataStax asks 5 times, 400 ms apart, then rejects.
+scenario("examples: metadata.getTrace of an unknown trace id", async (d, client) => {
+  const id = d.types.Uuid.fromString("00000000-0000-4000-8000-000000000001");
+  const started = Date.now();
+  const r = await outcome(client.metadata.getTrace(id));
+  const err = await new Promise((resolve) => client.metadata.getTrace(id, d.types.consistencies.one, (e, t) => resolve([e, t])));
+  return [r, err, Date.now() - started >= 3200];
+});
+
+// basic/basic-execute.js and the others log rows with console.log: the value classes print
+// with DataStax's fields (a Uuid as `Uuid { buffer: <Buffer ...> }`), read or made.
+scenario("examples: console.log of rows and values (basic-execute example)", async (d, client) => {
+  const t = d.types;
+  const row = (await client.execute("SELECT host_id, broadcast_address, rpc_address, key FROM system.local")).first();
+  const made = [
+    t.Uuid.fromString("123e4567-e89b-12d3-a456-426614174000"), t.TimeUuid.fromString("f9ea2d40-a2b1-11ee-8c90-0242ac120002"),
+    t.InetAddress.fromString("10.1.2.3"), t.InetAddress.fromString("::1"), t.LocalDate.fromString("2024-02-29"),
+    t.LocalTime.fromString("23:59:59.999999999"), t.Duration.fromString("1mo2d3h"), t.Long.fromNumber(-5), new t.Tuple(1, "a"),
+    ...["0", "-1", "4294967296", "-4294967296", "-2147483648", "-123456789012345678901234567890"].map((v) => t.Integer.fromString(v)),
+    t.BigDecimal.fromString("12.50"), t.BigDecimal.fromString("-98765432109876543210.5"),
+  ];
+  return [inspect(row), ...made.map((v) => inspect(v)), inspect({ a: { b: { c: made[0] } } }), inspect({ row: { price: made.at(-1) } }), inspect(made, { depth: 0 })];
+});
+
+// Every example connects with localDataCenter 'dc1' (a ccm cluster's name); a node in
+// 'datacenter1' refuses it at once, on connect() and again on each later call.
+scenario("examples: localDataCenter no node is in (basic-connect example)", async (d) => {
+  const client = new d.Client({ contactPoints: [settings.host], localDataCenter: "dc1" });
+  const started = Date.now();
+  const read = (e) => [e.constructor.name, e.message.split("\n")[0].replace(/\. See innerErrors\.$/, ""), e.innerErrors];
+  try {
+    const connect = await outcome(client.connect());
+    const execute = await outcome(client.execute("SELECT key FROM system.local"));
+    return [connect.err && read(connect.err), execute.err && read(execute.err), Date.now() - started < 3000];
+  } finally {
+    await client.shutdown();
+  }
+});
+
+// The documentation's "client.getState()" logs it: `console.log(state.toString())`.
+scenario("examples: client.getState() as text (documentation)", async (_d, client) => {
+  await client.execute("SELECT key FROM system.local");
+  return String(client.getState());
+});
+
+// The documentation's batch and result snippets: an empty batch's ArgumentError (promise and
+// callback), and `console.log(result.info)`: DataStax's fields in its order.
+scenario("examples: empty batch, result.info as logged (documentation)", async (d, client) => {
+  const empty = await outcome(client.batch([], { prepare: true }));
+  const viaCallback = await new Promise((resolve) => client.batch([], (err, rs) => resolve([err, rs])));
+  const rs = await client.execute("SELECT key FROM system.local", [], { isIdempotent: true, consistency: d.types.consistencies.localOne });
+  return [empty.err, viaCallback, Object.keys(rs.info), rs.info];
+});
+
+// The examples' own programs (udt, tuple, metadata-table, metadata-keyspaces, mapper), their
+// calls as written there with what they print (console.log's text), in this scenario's keyspace.
+scenario("examples: udt, tuple, metadata and mapper examples as they print", async (d, client, ks) => {
+  const out = [];
+  await client.execute(`CREATE TYPE IF NOT EXISTS ${ks}.address (street text, city text, state text, zip int, phones set<text>)`);
+  await client.execute(`CREATE TABLE IF NOT EXISTS ${ks}.udt_tbl1 (name text PRIMARY KEY, email text, address frozen<address>)`);
+  const address = { city: "Santa Clara", state: "CA", street: "3975 Freedom Circle", zip: 95054, phones: ["650-389-6000"] };
+  await client.execute(`INSERT INTO ${ks}.udt_tbl1 (name, address) VALUES (?, ?)`, ["The Rolling Stones", address], { prepare: true });
+  const udtRow = (await client.execute(`SELECT name, address FROM ${ks}.udt_tbl1 WHERE name = ?`, ["The Rolling Stones"], { prepare: true })).first();
+  out.push(`Retrieved row: ${JSON.stringify(udtRow)}`, inspect(udtRow));
+  await client.execute(`CREATE TABLE IF NOT EXISTS ${ks}.tuple_forex (name text, time timeuuid, currencies frozen<tuple<text, text>>, value decimal, PRIMARY KEY (name, time))`);
+  const tupleParams = ["market1", d.types.TimeUuid.fromString("f9ea2d40-a2b1-11ee-8c90-0242ac120002"), new d.types.Tuple("USD", "EUR"), new d.types.BigDecimal(11, 1)];
+  await client.execute(`INSERT INTO ${ks}.tuple_forex (name, time, currencies, value) VALUES (?, ?, ?, ?)`, tupleParams, { prepare: true });
+  const fx = (await client.execute(`SELECT name, time, currencies, value FROM ${ks}.tuple_forex where name = ?`, ["market1"], { prepare: true })).first();
+  out.push(`${fx.currencies.get(0)} to ${fx.currencies.get(1)}: ${fx.value}`, inspect(fx));
+  await client.execute(`CREATE TABLE IF NOT EXISTS ${ks}.meta_tbl1 (id1 uuid, id2 timeuuid, txt text, val int, PRIMARY KEY(id1, id2))`);
+  const table = await client.metadata.getTable(ks, "meta_tbl1");
+  out.push(table.name, inspect(table.columns), inspect(table.partitionKeys), inspect(table.clusteringKeys));
+  const keyspace = client.metadata.keyspaces[ks];
+  out.push(`${keyspace.name} strategy ${keyspace.strategy} options ${JSON.stringify(keyspace.strategyOptions)}`);
+  await client.execute(`CREATE TABLE IF NOT EXISTS ${ks}.videos (videoid uuid, userid uuid, name varchar, description varchar, added_date timestamp, PRIMARY KEY (videoid))`);
+  await client.execute(`CREATE TABLE IF NOT EXISTS ${ks}.user_videos (userid uuid, added_date timestamp, videoid uuid, name text, PRIMARY KEY (userid, added_date, videoid)) WITH CLUSTERING ORDER BY (added_date DESC, videoid ASC)`);
+  const mapper = new d.mapping.Mapper(client, { models: { Video: { tables: ["videos", "user_videos"], keyspace: ks, columns: { videoid: "videoId", userid: "userId" }, mappings: new d.mapping.UnderscoreCqlToCamelCaseMappings() } } });
+  const videoMapper = mapper.forModel("Video");
+  const videoId = d.types.Uuid.fromString("22222222-2222-4222-8222-222222222222");
+  const userId = d.types.Uuid.fromString("33333333-3333-4333-8333-333333333333");
+  await videoMapper.insert({ videoId, addedDate: new Date("2020-05-06T07:08:09.010Z"), userId, name: "My video", description: "My desc" });
+  out.push(inspect((await videoMapper.find({ videoId })).first()), inspect((await videoMapper.find({ userId })).first()));
+  return out;
+});
+
+// The metadata-hosts example and the documentation's Host fields: `tokens` (the node's own,
+// as system.local lists them), and DSE's `dseVersion`/`workloads` (none on Apache Cassandra).
+scenario("examples: Host fields (metadata-hosts example)", async (_d, client) => {
+  return client.hosts.values().map((h) => [h.address, h.datacenter, h.rack, h.cassandraVersion, h.tokens, h.dseVersion, h.workloads, String(h.hostId) === String(client.getState().getConnectedHosts()[0].hostId)]);
 });
