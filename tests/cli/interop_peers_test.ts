@@ -75,11 +75,13 @@ Deno.test({
     const work = await Deno.makeTempDir({ prefix: "cqlwire-interop-" });
     await ok(["query", "-f", `${DATA}/interop_setup.cql`]);
     try {
-      await t.step("cqlwire unload (CSV both collection formats, JSON Lines) -> load: identical", async () => {
+      await t.step("cqlwire unload (CSV both collection formats, JSON Lines, in a time zone) -> load: identical", async () => {
         const cases: Array<[string, string[], string[]]> = [
           ["cql.csv", [], []],
           ["json.csv", ["--collection-format", "json", "--escape", "\\"], ["--escape", "\\"]],
           ["rows.jsonl", [], []],
+          // Local times with offsets: Paris's +00:09:21 before 1911, year 10000 at +01:00.
+          ["paris.csv", ["--time-zone", "Europe/Paris"], []],
         ];
         for (const [name, unload, load] of cases) {
           const file = `${work}/${name}`;
