@@ -229,7 +229,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .addOption(
       new Option(
         "--format <format>",
-        "input format (default: by extension; .jsonl/.ndjson are JSON Lines, .json one JSON array of objects " +
+        "input format (default: by extension; .jsonl/.ndjson are JSON Lines, .json one JSON array of objects (JSON Lines if it starts with an object, as DSBulk writes) " +
           "read as a stream, .parquet Parquet (flat columns and lists, matched to columns by name; " +
           "a bad row goes to the .bad file as a JSON line), else CSV)",
       )
