@@ -1135,6 +1135,11 @@ pub fn format_text(ty: &ColumnType, bytes: &[u8], out: &mut String) -> Result<()
     format_in(ty, bytes, Style::Cql, out)
 }
 
+/// As [`format_text`], for a file: a UDT's null fields are written as nothing (`Style::CqlFile`).
+pub(crate) fn format_text_file(ty: &ColumnType, bytes: &[u8], out: &mut String) -> Result<(), ProtocolError> {
+    format_in(ty, bytes, Style::CqlFile, out)
+}
+
 /// Appends the JSON text of `bytes` (a value of `ty`) to `out`, as [`super::json_out`]
 /// describes it; on error `out` is left as it was.
 pub fn format_json(ty: &ColumnType, bytes: &[u8], out: &mut String) -> Result<(), ProtocolError> {
@@ -1155,6 +1160,10 @@ fn format_in(ty: &ColumnType, bytes: &[u8], style: Style, out: &mut String) -> R
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Style {
     Cql,
+    /// CQL literals for a file `cqlsh COPY FROM` reads: as `Cql`, but a UDT writes every field
+    /// and a null one as nothing (`{street: 'x', num: , tags: }`), as cqlsh COPY TO does: its
+    /// COPY FROM refuses `null` there, and `{}` inside a list.
+    CqlFile,
     Json,
 }
 
@@ -1330,9 +1339,10 @@ fn format_value(ty: &ColumnType, r: Reader<'_>, out: &mut String, top: bool, sty
             let mut r = r;
             out.push('{');
             for (i, (name, field_type)) in udt.fields.iter().enumerate() {
-                if r.is_empty() {
+                if r.is_empty() && style != Style::CqlFile {
                     break;
                 }
+                let value = if r.is_empty() { None } else { wire_element(&mut r, "udt field")? };
                 if i > 0 {
                     out.push_str(style.separator());
                 }
@@ -1342,7 +1352,9 @@ fn format_value(ty: &ColumnType, r: Reader<'_>, out: &mut String, top: bool, sty
                     push_field_name(name, out);
                 }
                 out.push_str(style.key_separator());
-                format_element(field_type, wire_element(&mut r, "udt field")?, out, style)?;
+                if value.is_some() || style != Style::CqlFile {
+                    format_element(field_type, value, out, style)?;
+                }
             }
             no_trailing(&r, "udt field")?;
             out.push('}');
@@ -2353,6 +2365,28 @@ mod tests {
         for &(field, expected, value, offset, reason) in cases {
             assert_errors(&[(u, field, expected, value, offset, reason)], &TextOptions::default());
         }
+    }
+
+    #[test]
+    fn a_file_writes_a_udts_null_fields_as_nothing_for_cqlsh_copy_from() {
+        let u = "list<frozen<udt<ks.a>{street:text,num:int,tags:frozen<list<text>>}>>";
+        let value = ok(u, "[{street: 'm', num: null, tags: ['t']}, {num: 5}, {}]");
+        let file = |t: &str, bytes: &[u8]| {
+            let mut out = String::new();
+            format_text_file(&ty(t), bytes, &mut out).unwrap();
+            out
+        };
+        assert_eq!(
+            file(u, &value),
+            "[{street: 'm', num: , tags: ['t']}, {street: , num: 5, tags: }, {street: , num: , tags: }]"
+        );
+        // (A value's trailing fields may be absent from its bytes: `{num: 5}` holds two.)
+        assert_eq!(fmt(u, &value), "[{street: 'm', num: null, tags: ['t']}, {street: null, num: 5}, {}]");
+        // Read back, a field with no value is null: the same value (every field now present).
+        assert_eq!(file(u, &ok(u, &file(u, &value))), file(u, &value));
+        // Nulls elsewhere (a tuple's) stay written.
+        let t = "tuple<int, text>";
+        assert_eq!(file(t, &ok(t, "(null, 'x')")), "(null, 'x')");
     }
 
     #[test]
