@@ -229,7 +229,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .addOption(
       new Option(
         "--format <format>",
-        "input format (default: by extension; .jsonl/.ndjson are JSON Lines, .json one JSON array of objects " +
+        "input format (default: by extension; .jsonl/.ndjson are JSON Lines, .json one JSON array of objects (JSON Lines if it starts with an object, as DSBulk writes) " +
           "read as a stream, .parquet Parquet (flat columns and lists, matched to columns by name; " +
           "a bad row goes to the .bad file as a JSON line), else CSV)",
       )
@@ -338,7 +338,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("-t, --table <keyspace.table>", "table to unload (a name without keyspace is in -k/--keyspace)")
     .option("--query <cql>", "a SELECT to unload instead")
     .option("--columns <column,...>", "columns of --table to unload (default: all)")
-    .addOption(new Option("--format <format>", "output format (default: csv)").choices(["csv", "jsonl"]))
+    .addOption(new Option("--format <format>", "output format (default: jsonl for an --out named .jsonl or .ndjson, else csv)").choices(["csv", "jsonl"]))
     .option(
       "--out <path>",
       "output file (default: stdout), compressed by its ending: .gz (gzip), .zst/.zstd (zstd); a directory " +

@@ -18,6 +18,7 @@ import {
   scanRangesOf,
   tokenExpression,
 } from "./ranges.ts";
+import { formatOfName } from "./load/input.ts";
 import { readTableSchema } from "./load/schema.ts";
 import { parseTableName, quoteIdentifier } from "./load/table.ts";
 import { cellTimeSelection } from "./cell_times.ts";
@@ -160,9 +161,11 @@ export async function unloadCommand(command: Command): Promise<number> {
   const columnsSetting = flags.columns?.split(",").map((name) => name.trim()).filter((name) => name !== "") ??
     config.columns;
   if (columnsSetting !== undefined && query !== undefined) throw new UsageError("--columns goes with --table");
-  const format = flags.format ?? config.format ?? "csv";
   if (flags.out !== undefined && flags.url !== undefined) throw new UsageError("give either --out or --url, not both");
   const out = flags.out ?? flags.url ?? config.out;
+  // By the output's name as load reads it (`x.jsonl`, `x.ndjson.gz`), so `unload --out x.jsonl`
+  // then `load x.jsonl` round-trips without a --format on either side.
+  const format = flags.format ?? config.format ?? (out !== undefined && formatOfName(out) === "jsonl" ? "jsonl" : "csv");
   const withHeader = flags.header ?? config.header ?? true;
   const withWritetime = flags.withWritetime ?? config.withWritetime ?? false;
   const withTtl = flags.withTtl ?? config.withTtl ?? false;

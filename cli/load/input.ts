@@ -176,9 +176,26 @@ export async function expandInputs(args: string[], options: { httpTimeoutMs?: nu
     if (seen.has(key)) continue;
     seen.add(key);
     const size = path === "-" ? null : (await Deno.stat(path)).size;
-    inputs.push({ path, size, compression: path === "-" ? null : compressionOfName(path), format: formatOfName(path) });
+    const compression = path === "-" ? null : compressionOfName(path);
+    inputs.push({ path, size, compression, format: path === "-" ? formatOfName(path) : await formatOfFile(path, compression) });
   }
   return inputs;
+}
+
+/** A `.json` file is one JSON array unless it starts with an object: DSBulk's JSON connector
+ * writes JSON Lines into `output-000001.json` (its default mode, MULTI_DOCUMENT). */
+async function formatOfFile(path: string, compression: Compression | null): Promise<InputFile["format"]> {
+  const format = formatOfName(path);
+  if (format !== "json" || compression !== null) return format;
+  const file = await Deno.open(path);
+  try {
+    const head = new Uint8Array(256);
+    const read = (await file.read(head)) ?? 0;
+    const text = new TextDecoder().decode(head.subarray(0, read)).replace(/^\uFEFF/, "").trimStart();
+    return text.startsWith("{") ? "jsonl" : format;
+  } finally {
+    file.close();
+  }
 }
 
 const READ_CHUNK = 256 * 1024;

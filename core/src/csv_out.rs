@@ -7,7 +7,7 @@ use crate::json_fields::Fields;
 use crate::bulk::CsvOptions;
 use crate::error::ProtocolError;
 use crate::rows::Rows;
-use crate::types::{format_json, format_text_with, ConversionSettings, TextOptions};
+use crate::types::{format_json, format_text_file, format_text_with, ConversionSettings, TextOptions};
 
 /// How collections, tuples, UDTs and vectors are spelled in a CSV field.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -151,6 +151,9 @@ pub fn format_csv(rows: &Rows, f: &CsvFormat, scratch: &mut String, out: &mut Ve
             scratch.clear();
             let written = if f.collections == CollectionFormat::Json && column.ty.is_container() {
                 format_json(&column.ty, bytes, scratch)
+            } else if column.ty.is_container() {
+                // The settings change only top-level values; a UDT's null fields are written as nothing.
+                format_text_file(&column.ty, bytes, scratch)
             } else {
                 format_text_with(&column.ty, bytes, &f.text, scratch)
             };

@@ -48,6 +48,7 @@ pub use json_writer::JsonWriter;
 pub use pattern::Pattern;
 pub use text_out::format_text_with;
 pub use text::{encode_text, format_json, format_text, EpochUnit, FieldError, TextOptions};
+pub(crate) use text::format_text_file;
 pub use validate::{validate_rows, RowsValidator};
 pub use zone::{Transition, ZoneRules, MAX_TRANSITIONS};
 pub use value::{push_uuid, CqlValue, ValueError};

@@ -51,6 +51,12 @@ pub(crate) fn days_in_month(year: i64, month: u32) -> u32 {
 
 fn push_date(days: i64, out: &mut String) {
     let (year, month, day) = civil_from_days(days);
+    push_year(year, out);
+    let _ = write!(out, "-{month:02}-{day:02}");
+}
+
+/// A year as ISO 8601 (and java.time) write it: four digits, a sign outside 0000..=9999.
+pub(crate) fn push_year(year: i64, out: &mut String) {
     if year < 0 {
         let _ = write!(out, "-{:04}", year.unsigned_abs());
     } else if year > 9999 {
@@ -58,7 +64,6 @@ fn push_date(days: i64, out: &mut String) {
     } else {
         let _ = write!(out, "{year:04}");
     }
-    let _ = write!(out, "-{month:02}-{day:02}");
 }
 
 /// `2024-01-02T03:04:05.123Z`, the milliseconds always.

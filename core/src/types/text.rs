@@ -1045,6 +1045,21 @@ fn udt_key<'t>(ty: &'t ColumnType, udt: &UdtType, src: &mut Src<'_>, out: &mut V
     Ok(index)
 }
 
+/// A field written with no value (`{street: , num: 5}`) is null: cqlsh COPY TO writes null
+/// fields so, and its COPY FROM reads them back (an empty text is always quoted, `''`).
+fn no_value(mut value: Src<'_>) -> bool {
+    value.skip_ws();
+    matches!(value.peek(), Some(b',' | b'}'))
+}
+
+fn skip_field_value<'t>(ty: &'t ColumnType, scan: &mut Src<'_>) -> Parsed<'t> {
+    if no_value(*scan) {
+        scan.skip_ws();
+        return Ok(());
+    }
+    scan.skip_value(ty)
+}
+
 /// A UDT literal after its `{`. Fields may come in any order; they are written in declared
 /// order, up to the last one mentioned (unmentioned ones before it are null). The text is
 /// scanned once per written field instead of buffering entries: no scratch memory.
@@ -1064,7 +1079,7 @@ fn udt_literal<'t>(
         loop {
             let index = udt_key(ty, udt, &mut scan, out)?;
             last = last.max(Some(index));
-            scan.skip_value(ty)?;
+            skip_field_value(ty, &mut scan)?;
             if !list_separator(ty, &mut scan, b'}')? {
                 break;
             }
@@ -1087,13 +1102,14 @@ fn udt_literal<'t>(
                     }
                     found = Some(scan);
                 }
-                scan.skip_value(ty)?;
+                skip_field_value(ty, &mut scan)?;
                 if !list_separator(ty, &mut scan, b'}')? {
                     break;
                 }
             }
         }
         match found {
+            Some(value) if no_value(value) => out.extend_from_slice(&(-1i32).to_be_bytes()),
             Some(mut value) => {
                 element(field_type, &mut value, opts, out, Framing::Bytes)?;
                 value.skip_ws();
@@ -1119,6 +1135,11 @@ pub fn format_text(ty: &ColumnType, bytes: &[u8], out: &mut String) -> Result<()
     format_in(ty, bytes, Style::Cql, out)
 }
 
+/// As [`format_text`], for a file: a UDT's null fields are written as nothing (`Style::CqlFile`).
+pub(crate) fn format_text_file(ty: &ColumnType, bytes: &[u8], out: &mut String) -> Result<(), ProtocolError> {
+    format_in(ty, bytes, Style::CqlFile, out)
+}
+
 /// Appends the JSON text of `bytes` (a value of `ty`) to `out`, as [`super::json_out`]
 /// describes it; on error `out` is left as it was.
 pub fn format_json(ty: &ColumnType, bytes: &[u8], out: &mut String) -> Result<(), ProtocolError> {
@@ -1139,6 +1160,10 @@ fn format_in(ty: &ColumnType, bytes: &[u8], style: Style, out: &mut String) -> R
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Style {
     Cql,
+    /// CQL literals for a file `cqlsh COPY FROM` reads: as `Cql`, but a UDT writes every field
+    /// and a null one as nothing (`{street: 'x', num: , tags: }`), as cqlsh COPY TO does: its
+    /// COPY FROM refuses `null` there, and `{}` inside a list.
+    CqlFile,
     Json,
 }
 
@@ -1215,10 +1240,10 @@ fn format_value(ty: &ColumnType, r: Reader<'_>, out: &mut String, top: bool, sty
             push_decimal_point(out, digits_at, scale);
         }
         ColumnType::Float => {
-            push_float(f32::from_be_bytes(fixed::<4>(&r, "float value", true)?.unwrap_or_default()), out);
+            push_float(f32::from_be_bytes(fixed::<4>(&r, "float value", true)?.unwrap_or_default()), f32::MIN_POSITIVE.into(), out);
         }
         ColumnType::Double => {
-            push_float(f64::from_be_bytes(fixed::<8>(&r, "double value", true)?.unwrap_or_default()), out);
+            push_float(f64::from_be_bytes(fixed::<8>(&r, "double value", true)?.unwrap_or_default()), f64::MIN_POSITIVE, out);
         }
         ColumnType::Timestamp => {
             let millis = i64::from_be_bytes(fixed::<8>(&r, "timestamp value", true)?.unwrap_or_default());
@@ -1314,9 +1339,10 @@ fn format_value(ty: &ColumnType, r: Reader<'_>, out: &mut String, top: bool, sty
             let mut r = r;
             out.push('{');
             for (i, (name, field_type)) in udt.fields.iter().enumerate() {
-                if r.is_empty() {
+                if r.is_empty() && style != Style::CqlFile {
                     break;
                 }
+                let value = if r.is_empty() { None } else { wire_element(&mut r, "udt field")? };
                 if i > 0 {
                     out.push_str(style.separator());
                 }
@@ -1326,7 +1352,9 @@ fn format_value(ty: &ColumnType, r: Reader<'_>, out: &mut String, top: bool, sty
                     push_field_name(name, out);
                 }
                 out.push_str(style.key_separator());
-                format_element(field_type, wire_element(&mut r, "udt field")?, out, style)?;
+                if value.is_some() || style != Style::CqlFile {
+                    format_element(field_type, value, out, style)?;
+                }
             }
             no_trailing(&r, "udt field")?;
             out.push('}');
@@ -1445,7 +1473,11 @@ fn push_decimal_point(out: &mut String, digits_at: usize, scale: i32) {
     let _ = write!(out, "E{adjusted:+}");
 }
 
-fn push_float<T: fmt::Display + fmt::LowerExp + Into<f64> + Copy>(v: T, out: &mut String) {
+fn push_float<T: fmt::Display + fmt::LowerExp + Into<f64> + Copy + std::str::FromStr + PartialEq>(
+    v: T,
+    smallest_normal: f64,
+    out: &mut String,
+) {
     let wide: f64 = v.into();
     if wide.is_nan() {
         out.push_str("NaN");
@@ -1455,7 +1487,27 @@ fn push_float<T: fmt::Display + fmt::LowerExp + Into<f64> + Copy>(v: T, out: &mu
         // Rust prints the shortest text that parses back to the same value.
         let _ = write!(out, "{v}");
     } else {
+        let start = out.len();
         let _ = write!(out, "{v:e}");
+        if wide.abs() < smallest_normal {
+            java_two_digits(v, out, start);
+        }
+    }
+}
+
+/// Where the shortest text has one digit, Java's `toString` writes the two-digit decimal nearest
+/// the value (`4.9E-324`, not `5e-324`), and DSBulk refuses any other digits for a float or
+/// double. Only subnormals can differ (a normal value's nearest two digits are `d.0`: its
+/// precision is far finer than a tenth of a digit), so only they come here.
+fn java_two_digits<T: fmt::LowerExp + Copy + std::str::FromStr + PartialEq>(v: T, out: &mut String, start: usize) {
+    if out[start..].contains('.') {
+        return;
+    }
+    let two = format!("{v:.1e}");
+    let round_trips = two.parse::<T>().is_ok_and(|back| back == v);
+    if round_trips && !two.contains(".0e") {
+        out.truncate(start);
+        out.push_str(&two);
     }
 }
 
@@ -1891,6 +1943,25 @@ mod tests {
     }
 
     #[test]
+    fn formats_tiny_subnormals_as_java_so_dsbulk_reads_them() {
+        // DSBulk 1.10 refuses a float whose text is not Java's `toString` digits ("Cannot convert
+        // 5E-324 from BigDecimal to Double"); Java writes two digits where the shortest has one.
+        assert_eq!(fmt("double", &5e-324f64.to_be_bytes()), "4.9e-324");
+        assert_eq!(fmt("double", &1e-323f64.to_be_bytes()), "9.9e-324");
+        assert_eq!(fmt("double", &(-5e-324f64).to_be_bytes()), "-4.9e-324");
+        assert_eq!(fmt("float", &1e-45f32.to_be_bytes()), "1.4e-45");
+        assert_eq!(fmt("float", &3e-45f32.to_be_bytes()), "2.8e-45");
+        // Java's two digits end in 0 here, so the shortest text is its value too.
+        assert_eq!(fmt("float", &7e-45f32.to_be_bytes()), "7e-45");
+        assert_eq!(fmt("double", &1e300f64.to_be_bytes()), "1e300");
+        assert_eq!(fmt("double", &2e-308f64.to_be_bytes()), "2e-308");
+        for v in [5e-324f64, 1e-323, 2.5e-322, 1e-310] {
+            assert_eq!(fmt("double", &v.to_be_bytes()).parse::<f64>().unwrap(), v);
+        }
+        assert_eq!(fmt("list<double>", &[0, 0, 0, 1, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 1]), "[4.9e-324]");
+    }
+
+    #[test]
     fn formats_decimals_plainly_when_short() {
         for (field, text) in [
             ("123.45", "123.45"),
@@ -2276,6 +2347,47 @@ mod tests {
         let ambiguous = "udt<ks.a>{\"aB\":int,\"Ab\":int}";
         assert_errors(&[(ambiguous, "{'ab': 1}", "ks.a", "'ab'", 1, "no such field in ks.a")], &TextOptions::default());
         assert_eq!(ok(ambiguous, "{'Ab': 1}"), [255, 255, 255, 255, 0, 0, 0, 4, 0, 0, 0, 1]);
+    }
+
+    #[test]
+    fn udt_field_with_no_value_is_null_as_cqlsh_copy_writes_it() {
+        // cqlsh COPY TO writes a null field of a UDT as nothing (`{street: , num: 5}`), and its
+        // COPY FROM reads that back as null; an empty text is always quoted ('').
+        let u = "udt<ks.address>{street:text,\"Zip Code\":int,extra:int}";
+        let null = [255u8; 4];
+        assert_eq!(ok(u, "{street: , extra: 1}"), [&null[..], &null, &[0, 0, 0, 4, 0, 0, 0, 1]].concat());
+        assert_eq!(ok(u, "{street:,'zip code':  ,extra:}"), [null; 3].concat());
+        assert_eq!(ok(u, "{extra: 2, street: }"), [&null[..], &null, &[0, 0, 0, 4, 0, 0, 0, 2]].concat());
+        assert_eq!(ok(u, "{street: '', extra: }"), [&[0u8, 0, 0, 0][..], &null, &null].concat());
+        let cases: &[(&str, &str, &str, usize, &str)] = &[
+            ("{street: , street: }", "ks.address", "street: ", 11, "field given twice"),
+            ("{extra: ,,}", "ks.address", ",}", 9, "expected a field name"),
+        ];
+        for &(field, expected, value, offset, reason) in cases {
+            assert_errors(&[(u, field, expected, value, offset, reason)], &TextOptions::default());
+        }
+    }
+
+    #[test]
+    fn a_file_writes_a_udts_null_fields_as_nothing_for_cqlsh_copy_from() {
+        let u = "list<frozen<udt<ks.a>{street:text,num:int,tags:frozen<list<text>>}>>";
+        let value = ok(u, "[{street: 'm', num: null, tags: ['t']}, {num: 5}, {}]");
+        let file = |t: &str, bytes: &[u8]| {
+            let mut out = String::new();
+            format_text_file(&ty(t), bytes, &mut out).unwrap();
+            out
+        };
+        assert_eq!(
+            file(u, &value),
+            "[{street: 'm', num: , tags: ['t']}, {street: , num: 5, tags: }, {street: , num: , tags: }]"
+        );
+        // (A value's trailing fields may be absent from its bytes: `{num: 5}` holds two.)
+        assert_eq!(fmt(u, &value), "[{street: 'm', num: null, tags: ['t']}, {street: null, num: 5}, {}]");
+        // Read back, a field with no value is null: the same value (every field now present).
+        assert_eq!(file(u, &ok(u, &file(u, &value))), file(u, &value));
+        // Nulls elsewhere (a tuple's) stay written.
+        let t = "tuple<int, text>";
+        assert_eq!(file(t, &ok(t, "(null, 'x')")), "(null, 'x')");
     }
 
     #[test]

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use super::conversion::BlobFormat;
 use super::pattern::Fields;
 use super::scalar::DATE_EPOCH;
+use super::temporal::push_year;
 use super::text::{format_text, TextOptions};
 use super::ColumnType;
 use crate::error::ProtocolError;
@@ -35,11 +36,13 @@ pub fn format_text_with(
             }
             out.truncate(start);
             let utc = i64::from_be_bytes(raw);
-            let offset_seconds = opts.zone.offset_seconds_at(utc);
-            let local = utc.saturating_add(i64::from(offset_seconds) * 1000);
+            // Written offsets are whole minutes (only a few local mean times before 1940 had
+            // seconds, Paris +00:09:21), so the local time is UTC plus those minutes: the text
+            // then names the same instant, a few seconds off the zone's mean time.
+            let offset_minutes = opts.zone.offset_seconds_at(utc) / 60;
+            let local = utc.saturating_add(i64::from(offset_minutes) * 60_000);
             let (days, ms) = (local.div_euclid(MILLIS_PER_DAY), local.rem_euclid(MILLIS_PER_DAY));
-            // Written offsets are whole minutes; only a few local mean times before 1940 had seconds.
-            let fields = Fields::from_parts(days, ms * 1_000_000, Some(offset_seconds / 60));
+            let fields = Fields::from_parts(days, ms * 1_000_000, Some(offset_minutes));
             match &opts.timestamp_pattern {
                 Some(pattern) => pattern.write(&fields, out),
                 None => iso_with_offset(&fields, out),
@@ -78,7 +81,8 @@ pub fn format_text_with(
 
 /// ISO 8601 in the zone's local time: `2024-03-05T08:07:08.009+02:00`.
 fn iso_with_offset(f: &Fields, out: &mut String) {
-    let _ = write!(out, "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", f.year, f.month, f.day, f.hour, f.minute, f.second);
+    push_year(f.year, out);
+    let _ = write!(out, "-{:02}-{:02}T{:02}:{:02}:{:02}", f.month, f.day, f.hour, f.minute, f.second);
     if f.nanos != 0 {
         let _ = write!(out, ".{:03}", f.nanos / 1_000_000);
     }
@@ -148,6 +152,30 @@ mod tests {
         // A pattern applies in UTC too.
         let pattern = options(r#"{"timestampFormat": "%Y/%m/%d %H.%M.%S"}"#);
         assert_eq!(text("timestamp", &t, &pattern), "kept:2024/03/05 06.07.08");
+    }
+
+    #[test]
+    fn timestamps_in_a_zone_keep_their_instant_at_the_edges() {
+        // Paris kept local mean time, +00:09:21, until 1911: the written offset has whole
+        // minutes, so the local time written is UTC plus those (it read back 21 s late).
+        let mut paris = TextOptions::default();
+        let switch = -1_855_958_961_000; // 1911-03-11T00:00:00+00:09:21, then +00:00
+        paris.zone = super::super::ZoneRules::named(
+            561,
+            vec![super::super::Transition { at_millis: switch, offset_seconds: 0 }],
+        )
+        .unwrap();
+        let t1900 = -2_208_988_799_999i64; // 1900-01-01T00:00:00.001Z
+        assert_eq!(text("timestamp", &t1900.to_be_bytes(), &paris), "kept:1900-01-01T00:09:00.001+00:09");
+        assert_eq!(text("timestamp", &switch.to_be_bytes(), &paris), "kept:1911-03-10T23:50:39+00:00");
+        // Past 9999 and before year 0 the year has a sign, as in UTC (Java, hence DSBulk, needs it).
+        let plus_one = options(r#"{"timeZone": "+01:00"}"#);
+        let last = 253_402_300_799_999i64; // 9999-12-31T23:59:59.999Z
+        assert_eq!(text("timestamp", &last.to_be_bytes(), &plus_one), "kept:+10000-01-01T00:59:59.999+01:00");
+        let minus_one = options(r#"{"timeZone": "-01:00"}"#);
+        let year0 = -62_167_219_200_000i64; // 0000-01-01T00:00:00Z
+        assert_eq!(text("timestamp", &year0.to_be_bytes(), &minus_one), "kept:-0001-12-31T23:00:00-01:00");
+        assert_eq!(text("timestamp", &(year0 + 3_600_000).to_be_bytes(), &minus_one), "kept:0000-01-01T00:00:00-01:00");
     }
 
     #[test]

@@ -14,6 +14,10 @@
 # DSBulk 1.10's Java driver cannot parse `vector` columns: one anywhere on the node makes it
 # drop the whole schema ("Keyspace ... does not exist"), so its schema refresh is limited to
 # the keyspace compared.
+#
+# `capture.sh interop` captures only the files of tests/cli/interop_peers_test.ts (no count
+# workflow needed): DSBulk's CSV and JSON unload and cqlsh's COPY TO of the table of every CQL
+# type in data/interop_setup.cql, as interop_dsbulk.csv, interop_dsbulk.json, interop_cqlsh.csv.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../../.." && pwd)"
 cd "$ROOT"
@@ -27,6 +31,31 @@ export TZ=UTC
 
 [[ -x $CQLSH ]] || { echo "capture: no cqlsh at $CQLSH (bench/run installs it)" >&2; exit 1; }
 [[ -f $LIB/dsbulk-runner-1.10.0.jar ]] || { echo "capture: no DSBulk in $LIB (bench/run assembles it)" >&2; exit 1; }
+
+# The peers' unloads of interop_cli.src. DSBulk with its defaults (CSV: `\` escapes, base64
+# blobs, JSON collections); cqlsh with every digit of floats and doubles (its defaults, 5 and
+# 12 digits, lose them), one process (its order then stays the same).
+capture_interop() {
+  local logs
+  logs="$(mktemp -d)"
+  bin/cqlwire query -f "$DATA/interop_setup.cql" >/dev/null
+  dsbulk_interop() {
+    java -cp "$LIB/*" com.datastax.oss.dsbulk.runner.DataStaxBulkLoader "$@" -h 127.0.0.1 --log.directory "$logs" \
+      --datastax-java-driver.advanced.metadata.schema.refreshed-keyspaces '["interop_cli"]' >/dev/null 2>&1
+  }
+  dsbulk_interop unload -k interop_cli -t src -url "$logs/csv"
+  { head -n 1 "$logs/csv/output-000001.csv"; tail -n +2 -q "$logs"/csv/output-*.csv; } >"$DATA/interop_dsbulk.csv"
+  dsbulk_interop unload -c json -k interop_cli -t src -url "$logs/json"
+  cat "$logs"/json/output-*.json >"$DATA/interop_dsbulk.json"
+  rm -f "$DATA/interop_cqlsh.csv"
+  "$CQLSH" 127.0.0.1 9042 -e "COPY interop_cli.src TO '$DATA/interop_cqlsh.csv' WITH HEADER = true AND FLOATPRECISION = 9 AND DOUBLEPRECISION = 17 AND NUMPROCESSES = 1" >/dev/null 2>&1
+  rm -rf "$logs"
+  echo "captured into $DATA: interop_dsbulk.csv interop_dsbulk.json interop_cqlsh.csv"
+}
+if [[ ${1:-} == interop ]]; then
+  capture_interop
+  exit 0
+fi
 
 COUNT_JAR="$CACHE/dsbulk/count/dsbulk-workflow-count-1.10.0.jar"
 if [[ ! -f $COUNT_JAR ]]; then
@@ -72,3 +101,4 @@ dsbulk unload -k "$KS" -t v -url "$LOGS/unload" >/dev/null 2>&1
 # One file per range group, in no fixed order (the test matches rows by id); the header once.
 { head -n 1 "$LOGS/unload/output-000001.csv"; tail -n +2 -q "$LOGS"/unload/output-*.csv; } >"$DATA/dsbulk_unload_v.csv"
 echo "captured into $DATA: cqlsh_query.txt cqlsh_errors.txt dsbulk_count.txt dsbulk_unload_v.csv"
+capture_interop
