@@ -338,7 +338,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option("-t, --table <keyspace.table>", "table to unload (a name without keyspace is in -k/--keyspace)")
     .option("--query <cql>", "a SELECT to unload instead")
     .option("--columns <column,...>", "columns of --table to unload (default: all)")
-    .addOption(new Option("--format <format>", "output format (default: jsonl for an --out named .jsonl or .ndjson, else csv)").choices(["csv", "jsonl"]))
+    .addOption(new Option("--format <format>", "output format (default: jsonl for an --out named .jsonl, .ndjson or .json, else csv)").choices(["csv", "jsonl"]))
     .option(
       "--out <path>",
       "output file (default: stdout), compressed by its ending: .gz (gzip), .zst/.zstd (zstd); a directory " +

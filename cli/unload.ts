@@ -5,6 +5,7 @@
 import type { Command } from "commander";
 import { consistencyCode, type Context, contextOf, type DriverClient, onInterrupt, withClient } from "./context.ts";
 import { CliFailure, describeError, EXIT_FAILURE, EXIT_OK, UsageError } from "./errors.ts";
+import { compressionOfName } from "./compression.ts";
 import { conversionSettings } from "./conversion_options.ts";
 import type { TextSink } from "./output.ts";
 import { join } from "./paths.ts";
@@ -163,9 +164,7 @@ export async function unloadCommand(command: Command): Promise<number> {
   if (columnsSetting !== undefined && query !== undefined) throw new UsageError("--columns goes with --table");
   if (flags.out !== undefined && flags.url !== undefined) throw new UsageError("give either --out or --url, not both");
   const out = flags.out ?? flags.url ?? config.out;
-  // By the output's name as load reads it (`x.jsonl`, `x.ndjson.gz`), so `unload --out x.jsonl`
-  // then `load x.jsonl` round-trips without a --format on either side.
-  const format = flags.format ?? config.format ?? (out !== undefined && formatOfName(out) === "jsonl" ? "jsonl" : "csv");
+  const format = flags.format ?? config.format ?? formatForOutName(out);
   const withHeader = flags.header ?? config.header ?? true;
   const withWritetime = flags.withWritetime ?? config.withWritetime ?? false;
   const withTtl = flags.withTtl ?? config.withTtl ?? false;
@@ -453,4 +452,23 @@ async function* resumablePages<P extends { pagingState: Uint8Array | null }>(
       await sleep(retryDelay(attempt));
     }
   }
+}
+
+/**
+ * The default format by the output's name, as load reads that name, so `unload --out x.jsonl`
+ * then `load x.jsonl` round-trips without a --format on either side. A `.json` file gets JSON
+ * Lines, as DSBulk's JSON connector writes into its `.json` files, and load reads an
+ * uncompressed `.json` that starts with an object so; a compressed one load would read as one
+ * array, so that name is refused rather than written in a format it cannot be read back in.
+ */
+function formatForOutName(out: string | undefined): "csv" | "jsonl" {
+  if (out === undefined) return "csv";
+  const byName = formatOfName(out);
+  if (byName === "json" && compressionOfName(out) !== null) {
+    throw new UsageError(
+      `--out ${out}: unload writes CSV or JSON Lines, and load reads a compressed .json as one JSON array; ` +
+        "name it .jsonl (JSON Lines) or .csv, or give --format",
+    );
+  }
+  return byName === "jsonl" || byName === "json" ? "jsonl" : "csv";
 }

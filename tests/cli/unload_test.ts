@@ -134,6 +134,15 @@ Deno.test({
           `error: --out ${work}/out.csv.xz: .xz output is not supported (unload compresses .gz, .zst and .bz2)\n`,
         );
         assertEquals(await Deno.stat(`${work}/out.csv.xz`).then(() => true, () => false), false);
+        // A compressed .json would be read back as one array: refused before anything is written.
+        const jsonGz = await runCli(["unload", "--table", SOURCE, "--out", `${work}/out.json.gz`, "--quiet"]);
+        assertEquals(jsonGz.code, 2, jsonGz.stderr);
+        assertEquals(
+          jsonGz.stderr,
+          `error: --out ${work}/out.json.gz: unload writes CSV or JSON Lines, and load reads a compressed .json as ` +
+            "one JSON array; name it .jsonl (JSON Lines) or .csv, or give --format\n",
+        );
+        assertEquals(await Deno.stat(`${work}/out.json.gz`).then(() => true, () => false), false);
       });
 
       await t.step("settings the core refuses are usage errors, and no file appears", async () => {
