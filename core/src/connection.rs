@@ -603,6 +603,14 @@ impl Connection {
         self.close(CloseReason::from_protocol(error));
     }
 
+    /// Closes the connection because the peer did not answer what its owner waited for in
+    /// time (the session's control queries while it joins): what is in flight fails as
+    /// closed, and the last event is [`Event::Closed`] with a [`CloseReason::HandshakeTimeout`]
+    /// saying `message`.
+    pub fn time_out(&mut self, message: String) {
+        self.close(CloseReason::HandshakeTimeout { message });
+    }
+
     // ---- inputs ---------------------------------------------------------------------
 
     pub fn handle_bytes(&mut self, now: u64, chunk: &[u8]) {

@@ -1027,3 +1027,20 @@ fn a_large_output_moves_out_with_its_buffer_exactly_as_copied() {
     assert_eq!(next.len(), 1);
     assert_eq!((next[0].1, next[0].2.len() < 100), (0x07, true));
 }
+
+#[test]
+fn a_second_answer_on_the_same_stream_closes_the_connection_naming_the_stream() {
+    let mut c = ready_connection(Config::default());
+    let a = query(&mut c, 0);
+    let sa = transmit(&mut c)[0].0;
+    let mut twice = void_result(sa);
+    twice.extend(void_result(sa));
+    c.handle_bytes(1, &twice);
+    let ev = events(&mut c);
+    assert_eq!(ev[0], Ev::Response(a, 1i32.to_be_bytes().to_vec()), "the first answer is the request's");
+    let closed = format!(
+        "{{\"kind\":\"protocol\",\"message\":\"remote protocol error in frame header stream at byte 2: response on stream {sa}, which has no request\",\"side\":\"remote\",\"field\":\"frame header stream\",\"offset\":2}}"
+    );
+    assert_eq!(ev[1..], [Ev::Closed(closed)]);
+    assert_eq!(c.state(), State::Closed);
+}
