@@ -618,7 +618,6 @@ impl Connection {
         if self.state == State::Closed {
             return;
         }
-        self.last_activity = now;
         let input = if self.large.is_some() { self.collect_large(chunk) } else { self.unwrap_input(chunk).map(|_| true) };
         match input {
             Ok(true) => {}
@@ -649,6 +648,9 @@ impl Connection {
             }
             let body_start = consumed + HEADER_LEN;
             consumed += total;
+            // Idle is counted from the last whole frame, not the last byte: a server that
+            // drips a frame (or sends half of one) must not keep the heartbeat from asking.
+            self.last_activity = now;
             let wire_was_plain = matches!(self.wire, Wire::Plain);
             let result = if header.flags & flags::COMPRESSION != 0 {
                 self.decompress_body(body_start, consumed).and_then(|len| self.on_frame(now, header, BodySrc::Decompressed, 0, len))
