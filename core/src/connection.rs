@@ -603,6 +603,14 @@ impl Connection {
         self.close(CloseReason::from_protocol(error));
     }
 
+    /// Closes the connection because the peer did not answer what its owner waited for in
+    /// time (the session's control queries while it joins): what is in flight fails as
+    /// closed, and the last event is [`Event::Closed`] with a [`CloseReason::HandshakeTimeout`]
+    /// saying `message`.
+    pub fn time_out(&mut self, message: String) {
+        self.close(CloseReason::HandshakeTimeout { message });
+    }
+
     // ---- inputs ---------------------------------------------------------------------
 
     pub fn handle_bytes(&mut self, now: u64, chunk: &[u8]) {
@@ -610,7 +618,6 @@ impl Connection {
         if self.state == State::Closed {
             return;
         }
-        self.last_activity = now;
         let input = if self.large.is_some() { self.collect_large(chunk) } else { self.unwrap_input(chunk).map(|_| true) };
         match input {
             Ok(true) => {}
@@ -641,6 +648,9 @@ impl Connection {
             }
             let body_start = consumed + HEADER_LEN;
             consumed += total;
+            // Idle is counted from the last whole frame, not the last byte: a server that
+            // drips a frame (or sends half of one) must not keep the heartbeat from asking.
+            self.last_activity = now;
             let wire_was_plain = matches!(self.wire, Wire::Plain);
             let result = if header.flags & flags::COMPRESSION != 0 {
                 self.decompress_body(body_start, consumed).and_then(|len| self.on_frame(now, header, BodySrc::Decompressed, 0, len))

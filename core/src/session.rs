@@ -1472,13 +1472,22 @@ impl Session {
             self.send_control(now, conn, ControlQuery::Peers);
             return;
         }
-        self.events.push_back(EventOut::Log(format!("control query {q:?} failed: {}", request_error_message(&error))));
+        let host = self.conn(conn).map(|c| c.address.as_str()).unwrap_or_default();
+        self.events.push_back(EventOut::Log(format!("control query {q:?} failed: {} (host {host})", request_error_message(&error))));
         match &error {
             // The control connection died: its successor asks again (see make_control).
             RequestError::Closed { .. } | RequestError::Protocol { .. } => return,
             // Slow, not refused: ask again on the same connection.
             RequestError::Timeout { .. } => {
-                if self.conn(conn).is_some_and(|c| c.status == ConnStatus::Ready) {
+                if !self.ready && self.conns.iter().flatten().any(|c| c.id != conn && c.status != ConnStatus::Closed) {
+                    // Joining, and another contact point is open: a node that leaves its own
+                    // system tables unanswered must not hold the connect to its deadline.
+                    let ms = self.config.connection.request_timeout_us / 1000;
+                    let message = format!("the server did not answer the control query {q:?} within {ms} ms");
+                    if let Some(c) = self.conn_mut(conn) {
+                        c.inner.time_out(message);
+                    }
+                } else if self.conn(conn).is_some_and(|c| c.status == ConnStatus::Ready) {
                     self.send_control(now, conn, q);
                 }
                 return;

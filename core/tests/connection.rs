@@ -1027,3 +1027,49 @@ fn a_large_output_moves_out_with_its_buffer_exactly_as_copied() {
     assert_eq!(next.len(), 1);
     assert_eq!((next[0].1, next[0].2.len() < 100), (0x07, true));
 }
+
+#[test]
+fn a_second_answer_on_the_same_stream_closes_the_connection_naming_the_stream() {
+    let mut c = ready_connection(Config::default());
+    let a = query(&mut c, 0);
+    let sa = transmit(&mut c)[0].0;
+    let mut twice = void_result(sa);
+    twice.extend(void_result(sa));
+    c.handle_bytes(1, &twice);
+    let ev = events(&mut c);
+    assert_eq!(ev[0], Ev::Response(a, 1i32.to_be_bytes().to_vec()), "the first answer is the request's");
+    let closed = format!(
+        "{{\"kind\":\"protocol\",\"message\":\"remote protocol error in frame header stream at byte 2: response on stream {sa}, which has no request\",\"side\":\"remote\",\"field\":\"frame header stream\",\"offset\":2}}"
+    );
+    assert_eq!(ev[1..], [Ev::Closed(closed)]);
+    assert_eq!(c.state(), State::Closed);
+}
+
+/// A server that drips a response one byte every 100 ms (it would take 100 s) keeps the
+/// connection busy but never idle by bytes: idle counts from the last whole frame, so the
+/// heartbeat still asks, finds no answer behind the dripped frame, and closes the connection.
+#[test]
+fn a_dripped_frame_does_not_hold_off_the_heartbeat() {
+    let mut c = ready_connection(Config { request_timeout_us: 500 * MS, heartbeat_interval_us: 1_000 * MS, ..Config::default() });
+    let a = query(&mut c, 2);
+    let sa = transmit(&mut c)[0].0;
+    let mut head = vec![0x84, 0];
+    head.extend_from_slice(&sa.to_be_bytes());
+    head.push(0x08);
+    head.extend_from_slice(&1000u32.to_be_bytes());
+    c.handle_bytes(2, &head);
+    let (mut t, mut heartbeat_at) = (2, None);
+    while c.state() != State::Closed && t < 60_000 * MS {
+        t += 100 * MS;
+        c.handle_timeout(t);
+        c.handle_bytes(t, &[0]);
+        if heartbeat_at.is_none() && transmit(&mut c).iter().any(|f| f.1 == 0x05) {
+            heartbeat_at = Some(t);
+        }
+    }
+    assert_eq!(heartbeat_at, Some(1_000 * MS + 2), "OPTIONS once the last whole frame (READY) is 1 s old");
+    assert_eq!(t, 1_500 * MS + 2, "closed when the heartbeat's answer is 500 ms late");
+    let ev = events(&mut c);
+    assert_eq!(ev[0], Ev::Failed(a, "{\"kind\":\"timeout\",\"message\":\"no response within 500 ms\",\"timeout_ms\":500}".into()));
+    assert_eq!(ev.last(), Some(&Ev::Closed("{\"kind\":\"heartbeat_timeout\",\"message\":\"the server did not answer a heartbeat in time\"}".into())));
+}

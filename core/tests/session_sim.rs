@@ -3053,7 +3053,7 @@ fn a_refused_control_query_is_logged_and_the_session_goes_on_with_what_it_has() 
         sim.nodes[0].refused = vec![table];
         sim.start();
         assert!(sim.session.is_ready(), "{table}: {:?}", sim.events);
-        let log = format!("Log {{ message: \"control query {query} failed: Unauthorized (8448): no permission\" }}");
+        let log = format!("Log {{ message: \"control query {query} failed: Unauthorized (8448): no permission (host 127.0.0.1:9042)\" }}");
         assert_eq!(sim.events.iter().filter(|e| **e == log).count(), 1, "{table}: {:?}", sim.events);
         assert_eq!(sim.session.view().nodes().count(), nodes, "{table}: {:?}", sim.events);
         assert_eq!(sim.session.view().natural_replicas("ks1", 0).is_some(), ks1, "{table}");

@@ -5,7 +5,7 @@
 import { type BadRowKind, type BadRowRecord, type BulkCounters, type BulkState, type CsvHeaderRead, type JournalEntry, type RawResponse, concat, type CsvSettings, type MemoryStats, type Pending, readCsvHeader, type RequestOptions, SessionHost, type SniffedField, type SniffedInput, sniffInput, type Tried } from "./session.ts";
 import { type ClientOptions, parseHostPort, type ResolvedOptions, resolveOptions } from "./options.ts";
 import type { RuntimeHooks } from "./socket.ts";
-import { ArgumentError, DriverError, OperationTimedOutError } from "./errors.ts";
+import { ArgumentError, CqlProtocolError, DriverError, OperationTimedOutError } from "./errors.ts";
 import { columnInfo, type ColumnInfo, fromHex, NO_WARNINGS, type PageSource, ResultSet, type Row } from "./result.ts";
 import { Metadata } from "./metadata.ts";
 import { decodeCachedRows, encodeValueList, formatCqlType, parseCqlType, parseResult, Reader, type TypeInfo, Writer } from "./codec/mod.ts";
@@ -423,6 +423,7 @@ export class Client {
       const raw = await session.query(query, values, this.requestOptions(options), this.routingKeyspace(options));
       this.recordLatency(performance.now() - started);
       const rs = this.toResultSet<R>(raw, session, null);
+      if (rs.rawPageState !== null) checkPagingAdvances(rs.rows.length, rs.rawPageState, options.pageState, raw.node);
       rs.source = new PageRequest<R>(this, query, params, options);
       return rs;
     } catch (e) {
@@ -458,9 +459,11 @@ export class Client {
     // only for a result that has a next page. A statement whose rows the server declared
     // without columns at PREPARE (INSERT, UPDATE, DELETE) gets no next page: it keeps neither,
     // so they die young instead of surviving every scavenge while it is in flight; its
-    // options only when they name the consistency its ResultSet reports.
+    // options only when they name the consistency its ResultSet reports or the page state
+    // it asked with (a page that hands it back is refused: checkPagingAdvances).
     if (ps.resultColumns.length > 0) return session.executeHandle<ResultSet<R>>(ps.handle, staged, optionsLength, ps, started, params, o);
-    return session.executeHandle<ResultSet<R>>(ps.handle, staged, optionsLength, ps, started, undefined, o.consistency === undefined ? NO_OPTIONS : o);
+    const kept = o.consistency === undefined && o.pageState === undefined ? NO_OPTIONS : o;
+    return session.executeHandle<ResultSet<R>>(ps.handle, staged, optionsLength, ps, started, undefined, kept);
   }
 
   /** Builds the ResultSet of a prepared EXECUTE in the driver loop, off the promise chain. */
@@ -473,7 +476,10 @@ export class Client {
     rs.consistency = options.consistency ?? this.options.queryOptions.consistency;
     // `params` is undefined when the request did not keep them (no next page expected): such
     // a result, should it carry a page state, says it cannot fetch the next page.
-    if (rs.rawPageState !== null && requests.paramsAt(at) !== undefined) rs.source = new PageRequest(this, ps, requests.paramsAt(at) as unknown[] | Record<string, unknown> | null, options);
+    if (rs.rawPageState !== null) {
+      checkPagingAdvances(rs.rows.length, rs.rawPageState, options.pageState, node);
+      if (requests.paramsAt(at) !== undefined) rs.source = new PageRequest(this, ps, requests.paramsAt(at) as unknown[] | Record<string, unknown> | null, options);
+    }
     if (tried !== undefined) rs.tried = tried;
     return rs;
   };
@@ -902,6 +908,7 @@ export class Client {
       yield { page, info };
       left -= page.rows;
       if (!page.pagingState || left <= 0) return;
+      checkPagingAdvances(page.rows, page.pagingState, pageState, raw.node);
       pageState = page.pagingState;
     }
   }
@@ -1052,6 +1059,18 @@ const NO_PARAMS: unknown[] = [];
 const NO_COLUMNS: ColumnInfo[] = [];
 
 /** Whether an options object changes nothing that goes into the request descriptor. */
+/**
+ * A page without rows that hands back the very paging state it was asked with: the server
+ * makes no progress, and every loop over pages (stream, eachRow, eachPage, autoPage) would
+ * ask again for ever, with no row to give its caller a say and no deadline of its own.
+ */
+function checkPagingAdvances(rows: number, next: Uint8Array, asked: string | Uint8Array | null | undefined, host: string): void {
+  if (rows > 0 || asked === undefined || asked === null) return;
+  const sent = typeof asked === "string" ? fromHex(asked) : asked;
+  if (sent.length !== next.length || sent.some((b, i) => b !== next[i])) return;
+  throw new CqlProtocolError("remote", "paging state", 0, "a page without rows returned the paging state it was asked with: the server makes no progress", host);
+}
+
 function usesDefaults(o: ExecuteOptions): boolean {
   return o.consistency === undefined && o.serialConsistency === undefined && o.pageSize === undefined &&
     o.fetchSize === undefined && o.pageState === undefined && o.timestamp === undefined && o.timeout === undefined &&

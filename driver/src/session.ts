@@ -260,6 +260,8 @@ export class SessionHost {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private timerAt = -1;
   private readyWaiter: { resolve(): void; reject(e: Error): void } | null = null;
+  /** The core's last log line while `start` waits: the connect deadline's error quotes it. */
+  private joinLog: string | null = null;
   private closed = false;
   /** Set when the core failed: the error every pending and later call rejects with. */
   private failureError: DriverInternalError | null = null;
@@ -328,7 +330,12 @@ export class SessionHost {
     let timeout: ReturnType<typeof setTimeout> | undefined;
     const limit = this.settings.connectTimeoutMs * 3;
     const deadline = new Promise<never>((_, reject) => {
-      timeout = setTimeout(() => reject(new NoHostAvailableError({}, `could not connect to ${contactPoints.join(", ")} within ${limit} ms`)), limit);
+      timeout = setTimeout(() => {
+        // What the core last said while joining (a control query not answered, say) names
+        // the host and the step that held the connect.
+        const last = this.joinLog === null ? "" : `; last: ${this.joinLog}`;
+        reject(new NoHostAvailableError({}, `could not connect to ${contactPoints.join(", ")} within ${limit} ms${last}`));
+      }, limit);
     });
     this.contain(() => {
       this.core.start(nowMicros(), contactPoints.join(","));
@@ -1384,6 +1391,7 @@ export class SessionHost {
         }
         case EVENT_LOG: {
           const { message } = JSON.parse(textDecoder.decode(payload));
+          if (this.readyWaiter !== null) this.joinLog = message;
           this.reportListenerError("log", () => this.listener.onLog?.(message));
           break;
         }

@@ -91,7 +91,22 @@ export class FakeConnection {
   }
 
   write(bytes: Uint8Array): void {
+    if (this.trickle) return this.trickle(bytes);
     if (!this.closed && !this.socket.destroyed) this.socket.write(bytes);
+  }
+
+  /** Set while a trickled reply is written: takes its bytes instead of the socket. */
+  trickle: ((bytes: Uint8Array) => void) | null = null;
+
+  /**
+   * Writes `bytes` one byte every `everyMs`, at most `limit` of them; resolves when done or
+   * when the connection closes (its timer never outlives the connection).
+   */
+  async drip(bytes: Uint8Array, everyMs: number, limit = bytes.length): Promise<void> {
+    for (let i = 0; i < Math.min(limit, bytes.length) && !this.closed && !this.socket.destroyed; i++) {
+      this.socket.write(bytes.subarray(i, i + 1));
+      await Promise.race([new Promise((r) => setTimeout(r, everyMs)), this.whenClosed]);
+    }
   }
 
   close(): void {

@@ -4,7 +4,7 @@
  * records every request, and lets a test replace any answer (see script.ts).
  */
 import { createServer, type Server, type Socket } from "node:net";
-import { ByteWriter, toHex } from "./bytes.ts";
+import { ByteWriter, concat, toHex } from "./bytes.ts";
 import { FakeConnection } from "./connection.ts";
 import { type Compression, encodeEnvelope, type Envelope, FLAG_COMPRESSION } from "./framing.ts";
 import { errorBody, type ServerError } from "./errors.ts";
@@ -157,6 +157,19 @@ export class FakeNode {
     if ("delayMs" in reply) {
       await new Promise((r) => setTimeout(r, reply.delayMs));
       return this.send(conn, req, reply.then);
+    }
+    if ("trickleMs" in reply) {
+      // The reply's bytes are taken as the normal path writes them, then dripped.
+      let taken: Uint8Array = new Uint8Array(0);
+      conn.trickle = (bytes) => (taken = concat([taken, bytes]));
+      try {
+        await this.send(conn, req, reply.then);
+      } finally {
+        conn.trickle = null;
+      }
+      // Not awaited: the connection reads on (the client's next requests) meanwhile.
+      void conn.drip(taken, reply.trickleMs, reply.bytes);
+      return;
     }
     if ("silence" in reply) return;
     if ("close" in reply) return conn.close();

@@ -20,7 +20,10 @@ export type Reply =
   | { close: true }
   /** RST: the connection is reset. */
   | { reset: true }
-  | { delayMs: number; then: Reply };
+  | { delayMs: number; then: Reply }
+  /** `then`'s bytes (framed as usual) one byte every `everyMs`, until sent or the connection
+   * closes; with `bytes`, only that many of them, then nothing (a frame cut short). */
+  | { trickleMs: number; bytes?: number; then: Reply };
 
 export interface ReplyContext {
   /** The connection's number (from 1, in accept order). */

@@ -139,3 +139,46 @@ fn a_node_replaced_while_down_is_reported_up_when_reached_and_down_when_not() {
     // Not reachable after all: the view marks it down again, and says so.
     assert_eq!(events_of_a_node_replaced_while_down(false), [down, refused, up]);
 }
+
+/// Joining through two contact points; the first one's handshake ends first and it answers
+/// everything but `swallowed`.
+fn join_through_two_contact_points(swallowed: &'static str) -> Sim {
+    let mut sim = Sim::new(3, config());
+    sim.nodes[0].swallowed = vec![swallowed];
+    sim.session.start(sim.now, &["127.0.0.1:9042", "127.0.0.2:9042"]);
+    sim.pump();
+    sim
+}
+
+#[test]
+fn a_contact_point_that_leaves_a_control_query_unanswered_hands_the_join_to_the_next_one_at_the_request_timeout() {
+    for (table, name) in [("system.local", "Local"), ("system.peers_v2", "PeersV2"), ("system_schema.keyspaces", "Keyspaces")] {
+        let mut sim = join_through_two_contact_points(table);
+        assert!(!sim.session.is_ready(), "{table}: the metadata is incomplete");
+        sim.advance(499 * MS);
+        assert!(!sim.session.is_ready(), "{table}: not before the request timeout");
+        sim.advance(MS);
+        assert!(sim.session.is_ready(), "{table}: {:?}", sim.events);
+        assert_eq!(system_queries(&sim, 1), METADATA, "{table}: node 2 read the metadata");
+        let log = format!("Log {{ message: \"control query {name} failed: no response within 500 ms (host 127.0.0.1:9042)\" }}");
+        assert!(sim.timeline.iter().any(|(t, e)| *t == 500 * MS && *e == log), "{table}: {:?}", sim.timeline);
+        assert_eq!(sim.session.metrics().connections_closed, 1, "{table}: the first contact point's connection is closed");
+        assert_eq!(sim.session.view().nodes().count(), 3, "{table}");
+    }
+}
+
+#[test]
+fn a_storm_of_events_during_a_metadata_read_gives_one_more_read_not_one_per_event() {
+    let mut sim = Sim::new(3, config());
+    // system.peers_v2 goes unanswered until the request timeout (500 ms) asks again.
+    sim.nodes[0].swallowed = vec!["system.peers_v2"];
+    sim.start();
+    sim.advance(100 * MS);
+    for i in 0..1000u32 {
+        sim.new_node_event_from_node_0([10, 0, (i >> 8) as u8, i as u8]);
+    }
+    sim.advance(1_000 * MS);
+    assert!(sim.session.is_ready());
+    let reads = system_queries(&sim, 0).iter().filter(|q| **q == "local").count();
+    assert_eq!(reads, 2, "the first read, and one more for all 1000 events: {:?}", system_queries(&sim, 0));
+}

@@ -4,10 +4,10 @@
  */
 import { ok } from "node:assert/strict";
 import { assertExact } from "../../exact.mjs";
-import { startCluster, stopAll } from "../../fakenode/mod.ts";
+import { ByteWriter, Op, startCluster, stopAll } from "../../fakenode/mod.ts";
 import type { HostileCase } from "../harness.ts";
 import { CELL_OVERRUN, DEEP_FROZEN_CLASS, HUGE_COLUMN_COUNT, rowsWithCustomType, rowsWithNestedListType, ZERO_COLUMN_HUGE_ROWS } from "./bodies.ts";
-import { aloneFailsOthersGoOn } from "./common.ts";
+import { aloneFailsOthersGoOn, clientOn, connectionClosedBy, queryServedBy, rejection } from "./common.ts";
 
 /** Each control query: how the tests match it, and the core's name for it in log lines. */
 interface ControlQuery {
@@ -60,4 +60,46 @@ export const CONTROL_CASES: HostileCase[] = [
   ...TABLES.map((q) => controlCase("zero columns and 2^31-1 rows", q, ZERO_COLUMN_HUGE_ROWS, /^rows[ _]count at byte 12:/)),
   controlCase("a list type nested 100000 deep", LOCAL, rowsWithNestedListType(100000), /^type option at byte \d+:/),
   controlCase("a marshal class FrozenType( x 5460 deep", LOCAL, rowsWithCustomType(DEEP_FROZEN_CLASS), /^custom type class at byte \d+:/),
+  ...[TABLES[0], TABLES[1], TABLES[3]].map(silentControlCase),
 ];
+
+/** Deadlines of the silent-control cases: a control query times out well before the connect. */
+const SILENT_CONTROL_SOCKET = { connectTimeout: 300, readTimeout: 500 };
+
+/**
+ * The control node answers every control query but `query`, which it leaves unanswered: the
+ * control query's own deadline (readTimeout) ends the wait. With another contact point the
+ * connect goes on through it at once; alone, the connect's deadline error names the host and
+ * the query it was waiting for.
+ */
+function silentControlCase(query: ControlQuery): HostileCase {
+  return {
+    name: `${query.table}: never answered while joining`,
+    async run(bundle) {
+      const [bad, good] = await startCluster(2);
+      bad.on({ query: query.match }, { silence: true });
+      // The bad node's handshake ends first, so its connection takes the control.
+      good.on({ opcode: Op.OPTIONS }, { delayMs: 150, then: { body: new ByteWriter().short(0).done(), opcode: Op.SUPPORTED } });
+      const alone = clientOn(bundle, [bad], { socketOptions: SILENT_CONTROL_SOCKET });
+      const both = clientOn(bundle, [bad, good], { socketOptions: { ...SILENT_CONTROL_SOCKET, connectTimeout: 1500 } });
+      const line = `control query ${query.logName} failed: no response within 500 ms (host ${bad.address})`;
+      try {
+        const e = await rejection(alone.client.connect());
+        ok(e instanceof bundle.NoHostAvailableError, `${e?.name}: ${e?.message}`);
+        assertExact([e.code, e.message], ["ERR_NO_HOST", `could not connect to ${bad.address} within 900 ms; last: ${line}`]);
+        const started = Date.now();
+        const control = bad.connections.length + 1;
+        await both.client.connect();
+        // Without the hand-over the connect waits out its own deadline (4500 ms) and fails.
+        ok(Date.now() - started < 3000, `the connect took ${Date.now() - started} ms`);
+        ok(both.logs.includes(line), JSON.stringify(both.logs));
+        await connectionClosedBy(bad, control);
+        await queryServedBy(both.client, good);
+      } finally {
+        await alone.client.shutdown();
+        await both.client.shutdown();
+        await stopAll([bad, good]);
+      }
+    },
+  };
+}

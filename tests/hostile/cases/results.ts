@@ -12,7 +12,8 @@ import {
   UNKNOWN_RESULT_KIND,
   ZERO_COLUMN_HUGE_ROWS,
 } from "./bodies.ts";
-import { assertRemoteProtocolError, clientOn, failureOn, queryServedBy } from "./common.ts";
+import { assertRemoteProtocolError, clientOn, failureOn, queryServedBy, rejection } from "./common.ts";
+import { assertExact } from "../../exact.mjs";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -67,6 +68,46 @@ function pagesThen(second: Uint8Array) {
     req.params?.pagingState ? second : (pages++, rowsBody({ columns: [{ name: "a", type: "int" }], rows: [[cell.int(1)]], pagingState: Uint8Array.of(pages) }));
 }
 
+/**
+ * Every page of ks.t is empty and carries the paging state [1, 2, 3], also when asked with
+ * it: each way of reading pages fails on the second page, naming the paging state, instead of
+ * asking for ever without a row to hand back. Counts the pages the node served.
+ */
+function stalledPagingCase(how: string, read: (client: Any) => Promise<unknown>, prepare: boolean): HostileCase {
+  return {
+    name: `v5 ${how}${prepare ? " (prepared)" : ""}: every page empty, handing back the paging state it was asked with`,
+    async run(bundle) {
+      const [node] = await startCluster(1);
+      const stalled = rowsBody({ columns: [{ name: "a", type: "int" }], rows: [], pagingState: Uint8Array.of(1, 2, 3) });
+      node.on({ query: USER_TABLE, where: (r) => r.opcode !== Op.PREPARE }, { body: stalled });
+      const { client } = clientOn(bundle, [node], { queryOptions: { prepare } });
+      try {
+        // Bounded: without the check the loop asks for ever (thousands of pages a second).
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const giveUp = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`still paging after 5 s: ${node.userRequests().length} pages asked`)), 5000);
+        });
+        const e = await Promise.race([rejection(read(client)), giveUp]).finally(() => clearTimeout(timer));
+        assertRemoteProtocolError(bundle, e, "paging state");
+        assertExact(e.message, `remote protocol error in paging state at byte 0: a page without rows returned the paging state it was asked with: the server makes no progress (host ${node.address})`);
+        assertExact(node.userRequests().filter((r) => r.opcode !== Op.PREPARE).length, 2);
+        await queryServedBy(client, node);
+      } finally {
+        await client.shutdown();
+        await stopAll([node]);
+      }
+    },
+  };
+}
+
+const STALLED_PAGING_CASES: HostileCase[] = [
+  stalledPagingCase("stream()", async (client) => {
+    for await (const _ of client.stream("SELECT a FROM ks.t", [], { pageSize: 10 })) { /* no row comes */ }
+  }, false),
+  stalledPagingCase("eachRow()", (client) => client.eachRow("SELECT a FROM ks.t", [], { pageSize: 10 }, () => {}), true),
+  stalledPagingCase("streamCsv()", (client) => streamCsv(client), false),
+];
+
 export const RESULT_CASES: HostileCase[] = [5, 4].flatMap((v) => {
   const version = v as 4 | 5;
   return [
@@ -109,4 +150,4 @@ export const RESULT_CASES: HostileCase[] = [5, 4].flatMap((v) => {
       }
     },
   },
-]);
+], STALLED_PAGING_CASES);
