@@ -939,6 +939,21 @@ fn overloaded_retries_idempotent_on_the_next_node_only() {
     assert_eq!(metrics.decisions.get("coordinator refused: statement is not idempotent"), Some(&1));
 }
 
+#[test]
+fn a_retried_request_traces_each_next_attempt_with_why_its_plan_is_ordered() {
+    let (mut sim, _) = sim_with_an_insert_retried_once();
+    for n in sim.nodes.iter_mut() {
+        n.fail_next = vec![server_error(0x1001, "overloaded", &[])];
+    }
+    let id = sim.insert(6, true);
+    let (_, error) = sim.errors.iter().find(|(i, _)| *i == id).expect("every node refused");
+    // After each failure: its decision, then the next attempt with the plan's ordering reason.
+    let reasons: Vec<&str> = error.trace.iter().map(|t| t.reason).collect();
+    let plan = "token-aware: replicas first";
+    let refused = "overloaded: trying another coordinator";
+    assert_eq!(reasons, [refused, plan, refused, plan, "attempt limit reached"]);
+}
+
 /// Every node applies the first EXECUTE it gets and drops the connection before answering.
 fn sim_whose_nodes_apply_then_drop() -> Sim {
     let mut sim = Sim::new(3, config());
