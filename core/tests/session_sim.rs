@@ -2557,6 +2557,27 @@ fn after_one_misroute_per_tablet_requests_go_to_a_tablet_replica_on_its_shard() 
 }
 
 #[test]
+fn a_retry_after_a_tablet_replica_failed_never_goes_back_to_it() {
+    let mut sim = tablet_sim();
+    for k in 0..500i64 {
+        sim.insert(k, false);
+    }
+    // Every node refuses once: an idempotent request tries three different nodes (the tablet
+    // replica, then the ring's plan without it) and fails; asking the failed replica again
+    // would find it willing and succeed.
+    for k in 0..50i64 {
+        for n in sim.nodes.iter_mut() {
+            n.fail_next = vec![server_error(0x1001, "overloaded", &[])];
+        }
+        let id = sim.insert(k, true);
+        let (_, error) = sim.errors.iter().find(|(i, _)| *i == id).unwrap_or_else(|| panic!("k={k} succeeded"));
+        assert_eq!(error.attempts, 3, "k={k}");
+        let untouched: usize = sim.nodes.iter().map(|n| n.fail_next.len()).sum();
+        assert_eq!(untouched, 0, "k={k}: each node tried once");
+    }
+}
+
+#[test]
 fn a_topology_change_forgets_the_tablets() {
     let mut sim = tablet_sim();
     for k in 0..200i64 {
