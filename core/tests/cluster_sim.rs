@@ -174,7 +174,8 @@ fn lazy_remainder_covers_every_live_node_exactly_once() {
     let view = three_node_view();
     for keyspace in [Some("rf1"), Some("rf3"), Some("system"), Some("unknown"), None] {
         for token in [None, Some(-5000), Some(1), Some(2999)] {
-            for rotation in 0..7 {
+            // The session's rotation counter wraps: the largest values too.
+            for rotation in (0..7).chain([u32::MAX - 1, u32::MAX]) {
                 let plan = plan_ids(&view, keyspace, token, rotation);
                 assert_covers_exactly_once(&view, &plan);
             }
@@ -194,6 +195,9 @@ fn non_token_aware_plans_round_robin_over_local_nodes() {
     assert_eq!(plan_ids(&view, Some("rf3"), None, 0), vec![0, 1, 2]);
     assert_eq!(plan_ids(&view, Some("rf3"), None, 1), vec![1, 2, 0]);
     assert_eq!(plan_ids(&view, Some("rf3"), None, 5), vec![2, 0, 1]);
+    // 2^32 - 1 = 3 * 1431655765: where the counter wraps, the round robin carries on in step.
+    assert_eq!(plan_ids(&view, Some("rf3"), None, u32::MAX - 1), vec![2, 0, 1]);
+    assert_eq!(plan_ids(&view, Some("rf3"), None, u32::MAX), vec![0, 1, 2]);
 }
 
 #[test]

@@ -149,6 +149,12 @@ fn lwt_by_text_looks_past_literals_comments_and_quoted_names() {
     assert!(!has_condition("UPDATE t SET v = 1 /* IF */ WHERE k = 1"), "a block comment");
     assert!(!has_condition("SELECT * FROM t WHERE k = 1 IF"), "not a write");
     assert!(!has_condition("UPDATE t SET elif = 1 WHERE k = 1"), "a word containing if");
+    // Each skipped part ends where it ends: an IF after it still counts.
+    assert!(has_condition("INSERT INTO t (k, v) VALUES (1, 'x') IF NOT EXISTS"), "after a literal");
+    assert!(has_condition("UPDATE \"T\" SET v = 1 WHERE k = 1 IF v = 0"), "after a quoted name");
+    assert!(has_condition("UPDATE t SET v = $$x$$ WHERE k = 1 IF v = 0"), "after a dollar literal");
+    assert!(has_condition("UPDATE t /* c */ SET v = 1 WHERE k = 1 IF v = 0"), "after a block comment");
+    assert!(has_condition("UPDATE t -- c\nSET v = 1 WHERE k = 1 IF v = 0"), "after a line comment");
 }
 
 #[test]

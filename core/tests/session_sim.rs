@@ -939,6 +939,21 @@ fn overloaded_retries_idempotent_on_the_next_node_only() {
     assert_eq!(metrics.decisions.get("coordinator refused: statement is not idempotent"), Some(&1));
 }
 
+#[test]
+fn a_retried_request_traces_each_next_attempt_with_why_its_plan_is_ordered() {
+    let (mut sim, _) = sim_with_an_insert_retried_once();
+    for n in sim.nodes.iter_mut() {
+        n.fail_next = vec![server_error(0x1001, "overloaded", &[])];
+    }
+    let id = sim.insert(6, true);
+    let (_, error) = sim.errors.iter().find(|(i, _)| *i == id).expect("every node refused");
+    // After each failure: its decision, then the next attempt with the plan's ordering reason.
+    let reasons: Vec<&str> = error.trace.iter().map(|t| t.reason).collect();
+    let plan = "token-aware: replicas first";
+    let refused = "overloaded: trying another coordinator";
+    assert_eq!(reasons, [refused, plan, refused, plan, "attempt limit reached"]);
+}
+
 /// Every node applies the first EXECUTE it gets and drops the connection before answering.
 fn sim_whose_nodes_apply_then_drop() -> Sim {
     let mut sim = Sim::new(3, config());
@@ -2539,6 +2554,27 @@ fn after_one_misroute_per_tablet_requests_go_to_a_tablet_replica_on_its_shard() 
     // Both replicas of a tablet serve it: the choice rotates rather than pinning one.
     let serving: HashSet<usize> = (0..3).filter(|&i| sim.nodes[i].tablet_hits > 0).collect();
     assert_eq!(serving.len(), 3);
+}
+
+#[test]
+fn a_retry_after_a_tablet_replica_failed_never_goes_back_to_it() {
+    let mut sim = tablet_sim();
+    for k in 0..500i64 {
+        sim.insert(k, false);
+    }
+    // Every node refuses once: an idempotent request tries three different nodes (the tablet
+    // replica, then the ring's plan without it) and fails; asking the failed replica again
+    // would find it willing and succeed.
+    for k in 0..50i64 {
+        for n in sim.nodes.iter_mut() {
+            n.fail_next = vec![server_error(0x1001, "overloaded", &[])];
+        }
+        let id = sim.insert(k, true);
+        let (_, error) = sim.errors.iter().find(|(i, _)| *i == id).unwrap_or_else(|| panic!("k={k} succeeded"));
+        assert_eq!(error.attempts, 3, "k={k}");
+        let untouched: usize = sim.nodes.iter().map(|n| n.fail_next.len()).sum();
+        assert_eq!(untouched, 0, "k={k}: each node tried once");
+    }
 }
 
 #[test]

@@ -367,6 +367,23 @@ mod sweep_tests {
     }
 
     #[test]
+    fn a_datacenter_with_rf_0_or_no_nodes_does_not_make_the_sweep_walk_the_ring() {
+        // `{'dc1': 1, 'dc2': 0}` and `{'dc1': 1, 'gone': 2}` place exactly as `{'dc1': 1}`: each
+        // range stops at its first node. A datacenter that can never be filled must not keep
+        // the walk going (through every node in the sweep, round the whole ring in `replicas`).
+        // Four nodes interleaved (position p owned by p % 4); node 3 alone is in dc2.
+        let (ring, _) = interleaved(4, 1_000);
+        let locations = Locations::build(&ring, 4, |id| Some(if id < 3 { ("dc1", "r1") } else { ("dc2", "r1") }));
+        for extra in [("dc2", 0), ("gone", 2)] {
+            let mut placement = Placement::network_topology(&locations, &factors(&[("dc1", 1), extra]));
+            let (all, steps) = placement.replicas_of_all_ranges(&ring);
+            // Range 3's owner is in dc2: one more candidate. Every range pulls one node past
+            // its last replica before it stops (4,000 ranges, 1,000 of them dc2's).
+            assert_eq!((all[1_001].clone(), all[1_003].clone(), steps), (vec![1], vec![0], 9_000), "{extra:?}");
+        }
+    }
+
+    #[test]
     fn three_nodes_with_30k_tokens_and_nts_rf_5_is_linear() {
         let (ring, locations) = interleaved(3, 30_000);
         let mut placement = Placement::network_topology(&locations, &factors(&[("dc1", 5)]));

@@ -190,11 +190,6 @@ impl PlanCursor {
         self.kind
     }
 
-    /// Whether `id` was already yielded by this plan.
-    pub fn has_visited(&self, id: u32) -> bool {
-        self.visited.contains(id)
-    }
-
     /// Keeps the plan from yielding `id` (a node already tried outside it).
     pub(crate) fn mark_visited(&mut self, id: u32) {
         self.visited.insert(id);

@@ -198,9 +198,22 @@ mod tests {
 
     #[test]
     fn write_types_parse() {
-        assert_eq!(WriteType::parse("BATCH_LOG"), WriteType::BatchLog);
-        assert_eq!(WriteType::parse("CAS"), WriteType::Cas);
+        // Every write type of the v4/v5 specs (section 9, WRITE_TIMEOUT), exactly as spelled.
+        let all = [
+            ("SIMPLE", WriteType::Simple),
+            ("BATCH", WriteType::Batch),
+            ("UNLOGGED_BATCH", WriteType::UnloggedBatch),
+            ("COUNTER", WriteType::Counter),
+            ("BATCH_LOG", WriteType::BatchLog),
+            ("CAS", WriteType::Cas),
+            ("VIEW", WriteType::View),
+            ("CDC", WriteType::Cdc),
+        ];
+        for (text, write_type) in all {
+            assert_eq!(WriteType::parse(text), write_type, "{text}");
+        }
         assert_eq!(WriteType::parse("batch_log"), WriteType::Other);
+        assert_eq!(WriteType::parse(""), WriteType::Other);
     }
 
     #[test]
@@ -235,5 +248,11 @@ mod tests {
         assert_eq!(policy.next_delay(true, 2).value, None);
         assert_eq!(policy.next_delay(false, 0).value, None);
         assert_eq!(SpeculativePolicy::DISABLED.next_delay(true, 0).value, None);
+        // Either setting at 0 turns it off: a delay of 0 must not mean "at once", and no
+        // count must not read as "exhausted".
+        let no_delay = SpeculativePolicy { delay_us: 0, max_extra: 2 }.next_delay(true, 0);
+        assert_eq!((no_delay.value, no_delay.reason), (None, "speculative execution disabled"));
+        let no_count = SpeculativePolicy { delay_us: 5_000, max_extra: 0 }.next_delay(true, 0);
+        assert_eq!((no_count.value, no_count.reason), (None, "speculative execution disabled"));
     }
 }
