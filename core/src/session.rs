@@ -1341,6 +1341,14 @@ impl Session {
         }
     }
 
+    /// What a control request waits for its answer. While joining, the connect timeout (the
+    /// handshake's): a contact point that leaves its system tables unanswered is given up as
+    /// soon as one that does not answer its handshake, well before the host's connect deadline
+    /// (3 × that timeout), however long the request timeout. Once ready, the request timeout.
+    fn control_timeout(&self) -> Option<u64> {
+        (!self.ready).then_some(self.config.connection.handshake_timeout_us)
+    }
+
     fn send_control(&mut self, now: u64, conn: ConnId, q: ControlQuery) {
         let cql = match q {
             ControlQuery::Local => {
@@ -1363,8 +1371,9 @@ impl Session {
             return;
         }
         let body = std::mem::take(&mut self.scratch);
+        let timeout = self.control_timeout();
         if let Some(c) = self.conn_mut(conn) {
-            if let Ok(id) = c.inner.start_encoded(now, Opcode::Query, 0, &body, None) {
+            if let Ok(id) = c.inner.start_encoded(now, Opcode::Query, 0, &body, timeout) {
                 c.in_flight.insert(id, Purpose::Control(q));
             }
         }
@@ -1478,12 +1487,11 @@ impl Session {
             // The control connection died: its successor asks again (see make_control).
             RequestError::Closed { .. } | RequestError::Protocol { .. } => return,
             // Slow, not refused: ask again on the same connection.
-            RequestError::Timeout { .. } => {
+            RequestError::Timeout { timeout_ms, .. } => {
                 if !self.ready && self.conns.iter().flatten().any(|c| c.id != conn && c.status != ConnStatus::Closed) {
                     // Joining, and another contact point is open: a node that leaves its own
                     // system tables unanswered must not hold the connect to its deadline.
-                    let ms = self.config.connection.request_timeout_us / 1000;
-                    let message = format!("the server did not answer the control query {q:?} within {ms} ms");
+                    let message = format!("the server did not answer the control query {q:?} within {timeout_ms} ms");
                     if let Some(c) = self.conn_mut(conn) {
                         c.inner.time_out(message);
                     }

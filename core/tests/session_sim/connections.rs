@@ -94,8 +94,8 @@ fn a_server_event_counts_its_decision() {
 
 #[test]
 fn an_event_during_a_metadata_read_waits_for_it_then_reads_everything_once_more() {
-    let mut sim = Sim::new(3, config());
-    // system.peers_v2 goes unanswered until the request timeout (500 ms) asks again.
+    let mut sim = Sim::new(3, quick_connect_config());
+    // system.peers_v2 goes unanswered until the connect timeout (500 ms while joining) asks again.
     sim.nodes[0].swallowed = vec!["system.peers_v2"];
     sim.start();
     sim.advance(100 * MS);
@@ -142,8 +142,8 @@ fn a_node_replaced_while_down_is_reported_up_when_reached_and_down_when_not() {
 
 /// Joining through two contact points; the first one's handshake ends first and it answers
 /// everything but `swallowed`.
-fn join_through_two_contact_points(swallowed: &'static str) -> Sim {
-    let mut sim = Sim::new(3, config());
+fn join_through_two_contact_points(swallowed: &'static str, config: SessionConfig) -> Sim {
+    let mut sim = Sim::new(3, config);
     sim.nodes[0].swallowed = vec![swallowed];
     sim.session.start(sim.now, &["127.0.0.1:9042", "127.0.0.2:9042"]);
     sim.pump();
@@ -151,26 +151,9 @@ fn join_through_two_contact_points(swallowed: &'static str) -> Sim {
 }
 
 #[test]
-fn a_contact_point_that_leaves_a_control_query_unanswered_hands_the_join_to_the_next_one_at_the_request_timeout() {
-    for (table, name) in [("system.local", "Local"), ("system.peers_v2", "PeersV2"), ("system_schema.keyspaces", "Keyspaces")] {
-        let mut sim = join_through_two_contact_points(table);
-        assert!(!sim.session.is_ready(), "{table}: the metadata is incomplete");
-        sim.advance(499 * MS);
-        assert!(!sim.session.is_ready(), "{table}: not before the request timeout");
-        sim.advance(MS);
-        assert!(sim.session.is_ready(), "{table}: {:?}", sim.events);
-        assert_eq!(system_queries(&sim, 1), METADATA, "{table}: node 2 read the metadata");
-        let log = format!("Log {{ message: \"control query {name} failed: no response within 500 ms (host 127.0.0.1:9042)\" }}");
-        assert!(sim.timeline.iter().any(|(t, e)| *t == 500 * MS && *e == log), "{table}: {:?}", sim.timeline);
-        assert_eq!(sim.session.metrics().connections_closed, 1, "{table}: the first contact point's connection is closed");
-        assert_eq!(sim.session.view().nodes().count(), 3, "{table}");
-    }
-}
-
-#[test]
 fn a_storm_of_events_during_a_metadata_read_gives_one_more_read_not_one_per_event() {
-    let mut sim = Sim::new(3, config());
-    // system.peers_v2 goes unanswered until the request timeout (500 ms) asks again.
+    let mut sim = Sim::new(3, quick_connect_config());
+    // system.peers_v2 goes unanswered until the connect timeout (500 ms while joining) asks again.
     sim.nodes[0].swallowed = vec!["system.peers_v2"];
     sim.start();
     sim.advance(100 * MS);
@@ -181,4 +164,44 @@ fn a_storm_of_events_during_a_metadata_read_gives_one_more_read_not_one_per_even
     assert!(sim.session.is_ready());
     let reads = system_queries(&sim, 0).iter().filter(|q| **q == "local").count();
     assert_eq!(reads, 2, "the first read, and one more for all 1000 events: {:?}", system_queries(&sim, 0));
+}
+
+/// A long request timeout (60 s) and a short connect timeout (1 s): the driver's connect
+/// deadline (3 × 1 s) must not run out before the control queries give up on a contact point.
+fn slow_reads_quick_connects() -> SessionConfig {
+    let mut c = config();
+    c.connection.request_timeout_us = 60_000 * MS;
+    c.connection.handshake_timeout_us = 1_000 * MS;
+    c
+}
+
+#[test]
+fn while_joining_a_control_query_waits_the_connect_timeout_not_the_request_timeout() {
+    for (table, name) in [("system.local", "Local"), ("system.peers_v2", "PeersV2"), ("system_schema.keyspaces", "Keyspaces")] {
+        let mut sim = join_through_two_contact_points(table, slow_reads_quick_connects());
+        sim.advance(999 * MS);
+        assert!(!sim.session.is_ready(), "{table}: not before the connect timeout");
+        sim.advance(MS);
+        assert!(sim.session.is_ready(), "{table}: {:?}", sim.events);
+        assert_eq!(system_queries(&sim, 1), METADATA, "{table}: node 2 read the metadata");
+        let log = format!("Log {{ message: \"control query {name} failed: no response within 1000 ms (host 127.0.0.1:9042)\" }}");
+        assert!(sim.timeline.iter().any(|(t, e)| *t == 1_000 * MS && *e == log), "{table}: {:?}", sim.timeline);
+        assert_eq!(sim.session.metrics().connections_closed, 1, "{table}: the first contact point's connection is closed");
+        assert_eq!(sim.session.view().nodes().count(), 3, "{table}");
+    }
+}
+
+#[test]
+fn once_ready_a_control_query_waits_the_request_timeout() {
+    let mut sim = Sim::new(3, slow_reads_quick_connects());
+    sim.start();
+    assert!(sim.session.is_ready());
+    sim.nodes[0].swallowed = vec!["system.peers_v2"];
+    sim.new_node_event_from_node_0([10, 0, 0, 9]);
+    let asked = |sim: &Sim| sim.nodes[0].queries.iter().filter(|(_, q)| q.contains("system.peers_v2")).map(|(t, _)| *t).collect::<Vec<u64>>();
+    assert_eq!(asked(&sim), [0, 0], "the event asks the topology again");
+    sim.advance(59_999 * MS);
+    assert_eq!(asked(&sim), [0, 0], "not asked again before the request timeout");
+    sim.advance(MS);
+    assert_eq!(asked(&sim), [0, 0, 60_000 * MS], "asked again when the request timeout ran out");
 }
