@@ -186,6 +186,8 @@ enum ControlQuery {
     /// Schema versions, while a DDL statement's answer waits for agreement.
     SchemaVersions,
     SchemaLocal,
+    /// REGISTER for topology, status and schema events (answered READY, not rows).
+    Register,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1245,7 +1247,7 @@ impl Session {
                         Some(Purpose::Internal) | None => {}
                     }
                 }
-                EventRec::ServerEvent(e) => self.on_server_event(now, e),
+                EventRec::ServerEvent(e) => self.on_server_event(now, conn, e),
                 EventRec::Closed(reason) => self.on_conn_closed(now, conn, reason),
                 EventRec::Auth(step) => {
                     let address = self.conn(conn).map(|c| c.address.clone()).unwrap_or_default();
@@ -1327,18 +1329,7 @@ impl Session {
         self.send_control(now, conn, ControlQuery::Local);
         self.send_control(now, conn, ControlQuery::PeersV2);
         self.send_control(now, conn, ControlQuery::Keyspaces);
-        let version = self.config.connection.protocol_version;
-        self.scratch.clear();
-        let events = ["TOPOLOGY_CHANGE", "STATUS_CHANGE", "SCHEMA_CHANGE"];
-        if encode_body(&mut self.scratch, version, &Request::Register { events: &events }).is_ok() {
-            let body = std::mem::take(&mut self.scratch);
-            if let Some(c) = self.conn_mut(conn) {
-                if let Ok(id) = c.inner.start_encoded(now, Opcode::Register, 0, &body, None) {
-                    c.in_flight.insert(id, Purpose::Internal);
-                }
-            }
-            self.scratch = body;
-        }
+        self.send_control(now, conn, ControlQuery::Register);
     }
 
     /// What a control request waits for its answer. While joining, the connect timeout (the
@@ -1363,17 +1354,23 @@ impl Session {
             // system.local, and it gossips the others' into system.peers.
             ControlQuery::SchemaVersions => "SELECT peer, schema_version FROM system.peers",
             ControlQuery::SchemaLocal => "SELECT schema_version FROM system.local WHERE key = 'local'",
+            ControlQuery::Register => "",
         };
         let version = self.config.connection.protocol_version;
         self.scratch.clear();
         let options = QueryOptions { consistency: Some(message::consistency::ONE), ..QueryOptions::default() };
-        if encode_body(&mut self.scratch, version, &Request::Query { cql, values: &[], options }).is_err() {
+        let events = ["TOPOLOGY_CHANGE", "STATUS_CHANGE", "SCHEMA_CHANGE"];
+        let (opcode, request) = match q {
+            ControlQuery::Register => (Opcode::Register, Request::Register { events: &events }),
+            _ => (Opcode::Query, Request::Query { cql, values: &[], options }),
+        };
+        if encode_body(&mut self.scratch, version, &request).is_err() {
             return;
         }
         let body = std::mem::take(&mut self.scratch);
         let timeout = self.control_timeout();
         if let Some(c) = self.conn_mut(conn) {
-            if let Ok(id) = c.inner.start_encoded(now, Opcode::Query, 0, &body, timeout) {
+            if let Ok(id) = c.inner.start_encoded(now, opcode, 0, &body, timeout) {
                 c.in_flight.insert(id, Purpose::Control(q));
             }
         }
@@ -1388,6 +1385,9 @@ impl Session {
 
     #[inline(never)] // cold: see process_conn_events
     fn on_control_response(&mut self, now: u64, conn: ConnId, q: ControlQuery, frame_flags: u8, start: usize, end: usize) {
+        if q == ControlQuery::Register || self.lost_the_control(conn, q) {
+            return;
+        }
         // Control results are rare and small: a copy keeps the borrow checker simple.
         let body = self.response_body(conn, frame_flags, start, end);
         let rows = match Rows::parse(&body) {
@@ -1411,7 +1411,7 @@ impl Session {
             return;
         }
         match q {
-            ControlQuery::SchemaVersions | ControlQuery::SchemaLocal => {}
+            ControlQuery::SchemaVersions | ControlQuery::SchemaLocal | ControlQuery::Register => {}
             ControlQuery::Local => {
                 let mut local = None;
                 rows.for_each_row(|cells| local = Some(peer_row(&rows, cells)));
@@ -1481,6 +1481,13 @@ impl Session {
             self.send_control(now, conn, ControlQuery::Peers);
             return;
         }
+        if self.lost_the_control(conn, q) {
+            return;
+        }
+        if q == ControlQuery::Register && self.ready && matches!(error, RequestError::Timeout { .. }) {
+            self.on_register_timeout(now, conn, &error);
+            return;
+        }
         let host = self.conn(conn).map(|c| c.address.as_str()).unwrap_or_default();
         self.events.push_back(EventOut::Log(format!("control query {q:?} failed: {} (host {host})", request_error_message(&error))));
         match &error {
@@ -1500,6 +1507,8 @@ impl Session {
                 }
                 return;
             }
+            // A refused REGISTER (logged above): the metadata is read all the same.
+            RequestError::Server(_) if q == ControlQuery::Register => return,
             RequestError::Server(_) => {}
         }
         // Refused (say, no permission on system tables): the session goes on with what it has.
@@ -1507,9 +1516,45 @@ impl Session {
             ControlQuery::Local => self.control_local = Some(PeerRow::default()),
             ControlQuery::PeersV2 | ControlQuery::Peers => self.control_peers = Some(Vec::new()),
             ControlQuery::Keyspaces => self.control_keyspaces = Some(Vec::new()),
-            ControlQuery::SchemaVersions | ControlQuery::SchemaLocal => {}
+            ControlQuery::SchemaVersions | ControlQuery::SchemaLocal | ControlQuery::Register => {}
         }
         self.try_apply_metadata(now, conn);
+    }
+
+    /// An answer (or failure) from a connection the control has since left: its metadata
+    /// would mix with the new control node's. Schema agreement asks the cluster, not one node:
+    /// its late answers still count.
+    fn lost_the_control(&self, conn: ConnId, q: ControlQuery) -> bool {
+        self.control != Some(conn) && !matches!(q, ControlQuery::SchemaVersions | ControlQuery::SchemaLocal)
+    }
+
+    /// Without an answer to REGISTER, the server sends no topology, status or schema event
+    /// on this connection, and the session would never hear of one. As the DataStax drivers
+    /// do (the Node.js driver's ControlConnection treats a failed REGISTER as a failed
+    /// refresh and moves on to the next host of its plan), the control moves to another
+    /// ready connection, preferably to another node, which reads the metadata and registers
+    /// afresh; the connection stays in its pool for requests. Alone, REGISTER is sent again.
+    #[inline(never)] // cold: see process_conn_events
+    fn on_register_timeout(&mut self, now: u64, conn: ConnId, error: &RequestError) {
+        let host = self.conn(conn).map(|c| c.address.clone()).unwrap_or_default();
+        let next = self
+            .conns
+            .iter()
+            .flatten()
+            .filter(|c| c.id != conn && c.status == ConnStatus::Ready && c.inner.state() == State::Ready)
+            .min_by_key(|c| c.address == host)
+            .map(|c| (c.id, c.address.clone()));
+        let then = match &next {
+            Some((_, address)) => format!("the control moves to {address}"),
+            None => "asked again".to_owned(),
+        };
+        let message = request_error_message(error);
+        self.events.push_back(EventOut::Log(format!("control query Register failed: {message} (host {host}): no events from it; {then}")));
+        match next {
+            Some((next, _)) => self.make_control(now, next),
+            None if self.conn(conn).is_some_and(|c| c.status == ConnStatus::Ready) => self.send_control(now, conn, ControlQuery::Register),
+            None => {}
+        }
     }
 
     fn try_apply_metadata(&mut self, now: u64, conn: ConnId) {
@@ -1721,7 +1766,12 @@ impl Session {
     }
 
     #[inline(never)] // cold: see process_conn_events
-    fn on_server_event(&mut self, now: u64, e: ServerEvent) {
+    fn on_server_event(&mut self, now: u64, conn: ConnId, e: ServerEvent) {
+        if self.control != Some(conn) {
+            // Registered before the control moved away from it (a REGISTER answered after
+            // its timeout): the new control connection tells the same events once.
+            return;
+        }
         let action = {
             let cluster_event = match &e {
                 ServerEvent::TopologyChange { change, address } => {

@@ -100,6 +100,8 @@ struct SimNode {
     local_host_id_unknown: bool,
     /// Another name a contact point may give this node's host.
     hostname: &'static str,
+    /// The next this many REGISTERs get no answer.
+    swallowed_registers: u32,
 }
 
 struct Sim {
@@ -125,6 +127,8 @@ struct Sim {
     auth_answer: Result<&'static [u8], &'static str>,
     /// Connections speaking protocol v5 past their handshake: their bytes are v5 frames.
     framed: HashSet<ConnId>,
+    /// Connections that sent REGISTER, answered or not, in order, with the time.
+    registers: Vec<(u64, ConnId)>,
 }
 
 /// The SASL token the simulated nodes accept (PLAIN: no authzid, user, password).
@@ -249,6 +253,7 @@ impl Sim {
             timeline: Vec::new(),
             auth_answer: Ok(SASL_TOKEN),
             framed: HashSet::new(),
+            registers: Vec::new(),
         }
     }
 
@@ -400,7 +405,15 @@ impl Sim {
                     self.framed.insert(conn);
                     frame(stream, 0x02, &[])
                 }
-                0x01 | 0x0B => frame(stream, 0x02, &[]),
+                0x0B => {
+                    self.registers.push((self.now, conn));
+                    if self.nodes[node].swallowed_registers > 0 {
+                        self.nodes[node].swallowed_registers -= 1;
+                        continue;
+                    }
+                    frame(stream, 0x02, &[])
+                }
+                0x01 => frame(stream, 0x02, &[]),
                 0x07 => {
                     let n = u32::from_be_bytes(body[0..4].try_into().unwrap()) as usize;
                     let cql = std::str::from_utf8(&body[4..4 + n]).unwrap().to_owned();
@@ -795,18 +808,24 @@ impl Sim {
         self.now = target;
     }
 
-    /// Node 0 (the control node) announces a NEW_NODE; returns its connection.
+    /// The control node (node 0 unless a test makes another one the control) announces a
+    /// NEW_NODE on the open connection that registered last; returns that connection.
     fn new_node_event_from_node_0(&mut self, ip: [u8; 4]) -> ConnId {
-        let control = *self.conns.iter().find(|(_, n)| **n == 0).unwrap().0;
+        let control = self.registers.iter().rev().map(|(_, c)| *c).find(|c| self.conns.contains_key(c)).unwrap();
+        self.new_node_event_on(control, ip);
+        control
+    }
+
+    /// A NEW_NODE event on connection `conn`.
+    fn new_node_event_on(&mut self, conn: ConnId, ip: [u8; 4]) {
         let mut body = Vec::new();
         string(&mut body, "TOPOLOGY_CHANGE");
         string(&mut body, "NEW_NODE");
         body.push(4);
         body.extend_from_slice(&ip);
         body.extend_from_slice(&9042i32.to_be_bytes());
-        self.session.handle_bytes(self.now, control, &frame(-1, 0x0C, &body));
+        self.session.handle_bytes(self.now, conn, &frame(-1, 0x0C, &body));
         self.pump();
-        control
     }
 
     /// Node 2 (index 1) was reported up again and takes some of 100 inserts.

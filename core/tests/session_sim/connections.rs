@@ -205,3 +205,80 @@ fn once_ready_a_control_query_waits_the_request_timeout() {
     sim.advance(MS);
     assert_eq!(asked(&sim), [0, 0, 60_000 * MS], "asked again when the request timeout ran out");
 }
+
+/// The connection of node `node` that sent REGISTER, answered or not, and when.
+fn registers_of(sim: &Sim, node: usize) -> Vec<(u64, ConnId)> {
+    sim.registers.iter().copied().filter(|(_, c)| sim.conns.get(c) == Some(&node)).collect()
+}
+
+#[test]
+fn an_unanswered_register_is_logged_and_the_control_moves_to_another_node() {
+    let mut sim = Sim::new(3, slow_reads_quick_connects());
+    sim.nodes[0].swallowed_registers = 1;
+    sim.nodes[1].swallowed_registers = 1;
+    sim.start();
+    assert!(sim.session.is_ready(), "the metadata does not wait for REGISTER");
+    let [(_, first)] = registers_of(&sim, 0)[..] else { panic!("{:?}", sim.registers) };
+    // Sent while joining: REGISTER waits the connect timeout (1 s), then the control moves,
+    // preferably to another node; the new control reads the metadata and registers afresh.
+    sim.advance(999 * MS);
+    assert!(system_queries(&sim, 1).is_empty());
+    sim.advance(MS);
+    let moved = "control query Register failed: no response within 1000 ms (host 127.0.0.1:9042): no events from it; the control moves to 127.0.0.2:9042";
+    assert!(sim.timeline.contains(&(1_000 * MS, format!("Log {{ message: \"{moved}\" }}"))), "{:?}", sim.timeline);
+    assert_eq!(system_queries(&sim, 1), METADATA, "node 2 reads the metadata");
+    let [(at, second)] = registers_of(&sim, 1)[..] else { panic!("{:?}", sim.registers) };
+    assert_eq!(at, 1_000 * MS);
+    // The first connection stays open for requests, but its events are no longer read: a
+    // REGISTER answered late would otherwise tell every event twice.
+    assert!(sim.conns.contains_key(&first));
+    sim.new_node_event_on(first, [127, 0, 0, 3]);
+    assert_eq!((system_queries(&sim, 0), system_queries(&sim, 1)), (METADATA.to_vec(), METADATA.to_vec()), "no refresh");
+    // Once ready, REGISTER waits the request timeout (60 s): node 2 leaves it unanswered too.
+    sim.advance(59_999 * MS);
+    assert_eq!(registers_of(&sim, 0).len() + registers_of(&sim, 2).len(), 1, "{:?}", sim.registers);
+    sim.advance(MS);
+    let again = "control query Register failed: no response within 60000 ms (host 127.0.0.2:9042): no events from it; the control moves to 127.0.0.1:9042";
+    assert!(sim.timeline.contains(&(61_000 * MS, format!("Log {{ message: \"{again}\" }}"))), "{:?}", sim.timeline);
+    let [(_, _), (at, third)] = registers_of(&sim, 0)[..] else { panic!("{:?}", sim.registers) };
+    assert_eq!((at, third), (61_000 * MS, first), "back on the first node's connection, which now answers");
+    // Events come from the control connection, and only from it.
+    sim.new_node_event_on(second, [127, 0, 0, 3]);
+    assert_eq!(system_queries(&sim, 0), [METADATA, METADATA].concat());
+    sim.new_node_event_on(first, [127, 0, 0, 3]);
+    assert_eq!(system_queries(&sim, 0), [METADATA, METADATA, ["local", "peers_v2", "keyspaces"]].concat(), "the event re-reads the topology");
+}
+
+#[test]
+fn an_unanswered_register_on_the_only_connection_is_logged_and_sent_again() {
+    let mut sim = Sim::new(1, quick_connect_config());
+    sim.nodes[0].swallowed_registers = 1;
+    sim.start();
+    assert!(sim.session.is_ready());
+    sim.advance(500 * MS);
+    let log = "control query Register failed: no response within 500 ms (host 127.0.0.1:9042): no events from it; asked again";
+    assert!(sim.timeline.contains(&(500 * MS, format!("Log {{ message: \"{log}\" }}"))), "{:?}", sim.timeline);
+    let conn = registers_of(&sim, 0)[0].1;
+    assert_eq!(registers_of(&sim, 0), [(0, conn), (500 * MS, conn)]);
+    assert_eq!(system_queries(&sim, 0), METADATA, "the metadata is not read again");
+    sim.advance(10_000 * MS);
+    assert_eq!(registers_of(&sim, 0).len(), 2, "answered the second time");
+}
+
+#[test]
+fn a_control_query_left_on_the_connection_the_control_moved_away_from_is_dropped() {
+    let mut sim = Sim::new(3, slow_reads_quick_connects());
+    sim.nodes[0].swallowed_registers = 1;
+    sim.start();
+    // A re-read of the topology under way on node 1 when the control moves: its late failure
+    // neither asks node 1 again nor is logged (nor would its answer mix with node 2's).
+    sim.nodes[0].swallowed = vec!["system.peers_v2"];
+    sim.advance(100 * MS);
+    sim.new_node_event_from_node_0([127, 0, 0, 3]);
+    sim.advance(900 * MS);
+    assert_eq!(system_queries(&sim, 1), METADATA, "the control moved at 1 s");
+    sim.advance(100_000 * MS);
+    assert_eq!(system_queries(&sim, 0), [METADATA, METADATA].concat(), "not asked again");
+    assert!(!sim.events.iter().any(|e| e.contains("control query PeersV2 failed")), "{:?}", sim.events);
+    assert_eq!(sim.session.view().nodes().count(), 3);
+}
