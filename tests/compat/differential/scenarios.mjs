@@ -503,6 +503,21 @@ scenario("metadata: a keyspace's fields", async (_d, client, ks) => {
   return [schemaShape(k), sys && [sys.strategy, sys.virtual, sys.durableWrites]];
 });
 
+// Cassandra 4+'s virtual keyspaces are in metadata.keyspaces (DataStax reads
+// system_virtual_schema.keyspaces beside system_schema's), with no replication; refreshKeyspace
+// keeps them, and getTable of their tables still gives a virtual table.
+scenario("metadata: virtual keyspaces in keyspaces, refreshKeyspace, getTable", async (_d, client) => {
+  const plain = (k) => k && Object.fromEntries(Object.keys(k).filter((x) => !KEYSPACE_INTERNALS.has(x)).map((x) => [x, k[x]]));
+  const virtual = () => Object.keys(client.metadata.keyspaces).filter((n) => client.metadata.keyspaces[n].virtual).sort();
+  const before = [virtual(), plain(client.metadata.keyspaces.system_views), plain(client.metadata.keyspaces.system_virtual_schema)];
+  const refreshed = await client.metadata.refreshKeyspace("system_views");
+  const viaCallback = await new Promise((resolve) => client.metadata.refreshKeyspace("system_virtual_schema", (err, k) => resolve([err, plain(k)])));
+  await client.metadata.refreshKeyspaces();
+  const t = await client.metadata.getTable("system_virtual_schema", "keyspaces");
+  return [before, plain(refreshed), viaCallback, virtual(), plain(client.metadata.keyspaces.system_views), t && [t.virtual, t.columns.map((c) => c.name)],
+    "system_schema" in client.metadata.keyspaces && client.metadata.keyspaces.system_schema.virtual];
+});
+
 scenario("host.hostId: the node's host_id as a Uuid", async (_d, client) => {
   const h = client.hosts.values()[0];
   const local = (await client.execute("SELECT host_id FROM system.local")).rows[0].host_id;
