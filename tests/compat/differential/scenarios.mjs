@@ -1036,6 +1036,30 @@ scenario("concurrent.executeConcurrent: results and errors", async (d, client, k
   ];
 });
 
+// DataStax's executor runs each item with { prepare: true, executionProfile } and nothing else
+// of its options: consistency, fetchSize, prepare: false... are not forwarded (so a consistency
+// of THREE on one node, or fetchSize 1, changes nothing); the profile is.
+scenario("concurrent.executeConcurrent: only executionProfile is forwarded to each execute", async (d, client, ks) => {
+  const ins = `INSERT INTO ${ks}.all_types (id, t) VALUES (?, ?)`;
+  const sel = `SELECT id FROM ${ks}.all_types WHERE id IN (?, ?, ?)`;
+  const three = d.types.consistencies.three;
+  const seen = [];
+  const { execute } = client;
+  client.execute = function (query, params, options, ...rest) {
+    seen.push(Object.entries(options ?? {}));
+    return execute.call(this, query, params, options, ...rest);
+  };
+  try {
+    const a = await outcome(d.concurrent.executeConcurrent(client, ins, [[400, "a"], [401, "b"], [402, "c"]], { consistency: three, prepare: false, isIdempotent: false }));
+    const b = await d.concurrent.executeConcurrent(client, sel, [[400, 401, 402]], { fetchSize: 1, collectResults: true, concurrencyLevel: 1 });
+    const c = await outcome(d.concurrent.executeConcurrent(client, [{ query: sel, params: [400, 401, 402] }], { executionProfile: "nope", fetchSize: 1 }));
+    return [a.err ? a.err.constructor.name : a.ok.totalExecuted, b.resultItems.map((r) => [r.rows.length, r.pageState]),
+      c.err ? [c.err.constructor.name, c.err.message] : c.ok, seen];
+  } finally {
+    delete client.execute;
+  }
+});
+
 scenario("concurrent.executeConcurrent: resultItems without collectResults throws; a Node stream is paused at concurrencyLevel", async (d, client, ks) => {
   const q = `INSERT INTO ${ks}.all_types (id, t) VALUES (?, ?)`;
   const a = await d.concurrent.executeConcurrent(client, q, [[300, "a"], [301, "b"]]);
