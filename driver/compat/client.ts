@@ -710,6 +710,9 @@ export class Client {
    * takes it) or a Murmur3 token (cqlwire's bigint) in `keyspace`. Synchronous, as DataStax's.
    */
   getReplicas(keyspace: string, token: Uint8Array | bigint | Token | TokenRange): Host[] {
+    // As DataStax's: a keyspace not in metadata.keyspaces (unknown, or not loaded) has no replicas
+    // to give, null (declared as DataStax declares it, without null).
+    if (keyspace && !Object.hasOwn(this.cqlwire.metadata.keyspaces, keyspace)) return null as unknown as Host[];
     // A range's replicas are those of its end token, as DataStax's.
     const t = token instanceof TokenRange ? token.end.toBigInt() : token instanceof Token ? token.toBigInt() : token;
     return this.cqlwire.replicasOf(keyspace, t).map((a) => this.hosts.get(a)).filter((h): h is Host => h !== undefined);

@@ -533,6 +533,15 @@ scenario("metadata: token ranges and replicas", async (d, client, ks) => {
   return [ranges instanceof Set ? ["Set", ranges.size, [...ranges][0].constructor.name] : ranges, reps.map((h) => [h.constructor.name, h.address]), tok.toString(), typeof tok.getValue()];
 });
 
+// DataStax answers getReplicas from the keyspaces it has loaded: an unknown keyspace gives null
+// (not the ring's replicas); a virtual keyspace (no replication) still gives its node.
+scenario("metadata: getReplicas of an unknown keyspace and a virtual one", async (_d, client, ks) => {
+  const m = client.metadata;
+  const rk = Buffer.from([0, 0, 0, 1]);
+  const addresses = (hs) => hs && hs.map((h) => [h.constructor.name, h.address]);
+  return [m.getReplicas("dsx_no_such_ks", rk), addresses(m.getReplicas("system_views", rk)), addresses(m.getReplicas(ks, rk))];
+});
+
 scenario("hosts and state", async (_d, client) => {
   const hosts = client.hosts;
   const h = hosts.values()[0];
