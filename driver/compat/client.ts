@@ -78,9 +78,19 @@ export type CompatMetadata = Omit<Metadata, Lookups> & {
 function withStrategyClasses(keyspaces: Metadata["keyspaces"]): Metadata["keyspaces"] {
   const out: Metadata["keyspaces"] = {};
   for (const [name, ks] of Object.entries(keyspaces)) {
-    out[name] = ks.strategy.includes(".") ? ks : { ...ks, strategy: STRATEGY_PREFIX + ks.strategy };
+    if (ks.virtual) out[name] = virtualKeyspace(name);
+    else out[name] = ks.strategy.includes(".") ? ks : { ...ks, strategy: STRATEGY_PREFIX + ks.strategy };
   }
   return out;
+}
+
+/**
+ * A virtual keyspace as DataStax gives it: its `system_virtual_schema` row has only the name, so
+ * `durableWrites`, `strategy` and `strategyOptions` are undefined (declared as DataStax declares them).
+ */
+function virtualKeyspace(name: string): Metadata["keyspaces"][string] {
+  const none = undefined as unknown as string & boolean & Record<string, string>;
+  return { name, durableWrites: none, strategy: none, strategyOptions: none, virtual: true };
 }
 
 type Params = unknown[] | Record<string, unknown> | null | undefined;
@@ -271,6 +281,9 @@ export class Client {
       getTable: (ks: string, name: string, cb?: Cb<unknown>) => settle(dataCollection(md, execute, ks, name, false), cb),
       getMaterializedView: (ks: string, name: string, cb?: Cb<unknown>) => settle(dataCollection(md, execute, ks, name, true), cb),
       getUdt: (ks: string, name: string, cb?: Cb<unknown>) => settle(udt(md, ks, name), cb),
+      // The keyspace as metadata.keyspaces gives it (full strategy class; a virtual one's undefined fields).
+      refreshKeyspace: (ks: string, cb?: Cb<unknown>) =>
+        settle(md.refreshKeyspace(ks)!.then((k) => k && withStrategyClasses({ [ks]: k })[ks]), cb),
       getFunctions: (ks: string, name: string, cb?: Cb<unknown>) => settle(typed(ks, md.getFunctions(ks, name), false), cb),
       getAggregates: (ks: string, name: string, cb?: Cb<unknown>) => settle(typed(ks, md.getAggregates(ks, name), true), cb),
       getFunction: (ks: string, name: string, sig: Parameters<Metadata["getFunction"]>[2], cb?: Cb<unknown>) =>
@@ -697,6 +710,9 @@ export class Client {
    * takes it) or a Murmur3 token (cqlwire's bigint) in `keyspace`. Synchronous, as DataStax's.
    */
   getReplicas(keyspace: string, token: Uint8Array | bigint | Token | TokenRange): Host[] {
+    // As DataStax's: a keyspace not in metadata.keyspaces (unknown, or not loaded) has no replicas
+    // to give, null (declared as DataStax declares it, without null).
+    if (keyspace && !Object.hasOwn(this.cqlwire.metadata.keyspaces, keyspace)) return null as unknown as Host[];
     // A range's replicas are those of its end token, as DataStax's.
     const t = token instanceof TokenRange ? token.end.toBigInt() : token instanceof Token ? token.toBigInt() : token;
     return this.cqlwire.replicasOf(keyspace, t).map((a) => this.hosts.get(a)).filter((h): h is Host => h !== undefined);

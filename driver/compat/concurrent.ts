@@ -4,6 +4,10 @@ import type { Client } from "./client.ts";
 import type { CompatQueryOptions } from "./options.ts";
 import type { ResultSet } from "./result.ts";
 
+/**
+ * DataStax declares only `executionProfile` of the query options here (plus the executor's own);
+ * the rest are accepted for code that passes them, and ignored, as DataStax ignores them.
+ */
 export interface ConcurrentOptions extends CompatQueryOptions {
   concurrencyLevel?: number;
   raiseOnFirstError?: boolean;
@@ -96,12 +100,14 @@ export async function executeConcurrent(
 function executor(client: Client, o: ConcurrentOptions) {
   const raise = o.raiseOnFirstError ?? true;
   const maxErrors = o.maxErrors ?? 100;
-  const { concurrencyLevel: _c, raiseOnFirstError: _r, collectResults: _k, maxErrors: _m, ...queryOptions } = o;
+  // As DataStax's executor: each item prepared, with the profile and none of the other options
+  // (a `consistency`, `fetchSize` or `prepare: false` given here is not used; the profile's are).
+  const queryOptions = { prepare: true, executionProfile: o.executionProfile };
   const group = newGroup(o.collectResults);
   let index = 0;
   const run = (item: Item): Promise<Error | null> => {
     const at = index++;
-    return (client.execute(item.query, item.params, { prepare: true, ...queryOptions }) as Promise<ResultSet>).then(
+    return (client.execute(item.query, item.params, queryOptions) as Promise<ResultSet>).then(
       (rs) => {
         group.totalExecuted++;
         if (o.collectResults) group.resultItems[at] = rs;

@@ -70,6 +70,7 @@ export interface TableMetadata {
   tableName?: string;
 }
 
+/** A virtual keyspace (Cassandra 4+: `system_views`...) has `virtual` true, `strategy` "", no options. */
 export interface KeyspaceMetadata {
   name: string;
   durableWrites: boolean;
@@ -133,12 +134,14 @@ export class Metadata {
     return settle(this.loadKeyspaces(name).then(() => this.keyspaces[name] ?? null), callback);
   }
 
+  /**
+   * `system_schema`'s keyspaces and, as DataStax reads them on Cassandra 4+, the virtual ones
+   * (`system_views`, `system_virtual_schema`) from `system_virtual_schema.keyspaces`.
+   */
   private async loadKeyspaces(only: string | null): Promise<Record<string, KeyspaceMetadata>> {
-    const rs = only === null
-      ? await this.client.execute("SELECT * FROM system_schema.keyspaces")
-      : await this.client.execute("SELECT * FROM system_schema.keyspaces WHERE keyspace_name = ?", [only], { prepare: true });
+    const [stored, virtual] = await Promise.all([this.readKeyspaces("system_schema", only), this.readKeyspaces("system_virtual_schema", only)]);
     const found: Record<string, KeyspaceMetadata> = {};
-    for (const row of rs.rows) {
+    for (const row of stored) {
       const replication = toRecord(row.replication);
       const strategy = String(replication.class ?? "");
       delete replication.class;
@@ -151,10 +154,27 @@ export class Metadata {
         virtual: false,
       };
     }
+    // A virtual keyspace has no replication nor durable writes: its row holds only the name.
+    for (const row of virtual) {
+      const name = String(row.keyspace_name);
+      found[name] ??= { name, durableWrites: false, strategy: "", strategyOptions: {}, virtual: true };
+    }
     if (only === null) this.keyspaces = found;
     else if (found[only]) this.keyspaces[only] = found[only];
     else delete this.keyspaces[only];
     return this.keyspaces;
+  }
+
+  /**
+   * The keyspace rows of one schema table. `system_virtual_schema` is missing before Cassandra 4
+   * (and on servers that report 4 without virtual tables): no virtual keyspaces there, as DataStax.
+   */
+  private async readKeyspaces(schema: "system_schema" | "system_virtual_schema", only: string | null): Promise<Row[]> {
+    const read = only === null
+      ? this.client.execute(`SELECT * FROM ${schema}.keyspaces`)
+      : this.client.execute(`SELECT * FROM ${schema}.keyspaces WHERE keyspace_name = ?`, [only], { prepare: true });
+    if (schema === "system_schema") return (await read).rows;
+    return read.then((rs) => rs.rows, () => []);
   }
 
   /** A table's columns, keys and options, or null when there is no such table. */

@@ -503,6 +503,21 @@ scenario("metadata: a keyspace's fields", async (_d, client, ks) => {
   return [schemaShape(k), sys && [sys.strategy, sys.virtual, sys.durableWrites]];
 });
 
+// Cassandra 4+'s virtual keyspaces are in metadata.keyspaces (DataStax reads
+// system_virtual_schema.keyspaces beside system_schema's), with no replication; refreshKeyspace
+// keeps them, and getTable of their tables still gives a virtual table.
+scenario("metadata: virtual keyspaces in keyspaces, refreshKeyspace, getTable", async (_d, client) => {
+  const plain = (k) => k && Object.fromEntries(Object.keys(k).filter((x) => !KEYSPACE_INTERNALS.has(x)).map((x) => [x, k[x]]));
+  const virtual = () => Object.keys(client.metadata.keyspaces).filter((n) => client.metadata.keyspaces[n].virtual).sort();
+  const before = [virtual(), plain(client.metadata.keyspaces.system_views), plain(client.metadata.keyspaces.system_virtual_schema)];
+  const refreshed = await client.metadata.refreshKeyspace("system_views");
+  const viaCallback = await new Promise((resolve) => client.metadata.refreshKeyspace("system_virtual_schema", (err, k) => resolve([err, plain(k)])));
+  await client.metadata.refreshKeyspaces();
+  const t = await client.metadata.getTable("system_virtual_schema", "keyspaces");
+  return [before, plain(refreshed), viaCallback, virtual(), plain(client.metadata.keyspaces.system_views), t && [t.virtual, t.columns.map((c) => c.name)],
+    "system_schema" in client.metadata.keyspaces && client.metadata.keyspaces.system_schema.virtual];
+});
+
 scenario("host.hostId: the node's host_id as a Uuid", async (_d, client) => {
   const h = client.hosts.values()[0];
   const local = (await client.execute("SELECT host_id FROM system.local")).rows[0].host_id;
@@ -516,6 +531,15 @@ scenario("metadata: token ranges and replicas", async (d, client, ks) => {
   const reps = m.getReplicas(ks, rk);
   const tok = m.newToken ? m.newToken(rk) : "absent";
   return [ranges instanceof Set ? ["Set", ranges.size, [...ranges][0].constructor.name] : ranges, reps.map((h) => [h.constructor.name, h.address]), tok.toString(), typeof tok.getValue()];
+});
+
+// DataStax answers getReplicas from the keyspaces it has loaded: an unknown keyspace gives null
+// (not the ring's replicas); a virtual keyspace (no replication) still gives its node.
+scenario("metadata: getReplicas of an unknown keyspace and a virtual one", async (_d, client, ks) => {
+  const m = client.metadata;
+  const rk = Buffer.from([0, 0, 0, 1]);
+  const addresses = (hs) => hs && hs.map((h) => [h.constructor.name, h.address]);
+  return [m.getReplicas("dsx_no_such_ks", rk), addresses(m.getReplicas("system_views", rk)), addresses(m.getReplicas(ks, rk))];
 });
 
 scenario("hosts and state", async (_d, client) => {
@@ -1019,6 +1043,30 @@ scenario("concurrent.executeConcurrent: results and errors", async (d, client, k
     [b.totalExecuted, b.errors.length, b.errors[0] instanceof TypeError, b.resultItems.length, b.resultItems.map((r) => (r instanceof Error ? "error" : r.constructor.name))],
     c.err ? c.err instanceof TypeError : c.ok,
   ];
+});
+
+// DataStax's executor runs each item with { prepare: true, executionProfile } and nothing else
+// of its options: consistency, fetchSize, prepare: false... are not forwarded (so a consistency
+// of THREE on one node, or fetchSize 1, changes nothing); the profile is.
+scenario("concurrent.executeConcurrent: only executionProfile is forwarded to each execute", async (d, client, ks) => {
+  const ins = `INSERT INTO ${ks}.all_types (id, t) VALUES (?, ?)`;
+  const sel = `SELECT id FROM ${ks}.all_types WHERE id IN (?, ?, ?)`;
+  const three = d.types.consistencies.three;
+  const seen = [];
+  const { execute } = client;
+  client.execute = function (query, params, options, ...rest) {
+    seen.push(Object.entries(options ?? {}));
+    return execute.call(this, query, params, options, ...rest);
+  };
+  try {
+    const a = await outcome(d.concurrent.executeConcurrent(client, ins, [[400, "a"], [401, "b"], [402, "c"]], { consistency: three, prepare: false, isIdempotent: false }));
+    const b = await d.concurrent.executeConcurrent(client, sel, [[400, 401, 402]], { fetchSize: 1, collectResults: true, concurrencyLevel: 1 });
+    const c = await outcome(d.concurrent.executeConcurrent(client, [{ query: sel, params: [400, 401, 402] }], { executionProfile: "nope", fetchSize: 1 }));
+    return [a.err ? a.err.constructor.name : a.ok.totalExecuted, b.resultItems.map((r) => [r.rows.length, r.pageState]),
+      c.err ? [c.err.constructor.name, c.err.message] : c.ok, seen];
+  } finally {
+    delete client.execute;
+  }
 });
 
 scenario("concurrent.executeConcurrent: resultItems without collectResults throws; a Node stream is paused at concurrencyLevel", async (d, client, ks) => {
