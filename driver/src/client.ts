@@ -1058,7 +1058,6 @@ const NO_OPTIONS: ExecuteOptions = Object.freeze({});
 const NO_PARAMS: unknown[] = [];
 const NO_COLUMNS: ColumnInfo[] = [];
 
-/** Whether an options object changes nothing that goes into the request descriptor. */
 /**
  * A page without rows that hands back the very paging state it was asked with: the server
  * makes no progress, and every loop over pages (stream, eachRow, eachPage, autoPage) would
@@ -1071,6 +1070,7 @@ function checkPagingAdvances(rows: number, next: Uint8Array, asked: string | Uin
   throw new CqlProtocolError("remote", "paging state", 0, "a page without rows returned the paging state it was asked with: the server makes no progress", host);
 }
 
+/** Whether an options object changes nothing that goes into the request descriptor. */
 function usesDefaults(o: ExecuteOptions): boolean {
   return o.consistency === undefined && o.serialConsistency === undefined && o.pageSize === undefined &&
     o.fetchSize === undefined && o.pageState === undefined && o.timestamp === undefined && o.timeout === undefined &&
