@@ -2480,6 +2480,43 @@ fn without_port_binding_the_pool_fills_blindly_until_every_shard_is_covered() {
     assert_eq!(owning_shard_share(&sim), (400, 400));
 }
 
+/// Ready connections per (node, shard), from the shards the simulated nodes assigned.
+fn ready_per_shard(sim: &Sim) -> Vec<Vec<usize>> {
+    let mut counts: Vec<Vec<usize>> = sim.nodes.iter().map(|n| vec![0; usize::from(n.shards)]).collect();
+    for state in sim.session.connection_states().iter().filter(|s| s.5) {
+        let (node, shard) = (sim.conns[&state.0], sim.conn_shard[&state.0]);
+        counts[node][usize::from(shard)] += 1;
+    }
+    counts
+}
+
+#[test]
+fn with_two_connections_per_node_every_shard_gets_two_and_a_topology_refresh_keeps_them() {
+    // One node: its pool fills from the control connection's SUPPORTED, so every other
+    // connection asks the shard-aware port for its shard (peers first open blind ones).
+    let mut sim = Sim::new(1, SessionConfig { can_bind_local_port: true, connections_per_node: 2, ..config() });
+    for n in sim.nodes.iter_mut() {
+        n.shards = 4;
+    }
+    sim.start();
+    sim.prepare();
+    // connections_per_node counts per shard on a sharded node: 4 shards x 2, exactly (the
+    // pool neither stops at one per shard nor opens past two).
+    assert_eq!(ready_per_shard(&sim), vec![vec![2; 4]]);
+    let opened = sim.session.metrics().connections_opened;
+    assert_eq!((opened, sim.session.metrics().connections_closed), (8, 0));
+    // A refresh trims every pool to what its node wants: 8 here, so nothing is closed or
+    // opened (wanting fewer would close connections and reopen them for the missing shards).
+    sim.new_node_event_from_node_0([127, 0, 0, 2]);
+    assert_eq!(ready_per_shard(&sim), vec![vec![2; 4]]);
+    assert_eq!((sim.session.metrics().connections_opened, sim.session.metrics().connections_closed), (8, 0));
+    for k in 0..100i64 {
+        let id = sim.insert(k, false);
+        assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
+    }
+    assert_eq!(owning_shard_share(&sim), (100, 100));
+}
+
 #[test]
 fn a_nat_in_front_of_the_shard_aware_port_is_detected_and_the_regular_port_used() {
     let mut sim = scylla_sim(4, true, true);
