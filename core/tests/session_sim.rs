@@ -51,6 +51,9 @@ struct SimNode {
     nat: bool,
     /// Blind connections (regular port) so far, which the node spreads round-robin.
     blind_conns: u16,
+    /// Every blind connection lands on this shard (a load balancer in front of the regular
+    /// port that always picks the same one) instead of round-robin.
+    blind_shard: Option<u16>,
     /// (token, shard of the connection) of every EXECUTE.
     shard_hits: Vec<(i64, u16)>,
     /// Accepts connections and answers nothing at all, handshake included.
@@ -290,7 +293,7 @@ impl Sim {
             }
             None => {
                 n.blind_conns += 1;
-                (n.blind_conns - 1) % n.shards
+                n.blind_shard.unwrap_or((n.blind_conns - 1) % n.shards)
             }
         };
         self.conn_shard.insert(conn, landed);
@@ -2515,6 +2518,27 @@ fn with_two_connections_per_node_every_shard_gets_two_and_a_topology_refresh_kee
         assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
     }
     assert_eq!(owning_shard_share(&sim), (100, 100));
+}
+
+#[test]
+fn blind_connections_that_keep_landing_on_one_shard_stop_at_four_per_shard() {
+    // No port binding, and the regular port always gives shard 0: the pool cannot cover the
+    // other shards, so it tries 4 blind connections per shard (16 here) and settles.
+    let mut sim = Sim::new(1, SessionConfig { can_bind_local_port: false, ..config() });
+    sim.nodes[0].shards = 4;
+    sim.nodes[0].blind_shard = Some(0);
+    sim.start();
+    sim.prepare();
+    // The control connection, then 16 attempts in rounds of three (one per missing shard):
+    // each is closed as shard 0 already has its one while attempts remain, and the last
+    // round's three, ready once the 16 are spent, stay: 13 closed, 4 ready (all shard 0).
+    assert_eq!(sim.nodes[0].blind_conns, 17);
+    assert_eq!(sim.session.metrics().connections_closed, 13);
+    assert_eq!(sim.session.connection_states().iter().filter(|s| s.5).count(), 4);
+    sim.advance(10_000 * MS);
+    assert_eq!(sim.nodes[0].blind_conns, 17, "settled: no further attempts");
+    let id = sim.insert(7, false);
+    assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
 }
 
 #[test]
