@@ -2464,6 +2464,8 @@ fn with_port_binding_every_shard_gets_a_connection_and_every_execute_its_owning_
     assert_eq!(owning_shard_share(&sim), (400, 400));
     // Each node: its first connection went to the regular port, the other three shards were
     // asked for on the shard-aware port.
+    // The shard-aware port gave every shard asked for: no NAT suspected, none logged.
+    assert!(!sim.events.iter().any(|e| e.contains("a NAT rewrites source ports")), "{:?}", sim.events);
     let mut asked: Vec<u16> = sim.shard_requests.iter().map(|t| t.shard).collect();
     asked.sort();
     assert_eq!(asked.len(), 9, "{asked:?}");
@@ -2539,6 +2541,34 @@ fn blind_connections_that_keep_landing_on_one_shard_stop_at_four_per_shard() {
     assert_eq!(sim.nodes[0].blind_conns, 17, "settled: no further attempts");
     let id = sim.insert(7, false);
     assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
+}
+
+#[test]
+fn a_node_back_with_another_shard_count_is_sharded_anew() {
+    // Blind connections only (no port binding): each reports the node's shard count.
+    let mut sim = Sim::new(1, SessionConfig { can_bind_local_port: false, ..config() });
+    sim.nodes[0].shards = 4;
+    sim.start();
+    sim.prepare();
+    assert_eq!(ready_per_shard(&sim), [vec![1; 4]]);
+    // The node restarts with 2 shards (same ignore_msb): its sharding must be replaced, not
+    // kept because one of the two values still matches.
+    sim.kill(0);
+    sim.nodes[0].shards = 2;
+    sim.nodes[0].up = true;
+    let before = sim.nodes[0].blind_conns;
+    sim.advance(10_000 * MS);
+    let after = sim.nodes[0].blind_conns;
+    // The first refill still follows the old count (4 blind connections at once); once they
+    // report 2 shards the pool keeps one per shard. Keeping the old sharding leaves shard 0
+    // with 3 and goes on trying for shards 2 and 3 (13 blind connections in all).
+    assert_eq!(after - before, 4);
+    assert_eq!(ready_per_shard(&sim), [vec![1; 2]]);
+    for k in 0..100i64 {
+        let id = sim.insert(k, false);
+        assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
+    }
+    assert_eq!(owning_shard_share(&sim), (100, 100));
 }
 
 #[test]
