@@ -268,6 +268,23 @@ mod tests {
     }
 
     #[test]
+    fn lz4_grows_the_output_only_by_what_the_block_may_need() {
+        // The connection reuses one output buffer, so its capacity is memory held for the
+        // connection's life: compressing must reserve the prefix and the block's worst case,
+        // not a multiple of them (as `block_start * max` instead of `+` would: 4x here).
+        let body = sample(200_000);
+        let need = LZ4_LENGTH_PREFIX + lz4_flex::block::get_maximum_output_size(body.len());
+        let mut out = Vec::new();
+        Compression::Lz4.compress(&body, &mut out).unwrap();
+        // An empty Vec grows to exactly what one resize asks for; 2x leaves room for any
+        // amortised-growth policy while still refusing the 4x over-allocation.
+        assert!(out.capacity() >= need && out.capacity() < 2 * need, "capacity {} for {need}", out.capacity());
+        let mut plain = Vec::new();
+        Compression::Lz4.decompress(&out, body.len(), &mut plain).unwrap();
+        assert_eq!(plain, body);
+    }
+
+    #[test]
     fn snappy_body_has_no_extra_prefix() {
         let body = sample(300);
         let mut out = Vec::new();

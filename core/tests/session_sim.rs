@@ -51,6 +51,9 @@ struct SimNode {
     nat: bool,
     /// Blind connections (regular port) so far, which the node spreads round-robin.
     blind_conns: u16,
+    /// Every blind connection lands on this shard (a load balancer in front of the regular
+    /// port that always picks the same one) instead of round-robin.
+    blind_shard: Option<u16>,
     /// (token, shard of the connection) of every EXECUTE.
     shard_hits: Vec<(i64, u16)>,
     /// Accepts connections and answers nothing at all, handshake included.
@@ -295,7 +298,7 @@ impl Sim {
             }
             None => {
                 n.blind_conns += 1;
-                (n.blind_conns - 1) % n.shards
+                n.blind_shard.unwrap_or((n.blind_conns - 1) % n.shards)
             }
         };
         self.conn_shard.insert(conn, landed);
@@ -2413,6 +2416,50 @@ mod bulk_load_stop {
     }
 }
 
+// ---- Picking a node's connection ----------------------------------------------------------------
+
+/// (in flight, queued) on each ready connection, in connection-id order.
+fn conn_loads(sim: &Sim) -> Vec<(usize, usize)> {
+    let mut states = sim.session.connection_states();
+    states.sort_by_key(|s| s.0);
+    states.iter().filter(|s| s.5).map(|s| (s.2, s.3)).collect()
+}
+
+#[test]
+fn a_request_goes_to_the_connection_with_the_fewest_requests_in_flight_or_queued() {
+    // One node, two connections limited to two streams, one of which the connection keeps
+    // for itself: a second request on a connection waits in its queue, and the queue counts
+    // toward its load as much as the stream does.
+    let connection = Config { max_streams: 2, ..config().connection };
+    let mut sim = Sim::new(1, SessionConfig { connections_per_node: 2, connection, ..config() });
+    sim.start();
+    sim.prepare();
+    assert_eq!(conn_loads(&sim), [(0, 0), (0, 0)]);
+    let (mut loads, mut ids) = (Vec::new(), Vec::new());
+    for k in 0..6 {
+        ids.push(sim.submit_insert(k, false));
+        loads.push(conn_loads(&sim));
+    }
+    // Ties go to the first connection (a strict `<`), the others to the less loaded one: the
+    // fourth goes to the second, whose load (1 in flight + 0 queued) is below the first's
+    // (1 + 1). Counting in-flight minus or times queued, or ties to the last, sends some
+    // request elsewhere.
+    assert_eq!(
+        loads,
+        [
+            vec![(1, 0), (0, 0)],
+            vec![(1, 0), (1, 0)],
+            vec![(1, 1), (1, 0)],
+            vec![(1, 1), (1, 1)],
+            vec![(1, 2), (1, 1)],
+            vec![(1, 2), (1, 2)],
+        ]
+    );
+    sim.pump();
+    let answered = ids.iter().filter(|id| sim.responses.contains_key(id)).count();
+    assert_eq!(answered, 6, "the queued requests go out as streams free: {:?}", sim.failures);
+}
+
 // ---- Scylla shard awareness ---------------------------------------------------------------------
 
 fn scylla_sim(shards: u16, can_bind: bool, nat: bool) -> Sim {
@@ -2444,6 +2491,8 @@ fn with_port_binding_every_shard_gets_a_connection_and_every_execute_its_owning_
     assert_eq!(owning_shard_share(&sim), (400, 400));
     // Each node: its first connection went to the regular port, the other three shards were
     // asked for on the shard-aware port.
+    // The shard-aware port gave every shard asked for: no NAT suspected, none logged.
+    assert!(!sim.events.iter().any(|e| e.contains("a NAT rewrites source ports")), "{:?}", sim.events);
     let mut asked: Vec<u16> = sim.shard_requests.iter().map(|t| t.shard).collect();
     asked.sort();
     assert_eq!(asked.len(), 9, "{asked:?}");
@@ -2461,6 +2510,92 @@ fn without_port_binding_the_pool_fills_blindly_until_every_shard_is_covered() {
         sim.insert(k, false);
     }
     assert_eq!(owning_shard_share(&sim), (400, 400));
+}
+
+/// Ready connections per (node, shard), from the shards the simulated nodes assigned.
+fn ready_per_shard(sim: &Sim) -> Vec<Vec<usize>> {
+    let mut counts: Vec<Vec<usize>> = sim.nodes.iter().map(|n| vec![0; usize::from(n.shards)]).collect();
+    for state in sim.session.connection_states().iter().filter(|s| s.5) {
+        let (node, shard) = (sim.conns[&state.0], sim.conn_shard[&state.0]);
+        counts[node][usize::from(shard)] += 1;
+    }
+    counts
+}
+
+#[test]
+fn with_two_connections_per_node_every_shard_gets_two_and_a_topology_refresh_keeps_them() {
+    // One node: its pool fills from the control connection's SUPPORTED, so every other
+    // connection asks the shard-aware port for its shard (peers first open blind ones).
+    let mut sim = Sim::new(1, SessionConfig { can_bind_local_port: true, connections_per_node: 2, ..config() });
+    for n in sim.nodes.iter_mut() {
+        n.shards = 4;
+    }
+    sim.start();
+    sim.prepare();
+    // connections_per_node counts per shard on a sharded node: 4 shards x 2, exactly (the
+    // pool neither stops at one per shard nor opens past two).
+    assert_eq!(ready_per_shard(&sim), vec![vec![2; 4]]);
+    let opened = sim.session.metrics().connections_opened;
+    assert_eq!((opened, sim.session.metrics().connections_closed), (8, 0));
+    // A refresh trims every pool to what its node wants: 8 here, so nothing is closed or
+    // opened (wanting fewer would close connections and reopen them for the missing shards).
+    sim.new_node_event_from_node_0([127, 0, 0, 2]);
+    assert_eq!(ready_per_shard(&sim), vec![vec![2; 4]]);
+    assert_eq!((sim.session.metrics().connections_opened, sim.session.metrics().connections_closed), (8, 0));
+    for k in 0..100i64 {
+        let id = sim.insert(k, false);
+        assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
+    }
+    assert_eq!(owning_shard_share(&sim), (100, 100));
+}
+
+#[test]
+fn blind_connections_that_keep_landing_on_one_shard_stop_at_four_per_shard() {
+    // No port binding, and the regular port always gives shard 0: the pool cannot cover the
+    // other shards, so it tries 4 blind connections per shard (16 here) and settles.
+    let mut sim = Sim::new(1, SessionConfig { can_bind_local_port: false, ..config() });
+    sim.nodes[0].shards = 4;
+    sim.nodes[0].blind_shard = Some(0);
+    sim.start();
+    sim.prepare();
+    // The control connection, then 16 attempts in rounds of three (one per missing shard):
+    // each is closed as shard 0 already has its one while attempts remain, and the last
+    // round's three, ready once the 16 are spent, stay: 13 closed, 4 ready (all shard 0).
+    assert_eq!(sim.nodes[0].blind_conns, 17);
+    assert_eq!(sim.session.metrics().connections_closed, 13);
+    assert_eq!(sim.session.connection_states().iter().filter(|s| s.5).count(), 4);
+    sim.advance(10_000 * MS);
+    assert_eq!(sim.nodes[0].blind_conns, 17, "settled: no further attempts");
+    let id = sim.insert(7, false);
+    assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
+}
+
+#[test]
+fn a_node_back_with_another_shard_count_is_sharded_anew() {
+    // Blind connections only (no port binding): each reports the node's shard count.
+    let mut sim = Sim::new(1, SessionConfig { can_bind_local_port: false, ..config() });
+    sim.nodes[0].shards = 4;
+    sim.start();
+    sim.prepare();
+    assert_eq!(ready_per_shard(&sim), [vec![1; 4]]);
+    // The node restarts with 2 shards (same ignore_msb): its sharding must be replaced, not
+    // kept because one of the two values still matches.
+    sim.kill(0);
+    sim.nodes[0].shards = 2;
+    sim.nodes[0].up = true;
+    let before = sim.nodes[0].blind_conns;
+    sim.advance(10_000 * MS);
+    let after = sim.nodes[0].blind_conns;
+    // The first refill still follows the old count (4 blind connections at once); once they
+    // report 2 shards the pool keeps one per shard. Keeping the old sharding leaves shard 0
+    // with 3 and goes on trying for shards 2 and 3 (13 blind connections in all).
+    assert_eq!(after - before, 4);
+    assert_eq!(ready_per_shard(&sim), [vec![1; 2]]);
+    for k in 0..100i64 {
+        let id = sim.insert(k, false);
+        assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
+    }
+    assert_eq!(owning_shard_share(&sim), (100, 100));
 }
 
 #[test]
