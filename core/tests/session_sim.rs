@@ -843,7 +843,10 @@ impl Sim {
 
     fn kill(&mut self, node: usize) {
         self.nodes[node].up = false;
-        let conns: Vec<ConnId> = self.conns.iter().filter(|(_, n)| **n == node).map(|(c, _)| *c).collect();
+        let mut conns: Vec<ConnId> = self.conns.iter().filter(|(_, n)| **n == node).map(|(c, _)| *c).collect();
+        // In id order: a HashMap's order differs from run to run, and so would what the
+        // session does next (which pool refills first).
+        conns.sort_unstable();
         for c in conns {
             self.conns.remove(&c);
             self.session.handle_eof(self.now, c);
