@@ -1507,8 +1507,6 @@ impl Session {
                 }
                 return;
             }
-            // A refused REGISTER (logged above): the metadata is read all the same.
-            RequestError::Server(_) if q == ControlQuery::Register => return,
             RequestError::Server(_) => {}
         }
         // Refused (say, no permission on system tables): the session goes on with what it has.
@@ -1516,7 +1514,9 @@ impl Session {
             ControlQuery::Local => self.control_local = Some(PeerRow::default()),
             ControlQuery::PeersV2 | ControlQuery::Peers => self.control_peers = Some(Vec::new()),
             ControlQuery::Keyspaces => self.control_keyspaces = Some(Vec::new()),
-            ControlQuery::SchemaVersions | ControlQuery::SchemaLocal | ControlQuery::Register => {}
+            // A refused REGISTER (logged above): the metadata is read all the same.
+            ControlQuery::Register => return,
+            ControlQuery::SchemaVersions | ControlQuery::SchemaLocal => {}
         }
         self.try_apply_metadata(now, conn);
     }

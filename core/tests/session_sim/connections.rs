@@ -250,6 +250,20 @@ fn an_unanswered_register_is_logged_and_the_control_moves_to_another_node() {
 }
 
 #[test]
+fn an_unanswered_register_moves_the_control_to_another_node_before_another_connection_of_its_own() {
+    // Two connections per node: the first node's second connection is ready too, but a node
+    // that left REGISTER unanswered is the last choice.
+    let mut sim = Sim::new(3, SessionConfig { connections_per_node: 2, ..slow_reads_quick_connects() });
+    sim.nodes[0].swallowed_registers = 1;
+    sim.start();
+    assert_eq!(sim.conns.values().filter(|&&n| n == 0).count(), 2, "{:?}", sim.conns);
+    sim.advance(1_000 * MS);
+    let moved = "control query Register failed: no response within 1000 ms (host 127.0.0.1:9042): no events from it; the control moves to 127.0.0.2:9042";
+    assert!(sim.timeline.contains(&(1_000 * MS, format!("Log {{ message: \"{moved}\" }}"))), "{:?}", sim.timeline);
+    assert_eq!(system_queries(&sim, 1), METADATA, "node 2 reads the metadata");
+}
+
+#[test]
 fn an_unanswered_register_on_the_only_connection_is_logged_and_sent_again() {
     let mut sim = Sim::new(1, quick_connect_config());
     sim.nodes[0].swallowed_registers = 1;
