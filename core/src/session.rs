@@ -239,6 +239,8 @@ pub struct Tried {
     /// What each node tried before the one that answered said.
     pub errors: Vec<NodeError>,
     pub speculative_executions: u32,
+    /// Microseconds from the answering execution being sent to its answer.
+    pub answered_in_us: u64,
 }
 
 pub struct PreparedMeta {
@@ -271,7 +273,8 @@ struct Req {
     attempt: u32,
     idempotent: bool,
     lwt: bool,
-    executions: Vec<(ConnId, u32)>,
+    /// Each execution in flight: its connection, its stream request and when it was sent.
+    executions: Vec<(ConnId, u32, u64)>,
     speculative_started: u32,
     node: u32,
     /// Re-preparations so far, bounded by the statements the request holds
@@ -359,7 +362,7 @@ pub struct Session {
     reqs: Vec<Option<Req>>,
     req_ids: SlotIds,
     /// Request buffers returned by finished requests, so a warm session allocates nothing.
-    buffer_pool: Vec<(Vec<u8>, Vec<(ConnId, u32)>)>,
+    buffer_pool: Vec<(Vec<u8>, Vec<(ConnId, u32, u64)>)>,
     /// Attempts sent to each node, by node id.
     attempts_per_node: Vec<u64>,
     speculative: BinaryHeap<Reverse<(u64, SessionRequestId)>>,
@@ -543,7 +546,7 @@ impl Session {
         self.reqs.get(slot_of(id)).and_then(|r| r.as_ref()).filter(|r| r.id == id).map_or(0, |r| r.body.len())
     }
 
-    fn keep_tried(&mut self, id: SessionRequestId, req: &mut Req) {
+    fn keep_tried(&mut self, id: SessionRequestId, req: &mut Req, answered_in_us: u64) {
         const MAX_KEPT: usize = 64;
         // A request id is reused once answered: what an earlier request left goes first.
         self.tried.retain(|(i, _)| *i != id);
@@ -553,7 +556,7 @@ impl Session {
         if self.tried.len() >= MAX_KEPT {
             self.tried.pop_front();
         }
-        let tried = Tried { errors: std::mem::take(&mut req.errors), speculative_executions: req.speculative_started };
+        let tried = Tried { errors: std::mem::take(&mut req.errors), speculative_executions: req.speculative_started, answered_in_us };
         self.tried.push_back((id, tried));
     }
 
@@ -946,7 +949,7 @@ impl Session {
         self.pool_buffers((std::mem::take(&mut req.body), std::mem::take(&mut req.executions)));
     }
 
-    fn pool_buffers(&mut self, (mut body, mut executions): (Vec<u8>, Vec<(ConnId, u32)>)) {
+    fn pool_buffers(&mut self, (mut body, mut executions): (Vec<u8>, Vec<(ConnId, u32, u64)>)) {
         // A large request's body would keep its size in the pool for the session's life.
         if body.capacity() > POOLED_BODY_KEEP {
             return;
@@ -1044,7 +1047,7 @@ impl Session {
                 c.in_flight.insert(stream_req, purpose);
                 let node = c.node.unwrap_or(NO_NODE);
                 if let Some(r) = self.req_mut(req_id) {
-                    r.executions.push((conn, stream_req));
+                    r.executions.push((conn, stream_req, now));
                     r.node = node;
                     r.sent += 1;
                 }
@@ -1178,8 +1181,8 @@ impl Session {
         }
     }
 
-    fn cancel_executions(&mut self, now: u64, executions: &[(ConnId, u32)]) {
-        for &(conn, stream_req) in executions {
+    fn cancel_executions(&mut self, now: u64, executions: &[(ConnId, u32, u64)]) {
+        for &(conn, stream_req, _) in executions {
             if !self.conn(conn).is_some_and(|c| c.in_flight.contains(stream_req)) {
                 continue;
             }
@@ -1242,7 +1245,7 @@ impl Session {
                     let purpose = self.conn_mut(conn).and_then(|c| c.in_flight.remove(id));
                     match purpose {
                         Some(Purpose::User { req }) => self.on_attempt_failed(now, req, conn, error),
-                        Some(Purpose::Reprepare { req }) => self.fail_req(req, conn, error),
+                        Some(Purpose::Reprepare { req }) => self.fail_req(now, req, conn, error),
                         Some(Purpose::Control(q)) => self.on_control_failed(now, conn, q, error),
                         Some(Purpose::Internal) | None => {}
                     }
@@ -1853,7 +1856,8 @@ impl Session {
     fn settle_retried_or_prepare(&mut self, now: u64, req_id: SessionRequestId, conn: ConnId, frame_flags: u8, start: usize, end: usize) -> bool {
         let Some(mut req) = self.take_req(req_id) else { return false };
         if req.sent > 1 || !self.tried.is_empty() {
-            self.keep_tried(req_id, &mut req);
+            let sent_at = req.executions.iter().rev().find(|e| e.0 == conn).map_or(now, |e| e.2);
+            self.keep_tried(req_id, &mut req, now.saturating_sub(sent_at));
         }
         // The answered execution is no longer in flight: cancelling skips it, so a request
         // answered by its only execution cancels nothing (no guard on the count: it could not
@@ -1947,19 +1951,22 @@ impl Session {
         // The PREPARE is done: left among the executions, it would read as a speculative
         // execution still running, and once the EXECUTE moved to another connection (this one
         // closed) the request's last failure would wait on it forever (whole-client fuzz, seed 46).
-        req.executions.retain(|e| *e != (conn, prepare));
+        req.executions.retain(|e| (e.0, e.1) != (conn, prepare));
         if !self.send_on(now, req_id, conn, Purpose::User { req: req_id }) {
             self.send_to_next_node(now, req_id, "re-prepared elsewhere");
         }
     }
 
-    fn fail_req(&mut self, req_id: SessionRequestId, conn: ConnId, error: RequestError) {
+    fn fail_req(&mut self, now: u64, req_id: SessionRequestId, conn: ConnId, error: RequestError) {
         let Some(mut req) = self.take_req(req_id) else { return };
         let node = self.conn(conn).map(|c| c.address.clone()).unwrap_or_default();
         self.metrics.failures += 1;
         let mut errors = req.errors.clone();
         if errors.last().is_none_or(|e| e.node != node) {
-            errors.push(NodeError::new(node.clone(), &error));
+            let mut attempt_error = NodeError::new(node.clone(), &error);
+            let sent_at = req.executions.iter().rev().find(|e| e.0 == conn).map(|e| e.2);
+            attempt_error.elapsed_us = sent_at.map_or(0, |t| now.saturating_sub(t));
+            errors.push(attempt_error);
         }
         let error = SessionError { error, node, attempts: req.sent.max(1), no_host_available: false, errors, trace: req.trace.clone() };
         self.events.push_back(EventOut::Failed { id: req_id, error });
@@ -1969,8 +1976,11 @@ impl Session {
     fn on_attempt_failed(&mut self, now: u64, req_id: SessionRequestId, conn: ConnId, error: RequestError) {
         let node_address = self.conn(conn).map(|c| c.address.clone()).unwrap_or_default();
         let Some(req) = self.req_mut(req_id) else { return };
-        req.executions.retain(|(c, _)| *c != conn);
-        req.errors.push(NodeError::new(node_address.clone(), &error));
+        let sent_at = req.executions.iter().rev().find(|e| e.0 == conn).map_or(now, |e| e.2);
+        req.executions.retain(|(c, _, _)| *c != conn);
+        let mut attempt_error = NodeError::new(node_address.clone(), &error);
+        attempt_error.elapsed_us = now.saturating_sub(sent_at);
+        req.errors.push(attempt_error);
         if let RequestError::Server(e) = &error {
             // Each node keeps its own prepared statements: prepare again there what it lost.
             if e.code == 0x2500 && self.reprepare_lost(now, req_id, conn, &e.details) {
@@ -1991,10 +2001,13 @@ impl Session {
         let decision = self.config.retry.decide(kind, attempt, idempotent, lwt);
         *self.metrics.decisions.get_or_insert(decision.reason, 0) += 1;
         let Some(req) = self.req_mut(req_id) else { return };
+        if let Some(last) = req.errors.last_mut() {
+            last.decision = Some(decision.value);
+        }
         req.trace.push(TraceEntry { node: node_address, decision: decision_name(decision.value), reason: decision.reason });
         match decision.value {
-            RetryDecision::Rethrow if decision.reason == NOT_RESENT => self.fail_req(req_id, conn, explain_not_resent(error)),
-            RetryDecision::Rethrow => self.fail_req(req_id, conn, error),
+            RetryDecision::Rethrow if decision.reason == NOT_RESENT => self.fail_req(now, req_id, conn, explain_not_resent(error)),
+            RetryDecision::Rethrow => self.fail_req(now, req_id, conn, error),
             RetryDecision::Ignore => {
                 if let Some(mut req) = self.take_req(req_id) {
                     let node = self.conn(conn).and_then(|c| c.node).unwrap_or(NO_NODE);
@@ -2037,7 +2050,7 @@ impl Session {
                 Ok(id) => {
                     c.in_flight.insert(id, Purpose::Reprepare { req: req_id });
                     if let Some(r) = self.req_mut(req_id) {
-                        r.executions.push((conn, id));
+                        r.executions.push((conn, id, now));
                     }
                     true
                 }

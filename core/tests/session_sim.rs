@@ -4,7 +4,7 @@
 use std::collections::{HashMap, HashSet};
 
 use cqlwire_core::bulk::registry::BulkLoads;
-use cqlwire_core::cluster::{encode_tablet, murmur3_token, RetryPolicy, SpeculativePolicy, Tablet, TabletReplica, NOT_RESENT};
+use cqlwire_core::cluster::{encode_tablet, murmur3_token, RetryDecision, RetryPolicy, SpeculativePolicy, Tablet, TabletReplica, NOT_RESENT};
 use cqlwire_core::connection::{AuthStep, Config, Request, RequestError};
 use cqlwire_core::message::QueryOptions;
 use cqlwire_core::v5::{FrameDecoder, FrameEncoder};
@@ -1121,6 +1121,42 @@ fn speculative_execution_answers_from_the_second_node() {
     let owner_address = sim.nodes[owner].address.clone();
     let on_owner: Vec<_> = sim.session.connection_states().into_iter().filter(|s| s.1 == owner_address).collect();
     assert_eq!(on_owner.iter().map(|s| (s.2, s.4)).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1)), (0, 1), "{on_owner:?}");
+}
+
+#[test]
+fn each_failed_attempt_keeps_its_error_its_time_and_the_decision_after_it() {
+    // What a DataStax request tracker is told per execution: the silent owner's attempt
+    // timed out after the request timeout (500 ms) and was retried on the next node, whose
+    // answer took no simulated time.
+    let mut sim = Sim::new(3, config());
+    sim.start();
+    sim.prepare();
+    let owner = sim.owner(murmur3_token(&9i64.to_be_bytes()));
+    sim.nodes[owner].silent = true;
+    let id = sim.insert(9, true);
+    sim.advance(501 * MS);
+    assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
+    let tried = sim.session.take_tried(id);
+    assert_eq!(tried.errors.len(), 1, "{tried:?}");
+    let attempt = &tried.errors[0];
+    assert_eq!(attempt.node, sim.nodes[owner].address);
+    assert!(matches!(attempt.error, RequestError::Timeout { timeout_ms: 500, .. }), "{attempt:?}");
+    assert_eq!((attempt.elapsed_us, attempt.decision), (500 * MS, Some(RetryDecision::RetryNextNode)));
+    assert_eq!(tried.answered_in_us, 0);
+
+    // A request that fails for good: each attempt with its own time, the last one rethrown.
+    for n in sim.nodes.iter_mut() {
+        n.silent = false;
+        n.fail_next = vec![server_error(0x1001, "overloaded", &[])];
+    }
+    let id = sim.insert(6, true);
+    sim.advance(1000 * MS);
+    let (_, error) = sim.errors.iter().find(|(i, _)| *i == id).expect("failed");
+    let decisions: Vec<_> = error.errors.iter().map(|e| (e.code, e.elapsed_us, e.decision)).collect();
+    let retried = Some(RetryDecision::RetryNextNode);
+    let rethrown = Some(RetryDecision::Rethrow);
+    assert_eq!(decisions, [(Some(0x1001), 0, retried), (Some(0x1001), 0, retried), (Some(0x1001), 0, rethrown)]);
+    assert!(matches!(&error.errors[2].error, RequestError::Server(e) if e.code == 0x1001), "{:?}", error.errors[2]);
 }
 
 #[test]

@@ -6,7 +6,8 @@
 use cqlwire_core::connection::{CloseReason, RequestError};
 use cqlwire_core::error::Side;
 use cqlwire_core::message::{hex, ErrorDetails, ServerError, ServerEvent};
-use cqlwire_core::session::SessionError;
+use cqlwire_core::cluster::RetryDecision;
+use cqlwire_core::session::{NodeError, SessionError};
 use cqlwire_core::types::JsonWriter;
 
 /// A FAILED event's payload.
@@ -15,11 +16,9 @@ pub fn session_error_json(e: &SessionError) -> String {
     w.open('{');
     request_error_fields(&mut w, &e.error);
     w.key("node").string(&e.node).key("attempts").number(e.attempts);
-    w.key("no_host_available").boolean(e.no_host_available).key("errors").open('[');
-    for n in &e.errors {
-        w.open('[').string(&n.node).string(&n.message).opt_number(n.code).close(']');
-    }
-    w.close(']').key("trace").open('[');
+    w.key("no_host_available").boolean(e.no_host_available).key("errors");
+    node_errors(&mut w, &e.errors);
+    w.key("trace").open('[');
     for t in &e.trace {
         w.open('{')
             .key("node")
@@ -95,6 +94,27 @@ fn protocol_fields(w: &mut JsonWriter, message: &str, s: Side, field: &str, offs
 }
 
 /// `kind` and the fields of a request error, inside an object the caller opened.
+/// Each failed attempt as `[node, message, code, attempt]`: `code` null when the node
+/// answered no ERROR; `attempt` the error's own fields (as a FAILED event's), `elapsed_us`
+/// (from its execution being sent to its failure) and `decision` (`"retry"`, `"rethrow"`,
+/// `"ignore"`, or null when none was taken after it).
+pub fn node_errors(w: &mut JsonWriter, errors: &[NodeError]) {
+    w.open('[');
+    for n in errors {
+        w.open('[').string(&n.node).string(&n.message).opt_number(n.code).open('{');
+        request_error_fields(w, &n.error);
+        w.key("elapsed_us").number(n.elapsed_us).key("decision");
+        match n.decision {
+            Some(RetryDecision::RetryNextNode | RetryDecision::RetrySameNode) => w.string("retry"),
+            Some(RetryDecision::Rethrow) => w.string("rethrow"),
+            Some(RetryDecision::Ignore) => w.string("ignore"),
+            None => w.null(),
+        };
+        w.close('}').close(']');
+    }
+    w.close(']');
+}
+
 fn request_error_fields(w: &mut JsonWriter, e: &RequestError) {
     match e {
         RequestError::Server(s) => {
@@ -221,7 +241,7 @@ fn details(w: &mut JsonWriter, d: &ErrorDetails) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cqlwire_core::session::{NodeError, TraceEntry};
+    use cqlwire_core::session::TraceEntry;
 
     fn server(code: i32, details: ErrorDetails) -> ServerError {
         ServerError {
@@ -293,12 +313,13 @@ mod tests {
     #[test]
     fn session_errors_match_serde_for_every_request_error_and_detail() {
         for error in request_errors() {
+            let attempt = NodeError { elapsed_us: 3, decision: Some(RetryDecision::Rethrow), ..NodeError::new("a".into(), &error) };
             let e = SessionError {
                 error,
                 node: "n:9042".into(),
                 attempts: 2,
                 no_host_available: true,
-                errors: vec![NodeError { node: "a".into(), message: "x".into(), code: Some(4097), timed_out: false }],
+                errors: vec![attempt],
                 trace: vec![TraceEntry { node: "a".into(), decision: "retry", reason: "overloaded" }],
             };
             assert_eq!(session_error_json(&e), serde_json::to_string(&e).unwrap());

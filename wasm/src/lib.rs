@@ -154,15 +154,14 @@ fn push_json(out: &mut Vec<u8>, kind: u8, id: u32, json: &str) {
     out.extend_from_slice(json.as_bytes());
 }
 
-/// `{"errors": [[node, message, code], ...], "speculative_executions"}`, code null when the
-/// node answered no ERROR.
+/// `{"errors": [[node, message, code, attempt], ...], "speculative_executions",
+/// "answered_in_us"}` (see [`error_json::node_errors`]).
 fn tried_json(tried: &Tried) -> String {
     let mut w = JsonWriter::new();
-    w.open('{').key("errors").open('[');
-    for e in &tried.errors {
-        w.open('[').string(&e.node).string(&e.message).opt_number(e.code).close(']');
-    }
-    w.close(']').key("speculative_executions").number(tried.speculative_executions).close('}');
+    w.open('{').key("errors");
+    error_json::node_errors(&mut w, &tried.errors);
+    w.key("speculative_executions").number(tried.speculative_executions);
+    w.key("answered_in_us").number(tried.answered_in_us).close('}');
     w.finish()
 }
 
@@ -1055,21 +1054,35 @@ impl JsonPageFormatter {
 #[cfg(test)]
 mod json_shape_tests {
     use super::*;
+    use cqlwire_core::cluster::RetryDecision;
+    use cqlwire_core::connection::RequestError;
+    use cqlwire_core::message::{ErrorDetails, ServerError};
     use cqlwire_core::session::NodeError;
 
     #[test]
     fn tried_is_errors_as_triples_and_the_speculative_count() {
-        let errors = vec![
-            NodeError { node: "10.0.0.1:9042".into(), message: "Overloaded \"x\"\n".into(), code: Some(0x1001), timed_out: false },
-            NodeError { node: "10.0.0.2:9042".into(), message: "timed out".into(), code: None, timed_out: true },
-        ];
-        let tried = Tried { errors, speculative_executions: 2 };
+        let overloaded = RequestError::Server(ServerError {
+            code: 0x1001,
+            code_name: "Overloaded",
+            message: "Overloaded \"x\"\n".into(),
+            details: ErrorDetails::None {},
+        });
+        let mut first = NodeError::new("10.0.0.1:9042".into(), &overloaded);
+        (first.elapsed_us, first.decision) = (1500, Some(RetryDecision::RetryNextNode));
+        let timeout = RequestError::Timeout { message: "timed out".into(), timeout_ms: 20 };
+        let second = NodeError::new("10.0.0.2:9042".into(), &timeout);
+        let tried = Tried { errors: vec![first, second], speculative_executions: 2, answered_in_us: 7 };
         assert_eq!(tried_json(&tried), serde_json::to_string(&tried).unwrap());
         assert_eq!(
             tried_json(&tried),
-            r#"{"errors":[["10.0.0.1:9042","Overloaded \"x\"\n",4097],["10.0.0.2:9042","timed out",null]],"speculative_executions":2}"#
+            concat!(
+                r#"{"errors":[["10.0.0.1:9042","Overloaded (4097): Overloaded \"x\"\n",4097,"#,
+                r#"{"kind":"server","code":4097,"name":"Overloaded","message":"Overloaded \"x\"\n","elapsed_us":1500,"decision":"retry"}],"#,
+                r#"["10.0.0.2:9042","timed out",null,{"kind":"timeout","message":"timed out","timeout_ms":20,"elapsed_us":0,"decision":null}]],"#,
+                r#""speculative_executions":2,"answered_in_us":7}"#
+            )
         );
-        assert_eq!(tried_json(&Tried::default()), r#"{"errors":[],"speculative_executions":0}"#);
+        assert_eq!(tried_json(&Tried::default()), r#"{"errors":[],"speculative_executions":0,"answered_in_us":0}"#);
     }
 
     #[test]
