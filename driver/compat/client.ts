@@ -27,6 +27,7 @@ import { type ClientMetrics, DefaultMetrics } from "./metrics.ts";
 import { ClientExecutionOptions } from "./execution_options.ts";
 import type { TrackedParams, TrackedQuery } from "./tracker.ts";
 import { Tracking, trackingOptions } from "./tracking.ts";
+import { failedPreparing } from "../src/attempts.ts";
 import { type QueryTrace, readTrace } from "./trace.ts";
 
 export type { QueryTrace } from "./trace.ts";
@@ -476,7 +477,7 @@ export class Client {
       const prepared = o.prepare ?? this.options.queryOptions?.prepare;
       const report = this.trackedStatement(query, params, options, prepared);
       const tracked = typeof report === "function" ? report : await report;
-      const send = (values: Params) => this.tracking.observe(() => this.cqlwire.execute(query, values ?? null, o), tracked, (e) => this.reshape(e, query, options));
+      const send = (values: Params) => this.tracking.observe(() => this.cqlwire.execute(query, values ?? null, o), tracked, (e, attempt) => this.reshape(e, attempt ? undefined : query, options));
       const raw = await send(params).catch(async (e) => {
         const retry = !(e instanceof CqlTypeError) || !params ? null : prepared ? await this.withNumericStrings(query, params) : withHintedNumericStrings(params, o.hints);
         if (retry === null) throw e;
@@ -492,6 +493,8 @@ export class Client {
 
   private reshape(e: unknown, query: unknown, options: CompatQueryOptions | undefined): unknown {
     if (hintErrors.has(e as Error)) return e;
+    // DataStax names no coordinator on an error while preparing (lib/prepare-handler.js), only the query.
+    if (failedPreparing(e)) delete (e as { coordinator?: string }).coordinator;
     if (e instanceof OperationTimedOutError) this.timedOut(e, query, options);
     return dataStaxError(e, query);
   }
@@ -631,7 +634,8 @@ export class Client {
       this.run(query, params, pageState ? { ...options, pageState } : options).then(
         (rs) => {
           try {
-            for (let n = 0; n < rs.rows.length; n++) rowCallback(n, rs.rows[n]);
+            // A result without rows has none, and adds an undefined rowLength (NaN), as DataStax's.
+            for (let n = 0; n < (rs.rows?.length ?? 0); n++) rowCallback(n, rs.rows[n]);
           } catch (e) {
             if (callback) callBack(() => callback(e as Error));
             return;
@@ -668,7 +672,7 @@ export class Client {
       const o = this.queryOptions(params, options);
       const report = this.trackedStatement(query, params, options, o.prepare ?? this.options.queryOptions?.prepare);
       const tracked = typeof report === "function" ? report : await report;
-      const reshape = (e: unknown) => this.reshape(e, query, options);
+      const reshape = (e: unknown, attempt = false) => this.reshape(e, attempt ? undefined : query, options);
       let rs = await this.tracking.observe(() => this.cqlwire.execute<CoreRow>(query, params ?? null, o), tracked, reshape);
       for (;;) {
         yield convertRows(rs, this.encoding);

@@ -6,6 +6,7 @@ import { bytesOut } from "../src/values/bytes.ts";
 import { Row } from "./values.ts";
 import { Uuid } from "../src/values/uuid.ts";
 import { DriverInternalError } from "../src/errors.ts";
+import { isRowsResult } from "../src/result.ts";
 
 /** `rs.info` in DataStax's shape (see `ResultSet.info`). */
 export type CompatExecutionInfo = Omit<ExecutionInfo, "triedHosts" | "traceId" | "warnings" | "achievedConsistency"> & {
@@ -86,9 +87,12 @@ export class ResultSet implements Iterable<Row>, AsyncIterable<Row> {
     this.#givenPageState = meta?.pageState || undefined;
   }
 
-  /** A result of this client's request: cqlwire's result with its rows as DataStax values. */
+  /**
+   * A result of this client's request: cqlwire's result with its rows as DataStax values. A
+   * result without rows (a write, DDL, `USE`) has `rows` and `rowLength` undefined, as DataStax's.
+   */
   static of(raw: CoreResultSet, encoding: EncodingOptions, consistency: number): ResultSet {
-    const rs = new ResultSet({ rows: convertRows(raw, encoding) });
+    const rs = new ResultSet(isRowsResult(raw) ? { rows: convertRows(raw, encoding) } : {});
     rs.#core = { raw, encoding, consistency };
     const specs = raw.columnSpecs;
     rs.columns = specs.length > 0 ? specs.map((c) => ({ name: c.name, type: dataTypeInfo(c.type) })) : null;
@@ -132,6 +136,15 @@ export class ResultSet implements Iterable<Row>, AsyncIterable<Row> {
     return out as CompatExecutionInfo;
   }
 
+  /** DataStax's older names for `pageState` and `columns`. */
+  getPageState(): string | null {
+    return this.pageState;
+  }
+
+  getColumns(): Array<{ name: string; type: DataTypeInfo }> | null {
+    return this.columns;
+  }
+
   /** `null` when there are no rows; declared `Row`, as DataStax declares it (`rs.first().name`). */
   first(): Row {
     return (this.rows && this.rows.length > 0 ? this.rows[0] : null) as Row;
@@ -156,7 +169,7 @@ export class ResultSet implements Iterable<Row>, AsyncIterable<Row> {
   async *[Symbol.asyncIterator](): AsyncGenerator<Row> {
     const core = this.#core;
     if (core === undefined) return yield* this.givenPages();
-    yield* this.rows;
+    yield* this.rows ?? [];
     let page = await core.raw.fetchNextPage();
     while (page !== null) {
       yield* convertRows(page, core.encoding);

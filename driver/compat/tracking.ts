@@ -5,10 +5,16 @@
  * statement and its values as the application gave them, the request's options, the lengths of
  * the request's and the response's frame bodies, and the latency as `[seconds, nanoseconds]`.
  * The PREPARE requests and the client's own metadata queries are not reported (not on
- * DataStax either). cqlwire's core retries inside one request: the tracker and the metrics
- * hear its final outcome once, not each attempt (README, known differences).
+ * DataStax either). As DataStax's, they hear every execution on a node: an execution that
+ * failed and was retried (on the same node or the next) is reported with its own node, error
+ * (`coordinator` set, no `query`, as DataStax's) and time, then `retries.*` (or `ignoredErrors`);
+ * the execution that answered or failed for good last, with the time it took. The core keeps
+ * each execution's outcome and hands it over with the answer (`src/attempts.ts`), only for a
+ * request sent more than once or that failed.
  */
+import { type FailedAttempt, failedAttemptsOf, failedPreparing } from "../src/attempts.ts";
 import { ConnectionError, OperationTimedOutError, ResponseError } from "../src/errors.ts";
+import type { Tried } from "../src/session.ts";
 import { responseErrorCodes as codes } from "../src/types.ts";
 import type { ExecutionOptions } from "./execution_options.ts";
 import { ClientMetrics, type Latency } from "./metrics.ts";
@@ -26,12 +32,35 @@ export interface TrackedRequest {
 interface Outcome {
   info?: { queriedHost?: string; speculativeExecutions?: number };
   wireLengths?: { request: number; response: number };
+  /** How a native result got its answer beyond its first execution. */
+  tried?: Tried;
+}
+
+/** `ms` milliseconds as `[seconds, nanoseconds]`. */
+function latencyOf(ms: number): Latency {
+  const nanos = Math.round(ms * 1e6);
+  return [Math.floor(nanos / 1e9), nanos % 1e9];
 }
 
 /** `[seconds, nanoseconds]` since `start` (a `performance.now()`), as `process.hrtime(start)`. */
 export function latencySince(start: number): Latency {
   const nanos = Math.round((performance.now() - start) * 1e6);
   return [Math.floor(nanos / 1e9), nanos % 1e9];
+}
+
+/** The metrics method DataStax calls after an execution it retries, by the error's class and server code. */
+function reportRetry(metrics: ClientMetrics, e: Error): void {
+  if (e instanceof OperationTimedOutError) return metrics.onClientTimeoutRetry(e);
+  switch ((e as ResponseError).code) {
+    case codes.unavailableException:
+      return metrics.onUnavailableRetry(e);
+    case codes.readTimeout:
+      return metrics.onReadTimeoutRetry(e);
+    case codes.writeTimeout:
+      return metrics.onWriteTimeoutRetry(e);
+    default:
+      return metrics.onOtherErrorRetry(e);
+  }
 }
 
 /** The metrics method DataStax calls for a failed request, by the error's class and server code. */
@@ -79,21 +108,43 @@ export class Tracking {
   ) {}
 
   /**
-   * Runs `send` (one request) and reports its outcome; `reshape` makes a failure the error
-   * the application gets (what the tracker is given too).
+   * Runs `send` (one request) and reports each of its executions; `reshape` makes a failure the
+   * error the application gets (what the tracker is given too), `attempt` true for the error of
+   * an execution that was retried.
    */
-  async observe<T extends Outcome>(send: () => Promise<T>, request: () => TrackedRequest, reshape: (e: unknown) => unknown): Promise<T> {
+  async observe<T extends Outcome>(send: () => Promise<T>, request: () => TrackedRequest, reshape: (e: unknown, attempt: boolean) => unknown): Promise<T> {
     const start = performance.now();
     let result: T;
     try {
       result = await send();
     } catch (e) {
-      const err = reshape(e);
-      if (wasSent(err)) report(() => this.failed(err, latencySince(start), request));
+      // A statement the node could not prepare was never sent (DataStax reports no PREPARE).
+      if (failedPreparing(e)) throw reshape(e, false);
+      const attempts = failedAttemptsOf(e);
+      const err = reshape(e, false);
+      // The last execution is the request's error (unless no node was left: not reported, as DataStax).
+      const last = attempts.at(-1);
+      const final = last !== undefined && last.decision !== "retry" && last.decision !== "ignore" ? last : undefined;
+      report(() => this.attempts(final ? attempts.slice(0, -1) : attempts, request, reshape));
+      if (wasSent(err)) report(() => this.failed(err, final ? latencyOf(final.elapsedMs) : latencySince(start), request));
       throw err;
     }
-    report(() => this.succeeded(result, latencySince(start), request));
+    const tried = result.tried;
+    report(() => this.attempts(tried?.attempts ?? [], request, reshape));
+    const latency = tried?.answeredInMs ? latencyOf(tried.answeredInMs) : latencySince(start);
+    report(() => this.succeeded(result, latency, request));
     return result;
+  }
+
+  /** Each execution that failed and was followed by another (or answered empty), as DataStax reports it. */
+  private attempts(attempts: FailedAttempt[], request: () => TrackedRequest, reshape: (e: unknown, attempt: boolean) => unknown): void {
+    for (const a of attempts) {
+      const err = reshape(a.error, true) as Error;
+      (err as Error & { coordinator?: string }).coordinator = a.host;
+      this.failed(err, latencyOf(a.elapsedMs), request, a.host);
+      if (a.decision === "retry") reportRetry(this.metrics, err);
+      else if (a.decision === "ignore") this.metrics.onIgnoreError(err);
+    }
   }
 
   private succeeded(result: Outcome, latency: Latency, request: () => TrackedRequest): void {
@@ -107,13 +158,13 @@ export class Tracking {
     this.tracker.onSuccess(this.hostOf(result.info?.queriedHost ?? ""), r.query, r.params, r.options, lengths?.request ?? 0, lengths?.response ?? 0, latency);
   }
 
-  private failed(e: Error, latency: Latency, request: () => TrackedRequest): void {
+  private failed(e: Error, latency: Latency, request: () => TrackedRequest, host?: string): void {
     reportError(this.metrics, e);
     if (e instanceof ResponseError) this.metrics.onResponse(latency);
     if (this.tracker === null) return;
     const r = request();
     const f = e as Error & Outcome & { coordinator?: string; host?: string };
-    const address = f.coordinator || f.host || "";
+    const address = host ?? (f.coordinator || f.host || "");
     this.tracker.onError(this.hostOf(address), r.query, r.params, r.options, f.wireLengths?.request ?? 0, e, latency);
   }
 }

@@ -2,6 +2,7 @@
  * The `Client`: a pool of core-driven connections, the prepared-statement cache, paging,
  * batches and streaming. Names follow the DataStax Node.js driver where the meaning matches.
  */
+import { markPreparing } from "./attempts.ts";
 import { type BadRowKind, type BadRowRecord, type BulkCounters, type BulkState, type CsvHeaderRead, type JournalEntry, type RawResponse, concat, type CsvSettings, type MemoryStats, type Pending, readCsvHeader, type RequestOptions, SessionHost, type SniffedField, type SniffedInput, sniffInput, type Tried } from "./session.ts";
 import { type ClientOptions, parseHostPort, type ResolvedOptions, resolveOptions } from "./options.ts";
 import type { RuntimeHooks } from "./socket.ts";
@@ -602,7 +603,7 @@ export class Client {
   }
 
   private async prepareOn(query: string, session: SessionHost): Promise<Prepared> {
-    const raw = await session.prepare(query, this.keyspace);
+    const raw = await session.prepare(query, this.keyspace).catch((e) => Promise.reject(markPreparing(e)));
     const { body } = skipPrefix(raw);
     const r = parseResult(body, session.protocolVersion);
     if (r.kind !== "prepared") throw new DriverError(`PREPARE answered with a ${r.kind} result`, "ERR_PROTOCOL");

@@ -179,6 +179,14 @@ export class ResultSet<R extends Row = Row> {
 
 const NO_SPECS: readonly ColumnSpec[] = [];
 
+/**
+ * Whether `rs` answers with a Rows result (a page, maybe empty), rather than a Void, SetKeyspace
+ * or SchemaChange one: the compat layer gives the latter DataStax's undefined `rows`.
+ */
+export function isRowsResult(rs: ResultSet): boolean {
+  return rs.columnSpecs !== NO_SPECS;
+}
+
 export function columnInfo(specs: Array<{ keyspace: string; table: string; name: string; type: TypeInfo }>): ColumnInfo[] {
   return specs.map((c) => ({ name: c.name, type: formatCqlType(c.type), keyspace: c.keyspace, table: c.table }));
 }

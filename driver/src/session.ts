@@ -27,6 +27,7 @@ import { Slab } from "./slab.ts";
 import type { WireLengths } from "./result.ts";
 import { SaslBridge, type SaslAuthProvider, type SaslStep } from "./sasl.ts";
 import { type AddressTranslator, translateAddress } from "./address_translator.ts";
+import { attachFailedAttempts, type CoreNodeError, type FailedAttempt, failedAttempts } from "./attempts.ts";
 import { AuthenticationError, ConnectionError, DriverError, DriverInternalError, errorFromCall, errorFromCore, NoHostAvailableError } from "./errors.ts";
 
 /** CSV output settings, checked by the core (core/src/csv_out.rs `CsvFormatSettings`). */
@@ -641,8 +642,9 @@ export class SessionHost {
   }
 
   private takeTried(id: number): Tried {
-    const t = JSON.parse(this.coreCall(() => this.core.takeTried(id))) as { errors?: Array<[string, string, number | null]>; speculative_executions?: number };
-    return { hosts: triedHosts(t.errors ?? []), speculativeExecutions: t.speculative_executions ?? 0 };
+    const t = JSON.parse(this.coreCall(() => this.core.takeTried(id))) as { errors?: CoreNodeError[]; speculative_executions?: number; answered_in_us?: number };
+    const errors = t.errors ?? [];
+    return { hosts: triedHosts(errors), speculativeExecutions: t.speculative_executions ?? 0, attempts: failedAttempts(errors), answeredInMs: (t.answered_in_us ?? 0) / 1000 };
   }
 
   metrics(): Record<string, unknown> {
@@ -1559,10 +1561,14 @@ export interface Tried {
   /** What each node tried before the one that answered said, by node. */
   hosts: Record<string, string>;
   speculativeExecutions: number;
+  /** Each execution that failed before the answer, with its own error and time. */
+  attempts: FailedAttempt[];
+  /** Milliseconds from the answering execution being sent to its answer. */
+  answeredInMs: number;
 }
 
 /** `[node, message, code]` per node tried, as the core reports them, by node. */
-export function triedHosts(errors: Array<[string, string, number | null]>): Record<string, string> {
+export function triedHosts(errors: CoreNodeError[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [address, message] of errors) out[address] = message;
   return out;
@@ -1571,8 +1577,8 @@ export function triedHosts(errors: Array<[string, string, number | null]>): Reco
 /** The error for a request that failed for good, with its attempts and trace attached. */
 function sessionError(json: Record<string, unknown>): Error {
   const node = String(json.node ?? "");
-  // [node, message, server error code or null] per node tried.
-  const errors = (json.errors ?? []) as Array<[string, string, number | null]>;
+  // [node, message, server error code or null, the attempt's error and time] per node tried.
+  const errors = (json.errors ?? []) as CoreNodeError[];
   let err: Error;
   if (json.no_host_available) {
     const inner: Record<string, Error> = {};
@@ -1582,6 +1588,7 @@ function sessionError(json: Record<string, unknown>): Error {
     err = errorFromCore(json, node);
   }
   Object.assign(err, { attempts: json.attempts, trace: json.trace, coordinator: node, triedHosts: triedHosts(errors) });
+  if (errors.length > 0) attachFailedAttempts(err, failedAttempts(errors));
   return err;
 }
 
