@@ -24,7 +24,7 @@ Deno.test("a result keeps eight own fields: the rare ones share one slot until o
 Deno.test("info reports host, attempts, warnings, trace id, tried hosts and consistency, once", () => {
   const warnings = ["Aggregation query used without partition key"];
   const rs = new ResultSet<Row>([], [], null, "10.0.0.2:9042", 2, warnings, "5b7e9e4c-0000-4000-8000-000000000001");
-  rs.tried = { hosts: { "10.0.0.1:9042": "timed out" }, speculativeExecutions: 1 };
+  rs.tried = { hosts: { "10.0.0.1:9042": "timed out" }, speculativeExecutions: 1, attempts: [], answeredInMs: 0 };
   rs.consistency = 6;
   const info = rs.info;
   assertEquals(info, {
