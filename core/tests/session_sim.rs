@@ -1144,18 +1144,21 @@ fn each_failed_attempt_keeps_its_error_its_time_and_the_decision_after_it() {
     assert_eq!((attempt.elapsed_us, attempt.decision), (500 * MS, Some(RetryDecision::RetryNextNode)));
     assert_eq!(tried.answered_in_us, 0);
 
-    // A request that fails for good: each attempt with its own time, the last one rethrown.
-    for n in sim.nodes.iter_mut() {
-        n.silent = false;
-        n.fail_next = vec![server_error(0x1001, "overloaded", &[])];
+    // A request that fails for good: each attempt with its own time (the silent owner's 500 ms,
+    // the others' none: not counted from the request's start), the last one rethrown.
+    sim.nodes[owner].silent = false;
+    let owner = sim.owner(murmur3_token(&6i64.to_be_bytes()));
+    for (i, n) in sim.nodes.iter_mut().enumerate() {
+        n.silent = i == owner;
+        n.fail_next = if i == owner { vec![] } else { vec![server_error(0x1001, "overloaded", &[])] };
     }
     let id = sim.insert(6, true);
-    sim.advance(1000 * MS);
+    sim.advance(501 * MS);
     let (_, error) = sim.errors.iter().find(|(i, _)| *i == id).expect("failed");
     let decisions: Vec<_> = error.errors.iter().map(|e| (e.code, e.elapsed_us, e.decision)).collect();
     let retried = Some(RetryDecision::RetryNextNode);
     let rethrown = Some(RetryDecision::Rethrow);
-    assert_eq!(decisions, [(Some(0x1001), 0, retried), (Some(0x1001), 0, retried), (Some(0x1001), 0, rethrown)]);
+    assert_eq!(decisions, [(None, 500 * MS, retried), (Some(0x1001), 0, retried), (Some(0x1001), 0, rethrown)]);
     assert!(matches!(&error.errors[2].error, RequestError::Server(e) if e.code == 0x1001), "{:?}", error.errors[2]);
 }
 
