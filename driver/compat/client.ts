@@ -493,8 +493,13 @@ export class Client {
 
   private reshape(e: unknown, query: unknown, options: CompatQueryOptions | undefined): unknown {
     if (hintErrors.has(e as Error)) return e;
-    // DataStax names no coordinator on an error while preparing (lib/prepare-handler.js), only the query.
-    if (failedPreparing(e)) delete (e as { coordinator?: string }).coordinator;
+    // DataStax names no coordinator on an error while preparing (lib/prepare-handler.js), only
+    // the statement it prepared (a batch's own statement too).
+    const preparing = failedPreparing(e);
+    if (preparing !== undefined) {
+      delete (e as { coordinator?: string }).coordinator;
+      query ??= preparing;
+    }
     if (e instanceof OperationTimedOutError) this.timedOut(e, query, options);
     return dataStaxError(e, query);
   }

@@ -119,7 +119,7 @@ export class Tracking {
       result = await send();
     } catch (e) {
       // A statement the node could not prepare was never sent (DataStax reports no PREPARE).
-      if (failedPreparing(e)) throw reshape(e, false);
+      if (failedPreparing(e) !== undefined) throw reshape(e, false);
       const attempts = failedAttemptsOf(e);
       const err = reshape(e, false);
       // The last execution is the request's error (unless no node was left: not reported, as DataStax).

@@ -42,13 +42,13 @@ export function failedAttemptsOf(err: unknown): FailedAttempt[] {
 
 const PREPARING = Symbol("cqlwire.preparing");
 
-/** Marks `err` as the failure of the PREPARE a request needed (not of the request's own execution). */
-export function markPreparing(err: unknown): unknown {
-  if (err instanceof Error && Object.isExtensible(err)) Object.defineProperty(err, PREPARING, { value: true, enumerable: false, configurable: true });
+/** Marks `err` as the failure to prepare `query`, a statement a request needed (not of the request's own execution). */
+export function markPreparing(err: unknown, query: string): unknown {
+  if (err instanceof Error && Object.isExtensible(err)) Object.defineProperty(err, PREPARING, { value: query, enumerable: false, configurable: true });
   return err;
 }
 
-/** Whether `err` is a failure to prepare the statement (the request itself was never sent). */
-export function failedPreparing(err: unknown): boolean {
-  return (err as Record<symbol, unknown> | null)?.[PREPARING] === true;
+/** The statement `err` failed to prepare (the request itself was never sent); undefined for any other error. */
+export function failedPreparing(err: unknown): string | undefined {
+  return (err as Record<symbol, string | undefined> | null)?.[PREPARING];
 }

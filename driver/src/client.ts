@@ -603,7 +603,7 @@ export class Client {
   }
 
   private async prepareOn(query: string, session: SessionHost): Promise<Prepared> {
-    const raw = await session.prepare(query, this.keyspace).catch((e) => Promise.reject(markPreparing(e)));
+    const raw = await session.prepare(query, this.keyspace).catch((e) => Promise.reject(markPreparing(e, query)));
     const { body } = skipPrefix(raw);
     const r = parseResult(body, session.protocolVersion);
     if (r.kind !== "prepared") throw new DriverError(`PREPARE answered with a ${r.kind} result`, "ERR_PROTOCOL");

@@ -415,6 +415,18 @@ async function runErrors(client, ks, known) {
 scenario("errors: server", (_d, client, ks) => runErrors(client, ks, false));
 scenario("known: errors raised before sending, and while preparing", (_d, client, ks) => runErrors(client, ks, true));
 
+// An error while preparing (lib/prepare-handler.js): no coordinator, the statement prepared as
+// `query`, for a batch's statement too; a batch's own execution error has a coordinator and no query.
+scenario("errors: while preparing a batch's statement or an eachRow's, and a batch's execution", async (_d, client, ks) => {
+  const batch = (queries) => outcome(client.batch(queries, { prepare: true }));
+  return [
+    await batch([{ query: `INSERT INTO ${ks}.all_types (id) VALUES (?)`, params: [50] }, { query: `INSERT INTO ${ks}.nosuch (a) VALUES (?)`, params: [1] }]),
+    await batch([{ query: "SELEC x", params: [1] }]),
+    await new Promise((resolve) => client.eachRow("SELEC y", [], { prepare: true }, () => {}, (e) => resolve(e))),
+    await outcome(client.batch([{ query: `INSERT INTO ${ks}.all_types (id, t) VALUES (?, ?)`, params: [51, "a"] }, { query: `UPDATE ${ks}.counters SET c = c + 1 WHERE id = ?`, params: [1] }], { prepare: true })),
+  ];
+});
+
 scenario("errors: callback form", async (_d, client, ks) => {
   return await new Promise((resolve) => client.execute(`SELECT nope FROM ${ks}.lwt`, (err, res) => resolve([err, res])));
 });
