@@ -1142,6 +1142,37 @@ fn speculative_execution_answers_from_the_second_node() {
 }
 
 #[test]
+fn a_connection_draining_after_cancelled_executions_takes_no_request_while_its_node_has_another() {
+    // Two connections per node; executions lost to a speculative one are cancelled, and four
+    // orphans (over the limit of 3) make their connection drain. Nothing it reads comes in
+    // to replace it yet, so it stays in its pool, ready by its status but taking nothing.
+    let mut c = config();
+    c.connections_per_node = 2;
+    c.connection.orphan_limit = 3;
+    c.speculative = Some(SpeculativePolicy { delay_us: 50 * MS, max_extra: 1 });
+    c.retry = RetryPolicy { max_attempts: 1 };
+    let mut sim = Sim::new(3, c);
+    sim.start();
+    sim.prepare();
+    let owner = sim.owner(murmur3_token(&9i64.to_be_bytes()));
+    sim.nodes[owner].silent = true;
+    for _ in 0..4 {
+        let id = sim.insert(9, true);
+        sim.advance(60 * MS);
+        assert_ne!(sim.responses.get(&id), Some(&sim.nodes[owner].address), "answered by another replica");
+    }
+    let address = sim.nodes[owner].address.clone();
+    let orphans: Vec<usize> = sim.session.connection_states().iter().filter(|s| s.1 == address).map(|s| s.4).collect();
+    assert_eq!(orphans, [4, 0], "one connection drains, the other is fresh");
+    // The owner answers again: its fresh connection takes the insert (the draining one, tried
+    // first, would refuse it and send it on to another node).
+    sim.nodes[owner].silent = false;
+    let id = sim.insert(9, true);
+    assert_eq!(sim.responses.get(&id), Some(&address), "{:?}", sim.failures.get(&id));
+    assert!(sim.session.take_tried(id).errors.is_empty());
+}
+
+#[test]
 fn no_contact_point_reachable_is_a_connect_failure() {
     let mut sim = Sim::new(1, config());
     sim.nodes[0].up = false;
@@ -2692,14 +2723,14 @@ fn a_node_restarted_with_more_shards_is_refilled_through_the_shard_aware_port_by
     assert_sharded_anew_through_the_shard_aware_port(&mut sim, 8);
 }
 
-#[test]
-fn connections_asked_for_by_the_old_shard_count_that_reach_a_restarted_node_are_no_nat() {
-    // The node is back before its old connections' ends are read: each end refills its shard
-    // at once, by the old count (4), and those connections reach the restarted node, which
-    // has 2 shards and maps their source ports by that count.
+/// [`one_sharded_node_with_port_binding`] whose node restarted with `shards` shards and is
+/// back before its old connections' ends are read: each end refills its shard at once, by
+/// the old count (4), and those connections reach the restarted node, which maps their
+/// source ports by its own count. Returns the shards asked for since.
+fn restarted_fast_with(shards: u16) -> (Sim, Vec<ShardTarget>) {
     let mut sim = one_sharded_node_with_port_binding();
     let asked_before = sim.shard_requests.len();
-    sim.nodes[0].shards = 2;
+    sim.nodes[0].shards = shards;
     let mut old: Vec<ConnId> = sim.conns.keys().copied().collect();
     old.sort_unstable();
     for c in old {
@@ -2708,12 +2739,33 @@ fn connections_asked_for_by_the_old_shard_count_that_reach_a_restarted_node_are_
     }
     sim.pump();
     sim.advance(10_000 * MS);
-    let stale: Vec<ShardTarget> = (0..4).map(|shard| ShardTarget { shard, nr_shards: 4 }).collect();
-    assert_eq!(sim.shard_requests[asked_before..], stale);
-    // They land on shards 0, 1, 0, 1: a mismatch that proves no NAT. The two on a shard that
-    // already has its connection are closed like surplus blind ones.
+    let asked = sim.shard_requests[asked_before..].to_vec();
+    (sim, asked)
+}
+
+#[test]
+fn connections_asked_for_by_the_old_shard_count_that_reach_a_node_restarted_with_fewer_are_no_nat() {
+    let (mut sim, asked) = restarted_fast_with(2);
+    assert_eq!(asked, (0..4).map(|shard| ShardTarget { shard, nr_shards: 4 }).collect::<Vec<_>>());
+    // They land on shards 0, 1, 0, 1: a mismatch that proves no NAT. The two beyond what the
+    // node now wants are closed.
     assert_eq!(sim.session.metrics().connections_closed, 4 + 2);
     assert_sharded_anew_through_the_shard_aware_port(&mut sim, 2);
+}
+
+#[test]
+fn connections_asked_for_by_the_old_shard_count_that_reach_a_node_restarted_with_more_count_as_blind() {
+    let (mut sim, asked) = restarted_fast_with(8);
+    // The four asked by the old count (source ports 49156..49159) land on shards 4..7 of 8.
+    // Once the first reports 8 shards, the three others still connecting count as blind
+    // ones, whose shard is unknown, not as covering the shards they asked for: the pool asks
+    // for shards 0..3 only, and no connection is surplus. Counting them on the shards they
+    // asked for (of 4) misses some of 0..3, doubles some of 4..7, and takes 11 asks in all.
+    let mut want: Vec<ShardTarget> = (0..4).map(|shard| ShardTarget { shard, nr_shards: 4 }).collect();
+    want.extend((0..4).map(|shard| ShardTarget { shard, nr_shards: 8 }));
+    assert_eq!(asked, want);
+    assert_eq!(sim.session.metrics().connections_closed, 4, "only the old connections");
+    assert_sharded_anew_through_the_shard_aware_port(&mut sim, 8);
 }
 
 #[test]

@@ -158,7 +158,9 @@ impl Session {
             .filter_map(|&id| self.conn(id))
             .filter(|c| c.status != ConnStatus::Closed)
             .map(|c| match (c.shard, c.asked_shard) {
-                (Some(x), _) if c.status == ConnStatus::Ready => PoolSlot::On(x),
+                // Its SUPPORTED named its shard: the handshake is done, or nearly (a pool
+                // learning its sharding notes connections still handshaking).
+                (Some(x), _) => PoolSlot::On(x),
                 // Asked with the count in force: it will serve that shard.
                 (_, Some(t)) if t.nr_shards == s.nr_shards => PoolSlot::Asking(t.shard),
                 _ => PoolSlot::Blind,
