@@ -215,8 +215,9 @@ struct Conn {
     in_flight: in_flight::InFlight,
     /// Draining, and a fresh connection already took its place in the pool.
     replaced: bool,
-    /// The shard asked for through the shard-aware port.
-    asked_shard: Option<u16>,
+    /// The shard (and the node's shard count it was computed with) asked for through the
+    /// shard-aware port.
+    asked_shard: Option<ShardTarget>,
     /// The Scylla shard serving it, once its handshake is done.
     shard: Option<u16>,
 }
@@ -1291,6 +1292,11 @@ impl Session {
     #[inline(never)] // cold: see process_conn_events
     fn on_conn_ready(&mut self, now: u64, conn: ConnId) {
         let Some(c) = self.conn_mut(conn) else { return };
+        if c.status == ConnStatus::Closed {
+            // Closed while its handshake finished (a pool trimmed to what its node wants):
+            // ready is no news, and it must not come back into use (nor be closed twice).
+            return;
+        }
         c.status = ConnStatus::Ready;
         let node = c.node;
         self.on_conn_sharding(conn);
@@ -1752,6 +1758,10 @@ impl Session {
         if pool_empty {
             let delay = self.next_reconnect_delay(node);
             let pool = self.pool_mut(node);
+            // The node may come back with another shard count: the refill then starts on the
+            // regular port, whose first SUPPORTED tells the count anew before any source port
+            // for the shard-aware port is computed from it.
+            pool.sharding = None;
             pool.retry_at = Some(now.saturating_add(delay.value));
             let report = !std::mem::replace(&mut pool.down_reported, true);
             *self.metrics.decisions.get_or_insert(delay.reason, 0) += 1;

@@ -117,6 +117,8 @@ struct Sim {
     conn_shard: HashMap<ConnId, u16>,
     /// Every shard a connection asked for through the shard-aware port.
     shard_requests: Vec<ShardTarget>,
+    /// The lowest local port the host may bind next for the shard-aware port.
+    next_port: u32,
     now: u64,
     events: Vec<String>,
     responses: HashMap<u32, String>,
@@ -132,6 +134,15 @@ struct Sim {
     framed: HashSet<ConnId>,
     /// Connections that sent REGISTER, answered or not, in order, with the time.
     registers: Vec<(u64, ConnId)>,
+    /// Connections the session closed: each is closed once.
+    closed: HashSet<ConnId>,
+}
+
+/// The first local port from `from` that selects `target.shard` among `target.nr_shards`
+/// (Scylla's shard-aware port takes the source port modulo its shard count).
+fn source_port(from: u32, target: ShardTarget) -> u32 {
+    let nr = u32::from(target.nr_shards.max(1));
+    from + (u32::from(target.shard) + nr - from % nr) % nr
 }
 
 /// The SASL token the simulated nodes accept (PLAIN: no authzid, user, password).
@@ -248,6 +259,7 @@ impl Sim {
             conns: HashMap::new(),
             conn_shard: HashMap::new(),
             shard_requests: Vec::new(),
+            next_port: 49152,
             now: 0,
             events: Vec::new(),
             responses: HashMap::new(),
@@ -257,6 +269,7 @@ impl Sim {
             auth_answer: Ok(SASL_TOKEN),
             framed: HashSet::new(),
             registers: Vec::new(),
+            closed: HashSet::new(),
         }
     }
 
@@ -292,9 +305,13 @@ impl Sim {
         assert_eq!(on_shard_port, shard.is_some(), "a shard is asked for exactly on the shard-aware port");
         let landed = match shard {
             Some(t) => {
-                assert_eq!(t.nr_shards, n.shards);
                 self.shard_requests.push(t);
-                (t.shard + u16::from(n.nat)) % n.shards
+                // The host binds the next free local port p with p % nr_shards == shard, as the
+                // target asks; the node picks shard p % (its own shard count), which differs
+                // from the one asked for when the target's count is not the node's.
+                let port = source_port(self.next_port, t);
+                self.next_port = port + 1;
+                ((port + u32::from(n.nat)) % u32::from(n.shards)) as u16
             }
             None => {
                 n.blind_conns += 1;
@@ -727,6 +744,7 @@ impl Sim {
                         }
                     }
                     Command::Close { conn } => {
+                        assert!(self.closed.insert(conn), "{conn:?} closed twice");
                         self.conns.remove(&conn);
                     }
                 }
@@ -1160,6 +1178,37 @@ fn each_failed_attempt_keeps_its_error_its_time_and_the_decision_after_it() {
     let rethrown = Some(RetryDecision::Rethrow);
     assert_eq!(decisions, [(None, 500 * MS, retried), (Some(0x1001), 0, retried), (Some(0x1001), 0, rethrown)]);
     assert!(matches!(&error.errors[2].error, RequestError::Server(e) if e.code == 0x1001), "{:?}", error.errors[2]);
+}
+
+#[test]
+fn a_connection_draining_after_cancelled_executions_takes_no_request_while_its_node_has_another() {
+    // Two connections per node; executions lost to a speculative one are cancelled, and four
+    // orphans (over the limit of 3) make their connection drain. Nothing it reads comes in
+    // to replace it yet, so it stays in its pool, ready by its status but taking nothing.
+    let mut c = config();
+    c.connections_per_node = 2;
+    c.connection.orphan_limit = 3;
+    c.speculative = Some(SpeculativePolicy { delay_us: 50 * MS, max_extra: 1 });
+    c.retry = RetryPolicy { max_attempts: 1 };
+    let mut sim = Sim::new(3, c);
+    sim.start();
+    sim.prepare();
+    let owner = sim.owner(murmur3_token(&9i64.to_be_bytes()));
+    sim.nodes[owner].silent = true;
+    for _ in 0..4 {
+        let id = sim.insert(9, true);
+        sim.advance(60 * MS);
+        assert_ne!(sim.responses.get(&id), Some(&sim.nodes[owner].address), "answered by another replica");
+    }
+    let address = sim.nodes[owner].address.clone();
+    let orphans: Vec<usize> = sim.session.connection_states().iter().filter(|s| s.1 == address).map(|s| s.4).collect();
+    assert_eq!(orphans, [4, 0], "one connection drains, the other is fresh");
+    // The owner answers again: its fresh connection takes the insert (the draining one, tried
+    // first, would refuse it and send it on to another node).
+    sim.nodes[owner].silent = false;
+    let id = sim.insert(9, true);
+    assert_eq!(sim.responses.get(&id), Some(&address), "{:?}", sim.failures.get(&id));
+    assert!(sim.session.take_tried(id).errors.is_empty());
 }
 
 #[test]
@@ -2628,16 +2677,134 @@ fn a_node_back_with_another_shard_count_is_sharded_anew() {
     let before = sim.nodes[0].blind_conns;
     sim.advance(10_000 * MS);
     let after = sim.nodes[0].blind_conns;
-    // The first refill still follows the old count (4 blind connections at once); once they
-    // report 2 shards the pool keeps one per shard. Keeping the old sharding leaves shard 0
-    // with 3 and goes on trying for shards 2 and 3 (13 blind connections in all).
-    assert_eq!(after - before, 4);
+    // The emptied pool forgot the old count: the refill opens one connection, which reports
+    // 2 shards, then one more for the other shard. Keeping the old sharding leaves shard 0
+    // with 3 and goes on trying for shards 2 and 3 (13 blind connections in all); refilling
+    // by the old count opens 4 at once.
+    assert_eq!(after - before, 2);
     assert_eq!(ready_per_shard(&sim), [vec![1; 2]]);
     for k in 0..100i64 {
         let id = sim.insert(k, false);
         assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
     }
     assert_eq!(owning_shard_share(&sim), (100, 100));
+}
+
+/// One Scylla node of 4 shards whose pool (one connection per shard) is full, the host
+/// binding local ports: every connection but the control asked the shard-aware port.
+fn one_sharded_node_with_port_binding() -> Sim {
+    let mut sim = Sim::new(1, SessionConfig { can_bind_local_port: true, ..config() });
+    sim.nodes[0].shards = 4;
+    sim.start();
+    sim.prepare();
+    assert_eq!(ready_per_shard(&sim), [vec![1; 4]]);
+    sim
+}
+
+/// After a restart of node 0 with `shards` shards: the pool has one connection per shard,
+/// no NAT was suspected, the shard-aware port still serves a lost connection's refill, and
+/// every EXECUTE reaches its owning shard.
+fn assert_sharded_anew_through_the_shard_aware_port(sim: &mut Sim, shards: u16) {
+    assert!(!sim.events.iter().any(|e| e.contains("a NAT rewrites source ports")), "{:?}", sim.events);
+    assert_eq!(ready_per_shard(sim), [vec![1; usize::from(shards)]]);
+    // Losing one connection (not the control's): its shard is asked for again, on the
+    // shard-aware port, with the new count.
+    let asked_before = sim.shard_requests.len();
+    let control = sim.registers.last().unwrap().1;
+    let (&victim, &lost) =
+        sim.conn_shard.iter().filter(|(c, _)| sim.conns.contains_key(c) && **c != control).min().unwrap();
+    sim.conns.remove(&victim);
+    sim.session.handle_eof(sim.now, victim);
+    sim.pump();
+    assert_eq!(sim.shard_requests[asked_before..], [ShardTarget { shard: lost, nr_shards: shards }]);
+    assert_eq!(ready_per_shard(sim), [vec![1; usize::from(shards)]]);
+    for k in 0..100i64 {
+        let id = sim.insert(k, false);
+        assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
+    }
+    assert_eq!(owning_shard_share(sim), (100, 100));
+}
+
+/// [`one_sharded_node_with_port_binding`] after its node restarted with `shards` shards and
+/// the pool refilled: the shards asked for since, and the blind connections opened since.
+fn restarted_with(shards: u16) -> (Sim, Vec<ShardTarget>, u16) {
+    let mut sim = one_sharded_node_with_port_binding();
+    sim.kill(0);
+    sim.nodes[0].shards = shards;
+    sim.nodes[0].up = true;
+    let (asked_before, blind_before) = (sim.shard_requests.len(), sim.nodes[0].blind_conns);
+    sim.advance(10_000 * MS);
+    let asked = sim.shard_requests[asked_before..].to_vec();
+    let blind = sim.nodes[0].blind_conns - blind_before;
+    (sim, asked, blind)
+}
+
+#[test]
+fn a_node_restarted_with_fewer_shards_is_refilled_through_the_shard_aware_port_by_its_new_count() {
+    let (mut sim, asked, blind) = restarted_with(2);
+    // The refill opens one connection to the regular port (it lands on shard 1, the node's
+    // round-robin being at its second connection), learns 2 shards from its SUPPORTED, and
+    // asks the shard-aware port for shard 0 of 2. Keeping the old sharding asked for shards
+    // 0..3 of 4: source ports p % 4 == k land on shard p % 2, so shard 2's connection came
+    // back on shard 0 and a NAT was concluded, sending every later connection to the
+    // regular port.
+    assert_eq!(blind, 1);
+    assert_eq!(asked, [ShardTarget { shard: 0, nr_shards: 2 }]);
+    assert_sharded_anew_through_the_shard_aware_port(&mut sim, 2);
+}
+
+#[test]
+fn a_node_restarted_with_more_shards_is_refilled_through_the_shard_aware_port_by_its_new_count() {
+    let (mut sim, asked, blind) = restarted_with(8);
+    // One blind connection (shard 1 by the node's round-robin), then the 7 other shards of 8.
+    assert_eq!(blind, 1);
+    assert_eq!(asked, [0, 2, 3, 4, 5, 6, 7].map(|shard| ShardTarget { shard, nr_shards: 8 }));
+    assert_sharded_anew_through_the_shard_aware_port(&mut sim, 8);
+}
+
+/// [`one_sharded_node_with_port_binding`] whose node restarted with `shards` shards and is
+/// back before its old connections' ends are read: each end refills its shard at once, by
+/// the old count (4), and those connections reach the restarted node, which maps their
+/// source ports by its own count. Returns the shards asked for since.
+fn restarted_fast_with(shards: u16) -> (Sim, Vec<ShardTarget>) {
+    let mut sim = one_sharded_node_with_port_binding();
+    let asked_before = sim.shard_requests.len();
+    sim.nodes[0].shards = shards;
+    let mut old: Vec<ConnId> = sim.conns.keys().copied().collect();
+    old.sort_unstable();
+    for c in old {
+        sim.conns.remove(&c);
+        sim.session.handle_eof(sim.now, c);
+    }
+    sim.pump();
+    sim.advance(10_000 * MS);
+    let asked = sim.shard_requests[asked_before..].to_vec();
+    (sim, asked)
+}
+
+#[test]
+fn connections_asked_for_by_the_old_shard_count_that_reach_a_node_restarted_with_fewer_are_no_nat() {
+    let (mut sim, asked) = restarted_fast_with(2);
+    assert_eq!(asked, (0..4).map(|shard| ShardTarget { shard, nr_shards: 4 }).collect::<Vec<_>>());
+    // They land on shards 0, 1, 0, 1: a mismatch that proves no NAT. The two beyond what the
+    // node now wants are closed.
+    assert_eq!(sim.session.metrics().connections_closed, 4 + 2);
+    assert_sharded_anew_through_the_shard_aware_port(&mut sim, 2);
+}
+
+#[test]
+fn connections_asked_for_by_the_old_shard_count_that_reach_a_node_restarted_with_more_count_as_blind() {
+    let (mut sim, asked) = restarted_fast_with(8);
+    // The four asked by the old count (source ports 49156..49159) land on shards 4..7 of 8.
+    // Once the first reports 8 shards, the three others still connecting count as blind
+    // ones, whose shard is unknown, not as covering the shards they asked for: the pool asks
+    // for shards 0..3 only, and no connection is surplus. Counting them on the shards they
+    // asked for (of 4) misses some of 0..3, doubles some of 4..7, and takes 11 asks in all.
+    let mut want: Vec<ShardTarget> = (0..4).map(|shard| ShardTarget { shard, nr_shards: 4 }).collect();
+    want.extend((0..4).map(|shard| ShardTarget { shard, nr_shards: 8 }));
+    assert_eq!(asked, want);
+    assert_eq!(sim.session.metrics().connections_closed, 4, "only the old connections");
+    assert_sharded_anew_through_the_shard_aware_port(&mut sim, 8);
 }
 
 #[test]

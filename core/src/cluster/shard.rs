@@ -12,7 +12,7 @@ pub fn shard_of(token: i64, nr_shards: u16, ignore_msb: u8) -> u16 {
 /// One connection of a sharded node's pool, as far as filling the pool is concerned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PoolSlot {
-    /// Handshake done: it serves this shard.
+    /// It serves this shard, as its SUPPORTED said.
     On(u16),
     /// Still connecting to the shard-aware port, asking for this shard.
     Asking(u16),

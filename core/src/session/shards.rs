@@ -80,7 +80,11 @@ impl Session {
         let features = c.inner.scylla().clone();
         let sharding = features.sharding?;
         c.shard = Some(sharding.shard);
-        let (asked, node) = (c.asked_shard, c.node?);
+        // A shard asked for with another shard count (the node restarted with a different
+        // one since) says nothing about a NAT: the node applied its own count to the source
+        // port. Such a connection counts as a blind one.
+        let asked = c.asked_shard.filter(|t| t.nr_shards == sharding.nr_shards).map(|t| t.shard);
+        let node = c.node?;
         let port = if self.config.tls { features.shard_aware_port_ssl } else { features.shard_aware_port };
         let fresh = NodeShards {
             nr_shards: sharding.nr_shards,
@@ -154,8 +158,11 @@ impl Session {
             .filter_map(|&id| self.conn(id))
             .filter(|c| c.status != ConnStatus::Closed)
             .map(|c| match (c.shard, c.asked_shard) {
-                (Some(x), _) if c.status == ConnStatus::Ready => PoolSlot::On(x),
-                (_, Some(x)) => PoolSlot::Asking(x),
+                // Its SUPPORTED named its shard: the handshake is done, or nearly (a pool
+                // learning its sharding notes connections still handshaking).
+                (Some(x), _) => PoolSlot::On(x),
+                // Asked with the count in force: it will serve that shard.
+                (_, Some(t)) if t.nr_shards == s.nr_shards => PoolSlot::Asking(t.shard),
                 _ => PoolSlot::Blind,
             })
             .collect();
@@ -186,7 +193,7 @@ impl Session {
     fn open_shard_conn(&mut self, address: String, node: u32, dial: String, target: ShardTarget) {
         let id = self.open_conn(address, Some(node));
         if let Some(c) = self.conn_mut(id) {
-            c.asked_shard = Some(target.shard);
+            c.asked_shard = Some(target);
         }
         if let Some(Command::Connect { address, shard, .. }) = self.commands.back_mut() {
             *address = dial;
