@@ -598,8 +598,7 @@ impl Session {
     /// The first range wraps: it starts at the last token.
     pub fn token_ranges(&self, keyspace: Option<&str>) -> Vec<(i64, i64, Vec<String>)> {
         let mut ring: Vec<(i64, u32)> = self.view.nodes().flat_map(|n| n.tokens.iter().map(move |t| (*t, n.id))).collect();
-        ring.sort_unstable();
-        ring.dedup_by_key(|(t, _)| *t);
+        crate::cluster::sort_tokens(&mut ring);
         let address = |id: u32| self.view.node(id).map(|n| n.address.clone()).unwrap_or_default();
         let mut out = Vec::with_capacity(ring.len());
         for (i, &(end, owner)) in ring.iter().enumerate() {

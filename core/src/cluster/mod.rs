@@ -69,6 +69,7 @@ pub use events::{decide_event, ClusterEvent, RefreshAction, SchemaTarget, Status
 pub use murmur3::{murmur3_token, routing_key, routing_key_into, routing_token, Murmur3Hasher};
 pub use plan::{PlanCursor, PlanIter, PlanKind, PolicyConfig, MAX_NODES};
 pub use retry::{ErrorKind, RetryDecision, RetryPolicy, SpeculativePolicy, WriteType, NOT_RESENT};
+pub(crate) use ring::sort_tokens;
 pub use rng::SplitMix64;
 pub use shard::{missing_shards, shard_of, PoolSlot};
 pub use tablets::{decode_tablet, encode_tablet, tablet_from_response, Tablet, TabletMap, TabletReplica, TABLETS_ROUTING_V1_PAYLOAD};

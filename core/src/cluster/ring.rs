@@ -10,6 +10,16 @@ pub(crate) struct Ring {
     owners: Vec<u32>,
 }
 
+/// Sorts `(token, owner)` pairs and keeps the first of each token (the lowest owner). The
+/// one token sort of the core: a node's own tokens go through it too (with owner 0), since
+/// each `sort_unstable` on another element type is another quicksort instantiation (~4 KB of
+/// WASM) for these cold paths.
+#[inline(never)]
+pub(crate) fn sort_tokens(entries: &mut Vec<(i64, u32)>) {
+    entries.sort_unstable();
+    entries.dedup_by_key(|(token, _)| *token);
+}
+
 impl Ring {
     /// Builds the ring from `(node id, tokens)` pairs. Two nodes claiming one token (seen
     /// briefly while a node replaces another) is resolved in favour of the lower id, so the
@@ -17,8 +27,7 @@ impl Ring {
     pub fn build<'a>(owned: impl Iterator<Item = (u32, &'a [i64])>) -> Ring {
         let mut entries: Vec<(i64, u32)> =
             owned.flat_map(|(id, tokens)| tokens.iter().map(move |&token| (token, id))).collect();
-        entries.sort_unstable();
-        entries.dedup_by_key(|(token, _)| *token);
+        sort_tokens(&mut entries);
         let (tokens, owners) = entries.into_iter().unzip();
         Ring { tokens, owners }
     }

@@ -1,6 +1,7 @@
 //! Nodes and keyspaces, built from rows of the system tables that another layer has
 //! already decoded into plain values.
 
+use crate::cluster::ring::sort_tokens;
 use crate::name_map::NameMap;
 
 use crate::error::ProtocolError;
@@ -225,7 +226,7 @@ pub(crate) fn describe_row(
     let mut tokens_ok = true;
     for text in &row.tokens {
         match text.trim().parse::<i64>() {
-            Ok(token) => tokens.push(token),
+            Ok(token) => tokens.push((token, 0)),
             Err(_) => tokens_ok = false,
         }
     }
@@ -234,8 +235,8 @@ pub(crate) fn describe_row(
         // nothing we can place.
         tokens.clear();
     }
-    tokens.sort_unstable();
-    tokens.dedup();
+    sort_tokens(&mut tokens);
+    let tokens = tokens.into_iter().map(|(token, _)| token).collect();
     Ok((
         NodeDescription { address, datacenter, rack, tokens, host_id, release_version: row.release_version.clone() },
         tokens_ok,
