@@ -86,6 +86,12 @@ impl<'a> Rows<'a> {
 
     /// Iterates rows as slices of cells (`None` = null), reusing `cells` between rows.
     pub fn for_each_row(&self, mut f: impl FnMut(&[Option<&'a [u8]>])) {
+        self.each_row(&mut f);
+    }
+
+    /// `for_each_row`'s loop, compiled once for all its callers (the page formatters, the
+    /// control queries) rather than once per closure: one indirect call per row.
+    fn each_row(&self, f: &mut dyn FnMut(&[Option<&'a [u8]>])) {
         let mut r = self.content;
         let mut cells: Vec<Option<&'a [u8]>> = Vec::with_capacity(self.columns.len());
         for _ in 0..self.row_count {

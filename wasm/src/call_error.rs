@@ -20,6 +20,12 @@ pub struct CallError {
 
 /// A call refused for a reason other than a protocol violation.
 pub fn call_error(code: &str, message: impl std::fmt::Display) -> CallError {
+    refused(code, &message)
+}
+
+/// `call_error`'s body, compiled once rather than per message type (the calls are cold).
+#[inline(never)]
+fn refused(code: &str, message: &dyn std::fmt::Display) -> CallError {
     CallError { code: code.to_string(), message: message.to_string(), side: None, field: None, offset: None, reason: None }
 }
 
