@@ -24,6 +24,8 @@
 //! [`FrameEncoder`] appends frames to a caller-owned output buffer, and [`FrameDecoder`] takes
 //! socket reads cut anywhere and appends whole envelopes to a caller-owned buffer.
 
+use std::sync::OnceLock;
+
 use crate::error::ProtocolError;
 
 /// Largest payload of one frame (uncompressed, and also the largest compressed payload).
@@ -67,97 +69,102 @@ pub fn large_envelope_capacity(present: usize) -> usize {
 const CRC24_INIT: u32 = 0x87_5060;
 /// Koopman's polynomial as written in Cassandra's `Crc.java`, with the x^24 term included.
 const CRC24_POLY: u32 = 0x197_4F0B;
-const CRC24_TABLE: [u32; 256] = crc24_table();
+/// Reflected CRC-32/ISO-HDLC polynomial (zlib, Java's `CRC32`).
+const CRC32_POLY_REFLECTED: u32 = 0xEDB8_8320;
+/// Bytes Cassandra feeds into every payload CRC32 before the payload (`Crc.initialBytes`).
+const CRC32_CASSANDRA_PREFIX: [u8; 4] = [0xFA, 0x2D, 0x55, 0xCA];
+const CRC32_CASSANDRA_SEED: u32 = crc32_bitwise_const(0xFFFF_FFFF, &CRC32_CASSANDRA_PREFIX);
 
-const fn crc24_table() -> [u32; 256] {
-    let mut table = [0u32; 256];
-    let mut byte = 0;
-    while byte < 256 {
-        let mut crc = (byte as u32) << 16;
-        let mut bit = 0;
-        while bit < 8 {
-            crc <<= 1;
-            if crc & 0x100_0000 != 0 {
-                crc ^= CRC24_POLY;
+/// The checksums' lookup tables, computed on first use rather than stored in the binary: as
+/// constants they were 9 KB of incompressible data, ~3% of the gzipped WASM module, while an
+/// empty `OnceLock` takes no bytes there. Once filled, the loops read them at a fixed address,
+/// as they read the constants.
+struct Tables {
+    /// `crc24[b]`: the CRC24 contribution of top byte `b`.
+    crc24: [u32; 256],
+    /// Slicing-by-8: `crc32[k][b]` is the CRC of byte `b` followed by `k` zero bytes.
+    /// Frames are up to 128 KiB, and this checksum runs over every byte we send and receive.
+    crc32: [[u32; 256]; 8],
+}
+
+static TABLES: OnceLock<Tables> = OnceLock::new();
+
+#[inline]
+fn tables() -> &'static Tables {
+    TABLES.get_or_init(build_tables)
+}
+
+#[cold]
+#[inline(never)]
+fn build_tables() -> Tables {
+    let mut t = Tables { crc24: [0; 256], crc32: [[0; 256]; 8] };
+    for byte in 0..256 {
+        let mut crc24 = (byte as u32) << 16;
+        for _ in 0..8 {
+            crc24 <<= 1;
+            if crc24 & 0x100_0000 != 0 {
+                crc24 ^= CRC24_POLY;
             }
-            bit += 1;
         }
-        table[byte] = crc;
-        byte += 1;
+        t.crc24[byte] = crc24;
+        t.crc32[0][byte] = crc32_bitwise_const(0, &[byte as u8]);
     }
-    table
+    for k in 1..8 {
+        for byte in 0..256 {
+            let prev = t.crc32[k - 1][byte];
+            t.crc32[k][byte] = (prev >> 8) ^ t.crc32[0][(prev & 0xFF) as usize];
+        }
+    }
+    t
 }
 
 /// The v5 header CRC24: MSB-first (not reflected), init 0x875060, polynomial 0x1974F0B, no
 /// final xor, over the header bytes in wire order. The result fits in 24 bits.
 pub fn crc24(bytes: &[u8]) -> u32 {
+    let t = &tables().crc24;
     bytes.iter().fold(CRC24_INIT, |crc, &byte| {
         // The low 16 bits shift up without reaching bit 24, so only the top byte needs the
         // table (CRC linearity).
-        ((crc << 8) & 0xFF_FFFF) ^ CRC24_TABLE[usize::from((crc >> 16) as u8 ^ byte)]
+        ((crc << 8) & 0xFF_FFFF) ^ t[usize::from((crc >> 16) as u8 ^ byte)]
     })
 }
 
-/// Reflected CRC-32/ISO-HDLC polynomial (zlib, Java's `CRC32`).
-const CRC32_POLY_REFLECTED: u32 = 0xEDB8_8320;
-/// Slicing-by-8 tables: `CRC32_TABLES[k][b]` is the CRC of byte `b` followed by `k` zero bytes.
-/// Frames are up to 128 KiB, and this checksum runs over every byte we send and receive.
-const CRC32_TABLES: [[u32; 256]; 8] = crc32_tables();
-/// Bytes Cassandra feeds into every payload CRC32 before the payload (`Crc.initialBytes`).
-const CRC32_CASSANDRA_PREFIX: [u8; 4] = [0xFA, 0x2D, 0x55, 0xCA];
-const CRC32_CASSANDRA_SEED: u32 = crc32_update_bytewise(0xFFFF_FFFF, &CRC32_CASSANDRA_PREFIX);
-
-const fn crc32_tables() -> [[u32; 256]; 8] {
-    let mut tables = [[0u32; 256]; 8];
-    let mut byte = 0;
-    while byte < 256 {
-        let mut crc = byte as u32;
+/// The reflected CRC-32 of `bytes` from `crc`, a bit at a time: for the constant seed (and,
+/// from a zero byte, the table's first row).
+const fn crc32_bitwise_const(mut crc: u32, bytes: &[u8]) -> u32 {
+    let mut i = 0;
+    while i < bytes.len() {
+        crc ^= bytes[i] as u32;
         let mut bit = 0;
         while bit < 8 {
             crc = if crc & 1 != 0 { (crc >> 1) ^ CRC32_POLY_REFLECTED } else { crc >> 1 };
             bit += 1;
         }
-        tables[0][byte] = crc;
-        byte += 1;
-    }
-    let mut k = 1;
-    while k < 8 {
-        let mut byte = 0;
-        while byte < 256 {
-            let prev = tables[k - 1][byte];
-            tables[k][byte] = (prev >> 8) ^ tables[0][(prev & 0xFF) as usize];
-            byte += 1;
-        }
-        k += 1;
-    }
-    tables
-}
-
-const fn crc32_update_bytewise(mut crc: u32, bytes: &[u8]) -> u32 {
-    let mut i = 0;
-    while i < bytes.len() {
-        crc = (crc >> 8) ^ CRC32_TABLES[0][((crc ^ bytes[i] as u32) & 0xFF) as usize];
         i += 1;
     }
     crc
 }
 
 fn crc32_update(mut crc: u32, bytes: &[u8]) -> u32 {
-    let t = &CRC32_TABLES;
+    let t = &tables().crc32;
+    let at = |k: usize, i: u32| t[k][i as usize];
     let mut words = bytes.chunks_exact(8);
     for w in &mut words {
         let lo = crc ^ u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
         let hi = u32::from_le_bytes([w[4], w[5], w[6], w[7]]);
-        crc = t[7][(lo & 0xFF) as usize]
-            ^ t[6][((lo >> 8) & 0xFF) as usize]
-            ^ t[5][((lo >> 16) & 0xFF) as usize]
-            ^ t[4][(lo >> 24) as usize]
-            ^ t[3][(hi & 0xFF) as usize]
-            ^ t[2][((hi >> 8) & 0xFF) as usize]
-            ^ t[1][((hi >> 16) & 0xFF) as usize]
-            ^ t[0][(hi >> 24) as usize];
+        crc = at(7, lo & 0xFF)
+            ^ at(6, (lo >> 8) & 0xFF)
+            ^ at(5, (lo >> 16) & 0xFF)
+            ^ at(4, lo >> 24)
+            ^ at(3, hi & 0xFF)
+            ^ at(2, (hi >> 8) & 0xFF)
+            ^ at(1, (hi >> 16) & 0xFF)
+            ^ at(0, hi >> 24);
     }
-    crc32_update_bytewise(crc, words.remainder())
+    for &byte in words.remainder() {
+        crc = (crc >> 8) ^ at(0, (crc ^ u32::from(byte)) & 0xFF);
+    }
+    crc
 }
 
 /// Plain CRC-32 (zlib, IEEE 802.3); kept for checking the table against the standard check value.
