@@ -31,6 +31,9 @@ pub struct Rows<'a> {
     content: Reader<'a>,
 }
 
+/// A row's cells as `for_each_row` hands them out (`None` = null).
+type Cells<'a> = [Option<&'a [u8]>];
+
 impl<'a> Rows<'a> {
     /// Parses a RESULT body (starting at its `[int] kind`) that must be Rows with metadata.
     pub fn parse(body: &'a [u8]) -> Result<Self, ProtocolError> {
@@ -91,7 +94,7 @@ impl<'a> Rows<'a> {
 
     /// `for_each_row`'s loop, compiled once for all its callers (the page formatters, the
     /// control queries) rather than once per closure: one indirect call per row.
-    fn each_row(&self, f: &mut dyn FnMut(&[Option<&'a [u8]>])) {
+    fn each_row(&self, f: &mut dyn FnMut(&Cells<'a>)) {
         let mut r = self.content;
         let mut cells: Vec<Option<&'a [u8]>> = Vec::with_capacity(self.columns.len());
         for _ in 0..self.row_count {
