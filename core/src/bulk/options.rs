@@ -107,6 +107,9 @@ pub struct BulkOptions {
     pub consistency: Option<u16>,
     /// Write timestamp (µs since the epoch) of every row.
     pub timestamp: Option<i64>,
+    /// The table's primary key columns (partition and clustering): rows with the same values
+    /// in those the statement binds never share a batch. Default: the partition key.
+    pub key_columns: Option<Vec<String>>,
     pub max_concurrency: Option<usize>,
     pub initial_concurrency: Option<usize>,
     pub idempotent: Option<bool>,
@@ -281,6 +284,7 @@ impl BulkOptions {
             cell_times: read_cell_times(&mut f),
             consistency: f.u16("consistency"),
             timestamp: f.i64("timestamp"),
+            key_columns: f.strings("keyColumns"),
             max_concurrency: f.usize("maxConcurrency"),
             initial_concurrency: f.usize("initialConcurrency"),
             idempotent: f.bool("idempotent"),
@@ -326,6 +330,13 @@ impl BulkOptions {
             InputFormat::Jsonl => Format::Jsonl { max_record_bytes },
             InputFormat::Json => Format::JsonArray { max_record_bytes },
         };
+        // A key column the statement does not bind (a literal in it) is the same on every row.
+        let key_indexes = self
+            .key_columns
+            .iter()
+            .flatten()
+            .filter_map(|name| columns.iter().position(|(column, _)| column == name).map(|i| i as u16))
+            .collect();
         let mut bulk = BulkConfig::new(format, columns);
         bulk.pk_indexes = pk_indexes;
         if let Some(markers) = self.null_values {
@@ -388,6 +399,7 @@ impl BulkOptions {
         let load = LoadConfig {
             consistency: self.consistency,
             default_timestamp: self.timestamp,
+            key_indexes,
             max_concurrency,
             initial_concurrency: self
                 .initial_concurrency
@@ -536,7 +548,8 @@ mod tests {
     }
 
     fn configs(json: &str) -> (BulkConfig, LoadConfig) {
-        BulkOptions::from_json(json).unwrap().into_configs(vec![("a".into(), ColumnType::Int)], vec![0]).unwrap()
+        let columns = vec![("a".into(), ColumnType::Int), ("v".into(), ColumnType::Int), ("c".into(), ColumnType::Int)];
+        BulkOptions::from_json(json).unwrap().into_configs(columns, vec![0]).unwrap()
     }
 
     #[test]
@@ -544,11 +557,14 @@ mod tests {
         let (_, load) = configs(
             r#"{"consistency":6,"timestamp":-5,"maxConcurrency":7,"initialConcurrency":9,"idempotent":false,
                 "maxRetries":2,"timeoutMs":1500,"seed":42,"stopAtOffset":100,"batchSize":3,"batchBy":"partition",
-                "batchMaxBytes":999,"counter":true,"dryRun":true,"journal":true,"resumeAcked":[4,1],"resumeSent":[8]}"#,
+                "batchMaxBytes":999,"counter":true,"dryRun":true,"journal":true,"resumeAcked":[4,1],"resumeSent":[8],
+                "keyColumns":["a","fixed","c"]}"#,
         );
         let expected = LoadConfig {
             consistency: Some(6),
             default_timestamp: Some(-5),
+            // By bind position; "fixed" is not bound (a literal in the statement).
+            key_indexes: vec![0, 2],
             max_concurrency: 7,
             // Clamped to the most requests in flight.
             initial_concurrency: 7,
