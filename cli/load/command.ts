@@ -37,6 +37,7 @@ import { readTableSchema } from "./schema.ts";
 import {
   buildWrite,
   isCounterTable,
+  isPrimaryKey,
   parseMapSpec,
   parseTableName,
   resolveLayout,
@@ -444,6 +445,10 @@ function planner(target: Target, settings: ResolvedLoad, format: InputFormat) {
       fieldCount,
       constants: target.constantTexts,
       types: Object.fromEntries(columns.map((column) => [column.name, column.typeText])),
+      // A --query's markers may bind key columns under other names: it keeps the partition key.
+      ...(target.query === null
+        ? { keyColumns: target.schema.columns.filter(isPrimaryKey).map((column) => column.name) }
+        : {}),
       ...(format === "parquet"
         ? { parquet: layout.bindings.map(({ fieldIndex, column }) => ({ fieldIndex, column })) }
         : {}),
