@@ -1081,7 +1081,8 @@ function checkPagingAdvances(rows: number, next: Uint8Array, asked: string | Uin
   if (rows > 0 || asked === undefined || asked === null) return;
   const sent = typeof asked === "string" ? fromHex(asked) : asked;
   if (sent.length !== next.length || sent.some((b, i) => b !== next[i])) return;
-  throw new CqlProtocolError("remote", "paging state", 0, "a page without rows returned the paging state it was asked with: the server makes no progress", host);
+  // No byte of the page is at fault, only the two pages together: no offset.
+  throw new CqlProtocolError("remote", "paging state", null, "a page without rows returned the paging state it was asked with: the server makes no progress", host);
 }
 
 /** Whether an options object changes nothing that goes into the request descriptor. */
