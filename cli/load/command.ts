@@ -445,10 +445,10 @@ function planner(target: Target, settings: ResolvedLoad, format: InputFormat) {
       fieldCount,
       constants: target.constantTexts,
       types: Object.fromEntries(columns.map((column) => [column.name, column.typeText])),
-      // A --query's markers may bind key columns under other names: it keeps the partition key.
-      ...(target.query === null
-        ? { keyColumns: target.schema.columns.filter(isPrimaryKey).map((column) => column.name) }
-        : {}),
+      // A --query's markers are named after the columns they bind (their types are those columns'):
+      // a key column bound by a marker of another name is left out, which only makes more rows
+      // look alike (they then go in separate batches).
+      keyColumns: target.layoutSchema.columns.filter(isPrimaryKey).map((column) => column.name),
       ...(format === "parquet"
         ? { parquet: layout.bindings.map(({ fieldIndex, column }) => ({ fieldIndex, column })) }
         : {}),

@@ -54,8 +54,8 @@ export interface CorePlan {
   /** Parquet: the file's columns (by position) each bound column is read from. */
   parquet?: ParquetBinding[];
   /**
-   * The table's primary key columns (partition and clustering), for a statement the CLI wrote:
-   * rows with the same key never share a batch. Without it (--query) the partition key is used.
+   * The bind markers of the table's primary key columns (partition and clustering): rows with
+   * the same values in them never share a batch. Without it the partition key is used.
    */
   keyColumns?: string[];
 }

@@ -5,6 +5,7 @@
 
 import { assertEquals } from "./assert.ts";
 import { jsonRows, loadText, ok } from "./cli_helpers.ts";
+import { runCli } from "./run.ts";
 
 const KEYSPACE = "loaderdup_cli";
 const RUN = `${Date.now().toString(36)}_${Math.floor(Math.random() * 1e6).toString(36)}`;
@@ -37,6 +38,11 @@ function lastRows(keys: number[], columns: (key: number) => Record<string, numbe
   return [...last].map(([key, n]) => JSON.stringify({ ...columns(key), r: ROWS - n, v: n })).sort();
 }
 
+/** Key i < 250: partition 0, clustering i; key i >= 250: partition i, clustering 0. */
+function place(key: number): { p: number; c: number } {
+  return key < 250 ? { p: 0, c: key } : { p: key, c: 0 };
+}
+
 /** `query --format json` lines with their members in one order, sorted. */
 async function tableRows(select: string, order: string[]): Promise<string[]> {
   const rows = await jsonRows(select);
@@ -54,19 +60,19 @@ Deno.test({
     const work = await Deno.makeTempDir({ prefix: "cqlwire-dupkeys-" });
     const clustered = `${KEYSPACE}.clustered_${RUN}`;
     const flat = `${KEYSPACE}.flat_${RUN}`;
+    const queried = `${KEYSPACE}.queried_${RUN}`;
     await ok(["query", "-"], {
       stdin: `
       CREATE KEYSPACE IF NOT EXISTS ${KEYSPACE}
         WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
       CREATE TABLE ${clustered} (p int, c int, v int, r int, PRIMARY KEY (p, c));
       CREATE TABLE ${flat} (k int PRIMARY KEY, v int, r int);
+      CREATE TABLE ${queried} (p int, c int, v int, r int, PRIMARY KEY (p, c));
     `,
     });
     const flags = ["--max-concurrency", "512"];
     try {
       await t.step("250 keys in one partition and 250 single-row partitions", async () => {
-        // Key i < 250: partition 0, clustering i; key i >= 250: partition i, clustering 0.
-        const place = (key: number) => key < 250 ? { p: 0, c: key } : { p: key, c: 0 };
         const keys = keysOf(500);
         const lines = keys.map((key, n) => {
           const { p, c } = place(key);
@@ -77,6 +83,19 @@ Deno.test({
         const expected = lastRows(keys, place);
         assertEquals(expected.length, 500);
         assertEquals(await tableRows(`SELECT p, c, v, r FROM ${clustered}`, ["p", "c", "r", "v"]), expected);
+      });
+
+      await t.step("--query: the key is read from the markers named after key columns", async () => {
+        const keys = keysOf(500);
+        const lines = keys.map((key, n) => {
+          const { p, c } = place(key);
+          return `${p},${c},${n},${ROWS - n}`;
+        });
+        await Deno.writeTextFile(`${work}/queried.csv`, `p,c,v,r\n${lines.join("\n")}\n`);
+        const query = `INSERT INTO ${queried} (p, c, v, r) VALUES (:p, :c, :v, :r)`;
+        const load = await runCli(["load", "--query", query, "--quiet", `${work}/queried.csv`, ...flags]);
+        assertEquals(load.code, 0, load.stderr);
+        assertEquals(await tableRows(`SELECT p, c, v, r FROM ${queried}`, ["p", "c", "r", "v"]), lastRows(keys, place));
       });
 
       await t.step("500 single-row partitions without clustering columns", async () => {
