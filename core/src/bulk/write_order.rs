@@ -160,4 +160,25 @@ mod tests {
         // A list cut short is never the same key as a whole one.
         assert!(!key.same(&a, &a[..a.len() - 1]));
     }
+
+    #[test]
+    fn an_empty_value_is_not_a_missing_one_and_unset_reads_past_itself() {
+        let key = RowKey::new(vec![0, 1]);
+        let empty = values(&[Some(b"k"), Some(b"")]);
+        let null = values(&[Some(b"k"), None]);
+        assert!(!key.same(&empty, &null) && !key.same(&null, &empty));
+        // Unset (-2) has no bytes after its length, as null: the value after it is read.
+        let unset = |last: &[u8]| {
+            let mut out = vec![0, 3];
+            out.extend_from_slice(&(-2i32).to_be_bytes());
+            out.extend_from_slice(&1i32.to_be_bytes());
+            out.push(b'k');
+            out.extend_from_slice(&(last.len() as i32).to_be_bytes());
+            out.extend_from_slice(last);
+            out
+        };
+        let key = RowKey::new(vec![0, 1, 2]);
+        assert!(key.same(&unset(b"c"), &unset(b"c")));
+        assert!(!key.same(&unset(b"c"), &unset(b"d")));
+    }
 }
