@@ -79,6 +79,9 @@ pub struct LoadConfig {
     /// Offsets of rows an earlier run started but never saw acknowledged: not sent again
     /// (they may have been applied), reported as [`BadRowKind::Uncertain`] bad rows.
     pub resume_sent: BTreeSet<u64>,
+    /// A resumed load's `(watermark_timestamp, last_timestamp)` from the interrupted run's
+    /// checkpoint: its rows count up from there (see [`WriteClock::resumed`]).
+    pub resume_timestamps: Option<(i64, i64)>,
 }
 
 /// What the journal of a load says about one row (by the input offset of its first byte).
@@ -140,6 +143,7 @@ impl Default for LoadConfig {
             journal: false,
             resume_acked: BTreeSet::new(),
             resume_sent: BTreeSet::new(),
+            resume_timestamps: None,
         }
     }
 }
@@ -197,6 +201,11 @@ pub struct LoadStats {
     pub rows_uncertain: u64,
     /// Value bytes of the rows read and not yet settled (bounded by `max_held_bytes`).
     pub held_bytes: usize,
+    /// With client timestamps: no row past the watermark was given an earlier one (the first
+    /// such row's, or the next row's lowest possible), and the last one given. A checkpoint
+    /// keeps both for [`LoadConfig::resume_timestamps`].
+    pub watermark_timestamp: Option<i64>,
+    pub last_timestamp: Option<i64>,
 }
 
 /// Why the rows of a group were given up on after sending (or trying to).
@@ -268,9 +277,9 @@ pub struct BulkLoad {
     /// Failures since the last acknowledgement that said the whole cluster struggles: the
     /// load-wide floor of every retry's backoff level.
     storm: u32,
-    /// `(seq, end_offset, next row's line, settled, acknowledged)` in input order, for the
-    /// watermark.
-    order: VecDeque<(u64, u64, u64, bool, bool)>,
+    /// `(seq, end_offset, next row's line, settled, acknowledged, write timestamp)` in input
+    /// order, for the watermark.
+    order: VecDeque<(u64, u64, u64, bool, bool, i64)>,
     watermark_rows_ok: u64,
     watermark_rows_bad: u64,
     first_seq: u64,
@@ -374,7 +383,10 @@ impl BulkLoad {
     pub fn new(encoder: BulkEncoder, prepared_id: &[u8], result_metadata_id: &[u8], config: LoadConfig) -> Self {
         let window = config.initial_concurrency.clamp(1, config.max_concurrency.max(1));
         let backoff = Backoff::new(config.retry_base_us, config.retry_max_us, Jitter::Full, config.seed);
-        let clock = (config.default_timestamp.is_none() && !config.counter).then(WriteClock::default);
+        let clock = (config.default_timestamp.is_none() && !config.counter).then(|| match config.resume_timestamps {
+            Some((first, last)) => WriteClock::resumed(first, last),
+            None => WriteClock::default(),
+        });
         let key_indexes =
             if config.key_indexes.is_empty() { encoder.pk_indexes().to_vec() } else { config.key_indexes.clone() };
         BulkLoad {
@@ -429,7 +441,18 @@ impl BulkLoad {
             watermark_rows_bad: self.watermark_rows_bad,
             bytes_pushed: self.encoder.stats().bytes_pushed,
             held_bytes: self.held_bytes,
+            watermark_timestamp: self.watermark_timestamp(),
+            last_timestamp: self.clock.as_ref().and_then(WriteClock::last),
             ..self.stats
+        }
+    }
+
+    /// The timestamp of the first row past the watermark, or the next row's lowest.
+    fn watermark_timestamp(&self) -> Option<i64> {
+        let clock = self.clock.as_ref()?;
+        match self.order.front() {
+            Some(&(_, _, _, false, _, ts)) => Some(ts),
+            _ => clock.floor(),
         }
     }
 
@@ -899,7 +922,7 @@ impl BulkLoad {
                         });
                     }
                     self.next_seq += 1;
-                    self.order.push_back((seq, end_offset, next, true, acked));
+                    self.order.push_back((seq, end_offset, next, true, acked, 0));
                     self.advance_watermark();
                 }
                 RowOutcome::Good { values, raw, token, line, offset, end_offset, continues } => {
@@ -935,7 +958,7 @@ impl BulkLoad {
                     self.next_seq += 1;
                     // A row's parts but the last keep the watermark at the row's start.
                     let next = if continues { line } else { next_line(line, raw) };
-                    self.order.push_back((seq, end_offset, next, false, false));
+                    self.order.push_back((seq, end_offset, next, false, false, row.timestamp));
                     return Some(slot);
                 }
                 RowOutcome::Bad { raw, line, offset, end_offset, kind, column, reason } => {
@@ -967,7 +990,7 @@ impl BulkLoad {
                     };
                     self.bad.push_back(row);
                     self.next_seq += 1;
-                    self.order.push_back((seq, end_offset, next, true, false));
+                    self.order.push_back((seq, end_offset, next, true, false, 0));
                     self.advance_watermark();
                 }
             }
@@ -1026,7 +1049,7 @@ impl BulkLoad {
     }
 
     fn advance_watermark(&mut self) {
-        while let Some(&(_, end, line, true, acknowledged)) = self.order.front() {
+        while let Some(&(_, end, line, true, acknowledged, _)) = self.order.front() {
             self.watermark = end;
             self.watermark_line = line;
             if acknowledged {

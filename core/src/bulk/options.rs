@@ -131,6 +131,10 @@ pub struct BulkOptions {
     /// Offsets of rows an earlier run sent without an acknowledgement: not sent again,
     /// reported as uncertain bad rows.
     pub resume_sent: Option<Vec<u64>>,
+    /// The interrupted run's write timestamp at its checkpoint and its last one: the rows
+    /// count up from there (both or neither).
+    pub resume_timestamp: Option<i64>,
+    pub resume_last_timestamp: Option<i64>,
 }
 
 const WHAT: &str = "bulk options";
@@ -300,6 +304,8 @@ impl BulkOptions {
             journal: f.bool("journal"),
             resume_acked: f.array("resumeAcked", "offsets (integers from 0)", offset_of),
             resume_sent: f.array("resumeSent", "offsets (integers from 0)", offset_of),
+            resume_timestamp: f.i64("resumeTimestamp"),
+            resume_last_timestamp: f.i64("resumeLastTimestamp"),
         };
         f.finish(options)
     }
@@ -396,6 +402,11 @@ impl BulkOptions {
         // Batches by default only where a refused batch may be sent again row by row: a
         // counter or non-idempotent batch refused after a partial write would apply twice.
         let default_batch = if idempotent && !counter { defaults.batch_size } else { 1 };
+        let resume_timestamps = match (self.resume_timestamp, self.resume_last_timestamp) {
+            (Some(first), Some(last)) => Some((first, last)),
+            (None, None) => None,
+            _ => return Err(config_error("resumeTimestamp and resumeLastTimestamp go together".into())),
+        };
         let load = LoadConfig {
             consistency: self.consistency,
             default_timestamp: self.timestamp,
@@ -421,6 +432,7 @@ impl BulkOptions {
             journal: self.journal.unwrap_or(false),
             resume_acked: offset_set(self.resume_acked.unwrap_or_default()),
             resume_sent: offset_set(self.resume_sent.unwrap_or_default()),
+            resume_timestamps,
             ..defaults
         };
         Ok((bulk, load))
@@ -547,6 +559,14 @@ mod tests {
         assert_eq!(load.batch_size, LoadConfig::default().batch_size);
     }
 
+    #[test]
+    fn resume_timestamps_go_together() {
+        for json in [r#"{"resumeTimestamp":5}"#, r#"{"resumeLastTimestamp":5}"#] {
+            let error = BulkOptions::from_json(json).unwrap().into_configs(Vec::new(), Vec::new()).unwrap_err();
+            assert_eq!(error, BulkError::Config("resumeTimestamp and resumeLastTimestamp go together".into()));
+        }
+    }
+
     fn configs(json: &str) -> (BulkConfig, LoadConfig) {
         let columns = vec![("a".into(), ColumnType::Int), ("v".into(), ColumnType::Int), ("c".into(), ColumnType::Int)];
         BulkOptions::from_json(json).unwrap().into_configs(columns, vec![0]).unwrap()
@@ -558,7 +578,7 @@ mod tests {
             r#"{"consistency":6,"timestamp":-5,"maxConcurrency":7,"initialConcurrency":9,"idempotent":false,
                 "maxRetries":2,"timeoutMs":1500,"seed":42,"stopAtOffset":100,"batchSize":3,"batchBy":"partition",
                 "batchMaxBytes":999,"counter":true,"dryRun":true,"journal":true,"resumeAcked":[4,1],"resumeSent":[8],
-                "keyColumns":["a","fixed","c"]}"#,
+                "keyColumns":["a","fixed","c"],"resumeTimestamp":1000,"resumeLastTimestamp":1003}"#,
         );
         let expected = LoadConfig {
             consistency: Some(6),
@@ -581,6 +601,7 @@ mod tests {
             journal: true,
             resume_acked: [1, 4].into(),
             resume_sent: [8].into(),
+            resume_timestamps: Some((1000, 1003)),
             ..LoadConfig::default()
         };
         // LoadConfig has no PartialEq: its Debug text shows every field.

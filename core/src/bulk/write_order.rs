@@ -16,15 +16,41 @@ use crate::message::walk_values;
 #[derive(Debug, Clone, Default)]
 pub struct WriteClock {
     last: Option<i64>,
+    /// A resumed load counts up from the interrupted run's timestamp at the checkpoint, one
+    /// µs a row, up to the last timestamp that run gave: a row it read got at least as late
+    /// a timestamp then (it counted one a row or more), so a row it wrote is never overwritten
+    /// with an earlier row's values, and rows of the same key keep their order.
+    replay_until: Option<i64>,
 }
 
 impl WriteClock {
+    /// The clock of a load resumed at a checkpoint: `first` was the timestamp of the first
+    /// row past it, `last` the last timestamp the interrupted run gave.
+    pub fn resumed(first: i64, last: i64) -> Self {
+        WriteClock { last: Some(first.saturating_sub(1)), replay_until: Some(last) }
+    }
+
+    /// The last timestamp given, or (resumed) the interrupted run's last, if later: what a
+    /// checkpoint records for the next resume.
+    pub fn last(&self) -> Option<i64> {
+        match (self.last, self.replay_until) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The lowest timestamp the next row can get (`None` before the first: `now` decides).
+    pub fn floor(&self) -> Option<i64> {
+        self.last.map(|last| last.saturating_add(1))
+    }
+
     /// The timestamp of the row read at `now` (µs since the epoch, from the host's clock):
     /// `now`, or one more than the previous row's when the clock did not move on (or went
     /// back).
     pub fn next(&mut self, now: u64) -> i64 {
         let now = i64::try_from(now).unwrap_or(i64::MAX);
         let ts = match self.last {
+            Some(last) if self.replay_until.is_some_and(|until| last < until) => last + 1,
             Some(last) => now.max(last.saturating_add(1)),
             None => now,
         };
@@ -141,6 +167,19 @@ mod tests {
         // A clock past i64 saturates rather than wrapping to the past.
         let mut far = WriteClock::default();
         assert_eq!((far.next(u64::MAX), far.next(u64::MAX)), (i64::MAX, i64::MAX));
+    }
+
+    #[test]
+    fn a_resumed_clock_counts_up_from_the_checkpoint_to_the_interrupted_runs_last_then_follows_now() {
+        let mut clock = WriteClock::resumed(1_000, 1_003);
+        assert_eq!(clock.last(), Some(1_003));
+        let seen: Vec<i64> = (0..6).map(|_| clock.next(5_000)).collect();
+        assert_eq!(seen, [1_000, 1_001, 1_002, 1_003, 5_000, 5_001]);
+        assert_eq!(clock.last(), Some(5_001));
+        // Interrupted again before its last: the next resume still counts up to the first run's.
+        let mut again = WriteClock::resumed(1_000, 1_003);
+        again.next(5_000);
+        assert_eq!(again.last(), Some(1_003));
     }
 
     #[test]
