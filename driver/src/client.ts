@@ -191,6 +191,13 @@ export interface BulkLoadOptions {
   resumeAcked?: number[];
   /** Offsets of rows an earlier run sent unacknowledged: not sent, reported as `uncertain` bad rows. */
   resumeSent?: number[];
+  /**
+   * An interrupted run's `watermarkTimestamp` and `lastTimestamp` (at the watermark the input
+   * is resumed from): rows count up from the first, one µs each, up to the last, so no row
+   * is written again with a later timestamp than the earlier run gave it.
+   */
+  resumeTimestamp?: number;
+  resumeLastTimestamp?: number;
 }
 
 /** What a prepared statement binds and returns. */
@@ -795,6 +802,8 @@ export class Client {
       journal: options.onJournal !== undefined,
       resumeAcked: options.resumeAcked,
       resumeSent: options.resumeSent,
+      resumeTimestamp: options.resumeTimestamp,
+      resumeLastTimestamp: options.resumeLastTimestamp,
     };
     return session.bulk(ps.id, ps.resultMetadataId, config, input, options.onBadRow ?? (() => {}), options.onProgress, options.signal, options.onJournal);
   }
