@@ -1599,7 +1599,7 @@ mod bulk_load {
     }
 
     /// [`run`], calling `observe` with the load after every push and before every pump.
-    fn run_observed(sim: &mut Sim, id: u32, input: &[u8], chunk: usize, mut observe: impl FnMut(&BulkLoad)) {
+    pub(super) fn run_observed(sim: &mut Sim, id: u32, input: &[u8], chunk: usize, mut observe: impl FnMut(&BulkLoad)) {
         let mut chunks = input.chunks(chunk);
         for _ in 0..100_000 {
             while sim.loads.get(id).unwrap().wants_input() {

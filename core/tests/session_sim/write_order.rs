@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::bulk_load::{new_load, run};
+use super::bulk_load::{new_load, run, run_observed};
 use super::*;
 use cqlwire_core::bulk::load::{BatchGrouping, LoadConfig};
 
@@ -166,7 +166,18 @@ fn a_resumed_load_counts_up_from_the_checkpoints_timestamp_then_follows_the_cloc
     let id = new_load(&mut sim, config);
     let (input, _) = input(10, 1_000, &[]);
     let started = sim.now as i64;
-    run(&mut sim, id, &input, 1 << 20);
+    // With rows in flight, the checkpoint's timestamp is the first unsettled row's, below the next.
+    let mut in_flight_marks = Vec::new();
+    run_observed(&mut sim, id, &input, 1 << 20, |load| {
+        let stats = load.stats();
+        if stats.in_flight > 0 {
+            in_flight_marks.push((stats.watermark_timestamp, stats.last_timestamp));
+        }
+    });
+    assert!(!in_flight_marks.is_empty());
+    for (mark, last) in in_flight_marks {
+        assert!(mark.unwrap() >= 1_000 && mark.unwrap() <= last.unwrap(), "{mark:?} {last:?}");
+    }
     let mut by_row: Vec<(u32, i64)> = sent(&sim).iter().map(|r| (r.rows[0].1, r.timestamp.unwrap())).collect();
     by_row.sort();
     let timestamps: Vec<i64> = by_row.iter().map(|&(_, ts)| ts).collect();
