@@ -13,10 +13,10 @@ use std::collections::{HashSet, VecDeque};
 
 use crate::compression::Compression;
 use crate::error::{ProtocolError, Side};
+use crate::v5::{FrameDecoder, FrameEncoder};
 use crate::frame::{finish_frame, flags, FrameHeader, Opcode, HEADER_LEN};
 use crate::message::{self, BatchStatement, BatchType, QueryOptions, ServerError, ServerEvent};
 use crate::scylla::ScyllaFeatures;
-use crate::v5::{FrameDecoder, FrameEncoder};
 use crate::wire::{Reader, Writer};
 
 mod deadlines;
@@ -171,23 +171,12 @@ pub enum Request<'a> {
 #[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "lowercase"))]
 pub enum RequestError {
     Server(ServerError),
-    Timeout {
-        message: String,
-        timeout_ms: u64,
-    },
+    Timeout { message: String, timeout_ms: u64 },
     /// The connection closed before an answer came. `written`: the request had been handed
     /// to the transport (the server may have applied it); false when it never left this
     /// connection's buffers, so sending it elsewhere cannot apply it twice.
-    Closed {
-        message: String,
-        written: bool,
-    },
-    Protocol {
-        message: String,
-        side: Side,
-        field: &'static str,
-        offset: usize,
-    },
+    Closed { message: String, written: bool },
+    Protocol { message: String, side: Side, field: &'static str, offset: usize },
 }
 
 /// Why the connection closed.
@@ -275,16 +264,8 @@ pub enum Event<'a> {
 #[derive(Debug)]
 pub enum EventRec {
     Ready,
-    Response {
-        id: RequestId,
-        frame_flags: u8,
-        start: usize,
-        end: usize,
-    },
-    Failed {
-        id: RequestId,
-        error: RequestError,
-    },
+    Response { id: RequestId, frame_flags: u8, start: usize, end: usize },
+    Failed { id: RequestId, error: RequestError },
     ServerEvent(ServerEvent),
     Closed(CloseReason),
     /// A SASL step for the host to answer (with `Config::host_authenticator`).
@@ -581,8 +562,7 @@ impl Connection {
     /// must not be mistaken for the answer to a newer request.
     pub fn cancel(&mut self, _now: u64, id: RequestId) {
         self.begin_call();
-        let carries =
-            |slot: &Slot| matches!(slot, Slot::InFlight { id: sid, purpose: Purpose::User, .. } if *sid == id);
+        let carries = |slot: &Slot| matches!(slot, Slot::InFlight { id: sid, purpose: Purpose::User, .. } if *sid == id);
         let stream = match stream_of_id(id) {
             Some(stream) => Some(stream).filter(|&s| self.slots.get(s).is_some_and(carries)),
             None => match self.queued.iter().position(|q| q.id == id) {
@@ -638,8 +618,7 @@ impl Connection {
         if self.state == State::Closed {
             return;
         }
-        let input =
-            if self.large.is_some() { self.collect_large(chunk) } else { self.unwrap_input(chunk).map(|_| true) };
+        let input = if self.large.is_some() { self.collect_large(chunk) } else { self.unwrap_input(chunk).map(|_| true) };
         match input {
             Ok(true) => {}
             // The large frame is still incomplete.
@@ -674,8 +653,7 @@ impl Connection {
             self.last_activity = now;
             let wire_was_plain = matches!(self.wire, Wire::Plain);
             let result = if header.flags & flags::COMPRESSION != 0 {
-                self.decompress_body(body_start, consumed)
-                    .and_then(|len| self.on_frame(now, header, BodySrc::Decompressed, 0, len))
+                self.decompress_body(body_start, consumed).and_then(|len| self.on_frame(now, header, BodySrc::Decompressed, 0, len))
             } else {
                 self.on_frame(now, header, BodySrc::Inbuf, body_start, consumed)
             };
@@ -782,8 +760,7 @@ impl Connection {
         let compression = self.config.compression;
         self.wire = if self.version >= 5 {
             let lz4 = compression == Compression::Lz4;
-            let decoder =
-                FrameDecoder::new(lz4).with_max_envelope_len(self.config.max_frame_bytes as usize + HEADER_LEN);
+            let decoder = FrameDecoder::new(lz4).with_max_envelope_len(self.config.max_frame_bytes as usize + HEADER_LEN);
             Wire::V5 { encoder: FrameEncoder::new(lz4), decoder: Box::new(decoder) }
         } else if compression != Compression::None {
             Wire::V4Compressed(compression)
@@ -808,10 +785,7 @@ impl Connection {
         if self.is_handshaking() && now >= self.handshake_deadline {
             let ms = self.config.handshake_timeout_us / 1000;
             self.close(CloseReason::HandshakeTimeout {
-                message: format!(
-                    "the server did not complete the handshake within {ms} ms (stuck in {:?})",
-                    self.state
-                ),
+                message: format!("the server did not complete the handshake within {ms} ms (stuck in {:?})", self.state),
             });
             return;
         }
@@ -1120,9 +1094,7 @@ impl Connection {
             (None, Some(c)) => Box::new(PlainAuthenticator(c.clone())),
             (None, None) => {
                 return Err(CloseReason::Auth {
-                    message: format!(
-                        "the server requires authentication ({authenticator_class}) but no credentials were given"
-                    ),
+                    message: format!("the server requires authentication ({authenticator_class}) but no credentials were given"),
                     code: None,
                 })
             }
@@ -1160,14 +1132,7 @@ impl Connection {
         self.events.push_back(EventRec::Ready);
     }
 
-    fn on_frame(
-        &mut self,
-        now: u64,
-        h: FrameHeader,
-        src: BodySrc,
-        body_start: usize,
-        body_end: usize,
-    ) -> Result<(), CloseReason> {
+    fn on_frame(&mut self, now: u64, h: FrameHeader, src: BodySrc, body_start: usize, body_end: usize) -> Result<(), CloseReason> {
         if !h.is_response {
             return Err(CloseReason::Protocol {
                 message: "remote protocol error in frame header version at byte 0: the server sent a request frame"
@@ -1196,30 +1161,17 @@ impl Connection {
     // `#[inline(never)]`: inlined, they made `on_frame`, hot on every answer, 10 KB of WASM
     // that V8's optimising tier re-compiles in a 6 MB zone (bench/memory, issue #17).
     #[inline(never)]
-    fn on_event_frame(
-        &mut self,
-        h: FrameHeader,
-        src: BodySrc,
-        body_start: usize,
-        body_end: usize,
-    ) -> Result<(), CloseReason> {
+    fn on_event_frame(&mut self, h: FrameHeader, src: BodySrc, body_start: usize, body_end: usize) -> Result<(), CloseReason> {
         if h.opcode != Opcode::Event {
             return Err(proto("frame header opcode", 4, format!("stream -1 carries {:?}, expected EVENT", h.opcode)));
         }
-        let ev =
-            ServerEvent::decode(self.body(src, body_start, body_end)).map_err(|e| CloseReason::from_protocol(&e))?;
+        let ev = ServerEvent::decode(self.body(src, body_start, body_end)).map_err(|e| CloseReason::from_protocol(&e))?;
         self.events.push_back(EventRec::ServerEvent(ev));
         Ok(())
     }
 
     #[inline(never)] // rare: see on_event_frame
-    fn on_handshake_frame(
-        &mut self,
-        h: FrameHeader,
-        src: BodySrc,
-        body_start: usize,
-        body_end: usize,
-    ) -> Result<(), CloseReason> {
+    fn on_handshake_frame(&mut self, h: FrameHeader, src: BodySrc, body_start: usize, body_end: usize) -> Result<(), CloseReason> {
         let body = self.body(src, body_start, body_end);
         if h.opcode == Opcode::Error {
             let err = ServerError::decode(body, h.version).map_err(|e| CloseReason::from_protocol(&e))?;
@@ -1265,16 +1217,12 @@ impl Connection {
                 }
                 self.write_auth_response(&class)
             }
-            (State::Authenticating, _) if self.awaiting_auth_answer => Err(proto(
-                "frame header opcode",
-                4,
-                format!("unexpected {:?} before the SASL answer was sent", h.opcode),
-            )),
+            (State::Authenticating, _) if self.awaiting_auth_answer => {
+                Err(proto("frame header opcode", 4, format!("unexpected {:?} before the SASL answer was sent", h.opcode)))
+            }
             (State::Authenticating, Opcode::AuthSuccess) => {
                 if self.config.host_authenticator {
-                    let token = Reader::new(body)
-                        .bytes_opt("auth success token")
-                        .map_err(|e| CloseReason::from_protocol(&e))?;
+                    let token = Reader::new(body).bytes_opt("auth success token").map_err(|e| CloseReason::from_protocol(&e))?;
                     let token = token.map(<[u8]>::to_vec);
                     self.ask_host(AuthStep::Success { token });
                 }
@@ -1283,8 +1231,7 @@ impl Connection {
                 Ok(())
             }
             (State::Authenticating, Opcode::AuthChallenge) => {
-                let challenge =
-                    Reader::new(body).bytes_opt("auth challenge token").map_err(|e| CloseReason::from_protocol(&e))?;
+                let challenge = Reader::new(body).bytes_opt("auth challenge token").map_err(|e| CloseReason::from_protocol(&e))?;
                 let challenge = challenge.map(<[u8]>::to_vec);
                 if self.config.host_authenticator {
                     self.ask_host(AuthStep::Challenge { token: challenge });
@@ -1294,8 +1241,7 @@ impl Connection {
                     Some(a) => a.evaluate_challenge(challenge.as_deref()),
                     None => Err("no authenticator".into()),
                 };
-                let token = answer
-                    .map_err(|e| CloseReason::Auth { message: format!("authentication failed: {e}"), code: None })?;
+                let token = answer.map_err(|e| CloseReason::Auth { message: format!("authentication failed: {e}"), code: None })?;
                 self.send_auth_token(&token);
                 Ok(())
             }
@@ -1366,12 +1312,7 @@ impl Connection {
             Opcode::Result | Opcode::Ready => {
                 if matches!(src, BodySrc::Inbuf) && self.arena.is_empty() && body_end - body_start > BUFFER_KEEP {
                     self.hand_over_inbuf(body_end);
-                    self.events.push_back(EventRec::Response {
-                        id,
-                        frame_flags: h.flags,
-                        start: body_start,
-                        end: body_end,
-                    });
+                    self.events.push_back(EventRec::Response { id, frame_flags: h.flags, start: body_start, end: body_end });
                     return Ok(());
                 }
                 let start = self.arena.len();
@@ -1390,16 +1331,9 @@ impl Connection {
 
     /// A request's ERROR answer, decoded into its `Failed` event.
     #[inline(never)] // rare: see on_event_frame
-    fn deliver_error(
-        &mut self,
-        id: RequestId,
-        h: FrameHeader,
-        src: BodySrc,
-        body_start: usize,
-        body_end: usize,
-    ) -> Result<(), CloseReason> {
-        let body = skip_response_prefix(self.body(src, body_start, body_end), h.flags)
-            .map_err(|e| CloseReason::from_protocol(&e))?;
+    fn deliver_error(&mut self, id: RequestId, h: FrameHeader, src: BodySrc, body_start: usize, body_end: usize) -> Result<(), CloseReason> {
+        let body =
+            skip_response_prefix(self.body(src, body_start, body_end), h.flags).map_err(|e| CloseReason::from_protocol(&e))?;
         let err = ServerError::decode_with(body, h.version, self.scylla.rate_limit_error_code)
             .map_err(|e| CloseReason::from_protocol(&e))?;
         self.events.push_back(EventRec::Failed { id, error: RequestError::Server(err) });

@@ -237,10 +237,7 @@ mod tests {
     #[test]
     fn the_chosen_separators_are_checked_as_the_loader_checks_them() {
         assert_eq!(settings(r#"{"delimiter": "\""}"#).unwrap_err(), "the CSV delimiter and quote must differ");
-        assert_eq!(
-            settings(r#"{"delimiter": ";", "quote": ";"}"#).unwrap_err(),
-            "the CSV delimiter and quote must differ"
-        );
+        assert_eq!(settings(r#"{"delimiter": ";", "quote": ";"}"#).unwrap_err(), "the CSV delimiter and quote must differ");
         assert_eq!(settings(r#"{"escape": ","}"#).unwrap_err(), "the CSV delimiter and escape must differ");
         let f = settings(r#"{"delimiter": ";", "quote": "'", "escape": "\\"}"#).unwrap();
         assert_eq!((f.delimiter, f.quote, f.escape), (b';', b'\'', b'\\'));

@@ -218,10 +218,7 @@ mod tests {
         let mut b = body(2, &[0, 0, 0, 0]);
         b.push(7);
         let err = Rows::parse(&b).unwrap_err();
-        assert_eq!(
-            (err.field, err.offset, err.reason.as_str()),
-            ("rows result", b.len() - 1, "1 unexpected trailing bytes")
-        );
+        assert_eq!((err.field, err.offset, err.reason.as_str()), ("rows result", b.len() - 1, "1 unexpected trailing bytes"));
     }
 
     #[test]

@@ -17,14 +17,11 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 use crate::cluster::{
-    routing_token, Backoff, ClusterEvent, ClusterView, Distance, ErrorKind, Jitter, KeyspaceRow, PeerRow, PlanCursor,
-    PolicyConfig, RefreshAction, RetryDecision, RetryPolicy, SchemaTarget, SpeculativePolicy, SplitMix64, StatusChange,
-    TopologyChange, WriteType, NOT_RESENT,
+    routing_token, Backoff, ClusterEvent, ClusterView, Distance, ErrorKind, Jitter, KeyspaceRow,
+    PeerRow, PlanCursor, PolicyConfig, RefreshAction, RetryDecision, RetryPolicy, SchemaTarget, SpeculativePolicy,
+    SplitMix64, StatusChange, TopologyChange, WriteType, NOT_RESENT,
 };
-use crate::connection::{
-    check_request, encode_body, local_error, request_kind, write_body, AuthStep, CloseReason, Config, Connection,
-    EventRec, LocalError, Request, RequestError, State,
-};
+use crate::connection::{check_request, encode_body, local_error, request_kind, write_body, AuthStep, CloseReason, Config, Connection, EventRec, LocalError, Request, RequestError, State};
 use crate::frame::Opcode;
 use crate::message::{self, ErrorDetails, QueryOptions, ServerEvent};
 use crate::name_map::NameMap;
@@ -36,8 +33,8 @@ mod node_error;
 mod shards;
 mod tablets;
 pub use node_error::NodeError;
-mod keyspace_plans;
 mod prepare_all;
+mod keyspace_plans;
 mod prepared;
 mod routing_key;
 mod unprepared;
@@ -139,77 +136,32 @@ pub struct SessionError {
 
 #[derive(Debug)]
 pub enum SessionEvent<'a> {
-    Ready {
-        protocol_version: u8,
-    },
+    Ready { protocol_version: u8 },
     /// Not one contact point could be reached; `errors` holds each one's reason.
-    ConnectFailed {
-        errors: Vec<(String, CloseReason)>,
-    },
+    ConnectFailed { errors: Vec<(String, CloseReason)> },
     /// `node_id` indexes the cluster view's nodes (`u32::MAX` before the topology is known).
-    Response {
-        id: SessionRequestId,
-        frame_flags: u8,
-        body: &'a [u8],
-        node: &'a str,
-        node_id: u32,
-        attempts: u32,
-    },
-    Failed {
-        id: SessionRequestId,
-        error: SessionError,
-    },
-    NodeUp {
-        address: String,
-    },
-    NodeDown {
-        address: String,
-        reason: String,
-    },
+    Response { id: SessionRequestId, frame_flags: u8, body: &'a [u8], node: &'a str, node_id: u32, attempts: u32 },
+    Failed { id: SessionRequestId, error: SessionError },
+    NodeUp { address: String },
+    NodeDown { address: String, reason: String },
     ServerEvent(ServerEvent),
     /// Something the host may want to log (rows skipped by the topology, refresh failures).
-    Log {
-        message: String,
-    },
+    Log { message: String },
     /// A SASL step of connection `conn` to `address` for the host's authenticator
     /// (`Config::host_authenticator`); answer Start and Challenge with [`Session::auth_answer`].
-    Auth {
-        conn: ConnId,
-        address: String,
-        step: AuthStep,
-    },
+    Auth { conn: ConnId, address: String, step: AuthStep },
 }
 
 enum EventOut {
     Ready,
     ConnectFailed(Vec<(String, CloseReason)>),
-    Response {
-        id: SessionRequestId,
-        conn: ConnId,
-        frame_flags: u8,
-        start: usize,
-        end: usize,
-        attempts: u32,
-    },
+    Response { id: SessionRequestId, conn: ConnId, frame_flags: u8, start: usize, end: usize, attempts: u32 },
     /// A response the session made up (an ignored error completes with RESULT Void).
-    Synthetic {
-        id: SessionRequestId,
-        body: &'static [u8],
-        node: u32,
-    },
+    Synthetic { id: SessionRequestId, body: &'static [u8], node: u32 },
     /// A response held back (a schema change waiting for agreement), copied out of its
     /// connection's arena.
-    Owned {
-        id: SessionRequestId,
-        frame_flags: u8,
-        body: Vec<u8>,
-        node: u32,
-        attempts: u32,
-    },
-    Failed {
-        id: SessionRequestId,
-        error: SessionError,
-    },
+    Owned { id: SessionRequestId, frame_flags: u8, body: Vec<u8>, node: u32, attempts: u32 },
+    Failed { id: SessionRequestId, error: SessionError },
     NodeUp(String),
     NodeDown(String, String),
     ServerEvent(ServerEvent),
@@ -352,15 +304,7 @@ pub struct RequestSpec<'a> {
 impl<'a> RequestSpec<'a> {
     /// `request` as is: not idempotent, routed by what its values say, the session's timeout.
     pub fn new(request: Request<'a>) -> Self {
-        RequestSpec {
-            request,
-            idempotent: false,
-            token: None,
-            routing_key: None,
-            keyspace: None,
-            timeout_us: None,
-            prepared: None,
-        }
+        RequestSpec { request, idempotent: false, token: None, routing_key: None, keyspace: None, timeout_us: None, prepared: None }
     }
 
     /// A PREPARE, which is idempotent: preparing twice gives the same id.
@@ -576,8 +520,7 @@ impl Session {
         let mut m = self.metrics.clone();
         for (id, &count) in self.attempts_per_node.iter().enumerate() {
             if count > 0 {
-                let address =
-                    self.view.node(id as u32).map(|n| n.address.clone()).unwrap_or_else(|| format!("node {id}"));
+                let address = self.view.node(id as u32).map(|n| n.address.clone()).unwrap_or_else(|| format!("node {id}"));
                 m.per_node.insert_owned(address, count);
             }
         }
@@ -650,8 +593,7 @@ impl Session {
     /// `keyspace` (the primary owner alone when the keyspace is unknown), in ring order.
     /// The first range wraps: it starts at the last token.
     pub fn token_ranges(&self, keyspace: Option<&str>) -> Vec<(i64, i64, Vec<String>)> {
-        let mut ring: Vec<(i64, u32)> =
-            self.view.nodes().flat_map(|n| n.tokens.iter().map(move |t| (*t, n.id))).collect();
+        let mut ring: Vec<(i64, u32)> = self.view.nodes().flat_map(|n| n.tokens.iter().map(move |t| (*t, n.id))).collect();
         ring.sort_unstable();
         ring.dedup_by_key(|(t, _)| *t);
         let address = |id: u32| self.view.node(id).map(|n| n.address.clone()).unwrap_or_default();
@@ -672,16 +614,7 @@ impl Session {
         self.conns
             .iter()
             .flatten()
-            .map(|c| {
-                (
-                    c.id,
-                    c.address.clone(),
-                    c.inner.in_flight(),
-                    c.inner.queued(),
-                    c.inner.orphans(),
-                    c.status == ConnStatus::Ready,
-                )
-            })
+            .map(|c| (c.id, c.address.clone(), c.inner.in_flight(), c.inner.queued(), c.inner.orphans(), c.status == ConnStatus::Ready))
             .collect()
     }
 
@@ -812,8 +745,7 @@ impl Session {
 
     pub fn handle_timeout(&mut self, now: u64) {
         self.begin_call();
-        let ids: Vec<ConnId> =
-            self.conns.iter().flatten().filter(|c| c.status != ConnStatus::Closed).map(|c| c.id).collect();
+        let ids: Vec<ConnId> = self.conns.iter().flatten().filter(|c| c.status != ConnStatus::Closed).map(|c| c.id).collect();
         for id in ids {
             let due = self.conn_mut(id).and_then(|c| c.inner.poll_timeout()).is_some_and(|t| t <= now);
             if due {
@@ -830,9 +762,7 @@ impl Session {
             self.speculative.pop();
             self.speculate(now, req);
         }
-        if self.agreement_check_at.is_some_and(|t| t <= now)
-            || (!self.awaiting_agreement.is_empty() && now >= self.agreement_deadline)
-        {
+        if self.agreement_check_at.is_some_and(|t| t <= now) || (!self.awaiting_agreement.is_empty() && now >= self.agreement_deadline) {
             self.check_schema_agreement(now);
         }
         while let Some(Reverse((at, req))) = self.plan_restarts.peek().copied() {
@@ -1174,8 +1104,7 @@ impl Session {
                 let retried = self.req_mut(req_id).is_some_and(|r| !r.trace.is_empty());
                 if retried {
                     let address = self.view.node(node).map(|n| n.address.clone()).unwrap_or_default();
-                    let kind =
-                        self.req_mut(req_id).and_then(|r| r.cursor).map(|c| c.kind().reason()).unwrap_or_default();
+                    let kind = self.req_mut(req_id).and_then(|r| r.cursor).map(|c| c.kind().reason()).unwrap_or_default();
                     if let Some(r) = self.req_mut(req_id) {
                         r.trace.push(TraceEntry { node: address, decision: why, reason: kind });
                     }
@@ -1237,11 +1166,7 @@ impl Session {
                 if self.send_on(now, req_id, conn, Purpose::User { req: req_id }) {
                     let address = self.view.node(node).map(|n| n.address.clone()).unwrap_or_default();
                     if let Some(r) = self.req_mut(req_id) {
-                        r.trace.push(TraceEntry {
-                            node: address,
-                            decision: "speculative execution",
-                            reason: "no response yet",
-                        });
+                        r.trace.push(TraceEntry { node: address, decision: "speculative execution", reason: "no response yet" });
                     }
                     self.arm_speculative(now, req_id);
                     return;
@@ -1351,8 +1276,7 @@ impl Session {
         if self.conn(conn).is_some_and(|c| c.inner.in_flight() == 0) {
             if self.control == Some(conn) {
                 self.control = None;
-                let next =
-                    self.conns.iter().flatten().find(|c| c.status == ConnStatus::Ready && c.id != conn).map(|c| c.id);
+                let next = self.conns.iter().flatten().find(|c| c.status == ConnStatus::Ready && c.id != conn).map(|c| c.id);
                 if let Some(next) = next {
                     self.make_control(now, next);
                 }
@@ -1460,15 +1384,7 @@ impl Session {
     }
 
     #[inline(never)] // cold: see process_conn_events
-    fn on_control_response(
-        &mut self,
-        now: u64,
-        conn: ConnId,
-        q: ControlQuery,
-        frame_flags: u8,
-        start: usize,
-        end: usize,
-    ) {
+    fn on_control_response(&mut self, now: u64, conn: ConnId, q: ControlQuery, frame_flags: u8, start: usize, end: usize) {
         if q == ControlQuery::Register || self.lost_the_control(conn, q) {
             return;
         }
@@ -1530,9 +1446,7 @@ impl Session {
             let get = |i: Option<usize>| i.and_then(|i| cells.get(i).copied().flatten());
             let up = q == ControlQuery::SchemaLocal
                 || cell::inet(get(peer_at)).is_some_and(|ip| {
-                    self.view.nodes().any(|n| {
-                        n.up && n.address.rsplit_once(':').is_some_and(|(h, _)| h.trim_matches(['[', ']']) == ip)
-                    })
+                    self.view.nodes().any(|n| n.up && n.address.rsplit_once(':').is_some_and(|(h, _)| h.trim_matches(['[', ']']) == ip))
                 });
             if let (true, Some(v)) = (up, cell::uuid(get(version_at))) {
                 versions.push(v);
@@ -1575,10 +1489,7 @@ impl Session {
             return;
         }
         let host = self.conn(conn).map(|c| c.address.as_str()).unwrap_or_default();
-        self.events.push_back(EventOut::Log(format!(
-            "control query {q:?} failed: {} (host {host})",
-            request_error_message(&error)
-        )));
+        self.events.push_back(EventOut::Log(format!("control query {q:?} failed: {} (host {host})", request_error_message(&error))));
         match &error {
             // The control connection died: its successor asks again (see make_control).
             RequestError::Closed { .. } | RequestError::Protocol { .. } => return,
@@ -1638,14 +1549,10 @@ impl Session {
             None => "asked again".to_owned(),
         };
         let message = request_error_message(error);
-        self.events.push_back(EventOut::Log(format!(
-            "control query Register failed: {message} (host {host}): no events from it; {then}"
-        )));
+        self.events.push_back(EventOut::Log(format!("control query Register failed: {message} (host {host}): no events from it; {then}")));
         match next {
             Some((next, _)) => self.make_control(now, next),
-            None if self.conn(conn).is_some_and(|c| c.status == ConnStatus::Ready) => {
-                self.send_control(now, conn, ControlQuery::Register)
-            }
+            None if self.conn(conn).is_some_and(|c| c.status == ConnStatus::Ready) => self.send_control(now, conn, ControlQuery::Register),
             None => {}
         }
     }
@@ -1691,8 +1598,7 @@ impl Session {
             p.conns.clear();
         }
         let mut unmatched = Vec::new();
-        let ids: Vec<ConnId> =
-            self.conns.iter().flatten().filter(|c| c.status != ConnStatus::Closed).map(|c| c.id).collect();
+        let ids: Vec<ConnId> = self.conns.iter().flatten().filter(|c| c.status != ConnStatus::Closed).map(|c| c.id).collect();
         for id in ids {
             let Some(address) = self.conn(id).map(|c| c.address.clone()) else { continue };
             match self.view.node_by_address(&address).map(|n| n.id) {
@@ -1811,8 +1717,7 @@ impl Session {
             // A re-prepare is an attempt of its request too: it fails (and is retried or not) with it.
             if let Purpose::User { req } | Purpose::Reprepare { req } = purpose {
                 // Whether it reached the socket is not known here: assume it did.
-                let err =
-                    RequestError::Closed { message: format!("connection closed: {}", reason.message()), written: true };
+                let err = RequestError::Closed { message: format!("connection closed: {}", reason.message()), written: true };
                 self.on_attempt_failed(now, req, conn, err);
             }
         }
@@ -1918,15 +1823,7 @@ impl Session {
 
     // ---- internals: request outcomes -----------------------------------------------------------------
 
-    fn on_user_response(
-        &mut self,
-        now: u64,
-        req_id: SessionRequestId,
-        conn: ConnId,
-        frame_flags: u8,
-        start: usize,
-        end: usize,
-    ) {
+    fn on_user_response(&mut self, now: u64, req_id: SessionRequestId, conn: ConnId, frame_flags: u8, start: usize, end: usize) {
         let Some(r) = self.req_mut(req_id) else { return };
         let (table, attempts) = (r.table, r.sent.max(1));
         // One send means one execution (`send_on` counts both): nothing to cancel or keep.
@@ -1953,15 +1850,7 @@ impl Session {
     /// The answer to a request sent more than once, or to a PREPARE: keeps its history, cancels
     /// its other executions, remembers the statement. False when the request is gone.
     #[inline(never)] // cold: see process_conn_events
-    fn settle_retried_or_prepare(
-        &mut self,
-        now: u64,
-        req_id: SessionRequestId,
-        conn: ConnId,
-        frame_flags: u8,
-        start: usize,
-        end: usize,
-    ) -> bool {
+    fn settle_retried_or_prepare(&mut self, now: u64, req_id: SessionRequestId, conn: ConnId, frame_flags: u8, start: usize, end: usize) -> bool {
         let Some(mut req) = self.take_req(req_id) else { return false };
         if req.sent > 1 || !self.tried.is_empty() {
             self.keep_tried(req_id, &mut req);
@@ -1982,16 +1871,7 @@ impl Session {
     /// follows does not meet a node that has never heard of the table.
     #[inline(never)] // cold: see process_conn_events
     #[allow(clippy::too_many_arguments)]
-    fn await_schema_agreement(
-        &mut self,
-        now: u64,
-        req_id: SessionRequestId,
-        conn: ConnId,
-        frame_flags: u8,
-        start: usize,
-        end: usize,
-        attempts: u32,
-    ) {
+    fn await_schema_agreement(&mut self, now: u64, req_id: SessionRequestId, conn: ConnId, frame_flags: u8, start: usize, end: usize, attempts: u32) {
         let body = self.conn(conn).map(|c| c.inner.arena_slice(start, end).to_vec()).unwrap_or_default();
         let node = self.conn(conn).and_then(|c| c.node).unwrap_or(NO_NODE);
         if self.awaiting_agreement.is_empty() {
@@ -2058,8 +1938,7 @@ impl Session {
             _ => None,
         };
         let bind_columns = info.bind_columns.into_iter().map(|(n, t)| (n.to_owned(), t)).collect();
-        self.prepared
-            .insert(info.id, PreparedMeta { cql, keyspace, table, pk_indexes: info.pk_indexes, lwt, bind_columns });
+        self.prepared.insert(info.id, PreparedMeta { cql, keyspace, table, pk_indexes: info.pk_indexes, lwt, bind_columns });
     }
 
     #[inline(never)] // cold: see process_conn_events
@@ -2082,14 +1961,7 @@ impl Session {
         if errors.last().is_none_or(|e| e.node != node) {
             errors.push(NodeError::new(node.clone(), &error));
         }
-        let error = SessionError {
-            error,
-            node,
-            attempts: req.sent.max(1),
-            no_host_available: false,
-            errors,
-            trace: req.trace.clone(),
-        };
+        let error = SessionError { error, node, attempts: req.sent.max(1), no_host_available: false, errors, trace: req.trace.clone() };
         self.events.push_back(EventOut::Failed { id: req_id, error });
         self.recycle(&mut req);
     }
@@ -2119,15 +1991,9 @@ impl Session {
         let decision = self.config.retry.decide(kind, attempt, idempotent, lwt);
         *self.metrics.decisions.get_or_insert(decision.reason, 0) += 1;
         let Some(req) = self.req_mut(req_id) else { return };
-        req.trace.push(TraceEntry {
-            node: node_address,
-            decision: decision_name(decision.value),
-            reason: decision.reason,
-        });
+        req.trace.push(TraceEntry { node: node_address, decision: decision_name(decision.value), reason: decision.reason });
         match decision.value {
-            RetryDecision::Rethrow if decision.reason == NOT_RESENT => {
-                self.fail_req(req_id, conn, explain_not_resent(error))
-            }
+            RetryDecision::Rethrow if decision.reason == NOT_RESENT => self.fail_req(req_id, conn, explain_not_resent(error)),
             RetryDecision::Rethrow => self.fail_req(req_id, conn, error),
             RetryDecision::Ignore => {
                 if let Some(mut req) = self.take_req(req_id) {
@@ -2246,9 +2112,7 @@ fn is_ddl(request: &Request) -> bool {
     let Request::Query { cql, .. } = request else { return false };
     // Bytes, not str: the user's text may have a multi-byte character where a keyword ends.
     let head = cql.trim_start().as_bytes();
-    ["CREATE", "ALTER ", "DROP "]
-        .iter()
-        .any(|k| head.get(..k.len()).is_some_and(|h| h.eq_ignore_ascii_case(k.as_bytes())))
+    ["CREATE", "ALTER ", "DROP "].iter().any(|k| head.get(..k.len()).is_some_and(|h| h.eq_ignore_ascii_case(k.as_bytes())))
 }
 
 /// A stable stand-in host id for a node known only by its address.

@@ -5,9 +5,9 @@
 
 mod common;
 
-use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
+use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use cqlwire_core::bulk::{
     BadColumn, BulkConfig, BulkEncoder, BulkError, CsvOptions, FieldRef, Format, Mapping, RowOutcome,
@@ -974,11 +974,7 @@ fn rows_body_of(
 }
 
 /// Every row the loader reads from `input`, as encoded values; a bad row fails the test.
-fn load_all(
-    format: cqlwire_core::bulk::Format,
-    columns: Vec<(String, cqlwire_core::types::ColumnType)>,
-    input: &[u8],
-) -> Vec<Vec<u8>> {
+fn load_all(format: cqlwire_core::bulk::Format, columns: Vec<(String, cqlwire_core::types::ColumnType)>, input: &[u8]) -> Vec<Vec<u8>> {
     use cqlwire_core::bulk::{BulkConfig, BulkEncoder, RowOutcome};
     let mut config = BulkConfig::new(format, columns);
     // A null goes out as an empty field (or JSON null) and must come back as null, not unset.
@@ -1000,25 +996,9 @@ const ROUND_TRIP_TYPES: [&str; 7] = ["int", "text", "list<text>", "map<text, int
 
 fn round_trip_cells() -> Vec<Vec<Option<&'static str>>> {
     vec![
-        vec![
-            Some("1"),
-            Some("a, \"quoted\"\nline"),
-            Some("['x', 'y''s']"),
-            Some("{'k': 1}"),
-            Some("0x00ff"),
-            Some("NaN"),
-            Some("2024-01-02T03:04:05.678Z"),
-        ],
+        vec![Some("1"), Some("a, \"quoted\"\nline"), Some("['x', 'y''s']"), Some("{'k': 1}"), Some("0x00ff"), Some("NaN"), Some("2024-01-02T03:04:05.678Z")],
         vec![Some("2"), Some(""), None, None, Some("0x"), Some("-0.0"), None],
-        vec![
-            Some("3"),
-            Some(" padded "),
-            Some("[]"),
-            Some("{}"),
-            None,
-            Some("1e308"),
-            Some("1969-12-31T23:59:59.999Z"),
-        ],
+        vec![Some("3"), Some(" padded "), Some("[]"), Some("{}"), None, Some("1e308"), Some("1969-12-31T23:59:59.999Z")],
     ]
 }
 
@@ -1066,18 +1046,7 @@ fn csv_pages_with_json_collections_are_dsbulk_s_notation_and_load_back() {
             Some("{123e4567-e89b-12d3-a456-426614174000: '2024-03-05T06:07:08.009Z'}"),
             Some("top ['a']"),
         ],
-        vec![
-            Some("2"),
-            None,
-            None,
-            None,
-            None,
-            Some("(null, null, null)"),
-            Some("{street: null, num: 3}"),
-            None,
-            None,
-            None,
-        ],
+        vec![Some("2"), None, None, None, None, Some("(null, null, null)"), Some("{street: null, num: 3}"), None, None, None],
     ];
     let (body, columns, expected) = rows_body_of(&types, &cells);
     let rows = Rows::parse(&body).unwrap();
@@ -1105,10 +1074,7 @@ fn the_collection_format_is_cql_or_json() {
     assert_eq!(of("{}"), Ok(CollectionFormat::Cql));
     assert_eq!(of(r#"{"collectionFormat": "cql"}"#), Ok(CollectionFormat::Cql));
     assert_eq!(of(r#"{"collectionFormat": "json"}"#), Ok(CollectionFormat::Json));
-    assert_eq!(
-        of(r#"{"collectionFormat": "JSON"}"#),
-        Err(r#"the collection format "JSON" must be cql or json"#.to_owned())
-    );
+    assert_eq!(of(r#"{"collectionFormat": "JSON"}"#), Err(r#"the collection format "JSON" must be cql or json"#.to_owned()));
 }
 
 #[test]
@@ -1151,23 +1117,17 @@ fn json_pages_write_timestamps_in_the_zone_asked_for() {
     assert_eq!(
         json,
         concat!(
-            r#"{"c0":"2024-03-10T01:59:59-05:00","c1":["2024-03-10T07:00:00.000Z"]}"#,
-            "\n",
-            r#"{"c0":"2024-03-10T03:00:00.250-04:00","c1":null}"#,
-            "\n",
-            r#"{"c0":null,"c1":[]}"#,
-            "\n",
+            r#"{"c0":"2024-03-10T01:59:59-05:00","c1":["2024-03-10T07:00:00.000Z"]}"#, "\n",
+            r#"{"c0":"2024-03-10T03:00:00.250-04:00","c1":null}"#, "\n",
+            r#"{"c0":null,"c1":[]}"#, "\n",
         )
     );
     assert_eq!(
         text,
         concat!(
-            r#"["2024-03-10T01:59:59-05:00","['2024-03-10T07:00:00.000Z']"]"#,
-            "\n",
-            r#"["2024-03-10T03:00:00.250-04:00",null]"#,
-            "\n",
-            r#"[null,"[]"]"#,
-            "\n",
+            r#"["2024-03-10T01:59:59-05:00","['2024-03-10T07:00:00.000Z']"]"#, "\n",
+            r#"["2024-03-10T03:00:00.250-04:00",null]"#, "\n",
+            r#"[null,"[]"]"#, "\n",
         )
     );
     let fixed = json_page_options(r#"{"timeZone":"+05:30"}"#).unwrap();
@@ -1197,5 +1157,8 @@ fn cell_lines_are_each_cells_cql_text() {
     format_column_names(&rows, &mut names);
     format_cell_lines(&rows, &TextOptions::default(), &mut cells).unwrap();
     assert_eq!(names, r#"["c0","c1","c2","c3","c4","c5","c6"]"#);
-    assert_eq!(cells.lines().nth(1).unwrap(), r#"["2","",null,null,"0x","-0",null]"#);
+    assert_eq!(
+        cells.lines().nth(1).unwrap(),
+        r#"["2","",null,null,"0x","-0",null]"#
+    );
 }

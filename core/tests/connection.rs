@@ -1,8 +1,6 @@
 //! The connection state machine on simulated time: no sockets, every byte hand-built.
 
-use cqlwire_core::connection::{
-    stream_of_id, CloseReason, Config, Connection, Credentials, Event, Request, RequestError, State,
-};
+use cqlwire_core::connection::{stream_of_id, CloseReason, Config, Connection, Credentials, Event, Request, RequestError, State};
 use cqlwire_core::message::QueryOptions;
 
 const MS: u64 = 1_000;
@@ -186,12 +184,7 @@ fn responses_are_matched_by_stream_even_out_of_order() {
 
 /// Two stream ids for requests (max_streams 3: stream 0 is the handshake's), 100 ms timeout.
 fn two_user_streams() -> Connection {
-    ready_connection(Config {
-        request_timeout_us: 100 * MS,
-        heartbeat_interval_us: 0,
-        max_streams: 3,
-        ..Config::default()
-    })
+    ready_connection(Config { request_timeout_us: 100 * MS, heartbeat_interval_us: 0, max_streams: 3, ..Config::default() })
 }
 
 #[test]
@@ -428,7 +421,8 @@ fn a_server_frame_without_the_response_bit_closes_the_connection() {
     request_direction[0] = 0x04;
     c.handle_bytes(1, &request_direction);
     let ev = events(&mut c);
-    let closed = ev.iter().find_map(|e| if let Ev::Closed(r) = e { Some(r.clone()) } else { None }).expect("closed");
+    let closed =
+        ev.iter().find_map(|e| if let Ev::Closed(r) = e { Some(r.clone()) } else { None }).expect("closed");
     let reason: serde_json::Value = serde_json::from_str(&closed).unwrap();
     assert_eq!(reason["side"], "remote", "{closed}");
     assert_eq!(reason["field"], "frame header version", "{closed}");
@@ -554,8 +548,7 @@ mod wire_formats {
         framed[last] ^= 0xFF;
         c.handle_bytes(4, &framed);
         let ev = events(&mut c);
-        let closed =
-            ev.iter().find_map(|e| if let Ev::Closed(r) = e { Some(r.clone()) } else { None }).expect("closed");
+        let closed = ev.iter().find_map(|e| if let Ev::Closed(r) = e { Some(r.clone()) } else { None }).expect("closed");
         assert!(closed.contains("crc32") && closed.contains("remote"), "{closed}");
     }
 
@@ -578,11 +571,7 @@ mod wire_formats {
             c.handle_bytes(2, &ready_frame);
             assert_eq!(events(&mut c), vec![Ev::Ready]);
             let id = c
-                .start_request(
-                    3,
-                    Request::Query { cql: "SELECT x FROM t", values: &[], options: QueryOptions::default() },
-                    None,
-                )
+                .start_request(3, Request::Query { cql: "SELECT x FROM t", values: &[], options: QueryOptions::default() }, None)
                 .unwrap();
             let mut wire = Vec::new();
             c.poll_transmit(&mut wire);
@@ -675,11 +664,7 @@ mod wire_formats {
                 let held = c.buffer_capacity();
                 assert!(held <= fed + SLACK, "v{version}: {held} bytes held after {fed} bytes read");
             }
-            assert_eq!(
-                events(&mut c),
-                vec![Ev::Response(big, body.clone()), Ev::Response(small, 1i32.to_be_bytes().to_vec())],
-                "v{version}"
-            );
+            assert_eq!(events(&mut c), vec![Ev::Response(big, body.clone()), Ev::Response(small, 1i32.to_be_bytes().to_vec())], "v{version}");
         }
     }
 
@@ -691,13 +676,9 @@ mod wire_formats {
         const LARGE: usize = 100 << 20;
         let mut body = 1i32.to_be_bytes().to_vec();
         body.extend((0..LARGE).map(|i| (i / 4096) as u8));
-        for (version, algorithm) in [
-            (4, Compression::None),
-            (4, Compression::Lz4),
-            (4, Compression::Snappy),
-            (5, Compression::None),
-            (5, Compression::Lz4),
-        ] {
+        for (version, algorithm) in
+            [(4, Compression::None), (4, Compression::Lz4), (4, Compression::Snappy), (5, Compression::None), (5, Compression::Lz4)]
+        {
             let mut c = ready_at(version, algorithm);
             let id = query(&mut c, 3);
             c.poll_transmit(&mut Vec::new());
@@ -783,22 +764,15 @@ fn authenticate_asked(config: Config, class: &str) -> Connection {
 
 #[test]
 fn a_host_authenticator_is_asked_each_step_and_the_connection_waits_for_its_answer() {
-    let mut c =
-        authenticate_asked(Config { host_authenticator: true, ..Config::default() }, "com.example.ScramAuthenticator");
-    assert_eq!(
-        events(&mut c),
-        vec![Ev::Auth(r#"Start { authenticator_class: "com.example.ScramAuthenticator" }"#.into())]
-    );
+    let mut c = authenticate_asked(Config { host_authenticator: true, ..Config::default() }, "com.example.ScramAuthenticator");
+    assert_eq!(events(&mut c), vec![Ev::Auth(r#"Start { authenticator_class: "com.example.ScramAuthenticator" }"#.into())]);
     assert!(transmit(&mut c).is_empty(), "nothing goes out before the host answers");
     c.auth_answer(Ok(b"client-first"));
     assert_eq!(&transmit(&mut c)[0].2[4..], b"client-first");
     let mut challenge = 12i32.to_be_bytes().to_vec();
     challenge.extend_from_slice(b"server-first");
     c.handle_bytes(3, &response(0, 0x0E, &challenge));
-    assert_eq!(
-        events(&mut c),
-        vec![Ev::Auth("Challenge { token: Some([115, 101, 114, 118, 101, 114, 45, 102, 105, 114, 115, 116]) }".into())]
-    );
+    assert_eq!(events(&mut c), vec![Ev::Auth("Challenge { token: Some([115, 101, 114, 118, 101, 114, 45, 102, 105, 114, 115, 116]) }".into())]);
     c.auth_answer(Ok(b"client-final"));
     c.auth_answer(Ok(b"a second answer to one step"));
     let out = transmit(&mut c);
@@ -822,8 +796,7 @@ fn a_host_authenticator_error_closes_with_an_auth_error() {
 
 #[test]
 fn a_host_authenticator_that_never_answers_is_closed_by_the_handshake_deadline() {
-    let mut c =
-        authenticate_asked(Config { host_authenticator: true, handshake_timeout_us: 1_000, ..Config::default() }, "X");
+    let mut c = authenticate_asked(Config { host_authenticator: true, handshake_timeout_us: 1_000, ..Config::default() }, "X");
     events(&mut c);
     c.handle_timeout(5_000);
     let closed = events(&mut c);
@@ -944,8 +917,7 @@ fn a_silent_server_fails_the_handshake_at_its_deadline() {
 
 #[test]
 fn a_ready_connection_has_no_handshake_deadline() {
-    let mut c =
-        ready_connection(Config { handshake_timeout_us: 10 * MS, heartbeat_interval_us: 0, ..Config::default() });
+    let mut c = ready_connection(Config { handshake_timeout_us: 10 * MS, heartbeat_interval_us: 0, ..Config::default() });
     assert_eq!(c.poll_timeout(), None);
     c.handle_timeout(60_000 * MS);
     assert_eq!(c.state(), State::Ready);
@@ -1005,12 +977,8 @@ fn a_queued_request_with_the_earliest_deadline_keeps_it_through_reads() {
     // shortest timeout of all: its deadline is the earliest, though it is not first in line.
     let mut c = ready_connection(Config { heartbeat_interval_us: 0, max_streams: 3, ..Config::default() });
     let timed = |c: &mut Connection, now: u64, timeout: u64| {
-        c.start_request(
-            now,
-            Request::Query { cql: "SELECT 1", values: &[], options: QueryOptions::default() },
-            Some(timeout),
-        )
-        .unwrap()
+        c.start_request(now, Request::Query { cql: "SELECT 1", values: &[], options: QueryOptions::default() }, Some(timeout))
+            .unwrap()
     };
     timed(&mut c, 0, 1000 * MS);
     timed(&mut c, 0, 1000 * MS);
@@ -1039,9 +1007,7 @@ fn a_queued_request_with_the_earliest_deadline_keeps_it_through_reads() {
 #[test]
 fn a_large_output_moves_out_with_its_buffer_exactly_as_copied() {
     let cql = format!("SELECT '{}'", "x".repeat(700 * 1024));
-    let large = |c: &mut Connection| {
-        c.start_request(3, Request::Query { cql: &cql, values: &[], options: QueryOptions::default() }, None).unwrap()
-    };
+    let large = |c: &mut Connection| c.start_request(3, Request::Query { cql: &cql, values: &[], options: QueryOptions::default() }, None).unwrap();
     let (mut moved, mut copied) = (ready_connection(Config::default()), ready_connection(Config::default()));
     large(&mut moved);
     large(&mut copied);
@@ -1084,11 +1050,7 @@ fn a_second_answer_on_the_same_stream_closes_the_connection_naming_the_stream() 
 /// heartbeat still asks, finds no answer behind the dripped frame, and closes the connection.
 #[test]
 fn a_dripped_frame_does_not_hold_off_the_heartbeat() {
-    let mut c = ready_connection(Config {
-        request_timeout_us: 500 * MS,
-        heartbeat_interval_us: 1_000 * MS,
-        ..Config::default()
-    });
+    let mut c = ready_connection(Config { request_timeout_us: 500 * MS, heartbeat_interval_us: 1_000 * MS, ..Config::default() });
     let a = query(&mut c, 2);
     let sa = transmit(&mut c)[0].0;
     let mut head = vec![0x84, 0];
@@ -1108,14 +1070,6 @@ fn a_dripped_frame_does_not_hold_off_the_heartbeat() {
     assert_eq!(heartbeat_at, Some(1_000 * MS + 2), "OPTIONS once the last whole frame (READY) is 1 s old");
     assert_eq!(t, 1_500 * MS + 2, "closed when the heartbeat's answer is 500 ms late");
     let ev = events(&mut c);
-    assert_eq!(
-        ev[0],
-        Ev::Failed(a, "{\"kind\":\"timeout\",\"message\":\"no response within 500 ms\",\"timeout_ms\":500}".into())
-    );
-    assert_eq!(
-        ev.last(),
-        Some(&Ev::Closed(
-            "{\"kind\":\"heartbeat_timeout\",\"message\":\"the server did not answer a heartbeat in time\"}".into()
-        ))
-    );
+    assert_eq!(ev[0], Ev::Failed(a, "{\"kind\":\"timeout\",\"message\":\"no response within 500 ms\",\"timeout_ms\":500}".into()));
+    assert_eq!(ev.last(), Some(&Ev::Closed("{\"kind\":\"heartbeat_timeout\",\"message\":\"the server did not answer a heartbeat in time\"}".into())));
 }

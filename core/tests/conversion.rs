@@ -111,10 +111,7 @@ fn fractions_in_integer_columns_need_a_rounding_rule() {
     assert_eq!(enc("int", "2.5", &default).unwrap_err(), FRACTION);
     // Without a fraction the value is exact, however it is written (DSBulk reads it so).
     assert_eq!(enc("int", "2.0", &default), Ok(2i32.to_be_bytes().to_vec()));
-    assert_eq!(
-        enc("bigint", "25e-1", &default).unwrap_err(),
-        FRACTION.replace("int, got '2.5'", "bigint, got '25e-1'")
-    );
+    assert_eq!(enc("bigint", "25e-1", &default).unwrap_err(), FRACTION.replace("int, got '2.5'", "bigint, got '25e-1'"));
     let half_even = options(r#"{"rounding": "half-even"}"#);
     assert_eq!(enc("int", "2.5", &half_even), Ok(2i32.to_be_bytes().to_vec()));
     assert_eq!(enc("int", "-3.5", &half_even), Ok((-4i32).to_be_bytes().to_vec()));
@@ -126,7 +123,10 @@ fn fractions_in_integer_columns_need_a_rounding_rule() {
         enc("tinyint", "127.1", &options(r#"{"rounding": "up"}"#)).unwrap_err(),
         "expected tinyint, got '127.1' (at byte 0): out of range"
     );
-    assert_eq!(enc("int", "2.5", &options(r#"{"rounding": "unnecessary"}"#)).unwrap_err(), FRACTION);
+    assert_eq!(
+        enc("int", "2.5", &options(r#"{"rounding": "unnecessary"}"#)).unwrap_err(),
+        FRACTION
+    );
 }
 
 #[test]

@@ -9,7 +9,9 @@ mod common;
 
 use std::sync::{Arc, Mutex};
 
-use cqlwire_core::connection::{Authenticator, AuthenticatorFactory, Config, Connection, Event, Request, State};
+use cqlwire_core::connection::{
+    Authenticator, AuthenticatorFactory, Config, Connection, Event, Request, State,
+};
 use cqlwire_core::frame::{FrameHeader, Opcode, HEADER_LEN};
 use cqlwire_core::message::{decode_prepared, hex, QueryOptions};
 use cqlwire_core::rows::Rows;
@@ -231,11 +233,7 @@ fn results_and_errors_arrive_whole_byte_by_byte_and_before_the_next_frame() {
             if let Feed::ThenNext = how {
                 assert_eq!(after, vec![json!({ "response": id2, "body": "00000001" })], "{label}: the next frame");
             }
-            assert_eq!(
-                (c.state(), c.in_flight()),
-                (State::Ready, if matches!(how, Feed::ThenNext) { 0 } else { 1 }),
-                "{label}"
-            );
+            assert_eq!((c.state(), c.in_flight()), (State::Ready, if matches!(how, Feed::ThenNext) { 0 } else { 1 }), "{label}");
         }
     }
 }
@@ -378,7 +376,8 @@ fn normalise_columns(expect: &Json) -> Json {
 
 #[test]
 fn rows_results_decode_to_the_python_drivers_values() {
-    let rows_vectors: Vec<Vector> = of(&["RESULT"]).into_iter().filter(|v| v.expect["kind"] == "rows").collect();
+    let rows_vectors: Vec<Vector> =
+        of(&["RESULT"]).into_iter().filter(|v| v.expect["kind"] == "rows").collect();
     assert!(rows_vectors.len() >= 8);
     for v in rows_vectors {
         let rows = Rows::parse(v.body()).unwrap_or_else(|e| panic!("{}: {e}", v.name));
@@ -413,17 +412,13 @@ fn rows_results_decode_to_the_python_drivers_values() {
 
 #[test]
 fn prepared_results_decode_to_the_python_drivers_values() {
-    let prepared: Vec<Vector> = of(&["RESULT"]).into_iter().filter(|v| v.expect["kind"] == "prepared").collect();
+    let prepared: Vec<Vector> =
+        of(&["RESULT"]).into_iter().filter(|v| v.expect["kind"] == "prepared").collect();
     assert_eq!(prepared.len(), 6);
     for v in prepared {
         let p = decode_prepared(v.body(), v.protocol).unwrap_or_else(|e| panic!("{}: {e}", v.name));
         assert_eq!(hex(p.id), v.expect["id"].as_str().unwrap(), "{}", v.name);
-        assert_eq!(
-            p.result_metadata_id.map(hex),
-            v.expect["resultMetadataId"].as_str().map(str::to_owned),
-            "{}",
-            v.name
-        );
+        assert_eq!(p.result_metadata_id.map(hex), v.expect["resultMetadataId"].as_str().map(str::to_owned), "{}", v.name);
         assert_eq!(json!(p.pk_indexes), v.expect["pkIndexes"], "{}", v.name);
         let binds = normalise_columns(&v.expect["bindColumns"]);
         let names: Vec<Json> = p.bind_columns.iter().map(|(n, t)| json!([n, type_text(t)])).collect();

@@ -28,18 +28,8 @@ fn consistency_and_error_codes_have_their_spec_names() {
     assert_eq!(
         names,
         [
-            "ANY",
-            "ONE",
-            "TWO",
-            "THREE",
-            "QUORUM",
-            "ALL",
-            "LOCAL_QUORUM",
-            "EACH_QUORUM",
-            "SERIAL",
-            "LOCAL_SERIAL",
-            "LOCAL_ONE",
-            "UNKNOWN"
+            "ANY", "ONE", "TWO", "THREE", "QUORUM", "ALL", "LOCAL_QUORUM", "EACH_QUORUM", "SERIAL", "LOCAL_SERIAL",
+            "LOCAL_ONE", "UNKNOWN"
         ]
     );
     assert_eq!(
@@ -109,13 +99,7 @@ fn every_option() -> QueryOptions<'static> {
 #[test]
 fn query_parameters_carry_each_flag_and_field_in_protocol_order() {
     let values = [0, 1, 0, 0, 0, 1, 5];
-    let tail = be(&[
-        &100i32.to_be_bytes(),
-        &2i32.to_be_bytes(),
-        &[0xAB, 0xCD],
-        &[0, 9],
-        &0x0102_0304_0506_0708i64.to_be_bytes(),
-    ]);
+    let tail = be(&[&100i32.to_be_bytes(), &2i32.to_be_bytes(), &[0xAB, 0xCD], &[0, 9], &0x0102_0304_0506_0708i64.to_be_bytes()]);
     // v4: a one-byte flags field; no keyspace or now_in_seconds.
     assert_eq!(parameters(4, &values, &every_option()), be(&[&[0, 4], &[0x3F], &values, &tail]));
     // v5: four bytes of flags, then the keyspace and now_in_seconds.
@@ -135,17 +119,9 @@ fn batches_carry_statements_then_the_parameters_a_batch_may_have() {
     ];
     let mut out = Vec::new();
     write_batch(&mut Writer::new(&mut out), 5, BatchType::Unlogged, &statements, &every_option());
-    let head =
-        be(&[&[1], &[0, 2], &[0], &8i32.to_be_bytes(), b"INSERT 1", &values, &[1], &[0, 2, 0xEE, 0xFF], &[0, 0]]);
+    let head = be(&[&[1], &[0, 2], &[0], &8i32.to_be_bytes(), b"INSERT 1", &values, &[1], &[0, 2, 0xEE, 0xFF], &[0, 0]]);
     // No page size, paging state or skip-metadata in a BATCH, even when asked for; nor VALUES.
-    let params = be(&[
-        &[0, 4],
-        &0x1B0u32.to_be_bytes(),
-        &[0, 9],
-        &0x0102_0304_0506_0708i64.to_be_bytes(),
-        &string("ks"),
-        &77i32.to_be_bytes(),
-    ]);
+    let params = be(&[&[0, 4], &0x1B0u32.to_be_bytes(), &[0, 9], &0x0102_0304_0506_0708i64.to_be_bytes(), &string("ks"), &77i32.to_be_bytes()]);
     assert_eq!(out, be(&[&head, &params]));
     assert_eq!([BatchType::Logged as u8, BatchType::Unlogged as u8, BatchType::Counter as u8], [0, 1, 2]);
 }
@@ -159,10 +135,7 @@ fn scyllas_rate_limit_error_reads_its_code_from_supported() {
     for (op, name) in [(0u8, "read"), (1, "write"), (2, "unknown")] {
         let body = error_body(0x4321, &[op, 1]);
         let e = ServerError::decode_with(&body, 4, Some(0x4321)).unwrap();
-        assert_eq!(
-            (e.code_name, e.details),
-            ("RateLimitReached", ErrorDetails::RateLimitReached { op_type: name, rejected_by_coordinator: true })
-        );
+        assert_eq!((e.code_name, e.details), ("RateLimitReached", ErrorDetails::RateLimitReached { op_type: name, rejected_by_coordinator: true }));
     }
     let e = ServerError::decode_with(&error_body(0x4321, &[1, 0]), 4, Some(0x4321)).unwrap();
     assert_eq!(e.details, ErrorDetails::RateLimitReached { op_type: "write", rejected_by_coordinator: false });
@@ -212,9 +185,7 @@ fn prepared_results_refuse_other_kinds_and_implausible_counts() {
         (e.field, e.offset, e.reason)
     };
     assert_eq!(at(&1i32.to_be_bytes()), ("result kind", 4, "expected Prepared, got 1".to_owned()));
-    let head = |flags: i32, columns: i32, pk: i32| {
-        be(&[&4i32.to_be_bytes(), &[0, 1, 7], &flags.to_be_bytes(), &columns.to_be_bytes(), &pk.to_be_bytes()])
-    };
+    let head = |flags: i32, columns: i32, pk: i32| be(&[&4i32.to_be_bytes(), &[0, 1, 7], &flags.to_be_bytes(), &columns.to_be_bytes(), &pk.to_be_bytes()]);
     assert_eq!(at(&head(0, 0, -1)), ("prepared metadata pk_count", 19, "implausible count -1".to_owned()));
     assert_eq!(at(&head(0, 0, 1025)), ("prepared metadata pk_count", 19, "implausible count 1025".to_owned()));
     assert_eq!(at(&head(0, -1, 0)), ("prepared metadata columns_count", 19, "implausible count -1".to_owned()));

@@ -32,10 +32,7 @@ fn other_kinds_no_metadata_and_implausible_counts_are_refused() {
         ("rows metadata flags", 12, "a result the core reads itself must carry metadata".to_owned())
     );
     assert_eq!(refusal(&rows(0, -1, &[])), ("rows metadata columns_count", 12, "implausible count -1".to_owned()));
-    assert_eq!(
-        refusal(&rows(0, 65536, &[])),
-        ("rows metadata columns_count", 12, "implausible count 65536".to_owned())
-    );
+    assert_eq!(refusal(&rows(0, 65536, &[])), ("rows metadata columns_count", 12, "implausible count 65536".to_owned()));
     // 65535 columns are plausible: the first missing spec is what fails.
     assert_eq!(refusal(&rows(0, 65535, &[])).0, "column keyspace");
 }
@@ -78,8 +75,7 @@ fn system_table_cells_decode_or_give_nothing() {
     assert_eq!(cell::text_collection(Some(&[0, 0])), Vec::<String>::new());
     assert_eq!(cell::text_collection(None), Vec::<String>::new());
 
-    let map =
-        [int(2), int(1), b"k".to_vec(), int(1), b"v".to_vec(), int(2), b"k2".to_vec(), int(2), b"v2".to_vec()].concat();
+    let map = [int(2), int(1), b"k".to_vec(), int(1), b"v".to_vec(), int(2), b"k2".to_vec(), int(2), b"v2".to_vec()].concat();
     assert_eq!(cell::text_map(Some(&map)), [("k".to_owned(), "v".to_owned()), ("k2".to_owned(), "v2".to_owned())]);
     let null_value = [int(2), int(1), b"k".to_vec(), int(-1), int(1), b"x".to_vec(), int(1), b"y".to_vec()].concat();
     assert_eq!(cell::text_map(Some(&null_value)), Vec::<(String, String)>::new());

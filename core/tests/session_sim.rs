@@ -4,13 +4,11 @@
 use std::collections::{HashMap, HashSet};
 
 use cqlwire_core::bulk::registry::BulkLoads;
-use cqlwire_core::cluster::{
-    encode_tablet, murmur3_token, RetryPolicy, SpeculativePolicy, Tablet, TabletReplica, NOT_RESENT,
-};
+use cqlwire_core::cluster::{encode_tablet, murmur3_token, RetryPolicy, SpeculativePolicy, Tablet, TabletReplica, NOT_RESENT};
 use cqlwire_core::connection::{AuthStep, Config, Request, RequestError};
 use cqlwire_core::message::QueryOptions;
-use cqlwire_core::session::{Command, ConnId, RequestSpec, Session, SessionConfig, SessionEvent, ShardTarget};
 use cqlwire_core::v5::{FrameDecoder, FrameEncoder};
+use cqlwire_core::session::{Command, ConnId, RequestSpec, Session, SessionConfig, SessionEvent, ShardTarget};
 
 const MS: u64 = 1_000;
 const INSERT: &str = "INSERT INTO ks1.t (k, v) VALUES (?, ?)";
@@ -385,8 +383,7 @@ impl Sim {
                 continue;
             }
             if self.nodes[node].max_version != 0 && version > self.nodes[node].max_version {
-                let message =
-                    format!("Invalid or unsupported protocol version ({version}); supported versions are (3/v3, 4/v4)");
+                let message = format!("Invalid or unsupported protocol version ({version}); supported versions are (3/v3, 4/v4)");
                 out.extend(frame(stream, 0x00, &server_error(0x000A, &message, &[])));
                 continue;
             }
@@ -646,27 +643,13 @@ impl Sim {
             let mut cols = cols.to_vec();
             cols[1].0 = "rpc_address";
             cols.remove(2);
-            let old: Vec<_> = others
-                .into_iter()
-                .map(|mut r| {
-                    r.remove(2);
-                    r
-                })
-                .collect();
+            let old: Vec<_> = others.into_iter().map(|mut r| { r.remove(2); r }).collect();
             rows("peers", &cols, &old)
         } else if cql.contains("system_schema.keyspaces") {
-            let simple1 =
-                text_map(&[("class", "org.apache.cassandra.locator.SimpleStrategy"), ("replication_factor", "1")]);
-            let simple3 =
-                text_map(&[("class", "org.apache.cassandra.locator.SimpleStrategy"), ("replication_factor", "3")]);
-            let mut keyspaces =
-                vec![vec![Some(b"ks1".to_vec()), Some(simple1.clone())], vec![Some(b"ks3".to_vec()), Some(simple3)]];
-            keyspaces.extend(
-                self.nodes[node]
-                    .extra_keyspaces
-                    .iter()
-                    .map(|k| vec![Some(k.as_bytes().to_vec()), Some(simple1.clone())]),
-            );
+            let simple1 = text_map(&[("class", "org.apache.cassandra.locator.SimpleStrategy"), ("replication_factor", "1")]);
+            let simple3 = text_map(&[("class", "org.apache.cassandra.locator.SimpleStrategy"), ("replication_factor", "3")]);
+            let mut keyspaces = vec![vec![Some(b"ks1".to_vec()), Some(simple1.clone())], vec![Some(b"ks3".to_vec()), Some(simple3)]];
+            keyspaces.extend(self.nodes[node].extra_keyspaces.iter().map(|k| vec![Some(k.as_bytes().to_vec()), Some(simple1.clone())]));
             rows("keyspaces", &[("keyspace_name", TEXT), ("replication", MAP_TEXT)], &keyspaces)
         } else {
             1i32.to_be_bytes().to_vec()
@@ -774,8 +757,7 @@ impl Sim {
                 }
                 continue;
             }
-            let (responses, failures, errors, events) =
-                (&mut self.responses, &mut self.failures, &mut self.errors, &mut self.events);
+            let (responses, failures, errors, events) = (&mut self.responses, &mut self.failures, &mut self.errors, &mut self.events);
             let (timeline, now) = (&mut self.timeline, self.now);
             // SASL steps the host's authenticator answers once the events are drained.
             let mut auth_asks = Vec::new();
@@ -790,10 +772,7 @@ impl Sim {
                     errors.push((id, error));
                 }
                 other => {
-                    if let SessionEvent::Auth {
-                        conn, step: AuthStep::Start { .. } | AuthStep::Challenge { .. }, ..
-                    } = &other
-                    {
+                    if let SessionEvent::Auth { conn, step: AuthStep::Start { .. } | AuthStep::Challenge { .. }, .. } = &other {
                         auth_asks.push(*conn);
                     }
                     timeline.push((now, format!("{other:?}")));
@@ -876,7 +855,10 @@ impl Sim {
     }
 
     fn prepare(&mut self) {
-        let id = self.session.start_request(self.now, RequestSpec::prepare(INSERT, None)).unwrap();
+        let id = self
+            .session
+            .start_request(self.now, RequestSpec::prepare(INSERT, None))
+            .unwrap();
         self.pump();
         assert!(self.responses.contains_key(&id), "prepared: {:?}", self.failures.get(&id));
     }
@@ -892,12 +874,7 @@ impl Sim {
         let mut values = 2u16.to_be_bytes().to_vec();
         bytes(&mut values, Some(&k.to_be_bytes()));
         bytes(&mut values, Some(&[7u8; 32]));
-        let request = Request::Execute {
-            id: b"prep-insert",
-            result_metadata_id: None,
-            values: &values,
-            options: QueryOptions::default(),
-        };
+        let request = Request::Execute { id: b"prep-insert", result_metadata_id: None, values: &values, options: QueryOptions::default() };
         self.session.start_request(self.now, RequestSpec { idempotent, ..RequestSpec::new(request) }).unwrap()
     }
 }
@@ -1137,11 +1114,7 @@ fn speculative_execution_answers_from_the_second_node() {
     assert_ne!(sim.responses[&id], sim.nodes[owner].address);
     assert_eq!(sim.session.metrics().speculative_executions, 1);
     let tried = sim.session.take_tried(id);
-    assert_eq!(
-        (tried.errors.len(), tried.speculative_executions),
-        (0, 1),
-        "no node failed, one speculative execution: {tried:?}"
-    );
+    assert_eq!((tried.errors.len(), tried.speculative_executions), (0, 1), "no node failed, one speculative execution: {tried:?}");
     assert_eq!(sim.session.metrics().decisions.get("speculative execution"), Some(&1));
     // The losing execution is cancelled: its stream on the silent owner is orphaned (kept
     // reserved until an answer comes), not left in flight to time out later.
@@ -1157,6 +1130,7 @@ fn no_contact_point_reachable_is_a_connect_failure() {
     sim.start();
     assert!(sim.events.iter().any(|e| e.starts_with("ConnectFailed")), "{:?}", sim.events);
 }
+
 
 mod allocations {
     use super::*;
@@ -1213,14 +1187,8 @@ mod allocations {
         for k in 0..1000i64 {
             values[6..14].copy_from_slice(&(k % 200).to_be_bytes());
             let (id, n) = counted(|| {
-                let request = Request::Execute {
-                    id: b"prep-insert",
-                    result_metadata_id: None,
-                    values: &values,
-                    options: QueryOptions::default(),
-                };
-                let id =
-                    sim.session.start_request(sim.now, RequestSpec { idempotent: true, ..RequestSpec::new(request) });
+                let request = Request::Execute { id: b"prep-insert", result_metadata_id: None, values: &values, options: QueryOptions::default() };
+                let id = sim.session.start_request(sim.now, RequestSpec { idempotent: true, ..RequestSpec::new(request) });
                 let conn = sim.session.poll_transmit(&mut out);
                 (id, conn)
             });
@@ -1258,15 +1226,8 @@ mod allocations {
         let mut allocs = 0;
         for round in 0..200 {
             let (conn, n) = counted(|| {
-                let request = Request::Execute {
-                    id: b"prep-insert",
-                    result_metadata_id: None,
-                    values: &values,
-                    options: QueryOptions::default(),
-                };
-                sim.session
-                    .start_request(sim.now, RequestSpec { idempotent: true, ..RequestSpec::new(request) })
-                    .unwrap();
+                let request = Request::Execute { id: b"prep-insert", result_metadata_id: None, values: &values, options: QueryOptions::default() };
+                sim.session.start_request(sim.now, RequestSpec { idempotent: true, ..RequestSpec::new(request) }).unwrap();
                 sim.session.poll_transmit(&mut out)
             });
             let conn = conn.expect("bytes to send");
@@ -1404,47 +1365,11 @@ fn each_retry_goes_out_at_once_and_a_restarted_plan_after_its_backoff_per_error_
         ("WriteTimeout SIMPLE", write_timeout("SIMPLE"), true, 3, 2, false, "attempt limit reached"),
         ("Unavailable", unavailable, true, 2, 0, false, "unavailable: already retried once"),
         ("ReadTimeout", read_timeout, true, 2, 0, true, "read timeout: already retried once"),
-        (
-            "WriteTimeout BATCH_LOG",
-            write_timeout("BATCH_LOG"),
-            false,
-            2,
-            0,
-            true,
-            "write timeout on the batch log: already retried once",
-        ),
-        (
-            "WriteTimeout SIMPLE, not idempotent",
-            write_timeout("SIMPLE"),
-            false,
-            1,
-            0,
-            true,
-            "write timeout: statement is not idempotent",
-        ),
-        (
-            "Overloaded, not idempotent",
-            server_error(0x1001, "busy", &[]),
-            false,
-            1,
-            0,
-            true,
-            "coordinator refused: statement is not idempotent",
-        ),
+        ("WriteTimeout BATCH_LOG", write_timeout("BATCH_LOG"), false, 2, 0, true, "write timeout on the batch log: already retried once"),
+        ("WriteTimeout SIMPLE, not idempotent", write_timeout("SIMPLE"), false, 1, 0, true, "write timeout: statement is not idempotent"),
+        ("Overloaded, not idempotent", server_error(0x1001, "busy", &[]), false, 1, 0, true, "coordinator refused: statement is not idempotent"),
         ("ServerError", server_error(0x0000, "boom", &[]), true, 1, 0, true, "server error: not retried"),
-        (
-            "WriteFailure",
-            server_error(
-                0x1500,
-                "failed",
-                &timeout_body(0, 2, &[0, 0, 0, 1, 0, 6, b'S', b'I', b'M', b'P', b'L', b'E']),
-            ),
-            true,
-            1,
-            0,
-            true,
-            "error is not retryable",
-        ),
+        ("WriteFailure", server_error(0x1500, "failed", &timeout_body(0, 2, &[0, 0, 0, 1, 0, 6, b'S', b'I', b'M', b'P', b'L', b'E'])), true, 1, 0, true, "error is not retryable"),
     ];
     for (name, error, idempotent, at_once, after_backoff, same_node, last) in cases {
         let (attempts, failure) = attempts_on_the_clock(error, idempotent);
@@ -1459,10 +1384,7 @@ fn each_retry_goes_out_at_once_and_a_restarted_plan_after_its_backoff_per_error_
         let nodes: HashSet<usize> = first.iter().map(|&(_, n)| n).collect();
         assert_eq!(nodes.len(), if same_node { 1 } else { at_once }, "{name}: {attempts:?}");
         assert!(failure.contains(&format!("\"attempts\":{}", at_once + after_backoff)), "{name}: {failure}");
-        assert!(
-            failure.ends_with(&format!("\"decision\":\"rethrow\",\"reason\":\"{last}\"}}]}}")),
-            "{name}: {failure}"
-        );
+        assert!(failure.ends_with(&format!("\"decision\":\"rethrow\",\"reason\":\"{last}\"}}]}}")), "{name}: {failure}");
     }
 }
 
@@ -1505,14 +1427,9 @@ fn a_control_reply_with_rows_but_no_columns_closes_that_connection_naming_the_fi
         sim.nodes[0].replies = vec![(table, ZERO_COLUMNS_HUGE_COUNT.to_vec())];
         sim.start();
         assert!(!sim.session.is_ready(), "{table}");
-        let failed = sim
-            .events
-            .iter()
-            .find(|e| e.starts_with("ConnectFailed"))
-            .unwrap_or_else(|| panic!("{table}: {:?}", sim.events));
+        let failed = sim.events.iter().find(|e| e.starts_with("ConnectFailed")).unwrap_or_else(|| panic!("{table}: {:?}", sim.events));
         assert!(
-            failed.contains("field: \"rows count\", offset: 12")
-                && failed.contains("2147483647 rows without any column"),
+            failed.contains("field: \"rows count\", offset: 12") && failed.contains("2147483647 rows without any column"),
             "{table}: {failed}"
         );
         assert!(sim.conns.is_empty(), "{table}: the socket was closed");
@@ -1527,11 +1444,7 @@ fn a_hostile_control_reply_after_ready_moves_the_control_to_another_node() {
     sim.nodes[0].replies = vec![("system.peers_v2", ZERO_COLUMNS_HUGE_COUNT.to_vec())];
     let control = sim.new_node_event_from_node_0([127, 0, 0, 3]);
     assert!(!sim.conns.contains_key(&control), "the connection that garbled system.peers_v2 was closed");
-    assert!(
-        sim.events.iter().any(|e| e.contains("could not read PeersV2") && e.contains("rows count")),
-        "{:?}",
-        sim.events
-    );
+    assert!(sim.events.iter().any(|e| e.contains("could not read PeersV2") && e.contains("rows count")), "{:?}", sim.events);
     assert_eq!(sim.session.view().nodes().count(), 3, "the topology is kept");
     sim.advance(60_000 * MS);
     for k in 0..30 {
@@ -1562,9 +1475,9 @@ fn a_node_that_accepts_and_stays_silent_is_retried_until_it_answers() {
 
 mod bulk_load {
     use super::*;
+    use cqlwire_core::bulk::BadRowKind;
     use cqlwire_core::bulk::csv::CsvOptions;
     use cqlwire_core::bulk::load::{BadRow, BatchGrouping, BulkLoad, LoadConfig, LoadStats, DEFAULT_BATCH_SIZE};
-    use cqlwire_core::bulk::BadRowKind;
     use cqlwire_core::bulk::{BulkConfig, BulkEncoder, BulkError, ErrorLimit, Format};
     use cqlwire_core::types::ColumnType;
 
@@ -1798,13 +1711,8 @@ mod bulk_load {
         // A row that was not split from a failed batch has not met 0x0000 yet: the error may
         // be passing, so it keeps its retries (only a split row failing so again is bad).
         let unbatched = LoadConfig { batch_size: 1, ..LoadConfig::default() };
-        let (stats, executes) =
-            load_failing_once(unbatched, server_error(0x0000, "java.lang.RuntimeException", &[]), false);
-        assert_eq!(
-            (stats.rows_ok, stats.rows_rejected, stats.rows_uncertain, stats.retries, executes),
-            (300, 0, 0, 1, 301),
-            "{stats:?}"
-        );
+        let (stats, executes) = load_failing_once(unbatched, server_error(0x0000, "java.lang.RuntimeException", &[]), false);
+        assert_eq!((stats.rows_ok, stats.rows_rejected, stats.rows_uncertain, stats.retries, executes), (300, 0, 0, 1, 301), "{stats:?}");
     }
 
     #[test]
@@ -1847,10 +1755,7 @@ mod bulk_load {
         assert_eq!((stats.rows_ok, stats.rows_previous, stats.rows_uncertain, stats.rows_bad), (197, 2, 1, 0));
         assert_eq!(load.watermark(), input.len() as u64);
         let bad = load.poll_bad().unwrap();
-        assert_eq!(
-            (bad.kind, bad.offset, bad.raw.as_slice(), bad.attempts),
-            (BadRowKind::Uncertain, sent, &b"150,0x0102"[..], 0)
-        );
+        assert_eq!((bad.kind, bad.offset, bad.raw.as_slice(), bad.attempts), (BadRowKind::Uncertain, sent, &b"150,0x0102"[..], 0));
         assert!(load.poll_bad().is_none());
         // Every other row: started once, then acknowledged; the skipped ones never appear.
         let journal = load.take_journal();
@@ -1858,9 +1763,7 @@ mod bulk_load {
         for entry in &journal {
             match *entry {
                 JournalEntry::Sent(offset) => assert!(started.insert(offset), "{offset} started twice"),
-                JournalEntry::Acked(offset) => {
-                    assert!(started.contains(&offset), "{offset} acknowledged before its start")
-                }
+                JournalEntry::Acked(offset) => assert!(started.contains(&offset), "{offset} acknowledged before its start"),
             }
         }
         let expected: std::collections::BTreeSet<u64> =
@@ -1952,10 +1855,7 @@ mod bulk_load {
         let stats = load.stats();
         assert_eq!((stats.rows_ok, stats.rows_bad, stats.watermark), (300, 1, input.len() as u64));
         let bad = load.poll_bad().unwrap();
-        assert_eq!(
-            (bad.kind, bad.line, bad.column.as_deref(), bad.field),
-            (BadRowKind::Value, 301, Some("k"), Some(0))
-        );
+        assert_eq!((bad.kind, bad.line, bad.column.as_deref(), bad.field), (BadRowKind::Value, 301, Some("k"), Some(0)));
         assert!(sim.nodes.iter().all(|n| n.executes.is_empty() && n.batches.is_empty()), "nothing is sent");
     }
 
@@ -1974,10 +1874,7 @@ mod bulk_load {
             (1, 2, input.len() as u64, 5)
         );
         assert_eq!((stats.watermark_rows_ok, stats.watermark_rows_bad), (1, 2));
-        assert_eq!(
-            load.poll_bad().map(|bad| (bad.line, bad.offset, bad.column, bad.field)),
-            Some((1, 0, Some("k".into()), Some(0)))
-        );
+        assert_eq!(load.poll_bad().map(|bad| (bad.line, bad.offset, bad.column, bad.field)), Some((1, 0, Some("k".into()), Some(0))));
         let bad = load.poll_bad().unwrap();
         assert_eq!(
             bad,
@@ -2029,10 +1926,7 @@ mod bulk_load {
         let id = new_load_with(&mut sim, cell_times, LoadConfig { dry_run: true, ..LoadConfig::default() });
         run(&mut sim, id, PARTS, 1 << 20);
         let stats = sim.loads.get(id).unwrap().stats();
-        assert_eq!(
-            (stats.rows_ok, stats.rows_bad, stats.watermark, stats.watermark_line),
-            (2, 0, PARTS.len() as u64, 4)
-        );
+        assert_eq!((stats.rows_ok, stats.rows_bad, stats.watermark, stats.watermark_line), (2, 0, PARTS.len() as u64, 4));
 
         // The first row was sent by an earlier run and never acknowledged, the second was.
         let (first, second) = (33, 47);
@@ -2050,10 +1944,7 @@ mod bulk_load {
             (0, 1, 1, PARTS.len() as u64, 4)
         );
         let bad = load.poll_bad().unwrap();
-        assert_eq!(
-            (bad.kind, bad.line, bad.offset, bad.raw.as_slice()),
-            (BadRowKind::Uncertain, 2, first, &b"1,x,2,100,200"[..])
-        );
+        assert_eq!((bad.kind, bad.line, bad.offset, bad.raw.as_slice()), (BadRowKind::Uncertain, 2, first, &b"1,x,2,100,200"[..]));
         assert_eq!(load.poll_bad(), None);
         assert!(sim.nodes[0].executes.is_empty());
     }
@@ -2099,9 +1990,7 @@ mod bulk_load {
         run(&mut sim, load, b"5,0x0102\n5,0x03\n", 1000);
         let mut batch = vec![1, 0, 2];
         for v in [&[0u8, 0, 0, 2, 1, 2][..], &[0, 0, 0, 1, 3]] {
-            batch.extend_from_slice(
-                &[&[1u8, 0, 11][..], b"prep-insert", &[0, 2, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 5], v].concat(),
-            );
+            batch.extend_from_slice(&[&[1u8, 0, 11][..], b"prep-insert", &[0, 2, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 5], v].concat());
         }
         batch.extend_from_slice(&[0, 0x06, 0x10 | 0x20]);
         batch.extend_from_slice(&tail);
@@ -2206,10 +2095,7 @@ mod bulk_load {
         let config = LoadConfig { initial_concurrency: 8, max_concurrency: 8, ..LoadConfig::default() };
         let (windows, bad, stats) = windows_of(&mut sim, config, 1);
         assert_eq!((windows, bad), (vec![8, 4, 2], vec![]));
-        assert_eq!(
-            (stats.rows_ok, stats.retries, stats.rows_rejected, stats.waiting_retry, stats.in_flight),
-            (1, 2, 0, 0, 0)
-        );
+        assert_eq!((stats.rows_ok, stats.retries, stats.rows_rejected, stats.waiting_retry, stats.in_flight), (1, 2, 0, 0, 0));
         let times = &sim.nodes[0].execute_times;
         assert!(times.len() == 3 && times[0] < times[1] && times[1] < times[2], "retried after a backoff: {times:?}");
     }
@@ -2273,10 +2159,7 @@ mod bulk_load {
         assert!(load.is_done() && !load.wants_input());
         let stats = load.stats();
         // The second bad row stops it: the rows before it are loaded, the watermark ends after it.
-        assert_eq!(
-            (stats.rows_ok, stats.rows_bad, stats.watermark, stats.bytes_pushed),
-            (2, 2, 28, input.len() as u64)
-        );
+        assert_eq!((stats.rows_ok, stats.rows_bad, stats.watermark, stats.bytes_pushed), (2, 2, 28, input.len() as u64));
     }
 
     #[test]
@@ -2432,11 +2315,7 @@ mod bulk_load {
         let stats = load.stats();
         // The rows written on the dropped connection (the one node 0 applied, and those it
         // never read) have an unknown outcome: reported, not sent again.
-        assert_eq!(
-            (stats.retries, stats.rows_rejected, stats.rows_ok + stats.rows_uncertain),
-            (0, 0, 200),
-            "{stats:?}"
-        );
+        assert_eq!((stats.retries, stats.rows_rejected, stats.rows_ok + stats.rows_uncertain), (0, 0, 200), "{stats:?}");
         assert!(stats.rows_uncertain >= 1, "{stats:?}");
         assert_eq!(landed as u64, stats.rows_ok + 1, "the acknowledged rows and the dropped one");
         let mut bad = 0;
@@ -2482,19 +2361,14 @@ mod bulk_load {
         assert_eq!(status.status, BulkControl { wants_input: false, done: true, error: None });
         assert_eq!((status.counters.rows_ok, status.counters.rows_bad, status.counters.bytes_pushed), (1, 1, 16));
         let bad = sim.loads.poll_bad(second).unwrap();
-        assert_eq!(
-            (bad.raw.as_slice(), bad.line, bad.offset, bad.column.as_deref()),
-            (&b"x,0x01"[..], 2, 9, Some("k"))
-        );
+        assert_eq!((bad.raw.as_slice(), bad.line, bad.offset, bad.column.as_deref()), (&b"x,0x01"[..], 2, 9, Some("k")));
         assert!(sim.loads.poll_bad(second).is_none(), "one bad row");
         let untouched = sim.loads.status(first).unwrap();
         assert_eq!(untouched.status, BulkControl { wants_input: true, done: false, error: None });
         assert_eq!((untouched.counters.rows_ok, untouched.counters.bytes_pushed), (0, 0));
         // A closed id is gone and not given out again.
         sim.loads.close(first);
-        assert!(
-            sim.loads.get(first).is_none() && sim.loads.status(first).is_none() && sim.loads.poll_bad(first).is_none()
-        );
+        assert!(sim.loads.get(first).is_none() && sim.loads.status(first).is_none() && sim.loads.poll_bad(first).is_none());
         assert_eq!(sim.loads.start(&sim.session, b"prep-insert", &[], options).unwrap(), 2);
         assert_eq!(sim.loads.get(second).unwrap().stats().rows_ok, 1);
         // Events no load owns go to the host, and drain_events counts every event it drained.
@@ -2791,11 +2665,7 @@ fn a_rate_limit_error_fails_the_request_without_a_retry_anywhere() {
     let untouched: usize = sim.nodes.iter().map(|n| n.fail_next.len()).sum();
     assert_eq!(untouched, 8, "one node answered once; no other attempt anywhere");
     let reasons: Vec<&str> = error.trace.iter().map(|t| t.reason).collect();
-    assert_eq!(
-        reasons,
-        ["rate limit reached: never retried, the caller decides"],
-        "known as a rate limit, not any error"
-    );
+    assert_eq!(reasons, ["rate limit reached: never retried, the caller decides"], "known as a rate limit, not any error");
 }
 
 // ---- Scylla tablets -----------------------------------------------------------------------------
@@ -2907,7 +2777,8 @@ fn executes_on_primary(lwt_marked: bool) -> usize {
         let id = sim.insert(k, false);
         assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
     }
-    let on_primary: usize = (0..3).map(|i| sim.nodes[i].executes.iter().filter(|&&t| sim.owner(t) == i).count()).sum();
+    let on_primary: usize =
+        (0..3).map(|i| sim.nodes[i].executes.iter().filter(|&&t| sim.owner(t) == i).count()).sum();
     assert_eq!(sim.nodes.iter().map(|n| n.executes.len()).sum::<usize>(), 300);
     on_primary
 }
@@ -2928,12 +2799,7 @@ fn insert_by_handle(sim: &mut Sim, k: i64, handle: Option<u32>) -> u32 {
     let mut values = 2u16.to_be_bytes().to_vec();
     bytes(&mut values, Some(&k.to_be_bytes()));
     bytes(&mut values, Some(&[7u8; 32]));
-    let request = Request::Execute {
-        id: b"prep-insert",
-        result_metadata_id: None,
-        values: &values,
-        options: QueryOptions::default(),
-    };
+    let request = Request::Execute { id: b"prep-insert", result_metadata_id: None, values: &values, options: QueryOptions::default() };
     let spec = RequestSpec { prepared: handle, ..RequestSpec::new(request) };
     let id = sim.session.start_request(sim.now, spec).unwrap();
     sim.pump();
@@ -3002,10 +2868,8 @@ fn a_malformed_value_list_is_refused_by_the_one_pass_with_the_checks_own_message
 /// A query on `late.t` with key `k` as its routing key; the address of the node that answered.
 fn query_late(sim: &mut Sim, k: i64) -> String {
     let key = k.to_be_bytes();
-    let request =
-        Request::Query { cql: "SELECT v FROM late.t WHERE k = ?", values: &[], options: QueryOptions::default() };
-    let spec =
-        RequestSpec { idempotent: true, routing_key: Some(&key), keyspace: Some("late"), ..RequestSpec::new(request) };
+    let request = Request::Query { cql: "SELECT v FROM late.t WHERE k = ?", values: &[], options: QueryOptions::default() };
+    let spec = RequestSpec { idempotent: true, routing_key: Some(&key), keyspace: Some("late"), ..RequestSpec::new(request) };
     let id = sim.session.start_request(sim.now, spec).unwrap();
     sim.pump();
     sim.responses.get(&id).cloned().unwrap_or_else(|| panic!("k={k}: {:?}", sim.failures.get(&id)))
@@ -3016,9 +2880,7 @@ fn a_keyspace_created_later_is_routed_by_token_once_its_metadata_arrives() {
     let mut sim = Sim::new(3, config());
     sim.start();
     let off_owner = |sim: &mut Sim| {
-        (0..60i64)
-            .filter(|&k| query_late(sim, k) != sim.nodes[sim.owner(murmur3_token(&k.to_be_bytes()))].address)
-            .count()
+        (0..60i64).filter(|&k| query_late(sim, k) != sim.nodes[sim.owner(murmur3_token(&k.to_be_bytes()))].address).count()
     };
     assert!(off_owner(&mut sim) > 0, "an unknown keyspace is not routed by token");
     // Created with ks1's replication: its table is reused, the view's plans are not rebuilt,
@@ -3142,11 +3004,7 @@ fn a_prepare_whose_node_closes_after_reading_it_is_prepared_again_on_the_next_no
     assert_eq!(read.iter().sum::<usize>(), 2, "read by the first node and the next one: {read:?}");
     assert_eq!(sim.session.metrics().retries, 1);
     let tried = sim.session.take_tried(id);
-    assert_eq!(
-        tried.errors.iter().map(|e| e.node.as_str()).collect::<Vec<_>>(),
-        [sim.nodes[first].address.as_str()],
-        "{tried:?}"
-    );
+    assert_eq!(tried.errors.iter().map(|e| e.node.as_str()).collect::<Vec<_>>(), [sim.nodes[first].address.as_str()], "{tried:?}");
     assert!(sim.session.prepared(b"prep-insert").is_some(), "the statement is remembered");
 }
 
@@ -3202,22 +3060,13 @@ fn answered_at(sim: &Sim, id: u32) -> Option<u64> {
 fn a_ddl_answer_waits_until_every_node_runs_the_new_schema() {
     let mut sim = Sim::new(3, agreement_config());
     sim.start();
-    let plain = sim
-        .session
-        .start_request(
-            sim.now,
-            RequestSpec::new(Request::Query { cql: "SELECT 1", values: &[], options: QueryOptions::default() }),
-        )
-        .unwrap();
+    let plain = sim.session.start_request(sim.now, RequestSpec::new(Request::Query { cql: "SELECT 1", values: &[], options: QueryOptions::default() })).unwrap();
     sim.pump();
     assert!(sim.responses.contains_key(&plain));
     assert!(schema_queries(&sim, 0).is_empty(), "a plain answer is not held for agreement");
     let id = start_ddl(&mut sim);
     // The DDL went to the control node (node 0), which moved to version 1; the others are on 0.
-    assert_eq!(
-        sim.nodes.iter().map(|n| n.queries.iter().filter(|(_, q)| q == DDL).count()).collect::<Vec<_>>(),
-        [1, 0, 0]
-    );
+    assert_eq!(sim.nodes.iter().map(|n| n.queries.iter().filter(|(_, q)| q == DDL).count()).collect::<Vec<_>>(), [1, 0, 0]);
     assert_eq!(sim.nodes.iter().map(|n| n.schema_version).collect::<Vec<_>>(), [1, 0, 0]);
     assert_eq!(answered_at(&sim, id), None, "held while the versions differ");
     assert_eq!(schema_queries(&sim, 0), [(0, "local"), (0, "peers")], "asked at once, on the control connection");
@@ -3230,19 +3079,12 @@ fn a_ddl_answer_waits_until_every_node_runs_the_new_schema() {
     assert_eq!(answered_at(&sim, id), None, "the next check is 200 ms after the last");
     sim.advance(MS);
     assert_eq!(answered_at(&sim, id), Some(600 * MS));
-    let rounds: Vec<(u64, &str)> =
-        [0, 200, 400, 600].iter().flat_map(|&t| [(t * MS, "local"), (t * MS, "peers")]).collect();
+    let rounds: Vec<(u64, &str)> = [0, 200, 400, 600].iter().flat_map(|&t| [(t * MS, "local"), (t * MS, "peers")]).collect();
     assert_eq!(schema_queries(&sim, 0), rounds);
     assert!(schema_queries(&sim, 1).is_empty() && schema_queries(&sim, 2).is_empty(), "only the control node is asked");
     // Every system table read, the versions included, asks the node itself: consistency ONE.
     let control = &sim.nodes[0];
-    let system: Vec<u16> = control
-        .queries
-        .iter()
-        .zip(&control.query_consistency)
-        .filter(|((_, q), _)| q.contains("FROM system"))
-        .map(|(_, c)| *c)
-        .collect();
+    let system: Vec<u16> = control.queries.iter().zip(&control.query_consistency).filter(|((_, q), _)| q.contains("FROM system")).map(|(_, c)| *c).collect();
     assert_eq!(system.len(), 3 + 8, "{:?}", control.queries);
     assert!(system.iter().all(|&c| c == 0x0001), "{system:?}");
     // Released: nothing more is asked, and the next DDL waits afresh.
@@ -3259,17 +3101,12 @@ fn a_ddl_answer_whose_nodes_never_agree_is_released_at_the_deadline_with_a_log()
     let start = sim.now;
     let id = start_ddl(&mut sim);
     sim.advance(5_000 * MS);
-    let rounds: Vec<(u64, &str)> =
-        (0..6).flat_map(|i| [(start + i * 200 * MS, "local"), (start + i * 200 * MS, "peers")]).collect();
+    let rounds: Vec<(u64, &str)> = (0..6).flat_map(|i| [(start + i * 200 * MS, "local"), (start + i * 200 * MS, "peers")]).collect();
     assert_eq!(schema_queries(&sim, 0), rounds, "asked every 200 ms until the deadline, not after it");
-    let from_deadline: Vec<&str> =
-        sim.timeline.iter().filter(|(t, _)| *t > start + 1_000 * MS).map(|(_, e)| e.as_str()).collect();
+    let from_deadline: Vec<&str> = sim.timeline.iter().filter(|(t, _)| *t > start + 1_000 * MS).map(|(_, e)| e.as_str()).collect();
     assert_eq!(
         from_deadline,
-        [
-            "Log { message: \"schema agreement not reached within 1 s; going on\" }".to_string(),
-            format!("Response {id}")
-        ],
+        ["Log { message: \"schema agreement not reached within 1 s; going on\" }".to_string(), format!("Response {id}")],
         "{:?}",
         sim.timeline
     );
@@ -3299,8 +3136,7 @@ fn a_node_without_system_peers_v2_is_asked_system_peers_instead() {
     }
     sim.start();
     assert!(sim.session.is_ready());
-    let peers: Vec<&str> =
-        sim.nodes[0].queries.iter().map(|(_, q)| q.as_str()).filter(|q| q.contains("system.peers")).collect();
+    let peers: Vec<&str> = sim.nodes[0].queries.iter().map(|(_, q)| q.as_str()).filter(|q| q.contains("system.peers")).collect();
     assert_eq!(peers.len(), 2, "{peers:?}");
     assert!(peers[0].ends_with("FROM system.peers_v2") && peers[1].ends_with("FROM system.peers"), "{peers:?}");
     assert_eq!(sim.session.view().nodes().count(), 3);
@@ -3415,11 +3251,7 @@ fn a_request_that_finds_every_node_down_waits_for_one_eight_times_then_fails() {
 fn a_refused_control_query_is_logged_and_the_session_goes_on_with_what_it_has() {
     // (table refused, its query's name, nodes known, ks1 known). Without system.local the
     // control node is kept by its address, with no data center or rack of its own.
-    let cases = [
-        ("system.local", "Local", 3, true),
-        ("system.peers_v2", "PeersV2", 1, true),
-        ("system_schema.keyspaces", "Keyspaces", 3, false),
-    ];
+    let cases = [("system.local", "Local", 3, true), ("system.peers_v2", "PeersV2", 1, true), ("system_schema.keyspaces", "Keyspaces", 3, false)];
     for (table, query, nodes, ks1) in cases {
         let mut sim = Sim::new(3, config());
         sim.nodes[0].refused = vec![table];
@@ -3432,11 +3264,7 @@ fn a_refused_control_query_is_logged_and_the_session_goes_on_with_what_it_has() 
         if table != "system.local" {
             // Without system.local no data center is known to be local, and the peers (dc1) get
             // no pool: found by this test, left as it is (reported), not asserted.
-            assert_eq!(
-                sim.conns.values().copied().collect::<HashSet<usize>>().len(),
-                nodes,
-                "{table}: a pool to every node known"
-            );
+            assert_eq!(sim.conns.values().copied().collect::<HashSet<usize>>().len(), nodes, "{table}: a pool to every node known");
         }
     }
 }
@@ -3449,14 +3277,9 @@ fn a_control_query_that_times_out_is_asked_again_on_the_same_connection() {
     assert!(!sim.session.is_ready(), "the metadata is incomplete");
     sim.advance(500 * MS);
     assert!(sim.session.is_ready(), "{:?}", sim.events);
-    let asked: Vec<u64> =
-        sim.nodes[0].queries.iter().filter(|(_, q)| q.contains("system_schema.keyspaces")).map(|(t, _)| *t).collect();
+    let asked: Vec<u64> = sim.nodes[0].queries.iter().filter(|(_, q)| q.contains("system_schema.keyspaces")).map(|(t, _)| *t).collect();
     assert_eq!(asked, [0, 500 * MS], "asked again when the connect timeout ran out (joining)");
-    assert!(
-        sim.events.iter().any(|e| e.starts_with("Log { message: \"control query Keyspaces failed: ")),
-        "{:?}",
-        sim.events
-    );
+    assert!(sim.events.iter().any(|e| e.starts_with("Log { message: \"control query Keyspaces failed: ")), "{:?}", sim.events);
     assert_eq!(sim.session.view().nodes().count(), 3);
 }
 
@@ -3542,8 +3365,7 @@ fn the_token_ranges_name_each_ranges_replicas_in_ring_order() {
     assert_eq!(sim.session.protocol_version(), 4);
     let t: Vec<i64> = sim.nodes.iter().map(|n| n.tokens[0]).collect();
     let a: Vec<String> = sim.nodes.iter().map(|n| n.address.clone()).collect();
-    let owners =
-        vec![(t[2], t[0], vec![a[0].clone()]), (t[0], t[1], vec![a[1].clone()]), (t[1], t[2], vec![a[2].clone()])];
+    let owners = vec![(t[2], t[0], vec![a[0].clone()]), (t[0], t[1], vec![a[1].clone()]), (t[1], t[2], vec![a[2].clone()])];
     assert_eq!(sim.session.token_ranges(None), owners, "the primary owner alone");
     assert_eq!(sim.session.token_ranges(Some("ks1")), owners, "replication factor 1");
     let rf3 = vec![
@@ -3602,8 +3424,7 @@ fn each_keyspace_keeps_its_own_name_once_another_is_known() {
     }
     sim.start();
     let key = 1i64.to_be_bytes();
-    let request =
-        Request::Query { cql: "SELECT v FROM ks1.t WHERE k = ?", values: &[], options: QueryOptions::default() };
+    let request = Request::Query { cql: "SELECT v FROM ks1.t WHERE k = ?", values: &[], options: QueryOptions::default() };
     let spec = RequestSpec { routing_key: Some(&key), keyspace: Some("ks1"), ..RequestSpec::new(request) };
     sim.session.start_request(sim.now, spec).unwrap();
     sim.pump();
@@ -3673,11 +3494,7 @@ fn a_reprepare_answered_as_its_connection_closes_still_ends_its_request() {
     sim.nodes[0].stray_after_prepare = 1;
     let id = sim.insert(5, true);
     sim.advance(5_000 * MS);
-    let (_, error) = sim
-        .errors
-        .iter()
-        .find(|(i, _)| *i == id)
-        .unwrap_or_else(|| panic!("request {id} never ended: {:?}", sim.events));
+    let (_, error) = sim.errors.iter().find(|(i, _)| *i == id).unwrap_or_else(|| panic!("request {id} never ended: {:?}", sim.events));
     match &error.error {
         RequestError::Server(e) => assert_eq!((e.code, e.message.as_str()), (0x2500, "unprepared")),
         other => panic!("{other:?}"),

@@ -87,8 +87,10 @@ fn load_file(name: &str) -> Vec<Vector> {
             let canonical = field("canonical_hex").map_or_else(|| bytes.clone(), |h| unhex(&h));
             let expect = v.get("expect").cloned();
             let error = field("error").map(|check| {
-                let offset =
-                    v.get("offset").and_then(Json::as_u64).unwrap_or_else(|| panic!("{name}: error without an offset"));
+                let offset = v
+                    .get("offset")
+                    .and_then(Json::as_u64)
+                    .unwrap_or_else(|| panic!("{name}: error without an offset"));
                 (check, usize::try_from(offset).unwrap())
             });
             assert!(expect.is_some() != error.is_some(), "{name}: needs exactly one of expect and error");

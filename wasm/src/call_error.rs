@@ -20,14 +20,7 @@ pub struct CallError {
 
 /// A call refused for a reason other than a protocol violation.
 pub fn call_error(code: &str, message: impl std::fmt::Display) -> CallError {
-    CallError {
-        code: code.to_string(),
-        message: message.to_string(),
-        side: None,
-        field: None,
-        offset: None,
-        reason: None,
-    }
+    CallError { code: code.to_string(), message: message.to_string(), side: None, field: None, offset: None, reason: None }
 }
 
 /// A protocol violation, with the side, field and offset carried as fields.

@@ -1,10 +1,10 @@
 //! The wasm-bindgen facade over `cqlwire-core`: marshalling only. See README.md for the
 //! byte layouts that cross the boundary.
 
-use cqlwire_core::bulk::registry::BulkLoads;
 use cqlwire_core::connection::{AuthStep, Request};
-use cqlwire_core::message::{BatchStatement, BatchType, QueryOptions};
+use cqlwire_core::bulk::registry::BulkLoads;
 use cqlwire_core::session::{Command, Metrics, RequestSpec, Session, SessionEvent, Tried};
+use cqlwire_core::message::{BatchStatement, BatchType, QueryOptions};
 use cqlwire_core::types::JsonWriter;
 use wasm_bindgen::prelude::*;
 
@@ -45,11 +45,7 @@ const POLLED_EVENTS: u32 = 32;
 
 /// Microseconds arrive as f64 (exact up to 2^53 µs, ~285 years).
 fn micros(now: f64) -> u64 {
-    if now.is_finite() && now > 0.0 {
-        now as u64
-    } else {
-        0
-    }
+    if now.is_finite() && now > 0.0 { now as u64 } else { 0 }
 }
 
 mod bulk_json;
@@ -100,8 +96,7 @@ fn parse_options(b: &[u8]) -> Result<Descriptor<'_>, CallError> {
         None
     };
     let ps_at = 42 + ks_len;
-    let paging_state =
-        if ps_len > 0 { Some(b.get(ps_at..ps_at.checked_add(ps_len).ok_or_else(bad)?).ok_or_else(bad)?) } else { None };
+    let paging_state = if ps_len > 0 { Some(b.get(ps_at..ps_at.checked_add(ps_len).ok_or_else(bad)?).ok_or_else(bad)?) } else { None };
     Ok(Descriptor {
         options: QueryOptions {
             consistency: (consistency != 0xFFFF).then_some(consistency),
@@ -335,10 +330,7 @@ fn set_output(slot: &mut [u32; 3], out: &[u8]) -> u32 {
 impl WasmSession {
     /// An EXECUTE of a registered statement, started (see `executeStaged`).
     fn start_execute(&mut self, now: f64, handle: u32, staged: &[u8], options_len: u32) -> Result<u32, CallError> {
-        let (id, rmid, core_handle) = self
-            .prepared
-            .get(handle as usize)
-            .ok_or_else(|| js_error("ERR_REQUEST", "unknown prepared statement handle"))?;
+        let (id, rmid, core_handle) = self.prepared.get(handle as usize).ok_or_else(|| js_error("ERR_REQUEST", "unknown prepared statement handle"))?;
         let split = (options_len as usize).min(staged.len());
         let (options, values) = staged.split_at(split);
         let d = parse_options(options)?;
@@ -464,15 +456,7 @@ impl WasmSession {
     }
 
     /// `routing_key` (empty for none) and `keyspace` route an unprepared statement.
-    pub fn query(
-        &mut self,
-        now: f64,
-        cql: &str,
-        values: &[u8],
-        options: &[u8],
-        keyspace: Option<String>,
-        routing_key: &[u8],
-    ) -> Result<u32, CallError> {
+    pub fn query(&mut self, now: f64, cql: &str, values: &[u8], options: &[u8], keyspace: Option<String>, routing_key: &[u8]) -> Result<u32, CallError> {
         let d = parse_options(options)?;
         let spec = RequestSpec {
             request: Request::Query { cql, values, options: d.options },
@@ -490,14 +474,7 @@ impl WasmSession {
         self.submit(now, RequestSpec::prepare(cql, keyspace.as_deref()))
     }
 
-    pub fn execute(
-        &mut self,
-        now: f64,
-        prepared_id: &[u8],
-        result_metadata_id: &[u8],
-        values: &[u8],
-        options: &[u8],
-    ) -> Result<u32, CallError> {
+    pub fn execute(&mut self, now: f64, prepared_id: &[u8], result_metadata_id: &[u8], values: &[u8], options: &[u8]) -> Result<u32, CallError> {
         let d = parse_options(options)?;
         let rmid = (!result_metadata_id.is_empty()).then_some(result_metadata_id);
         let spec = RequestSpec {
@@ -553,15 +530,7 @@ impl WasmSession {
     /// does, unless events are pending (the host drains those first, which would take the
     /// output slot): the bits then have `POLLED_TRANSMIT` instead of `PENDING_TRANSMIT`.
     #[wasm_bindgen(js_name = executeStaged)]
-    pub fn execute_staged(
-        &mut self,
-        now: f64,
-        handle: u32,
-        len: u32,
-        options_len: u32,
-        timer_at: f64,
-        polls: u32,
-    ) -> f64 {
+    pub fn execute_staged(&mut self, now: f64, handle: u32, len: u32, options_len: u32, timer_at: f64, polls: u32) -> f64 {
         let staging = std::mem::take(&mut self.staging);
         let started = match staging.get(..len as usize) {
             Some(staged) => self.start_execute(now, handle, staged, options_len),
@@ -593,6 +562,7 @@ impl WasmSession {
         self.refused.take()
     }
 
+
     pub fn batch(&mut self, now: f64, desc: &[u8], options: &[u8]) -> Result<u32, CallError> {
         let bad = || js_error("ERR_BATCH", "malformed batch descriptor");
         let d = parse_options(options)?;
@@ -622,8 +592,7 @@ impl WasmSession {
             let values = &desc[vstart..vstart + vlen];
             statements.push(match k {
                 0 => BatchStatement::Query {
-                    cql: std::str::from_utf8(&desc[body..body + len])
-                        .map_err(|_| js_error("ERR_BATCH", "batch statement is not UTF-8"))?,
+                    cql: std::str::from_utf8(&desc[body..body + len]).map_err(|_| js_error("ERR_BATCH", "batch statement is not UTF-8"))?,
                     values,
                 },
                 _ => BatchStatement::Prepared { id: &desc[body..body + len], values },
@@ -653,9 +622,7 @@ impl WasmSession {
         while let Some(c) = self.inner.poll_command() {
             let (kind, conn, address, shard) = match &c {
                 Command::Connect { conn, address, shard: None } => (COMMAND_CONNECT, *conn, address.as_str(), None),
-                Command::Connect { conn, address, shard: Some(t) } => {
-                    (COMMAND_CONNECT_SHARD, *conn, address.as_str(), Some(*t))
-                }
+                Command::Connect { conn, address, shard: Some(t) } => (COMMAND_CONNECT_SHARD, *conn, address.as_str(), Some(*t)),
                 Command::Close { conn } => (COMMAND_CLOSE, *conn, "", None),
             };
             let (host, port) = cqlwire_core::cluster::split_address(address);
@@ -742,17 +709,9 @@ impl WasmSession {
     /// Starts a bulk load of raw CSV/JSONL input through a statement prepared on this
     /// session; rows are encoded, routed and acknowledged in the core. Returns a load id.
     #[wasm_bindgen(js_name = bulkStart)]
-    pub fn bulk_start(
-        &mut self,
-        now: f64,
-        prepared_id: &[u8],
-        result_metadata_id: &[u8],
-        options_json: &str,
-    ) -> Result<u32, CallError> {
+    pub fn bulk_start(&mut self, now: f64, prepared_id: &[u8], result_metadata_id: &[u8], options_json: &str) -> Result<u32, CallError> {
         self.now = micros(now);
-        self.loads
-            .start(&self.inner, prepared_id, result_metadata_id, options_json)
-            .map_err(|e| js_error("ERR_BULK", e))
+        self.loads.start(&self.inner, prepared_id, result_metadata_id, options_json).map_err(|e| js_error("ERR_BULK", e))
     }
 
     /// Feeds one chunk of input (cut anywhere) and starts what the window allows.
@@ -1101,12 +1060,7 @@ mod json_shape_tests {
     #[test]
     fn tried_is_errors_as_triples_and_the_speculative_count() {
         let errors = vec![
-            NodeError {
-                node: "10.0.0.1:9042".into(),
-                message: "Overloaded \"x\"\n".into(),
-                code: Some(0x1001),
-                timed_out: false,
-            },
+            NodeError { node: "10.0.0.1:9042".into(), message: "Overloaded \"x\"\n".into(), code: Some(0x1001), timed_out: false },
             NodeError { node: "10.0.0.2:9042".into(), message: "timed out".into(), code: None, timed_out: true },
         ];
         let tried = Tried { errors, speculative_executions: 2 };
@@ -1136,15 +1090,9 @@ mod json_shape_tests {
             r#"{"address":"h:9042","step":"start","authenticatorClass":"org.apache.cassandra.auth.PasswordAuthenticator","token":null}"#
         );
         let challenge = AuthStep::Challenge { token: Some(vec![0, 127, 255]) };
-        assert_eq!(
-            auth_json("h:9042", &challenge),
-            r#"{"address":"h:9042","step":"challenge","authenticatorClass":null,"token":[0,127,255]}"#
-        );
+        assert_eq!(auth_json("h:9042", &challenge), r#"{"address":"h:9042","step":"challenge","authenticatorClass":null,"token":[0,127,255]}"#);
         let success = AuthStep::Success { token: None };
-        assert_eq!(
-            auth_json("h", &success),
-            r#"{"address":"h","step":"success","authenticatorClass":null,"token":null}"#
-        );
+        assert_eq!(auth_json("h", &success), r#"{"address":"h","step":"success","authenticatorClass":null,"token":null}"#);
     }
 
     #[test]

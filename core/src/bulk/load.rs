@@ -1128,8 +1128,7 @@ mod tests {
         assert!(!may_have_applied(&rate_limited(0xF000, true)));
         assert!(may_have_applied(&rate_limited(0xF000, false)));
         // The same code without the negotiated details is a plain unknown error, final.
-        let plain =
-            SessionError { error: server(0xF000, "Per-partition rate limit reached"), ..rate_limited(0xF000, true) };
+        let plain = SessionError { error: server(0xF000, "Per-partition rate limit reached"), ..rate_limited(0xF000, true) };
         assert!(!is_transient(&plain) && !is_pushback(&plain));
     }
 
@@ -1159,8 +1158,7 @@ mod tests {
         for applied in [closed(true), timeout, server(0x1100, "write timeout"), server(0x0000, "internal")] {
             assert!(may_have_applied(&alone(applied.clone())), "{applied:?}");
         }
-        for refused in [closed(false), server(0x1000, "unavailable"), server(0x1001, "busy"), server(0x1002, "joining")]
-        {
+        for refused in [closed(false), server(0x1000, "unavailable"), server(0x1001, "busy"), server(0x1002, "joining")] {
             assert!(!may_have_applied(&alone(refused.clone())), "{refused:?}");
         }
         // The connection closing is worth another attempt either way; whether it may go again
@@ -1172,12 +1170,8 @@ mod tests {
     fn every_failure_kind_on_one_node_is_classified_exactly() {
         let closed = |written| RequestError::Closed { message: "connection closed".into(), written };
         let timeout = RequestError::Timeout { message: "late".into(), timeout_ms: 10 };
-        let protocol = RequestError::Protocol {
-            message: "bad frame".into(),
-            side: crate::error::Side::Remote,
-            field: "x",
-            offset: 3,
-        };
+        let protocol =
+            RequestError::Protocol { message: "bad frame".into(), side: crate::error::Side::Remote, field: "x", offset: 3 };
         // (failure, push-back, transient, may have applied, says the cluster struggles)
         let cases = [
             (timeout, true, true, true, true),

@@ -1429,10 +1429,7 @@ mod tests {
         let columns = vec![("k".to_owned(), ColumnType::Int), ("v".to_owned(), ColumnType::Text)];
         let encoder = BulkEncoder::new(headerless(columns.clone())).unwrap();
         assert_eq!(encoder.columns(), &columns[..]);
-        assert_eq!(
-            (encoder.input_field("k"), encoder.input_field("v"), encoder.input_field("w")),
-            (Some(0), Some(1), None)
-        );
+        assert_eq!((encoder.input_field("k"), encoder.input_field("v"), encoder.input_field("w")), (Some(0), Some(1), None));
         // A constant column is fed by no field; the others shift down.
         let mut config = headerless(columns.clone());
         config.constants = vec![("k".into(), "1".into())];
@@ -1469,10 +1466,7 @@ mod tests {
 
     /// The rows of `input` (CSV with a header, columns `id int, name text`) and the error
     /// that stopped the encoder.
-    fn with_header(
-        adjust: impl FnOnce(&mut BulkConfig),
-        input: &[u8],
-    ) -> (Vec<Result<Vec<u8>, String>>, Option<BulkError>) {
+    fn with_header(adjust: impl FnOnce(&mut BulkConfig), input: &[u8]) -> (Vec<Result<Vec<u8>, String>>, Option<BulkError>) {
         let mut config = BulkConfig::new(Format::Csv(CsvOptions::default()), id_name());
         adjust(&mut config);
         let (encoder, out) = encode_all(config, input);
@@ -1491,11 +1485,7 @@ mod tests {
                 b"name,id\n",
                 header("field 'id' feeds column id, which has a constant"),
             ),
-            (
-                Box::new(|c| c.pk_indexes = vec![0]),
-                b"name\n",
-                header("partition key column id is not mapped to any field"),
-            ),
+            (Box::new(|c| c.pk_indexes = vec![0]), b"name\n", header("partition key column id is not mapped to any field")),
             (Box::new(explicit("2=id")), b"a,b\n", header("mapped field position 2 but the header has 2")),
             (Box::new(explicit("a=id")), b"a,a\n", header("the header names field 'a' twice")),
             (Box::new(explicit("q=id")), b"a,b\n", header("mapped field 'q' is not in the header")),
@@ -1504,14 +1494,8 @@ mod tests {
             let (rows, error) = with_header(adjust, input);
             assert_eq!((rows, error), (vec![], want), "{}", String::from_utf8_lossy(input));
         }
-        let unknown = BulkEncoder::new(BulkConfig {
-            mapping: Mapping::parse("a=nope").unwrap(),
-            ..BulkConfig::new(Format::jsonl(), id_name())
-        });
-        assert_eq!(
-            unknown.unwrap_err(),
-            BulkError::Config("no column 'nope' in the statement (columns: id, name)".into())
-        );
+        let unknown = BulkEncoder::new(BulkConfig { mapping: Mapping::parse("a=nope").unwrap(), ..BulkConfig::new(Format::jsonl(), id_name()) });
+        assert_eq!(unknown.unwrap_err(), BulkError::Config("no column 'nope' in the statement (columns: id, name)".into()));
     }
 
     #[test]
@@ -1558,17 +1542,11 @@ mod tests {
         config.pk_indexes = vec![0];
         config.text.null_markers = vec!["NULL".into()];
         let got = rows(config, b"\"\",1\nNULL,2\n");
-        assert_eq!(
-            got,
-            vec![Ok(vec![0, 2, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 1]), Err("partition key column k is null".into())]
-        );
+        assert_eq!(got, vec![Ok(vec![0, 2, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 1]), Err("partition key column k is null".into())]);
         let mut config = BulkConfig::new(Format::jsonl(), columns);
         config.pk_indexes = vec![0];
         let got = rows(config, b"{\"v\": 1}\n{\"k\": null, \"v\": 1}\n");
-        assert_eq!(
-            got,
-            vec![Err("partition key column k is unset".into()), Err("partition key column k is null".into())]
-        );
+        assert_eq!(got, vec![Err("partition key column k is unset".into()), Err("partition key column k is null".into())]);
     }
 
     #[test]
@@ -1591,18 +1569,10 @@ mod tests {
         });
         let mut encoder = BulkEncoder::new(config).unwrap();
         encoder.push(b"id,a,writetime(a)\n1,2,soon\n");
-        let Some(RowOutcome::Bad { raw, line, kind, column, reason, .. }) = encoder.next_row() else {
-            panic!("a bad row")
-        };
+        let Some(RowOutcome::Bad { raw, line, kind, column, reason, .. }) = encoder.next_row() else { panic!("a bad row") };
         assert_eq!(
             (raw, line, kind, column, reason.as_str()),
-            (
-                &b"1,2,soon"[..],
-                2,
-                BadRowKind::Value,
-                Some(BadColumn::Name("a".into())),
-                "column a: write time 'soon' is not an integer"
-            )
+            (&b"1,2,soon"[..], 2, BadRowKind::Value, Some(BadColumn::Name("a".into())), "column a: write time 'soon' is not an integer")
         );
         assert_eq!(encoder.bad_value(), None);
         assert_eq!((encoder.stats().good_rows, encoder.stats().bad_rows), (0, 1));

@@ -71,9 +71,7 @@ pub use plan::{PlanCursor, PlanIter, PlanKind, PolicyConfig, MAX_NODES};
 pub use retry::{ErrorKind, RetryDecision, RetryPolicy, SpeculativePolicy, WriteType, NOT_RESENT};
 pub use rng::SplitMix64;
 pub use shard::{missing_shards, shard_of, PoolSlot};
-pub use tablets::{
-    decode_tablet, encode_tablet, tablet_from_response, Tablet, TabletMap, TabletReplica, TABLETS_ROUTING_V1_PAYLOAD,
-};
+pub use tablets::{decode_tablet, encode_tablet, tablet_from_response, Tablet, TabletMap, TabletReplica, TABLETS_ROUTING_V1_PAYLOAD};
 pub use topology::{format_address, split_address, Distance, KeyspaceRow, Node, PeerRow, Replication, SkippedRow};
 pub use view::{Applied, ClusterView, KeyspacePlans};
 

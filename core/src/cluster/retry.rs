@@ -149,7 +149,9 @@ impl RetryPolicy {
             }
             ErrorKind::WriteTimeout { .. } => decision(Rethrow, "write timeout: statement is not idempotent"),
 
-            ErrorKind::ClientTimeout | ErrorKind::ConnectionClosed if !idempotent => decision(Rethrow, NOT_RESENT),
+            ErrorKind::ClientTimeout | ErrorKind::ConnectionClosed if !idempotent => {
+                decision(Rethrow, NOT_RESENT)
+            }
             ErrorKind::ClientTimeout => decision(RetryNextNode, "client timeout: statement is idempotent"),
             ErrorKind::NotWritten => {
                 decision(RetryNextNode, "connection closed before the request was written: nothing was applied")

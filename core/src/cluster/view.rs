@@ -185,8 +185,7 @@ impl ClusterView {
         let mut slots: Vec<Option<Node>> = vec![None; old.len()];
         let mut fresh = Vec::new();
         for d in described {
-            let previous =
-                old.iter_mut().find(|n| n.as_ref().is_some_and(|n| n.host_id == d.host_id)).and_then(Option::take);
+            let previous = old.iter_mut().find(|n| n.as_ref().is_some_and(|n| n.host_id == d.host_id)).and_then(Option::take);
             match previous {
                 Some(previous) => {
                     let id = previous.id;
@@ -320,12 +319,7 @@ impl ClusterView {
 
     /// [`ClusterView::plan_for`] with the keyspace already resolved by
     /// [`ClusterView::keyspace_plans`] (in this keyspace mapping).
-    pub fn plan_for_resolved(
-        &self,
-        keyspace: Option<KeyspacePlans>,
-        token: Option<i64>,
-        rotation: u32,
-    ) -> PlanIter<'_> {
+    pub fn plan_for_resolved(&self, keyspace: Option<KeyspacePlans>, token: Option<i64>, rotation: u32) -> PlanIter<'_> {
         let (kind, table) = self.locate_resolved(keyspace, token);
         PlanIter::new(self, PlanCursor::new(self.epoch, kind, table, rotation))
     }

@@ -43,8 +43,7 @@ impl InFlight {
     }
 
     pub(super) fn contains(&self, id: RequestId) -> bool {
-        let in_table =
-            stream_of_id(id).and_then(|s| self.by_stream.get(s)).is_some_and(|e| e.is_some_and(|(held, _)| held == id));
+        let in_table = stream_of_id(id).and_then(|s| self.by_stream.get(s)).is_some_and(|e| e.is_some_and(|(held, _)| held == id));
         in_table || self.others.contains_key(&id)
     }
 
@@ -97,10 +96,7 @@ mod tests {
         t.insert(QUEUED, Purpose::Internal);
         let mut all = t.drain();
         all.sort_by_key(|e| e.0);
-        assert_eq!(
-            all,
-            vec![(QUEUED, Purpose::Internal), (1 << 16 | 2, user(3)), (STREAM_5, user(1)), (STREAM_5_AGAIN, user(2))]
-        );
+        assert_eq!(all, vec![(QUEUED, Purpose::Internal), (1 << 16 | 2, user(3)), (STREAM_5, user(1)), (STREAM_5_AGAIN, user(2))]);
         assert!(t.drain().is_empty());
         assert!(!t.contains(STREAM_5) && !t.contains(QUEUED));
     }

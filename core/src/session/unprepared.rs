@@ -22,13 +22,7 @@ impl Session {
     /// request holds no such statement, this session never prepared it, or the request has
     /// spent its re-preparations. The error then goes on as any other.
     #[inline(never)] // cold: see process_conn_events
-    pub(super) fn reprepare_lost(
-        &mut self,
-        now: u64,
-        req_id: SessionRequestId,
-        conn: ConnId,
-        details: &ErrorDetails,
-    ) -> bool {
+    pub(super) fn reprepare_lost(&mut self, now: u64, req_id: SessionRequestId, conn: ConnId, details: &ErrorDetails) -> bool {
         let named = match details {
             ErrorDetails::Unprepared { unprepared_id } => Some(unprepared_id.as_slice()),
             _ => None,
@@ -56,11 +50,7 @@ impl Session {
 /// one `named` by the error when the BATCH holds it. None for any other request, a batch
 /// without that statement, or a body that does not read (the session wrote it, so that is not
 /// expected).
-pub(crate) fn statement_to_reprepare<'a>(
-    opcode: Opcode,
-    body: &'a [u8],
-    named: Option<&[u8]>,
-) -> Option<(&'a [u8], usize)> {
+pub(crate) fn statement_to_reprepare<'a>(opcode: Opcode, body: &'a [u8], named: Option<&[u8]>) -> Option<(&'a [u8], usize)> {
     match opcode {
         Opcode::Execute => Reader::new(body).short_bytes("execute id").ok().map(|id| (id, 1)),
         Opcode::Batch => {

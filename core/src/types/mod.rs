@@ -46,9 +46,9 @@ pub use conversion::{parse_time_zone, BlobFormat, ConversionSettings, NumberForm
 pub use json_out::{push_json_string, quote_in_place as quote_json_in_place};
 pub use json_writer::JsonWriter;
 pub use pattern::Pattern;
-pub(crate) use text::format_text_file;
-pub use text::{encode_text, format_json, format_text, EpochUnit, FieldError, TextOptions};
 pub use text_out::format_text_with;
+pub use text::{encode_text, format_json, format_text, EpochUnit, FieldError, TextOptions};
+pub(crate) use text::format_text_file;
 pub use validate::{validate_rows, RowsValidator};
-pub use value::{push_uuid, CqlValue, ValueError};
 pub use zone::{Transition, ZoneRules, MAX_TRANSITIONS};
+pub use value::{push_uuid, CqlValue, ValueError};

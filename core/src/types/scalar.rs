@@ -298,11 +298,7 @@ mod tests {
         push_duration(i32::MAX, -5, -(1 << 40), &mut bytes);
         assert_eq!(
             read_duration(Reader::with_base(&bytes[2..], 2)),
-            Err(ProtocolError::remote(
-                "duration value",
-                8,
-                format!("mixed signs: {} months, -5 days, {} ns", i32::MAX, -(1i64 << 40))
-            ))
+            Err(ProtocolError::remote("duration value", 8, format!("mixed signs: {} months, -5 days, {} ns", i32::MAX, -(1i64 << 40))))
         );
         // Months beyond i32 at the first vint, days beyond i32 at the second.
         let mut bytes = Vec::new();

@@ -742,18 +742,9 @@ mod tests {
     fn month_lengths() {
         let common = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
         let leap = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-        for (year, want) in [
-            (2023, common),
-            (2024, leap),
-            (1900, common),
-            (2000, leap),
-            (2100, common),
-            (0, leap),
-            (-4, leap),
-            (-100, common),
-            (-400, leap),
-            (-1, common),
-        ] {
+        for (year, want) in
+            [(2023, common), (2024, leap), (1900, common), (2000, leap), (2100, common), (0, leap), (-4, leap), (-100, common), (-400, leap), (-1, common)]
+        {
             let got: Vec<u32> = (1..=12).map(|m| days_in_month(year, m)).collect();
             assert_eq!(got, want, "{year}");
         }
@@ -866,10 +857,7 @@ mod tests {
         assert_eq!(check_time_nanos(-1).unwrap_err(), "time must be 0 to 86399999999999 ns");
         assert_eq!(check_time_nanos(0), Ok(0));
         assert_eq!(check_time_nanos(NANOS_PER_DAY - 1), Ok(NANOS_PER_DAY - 1));
-        assert_eq!(
-            check_date_days(-DATE_EPOCH - 1).unwrap_err(),
-            "date out of range (-5877641-06-23 to 5881580-07-11)"
-        );
+        assert_eq!(check_date_days(-DATE_EPOCH - 1).unwrap_err(), "date out of range (-5877641-06-23 to 5881580-07-11)");
         assert_eq!(check_date_days(DATE_EPOCH).unwrap_err(), "date out of range (-5877641-06-23 to 5881580-07-11)");
         assert_eq!(check_date_days(-DATE_EPOCH), Ok(-DATE_EPOCH));
     }

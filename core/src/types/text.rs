@@ -22,9 +22,9 @@
 //! bytes for every value, except the legacy empty value of non-text types, which has no
 //! text of its own (it is written as an empty field, or `null` inside a literal).
 
-use core::net::{Ipv4Addr, Ipv6Addr};
 use std::borrow::Cow;
 use std::fmt::{self, Write as _};
+use core::net::{Ipv4Addr, Ipv6Addr};
 
 use super::bignum;
 use super::column_type::{ColumnType, UdtType};
@@ -36,8 +36,8 @@ use super::scalar::{
 };
 use super::temporal::{self, Reason};
 use super::validate::check_value;
-use super::value::{inet_from_bytes, insert_vint_prefix, push_hex, push_uuid};
 use super::zone::ZoneRules;
+use super::value::{inet_from_bytes, insert_vint_prefix, push_hex, push_uuid};
 use crate::error::ProtocolError;
 use crate::wire::Reader;
 
@@ -250,12 +250,8 @@ fn scalar<'t>(ty: &'t ColumnType, s: &str, at: usize, opts: &TextOptions, out: &
         }
         ColumnType::Varint => varint(&opts.number.plain(s), opts.rounding, out).map_err(wrap)?,
         ColumnType::Decimal => decimal(&opts.number.plain(s), out).map_err(wrap)?,
-        ColumnType::Float => {
-            out.extend_from_slice(&float::<f32>(&opts.number.plain(s), opts.overflow).map_err(wrap)?.to_be_bytes())
-        }
-        ColumnType::Double => {
-            out.extend_from_slice(&float::<f64>(&opts.number.plain(s), opts.overflow).map_err(wrap)?.to_be_bytes())
-        }
+        ColumnType::Float => out.extend_from_slice(&float::<f32>(&opts.number.plain(s), opts.overflow).map_err(wrap)?.to_be_bytes()),
+        ColumnType::Double => out.extend_from_slice(&float::<f64>(&opts.number.plain(s), opts.overflow).map_err(wrap)?.to_be_bytes()),
         ColumnType::Timestamp => out.extend_from_slice(&timestamp(s, opts).map_err(wrap)?.to_be_bytes()),
         ColumnType::Date => {
             let days = match (temporal::integer(s), &opts.date_pattern) {
@@ -310,11 +306,7 @@ fn fixed_int<T: TryFrom<i128> + Bounded>(s: &str, opts: &TextOptions) -> Result<
     let (negative, magnitude) = match temporal::integer(&plain) {
         Some(Ok(v)) => (v < 0, Some(v.unsigned_abs() as u128)),
         _ => rounded_integer(&plain, opts.rounding).map_err(|e| {
-            if e == "not a number" {
-                Cow::Borrowed("not an integer")
-            } else {
-                e
-            }
+            if e == "not a number" { Cow::Borrowed("not an integer") } else { e }
         })?,
     };
     let value = magnitude.and_then(|m| i128::try_from(m).ok()).map(|m| if negative { -m } else { m });
@@ -351,11 +343,7 @@ fn varint(s: &str, rounding: Rounding, out: &mut Vec<u8>) -> Result<(), Reason> 
         // Decimal text (`12.0`, `1e3`) whose value is an integer, or a fraction rounded by
         // the rule; such varints stay within 2^127 (plain digits have no such limit).
         let (negative, magnitude) = rounded_integer(s, rounding).map_err(|e| {
-            if e == "not a number" {
-                Cow::Borrowed("not an integer")
-            } else {
-                e
-            }
+            if e == "not a number" { Cow::Borrowed("not an integer") } else { e }
         })?;
         let magnitude = magnitude.ok_or(Cow::Borrowed("out of range for rounding (38 digits at most)"))?;
         let digits = magnitude.to_string();
@@ -1181,29 +1169,15 @@ enum Style {
 
 impl Style {
     fn separator(self) -> &'static str {
-        if self == Style::Json {
-            ","
-        } else {
-            ", "
-        }
+        if self == Style::Json { "," } else { ", " }
     }
 
     fn key_separator(self) -> &'static str {
-        if self == Style::Json {
-            ":"
-        } else {
-            ": "
-        }
+        if self == Style::Json { ":" } else { ": " }
     }
 }
 
-fn format_value(
-    ty: &ColumnType,
-    r: Reader<'_>,
-    out: &mut String,
-    top: bool,
-    style: Style,
-) -> Result<(), ProtocolError> {
+fn format_value(ty: &ColumnType, r: Reader<'_>, out: &mut String, top: bool, style: Style) -> Result<(), ProtocolError> {
     if r.is_empty() && ty.allows_empty() {
         if !top || style == Style::Json {
             out.push_str("null");
@@ -1266,18 +1240,10 @@ fn format_value(
             push_decimal_point(out, digits_at, scale);
         }
         ColumnType::Float => {
-            push_float(
-                f32::from_be_bytes(fixed::<4>(&r, "float value", true)?.unwrap_or_default()),
-                f32::MIN_POSITIVE.into(),
-                out,
-            );
+            push_float(f32::from_be_bytes(fixed::<4>(&r, "float value", true)?.unwrap_or_default()), f32::MIN_POSITIVE.into(), out);
         }
         ColumnType::Double => {
-            push_float(
-                f64::from_be_bytes(fixed::<8>(&r, "double value", true)?.unwrap_or_default()),
-                f64::MIN_POSITIVE,
-                out,
-            );
+            push_float(f64::from_be_bytes(fixed::<8>(&r, "double value", true)?.unwrap_or_default()), f64::MIN_POSITIVE, out);
         }
         ColumnType::Timestamp => {
             let millis = i64::from_be_bytes(fixed::<8>(&r, "timestamp value", true)?.unwrap_or_default());
@@ -1426,12 +1392,7 @@ fn format_value(
     Ok(())
 }
 
-fn format_element(
-    ty: &ColumnType,
-    value: Option<Reader<'_>>,
-    out: &mut String,
-    style: Style,
-) -> Result<(), ProtocolError> {
+fn format_element(ty: &ColumnType, value: Option<Reader<'_>>, out: &mut String, style: Style) -> Result<(), ProtocolError> {
     match value {
         Some(r) => format_value(ty, r, out, false, style),
         None => {
@@ -2279,14 +2240,7 @@ mod tests {
             ("vector<int, 1>", "[1 2]", "vector<int, 1>", "2]", 3, "expected ',' or ']'"),
             // A tuple key written as a JSON string: an error inside it points at the whole key.
             ("map<frozen<tuple<int>>, int>", r#"{"[x]": 1}"#, "int", "[x]", 2, "not an integer"),
-            (
-                "map<frozen<tuple<int>>, int>",
-                r#"{"[1] 2": 1}"#,
-                "tuple<int>",
-                "[1] 2",
-                2,
-                "unexpected text after the key's value",
-            ),
+            ("map<frozen<tuple<int>>, int>", r#"{"[1] 2": 1}"#, "tuple<int>", "[1] 2", 2, "unexpected text after the key's value"),
         ];
         assert_errors(cases, &TextOptions::default());
         // A tuple or frozen collection key as a JSON string holding its literal, JSON or CQL.

@@ -1,8 +1,8 @@
 //! An owned value tree, for tests, unload and debugging. The hot paths (rows, bulk load)
 //! never build these: they validate and transcode bytes directly.
 
-use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::fmt;
+use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 #[cfg(feature = "serde")]
 use serde_json::{json, Value as Json};

@@ -29,8 +29,7 @@ fn batch(sim: &mut Sim, k: i64, ids: &[&[u8]]) -> u32 {
     let mut values = 2u16.to_be_bytes().to_vec();
     bytes(&mut values, Some(&k.to_be_bytes()));
     bytes(&mut values, Some(&[7u8; 32]));
-    let statements: Vec<BatchStatement> =
-        ids.iter().map(|id| BatchStatement::Prepared { id, values: &values }).collect();
+    let statements: Vec<BatchStatement> = ids.iter().map(|id| BatchStatement::Prepared { id, values: &values }).collect();
     let request = Request::Batch { kind: BatchType::Logged, statements: &statements, options: QueryOptions::default() };
     let id = sim.session.start_request(sim.now, RequestSpec::new(request)).unwrap();
     sim.pump();
@@ -45,9 +44,7 @@ fn logs(sim: &Sim) -> Vec<Vec<String>> {
 /// The log of the node that owns key `k` holding `owned`, the others' empty.
 fn only_on_owner(sim: &Sim, k: i64, owned: &[&str]) -> Vec<Vec<String>> {
     let owner = sim.owner(murmur3_token(&k.to_be_bytes()));
-    (0..sim.nodes.len())
-        .map(|i| if i == owner { owned.iter().map(|s| s.to_string()).collect() } else { vec![] })
-        .collect()
+    (0..sim.nodes.len()).map(|i| if i == owner { owned.iter().map(|s| s.to_string()).collect() } else { vec![] }).collect()
 }
 
 fn assert_unprepared(sim: &Sim, id: u32) {

@@ -48,11 +48,7 @@ fn assert_every_owner_answers(sim: &mut Sim) {
 fn a_recycled_connection_is_closed_once_and_every_other_pool_keeps_serving() {
     let (mut sim, _) = sim_draining_a_connection_to(2);
     let m = sim.session.metrics();
-    assert_eq!(
-        (m.connections_opened, m.connections_closed),
-        (4, 1),
-        "three pools and the replacement; the drained one closed"
-    );
+    assert_eq!((m.connections_opened, m.connections_closed), (4, 1), "three pools and the replacement; the drained one closed");
     sim.nodes[2].silent = false;
     assert_every_owner_answers(&mut sim);
     assert_eq!([0, 1, 2].map(|n| system_queries(&sim, n)), [METADATA.to_vec(), vec![], vec![]], "the control stays");
@@ -82,8 +78,7 @@ fn contact_points_naming_one_node_twice_or_by_another_port_leave_one_connection_
     let mut per_node: Vec<usize> = sim.conns.values().copied().collect();
     per_node.sort();
     assert_eq!(per_node, [0, 1, 2]);
-    let states: Vec<(String, bool)> =
-        sim.session.connection_states().into_iter().filter(|s| s.5).map(|s| (s.1, s.5)).collect();
+    let states: Vec<(String, bool)> = sim.session.connection_states().into_iter().filter(|s| s.5).map(|s| (s.1, s.5)).collect();
     assert_eq!(states.len(), 3, "{states:?}");
     assert_eq!(system_queries(&sim, 0), METADATA, "the first contact point keeps the control");
 }
@@ -110,22 +105,11 @@ fn an_event_during_a_metadata_read_waits_for_it_then_reads_everything_once_more(
     let asked: Vec<(u64, &str)> = sim.nodes[0]
         .queries
         .iter()
-        .map(|(t, q)| {
-            (
-                *t / MS,
-                ["system.local", "system.peers_v2", "system_schema.keyspaces"]
-                    .into_iter()
-                    .find(|k| q.contains(k))
-                    .unwrap(),
-            )
-        })
+        .map(|(t, q)| (*t / MS, ["system.local", "system.peers_v2", "system_schema.keyspaces"].into_iter().find(|k| q.contains(k)).unwrap()))
         .collect();
     let (local, peers, keyspaces) = ("system.local", "system.peers_v2", "system_schema.keyspaces");
     // Nothing at 100 ms: the first read was not complete. Once it is, one more whole read.
-    assert_eq!(
-        asked,
-        [(0, local), (0, peers), (0, keyspaces), (500, peers), (500, local), (500, peers), (500, keyspaces)]
-    );
+    assert_eq!(asked, [(0, local), (0, peers), (0, keyspaces), (500, peers), (500, local), (500, peers), (500, keyspaces)]);
 }
 
 /// Node 2 goes down and is replaced at the same address by a node with another host id,
@@ -193,24 +177,16 @@ fn slow_reads_quick_connects() -> SessionConfig {
 
 #[test]
 fn while_joining_a_control_query_waits_the_connect_timeout_not_the_request_timeout() {
-    for (table, name) in
-        [("system.local", "Local"), ("system.peers_v2", "PeersV2"), ("system_schema.keyspaces", "Keyspaces")]
-    {
+    for (table, name) in [("system.local", "Local"), ("system.peers_v2", "PeersV2"), ("system_schema.keyspaces", "Keyspaces")] {
         let mut sim = join_through_two_contact_points(table, slow_reads_quick_connects());
         sim.advance(999 * MS);
         assert!(!sim.session.is_ready(), "{table}: not before the connect timeout");
         sim.advance(MS);
         assert!(sim.session.is_ready(), "{table}: {:?}", sim.events);
         assert_eq!(system_queries(&sim, 1), METADATA, "{table}: node 2 read the metadata");
-        let log = format!(
-            "Log {{ message: \"control query {name} failed: no response within 1000 ms (host 127.0.0.1:9042)\" }}"
-        );
+        let log = format!("Log {{ message: \"control query {name} failed: no response within 1000 ms (host 127.0.0.1:9042)\" }}");
         assert!(sim.timeline.iter().any(|(t, e)| *t == 1_000 * MS && *e == log), "{table}: {:?}", sim.timeline);
-        assert_eq!(
-            sim.session.metrics().connections_closed,
-            1,
-            "{table}: the first contact point's connection is closed"
-        );
+        assert_eq!(sim.session.metrics().connections_closed, 1, "{table}: the first contact point's connection is closed");
         assert_eq!(sim.session.view().nodes().count(), 3, "{table}");
     }
 }
@@ -222,14 +198,7 @@ fn once_ready_a_control_query_waits_the_request_timeout() {
     assert!(sim.session.is_ready());
     sim.nodes[0].swallowed = vec!["system.peers_v2"];
     sim.new_node_event_from_node_0([10, 0, 0, 9]);
-    let asked = |sim: &Sim| {
-        sim.nodes[0]
-            .queries
-            .iter()
-            .filter(|(_, q)| q.contains("system.peers_v2"))
-            .map(|(t, _)| *t)
-            .collect::<Vec<u64>>()
-    };
+    let asked = |sim: &Sim| sim.nodes[0].queries.iter().filter(|(_, q)| q.contains("system.peers_v2")).map(|(t, _)| *t).collect::<Vec<u64>>();
     assert_eq!(asked(&sim), [0, 0], "the event asks the topology again");
     sim.advance(59_999 * MS);
     assert_eq!(asked(&sim), [0, 0], "not asked again before the request timeout");
@@ -264,11 +233,7 @@ fn an_unanswered_register_is_logged_and_the_control_moves_to_another_node() {
     // REGISTER answered late would otherwise tell every event twice.
     assert!(sim.conns.contains_key(&first));
     sim.new_node_event_on(first, [127, 0, 0, 3]);
-    assert_eq!(
-        (system_queries(&sim, 0), system_queries(&sim, 1)),
-        (METADATA.to_vec(), METADATA.to_vec()),
-        "no refresh"
-    );
+    assert_eq!((system_queries(&sim, 0), system_queries(&sim, 1)), (METADATA.to_vec(), METADATA.to_vec()), "no refresh");
     // Once ready, REGISTER waits the request timeout (60 s): node 2 leaves it unanswered too.
     sim.advance(59_999 * MS);
     assert_eq!(registers_of(&sim, 0).len() + registers_of(&sim, 2).len(), 1, "{:?}", sim.registers);
@@ -281,11 +246,7 @@ fn an_unanswered_register_is_logged_and_the_control_moves_to_another_node() {
     sim.new_node_event_on(second, [127, 0, 0, 3]);
     assert_eq!(system_queries(&sim, 0), [METADATA, METADATA].concat());
     sim.new_node_event_on(first, [127, 0, 0, 3]);
-    assert_eq!(
-        system_queries(&sim, 0),
-        [METADATA, METADATA, ["local", "peers_v2", "keyspaces"]].concat(),
-        "the event re-reads the topology"
-    );
+    assert_eq!(system_queries(&sim, 0), [METADATA, METADATA, ["local", "peers_v2", "keyspaces"]].concat(), "the event re-reads the topology");
 }
 
 #[test]

@@ -40,10 +40,7 @@ fn every_connection_of_a_sasl_cluster_is_authenticated_by_the_hosts_answer() {
     let mut sorted = steps.clone();
     sorted.sort();
     assert_eq!(sorted, expected, "{steps:?}");
-    assert!(sim
-        .events
-        .iter()
-        .any(|e| e.contains("authenticator_class: \"org.apache.cassandra.auth.PasswordAuthenticator\"")));
+    assert!(sim.events.iter().any(|e| e.contains("authenticator_class: \"org.apache.cassandra.auth.PasswordAuthenticator\"")));
     sim.prepare();
     let id = sim.insert(5, false);
     assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
@@ -137,19 +134,14 @@ fn a_node_that_refuses_v5_after_the_session_speaks_it_is_reported_down_not_spoke
     assert_eq!(sim.session.protocol_version(), 5);
     let down: Vec<&String> = sim.events.iter().filter(|e| e.starts_with("NodeDown")).collect();
     assert_eq!(down.len(), 1, "{:?}", sim.events);
-    assert!(
-        down[0].starts_with("NodeDown { address: \"127.0.0.2:9042\", reason: \"the server refused protocol v5: "),
-        "{}",
-        down[0]
-    );
+    assert!(down[0].starts_with("NodeDown { address: \"127.0.0.2:9042\", reason: \"the server refused protocol v5: "), "{}", down[0]);
     for _ in 0..30 {
         let request = Request::Query { cql: "SELECT 1", values: &[], options: QueryOptions::default() };
         let id = sim.session.start_request(sim.now, RequestSpec::new(request)).unwrap();
         sim.pump();
         assert!(sim.responses.contains_key(&id), "{:?}", sim.failures.get(&id));
     }
-    let asked: Vec<usize> =
-        sim.nodes.iter().map(|n| n.queries.iter().filter(|(_, q)| q == "SELECT 1").count()).collect();
+    let asked: Vec<usize> = sim.nodes.iter().map(|n| n.queries.iter().filter(|(_, q)| q == "SELECT 1").count()).collect();
     assert_eq!(asked[1], 0, "nothing is sent to the node that refused v5: {asked:?}");
     assert_eq!(asked.iter().sum::<usize>(), 30);
 }
