@@ -37,6 +37,7 @@ import { readTableSchema } from "./schema.ts";
 import {
   buildWrite,
   isCounterTable,
+  isPrimaryKey,
   parseMapSpec,
   parseTableName,
   resolveLayout,
@@ -444,6 +445,10 @@ function planner(target: Target, settings: ResolvedLoad, format: InputFormat) {
       fieldCount,
       constants: target.constantTexts,
       types: Object.fromEntries(columns.map((column) => [column.name, column.typeText])),
+      // A --query's markers are named after the columns they bind (their types are those columns'):
+      // a key column bound by a marker of another name is left out, which only makes more rows
+      // look alike (they then go in separate batches).
+      keyColumns: target.layoutSchema.columns.filter(isPrimaryKey).map((column) => column.name),
       ...(format === "parquet"
         ? { parquet: layout.bindings.map(({ fieldIndex, column }) => ({ fieldIndex, column })) }
         : {}),

@@ -53,6 +53,11 @@ export interface CorePlan {
   cellTimes?: CellTimeFields[];
   /** Parquet: the file's columns (by position) each bound column is read from. */
   parquet?: ParquetBinding[];
+  /**
+   * The bind markers of the table's primary key columns (partition and clustering): rows with
+   * the same values in them never share a batch. Without it the partition key is used.
+   */
+  keyColumns?: string[];
 }
 
 export type InputFormat = "csv" | "jsonl" | "parquet";
@@ -602,6 +607,7 @@ export async function runCoreLoad(
     if (plan.mapping !== undefined) options.mapping = plan.mapping;
     if (plan.fieldCount !== undefined) options.fieldCount = plan.fieldCount;
     if (plan.cellTimes !== undefined) options.cellTimes = plan.cellTimes;
+    if (plan.keyColumns !== undefined) options.keyColumns = plan.keyColumns;
     if (journaled && !settings.dryRun) {
       options.onJournal = onJournal;
       const pushed = (offsets: Set<number> | undefined) =>

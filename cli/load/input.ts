@@ -177,26 +177,33 @@ export async function expandInputs(args: string[], options: { httpTimeoutMs?: nu
     seen.add(key);
     const size = path === "-" ? null : (await Deno.stat(path)).size;
     const compression = path === "-" ? null : compressionOfName(path);
-    inputs.push({ path, size, compression, format: path === "-" ? formatOfName(path) : await formatOfFile(path, compression) });
+    inputs.push({ path, size, compression, format: path === "-" ? formatOfName(path) : await formatOfFile(path, size!, compression) });
   }
   return inputs;
 }
 
 /** A `.json` file is one JSON array unless it starts with an object: DSBulk's JSON connector
  * writes JSON Lines into `output-000001.json` (its default mode, MULTI_DOCUMENT). */
-async function formatOfFile(path: string, compression: Compression | null): Promise<InputFile["format"]> {
+async function formatOfFile(path: string, size: number, compression: Compression | null): Promise<InputFile["format"]> {
   const format = formatOfName(path);
-  if (format !== "json" || compression !== null) return format;
-  const file = await Deno.open(path);
+  if (format !== "json") return format;
+  // Read through the decompressor: a `.json.gz` of JSON Lines is JSON Lines too.
+  const head: number[] = [];
   try {
-    const head = new Uint8Array(256);
-    const read = (await file.read(head)) ?? 0;
-    const text = new TextDecoder().decode(head.subarray(0, read)).replace(/^\uFEFF/, "").trimStart();
-    return text.startsWith("{") ? "jsonl" : format;
-  } finally {
-    file.close();
+    for await (const chunk of new InputReader({ path, size, compression, format }).bytes(0)) {
+      head.push(...chunk.subarray(0, JSON_HEAD_BYTES - head.length));
+      if (head.length >= JSON_HEAD_BYTES) break;
+    }
+  } catch {
+    // An unreadable file or a corrupt stream fails the load itself, with its own message.
+    return format;
   }
+  const text = new TextDecoder().decode(Uint8Array.from(head)).replace(/^\uFEFF/, "").trimStart();
+  return text.startsWith("{") ? "jsonl" : format;
 }
+
+/** The bytes a `.json` input's first character is looked for in. */
+const JSON_HEAD_BYTES = 256;
 
 const READ_CHUNK = 256 * 1024;
 

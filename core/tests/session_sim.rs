@@ -1600,7 +1600,7 @@ mod bulk_load {
     }
 
     /// [`run`], calling `observe` with the load after every push and before every pump.
-    fn run_observed(sim: &mut Sim, id: u32, input: &[u8], chunk: usize, mut observe: impl FnMut(&BulkLoad)) {
+    pub(super) fn run_observed(sim: &mut Sim, id: u32, input: &[u8], chunk: usize, mut observe: impl FnMut(&BulkLoad)) {
         let mut chunks = input.chunks(chunk);
         for _ in 0..100_000 {
             while sim.loads.get(id).unwrap().wants_input() {
@@ -1891,13 +1891,16 @@ mod bulk_load {
         let config = LoadConfig {
             batch_by: BatchGrouping::Partition,
             initial_concurrency: 1024,
+            // v as a clustering column: the two rows of a partition are two keys, which may share a batch.
+            key_indexes: vec![0, 1],
             ..batched(2)
         };
         let load = new_load(&mut sim, config);
         // 65 partitions, each twice: the 65th opens a group only after one of the 64 open
         // (all of one row) goes alone; every other partition's two rows form a batch.
-        let once: String = (0..65).map(|k| format!("{k},0x0102\n")).collect();
-        let input = format!("{once}{once}");
+        let first: String = (0..65).map(|k| format!("{k},0x0102\n")).collect();
+        let second: String = (0..65).map(|k| format!("{k},0x0103\n")).collect();
+        let input = format!("{first}{second}");
         run(&mut sim, load, input.as_bytes(), 1 << 20);
         assert_eq!(sim.loads.get(load).unwrap().stats().rows_ok, 130);
         assert_eq!(sim.nodes[0].batches, vec![2; 64]);
@@ -3725,3 +3728,6 @@ fn request_length_is_the_frame_body_while_in_flight() {
     assert_eq!(sim.session.request_length(id), 0);
     assert_eq!(sim.session.request_length(id + 1000), 0);
 }
+
+#[path = "session_sim/write_order.rs"]
+mod write_order;

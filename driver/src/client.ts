@@ -144,8 +144,19 @@ export interface BulkLoadOptions {
   maxRecords?: number;
   ignoreUnknown?: boolean;
   consistency?: number;
-  /** Write timestamp in µs since the epoch for every row. */
+  /**
+   * Write timestamp in µs since the epoch for every row. Without it each row gets a client-side
+   * timestamp when it is read, increasing in input order, so that of rows with the same
+   * primary key the last one in the input wins (counter updates take no timestamp).
+   */
   timestamp?: number;
+  /**
+   * The table's primary key columns (partition and clustering): two rows with the same key
+   * never share a batch (a batch has one timestamp). Default: those of `table` when the
+   * statement is written from it, else the partition key (rows of one partition never share
+   * a batch).
+   */
+  keyColumns?: string[];
   initialConcurrency?: number;
   maxConcurrency?: number;
   /** Default: true, unless the statement updates counters. */
@@ -181,6 +192,13 @@ export interface BulkLoadOptions {
   resumeAcked?: number[];
   /** Offsets of rows an earlier run sent unacknowledged: not sent, reported as `uncertain` bad rows. */
   resumeSent?: number[];
+  /**
+   * An interrupted run's `watermarkTimestamp` and `lastTimestamp` (at the watermark the input
+   * is resumed from): rows count up from the first, one µs each, up to the last, so no row
+   * is written again with a later timestamp than the earlier run gave it.
+   */
+  resumeTimestamp?: number;
+  resumeLastTimestamp?: number;
 }
 
 /** What a prepared statement binds and returns. */
@@ -727,16 +745,18 @@ export class Client {
   async bulkLoad(input: AsyncIterable<Uint8Array>, options: BulkLoadOptions): Promise<BulkState> {
     const session = await this.ready();
     let query = options.query;
+    let keyColumns = options.keyColumns;
     if (!query) {
       if (!options.table || !/^[A-Za-z0-9_"]+\.[A-Za-z0-9_"]+$/.test(options.table)) {
         throw new ArgumentError("bulkLoad needs a query, or a table as keyspace.table");
       }
       let columns = options.columns;
-      if (!columns) {
+      if (!columns || !keyColumns) {
         const [ks, table] = options.table.split(".").map((p) => p.replaceAll('"', ""));
         const rs = await this.execute("SELECT column_name, position, kind FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?", [ks, table]);
         if (rs.rows.length === 0) throw new ArgumentError(`table ${options.table} does not exist`);
-        columns = rs.rows.map((r) => String(r.column_name));
+        columns ??= rs.rows.map((r) => String(r.column_name));
+        keyColumns ??= rs.rows.filter((r) => r.kind === "partition_key" || r.kind === "clustering").map((r) => String(r.column_name));
       }
       const quoted = columns.map((c) => (/^[a-z_][a-z0-9_]*$/.test(c) ? c : `"${c.replaceAll('"', '""')}"`));
       query = `INSERT INTO ${options.table} (${quoted.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`;
@@ -767,6 +787,7 @@ export class Client {
       ignoreUnknown: options.ignoreUnknown,
       consistency: options.consistency ?? this.options.queryOptions.consistency,
       timestamp: options.timestamp,
+      keyColumns,
       initialConcurrency: options.initialConcurrency,
       maxConcurrency: options.maxConcurrency,
       idempotent: options.idempotent ?? !counter,
@@ -782,6 +803,8 @@ export class Client {
       journal: options.onJournal !== undefined,
       resumeAcked: options.resumeAcked,
       resumeSent: options.resumeSent,
+      resumeTimestamp: options.resumeTimestamp,
+      resumeLastTimestamp: options.resumeLastTimestamp,
     };
     return session.bulk(ps.id, ps.resultMetadataId, config, input, options.onBadRow ?? (() => {}), options.onProgress, options.signal, options.onJournal);
   }
@@ -1068,7 +1091,8 @@ function checkPagingAdvances(rows: number, next: Uint8Array, asked: string | Uin
   if (rows > 0 || asked === undefined || asked === null) return;
   const sent = typeof asked === "string" ? fromHex(asked) : asked;
   if (sent.length !== next.length || sent.some((b, i) => b !== next[i])) return;
-  throw new CqlProtocolError("remote", "paging state", 0, "a page without rows returned the paging state it was asked with: the server makes no progress", host);
+  // No byte of the page is at fault, only the two pages together: no offset.
+  throw new CqlProtocolError("remote", "paging state", null, "a page without rows returned the paging state it was asked with: the server makes no progress", host);
 }
 
 /** Whether an options object changes nothing that goes into the request descriptor. */

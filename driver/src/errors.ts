@@ -93,14 +93,16 @@ export class CqlProtocolError extends DriverError {
   readonly kind = "protocol";
   side: ProtocolSide;
   field: string;
-  offset: number;
+  /** The byte at fault; null when no byte is (a paging state that does not advance). */
+  offset: number | null;
   /** The reason alone, without side, field and offset. */
   reason: string;
   /** The node whose bytes these were, when known. */
   host?: string;
   /** `message` is for the core's events, whose text already names side, field and offset. */
-  constructor(side: ProtocolSide, field: string, offset: number, reason: string, host?: string, message?: string) {
-    super((message ?? `${side} protocol error in ${field} at byte ${offset}: ${reason}`) + (host ? ` (host ${host})` : ""), "ERR_PROTOCOL");
+  constructor(side: ProtocolSide, field: string, offset: number | null, reason: string, host?: string, message?: string) {
+    const at = offset === null ? "" : ` at byte ${offset}`;
+    super((message ?? `${side} protocol error in ${field}${at}: ${reason}`) + (host ? ` (host ${host})` : ""), "ERR_PROTOCOL");
     this.name = "CqlProtocolError";
     this.side = side;
     this.field = field;

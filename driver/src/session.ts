@@ -1431,6 +1431,9 @@ export interface BulkCounters {
   rowsUncertain: number;
   /** Value bytes of the rows read and not yet settled: reading pauses past the core's budget (4 MiB). */
   heldBytes: number;
+  /** Client write timestamps (µs): none earlier went to a row past the watermark; the last given. Null without them. */
+  watermarkTimestamp: number | null;
+  lastTimestamp: number | null;
 }
 
 /** A journaled load's record of one row (by the input offset of its first byte). */

@@ -50,3 +50,31 @@ Deno.test("InputReader.bytes of a URL closed after its first chunk cancels the b
     await server.finished;
   }
 });
+
+Deno.test("a .json input of JSON Lines is JSON Lines, compressed or not", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "cqlwire-json-kind-" });
+  try {
+    const lines = '{"k":1}\n{"k":2}\n';
+    const array = ' [{"k":1},{"k":2}]\n';
+    const gzip = (text: string) =>
+      new Response(new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"))).arrayBuffer();
+    await Deno.writeTextFile(`${dir}/a_array.json`, array);
+    await Deno.writeTextFile(`${dir}/b_lines.json`, "\uFEFF" + lines);
+    await Deno.writeFile(`${dir}/c_lines.json.gz`, new Uint8Array(await gzip(lines)));
+    await Deno.writeFile(`${dir}/d_array.json.gz`, new Uint8Array(await gzip(array)));
+    await Deno.writeFile(`${dir}/e_lines.jsonl.gz`, new Uint8Array(await gzip(lines)));
+    // A corrupt stream is left for the load to report: the name decides.
+    await Deno.writeFile(`${dir}/f_corrupt.json.gz`, Uint8Array.of(0x1f, 0x8b, 8, 0, 1, 2, 3));
+    const inputs = await expandInputs([`${dir}/*`]);
+    assertEquals(inputs.map((input) => [input.path.slice(dir.length + 1), input.format]), [
+      ["a_array.json", "json"],
+      ["b_lines.json", "jsonl"],
+      ["c_lines.json.gz", "jsonl"],
+      ["d_array.json.gz", "json"],
+      ["e_lines.jsonl.gz", "jsonl"],
+      ["f_corrupt.json.gz", "json"],
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

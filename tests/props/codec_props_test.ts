@@ -19,7 +19,7 @@ function valueOrProtocolError(input: Uint8Array, decode: () => unknown): unknown
     assertExact(e.code, "ERR_PROTOCOL");
     if (e.side !== "remote" && e.side !== "local") throw new Error(`side ${e.side}`);
     if (typeof e.field !== "string" || e.field === "") throw new Error(`no field in ${e.message}`);
-    if (!Number.isSafeInteger(e.offset) || e.offset < 0 || e.offset > input.length) {
+    if (e.offset === null || !Number.isSafeInteger(e.offset) || e.offset < 0 || e.offset > input.length) {
       throw new Error(`offset ${e.offset} outside the ${input.length}-byte input: ${e.message}`);
     }
     return e;

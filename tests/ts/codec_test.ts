@@ -707,7 +707,7 @@ Deno.test("RESULT Rows", () => {
   const body = rowsBody({ global: false, pageState: "beef", rows: sampleRows });
   for (let cut = 0; cut < body.length; cut++) {
     const e = assertThrows(() => parseResult(body.subarray(0, cut), 4), CqlProtocolError, `rows cut at ${cut}`);
-    assert(e.side === "remote" && e.offset <= cut, `cut ${cut}: offset ${e.offset}`);
+    assert(e.side === "remote" && e.offset !== null && e.offset <= cut, `cut ${cut}: offset ${e.offset}`);
   }
   const trailing = new Uint8Array(body.length + 1);
   trailing.set(body);

@@ -42,6 +42,8 @@ fn counters_json(w: &mut JsonWriter, s: &LoadStats) {
         rows_previous,
         rows_uncertain,
         held_bytes,
+        watermark_timestamp,
+        last_timestamp,
     } = *s;
     w.open('{');
     w.key("rowsOk").number(rows_ok).key("rowsBad").number(rows_bad).key("rowsRejected").number(rows_rejected);
@@ -50,7 +52,8 @@ fn counters_json(w: &mut JsonWriter, s: &LoadStats) {
     w.key("watermarkLine").number(watermark_line).key("watermarkRowsOk").number(watermark_rows_ok);
     w.key("watermarkRowsBad").number(watermark_rows_bad).key("bytesPushed").number(bytes_pushed);
     w.key("rowsPrevious").number(rows_previous).key("rowsUncertain").number(rows_uncertain);
-    w.key("heldBytes").number(held_bytes).close('}');
+    w.key("heldBytes").number(held_bytes).key("watermarkTimestamp").opt_number(watermark_timestamp);
+    w.key("lastTimestamp").opt_number(last_timestamp).close('}');
 }
 
 /// `csvHeader`'s answer: `{"status": "needMore" | "empty" | "record" | "fault", ...}`.
@@ -113,8 +116,14 @@ mod tests {
 
     #[test]
     fn bulk_status_matches_serde() {
-        let counters =
-            LoadStats { rows_ok: u64::MAX, in_flight: 3, held_bytes: 9, rows_uncertain: 1, ..LoadStats::default() };
+        let counters = LoadStats {
+            rows_ok: u64::MAX,
+            in_flight: 3,
+            held_bytes: 9,
+            rows_uncertain: 1,
+            watermark_timestamp: Some(-7),
+            ..LoadStats::default()
+        };
         for error in [None, Some("stopped: \"x\"\n".to_string())] {
             let status = BulkStatus { counters, status: BulkControl { wants_input: true, done: false, error } };
             assert_eq!(bulk_status_json(Some(&status)), serde_json::to_string(&status).unwrap());

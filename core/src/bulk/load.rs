@@ -16,6 +16,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, HashMap, VecDeque};
 
+use super::write_order::{RowKey, WriteClock};
 use super::{BadColumn, BadRowKind, BulkEncoder, BulkError, RowOutcome};
 use crate::cluster::{Backoff, Jitter};
 use crate::connection::{Request, RequestError};
@@ -26,8 +27,16 @@ use crate::session::{request_error_message, RequestSpec, Session, SessionError, 
 pub struct LoadConfig {
     pub consistency: Option<u16>,
     pub serial_consistency: Option<u16>,
-    /// A write timestamp (µs since the epoch) for every row.
+    /// A write timestamp (µs since the epoch) for every row. Without one (and but for
+    /// counter updates, which take none), each row gets its own client-side timestamp when it
+    /// is read, increasing in input order (see [`super::write_order`]), so that of rows with
+    /// the same primary key the last one read wins, as in a sequential replay.
     pub default_timestamp: Option<i64>,
+    /// The bind positions of the primary key (partition and clustering columns): two rows
+    /// with the same values there never share a batch. Empty: the partition key's, so rows
+    /// of one partition never share a batch (right, if slower, when the clustering columns
+    /// are not known).
+    pub key_indexes: Vec<u16>,
     pub initial_concurrency: usize,
     pub max_concurrency: usize,
     /// Inserts are; counter updates are not (and are then never retried on another node).
@@ -70,6 +79,9 @@ pub struct LoadConfig {
     /// Offsets of rows an earlier run started but never saw acknowledged: not sent again
     /// (they may have been applied), reported as [`BadRowKind::Uncertain`] bad rows.
     pub resume_sent: BTreeSet<u64>,
+    /// A resumed load's `(watermark_timestamp, last_timestamp)` from the interrupted run's
+    /// checkpoint: its rows count up from there (see [`WriteClock::resumed`]).
+    pub resume_timestamps: Option<(i64, i64)>,
 }
 
 /// What the journal of a load says about one row (by the input offset of its first byte).
@@ -109,6 +121,7 @@ impl Default for LoadConfig {
             consistency: None,
             serial_consistency: None,
             default_timestamp: None,
+            key_indexes: Vec::new(),
             initial_concurrency: 32,
             max_concurrency: 1024,
             idempotent: true,
@@ -130,6 +143,7 @@ impl Default for LoadConfig {
             journal: false,
             resume_acked: BTreeSet::new(),
             resume_sent: BTreeSet::new(),
+            resume_timestamps: None,
         }
     }
 }
@@ -187,6 +201,11 @@ pub struct LoadStats {
     pub rows_uncertain: u64,
     /// Value bytes of the rows read and not yet settled (bounded by `max_held_bytes`).
     pub held_bytes: usize,
+    /// With client timestamps: no row past the watermark was given an earlier one (the first
+    /// such row's, or the next row's lowest possible), and the last one given. A checkpoint
+    /// keeps both for [`LoadConfig::resume_timestamps`].
+    pub watermark_timestamp: Option<i64>,
+    pub last_timestamp: Option<i64>,
 }
 
 /// Why the rows of a group were given up on after sending (or trying to).
@@ -206,6 +225,10 @@ struct RowSlot {
     token: Option<i64>,
     /// More parts of the same input row follow: this one is not counted as a row.
     continues: bool,
+    /// Its write timestamp, given when it was read (0 without client timestamps).
+    timestamp: i64,
+    /// [`RowKey::hash`] of its values, set when it joins a batch being filled.
+    key_hash: u64,
 }
 
 /// What one request carries: one row, or the rows of a batch. Kept and reused by index.
@@ -220,6 +243,8 @@ struct Group {
     /// A row sent alone after its batch failed with a server error (0x0000): that error
     /// again, alone, is taken as the row's value (not retried).
     split_on_server_error: bool,
+    /// The write timestamp of every attempt: its first row's (see [`BulkLoad::clock`]).
+    timestamp: Option<i64>,
 }
 
 /// Groups still taking rows are few (one per replica set, or per partition within a
@@ -252,9 +277,9 @@ pub struct BulkLoad {
     /// Failures since the last acknowledgement that said the whole cluster struggles: the
     /// load-wide floor of every retry's backoff level.
     storm: u32,
-    /// `(seq, end_offset, next row's line, settled, acknowledged)` in input order, for the
-    /// watermark.
-    order: VecDeque<(u64, u64, u64, bool, bool)>,
+    /// `(seq, end_offset, next row's line, settled, acknowledged, write timestamp)` in input
+    /// order, for the watermark.
+    order: VecDeque<(u64, u64, u64, bool, bool, i64)>,
     watermark_rows_ok: u64,
     watermark_rows_bad: u64,
     first_seq: u64,
@@ -273,6 +298,14 @@ pub struct BulkLoad {
     drained: bool,
     /// Value bytes of the rows in slots (read, not settled): bounded by `max_held_bytes`.
     held_bytes: usize,
+    /// Client-side write timestamps, one per row in input order; `None` with a
+    /// `default_timestamp` or for counters. A group is sent with its first row's: groups of
+    /// one key are filled one after another (one open group per grouping key), so a later
+    /// group's first row comes after every row of an earlier one, and with no key twice in a
+    /// group, of two rows with the same key the later one always has the later timestamp.
+    clock: Option<WriteClock>,
+    /// The primary key, compared within the group being filled.
+    row_key: RowKey,
 }
 
 /// The line after a record that starts at `line` (quoted fields may hold line breaks).
@@ -350,7 +383,15 @@ impl BulkLoad {
     pub fn new(encoder: BulkEncoder, prepared_id: &[u8], result_metadata_id: &[u8], config: LoadConfig) -> Self {
         let window = config.initial_concurrency.clamp(1, config.max_concurrency.max(1));
         let backoff = Backoff::new(config.retry_base_us, config.retry_max_us, Jitter::Full, config.seed);
+        let clock = (config.default_timestamp.is_none() && !config.counter).then(|| match config.resume_timestamps {
+            Some((first, last)) => WriteClock::resumed(first, last),
+            None => WriteClock::default(),
+        });
+        let key_indexes =
+            if config.key_indexes.is_empty() { encoder.pk_indexes().to_vec() } else { config.key_indexes.clone() };
         BulkLoad {
+            clock,
+            row_key: RowKey::new(key_indexes),
             encoder,
             prepared_id: prepared_id.to_vec(),
             result_metadata_id: result_metadata_id.to_vec(),
@@ -400,7 +441,18 @@ impl BulkLoad {
             watermark_rows_bad: self.watermark_rows_bad,
             bytes_pushed: self.encoder.stats().bytes_pushed,
             held_bytes: self.held_bytes,
+            watermark_timestamp: self.watermark_timestamp(),
+            last_timestamp: self.clock.as_ref().and_then(WriteClock::last),
             ..self.stats
+        }
+    }
+
+    /// The timestamp of the first row past the watermark, or the next row's lowest.
+    fn watermark_timestamp(&self) -> Option<i64> {
+        let clock = self.clock.as_ref()?;
+        match self.order.front() {
+            Some(&(_, _, _, false, _, ts)) => Some(ts),
+            _ => clock.floor(),
         }
     }
 
@@ -515,7 +567,7 @@ impl BulkLoad {
                 self.ready = Some(group);
                 continue;
             }
-            match self.next_good_row() {
+            match self.next_good_row(now) {
                 Some(slot) if self.config.dry_run => {
                     // A row in parts (cell times) counts once, at its last part, as on_response counts it.
                     if !self.slots[slot].continues {
@@ -602,12 +654,15 @@ impl BulkLoad {
             // reason. A batch that may have been applied and must not be sent twice, or
             // one the cluster pushed back on, is not split.
             let rows = std::mem::take(&mut self.groups[group].rows);
+            let timestamp = self.groups[group].timestamp;
             for &slot in &rows {
                 let single = self.new_group(0);
                 self.groups[single].rows.push(slot);
                 self.groups[single].value_bytes = self.slots[slot].values.len();
                 self.groups[single].attempts = attempts;
                 self.groups[single].split_on_server_error = server_error;
+                // The batch may have been applied in part: its rows keep its timestamp.
+                self.groups[single].timestamp = timestamp;
                 self.retry_at.push(Reverse((now, single)));
             }
             self.release_group(group, rows);
@@ -658,7 +713,30 @@ impl BulkLoad {
         g.key = key;
         g.attempts = 0;
         g.split_on_server_error = false;
+        g.timestamp = None;
         group
+    }
+
+    /// Adds a row to a group; the first row gives the group its timestamp.
+    fn push_row(&mut self, group: usize, slot: usize) {
+        let g = &mut self.groups[group];
+        if g.rows.is_empty() && self.clock.is_some() {
+            g.timestamp = Some(self.slots[slot].timestamp);
+        }
+        g.rows.push(slot);
+        g.value_bytes += self.slots[slot].values.len();
+    }
+
+    /// Whether `group` already holds a row with the primary key of `slot` (another input row:
+    /// the parts of one row with cell times write different cells of the same key).
+    fn holds_key_of(&self, group: usize, slot: usize) -> bool {
+        let row = &self.slots[slot];
+        self.groups[group].rows.iter().any(|&other| {
+            let other = &self.slots[other];
+            other.key_hash == row.key_hash
+                && other.offset != row.offset
+                && self.row_key.same(&other.values, &row.values)
+        })
     }
 
     /// Puts a fresh row in its group; returns a group that is now due to go out.
@@ -680,16 +758,24 @@ impl BulkLoad {
             // Unbatched, or no token to group by: the row goes alone.
             _ => {
                 let single = self.new_group(0);
-                self.groups[single].rows.push(slot);
-                self.groups[single].value_bytes = bytes;
+                self.push_row(single, slot);
                 return Some(single);
             }
         };
+        if self.clock.is_some() {
+            self.slots[slot].key_hash = self.row_key.hash(&self.slots[slot].values);
+        }
         let open = self.open_groups.iter().position(|&g| self.groups[g].key == key);
-        // A row that would take its group over the byte limit sends the group first.
+        // A row that would take its group over the byte limit sends the group first; so does
+        // one whose key the group holds already (one timestamp per batch: the later row
+        // must go in a later group, which has a later timestamp).
         let mut due = None;
         let open = match open {
             Some(i) if self.groups[self.open_groups[i]].value_bytes + bytes > self.config.batch_max_bytes => {
+                due = Some(self.open_groups.swap_remove(i));
+                None
+            }
+            Some(i) if self.clock.is_some() && self.holds_key_of(self.open_groups[i], slot) => {
                 due = Some(self.open_groups.swap_remove(i));
                 None
             }
@@ -708,15 +794,14 @@ impl BulkLoad {
                 g
             }
         };
-        self.groups[group].rows.push(slot);
-        self.groups[group].value_bytes += bytes;
+        self.push_row(group, slot);
         if due.is_none() && self.groups[group].rows.len() >= self.config.batch_size {
             if let Some(i) = self.open_groups.iter().position(|&g| g == group) {
                 self.open_groups.swap_remove(i);
             }
             due = Some(group);
         }
-        // A second due group (the byte-limit case and a full one at once) cannot happen:
+        // A second due group (the byte-limit or key case and a full one at once) cannot happen:
         // a group just opened holds one row, and batch_size > 1 here.
         due
     }
@@ -725,7 +810,7 @@ impl BulkLoad {
         let options = QueryOptions {
             consistency: self.config.consistency,
             serial_consistency: self.config.serial_consistency,
-            default_timestamp: self.config.default_timestamp,
+            default_timestamp: self.groups[group].timestamp.or(self.config.default_timestamp),
             skip_metadata: true,
             ..QueryOptions::default()
         };
@@ -786,7 +871,7 @@ impl BulkLoad {
     }
 
     /// Pulls the next good row into a slot, passing bad rows to the bad queue on the way.
-    fn next_good_row(&mut self) -> Option<usize> {
+    fn next_good_row(&mut self, now: u64) -> Option<usize> {
         if self.stopped {
             self.drained = true;
             return None;
@@ -837,7 +922,7 @@ impl BulkLoad {
                         });
                     }
                     self.next_seq += 1;
-                    self.order.push_back((seq, end_offset, next, true, acked));
+                    self.order.push_back((seq, end_offset, next, true, acked, 0));
                     self.advance_watermark();
                 }
                 RowOutcome::Good { values, raw, token, line, offset, end_offset, continues } => {
@@ -852,6 +937,8 @@ impl BulkLoad {
                                 offset: 0,
                                 token: None,
                                 continues: false,
+                                timestamp: 0,
+                                key_hash: 0,
                             });
                             self.slots.len() - 1
                         }
@@ -866,11 +953,12 @@ impl BulkLoad {
                     row.offset = offset;
                     row.token = token;
                     row.continues = continues;
+                    row.timestamp = self.clock.as_mut().map_or(0, |clock| clock.next(now));
                     self.held_bytes += row.values.len();
                     self.next_seq += 1;
                     // A row's parts but the last keep the watermark at the row's start.
                     let next = if continues { line } else { next_line(line, raw) };
-                    self.order.push_back((seq, end_offset, next, false, false));
+                    self.order.push_back((seq, end_offset, next, false, false, row.timestamp));
                     return Some(slot);
                 }
                 RowOutcome::Bad { raw, line, offset, end_offset, kind, column, reason } => {
@@ -902,7 +990,7 @@ impl BulkLoad {
                     };
                     self.bad.push_back(row);
                     self.next_seq += 1;
-                    self.order.push_back((seq, end_offset, next, true, false));
+                    self.order.push_back((seq, end_offset, next, true, false, 0));
                     self.advance_watermark();
                 }
             }
@@ -961,7 +1049,7 @@ impl BulkLoad {
     }
 
     fn advance_watermark(&mut self) {
-        while let Some(&(_, end, line, true, acknowledged)) = self.order.front() {
+        while let Some(&(_, end, line, true, acknowledged, _)) = self.order.front() {
             self.watermark = end;
             self.watermark_line = line;
             if acknowledged {

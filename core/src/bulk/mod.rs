@@ -84,6 +84,7 @@ mod record_buffer;
 pub mod registry;
 pub mod sniff;
 mod sniff_types;
+pub mod write_order;
 
 use crate::name_map::NameMap;
 use std::fmt;
@@ -830,6 +831,11 @@ impl BulkEncoder {
             Source::Field(position) => Some(*position),
             _ => None,
         }
+    }
+
+    /// The partition key's bind positions (from the PREPARED metadata).
+    pub fn pk_indexes(&self) -> &[u16] {
+        &self.pk_indexes
     }
 
     /// Where a restarted load would begin: every byte before it is in a row already

@@ -107,6 +107,9 @@ pub struct BulkOptions {
     pub consistency: Option<u16>,
     /// Write timestamp (µs since the epoch) of every row.
     pub timestamp: Option<i64>,
+    /// The table's primary key columns (partition and clustering): rows with the same values
+    /// in those the statement binds never share a batch. Default: the partition key.
+    pub key_columns: Option<Vec<String>>,
     pub max_concurrency: Option<usize>,
     pub initial_concurrency: Option<usize>,
     pub idempotent: Option<bool>,
@@ -128,6 +131,10 @@ pub struct BulkOptions {
     /// Offsets of rows an earlier run sent without an acknowledgement: not sent again,
     /// reported as uncertain bad rows.
     pub resume_sent: Option<Vec<u64>>,
+    /// The interrupted run's write timestamp at its checkpoint and its last one: the rows
+    /// count up from there (both or neither).
+    pub resume_timestamp: Option<i64>,
+    pub resume_last_timestamp: Option<i64>,
 }
 
 const WHAT: &str = "bulk options";
@@ -281,6 +288,7 @@ impl BulkOptions {
             cell_times: read_cell_times(&mut f),
             consistency: f.u16("consistency"),
             timestamp: f.i64("timestamp"),
+            key_columns: f.strings("keyColumns"),
             max_concurrency: f.usize("maxConcurrency"),
             initial_concurrency: f.usize("initialConcurrency"),
             idempotent: f.bool("idempotent"),
@@ -296,6 +304,8 @@ impl BulkOptions {
             journal: f.bool("journal"),
             resume_acked: f.array("resumeAcked", "offsets (integers from 0)", offset_of),
             resume_sent: f.array("resumeSent", "offsets (integers from 0)", offset_of),
+            resume_timestamp: f.i64("resumeTimestamp"),
+            resume_last_timestamp: f.i64("resumeLastTimestamp"),
         };
         f.finish(options)
     }
@@ -326,6 +336,13 @@ impl BulkOptions {
             InputFormat::Jsonl => Format::Jsonl { max_record_bytes },
             InputFormat::Json => Format::JsonArray { max_record_bytes },
         };
+        // A key column the statement does not bind (a literal in it) is the same on every row.
+        let key_indexes = self
+            .key_columns
+            .iter()
+            .flatten()
+            .filter_map(|name| columns.iter().position(|(column, _)| column == name).map(|i| i as u16))
+            .collect();
         let mut bulk = BulkConfig::new(format, columns);
         bulk.pk_indexes = pk_indexes;
         if let Some(markers) = self.null_values {
@@ -385,9 +402,15 @@ impl BulkOptions {
         // Batches by default only where a refused batch may be sent again row by row: a
         // counter or non-idempotent batch refused after a partial write would apply twice.
         let default_batch = if idempotent && !counter { defaults.batch_size } else { 1 };
+        let resume_timestamps = match (self.resume_timestamp, self.resume_last_timestamp) {
+            (Some(first), Some(last)) => Some((first, last)),
+            (None, None) => None,
+            _ => return Err(config_error("resumeTimestamp and resumeLastTimestamp go together".into())),
+        };
         let load = LoadConfig {
             consistency: self.consistency,
             default_timestamp: self.timestamp,
+            key_indexes,
             max_concurrency,
             initial_concurrency: self
                 .initial_concurrency
@@ -409,6 +432,7 @@ impl BulkOptions {
             journal: self.journal.unwrap_or(false),
             resume_acked: offset_set(self.resume_acked.unwrap_or_default()),
             resume_sent: offset_set(self.resume_sent.unwrap_or_default()),
+            resume_timestamps,
             ..defaults
         };
         Ok((bulk, load))
@@ -535,8 +559,17 @@ mod tests {
         assert_eq!(load.batch_size, LoadConfig::default().batch_size);
     }
 
+    #[test]
+    fn resume_timestamps_go_together() {
+        for json in [r#"{"resumeTimestamp":5}"#, r#"{"resumeLastTimestamp":5}"#] {
+            let error = BulkOptions::from_json(json).unwrap().into_configs(Vec::new(), Vec::new()).unwrap_err();
+            assert_eq!(error, BulkError::Config("resumeTimestamp and resumeLastTimestamp go together".into()));
+        }
+    }
+
     fn configs(json: &str) -> (BulkConfig, LoadConfig) {
-        BulkOptions::from_json(json).unwrap().into_configs(vec![("a".into(), ColumnType::Int)], vec![0]).unwrap()
+        let columns = vec![("a".into(), ColumnType::Int), ("v".into(), ColumnType::Int), ("c".into(), ColumnType::Int)];
+        BulkOptions::from_json(json).unwrap().into_configs(columns, vec![0]).unwrap()
     }
 
     #[test]
@@ -544,11 +577,14 @@ mod tests {
         let (_, load) = configs(
             r#"{"consistency":6,"timestamp":-5,"maxConcurrency":7,"initialConcurrency":9,"idempotent":false,
                 "maxRetries":2,"timeoutMs":1500,"seed":42,"stopAtOffset":100,"batchSize":3,"batchBy":"partition",
-                "batchMaxBytes":999,"counter":true,"dryRun":true,"journal":true,"resumeAcked":[4,1],"resumeSent":[8]}"#,
+                "batchMaxBytes":999,"counter":true,"dryRun":true,"journal":true,"resumeAcked":[4,1],"resumeSent":[8],
+                "keyColumns":["a","fixed","c"],"resumeTimestamp":1000,"resumeLastTimestamp":1003}"#,
         );
         let expected = LoadConfig {
             consistency: Some(6),
             default_timestamp: Some(-5),
+            // By bind position; "fixed" is not bound (a literal in the statement).
+            key_indexes: vec![0, 2],
             max_concurrency: 7,
             // Clamped to the most requests in flight.
             initial_concurrency: 7,
@@ -565,6 +601,7 @@ mod tests {
             journal: true,
             resume_acked: [1, 4].into(),
             resume_sent: [8].into(),
+            resume_timestamps: Some((1000, 1003)),
             ..LoadConfig::default()
         };
         // LoadConfig has no PartialEq: its Debug text shows every field.

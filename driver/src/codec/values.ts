@@ -390,7 +390,7 @@ export function decodeValue(t: TypeInfo, bytes: Uint8Array, offset = 0, length =
       return decoderFor(t)(own, viewOf(own), 0, length);
     } catch (e) {
       // Report offsets within the caller's buffer, not within the private copy.
-      if (e instanceof CqlProtocolError) throw new CqlProtocolError(e.side, e.field, e.offset + offset, e.reason);
+      if (e instanceof CqlProtocolError) throw new CqlProtocolError(e.side, e.field, e.offset === null ? null : e.offset + offset, e.reason);
       throw e;
     }
   }
