@@ -3519,3 +3519,6 @@ fn request_length_is_the_frame_body_while_in_flight() {
     assert_eq!(sim.session.request_length(id), 0);
     assert_eq!(sim.session.request_length(id + 1000), 0);
 }
+
+#[path = "session_sim/tablets.rs"]
+mod tablets;
