@@ -576,7 +576,8 @@ mod tests {
 
     #[test]
     fn a_refresh_that_changes_any_one_field_of_a_node_is_applied() {
-        let changes: [(&str, fn(&mut PeerRow)); 5] = [
+        type Change = fn(&mut PeerRow);
+        let changes: [(&str, Change); 5] = [
             ("address", |r| r.rpc_address = Some("10.0.0.9".into())),
             ("datacenter", |r| r.data_center = Some("dc2".into())),
             ("rack", |r| r.rack = Some("r2".into())),
