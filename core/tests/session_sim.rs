@@ -3731,3 +3731,5 @@ fn request_length_is_the_frame_body_while_in_flight() {
 
 #[path = "session_sim/write_order.rs"]
 mod write_order;
+#[path = "session_sim/tablets.rs"]
+mod tablets;

@@ -115,3 +115,43 @@ pub fn decide_event(view: &ClusterView, event: &ClusterEvent<'_>) -> Decision<Op
         ClusterEvent::SchemaChange { .. } => decision(None, "schema change does not affect replication"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_event_name_parses_to_its_own_kind_and_nothing_else_does() {
+        let topology = [
+            ("NEW_NODE", TopologyChange::NewNode),
+            ("REMOVED_NODE", TopologyChange::RemovedNode),
+            ("MOVED_NODE", TopologyChange::MovedNode),
+        ];
+        for (name, change) in topology {
+            assert_eq!(TopologyChange::parse(name), Some(change));
+        }
+        for (name, change) in [("UP", StatusChange::Up), ("DOWN", StatusChange::Down)] {
+            assert_eq!(StatusChange::parse(name), Some(change));
+        }
+        let targets = [
+            ("KEYSPACE", SchemaTarget::Keyspace),
+            ("TABLE", SchemaTarget::Table),
+            ("TYPE", SchemaTarget::Type),
+            ("FUNCTION", SchemaTarget::Function),
+            ("AGGREGATE", SchemaTarget::Aggregate),
+        ];
+        for (name, target) in targets {
+            assert_eq!(SchemaTarget::parse(name), Some(target));
+        }
+        // Names are exact: another kind's name, another case or an unknown name is none.
+        for name in ["", "new_node", "UP", "KEYSPACE", "INDEX"] {
+            assert_eq!(TopologyChange::parse(name), None, "{name}");
+        }
+        for name in ["", "up", "NEW_NODE", "TABLE"] {
+            assert_eq!(StatusChange::parse(name), None, "{name}");
+        }
+        for name in ["", "keyspace", "DOWN", "INDEX", "VIEW"] {
+            assert_eq!(SchemaTarget::parse(name), None, "{name}");
+        }
+    }
+}

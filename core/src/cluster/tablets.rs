@@ -75,8 +75,10 @@ pub fn decode_tablet(payload: &[u8]) -> Result<Tablet, ProtocolError> {
     }
     let mut list = Reader::new(element(&mut r, "tablet replicas")?);
     let n = list.i32("tablet replica count")?;
-    // Each replica takes at least 4 bytes: a count beyond that is a lie, not an allocation.
-    if n < 0 || n as usize > list.remaining() / 4 {
+    // Each replica takes at least 4 bytes: a count beyond that (or below 0) is a lie, not an
+    // allocation.
+    let fits = usize::try_from(n).is_ok_and(|count| count <= list.remaining() / 4);
+    if !fits {
         return Err(list.error("tablet replica count", format!("{n} replicas in {} bytes", list.remaining())));
     }
     let mut replicas = Vec::with_capacity((n as usize).min(MAX_REPLICAS));
@@ -117,6 +119,11 @@ impl TabletMap {
     /// Keeps `tablet` for `table`, evicting every tablet it overlaps (they describe a layout
     /// the server has since split, merged or moved).
     pub fn insert(&mut self, table: u32, tablet: Tablet) {
+        // An empty range holds no token (`decode_tablet` refuses one): kept, it would sit
+        // beside the tablet ending at the same token, which it does not overlap.
+        if tablet.first >= tablet.last {
+            return;
+        }
         let list = self.tables.entry(table).or_default();
         list.retain(|t| !t.overlaps(&tablet));
         let at = list.partition_point(|t| t.last < tablet.last);
@@ -207,6 +214,97 @@ mod tests {
         let n = bytes.len();
         bytes[n - 4..].copy_from_slice(&(-1i32).to_be_bytes());
         assert!(decode_tablet(&bytes).unwrap_err().to_string().contains("-1 is no shard"));
+    }
+
+    /// The replica list of a tablet (1, 10]: its count, then the given bytes.
+    fn with_replica_list(count: i32, replicas: &[u8]) -> Vec<u8> {
+        let mut list = count.to_be_bytes().to_vec();
+        list.extend_from_slice(replicas);
+        let mut out = encode_tablet(&tablet(1, 10, 2));
+        out.truncate(24);
+        out.extend_from_slice(&(list.len() as i32).to_be_bytes());
+        out.extend_from_slice(&list);
+        out
+    }
+
+    #[test]
+    fn a_replica_count_is_checked_against_four_bytes_a_replica() {
+        // Two empty replicas fill exactly 8 bytes: the count passes, the first replica fails.
+        let e = decode_tablet(&with_replica_list(2, &[0; 8])).unwrap_err();
+        assert_eq!((e.field, e.reason.as_str()), ("tablet replica host id", "needs 4 bytes, 0 left"));
+        for (count, reason) in [(3, "3 replicas in 8 bytes"), (-1, "-1 replicas in 8 bytes")] {
+            let e = decode_tablet(&with_replica_list(count, &[0; 8])).unwrap_err();
+            assert_eq!(e, ProtocolError::remote("tablet replica count", 4, reason), "{count}");
+        }
+        let e = decode_tablet(&with_replica_list(i32::MIN, &[])).unwrap_err();
+        assert_eq!(e, ProtocolError::remote("tablet replica count", 4, "-2147483648 replicas in 0 bytes"));
+        let e = decode_tablet(&with_replica_list(0, &[])).unwrap_err();
+        assert_eq!(e, ProtocolError::remote("tablet replica count", 4, "no replicas"));
+    }
+
+    #[test]
+    fn replicas_past_the_sixteenth_are_read_and_dropped() {
+        let replicas = |n: u8| (0..n).map(|i| TabletReplica { host_id: [i; 16], shard: u16::from(i) }).collect();
+        let many = Tablet { first: -10, last: 10, replicas: replicas(17) };
+        let decoded = decode_tablet(&encode_tablet(&many)).unwrap();
+        assert_eq!(decoded, Tablet { replicas: replicas(16), ..many });
+        let sixteen = Tablet { first: -10, last: 10, replicas: replicas(16) };
+        assert_eq!(decode_tablet(&encode_tablet(&sixteen)).unwrap(), sixteen);
+    }
+
+    /// A response prefix of custom payload entries, as `CUSTOM_PAYLOAD` announces it.
+    fn payload(entries: &[(&str, Option<&[u8]>)]) -> Vec<u8> {
+        let mut out = (entries.len() as u16).to_be_bytes().to_vec();
+        for (key, value) in entries {
+            out.extend_from_slice(&(key.len() as u16).to_be_bytes());
+            out.extend_from_slice(key.as_bytes());
+            match value {
+                Some(v) => {
+                    out.extend_from_slice(&(v.len() as i32).to_be_bytes());
+                    out.extend_from_slice(v);
+                }
+                None => out.extend_from_slice(&(-1i32).to_be_bytes()),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_tablet_is_read_from_its_own_payload_entry_only() {
+        use crate::frame::flags::{CUSTOM_PAYLOAD, TRACING};
+        let t = tablet(-5, 5, 3);
+        let encoded = encode_tablet(&t);
+        let body = payload(&[("other", Some(b"junk")), (TABLETS_ROUTING_V1_PAYLOAD, Some(&encoded)), ("x", None)]);
+        assert_eq!(tablet_from_response(&body, CUSTOM_PAYLOAD), Ok(Some(t)));
+        let body = payload(&[("other", Some(&encoded))]);
+        assert_eq!(tablet_from_response(&body, CUSTOM_PAYLOAD), Ok(None));
+        // Without the flag the body is not read at all, even where the prefix it would
+        // describe is missing.
+        assert_eq!(tablet_from_response(&[], TRACING), Ok(None));
+        let e = tablet_from_response(&payload(&[(TABLETS_ROUTING_V1_PAYLOAD, Some(&[0; 3]))]), CUSTOM_PAYLOAD);
+        assert_eq!(e.unwrap_err().field, "tablet first token");
+    }
+
+    #[test]
+    fn a_tablet_inserted_just_below_another_keeps_it() {
+        let mut m = TabletMap::default();
+        m.insert(0, tablet(30, 40, 3));
+        m.insert(0, tablet(20, 30, 2));
+        m.insert(0, tablet(40, 50, 4));
+        assert_eq!(m.len(0), 3);
+        for (token, host) in [(25, Some(2)), (30, Some(2)), (31, Some(3)), (40, Some(3)), (41, Some(4)), (51, None)] {
+            assert_eq!(m.lookup(0, token).map(|t| t.replicas[0].host_id[0]), host, "{token}");
+        }
+        // An empty range is no tablet: it neither evicts (30, 40] nor is kept.
+        m.insert(0, tablet(40, 40, 6));
+        m.insert(0, tablet(45, 44, 6));
+        assert_eq!(m.len(0), 3);
+        assert_eq!(m.lookup(0, 40).map(|t| t.replicas[0].host_id[0]), Some(3));
+        m.insert(1, tablet(0, 10, 5));
+        m.retain_tables(|t| t == 1);
+        assert_eq!((m.len(0), m.len(1)), (0, 1));
+        m.clear();
+        assert_eq!(m.len(1), 0);
     }
 
     #[test]

@@ -314,6 +314,73 @@ mod tests {
     }
 
     #[test]
+    fn each_bind_any_form_takes_the_peer_address_and_no_other_does() {
+        let row = |rpc: &str, peer: Option<&str>| PeerRow {
+            rpc_address: Some(rpc.into()),
+            peer: peer.map(Into::into),
+            data_center: Some("dc1".into()),
+            rack: Some("r1".into()),
+            host_id: Some([1; 16]),
+            ..PeerRow::default()
+        };
+        for bind_any in ["0.0.0.0", "::", "0:0:0:0:0:0:0:0"] {
+            assert_eq!(describe_row(&row(bind_any, Some("10.0.0.7")), 9042, None).unwrap().0.address, "10.0.0.7:9042");
+            // A peer that is itself bind-any (or empty) names no reachable host.
+            for peer in [None, Some(""), Some("0.0.0.0"), Some("::"), Some("0:0:0:0:0:0:0:0")] {
+                assert_eq!(
+                    describe_row(&row(bind_any, peer), 9042, None).unwrap_err(),
+                    "row advertises a bind-any address and no peer address",
+                    "{bind_any} with peer {peer:?}"
+                );
+            }
+        }
+        for host in ["10.0.0.3", "::1", "0.0.0.1"] {
+            assert_eq!(
+                describe_row(&row(host, Some("10.0.0.7")), 9042, None).unwrap().0.address,
+                format_address(host, 9042)
+            );
+        }
+    }
+
+    #[test]
+    fn an_empty_native_address_falls_back_to_the_rpc_address_on_the_default_port() {
+        let row = PeerRow {
+            native_address: Some(String::new()),
+            native_port: Some(19042),
+            rpc_address: Some("10.0.0.4".into()),
+            data_center: Some("dc1".into()),
+            rack: Some("r1".into()),
+            host_id: Some([1; 16]),
+            ..PeerRow::default()
+        };
+        assert_eq!(describe_row(&row, 9042, None).unwrap().0.address, "10.0.0.4:9042");
+        let neither = PeerRow { rpc_address: Some(String::new()), ..row.clone() };
+        assert_eq!(describe_row(&neither, 9042, None).unwrap_err(), "row has neither native_address nor rpc_address");
+        let no_dc = PeerRow { data_center: None, ..row.clone() };
+        assert_eq!(describe_row(&no_dc, 9042, None).unwrap_err(), "row has no data_center");
+        let no_rack = PeerRow { rack: None, ..row };
+        assert_eq!(describe_row(&no_rack, 9042, None).unwrap_err(), "row has no rack");
+    }
+
+    #[test]
+    fn a_leftover_replication_factor_is_no_datacenter() {
+        let nts = Replication::from_map(&map(&[
+            ("replication_factor", "2"),
+            ("class", "org.apache.cassandra.locator.NetworkTopologyStrategy"),
+            ("dc1", " 2 "),
+        ]))
+        .unwrap();
+        let expected: NameMap<u32> = [("dc1".to_string(), 2)].into_iter().collect();
+        assert_eq!(nts, Replication::NetworkTopology(expected));
+        // The factor is found wherever it is in the map, and its index names it when bad.
+        let simple = map(&[("replication_factor", "1"), ("class", "SimpleStrategy")]);
+        assert_eq!(Replication::from_map(&simple).unwrap(), Replication::Simple { rf: 1 });
+        let err = Replication::from_map(&map(&[("class", "SimpleStrategy"), ("x", "1"), ("replication_factor", "")]))
+            .unwrap_err();
+        assert_eq!((err.field, err.offset), ("replication.replication_factor", 2));
+    }
+
+    #[test]
     fn addresses() {
         assert_eq!(format_address("10.0.0.1", 9042), "10.0.0.1:9042");
         assert_eq!(format_address("::1", 9042), "[::1]:9042");

@@ -75,10 +75,6 @@ impl ClusterView {
         ClusterView { config, ..ClusterView::default() }
     }
 
-    pub fn config(&self) -> &PolicyConfig {
-        &self.config
-    }
-
     /// Advances each time the plans are recomputed, and only then.
     pub fn epoch(&self) -> u64 {
         self.epoch
@@ -374,12 +370,12 @@ impl ClusterView {
             return None;
         };
         let table = self.plans.tables.get(table as usize)?;
-        // Order-independent: a sum of well-mixed ids.
+        // Order-independent: a sum of well-mixed ids (SplitMix64 mixes id 0 to non-zero too).
         Some(
             table
                 .range(range as usize)
                 .iter()
-                .fold(0u64, |acc, &id| acc.wrapping_add(crate::cluster::SplitMix64::new(u64::from(id) + 1).next_u64())),
+                .fold(0u64, |acc, &id| acc.wrapping_add(crate::cluster::SplitMix64::new(u64::from(id)).next_u64())),
         )
     }
 
@@ -521,5 +517,96 @@ mod tests {
         assert!(!address_matches("10.0.0.1:9043", "10.0.0.1:9042"));
         assert!(address_matches("::1", "[::1]:9042"));
         assert!(!address_matches("10.0.0.11", "10.0.0.1:9042"));
+    }
+
+    fn row(host: u8, token: &str) -> PeerRow {
+        PeerRow {
+            rpc_address: Some(format!("10.0.0.{host}")),
+            data_center: Some("dc1".into()),
+            rack: Some("r1".into()),
+            tokens: vec![token.into()],
+            host_id: Some([host; 16]),
+            release_version: Some("5.0.0".into()),
+            ..PeerRow::default()
+        }
+    }
+
+    fn simple(name: &str, rf: &str) -> KeyspaceRow {
+        let replication = [("class", "SimpleStrategy"), ("replication_factor", rf)];
+        KeyspaceRow {
+            keyspace_name: name.into(),
+            replication: replication.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        }
+    }
+
+    #[test]
+    fn the_keyspace_mapping_advances_whenever_a_keyspace_may_resolve_anew() {
+        let mut view = ClusterView::new(PolicyConfig::default());
+        assert_eq!(view.keyspace_mapping(), 0);
+        view.apply_topology("10.0.0.1:9042", &row(1, "100"), &[row(2, "200")], 9042);
+        assert_eq!(view.keyspace_mapping(), 1, "a rebuild maps the keyspaces anew");
+        assert!(view.apply_keyspaces(&[simple("a", "1")]).rebuilt);
+        assert_eq!((view.keyspace_mapping(), view.keyspace_plans("a")), (2, KeyspacePlans::Table(0)));
+        // The same replication: no rebuild, but "b" now resolves, so the mapping advances.
+        let applied = view.apply_keyspace("b", Some(&simple("b", "1"))).unwrap();
+        assert_eq!((applied.changed, applied.rebuilt), (true, false));
+        assert_eq!((view.keyspace_mapping(), view.keyspace_plans("b")), (3, KeyspacePlans::Table(0)));
+        // Nothing changed: nothing to resolve anew.
+        assert!(!view.apply_keyspace("b", Some(&simple("b", "1"))).unwrap().changed);
+        assert_eq!(view.keyspace_mapping(), 3);
+    }
+
+    #[test]
+    fn tokens_share_a_replica_set_key_exactly_when_their_replicas_are_the_same() {
+        let mut view = ClusterView::new(PolicyConfig::default());
+        view.apply_topology("10.0.0.1:9042", &row(1, "100"), &[row(2, "200"), row(3, "300")], 9042);
+        let local = KeyspaceRow {
+            keyspace_name: "local".into(),
+            replication: vec![("class".into(), "LocalStrategy".into())],
+        };
+        view.apply_keyspaces(&[simple("rf1", "1"), simple("rf2", "2"), simple("rf3", "3"), local]);
+        let keys = |ks: &str| [100, 150, 200, 250, 301].map(|t| view.replica_set_key(ks, t));
+        // Ranges (300, 100] and (100, 200] and (200, 300], owned by nodes 0, 1 and 2.
+        let [a, b, c, d, e] = keys("rf1");
+        assert!(a.is_some() && b.is_some() && d.is_some());
+        assert_eq!((a, c), (e, b), "the same owner, the same key");
+        assert!(a != b && b != d && a != d, "{a:?} {b:?} {d:?}");
+        // RF 2: {0, 1}, {1, 2}, {2, 0}: each differs from the others and from RF 1's.
+        let [a2, b2, _, d2, _] = keys("rf2");
+        assert!(a2 != b2 && b2 != d2 && a2 != d2 && a2 != a && b2 != b);
+        // RF 3: every range has all three, in another order each: one key.
+        let [a3, b3, c3, d3, e3] = keys("rf3");
+        assert!(a3.is_some() && [b3, c3, d3, e3] == [a3; 4]);
+        assert_eq!((view.replica_set_key("local", 1), view.replica_set_key("unknown", 1)), (None, None));
+    }
+
+    #[test]
+    fn a_refresh_that_changes_any_one_field_of_a_node_is_applied() {
+        type Change = fn(&mut PeerRow);
+        let changes: [(&str, Change); 5] = [
+            ("address", |r| r.rpc_address = Some("10.0.0.9".into())),
+            ("datacenter", |r| r.data_center = Some("dc2".into())),
+            ("rack", |r| r.rack = Some("r2".into())),
+            ("tokens", |r| r.tokens = vec!["300".into()]),
+            ("release_version", |r| r.release_version = Some("5.0.1".into())),
+        ];
+        for (field, change) in changes {
+            let mut view = ClusterView::new(PolicyConfig::default());
+            let peers = [row(2, "200"), row(3, "-100")];
+            assert!(view.apply_topology("10.0.0.1:9042", &row(1, "100"), &peers, 9042).changed);
+            let same = view.apply_topology("10.0.0.1:9042", &row(1, "100"), &peers, 9042);
+            assert_eq!((same.changed, same.rebuilt), (false, false), "{field}");
+            let mut changed = peers.clone();
+            change(&mut changed[0]);
+            let applied = view.apply_topology("10.0.0.1:9042", &row(1, "100"), &changed, 9042);
+            assert_eq!((applied.changed, applied.rebuilt), (true, true), "{field}");
+            // The node keeps its id and takes the row's new description.
+            let node = view.node(1).unwrap();
+            let (description, _) = describe_row(&changed[0], 9042, None).unwrap();
+            let now = (&node.address, &node.datacenter, &node.rack, &node.tokens, &node.release_version);
+            let d = &description;
+            assert_eq!(now, (&d.address, &d.datacenter, &d.rack, &d.tokens, &d.release_version), "{field}");
+            assert_eq!(node.host_id, [2; 16]);
+        }
     }
 }
