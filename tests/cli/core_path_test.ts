@@ -84,6 +84,8 @@ function fakeCore(log: CoreLog): BulkLoadFunction {
       rowsPrevious: 0,
       rowsUncertain: 0,
       heldBytes: 0,
+      watermarkTimestamp: null,
+      lastTimestamp: null,
     };
     const order: Array<{ end: number; nextLine: number; settled: boolean }> = [];
     let inFlight: Array<{ entry: (typeof order)[number]; row: BadRowRecord; value: string; turns: number }> = [];
