@@ -152,9 +152,10 @@ export interface BulkLoadOptions {
   timestamp?: number;
   /**
    * The table's primary key columns (partition and clustering): two rows with the same key
-   * never share a batch (a batch has one timestamp). Default: those of `table` when the
-   * statement is written from it, else the partition key (rows of one partition never share
-   * a batch).
+   * never share a batch (a batch has one timestamp), matched to the statement's bind markers
+   * by name. Default: those of the table the statement writes, read from `system_schema`
+   * (`?` markers are named after their columns); where that cannot be read, the partition key
+   * alone (rows of one partition then never share a batch).
    */
   keyColumns?: string[];
   initialConcurrency?: number;
@@ -236,6 +237,8 @@ interface Prepared {
   resultMetadataId: Uint8Array | null;
   bindTypes: TypeInfo[];
   bindNames: string[];
+  /** The table the bind markers write (from the first marker's spec), null without markers. */
+  bindTable: { keyspace: string; table: string } | null;
   pkIndexes: number[];
   resultColumns: Array<{ keyspace: string; table: string; name: string; type: TypeInfo }>;
   resultInfo: ColumnInfo[];
@@ -632,6 +635,7 @@ export class Client {
       resultMetadataId: r.resultMetadataId ?? null,
       bindTypes: r.bindColumns.map((c) => c.type),
       bindNames: r.bindColumns.map((c) => c.name),
+      bindTable: r.bindColumns[0] ? { keyspace: r.bindColumns[0].keyspace, table: r.bindColumns[0].table } : null,
       pkIndexes: r.pkIndexes,
       resultColumns: r.resultColumns,
       resultInfo: columnInfo(r.resultColumns),
@@ -736,6 +740,12 @@ export class Client {
     return this.toResultSet(raw, session, null);
   }
 
+  /** A table's columns from `system_schema`, each with whether it is in the primary key. */
+  private async tableColumns(keyspace: string, table: string): Promise<Array<{ name: string; key: boolean }>> {
+    const rs = await this.execute("SELECT column_name, kind FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?", [keyspace, table]);
+    return rs.rows.map((r) => ({ name: String(r.column_name), key: r.kind === "partition_key" || r.kind === "clustering" }));
+  }
+
   /**
    * Loads raw CSV or JSONL bytes into a table. Parsing, type conversion by the statement's
    * bind types, routing, retries and acknowledgement all happen in the core; `onBadRow`
@@ -753,15 +763,22 @@ export class Client {
       let columns = options.columns;
       if (!columns || !keyColumns) {
         const [ks, table] = options.table.split(".").map((p) => p.replaceAll('"', ""));
-        const rs = await this.execute("SELECT column_name, position, kind FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?", [ks, table]);
-        if (rs.rows.length === 0) throw new ArgumentError(`table ${options.table} does not exist`);
-        columns ??= rs.rows.map((r) => String(r.column_name));
-        keyColumns ??= rs.rows.filter((r) => r.kind === "partition_key" || r.kind === "clustering").map((r) => String(r.column_name));
+        const rows = await this.tableColumns(ks, table);
+        if (rows.length === 0) throw new ArgumentError(`table ${options.table} does not exist`);
+        columns ??= rows.map((r) => r.name);
+        keyColumns ??= rows.filter((r) => r.key).map((r) => r.name);
       }
       const quoted = columns.map((c) => (/^[a-z_][a-z0-9_]*$/.test(c) ? c : `"${c.replaceAll('"', '""')}"`));
       query = `INSERT INTO ${options.table} (${quoted.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`;
     }
     const ps = await this.getPrepared(query, session);
+    // A statement of the caller's own: its markers named after the table's primary key columns
+    // (as `?` markers of an INSERT or UPDATE are) let rows of one partition share a batch while
+    // two rows with the same key never do. Without them only the partition key is known.
+    if (keyColumns === undefined && ps.bindTable) {
+      const rows = await this.tableColumns(ps.bindTable.keyspace, ps.bindTable.table).catch(() => []);
+      if (rows.length > 0) keyColumns = rows.filter((r) => r.key).map((r) => r.name);
+    }
     const counter = /\bUPDATE\b/i.test(query) && /\w+\s*=\s*\w+\s*[+-]/.test(query);
     const config = {
       format: options.format ?? "csv",

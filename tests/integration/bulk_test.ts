@@ -124,3 +124,32 @@ Deno.test("bulkLoad stops on an abort signal at a record boundary, with an exact
     await c.shutdown();
   }
 });
+
+Deno.test("bulkLoad with a statement of the caller's: rows of one partition share batches, and the last row of a repeated key wins", async () => {
+  const c = client();
+  try {
+    await withKeyspace(c);
+    await c.execute(`DROP TABLE IF EXISTS ${KS}.bulk_query`);
+    await c.execute(`CREATE TABLE ${KS}.bulk_query (p int, c int, v int, PRIMARY KEY (p, c))`);
+    // 640 rows in 2 partitions, clustering keys 0..319 each, then every key of partition 0
+    // again with another value: the key columns come from system_schema (no keyColumns given).
+    const lines = ["p,c,v"];
+    for (let c = 0; c < 320; c++) lines.push(`0,${c},${c}`, `1,${c},${c}`);
+    for (let c = 0; c < 320; c++) lines.push(`0,${c},${1000 + c}`);
+    const sent = () => c.getMetrics().core.requests as number;
+    const before = sent();
+    const state = await c.bulkLoad(chunks(lines.join("\n") + "\n", 4096), {
+      query: `INSERT INTO ${KS}.bulk_query (p, c, v) VALUES (?, ?, ?)`,
+      maxConcurrency: 256,
+    });
+    assertEquals([state.status.error, state.counters.rowsOk, state.counters.rowsBad], [null, 960, 0]);
+    // Partition-only keys would send every row alone (960 requests); batches of up to 32 rows
+    // of one partition need far fewer.
+    const requests = sent() - before;
+    assert(requests < 960 / 4, `rows of one partition share batches: ${requests} requests for 960 rows`);
+    const rows = (await c.execute(`SELECT c, v FROM ${KS}.bulk_query WHERE p = 0`)).rows.map((r) => [r.c, r.v]);
+    assertEquals(rows, Array.from({ length: 320 }, (_, c) => [c, 1000 + c]));
+  } finally {
+    await c.shutdown();
+  }
+});

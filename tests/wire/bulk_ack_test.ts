@@ -105,6 +105,8 @@ for (const batchSize of [32, 1]) {
         header: false,
         batchSize,
         batchBy: "partition",
+        // The fake node has no system_schema: name the key, so rows of a partition share batches.
+        keyColumns: ["p", "c"],
         timeout: TIMEOUT_MS,
         maxRetries: 20,
         onBadRow: (row: Any) => void bad.push(row),
