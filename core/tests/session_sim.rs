@@ -1133,6 +1133,9 @@ fn speculative_execution_answers_from_the_second_node() {
     assert_eq!(sim.session.metrics().speculative_executions, 1);
     let tried = sim.session.take_tried(id);
     assert_eq!((tried.errors.len(), tried.speculative_executions), (0, 1), "no node failed, one speculative execution: {tried:?}");
+    // The answer is timed from the send of the execution that got it (the speculative one, sent
+    // at 50 ms and answered at once), not from the first execution's.
+    assert_eq!(tried.answered_in_us, 0);
     assert_eq!(sim.session.metrics().decisions.get("speculative execution"), Some(&1));
     // The losing execution is cancelled: its stream on the silent owner is orphaned (kept
     // reserved until an answer comes), not left in flight to time out later.
@@ -2035,6 +2038,19 @@ mod bulk_load {
         assert_eq!((bad.kind, bad.line, bad.offset, bad.raw.as_slice()), (BadRowKind::Uncertain, 2, first, &b"1,x,2,100,200"[..]));
         assert_eq!(load.poll_bad(), None);
         assert!(sim.nodes[0].executes.is_empty());
+    }
+
+    /// A row in parts writes different cells of one key: its parts may share a batch (only
+    /// another input row with that key may not), so each row here goes out in one request.
+    #[test]
+    fn the_parts_of_one_row_share_a_batch() {
+        let mut sim = Sim::new(1, config());
+        sim.start();
+        let id = new_load_with(&mut sim, cell_times, LoadConfig::default());
+        run(&mut sim, id, PARTS, 1 << 20);
+        let stats = sim.loads.get(id).unwrap().stats();
+        assert_eq!((stats.rows_ok, stats.rows_bad), (2, 0));
+        assert_eq!((sim.nodes[0].batches.clone(), sim.nodes[0].executes.len()), (vec![4], 4), "both rows, each in two parts, in one batch");
     }
 
     #[test]
@@ -3733,3 +3749,31 @@ fn request_length_is_the_frame_body_while_in_flight() {
 mod write_order;
 #[path = "session_sim/tablets.rs"]
 mod tablets;
+
+/// A re-PREPARE (after Unprepared) that fails ends its request with the attempt timed from
+/// its last send on that connection, the re-PREPARE's: the Unprepared answer came 100 ms after
+/// the EXECUTE, the re-PREPARE's error 200 ms after that.
+#[test]
+fn a_failed_reprepare_times_the_last_attempt_from_its_own_send() {
+    let mut sim = Sim::new(1, config());
+    sim.start();
+    sim.prepare();
+    sim.nodes[0].prepared.clear();
+    let id = sim.submit_insert(5, true);
+    let mut buf = Vec::new();
+    let conn = sim.session.poll_transmit(&mut buf).expect("the insert's frame");
+    let unprepared = sim.respond(conn, &buf);
+    assert_eq!(unprepared[4], 0x00, "an error: Unprepared");
+    sim.now += 100 * MS;
+    sim.session.handle_bytes(sim.now, conn, &unprepared);
+    buf.clear();
+    assert_eq!(sim.session.poll_transmit(&mut buf), Some(conn));
+    assert_eq!(buf[4], 0x09, "the re-PREPARE");
+    let stream = i16::from_be_bytes([buf[2], buf[3]]);
+    sim.now += 200 * MS;
+    sim.session.handle_bytes(sim.now, conn, &frame(stream, 0x00, &server_error(0x2200, "unconfigured table", &[])));
+    sim.pump();
+    let (_, error) = sim.errors.iter().find(|(i, _)| *i == id).unwrap_or_else(|| panic!("{:?}", sim.responses.get(&id)));
+    let attempts: Vec<_> = error.errors.iter().map(|e| (e.code, e.elapsed_us)).collect();
+    assert_eq!(attempts, [(Some(0x2200), 200 * MS)]);
+}
