@@ -1,7 +1,9 @@
 //! Retry and speculative-execution decisions.
 //!
 //! The default rules follow the DataStax drivers' default retry policy, with every retry of
-//! a request that might already have been applied gated on idempotence.
+//! a request that might already have been applied gated on idempotence. An Unavailable was
+//! refused by the coordinator before any replica saw it, so it is retried once on the next
+//! node whatever the statement, as the DataStax drivers, gocql and scylla-rust-driver do.
 
 use super::Decision;
 
@@ -111,7 +113,6 @@ impl RetryPolicy {
         use RetryDecision::*;
         let decision = |value, reason| Decision { value, reason };
         match error {
-            ErrorKind::Unavailable if !idempotent => decision(Rethrow, "unavailable: statement is not idempotent"),
             ErrorKind::Unavailable if attempt > 0 => decision(Rethrow, "unavailable: already retried once"),
             ErrorKind::Unavailable => {
                 decision(RetryNextNode, "unavailable: another coordinator may see more live replicas")
@@ -214,6 +215,21 @@ mod tests {
         }
         assert_eq!(WriteType::parse("batch_log"), WriteType::Other);
         assert_eq!(WriteType::parse(""), WriteType::Other);
+    }
+
+    #[test]
+    fn an_unavailable_goes_once_to_the_next_node_idempotent_or_not() {
+        let policy = RetryPolicy::default();
+        for (idempotent, lwt) in [(false, false), (false, true), (true, false), (true, true)] {
+            let d = policy.decide(ErrorKind::Unavailable, 0, idempotent, lwt);
+            assert_eq!(
+                (d.value, d.reason),
+                (RetryDecision::RetryNextNode, "unavailable: another coordinator may see more live replicas"),
+                "idempotent {idempotent}, lwt {lwt}"
+            );
+            let d = policy.decide(ErrorKind::Unavailable, 1, idempotent, lwt);
+            assert_eq!((d.value, d.reason), (RetryDecision::Rethrow, "unavailable: already retried once"));
+        }
     }
 
     #[test]

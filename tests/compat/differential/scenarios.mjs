@@ -2220,9 +2220,10 @@ scenario("known: tracker: responseLength of a prepared statement's rows", async 
 });
 
 // DataStax's default retry policy retries Unavailable on the next host, idempotent or not: its
-// metrics say `retries.unavailable` before the NoHostAvailableError. Both report the execution
-// (onError, errors.unavailable); cqlwire's core does not retry an Unavailable of a statement that
-// is not idempotent (README, known differences).
+// metrics say `retries.unavailable` before the NoHostAvailableError. cqlwire's core retries it
+// too, but with no next node (one node here) it starts the plan again after a backoff, so the
+// same node answers a second time and the caller gets that ResponseError (README, known
+// differences).
 scenario("known: tracker: metrics of an Unavailable (DataStax retries it)", async (d, setupClient, ks) => {
   const rf3 = `${ks}_trk3`;
   await setupClient.execute(`CREATE KEYSPACE IF NOT EXISTS ${rf3} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}`);
