@@ -539,7 +539,9 @@ fn retry_decisions_table() {
     let table: Vec<(ErrorKind, u32, bool, bool, RetryDecision)> = vec![
         (ErrorKind::Unavailable, 0, true, false, RetryNextNode),
         (ErrorKind::Unavailable, 1, true, false, Rethrow),
-        (ErrorKind::Unavailable, 0, false, false, Rethrow),
+        // Never applied: retried whatever the statement (the DataStax drivers' default policy).
+        (ErrorKind::Unavailable, 0, false, false, RetryNextNode),
+        (ErrorKind::Unavailable, 1, false, false, Rethrow),
         (ErrorKind::Overloaded, 0, true, false, RetryNextNode),
         (ErrorKind::Overloaded, 1, true, false, RetryNextNode),
         (ErrorKind::Overloaded, 2, true, false, Rethrow),
