@@ -83,9 +83,9 @@ Deno.test("streamCsv → bulkLoad round trip keeps every value", async () => {
       await c.execute(insert, [i, i % 7 === 0 ? "" : i % 11 === 0 ? null : `s,"${i}"\n`, [`a${i}`, "b'c"], new Map([["k", BigInt(i) * 1000000000000n]]), Uint8Array.of(i & 255), `${i}.25`, new Date(i * 1000), "123e4567-e89b-12d3-a456-426614174000", Float32Array.of(i, -0.5)], { prepare: true });
     }
     const pages = c.streamCsv(`SELECT id, s, l, m, b, d, t, u, v FROM ${KS}.rt_src`, null, { pageSize: 500, header: true });
-    async function* bytes() {
+    const bytes = async function* () {
       for await (const p of pages) yield p.csv;
-    }
+    };
     const state = await c.bulkLoad(bytes(), { table: `${KS}.rt_dst`, onBadRow: (r) => { throw new Error(r.reason); } });
     assertEquals(state.counters.rowsOk, 1200);
     const a = (await c.execute(`SELECT * FROM ${KS}.rt_src`, [], { pageSize: 5000 })).rows.sort((x, y) => Number(x.id) - Number(y.id));
@@ -103,7 +103,7 @@ Deno.test("bulkLoad stops on an abort signal at a record boundary, with an exact
     await c.execute(`CREATE TABLE IF NOT EXISTS ${KS}.stopped (id int PRIMARY KEY, v text)`);
     await c.execute(`TRUNCATE ${KS}.stopped`);
     const controller = new AbortController();
-    async function* slow(): AsyncGenerator<Uint8Array> {
+    const slow = async function* (): AsyncGenerator<Uint8Array> {
       yield enc.encode("id,v\n");
       for (let i = 0; i < 1000; i++) {
         // Each chunk ends mid-record, so a stop must drop the cut record, not load it short.
@@ -112,7 +112,7 @@ Deno.test("bulkLoad stops on an abort signal at a record boundary, with an exact
         if (i === 300) controller.abort();
         await new Promise((r) => setTimeout(r, 0));
       }
-    }
+    };
     const state = await c.bulkLoad(slow(), { table: `${KS}.stopped`, signal: controller.signal });
     assert(state.status.done, "finished after the stop");
     assertEquals(state.counters.rowsOk, state.counters.watermarkRowsOk, "every acknowledged row is below the watermark");
