@@ -317,7 +317,9 @@ Deno.test({
           "--quiet",
         ];
         const killAfter = 700 + Math.floor(Math.random() * 1800);
-        const first = await loadAndKill(args, killAfter);
+        // At most 5,000 rows a second, so the load is still running when it is killed.
+        const first = await loadAndKill([...args, "--rate", "5000"], killAfter);
+        assert(first.killed, `the load was killed after ${killAfter} ms, not finished before`);
         const resumed = await cli([...args, "--resume", "--json"]);
         const summary = JSON.parse(resumed.stdout);
         assertEquals(summary.totalRowsLoaded, 20_000, `killed after ${killAfter} ms: ${first.killed}`);
@@ -364,9 +366,11 @@ Deno.test({
           "--quiet",
         ];
         const killAfter = 1500 + Math.floor(Math.random() * 1500);
-        // One row per request, one request at a time, makes the load last long enough to be
-        // killed in the middle (loads batch rows by default).
-        const first = await loadAndKill([...args, "--max-concurrency", "1", "--batch-size", "1"], killAfter);
+        // One row per request, one request at a time (loads batch rows by default), at most
+        // 5,000 rows a second: the load lasts at least 4 s however fast the machine and the
+        // node are, so it is killed in the middle (unpaced, 20,000 requests took 3 s here).
+        const paced = ["--max-concurrency", "1", "--batch-size", "1", "--rate", "5000"];
+        const first = await loadAndKill([...args, ...paced], killAfter);
         assert(first.killed, `the load was killed after ${killAfter} ms, not finished before`);
         const resumed = await cli([...args, "--resume", "--json"], {}, 3);
         const summary = JSON.parse(resumed.stdout);
