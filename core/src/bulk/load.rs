@@ -266,8 +266,14 @@ pub struct BulkLoad {
     free_groups: Vec<usize>,
     /// Groups taking rows, not yet sent.
     open_groups: Vec<usize>,
-    /// A group that is due to go out but found the window full.
-    ready: Option<usize>,
+    /// Groups due to go out that found the window full: a full one, or every group that was
+    /// open when the view changed (see [`BulkLoad::grouping_view`]).
+    ready: Vec<usize>,
+    /// What the open groups' keys were computed under: a token's replica set key holds only
+    /// while the view's plans (its epoch), the keyspace's table in them (the keyspace mapping,
+    /// which moves without the epoch when a keyspace takes another keyspace's replication)
+    /// and whether the statement's keyspace is known stay the same.
+    grouped_under: (u64, u64, bool),
     by_request: HashMap<SessionRequestId, usize>,
     /// Groups waiting to be sent again, by when.
     retry_at: BinaryHeap<Reverse<(u64, usize)>>,
@@ -300,9 +306,10 @@ pub struct BulkLoad {
     held_bytes: usize,
     /// Client-side write timestamps, one per row in input order; `None` with a
     /// `default_timestamp` or for counters. A group is sent with its first row's: groups of
-    /// one key are filled one after another (one open group per grouping key), so a later
-    /// group's first row comes after every row of an earlier one, and with no key twice in a
-    /// group, of two rows with the same key the later one always has the later timestamp.
+    /// one key are filled one after another (one open group per grouping key, and every open
+    /// group retired when the view that gives the keys changes), so a later group's first row
+    /// comes after every row of an earlier one, and with no key twice in a group, of two rows
+    /// with the same key the later one always has the later timestamp.
     clock: Option<WriteClock>,
     /// The primary key, compared within the group being filled.
     row_key: RowKey,
@@ -404,7 +411,8 @@ impl BulkLoad {
             groups: Vec::new(),
             free_groups: Vec::new(),
             open_groups: Vec::new(),
-            ready: None,
+            ready: Vec::new(),
+            grouped_under: (0, 0, false),
             by_request: HashMap::new(),
             retry_at: BinaryHeap::new(),
             backoff,
@@ -477,7 +485,7 @@ impl BulkLoad {
         !self.finished
             && self.failure.is_none()
             && self.encoder.error().is_none()
-            && self.ready.is_none()
+            && self.ready.is_empty()
             && self.by_request.len() < self.window
             && !self.holds_enough()
     }
@@ -494,7 +502,7 @@ impl BulkLoad {
         }
         let idle = self.by_request.is_empty()
             && self.retry_at.is_empty()
-            && self.ready.is_none()
+            && self.ready.is_empty()
             && self.open_groups.is_empty();
         idle && ((self.finished && self.drained) || self.encoder.error().is_some())
     }
@@ -555,7 +563,7 @@ impl BulkLoad {
                 }
                 _ => {}
             }
-            if let Some(group) = self.ready.take() {
+            if let Some(group) = self.ready.pop() {
                 if !self.send(now, session, group) {
                     return;
                 }
@@ -564,7 +572,7 @@ impl BulkLoad {
             if self.holds_enough() {
                 // No new rows: partly filled groups go now, since only settling frees bytes.
                 let Some(group) = self.open_groups.pop() else { return };
-                self.ready = Some(group);
+                self.ready.push(group);
                 continue;
             }
             match self.next_good_row(now) {
@@ -577,13 +585,13 @@ impl BulkLoad {
                 }
                 Some(slot) => {
                     if let Some(full) = self.add_to_group(session, slot) {
-                        self.ready = Some(full);
+                        self.ready.push(full);
                     }
                 }
                 None => {
                     // Input ran dry (or ended): partly filled groups go now.
                     let Some(group) = self.open_groups.pop() else { return };
-                    self.ready = Some(group);
+                    self.ready.push(group);
                 }
             }
         }
@@ -739,6 +747,20 @@ impl BulkLoad {
         })
     }
 
+    /// Retires every open group when the view the grouping keys come from changed since
+    /// they were formed: a token may now have another key, the key of a group opened before
+    /// an earlier row of the same primary key was read (and so with an earlier timestamp),
+    /// which that row would then overwrite. Retired groups take no more rows and go out as
+    /// they are, before new rows; they are not retries (no attempt is counted).
+    fn grouping_view(&mut self, session: &Session) {
+        let view = session.view();
+        let now = (view.epoch(), view.keyspace_mapping(), self.keyspace.is_some());
+        if now != self.grouped_under {
+            self.grouped_under = now;
+            self.ready.append(&mut self.open_groups);
+        }
+    }
+
     /// Puts a fresh row in its group; returns a group that is now due to go out.
     fn add_to_group(&mut self, session: &Session, slot: usize) -> Option<usize> {
         let bytes = self.slots[slot].values.len();
@@ -750,6 +772,7 @@ impl BulkLoad {
                     if self.keyspace.is_none() {
                         self.keyspace = session.prepared_keyspace(&self.prepared_id).map(str::to_owned);
                     }
+                    self.grouping_view(session);
                     let replicas = self.keyspace.as_deref().and_then(|ks| session.view().replica_set_key(ks, token));
                     replicas.unwrap_or(token as u64)
                 }

@@ -188,3 +188,74 @@ fn a_resumed_load_counts_up_from_the_checkpoints_timestamp_then_follows_the_cloc
     let stats = sim.loads.get(id).unwrap().stats();
     assert_eq!((stats.watermark_timestamp, stats.last_timestamp), (Some(timestamps[9] + 1), Some(timestamps[9])));
 }
+
+/// A node's token moves while a batched load has groups open: rows of one key read before
+/// and after the move must still go out with increasing timestamps. Under the old view the
+/// key's rows had a group of their own; under the new one its token has the replicas (the
+/// grouping key) of a group opened before its first row was read, with that group's earlier
+/// timestamp: a later row joining it would lose to the earlier one.
+#[test]
+fn a_key_whose_replicas_change_mid_load_still_has_its_later_row_win() {
+    // One request at a time, batches of two, the clock standing still (timestamps count up
+    // one per row read).
+    let mut sim = Sim::new(3, config());
+    sim.start();
+    let config = LoadConfig {
+        batch_size: 2,
+        batch_by: BatchGrouping::Replicas,
+        initial_concurrency: 1,
+        max_concurrency: 1,
+        ..LoadConfig::default()
+    };
+    let id = new_load(&mut sim, config);
+    let token = |k: i64| murmur3_token(&k.to_be_bytes());
+    let keys_on = |node: usize| (0..1000i64).filter(|&k| sim.owner(token(k)) == node).collect::<Vec<_>>();
+    let (x, y, z) = (keys_on(2)[0], keys_on(1)[0], keys_on(0));
+    let rows = |rows: &[(i64, u32)]| rows.iter().map(|(k, n)| format!("{k},0x00{n:06x}\n")).collect::<String>();
+
+    // x opens a group on node 3, y one on node 2; z's two rows fill node 1's, which goes out
+    // and fills the window: the other two stay open.
+    let load = sim.loads.get_mut(id).unwrap();
+    load.push(rows(&[(x, 0), (y, 1), (z[0], 2), (z[1], 3)]).as_bytes());
+    load.pump(sim.now, &mut sim.session);
+    assert_eq!(load.stats().in_flight, 1);
+    // Its answer waits among the events while node 2's token moves next to node 1's: y's
+    // range passes to node 3, x's owner, so y's grouping key becomes that of x's open group.
+    sim.pump_undrained();
+    let epoch = sim.session.view().epoch();
+    sim.nodes[1].tokens = vec![sim.nodes[0].tokens[0] + 1];
+    assert_eq!(sim.owner(token(y)), 2);
+    let control = sim.registers.iter().rev().map(|(_, c)| *c).find(|c| sim.conns.contains_key(c)).unwrap();
+    let mut body = Vec::new();
+    string(&mut body, "TOPOLOGY_CHANGE");
+    string(&mut body, "MOVED_NODE");
+    body.push(4);
+    body.extend_from_slice(&[127, 0, 0, 2]);
+    body.extend_from_slice(&9042i32.to_be_bytes());
+    sim.session.handle_bytes(sim.now, control, &frame(-1, 0x0C, &body));
+    sim.pump_undrained();
+    assert!(sim.session.view().epoch() > epoch, "the view took the move");
+
+    // y again, read after the move; then the load runs to its end.
+    sim.loads.get_mut(id).unwrap().push(rows(&[(y, 4)]).as_bytes());
+    run(&mut sim, id, &[], 1);
+    assert_eq!(sim.loads.get(id).unwrap().stats().rows_ok, 5);
+
+    // On the wire: y's second row went with a strictly later timestamp than its first.
+    let requests = sent(&sim);
+    // (A node that did not know the statement yet answered Unprepared: the session sent
+    // the same request again after preparing it there, with the same timestamp.)
+    let timestamp_of = |n: u32| {
+        let carrying: BTreeSet<i64> =
+            requests.iter().filter(|r| r.rows.iter().any(|&(_, m)| m == n)).map(|r| r.timestamp.unwrap()).collect();
+        assert_eq!(carrying.len(), 1, "row {n} went with one timestamp: {carrying:?}");
+        *carrying.first().unwrap()
+    };
+    let (first, second) = (timestamp_of(1), timestamp_of(4));
+    assert!(second > first, "y's later row at {second}, its earlier one at {first}: the earlier row wins");
+    // Rows of one key never tie, and never share a request.
+    for request in &requests {
+        let keys: BTreeSet<i64> = request.rows.iter().map(|&(k, _)| k).collect();
+        assert_eq!(keys.len(), request.rows.len(), "{:?}", request.rows);
+    }
+}
