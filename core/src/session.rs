@@ -36,6 +36,7 @@ pub use node_error::NodeError;
 mod prepare_all;
 mod keyspace_plans;
 mod prepared;
+mod refresh_debounce;
 mod routing_key;
 mod unprepared;
 use routing_key::check_values_and_token;
@@ -72,6 +73,9 @@ pub struct SessionConfig {
     pub prepare_on_all_hosts: bool,
     /// A node that comes back up gets every prepared statement again.
     pub reprepare_on_up: bool,
+    /// How long TOPOLOGY_CHANGE and SCHEMA_CHANGE events are gathered into one refresh of
+    /// the cluster view (DataStax's `refreshSchemaDelay`); 0 refreshes at each event.
+    pub refresh_delay_us: u64,
 }
 
 impl Default for SessionConfig {
@@ -92,6 +96,7 @@ impl Default for SessionConfig {
             tls: false,
             prepare_on_all_hosts: false,
             reprepare_on_up: false,
+            refresh_delay_us: 1_000_000,
         }
     }
 }
@@ -358,6 +363,7 @@ pub struct Session {
     control_peers: Option<Vec<PeerRow>>,
     control_keyspaces: Option<Vec<KeyspaceRow>>,
     control_dirty: bool,
+    refresh_debounce: refresh_debounce::RefreshDebounce,
     pools: Vec<Pool>,
 
     reqs: Vec<Option<Req>>,
@@ -462,6 +468,7 @@ impl Session {
             control_peers: None,
             control_keyspaces: None,
             control_dirty: false,
+            refresh_debounce: Default::default(),
             pools: Vec::new(),
             reqs: Vec::new(),
             req_ids: SlotIds::default(),
@@ -775,6 +782,9 @@ impl Session {
             self.plan_restarts.pop();
             self.restart_plan(now, req);
         }
+        if self.refresh_debounce.take_due(now) {
+            self.refresh_control(now);
+        }
         for node in 0..self.pools.len() {
             if self.pools[node].retry_at.is_some_and(|t| t <= now) {
                 self.pools[node].retry_at = None;
@@ -806,7 +816,8 @@ impl Session {
         } else {
             Some(self.agreement_check_at.unwrap_or(self.agreement_deadline).min(self.agreement_deadline))
         };
-        conns.chain(spec).chain(restarts).chain(pools).chain(agreement).min()
+        let refresh = self.refresh_debounce.deadline();
+        conns.chain(spec).chain(restarts).chain(pools).chain(agreement).chain(refresh).min()
     }
 
     pub fn poll_event(&mut self) -> Option<SessionEvent<'_>> {
@@ -1331,6 +1342,8 @@ impl Session {
     fn make_control(&mut self, now: u64, conn: ConnId) {
         self.control = Some(conn);
         self.control_dirty = false;
+        // It reads everything afresh: a refresh scheduled by the old one's events is moot.
+        self.refresh_debounce.take_pending();
         self.control_local = None;
         self.control_peers = None;
         self.control_keyspaces = None;
@@ -1471,7 +1484,7 @@ impl Session {
             None => peers.windows(2).all(|w| w[0] == w[1]),
         };
         if agreed {
-            self.release_agreement();
+            self.release_agreement(now);
         } else {
             self.agreement_check_at = Some(now.saturating_add(SCHEMA_AGREEMENT_POLL_US));
         }
@@ -1806,7 +1819,11 @@ impl Session {
                 ServerEvent::StatusChange { .. } => {}
             }
             match d.value {
-                Some(RefreshAction::Peers) | Some(RefreshAction::Keyspace(_)) => self.refresh_control(now),
+                Some(RefreshAction::Peers) | Some(RefreshAction::Keyspace(_)) => {
+                    if self.refresh_debounce.on_event(now, self.config.refresh_delay_us) {
+                        self.refresh_control(now);
+                    }
+                }
                 Some(RefreshAction::MarkUp(address)) => {
                     if let Some(id) = self.view.node_by_address(&address).map(|n| n.id) {
                         self.pool_mut(id).retry_at = Some(now);
@@ -1912,7 +1929,7 @@ impl Session {
         if now >= self.agreement_deadline {
             let seconds = self.config.schema_agreement_timeout_us / 1_000_000;
             self.events.push_back(EventOut::Log(format!("schema agreement not reached within {seconds} s; going on")));
-            self.release_agreement();
+            self.release_agreement(now);
             return;
         }
         if self.agreement_check_at.is_some_and(|t| t > now) {
@@ -1931,9 +1948,14 @@ impl Session {
         }
     }
 
-    fn release_agreement(&mut self) {
+    fn release_agreement(&mut self, now: u64) {
         self.events.extend(self.awaiting_agreement.drain(..));
         self.agreement_check_at = None;
+        // The client's own DDL is agreed on: the refresh its event scheduled runs now, not
+        // after the debounce (DataStax refreshes for a DDL's own result at once too).
+        if self.refresh_debounce.take_pending() {
+            self.refresh_control(now);
+        }
     }
 
     /// Keeps what routing and transparent re-preparation need from a PREPARE's result.

@@ -901,6 +901,8 @@ fn config() -> SessionConfig {
     SessionConfig {
         connection: Config { heartbeat_interval_us: 0, request_timeout_us: 500 * MS, ..Config::default() },
         seed: 42,
+        // Most tests watch one event's refresh at once; the debounce's own tests set a delay.
+        refresh_delay_us: 0,
         ..SessionConfig::default()
     }
 }
@@ -3749,6 +3751,8 @@ fn request_length_is_the_frame_body_while_in_flight() {
 mod write_order;
 #[path = "session_sim/tablets.rs"]
 mod tablets;
+#[path = "session_sim/refresh_debounce.rs"]
+mod refresh_debounce;
 
 /// A re-PREPARE (after Unprepared) that fails ends its request with the attempt timed from
 /// its last send on that connection, the re-PREPARE's: the Unprepared answer came 100 ms after
