@@ -105,6 +105,8 @@ struct SimNode {
     hostname: &'static str,
     /// The next this many REGISTERs get no answer.
     swallowed_registers: u32,
+    /// The next this many REGISTERs are refused (an ERROR answer).
+    refused_registers: u32,
 }
 
 struct Sim {
@@ -431,7 +433,12 @@ impl Sim {
                         self.nodes[node].swallowed_registers -= 1;
                         continue;
                     }
-                    frame(stream, 0x02, &[])
+                    if self.nodes[node].refused_registers > 0 {
+                        self.nodes[node].refused_registers -= 1;
+                        frame(stream, 0x00, &server_error(0x2100, "no permission to register", &[]))
+                    } else {
+                        frame(stream, 0x02, &[])
+                    }
                 }
                 0x01 => frame(stream, 0x02, &[]),
                 0x07 => {
