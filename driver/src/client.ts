@@ -380,7 +380,7 @@ export class Client {
         maxFrameBytes: o.protocolOptions.maxFrameBytes,
         prepareOnAllHosts: o.prepareOnAllHosts,
         rePrepareOnUp: o.rePrepareOnUp,
-        refreshSchemaDelay: o.refreshSchemaDelay,
+        refreshSchemaDelayMs: o.refreshSchemaDelay,
         addressTranslator: o.addressTranslator,
       },
       this.runtime,

@@ -320,7 +320,7 @@ export class SessionHost {
       maxFrameBytes: settings.maxFrameBytes,
       prepareOnAllHosts: settings.prepareOnAllHosts,
       reprepareOnUp: settings.rePrepareOnUp,
-      refreshSchemaDelayMs: settings.refreshSchemaDelay,
+      refreshSchemaDelayMs: settings.refreshSchemaDelayMs,
       hostAuthenticator: settings.authProvider !== undefined,
       seed: seed(),
     }));
