@@ -36,6 +36,7 @@ pub use node_error::NodeError;
 mod prepare_all;
 mod keyspace_plans;
 mod prepared;
+mod refresh_debounce;
 mod routing_key;
 mod unprepared;
 use routing_key::check_values_and_token;
@@ -72,6 +73,9 @@ pub struct SessionConfig {
     pub prepare_on_all_hosts: bool,
     /// A node that comes back up gets every prepared statement again.
     pub reprepare_on_up: bool,
+    /// How long TOPOLOGY_CHANGE and SCHEMA_CHANGE events are gathered into one refresh of
+    /// the cluster view (DataStax's `refreshSchemaDelay`); 0 refreshes at each event.
+    pub refresh_delay_us: u64,
 }
 
 impl Default for SessionConfig {
@@ -92,6 +96,7 @@ impl Default for SessionConfig {
             tls: false,
             prepare_on_all_hosts: false,
             reprepare_on_up: false,
+            refresh_delay_us: 1_000_000,
         }
     }
 }
@@ -358,6 +363,11 @@ pub struct Session {
     control_peers: Option<Vec<PeerRow>>,
     control_keyspaces: Option<Vec<KeyspaceRow>>,
     control_dirty: bool,
+    refresh_debounce: refresh_debounce::RefreshDebounce,
+    /// REGISTER refused since the last one answered: refusals after the first wait this
+    /// backoff before the control tries again (`register_retry_at`).
+    register_backoff: Option<Backoff>,
+    register_retry_at: Option<u64>,
     pools: Vec<Pool>,
 
     reqs: Vec<Option<Req>>,
@@ -462,6 +472,9 @@ impl Session {
             control_peers: None,
             control_keyspaces: None,
             control_dirty: false,
+            refresh_debounce: Default::default(),
+            register_backoff: None,
+            register_retry_at: None,
             pools: Vec::new(),
             reqs: Vec::new(),
             req_ids: SlotIds::default(),
@@ -775,6 +788,15 @@ impl Session {
             self.plan_restarts.pop();
             self.restart_plan(now, req);
         }
+        if self.refresh_debounce.take_due(now) {
+            self.refresh_control(now);
+        }
+        if self.register_retry_at.is_some_and(|t| t <= now) {
+            self.register_retry_at = None;
+            if let Some(conn) = self.control {
+                self.move_control_or_register(now, conn);
+            }
+        }
         for node in 0..self.pools.len() {
             if self.pools[node].retry_at.is_some_and(|t| t <= now) {
                 self.pools[node].retry_at = None;
@@ -806,7 +828,9 @@ impl Session {
         } else {
             Some(self.agreement_check_at.unwrap_or(self.agreement_deadline).min(self.agreement_deadline))
         };
-        conns.chain(spec).chain(restarts).chain(pools).chain(agreement).min()
+        let refresh = self.refresh_debounce.deadline();
+        let register = self.register_retry_at;
+        conns.chain(spec).chain(restarts).chain(pools).chain(agreement).chain(refresh).chain(register).min()
     }
 
     pub fn poll_event(&mut self) -> Option<SessionEvent<'_>> {
@@ -1331,6 +1355,10 @@ impl Session {
     fn make_control(&mut self, now: u64, conn: ConnId) {
         self.control = Some(conn);
         self.control_dirty = false;
+        // It reads everything afresh: a refresh scheduled by the old one's events is moot,
+        // and so is a REGISTER waiting to be sent again.
+        self.refresh_debounce.take_pending();
+        self.register_retry_at = None;
         self.control_local = None;
         self.control_peers = None;
         self.control_keyspaces = None;
@@ -1393,7 +1421,11 @@ impl Session {
 
     #[inline(never)] // cold: see process_conn_events
     fn on_control_response(&mut self, now: u64, conn: ConnId, q: ControlQuery, frame_flags: u8, start: usize, end: usize) {
-        if q == ControlQuery::Register || self.lost_the_control(conn, q) {
+        if self.lost_the_control(conn, q) {
+            return;
+        }
+        if q == ControlQuery::Register {
+            self.register_backoff = None;
             return;
         }
         // Control results are rare and small: a copy keeps the borrow checker simple.
@@ -1471,7 +1503,7 @@ impl Session {
             None => peers.windows(2).all(|w| w[0] == w[1]),
         };
         if agreed {
-            self.release_agreement();
+            self.release_agreement(now);
         } else {
             self.agreement_check_at = Some(now.saturating_add(SCHEMA_AGREEMENT_POLL_US));
         }
@@ -1492,8 +1524,8 @@ impl Session {
         if self.lost_the_control(conn, q) {
             return;
         }
-        if q == ControlQuery::Register && self.ready && matches!(error, RequestError::Timeout { .. }) {
-            self.on_register_timeout(now, conn, &error);
+        if q == ControlQuery::Register && self.ready && matches!(error, RequestError::Timeout { .. } | RequestError::Server(_)) {
+            self.on_register_failed(now, conn, &error);
             return;
         }
         let host = self.conn(conn).map(|c| c.address.as_str()).unwrap_or_default();
@@ -1542,23 +1574,48 @@ impl Session {
     /// refresh and moves on to the next host of its plan), the control moves to another
     /// ready connection, preferably to another node, which reads the metadata and registers
     /// afresh; the connection stays in its pool for requests. Alone, REGISTER is sent again.
+    /// A refusal (an ERROR answer) is handled alike the first time; refused again before a
+    /// REGISTER is answered, the control waits the reconnection backoff before it moves or
+    /// asks again, so nodes that all refuse are not asked in a loop.
     #[inline(never)] // cold: see process_conn_events
-    fn on_register_timeout(&mut self, now: u64, conn: ConnId, error: &RequestError) {
+    fn on_register_failed(&mut self, now: u64, conn: ConnId, error: &RequestError) {
         let host = self.conn(conn).map(|c| c.address.clone()).unwrap_or_default();
-        let next = self
-            .conns
+        let message = request_error_message(error);
+        let retry_in = match (error, self.register_backoff.as_mut()) {
+            (RequestError::Server(_), Some(backoff)) => Some(backoff.next_delay().value),
+            (RequestError::Server(_), None) => {
+                let (base, max, seed) = (self.config.reconnect_base_us, self.config.reconnect_max_us, self.config.seed);
+                self.register_backoff = Some(Backoff::new(base, max, Jitter::Full, seed));
+                None
+            }
+            _ => None,
+        };
+        let then = match (retry_in, self.next_control(conn)) {
+            (Some(delay), _) => format!("tried again in {} ms", delay / 1000),
+            (None, Some((_, address))) => format!("the control moves to {address}"),
+            (None, None) => "asked again".to_owned(),
+        };
+        self.events.push_back(EventOut::Log(format!("control query Register failed: {message} (host {host}): no events from it; {then}")));
+        match retry_in {
+            Some(delay) => self.register_retry_at = Some(now.saturating_add(delay)),
+            None => self.move_control_or_register(now, conn),
+        }
+    }
+
+    /// Another ready connection to take the control from `conn`, preferably to another node.
+    fn next_control(&self, conn: ConnId) -> Option<(ConnId, String)> {
+        let host = self.conn(conn).map(|c| c.address.as_str()).unwrap_or_default();
+        self.conns
             .iter()
             .flatten()
             .filter(|c| c.id != conn && c.status == ConnStatus::Ready && c.inner.state() == State::Ready)
             .min_by_key(|c| c.address == host)
-            .map(|c| (c.id, c.address.clone()));
-        let then = match &next {
-            Some((_, address)) => format!("the control moves to {address}"),
-            None => "asked again".to_owned(),
-        };
-        let message = request_error_message(error);
-        self.events.push_back(EventOut::Log(format!("control query Register failed: {message} (host {host}): no events from it; {then}")));
-        match next {
+            .map(|c| (c.id, c.address.clone()))
+    }
+
+    /// The control moves from `conn` to the next ready connection, or, alone, sends REGISTER again.
+    fn move_control_or_register(&mut self, now: u64, conn: ConnId) {
+        match self.next_control(conn) {
             Some((next, _)) => self.make_control(now, next),
             None if self.conn(conn).is_some_and(|c| c.status == ConnStatus::Ready) => self.send_control(now, conn, ControlQuery::Register),
             None => {}
@@ -1806,7 +1863,11 @@ impl Session {
                 ServerEvent::StatusChange { .. } => {}
             }
             match d.value {
-                Some(RefreshAction::Peers) | Some(RefreshAction::Keyspace(_)) => self.refresh_control(now),
+                Some(RefreshAction::Peers) | Some(RefreshAction::Keyspace(_)) => {
+                    if self.refresh_debounce.on_event(now, self.config.refresh_delay_us) {
+                        self.refresh_control(now);
+                    }
+                }
                 Some(RefreshAction::MarkUp(address)) => {
                     if let Some(id) = self.view.node_by_address(&address).map(|n| n.id) {
                         self.pool_mut(id).retry_at = Some(now);
@@ -1912,7 +1973,7 @@ impl Session {
         if now >= self.agreement_deadline {
             let seconds = self.config.schema_agreement_timeout_us / 1_000_000;
             self.events.push_back(EventOut::Log(format!("schema agreement not reached within {seconds} s; going on")));
-            self.release_agreement();
+            self.release_agreement(now);
             return;
         }
         if self.agreement_check_at.is_some_and(|t| t > now) {
@@ -1931,9 +1992,14 @@ impl Session {
         }
     }
 
-    fn release_agreement(&mut self) {
+    fn release_agreement(&mut self, now: u64) {
         self.events.extend(self.awaiting_agreement.drain(..));
         self.agreement_check_at = None;
+        // The client's own DDL is agreed on: the refresh its event scheduled runs now, not
+        // after the debounce (DataStax refreshes for a DDL's own result at once too).
+        if self.refresh_debounce.take_pending() {
+            self.refresh_control(now);
+        }
     }
 
     /// Keeps what routing and transparent re-preparation need from a PREPARE's result.
@@ -2001,7 +2067,7 @@ impl Session {
             // A speculative execution is still running; its outcome decides.
             return;
         }
-        if matches!(error, RequestError::Timeout { .. }) {
+        if matches!(error, RequestError::Timeout { .. } | RequestError::Server(_)) {
             self.metrics.client_timeouts += 1;
         }
         let Some(req) = self.req_mut(req_id) else { return };

@@ -105,6 +105,8 @@ struct SimNode {
     hostname: &'static str,
     /// The next this many REGISTERs get no answer.
     swallowed_registers: u32,
+    /// The next this many REGISTERs are refused (an ERROR answer).
+    refused_registers: u32,
 }
 
 struct Sim {
@@ -431,7 +433,12 @@ impl Sim {
                         self.nodes[node].swallowed_registers -= 1;
                         continue;
                     }
-                    frame(stream, 0x02, &[])
+                    if self.nodes[node].refused_registers > 0 {
+                        self.nodes[node].refused_registers -= 1;
+                        frame(stream, 0x00, &server_error(0x2100, "no permission to register", &[]))
+                    } else {
+                        frame(stream, 0x02, &[])
+                    }
                 }
                 0x01 => frame(stream, 0x02, &[]),
                 0x07 => {
@@ -901,6 +908,8 @@ fn config() -> SessionConfig {
     SessionConfig {
         connection: Config { heartbeat_interval_us: 0, request_timeout_us: 500 * MS, ..Config::default() },
         seed: 42,
+        // Most tests watch one event's refresh at once; the debounce's own tests set a delay.
+        refresh_delay_us: 0,
         ..SessionConfig::default()
     }
 }
@@ -3749,6 +3758,8 @@ fn request_length_is_the_frame_body_while_in_flight() {
 mod write_order;
 #[path = "session_sim/tablets.rs"]
 mod tablets;
+#[path = "session_sim/refresh_debounce.rs"]
+mod refresh_debounce;
 
 /// A re-PREPARE (after Unprepared) that fails ends its request with the attempt timed from
 /// its last send on that connection, the re-PREPARE's: the Unprepared answer came 100 ms after

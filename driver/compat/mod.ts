@@ -79,6 +79,7 @@ export interface DefaultOptions {
   maxPrepared: number;
   prepareOnAllHosts: boolean;
   rePrepareOnUp: boolean;
+  refreshSchemaDelay: number;
 }
 
 export function defaultOptions(): DefaultOptions {
@@ -93,5 +94,6 @@ export function defaultOptions(): DefaultOptions {
     maxPrepared: 500,
     prepareOnAllHosts: true,
     rePrepareOnUp: true,
+    refreshSchemaDelay: 1000,
   };
 }

@@ -159,6 +159,7 @@ export function clientOptions(o: CompatClientOptions): ClientOptions {
     // DataStax's defaults: both on.
     prepareOnAllHosts: o.prepareOnAllHosts ?? true,
     rePrepareOnUp: o.rePrepareOnUp ?? true,
+    refreshSchemaDelay: o.refreshSchemaDelay,
     tls: ssl
       ? { ca: pem(ssl.ca), cert: pem(ssl.cert), key: pem(ssl.key), rejectUnauthorized: ssl.rejectUnauthorized ?? true, serverName: ssl.servername }
       : undefined,

@@ -380,6 +380,7 @@ export class Client {
         maxFrameBytes: o.protocolOptions.maxFrameBytes,
         prepareOnAllHosts: o.prepareOnAllHosts,
         rePrepareOnUp: o.rePrepareOnUp,
+        refreshSchemaDelayMs: o.refreshSchemaDelay,
         addressTranslator: o.addressTranslator,
       },
       this.runtime,

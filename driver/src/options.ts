@@ -83,6 +83,12 @@ export interface ClientOptions {
   prepareOnAllHosts?: boolean;
   /** A node that comes back up gets every prepared statement again (DataStax's default: true). */
   rePrepareOnUp?: boolean;
+  /**
+   * Milliseconds topology and schema events are gathered into one refresh of the cluster view
+   * (DataStax's name and default: 1000): each event slides it, and the 20th refreshes at once.
+   * 0 refreshes at every event.
+   */
+  refreshSchemaDelay?: number;
   /** Shorthand for `socketOptions.readTimeout`. */
   requestTimeout?: number;
   socketFactory?: SocketFactory;
@@ -109,7 +115,7 @@ export interface PlacementPolicies {
 }
 
 /** The options after validation, with every default filled in. */
-export interface ResolvedOptions extends Omit<ClientOptions, "protocolOptions" | "compression" | "tls" | "socketOptions" | "pooling" | "queryOptions" | "policies" | "discoverPeers" | "encoding" | "maxPrepared" | "prepareOnAllHosts" | "rePrepareOnUp"> {
+export interface ResolvedOptions extends Omit<ClientOptions, "protocolOptions" | "compression" | "tls" | "socketOptions" | "pooling" | "queryOptions" | "policies" | "discoverPeers" | "encoding" | "maxPrepared" | "prepareOnAllHosts" | "rePrepareOnUp" | "refreshSchemaDelay"> {
   protocolOptions: { port: number; maxVersion?: 4 | 5; maxSchemaAgreementWaitSeconds: number; maxFrameBytes?: number };
   compression: "none" | "lz4" | "snappy";
   tls?: { ca?: string; rejectUnauthorized: boolean; serverName?: string; cert?: string; key?: string };
@@ -122,6 +128,7 @@ export interface ResolvedOptions extends Omit<ClientOptions, "protocolOptions" |
   discoverPeers: boolean;
   prepareOnAllHosts: boolean;
   rePrepareOnUp: boolean;
+  refreshSchemaDelay: number;
 }
 
 function encodingAt(issues: OptionIssues, value: unknown): ResolvedOptions["encoding"] {
@@ -161,6 +168,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     discoverPeers: booleanAt(issues, "discoverPeers", o.discoverPeers, true),
     prepareOnAllHosts: booleanAt(issues, "prepareOnAllHosts", o.prepareOnAllHosts, false),
     rePrepareOnUp: booleanAt(issues, "rePrepareOnUp", o.rePrepareOnUp, false),
+    refreshSchemaDelay: numberAt(issues, "refreshSchemaDelay", o.refreshSchemaDelay, { integer: true, min: 0 }, 1000),
   };
   if (issues.messages.length) throw new ArgumentError(`invalid Client options: ${issues.messages.join("; ")}`);
   if (resolved.credentials && resolved.authProvider) {

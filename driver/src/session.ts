@@ -177,6 +177,7 @@ export interface SessionSettings {
   maxFrameBytes?: number;
   prepareOnAllHosts?: boolean;
   rePrepareOnUp?: boolean;
+  refreshSchemaDelayMs?: number;
   /** A JavaScript SASL authenticator; the core waits for its answers. */
   authProvider?: SaslAuthProvider;
   /** Which endpoint to dial for an address (only where a socket is opened). */
@@ -319,6 +320,7 @@ export class SessionHost {
       maxFrameBytes: settings.maxFrameBytes,
       prepareOnAllHosts: settings.prepareOnAllHosts,
       reprepareOnUp: settings.rePrepareOnUp,
+      refreshSchemaDelayMs: settings.refreshSchemaDelayMs,
       hostAuthenticator: settings.authProvider !== undefined,
       seed: seed(),
     }));

@@ -18,6 +18,7 @@ const DEFAULTS = {
   discoverPeers: true,
   prepareOnAllHosts: false,
   rePrepareOnUp: false,
+  refreshSchemaDelay: 1000,
 };
 
 function rejection(options: unknown): string {
@@ -74,6 +75,7 @@ Deno.test("one ArgumentError names every bad field and what is wrong with it", (
       pooling: "many",
       policies: { denyList: "db2", reconnection: { maxDelay: 0 } },
       discoverPeers: "yes",
+      refreshSchemaDelay: -1,
       keyspace: "",
       socketFactory: {},
       authProvider: {},
@@ -85,7 +87,8 @@ Deno.test("one ArgumentError names every bad field and what is wrong with it", (
       'compression: expected one of "none", "lz4", "snappy", got "zstd"; ' +
       "socketOptions.connectTimeout: expected a finite number, got NaN; socketOptions.readTimeout: expected an integer, got 1.5; " +
       'pooling: expected an object, got "many"; policies.denyList: expected an array, got "db2"; ' +
-      'policies.reconnection.maxDelay: must be >= 1, got 0; discoverPeers: expected a boolean, got "yes"',
+      'policies.reconnection.maxDelay: must be >= 1, got 0; discoverPeers: expected a boolean, got "yes"; ' +
+      "refreshSchemaDelay: must be >= 0, got -1",
   );
 });
 

@@ -3,7 +3,7 @@
  * an allow or deny list, the frame cap, and a config the core refuses is an ArgumentError.
  */
 import { assertExact } from "../exact.mjs";
-import { FakeNode, startCluster, stopAll } from "../fakenode/mod.ts";
+import { ByteWriter, FakeNode, startCluster, stopAll } from "../fakenode/mod.ts";
 // deno-lint-ignore no-explicit-any
 type Any = any;
 import { ArgumentError, Client, CqlProtocolError } from "../../dist/deno.js";
@@ -83,4 +83,29 @@ Deno.test("socketOptions.connectTimeout (also the handshake deadline) must be a 
     if (!(error instanceof ArgumentError)) throw new Error(`${connectTimeout}: expected ArgumentError, got ${error}`);
     assertExact([error.name, error.code, error.message.startsWith("invalid Client options: socketOptions.connectTimeout: ")], ["ArgumentError", "ERR_ARGUMENT", true], error.message);
   }
+});
+
+/** Five SCHEMA_CHANGE events at once; how many times the keyspaces were read again 100 ms and 900 ms later. */
+async function keyspaceReadsAfterFiveEvents(refreshSchemaDelay: number): Promise<[number, number]> {
+  const node = await FakeNode.start();
+  const client = new Client({ contactPoints: [node.address], protocolVersion: 5, pooling: { heartBeatInterval: 0 }, refreshSchemaDelay });
+  const reads = () => node.requests.filter((r) => /system_schema\.keyspaces/.test(r.query ?? "")).length;
+  try {
+    await client.connect();
+    for (let i = 0; i < 500 && !node.openConnections().some((c) => c.registered); i++) await new Promise((r) => setTimeout(r, 10));
+    const before = reads();
+    const body = new ByteWriter().string("SCHEMA_CHANGE").string("UPDATED").string("KEYSPACE").string("ks").done();
+    for (let i = 0; i < 5; i++) node.pushEvent(body);
+    await new Promise((r) => setTimeout(r, 100));
+    const soon = reads() - before;
+    await new Promise((r) => setTimeout(r, 800));
+    return [soon, reads() - before];
+  } finally {
+    await client.shutdown();
+    await node.stop();
+  }
+}
+
+Deno.test("refreshSchemaDelay: events at once are read into the view once, that long after them", async () => {
+  assertExact(await keyspaceReadsAfterFiveEvents(300), [0, 1]);
 });

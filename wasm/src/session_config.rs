@@ -47,6 +47,7 @@ struct SessionConfigJson {
     schema_agreement_timeout_ms: Option<f64>,
     prepare_on_all_hosts: Option<bool>,
     reprepare_on_up: Option<bool>,
+    refresh_schema_delay_ms: Option<f64>,
 }
 
 const WHAT: &str = "session config";
@@ -94,6 +95,7 @@ fn read_session_config(json: &str) -> Result<SessionConfigJson, String> {
         schema_agreement_timeout_ms: f.f64("schemaAgreementTimeoutMs"),
         prepare_on_all_hosts: f.bool("prepareOnAllHosts"),
         reprepare_on_up: f.bool("reprepareOnUp"),
+        refresh_schema_delay_ms: f.f64("refreshSchemaDelayMs"),
     };
     f.finish(j)
 }
@@ -196,6 +198,9 @@ pub fn parse_session_config(json: &str) -> Result<SessionConfig, CallError> {
     }
     if let Some(n) = j.schema_agreement_timeout_ms {
         c.schema_agreement_timeout_us = micros_of_ms(n);
+    }
+    if let Some(n) = j.refresh_schema_delay_ms {
+        c.refresh_delay_us = micros_of_ms(n);
     }
     Ok(c)
 }

@@ -296,3 +296,61 @@ fn a_control_query_left_on_the_connection_the_control_moved_away_from_is_dropped
     assert!(!sim.events.iter().any(|e| e.contains("control query PeersV2 failed")), "{:?}", sim.events);
     assert_eq!(sim.session.view().nodes().count(), 3);
 }
+
+#[test]
+fn a_register_refused_again_moves_the_control_to_another_node_which_registers_and_is_heard() {
+    let mut sim = Sim::new(3, config());
+    sim.nodes[0].refused_registers = 2;
+    sim.start();
+    assert!(sim.session.is_ready());
+    // Refused while the pools to the other nodes still open: asked again at once, refused
+    // again; after the backoff the control moves to node 2, whose connection is ready by then.
+    let conn = registers_of(&sim, 0)[0].1;
+    assert_eq!(registers_of(&sim, 0), [(0, conn), (0, conn)]);
+    sim.advance(1_000 * MS);
+    let logs: Vec<&str> =
+        sim.events.iter().filter_map(|e| e.split_once("no events from it; ")).map(|(_, then)| then).collect();
+    assert_eq!(logs.len(), 2, "{:?}", sim.events);
+    assert_eq!(logs[0], "asked again\" }");
+    assert!(logs[1].starts_with("tried again in "), "{logs:?}");
+    assert_eq!(system_queries(&sim, 1), METADATA, "node 2 reads the metadata");
+    let [(at, second)] = registers_of(&sim, 1)[..] else { panic!("{:?}", sim.registers) };
+    assert!(at > 0 && at <= 200 * MS, "after the first backoff (200 ms, full jitter): {at}");
+    assert_eq!(registers_of(&sim, 0).len() + registers_of(&sim, 2).len(), 2, "{:?}", sim.registers);
+    // Node 2's events are heard: a new node is read into the view; node 1's are not.
+    sim.new_node_event_on(conn, [127, 0, 0, 3]);
+    assert_eq!(system_queries(&sim, 1), METADATA);
+    sim.new_node_event_on(second, [127, 0, 0, 3]);
+    assert_eq!(system_queries(&sim, 1), [METADATA, METADATA].concat());
+}
+
+#[test]
+fn a_register_refused_again_on_the_only_node_is_sent_again_after_the_reconnection_backoff() {
+    let mut sim = Sim::new(1, config());
+    sim.nodes[0].refused_registers = 3;
+    sim.start();
+    assert!(sim.session.is_ready());
+    // The first refusal asks again at once, as the move would; the second waits the backoff.
+    let conn = registers_of(&sim, 0)[0].1;
+    assert_eq!(registers_of(&sim, 0), [(0, conn), (0, conn)]);
+    let logs: Vec<&String> = sim.events.iter().filter(|e| e.contains("Register failed")).collect();
+    let prefix = "Log { message: \"control query Register failed: Unauthorized (8448): no permission to register (host 127.0.0.1:9042): no events from it; ";
+    assert_eq!(logs[0], &format!("{prefix}asked again\" }}"));
+    let first_wait: u64 = logs[1]
+        .strip_prefix(&format!("{prefix}tried again in "))
+        .and_then(|r| r.strip_suffix(" ms\" }"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(first_wait <= 200, "within the base delay (200 ms, full jitter): {first_wait}");
+    assert_eq!(sim.session.poll_timeout().map(|t| t / MS), Some(first_wait), "the host wakes for it");
+    sim.advance(60_000 * MS);
+    let registers = registers_of(&sim, 0);
+    assert_eq!(registers.len(), 4, "refused three times, answered the fourth: {registers:?}");
+    assert_eq!(registers[2].0 / MS, first_wait);
+    assert!(registers[3].0 > registers[2].0 && registers[3].0 <= registers[2].0 + 400 * MS, "{registers:?}");
+    assert_eq!(system_queries(&sim, 0), METADATA, "the metadata is not read again");
+    // Registered: its events are heard.
+    sim.new_node_event_on(conn, [127, 0, 0, 3]);
+    assert_eq!(system_queries(&sim, 0), [METADATA, METADATA].concat());
+}
