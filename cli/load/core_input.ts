@@ -85,7 +85,7 @@ export interface InputPositions {
 export interface CoreInput {
   /** The CSV header record, when the format has one; null for an empty input. */
   header: HeaderRecord | null;
-  /** Everything to push to the core, the header (if pushed separately) first. */
+  /** Everything to push to the core, the header (if pushed separately) first; a chunk is valid only until the next is asked for. */
   chunks: AsyncIterable<Uint8Array>;
   positions: PositionMap;
   /** Counts the raw (compressed) bytes read, for progress. */
