@@ -85,7 +85,7 @@ export interface InputPositions {
 export interface CoreInput {
   /** The CSV header record, when the format has one; null for an empty input. */
   header: HeaderRecord | null;
-  /** Everything to push to the core, the header (if pushed separately) first. */
+  /** Everything to push to the core, the header (if pushed separately) first; a chunk is valid only until the next is asked for. */
   chunks: AsyncIterable<Uint8Array>;
   positions: PositionMap;
   /** Counts the raw (compressed) bytes read, for progress. */
@@ -151,7 +151,8 @@ async function readFirstRecord(
   for (;;) {
     const next = await stream.next();
     if (!next.done) {
-      buffered.push(next.value);
+      // A copy: the reader may read the next chunk into the same buffer.
+      buffered.push(next.value.slice());
       total += next.value.length;
       // The core reads from the start each time: only once the bytes have doubled, so a
       // header that never ends (an open quote) costs linear time up to the size limit.
@@ -180,7 +181,9 @@ export async function openCoreInput(
   start: ReadStart,
   csvHeader: CsvFormat | null,
 ): Promise<CoreInput> {
-  const reader = new InputReader(input);
+  // The core copies each chunk in before it asks for the next (`bulkPush`), so a plain
+  // file is read into one buffer; the chunks kept longer (the header's) are copied here.
+  const reader = new InputReader(input, { reuseBuffer: true });
   if (csvHeader === null) {
     const chunks = reader.bytes(start.offset);
     return {

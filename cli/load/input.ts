@@ -249,7 +249,13 @@ export class InputReader {
   /** Raw bytes read from the file, stdin or URL so far (a seek skips bytes without reading them). */
   rawBytesRead = 0;
 
-  constructor(readonly input: InputFile) {}
+  /**
+   * With `reuseBuffer`, a plain file is read into one buffer again and again: each chunk is
+   * valid only until the next is asked for. For a consumer that copies a chunk before it
+   * asks for the next (the core's bulk load does, in `bulkPush`), and only for plain files
+   * (stdin, URLs and decompressors hand out chunks of their own).
+   */
+  constructor(readonly input: InputFile, private readonly options: { reuseBuffer?: boolean } = {}) {}
 
   /**
    * The input's (decompressed) bytes from `offset` on. Plain files seek there; compressed
@@ -346,9 +352,13 @@ export class InputReader {
   private async *plainFile(offset: number): AsyncGenerator<Uint8Array> {
     using file = await Deno.open(this.input.path);
     if (offset > 0) await file.seek(offset, Deno.SeekMode.Start);
+    // A fresh buffer per read unless asked otherwise: parsers keep views into earlier chunks.
+    // Fresh buffers are garbage outside V8's heap that a load makes as fast as it reads
+    // (~50 MB/s), freed only when a GC finds them dead; the process keeps their pages
+    // (bench/LOADER_MEMORY.md, "Reading into one buffer").
+    const reused = this.options.reuseBuffer ? new Uint8Array(READ_CHUNK) : null;
     for (;;) {
-      // A fresh buffer per read: parsers keep views into earlier chunks.
-      const buffer = new Uint8Array(READ_CHUNK);
+      const buffer = reused ?? new Uint8Array(READ_CHUNK);
       const count = await file.read(buffer);
       if (count === null) return;
       this.rawBytesRead += count;

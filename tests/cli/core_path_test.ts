@@ -491,3 +491,40 @@ Deno.test("core path: --rate waits exactly each piece's share of a second, on a 
   await fast.wait(1);
   assertEquals(sleeps, [50, 50, 50, 50, 50, 1]);
 });
+
+Deno.test("core path: a file of many read chunks is pushed byte for byte though the reader reuses its buffer", async () => {
+  // The reader reads a plain file into one buffer again and again (input.ts): a chunk is
+  // valid only until the next is asked for. Kept chunks must be copies: the header's, read
+  // before the data, here longer than a read (256 KB), so that it takes three.
+  const dir = await Deno.makeTempDir({ prefix: "cqlwire-core-input-" });
+  try {
+    const names = Array.from({ length: 40_000 }, (_, i) => `column_${String(i).padStart(6, "0")}`);
+    const rows = Array.from({ length: 30_000 }, (_, i) => `${i},${String(i * 7919).repeat(1 + (i % 13))}`);
+    const text = names.join(",") + "\n" + rows.join("\n") + "\n";
+    await Deno.writeTextFile(`${dir}/in.csv`, text);
+    const [input] = await expandInputs([`${dir}/in.csv`]);
+    const bytes = new TextEncoder().encode(text);
+    const headerEnd = bytes.indexOf(0x0a) + 1;
+    assert(headerEnd > 2 * 256 * 1024 && bytes.length > headerEnd + 4 * 256 * 1024, "the header spans three reads, the data several more");
+    const read = async (start: { offset: number; line: number }, header: boolean) => {
+      const opened = await openCoreInput(input, start, header ? { delimiter: ",", quote: '"' } : null);
+      // As the core does: each chunk is copied before the next is asked for.
+      const copies: Uint8Array[] = [];
+      for await (const chunk of opened.chunks) copies.push(chunk.slice());
+      return { ...opened, pushed: await new Blob(copies as Uint8Array<ArrayBuffer>[]).bytes() };
+    };
+    const whole = await read({ offset: 0, line: 1 }, true);
+    assertEquals(whole.header?.fields, names);
+    assert(whole.pushed.length === bytes.length && whole.pushed.every((byte, i) => byte === bytes[i]), "every byte of the file, in order");
+
+    const rowStart = headerEnd + rows.slice(0, 20_000).join("\n").length + 1;
+    const mid = await read({ offset: rowStart, line: 20_002 }, true);
+    const expected = new Uint8Array([...bytes.subarray(0, headerEnd), ...bytes.subarray(rowStart)]);
+    assert(mid.pushed.length === expected.length && mid.pushed.every((byte, i) => byte === expected[i]), "the header, then the file from the start offset");
+
+    const plain = await read({ offset: 0, line: 1 }, false);
+    assert(plain.pushed.length === bytes.length && plain.pushed.every((byte, i) => byte === bytes[i]), "without a header: every byte");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
