@@ -2067,7 +2067,7 @@ impl Session {
             // A speculative execution is still running; its outcome decides.
             return;
         }
-        if matches!(error, RequestError::Timeout { .. } | RequestError::Server(_)) {
+        if matches!(error, RequestError::Timeout { .. }) {
             self.metrics.client_timeouts += 1;
         }
         let Some(req) = self.req_mut(req_id) else { return };

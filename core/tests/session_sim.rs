@@ -1435,6 +1435,8 @@ fn attempts_on_the_clock(error: Vec<u8>, idempotent: bool) -> (Vec<(u64, usize)>
         sim.nodes.iter().enumerate().flat_map(|(i, n)| n.execute_times.iter().map(move |&t| (t - start, i))).collect();
     attempts.sort();
     let failure = sim.failures.get(&id).cloned().unwrap_or_else(|| panic!("no failure for {id}: {attempts:?}"));
+    // Every attempt was answered (with an error): none is a client timeout.
+    assert_eq!(sim.session.metrics().client_timeouts, 0, "{failure}");
     (attempts, failure)
 }
 
