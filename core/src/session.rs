@@ -1909,10 +1909,14 @@ impl Session {
         }
         self.metrics.responses += 1;
         self.learn_tablet(table, conn, frame_flags, start, end);
-        // `nth(1)`: a second node is enough to know, without counting them all per answer.
-        if self.view.nodes().nth(1).is_some() && self.is_schema_change(conn, frame_flags, start, end) {
-            self.await_schema_agreement(now, req_id, conn, frame_flags, start, end, attempts);
-            return;
+        if self.is_schema_change(conn, frame_flags, start, end) {
+            // `nth(1)`: a second node is enough to know, without counting them all per answer.
+            if self.view.nodes().nth(1).is_some() {
+                self.await_schema_agreement(now, req_id, conn, frame_flags, start, end, attempts);
+                return;
+            }
+            // One node has nothing to agree with: the view is read again at once.
+            self.refresh_after_own_ddl(now);
         }
         if !self.arenas_in_use.contains(&conn) {
             self.arenas_in_use.push(conn);
@@ -1995,11 +1999,15 @@ impl Session {
     fn release_agreement(&mut self, now: u64) {
         self.events.extend(self.awaiting_agreement.drain(..));
         self.agreement_check_at = None;
-        // The client's own DDL is agreed on: the refresh its event scheduled runs now, not
-        // after the debounce (DataStax refreshes for a DDL's own result at once too).
-        if self.refresh_debounce.take_pending() {
-            self.refresh_control(now);
-        }
+        self.refresh_after_own_ddl(now);
+    }
+
+    /// The client's own DDL is answered (and agreed on): the view is read again now, not after
+    /// the debounce, whether or not its event came yet, as DataStax refreshes for a DDL's
+    /// own result at once. A refresh its event scheduled is this one.
+    fn refresh_after_own_ddl(&mut self, now: u64) {
+        self.refresh_debounce.take_pending();
+        self.refresh_control(now);
     }
 
     /// Keeps what routing and transparent re-preparation need from a PREPARE's result.

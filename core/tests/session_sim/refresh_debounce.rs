@@ -162,3 +162,38 @@ fn an_own_ddl_agreed_on_runs_the_pending_refresh_at_once_and_is_not_delayed() {
     sim.advance(10 * DELAY);
     assert_eq!(refreshes_since(&sim, t0), one_refresh_at(agreed), "and not again at the delay");
 }
+
+#[test]
+fn an_own_ddl_agreed_on_reads_the_view_again_at_once_though_its_event_has_not_come() {
+    let mut sim = debounced_sim();
+    let t0 = sim.now;
+    let id = start_ddl(&mut sim);
+    sim.advance(100 * MS);
+    for n in sim.nodes.iter_mut() {
+        n.schema_version = 1;
+    }
+    sim.advance(100 * MS);
+    let agreed = t0 + 200 * MS;
+    assert_eq!(answered_at(&sim, id), Some(agreed));
+    assert_eq!(refreshes_since(&sim, t0), one_refresh_at(agreed), "read on agreement, no event needed");
+    // Its event, late, is debounced as any other: one more read a delay after it.
+    keyspace_event(&mut sim);
+    let late = sim.now;
+    sim.advance(10 * DELAY);
+    let mut expected = one_refresh_at(agreed);
+    expected.extend(one_refresh_at(late + DELAY));
+    assert_eq!(refreshes_since(&sim, t0), expected);
+}
+
+#[test]
+fn on_one_node_an_own_ddl_reads_the_view_again_when_answered() {
+    let mut sim = Sim::new(1, SessionConfig { refresh_delay_us: DELAY, ..config() });
+    sim.start();
+    sim.advance(MS);
+    let t0 = sim.now;
+    let id = start_ddl(&mut sim);
+    assert_eq!(answered_at(&sim, id), Some(t0), "nothing to agree on with one node");
+    assert_eq!(refreshes_since(&sim, t0), one_refresh_at(t0), "read at once, not a delay later");
+    sim.advance(10 * DELAY);
+    assert_eq!(refreshes_since(&sim, t0), one_refresh_at(t0));
+}
