@@ -120,4 +120,15 @@ const leftOut = [
   ['metadata @SERVER_API Client information should send driver name and version', "known: STARTUP names the driver cqlwire, with cqlwire's version (system_views.clients)"],
 ];
 
-module.exports = { files, leftOut, fixedKeyspaces };
+/**
+ * Left out on the real cassandra-driver only, [full title, why]: its own tests that depend on
+ * timing it does not control. cqlwire/compat still runs them.
+ */
+const leftOutOnDataStax = [
+  [
+    'metadata @SERVER_API Metadata #getTable() should retrieve static columns',
+    "timing: its setup client reads tbl_static from its metadata cache, which DataStax fills from SCHEMA_CHANGE events debounced by refreshSchemaDelay (1 s, sliding); on a quiet machine the test comes within that second and gets null (it passes with a 1.5 s pause first)",
+  ],
+];
+
+module.exports = { files, leftOut, leftOutOnDataStax, fixedKeyspaces };
