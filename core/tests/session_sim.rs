@@ -67,6 +67,8 @@ struct SimNode {
     lwt_marked: Option<bool>,
     /// Hostile answers: a query whose CQL contains the key gets the body instead, once.
     replies: Vec<(&'static str, Vec<u8>)>,
+    /// The frame flags those answers carry (a warning's or tracing's prefix is in the body).
+    reply_flags: u8,
     /// More keyspaces in `system_schema.keyspaces`, replicated like ks1.
     extra_keyspaces: Vec<&'static str>,
     /// The schema version this node runs (every byte of its UUID); a DDL statement it
@@ -464,7 +466,9 @@ impl Sim {
                     }
                     if let Some(i) = self.nodes[node].replies.iter().position(|(key, _)| cql.contains(key)) {
                         let (_, body) = self.nodes[node].replies.remove(i);
-                        out.extend(frame(stream, 0x08, &body));
+                        let mut f = frame(stream, 0x08, &body);
+                        f[1] = self.nodes[node].reply_flags;
+                        out.extend(f);
                         continue;
                     }
                     frame(stream, 0x08, &self.query_result(node, &cql))

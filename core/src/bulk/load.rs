@@ -267,7 +267,7 @@ pub struct BulkLoad {
     /// Groups taking rows, not yet sent.
     open_groups: Vec<usize>,
     /// Groups due to go out that found the window full: a full one, or every group that was
-    /// open when the view changed (see [`BulkLoad::grouping_view`]).
+    /// open when the view changed (see [`BulkLoad::retire_groups_if_view_changed`]).
     ready: Vec<usize>,
     /// What the open groups' keys were computed under: a token's replica set key holds only
     /// while the view's plans (its epoch), the keyspace's table in them (the keyspace mapping,
@@ -752,11 +752,11 @@ impl BulkLoad {
     /// an earlier row of the same primary key was read (and so with an earlier timestamp),
     /// which that row would then overwrite. Retired groups take no more rows and go out as
     /// they are, before new rows; they are not retries (no attempt is counted).
-    fn grouping_view(&mut self, session: &Session) {
+    fn retire_groups_if_view_changed(&mut self, session: &Session) {
         let view = session.view();
-        let now = (view.epoch(), view.keyspace_mapping(), self.keyspace.is_some());
-        if now != self.grouped_under {
-            self.grouped_under = now;
+        let grouping = (view.epoch(), view.keyspace_mapping(), self.keyspace.is_some());
+        if grouping != self.grouped_under {
+            self.grouped_under = grouping;
             self.ready.append(&mut self.open_groups);
         }
     }
@@ -772,7 +772,7 @@ impl BulkLoad {
                     if self.keyspace.is_none() {
                         self.keyspace = session.prepared_keyspace(&self.prepared_id).map(str::to_owned);
                     }
-                    self.grouping_view(session);
+                    self.retire_groups_if_view_changed(session);
                     let replicas = self.keyspace.as_deref().and_then(|ks| session.view().replica_set_key(ks, token));
                     replicas.unwrap_or(token as u64)
                 }

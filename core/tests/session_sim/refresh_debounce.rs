@@ -31,6 +31,14 @@ fn refreshes_since(sim: &Sim, since: u64) -> Vec<(u64, &'static str)> {
         .collect()
 }
 
+/// One node, events debounced by [`DELAY`], past the start's own reads.
+fn one_node_sim() -> Sim {
+    let mut sim = Sim::new(1, SessionConfig { refresh_delay_us: DELAY, ..config() });
+    sim.start();
+    sim.advance(MS);
+    sim
+}
+
 fn one_refresh_at(t: u64) -> Vec<(u64, &'static str)> {
     vec![(t, "local"), (t, "peers_v2"), (t, "keyspaces")]
 }
@@ -187,13 +195,46 @@ fn an_own_ddl_agreed_on_reads_the_view_again_at_once_though_its_event_has_not_co
 
 #[test]
 fn on_one_node_an_own_ddl_reads_the_view_again_when_answered() {
-    let mut sim = Sim::new(1, SessionConfig { refresh_delay_us: DELAY, ..config() });
-    sim.start();
-    sim.advance(MS);
+    let mut sim = one_node_sim();
     let t0 = sim.now;
     let id = start_ddl(&mut sim);
     assert_eq!(answered_at(&sim, id), Some(t0), "nothing to agree on with one node");
     assert_eq!(refreshes_since(&sim, t0), one_refresh_at(t0), "read at once, not a delay later");
     sim.advance(10 * DELAY);
     assert_eq!(refreshes_since(&sim, t0), one_refresh_at(t0));
+}
+
+#[test]
+fn on_one_node_an_own_ddl_answered_with_a_warning_reads_the_view_again_too() {
+    let mut sim = one_node_sim();
+    let t0 = sim.now;
+    // The result kind comes after the warnings: the answer's prefix is walked, not skipped.
+    let mut body = 1u16.to_be_bytes().to_vec();
+    string(&mut body, "Aggregation query used without partition key");
+    body.extend(5i32.to_be_bytes());
+    for s in ["CREATED", "TABLE", "ks1", "t2"] {
+        string(&mut body, s);
+    }
+    sim.nodes[0].replies = vec![("CREATE TABLE", body)];
+    sim.nodes[0].reply_flags = 0x08; // WARNING
+    let id = start_ddl(&mut sim);
+    assert_eq!(answered_at(&sim, id), Some(t0));
+    assert_eq!(refreshes_since(&sim, t0), one_refresh_at(t0), "read at once, not a delay later");
+}
+
+#[test]
+fn an_answer_whose_tracing_id_looks_like_a_schema_change_reads_nothing_again() {
+    let mut sim = one_node_sim();
+    let t0 = sim.now;
+    // A VOID result (kind 1) after a tracing id whose first bytes are those of kind 5: only
+    // the kind after the prefix counts.
+    let mut body = vec![0, 0, 0, 5];
+    body.extend([7; 12]);
+    body.extend(1i32.to_be_bytes());
+    sim.nodes[0].replies = vec![("CREATE TABLE", body)];
+    sim.nodes[0].reply_flags = 0x02; // TRACING
+    let id = start_ddl(&mut sim);
+    assert_eq!(answered_at(&sim, id), Some(t0));
+    sim.advance(10 * DELAY);
+    assert_eq!(refreshes_since(&sim, t0), vec![], "a VOID answer is no schema change");
 }
