@@ -394,6 +394,8 @@ CLIENT_MEMORY_HEADING = "## Where a client's memory goes (cqlwire, 1024 in fligh
 CLIENT_MEMORY_ROWS = [
     ("runtime alone (an empty program that loads the bench's helper modules), max RSS", "empty", "max_rss_mb"),
     ("runtime floor: the same loop's requests in flight as bare promises, no driver (floor.mjs), max RSS", "floor", "max_rss_mb"),
+    ("runtime floor with a socket: the same loop over one socket by a minimal JS client, no driver (socket_floor.mjs), insert, max RSS", "socket-floor-insert", "max_rss_mb"),
+    ("· select, max RSS", "socket-floor-select", "max_rss_mb"),
     ("after importing the driver, max RSS", "import", "max_rss_mb"),
     ("· the driver's import adds (its code, the compiled WASM)", "import", "import_adds_mb"),
     ("insert loop, max RSS", "insert", "max_rss_mb"),
