@@ -177,7 +177,7 @@ impl ClusterView {
                 })
             });
         if unchanged {
-            return Applied { epoch: self.epoch, skipped, ..Applied::default() };
+            return Applied { changed: false, rebuilt: false, epoch: self.epoch, nodes_changed: false, skipped };
         }
 
         let mut old: Vec<Option<Node>> = std::mem::take(&mut self.slots);
@@ -268,7 +268,13 @@ impl ClusterView {
 
     fn replace_keyspaces(&mut self, keyspaces: NameMap<Replication>) -> Applied {
         if keyspaces == self.keyspaces {
-            return Applied { epoch: self.epoch, ..Applied::default() };
+            return Applied {
+                changed: false,
+                rebuilt: false,
+                epoch: self.epoch,
+                nodes_changed: false,
+                skipped: Vec::new(),
+            };
         }
         // Tables are per distinct replication setting: a keyspace that reuses one already
         // computed only needs its name mapped, not a rebuild.
@@ -279,17 +285,23 @@ impl ClusterView {
         } else {
             self.map_keyspaces();
         }
-        Applied { changed: true, rebuilt: needs_rebuild, epoch: self.epoch, ..Applied::default() }
+        Applied { changed: true, rebuilt: needs_rebuild, epoch: self.epoch, nodes_changed: false, skipped: Vec::new() }
     }
 
     /// Changes the load-balancing settings; distances and plans are recomputed.
     pub fn set_config(&mut self, config: PolicyConfig) -> Applied {
         if config == self.config {
-            return Applied { epoch: self.epoch, ..Applied::default() };
+            return Applied {
+                changed: false,
+                rebuilt: false,
+                epoch: self.epoch,
+                nodes_changed: false,
+                skipped: Vec::new(),
+            };
         }
         self.config = config;
         self.rebuild();
-        Applied { changed: true, rebuilt: true, epoch: self.epoch, ..Applied::default() }
+        Applied { changed: true, rebuilt: true, epoch: self.epoch, nodes_changed: false, skipped: Vec::new() }
     }
 
     /// Marks a node up or down. Plans are not recomputed: they skip down nodes as they are
