@@ -149,6 +149,9 @@ pub enum SessionEvent<'a> {
     Failed { id: SessionRequestId, error: SessionError },
     NodeUp { address: String },
     NodeDown { address: String, reason: String },
+    /// A refresh of the topology after the start added or removed a node: `view().nodes()`
+    /// has the new set (a host lists its nodes again, as DataStax's hostAdd/hostRemove do).
+    NodesChanged,
     ServerEvent(ServerEvent),
     /// Something the host may want to log (rows skipped by the topology, refresh failures).
     Log { message: String },
@@ -169,6 +172,7 @@ enum EventOut {
     Failed { id: SessionRequestId, error: SessionError },
     NodeUp(String),
     NodeDown(String, String),
+    NodesChanged,
     ServerEvent(ServerEvent),
     Log(String),
     Auth(ConnId, String, AuthStep),
@@ -876,6 +880,7 @@ impl Session {
             EventOut::Failed { id, error } => SessionEvent::Failed { id, error },
             EventOut::NodeUp(address) => SessionEvent::NodeUp { address },
             EventOut::NodeDown(address, reason) => SessionEvent::NodeDown { address, reason },
+            EventOut::NodesChanged => SessionEvent::NodesChanged,
             EventOut::ServerEvent(e) => SessionEvent::ServerEvent(e),
             EventOut::Log(message) => SessionEvent::Log { message },
             EventOut::Auth(conn, address, step) => SessionEvent::Auth { conn, address, step },
@@ -1650,6 +1655,8 @@ impl Session {
         if !self.ready {
             self.ready = true;
             self.events.push_back(EventOut::Ready);
+        } else if applied.nodes_changed {
+            self.events.push_back(EventOut::NodesChanged);
         }
         if std::mem::take(&mut self.control_dirty) {
             self.refresh_control(now);

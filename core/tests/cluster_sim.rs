@@ -99,6 +99,24 @@ fn nodes_get_dense_ids_addresses_and_local_distance() {
     assert_eq!(view.local_dc(), Some("dc1"));
 }
 
+/// `nodes_changed` (what a host's hostAdd/hostRemove follow): a node address came or went,
+/// not merely any change of the view.
+#[test]
+fn a_topology_says_whether_its_set_of_node_addresses_changed() {
+    let mut view = ClusterView::new(PolicyConfig::default());
+    let changes = |a: cqlwire_core::cluster::Applied| (a.changed, a.nodes_changed);
+    assert_eq!(changes(apply(&mut view, THREE)), (true, true), "from none");
+    assert_eq!(changes(apply(&mut view, THREE)), (false, false), "the same rows");
+    let moved: Layout<'_> = &[THREE[0], THREE[1], ("10.0.0.3", "dc1", "r1", &[4000])];
+    assert_eq!(changes(apply(&mut view, moved)), (true, false), "a node moved");
+    let readdressed: Layout<'_> = &[THREE[0], THREE[1], ("10.0.0.9", "dc1", "r1", &[4000])];
+    assert_eq!(changes(apply(&mut view, readdressed)), (true, true), "a node came back at another address");
+    assert_eq!(changes(apply(&mut view, &THREE[..2])), (true, true), "a node left");
+    assert_eq!(changes(apply(&mut view, THREE)), (true, true), "a node joined");
+    let remote = PolicyConfig { allow_remote_dcs: true, ..PolicyConfig::default() };
+    assert_eq!(changes(view.set_config(remote)), (true, false), "not a topology");
+}
+
 #[test]
 fn simple_strategy_placement_by_hand() {
     let view = three_node_view();

@@ -3767,6 +3767,8 @@ mod write_order;
 mod tablets;
 #[path = "session_sim/refresh_debounce.rs"]
 mod refresh_debounce;
+#[path = "session_sim/nodes_changed.rs"]
+mod nodes_changed;
 
 /// A re-PREPARE (after Unprepared) that fails ends its request with the attempt timed from
 /// its last send on that connection, the re-PREPARE's: the Unprepared answer came 100 ms after

@@ -218,8 +218,10 @@ export class Client {
     this.cqlwire.on("hostUp", (address) => this.hostChanged(String(address), true));
     this.cqlwire.on("hostDown", (address) => this.hostChanged(String(address), false));
     this.cqlwire.on("log", (level, message) => this.emit("log", level, "Client", message));
-    // A node joining or leaving: hostAdd / hostRemove once the core has taken it in.
-    this.cqlwire.on("topologyChange", () => queueMicrotask(() => this.connected && this.syncHosts()));
+    // A node joining or leaving: hostAdd / hostRemove when the core's refresh of the topology
+    // found it, as DataStax's control connection does (TOPOLOGY_CHANGE itself comes before
+    // that refresh, debounced by refreshSchemaDelay).
+    this.cqlwire.on("nodesChanged", () => this.connected && this.syncHosts());
     // Both a DDL's own result and the server's pushed event: whichever comes first refreshes.
     this.cqlwire.on("schemaChange", (change) => this.onSchemaChange(change as { target?: unknown; keyspace?: unknown }));
   }

@@ -295,7 +295,10 @@ export class Client {
     });
   }
 
-  on(event: "hostUp" | "hostDown" | "topologyChange" | "schemaChange" | "statusChange" | "log", fn: Listener): this {
+  on(
+    event: "hostUp" | "hostDown" | "nodesChanged" | "topologyChange" | "schemaChange" | "statusChange" | "log",
+    fn: Listener,
+  ): this {
     let set = this.listeners.get(event);
     if (!set) this.listeners.set(event, (set = new Set()));
     set.add(fn);
@@ -388,6 +391,7 @@ export class Client {
         onNodeUp: (address) => this.emit("hostUp", address),
         onNodeDown: (address, reason) => this.emit("hostDown", address, reason),
         onServerEvent: (ev) => this.onServerEvent(ev),
+        onNodesChanged: () => this.emit("nodesChanged"),
         onLog: (message, level) => this.emit("log", level ?? "info", message),
       },
     );

@@ -75,6 +75,8 @@ const EVENT_NODE_UP = 6;
 const EVENT_NODE_DOWN = 7;
 const EVENT_LOG = 8;
 const EVENT_AUTH = 9;
+/** A topology refresh added or removed a node (no payload): `state()` has the new set. */
+const EVENT_NODES_CHANGED = 11;
 const COMMAND_CONNECT = 1;
 const COMMAND_CLOSE = 2;
 /** A connect to Scylla's shard-aware port: `[shard u16][nr_shards u16]` follow the host and port. */
@@ -188,6 +190,8 @@ export interface SessionListener {
   onNodeUp?(address: string): void;
   onNodeDown?(address: string, reason: string): void;
   onServerEvent?(event: Record<string, unknown>): void;
+  /** A refresh of the topology added or removed a node; `state().nodes` has the new set. */
+  onNodesChanged?(): void;
   /** `level` is "warning" for what the user should act on, else undefined (information). */
   onLog?(message: string, level?: "warning"): void;
 }
@@ -1386,6 +1390,11 @@ export class SessionHost {
           this.nodeAddresses = [];
           const { address } = JSON.parse(textDecoder.decode(payload));
           this.reportListenerError("hostUp", () => this.listener.onNodeUp?.(address));
+          break;
+        }
+        case EVENT_NODES_CHANGED: {
+          this.nodeAddresses = [];
+          this.reportListenerError("nodesChanged", () => this.listener.onNodesChanged?.());
           break;
         }
         case EVENT_NODE_DOWN: {

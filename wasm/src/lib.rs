@@ -21,6 +21,8 @@ const EVENT_AUTH: u8 = 9;
 /// u32 LE][len u32 LE]`, the body's place in linear memory, valid until the next call that
 /// feeds the core. The host copies it out once, as it copies any event buffer out.
 const EVENT_RESPONSE_AT: u8 = 10;
+/// A topology refresh added or removed a node (no payload): the host reads `state()` again.
+const EVENT_NODES_CHANGED: u8 = 11;
 
 /// Response bodies above this size are handed over in place, not copied into the event
 /// buffer: a large result page is held once in linear memory, not twice (issue #17).
@@ -298,6 +300,7 @@ fn marshal_rare_event(out: &mut Vec<u8>, event: SessionEvent<'_>) {
             w.open('{').key("address").string(&address).key("reason").string(&reason).close('}');
             push_json(out, EVENT_NODE_DOWN, 0, &w.finish())
         }
+        SessionEvent::NodesChanged => push_json(out, EVENT_NODES_CHANGED, 0, ""),
         SessionEvent::Log { message } => {
             let mut w = JsonWriter::new();
             w.open('{').key("message").string(&message).close('}');

@@ -23,6 +23,9 @@ pub struct Applied {
     pub rebuilt: bool,
     /// The epoch after the call.
     pub epoch: u64,
+    /// A topology refresh added or removed a node address (what DataStax's hostAdd and
+    /// hostRemove report); false for any other call.
+    pub nodes_changed: bool,
     /// Rows that were not used, and why.
     pub skipped: Vec<SkippedRow>,
 }
@@ -174,7 +177,7 @@ impl ClusterView {
                 })
             });
         if unchanged {
-            return Applied { changed: false, rebuilt: false, epoch: self.epoch, skipped };
+            return Applied { changed: false, rebuilt: false, epoch: self.epoch, nodes_changed: false, skipped };
         }
 
         let mut old: Vec<Option<Node>> = std::mem::take(&mut self.slots);
@@ -222,9 +225,12 @@ impl ClusterView {
             slots.pop();
         }
         self.slots = slots;
-        self.by_address = self.nodes().map(|n| (n.address.clone(), n.id)).collect();
+        let by_address: NameMap<u32> = self.nodes().map(|n| (n.address.clone(), n.id)).collect();
+        // Both are sorted by address: equal key sequences are equal sets.
+        let nodes_changed = !by_address.iter().map(|(a, _)| a).eq(self.by_address.iter().map(|(a, _)| a));
+        self.by_address = by_address;
         self.rebuild();
-        Applied { changed: true, rebuilt: true, epoch: self.epoch, skipped }
+        Applied { changed: true, rebuilt: true, epoch: self.epoch, nodes_changed, skipped }
     }
 
     /// Replaces every keyspace with the rows of a full `system_schema.keyspaces` read. A row
@@ -262,7 +268,13 @@ impl ClusterView {
 
     fn replace_keyspaces(&mut self, keyspaces: NameMap<Replication>) -> Applied {
         if keyspaces == self.keyspaces {
-            return Applied { changed: false, rebuilt: false, epoch: self.epoch, skipped: Vec::new() };
+            return Applied {
+                changed: false,
+                rebuilt: false,
+                epoch: self.epoch,
+                nodes_changed: false,
+                skipped: Vec::new(),
+            };
         }
         // Tables are per distinct replication setting: a keyspace that reuses one already
         // computed only needs its name mapped, not a rebuild.
@@ -273,17 +285,23 @@ impl ClusterView {
         } else {
             self.map_keyspaces();
         }
-        Applied { changed: true, rebuilt: needs_rebuild, epoch: self.epoch, skipped: Vec::new() }
+        Applied { changed: true, rebuilt: needs_rebuild, epoch: self.epoch, nodes_changed: false, skipped: Vec::new() }
     }
 
     /// Changes the load-balancing settings; distances and plans are recomputed.
     pub fn set_config(&mut self, config: PolicyConfig) -> Applied {
         if config == self.config {
-            return Applied { changed: false, rebuilt: false, epoch: self.epoch, skipped: Vec::new() };
+            return Applied {
+                changed: false,
+                rebuilt: false,
+                epoch: self.epoch,
+                nodes_changed: false,
+                skipped: Vec::new(),
+            };
         }
         self.config = config;
         self.rebuild();
-        Applied { changed: true, rebuilt: true, epoch: self.epoch, skipped: Vec::new() }
+        Applied { changed: true, rebuilt: true, epoch: self.epoch, nodes_changed: false, skipped: Vec::new() }
     }
 
     /// Marks a node up or down. Plans are not recomputed: they skip down nodes as they are
