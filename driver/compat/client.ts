@@ -382,14 +382,20 @@ export class Client {
     // Left connected: a later call asks again and fails the same way; shutdown() closes it.
     const wrongDc = localDataCenterError(this.options.localDataCenter, this.cqlwire.getState().nodes);
     if (wrongDc !== null) throw wrongDc;
-    this.connected = true;
+    // Before `connected`: the hosts found by connecting are not announced (DataStax attaches
+    // its hostAdd/hostUp listeners once its control connection is initialised).
     this.syncHosts();
+    this.connected = true;
     if (this.options.isMetadataSyncEnabled !== false) await this.cqlwire.metadata.refreshKeyspaces();
     this.emit("connected");
   }
 
-  /** Host objects for the nodes the core knows, with hostAdd/hostRemove for the changes. */
+  /**
+   * Host objects for the nodes the core knows, with hostAdd/hostRemove for the changes once
+   * connected.
+   */
   private syncHosts(): void {
+    const announce = this.connected;
     const nodes = this.cqlwire.getState().nodes;
     const tokens = this.tokensByHost();
     const seen = new Set<string>();
@@ -402,14 +408,14 @@ export class Client {
       if (tokens !== null) host.tokens = tokens.get(address) ?? [];
       if (!existing) {
         this.hosts.set(address, host);
-        this.emit("hostAdd", host);
+        if (announce) this.emit("hostAdd", host);
       }
     }
     for (const address of this.hosts.keys()) {
       if (!seen.has(address)) {
         const host = this.hosts.get(address)!;
         this.hosts.delete(address);
-        this.emit("hostRemove", host);
+        if (announce) this.emit("hostRemove", host);
       }
     }
   }
@@ -443,7 +449,7 @@ export class Client {
     const host = this.hosts.get(address);
     if (!host) return;
     host.setUp(up);
-    this.emit(up ? "hostUp" : "hostDown", host);
+    if (this.connected) this.emit(up ? "hostUp" : "hostDown", host);
   }
 
   execute(query: string, params?: Params, options?: CompatQueryOptions): Promise<ResultSet>;

@@ -29,6 +29,18 @@ function nextHostEvent(client: Any, event: string, address: string, ms = 5000): 
   });
 }
 
+/** A compat client through `control`, refreshing 50 ms after a topology event. */
+function compatClient(control: FakeNode): Any {
+  return new cassandra.Client({
+    contactPoints: [control.address],
+    localDataCenter: "dc1",
+    pooling: { heartBeatInterval: 0 },
+    isMetadataSyncEnabled: false,
+    refreshSchemaDelay: 50,
+    cqlwire: { protocolVersion: 5 },
+  });
+}
+
 async function untilRegistered(node: FakeNode): Promise<void> {
   for (let i = 0; i < 500 && !node.openConnections().some((c) => c.registered); i++) await new Promise((r) => setTimeout(r, 10));
 }
@@ -37,14 +49,7 @@ Deno.test("compat: hostAdd after a NEW_NODE's refresh, hostRemove after a down n
   const nodes = await startCluster(3);
   const [control, second, joining] = nodes;
   control.peers = [second.identity];
-  const client = new cassandra.Client({
-    contactPoints: [control.address],
-    localDataCenter: "dc1",
-    pooling: { heartBeatInterval: 0 },
-    isMetadataSyncEnabled: false,
-    refreshSchemaDelay: 50,
-    cqlwire: { protocolVersion: 5 },
-  });
+  const client = compatClient(control);
   const log: string[][] = [];
   try {
     await client.connect();
@@ -72,5 +77,24 @@ Deno.test("compat: hostAdd after a NEW_NODE's refresh, hostRemove after a down n
   } finally {
     await client.shutdown();
     await stopAll([control, second]);
+  }
+});
+
+Deno.test("compat: the hosts found by connecting are in client.hosts without hostAdd or hostUp, as DataStax's", async () => {
+  const nodes = await startCluster(2);
+  const [control, second] = nodes;
+  control.peers = [second.identity];
+  const client = compatClient(control);
+  const log: string[][] = [];
+  for (const event of ["hostAdd", "hostRemove", "hostUp", "hostDown"]) client.on(event, (h: Any) => log.push([event, h.address]));
+  try {
+    await client.connect();
+    await untilRegistered(control);
+    assertExact([...client.hosts.keys()].sort(), [control.address, second.address].sort());
+    assertExact(client.hosts.get(control.address)?.isUp(), true);
+    assertExact(log, []);
+  } finally {
+    await client.shutdown();
+    await stopAll(nodes);
   }
 });
