@@ -1270,6 +1270,25 @@ mod tests {
     }
 
     #[test]
+    fn a_slot_buffer_grows_to_the_row_and_lets_go_of_more_than_twice_it() {
+        let mut buf = Vec::new();
+        refill(&mut buf, &[1; 100]);
+        refill(&mut buf, &[2; 101]);
+        // A byte wider: the exact size, not twice the last.
+        assert_eq!(buf, [2; 101]);
+        assert!(buf.capacity() < 150, "{}", buf.capacity());
+        refill(&mut buf, &[3; 100]);
+        refill(&mut buf, &[4; 51]);
+        // Twice what it takes, or less: kept.
+        assert_eq!(buf, [4; 51]);
+        assert!(buf.capacity() >= 101, "{}", buf.capacity());
+        refill(&mut buf, &[5; 50]);
+        // More than twice: cut down.
+        assert_eq!(buf, [5; 50]);
+        assert!(buf.capacity() < 100, "{}", buf.capacity());
+    }
+
+    #[test]
     fn the_default_held_bytes_budget_is_4_mib() {
         assert_eq!(DEFAULT_MAX_HELD_BYTES, 4_194_304);
         assert_eq!(LoadConfig::default().max_held_bytes, 4_194_304);
