@@ -1440,7 +1440,7 @@ export interface BulkCounters {
   rowsPrevious: number;
   /** Rows set aside because an earlier run sent them without an acknowledgement (`resumeSent`). */
   rowsUncertain: number;
-  /** Value bytes of the rows read and not yet settled: reading pauses past the core's budget (4 MiB). */
+  /** Bytes of values and raw records of the rows read and not yet settled: reading pauses past the core's budget (4 MiB). */
   heldBytes: number;
   /** Client write timestamps (µs): none earlier went to a row past the watermark; the last given. Null without them. */
   watermarkTimestamp: number | null;

@@ -60,10 +60,11 @@ pub struct LoadConfig {
     /// A batch closes before its rows' values pass this many bytes (Cassandra refuses
     /// batches over `batch_size_fail_threshold`, 50 KiB by default).
     pub batch_max_bytes: usize,
-    /// Rows held (read, not yet acknowledged or bad) stop being read once their values pass
-    /// this many bytes: memory stays bounded by bytes, not by the request window alone, which
-    /// with wide rows would hold window x batch rows (each with its values, its raw record
-    /// and its request body) and grow the WASM memory, which never shrinks.
+    /// Rows held (read, not yet acknowledged or bad) stop being read once their values and
+    /// raw records pass this many bytes: memory stays bounded by bytes, not by the request
+    /// window alone, which with wide rows would hold window x batch rows (each with its
+    /// values, its raw record and its request body) and grow the WASM memory, which never
+    /// shrinks.
     pub max_held_bytes: usize,
     /// The statement updates counters: batches are COUNTER batches.
     pub counter: bool,
@@ -98,10 +99,10 @@ pub enum JournalEntry {
 /// data without locality loses nothing.
 pub const DEFAULT_BATCH_SIZE: usize = 32;
 
-/// Value bytes of the rows a load holds at most (see [`LoadConfig::max_held_bytes`]). On one
-/// local node the server takes ~10k wide (1 KB) rows/s at tens of ms per batch: a few
+/// Bytes of values and raw records a load holds at most (see [`LoadConfig::max_held_bytes`]).
+/// On one local node the server takes ~10k wide (1 KB) rows/s at tens of ms per batch: a few
 /// hundred KB in flight keep it busy, so 4 MiB costs no throughput and caps what wide rows
-/// hold (values, raw records and request bodies: about three times this).
+/// hold (with their request bodies, about one and a half times this).
 pub const DEFAULT_MAX_HELD_BYTES: usize = 4 * 1024 * 1024;
 
 /// Which rows may share a batch.
@@ -199,7 +200,8 @@ pub struct LoadStats {
     /// Rows sent without an acknowledgement (by an earlier run, or by this one when the
     /// answer was lost and the write is not idempotent), set aside.
     pub rows_uncertain: u64,
-    /// Value bytes of the rows read and not yet settled (bounded by `max_held_bytes`).
+    /// Bytes of values and raw records of the rows read and not yet settled (bounded by
+    /// `max_held_bytes`).
     pub held_bytes: usize,
     /// With client timestamps: no row past the watermark was given an earlier one (the first
     /// such row's, or the next row's lowest possible), and the last one given. A checkpoint
@@ -229,6 +231,29 @@ struct RowSlot {
     timestamp: i64,
     /// [`RowKey::hash`] of its values, set when it joins a batch being filled.
     key_hash: u64,
+}
+
+impl RowSlot {
+    /// What the row keeps while it is held: its values, and its raw record for the bad file.
+    fn held_bytes(&self) -> usize {
+        self.values.len() + self.raw.len()
+    }
+}
+
+/// Copies a row's bytes into a slot's buffer, reused from row to row (slots live as long as
+/// the load, and WASM memory never shrinks). It grows to the exact size, where
+/// `extend_from_slice` alone doubles (a slot given a row a byte wider than its last kept twice
+/// the row), and a buffer over twice what it now takes is cut down, so the slots hold at most
+/// about twice their rows' bytes whatever widths came before. On the 2 GB wide CSV (~1 KB
+/// rows) the slots held 12.5 MB with a 4 MiB budget of values: ~4,100 rows, each with 1 KB of
+/// values and 2 KB of raw-record capacity (bench/LOADER_MEMORY.md).
+fn refill(buf: &mut Vec<u8>, bytes: &[u8]) {
+    buf.clear();
+    if buf.capacity() > 2 * bytes.len() {
+        buf.shrink_to(bytes.len());
+    }
+    buf.reserve_exact(bytes.len());
+    buf.extend_from_slice(bytes);
 }
 
 /// What one request carries: one row, or the rows of a batch. Kept and reused by index.
@@ -302,7 +327,7 @@ pub struct BulkLoad {
     failure: Option<String>,
     /// The encoder has no row left, ever (input finished and read, or the load stopped).
     drained: bool,
-    /// Value bytes of the rows in slots (read, not settled): bounded by `max_held_bytes`.
+    /// Bytes of the rows in slots (read, not settled): bounded by `max_held_bytes`.
     held_bytes: usize,
     /// Client-side write timestamps, one per row in input order; `None` with a
     /// `default_timestamp` or for counters. A group is sent with its first row's: groups of
@@ -453,6 +478,12 @@ impl BulkLoad {
             last_timestamp: self.clock.as_ref().and_then(WriteClock::last),
             ..self.stats
         }
+    }
+
+    /// Bytes of capacity the row slots' buffers hold, free slots' included (they keep theirs
+    /// for the next rows): the load's own memory, bounded by about twice `max_held_bytes`.
+    pub fn slot_bytes(&self) -> usize {
+        self.slots.iter().map(|s| s.values.capacity() + s.raw.capacity()).sum()
     }
 
     /// The timestamp of the first row past the watermark, or the next row's lowest.
@@ -968,16 +999,14 @@ impl BulkLoad {
                     };
                     let row = &mut self.slots[slot];
                     row.seq = seq;
-                    row.values.clear();
-                    row.values.extend_from_slice(values);
-                    row.raw.clear();
-                    row.raw.extend_from_slice(raw);
+                    refill(&mut row.values, values);
+                    refill(&mut row.raw, raw);
                     row.line = line;
                     row.offset = offset;
                     row.token = token;
                     row.continues = continues;
                     row.timestamp = self.clock.as_mut().map_or(0, |clock| clock.next(now));
-                    self.held_bytes += row.values.len();
+                    self.held_bytes += row.held_bytes();
                     self.next_seq += 1;
                     // A row's parts but the last keep the watermark at the row's start.
                     let next = if continues { line } else { next_line(line, raw) };
@@ -1062,7 +1091,7 @@ impl BulkLoad {
 
     fn settle(&mut self, slot: usize, acknowledged: bool) {
         let seq = self.slots[slot].seq;
-        self.held_bytes = self.held_bytes.saturating_sub(self.slots[slot].values.len());
+        self.held_bytes = self.held_bytes.saturating_sub(self.slots[slot].held_bytes());
         if let Some(entry) = seq.checked_sub(self.first_seq).and_then(|i| self.order.get_mut(i as usize)) {
             entry.3 = true;
             entry.4 = acknowledged;
@@ -1238,6 +1267,26 @@ mod tests {
         assert_eq!(seen, [true, true, false]);
         // One node's Unavailable among the answers counts only when no node was left.
         assert!(!is_cluster_wide(&SessionError { no_host_available: false, ..unavailable }));
+    }
+
+    #[test]
+    fn a_slot_buffer_grows_to_the_row_and_lets_go_of_more_than_twice_it() {
+        let mut buf = Vec::new();
+        refill(&mut buf, &[1; 100]);
+        refill(&mut buf, &[2; 101]);
+        // A byte wider: the exact size, not twice the last.
+        assert_eq!(buf, [2; 101]);
+        assert!(buf.capacity() < 150, "{}", buf.capacity());
+        let mut buf = Vec::new();
+        refill(&mut buf, &[3; 100]);
+        refill(&mut buf, &[4; 50]);
+        // Twice what it takes: kept.
+        assert_eq!(buf, [4; 50]);
+        assert!(buf.capacity() >= 100, "{}", buf.capacity());
+        refill(&mut buf, &[5; 49]);
+        // More than twice: cut down.
+        assert_eq!(buf, [5; 49]);
+        assert!(buf.capacity() < 98, "{}", buf.capacity());
     }
 
     #[test]
