@@ -226,13 +226,14 @@ fn on_one_node_an_own_ddl_answered_with_a_warning_reads_the_view_again_too() {
 fn an_answer_whose_tracing_id_looks_like_a_schema_change_reads_nothing_again() {
     let mut sim = one_node_sim();
     let t0 = sim.now;
-    // A VOID result (kind 1) after a tracing id whose first bytes are those of kind 5: only
-    // the kind after the prefix counts.
+    // A VOID result (kind 1) after a tracing id whose first bytes are those of kind 5, no
+    // warnings and no payload: only the kind after the whole prefix counts.
     let mut body = vec![0, 0, 0, 5];
     body.extend([7; 12]);
+    body.extend([0, 0, 0, 0]);
     body.extend(1i32.to_be_bytes());
     sim.nodes[0].replies = vec![("CREATE TABLE", body)];
-    sim.nodes[0].reply_flags = 0x02; // TRACING
+    sim.nodes[0].reply_flags = 0x02 | 0x04 | 0x08; // TRACING, CUSTOM_PAYLOAD, WARNING
     let id = start_ddl(&mut sim);
     assert_eq!(answered_at(&sim, id), Some(t0));
     sim.advance(10 * DELAY);
