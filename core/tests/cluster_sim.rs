@@ -118,6 +118,17 @@ fn a_topology_says_whether_its_set_of_node_addresses_changed() {
 }
 
 #[test]
+fn a_call_that_changes_nothing_reports_the_epoch_in_force() {
+    let mut view = ClusterView::new(PolicyConfig::default());
+    apply(&mut view, THREE);
+    let epoch = view.epoch();
+    assert!(epoch > 0);
+    let same = |a: cqlwire_core::cluster::Applied| (a.changed, a.rebuilt, a.epoch, a.nodes_changed, a.skipped.len());
+    assert_eq!(same(view.set_config(PolicyConfig::default())), (false, false, epoch, false, 0));
+    assert_eq!(same(view.apply_keyspaces(&[])), (false, false, epoch, false, 0));
+}
+
+#[test]
 fn simple_strategy_placement_by_hand() {
     let view = three_node_view();
     // Range of node i is (previous token, token_i]; past the last token it wraps to node 0.

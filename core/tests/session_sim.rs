@@ -1617,20 +1617,26 @@ mod bulk_load {
         run_observed(sim, id, input, chunk, |_| {});
     }
 
+    /// Pushes `chunks` while the load wants input, and finishes it when they run out;
+    /// `observe` sees the load after each push.
+    pub(super) fn feed<'a>(sim: &mut Sim, id: u32, chunks: &mut impl Iterator<Item = &'a [u8]>, observe: &mut impl FnMut(&BulkLoad)) {
+        while sim.loads.get(id).unwrap().wants_input() {
+            match chunks.next() {
+                Some(c) => sim.loads.push(sim.now, &mut sim.session, id, c),
+                None => {
+                    sim.loads.finish(sim.now, &mut sim.session, id);
+                    break;
+                }
+            }
+            observe(sim.loads.get(id).unwrap());
+        }
+    }
+
     /// [`run`], calling `observe` with the load after every push and before every pump.
     pub(super) fn run_observed(sim: &mut Sim, id: u32, input: &[u8], chunk: usize, mut observe: impl FnMut(&BulkLoad)) {
         let mut chunks = input.chunks(chunk);
         for _ in 0..100_000 {
-            while sim.loads.get(id).unwrap().wants_input() {
-                match chunks.next() {
-                    Some(c) => sim.loads.push(sim.now, &mut sim.session, id, c),
-                    None => {
-                        sim.loads.finish(sim.now, &mut sim.session, id);
-                        break;
-                    }
-                }
-                observe(sim.loads.get(id).unwrap());
-            }
+            feed(sim, id, &mut chunks, &mut observe);
             observe(sim.loads.get(id).unwrap());
             sim.pump();
             // The host drains events (which pumps rows) while any load runs.

@@ -268,13 +268,7 @@ impl ClusterView {
 
     fn replace_keyspaces(&mut self, keyspaces: NameMap<Replication>) -> Applied {
         if keyspaces == self.keyspaces {
-            return Applied {
-                changed: false,
-                rebuilt: false,
-                epoch: self.epoch,
-                nodes_changed: false,
-                skipped: Vec::new(),
-            };
+            return self.unchanged();
         }
         // Tables are per distinct replication setting: a keyspace that reuses one already
         // computed only needs its name mapped, not a rebuild.
@@ -288,16 +282,15 @@ impl ClusterView {
         Applied { changed: true, rebuilt: needs_rebuild, epoch: self.epoch, nodes_changed: false, skipped: Vec::new() }
     }
 
+    /// What a call that found nothing to change did.
+    fn unchanged(&self) -> Applied {
+        Applied { changed: false, rebuilt: false, epoch: self.epoch, nodes_changed: false, skipped: Vec::new() }
+    }
+
     /// Changes the load-balancing settings; distances and plans are recomputed.
     pub fn set_config(&mut self, config: PolicyConfig) -> Applied {
         if config == self.config {
-            return Applied {
-                changed: false,
-                rebuilt: false,
-                epoch: self.epoch,
-                nodes_changed: false,
-                skipped: Vec::new(),
-            };
+            return self.unchanged();
         }
         self.config = config;
         self.rebuild();

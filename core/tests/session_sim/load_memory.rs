@@ -26,15 +26,7 @@ fn run_against_slow_server(sim: &mut Sim, id: u32, input: &[u8], mut observe: im
     let mut chunks = input.chunks(64 * 1024);
     let mut answers: Vec<(ConnId, Vec<u8>)> = Vec::new();
     for _ in 0..100_000 {
-        while sim.loads.get(id).unwrap().wants_input() {
-            match chunks.next() {
-                Some(c) => sim.loads.push(sim.now, &mut sim.session, id, c),
-                None => {
-                    sim.loads.finish(sim.now, &mut sim.session, id);
-                    break;
-                }
-            }
-        }
+        bulk_load::feed(sim, id, &mut chunks, &mut |_| {});
         // Last turn's answers arrive; this turn's requests are answered next turn.
         for (conn, reply) in answers.drain(..) {
             sim.session.handle_bytes(sim.now, conn, &reply);
