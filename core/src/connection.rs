@@ -1515,7 +1515,13 @@ fn compress_frames(algorithm: Compression, frames: &[u8], out: &mut Vec<u8>) {
 }
 
 /// Skips the tracing id, warnings and custom payload that `frame_flags` announce.
+/// Most answers have no prefix: returned as they are without a walk (the session looks for
+/// a DDL's answer in every response, issue #17).
+#[inline]
 pub fn skip_response_prefix(body: &[u8], frame_flags: u8) -> Result<&[u8], ProtocolError> {
+    if frame_flags & (flags::TRACING | flags::WARNING | flags::CUSTOM_PAYLOAD) == 0 {
+        return Ok(body);
+    }
     visit_response_prefix(body, frame_flags, |_, _| {})
 }
 

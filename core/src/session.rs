@@ -1967,23 +1967,11 @@ impl Session {
         self.check_schema_agreement(now);
     }
 
-    /// Runs for every answer (a one-node DDL refreshes the view at once), so the common answer,
-    /// with no tracing id, warnings or payload before its result kind, is read without walking
-    /// that prefix (issue #17: walking it was 45 of the 76 instructions per request this check
-    /// added, bench/hotpath `session`).
     fn is_schema_change(&self, conn: ConnId, frame_flags: u8, start: usize, end: usize) -> bool {
-        use crate::frame::flags::{CUSTOM_PAYLOAD, TRACING, WARNING};
         let Some(c) = self.conn(conn) else { return false };
         let raw = c.inner.arena_slice(start, end);
-        let body = if frame_flags & (TRACING | WARNING | CUSTOM_PAYLOAD) == 0 {
-            raw
-        } else {
-            match crate::connection::skip_response_prefix(raw, frame_flags) {
-                Ok(body) => body,
-                Err(_) => return false,
-            }
-        };
-        body.get(..4) == Some(&message::RESULT_SCHEMA_CHANGE.to_be_bytes()[..])
+        crate::connection::skip_response_prefix(raw, frame_flags)
+            .is_ok_and(|body| body.get(..4) == Some(&message::RESULT_SCHEMA_CHANGE.to_be_bytes()[..]))
     }
 
     /// Asks the control node for every node's schema version, unless it is time to give up.
