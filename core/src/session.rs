@@ -76,6 +76,11 @@ pub struct SessionConfig {
     /// How long TOPOLOGY_CHANGE and SCHEMA_CHANGE events are gathered into one refresh of
     /// the cluster view (DataStax's `refreshSchemaDelay`); 0 refreshes at each event.
     pub refresh_delay_us: u64,
+    /// `Ready` waits until every local node's pool has a connection up or has failed its
+    /// first one (DataStax's `pooling.warmup`, on by default there too), so requests made
+    /// right after connecting spread over the cluster instead of all going to the control
+    /// node. Each attempt has its connect and handshake deadlines: the wait is bounded.
+    pub warmup: bool,
 }
 
 impl Default for SessionConfig {
@@ -97,6 +102,7 @@ impl Default for SessionConfig {
             prepare_on_all_hosts: false,
             reprepare_on_up: false,
             refresh_delay_us: 1_000_000,
+            warmup: true,
         }
     }
 }
@@ -357,7 +363,10 @@ pub struct Session {
     rng: SplitMix64,
     contact_points: Vec<String>,
     started: bool,
+    /// The first topology is applied: requests can be routed.
     ready: bool,
+    /// Ready, but not announced yet: local pools are still opening (`SessionConfig::warmup`).
+    warming_up: bool,
     connect_errors: Vec<(String, CloseReason)>,
 
     conns: Vec<Option<Conn>>,
@@ -468,6 +477,7 @@ impl Session {
             contact_points: Vec::new(),
             started: false,
             ready: false,
+            warming_up: false,
             connect_errors: Vec::new(),
             conns: Vec::new(),
             conn_ids: SlotIds::default(),
@@ -510,8 +520,9 @@ impl Session {
 
     // ---- getters ----------------------------------------------------------------------
 
+    /// Whether `Ready` was announced.
     pub fn is_ready(&self) -> bool {
-        self.ready
+        self.ready && !self.warming_up
     }
     pub fn protocol_version(&self) -> u8 {
         self.config.connection.protocol_version
@@ -1336,6 +1347,7 @@ impl Session {
         if self.control.is_none() {
             self.make_control(now, conn);
         }
+        self.announce_ready_when_warm();
     }
 
     /// Marks `node` up; true when that is news (it was down, or reported down).
@@ -1654,13 +1666,33 @@ impl Session {
         self.ensure_pools();
         if !self.ready {
             self.ready = true;
-            self.events.push_back(EventOut::Ready);
+            self.warming_up = self.config.warmup;
+            if !self.warming_up {
+                self.events.push_back(EventOut::Ready);
+            }
         } else if applied.nodes_changed {
             self.events.push_back(EventOut::NodesChanged);
         }
         if std::mem::take(&mut self.control_dirty) {
             self.refresh_control(now);
         }
+        self.announce_ready_when_warm();
+    }
+
+    /// Announces `Ready` once no local node's pool is still opening its first connection.
+    fn announce_ready_when_warm(&mut self) {
+        if self.warming_up && self.local_pools_settled() {
+            self.warming_up = false;
+            self.events.push_back(EventOut::Ready);
+        }
+    }
+
+    /// Every local node's pool has a connection up or none opening: what it opened failed
+    /// (it waits out a reconnection delay), or it wants none. Remote nodes are not waited for.
+    fn local_pools_settled(&self) -> bool {
+        let ready = |id: &ConnId| self.conn(*id).is_some_and(|c| c.status == ConnStatus::Ready);
+        let settled = |p: &Pool| p.conns.is_empty() || p.conns.iter().any(ready);
+        self.view.nodes().filter(|n| n.distance == Distance::Local).all(|n| self.pools.get(n.id as usize).is_none_or(settled))
     }
 
     /// Gives every connection the node id of its address, and closes connections to
@@ -1839,6 +1871,7 @@ impl Session {
         } else {
             self.fill_pool(node);
         }
+        self.announce_ready_when_warm();
     }
 
     #[inline(never)] // cold: see process_conn_events

@@ -74,6 +74,8 @@ struct SimNode {
     /// The schema version this node runs (every byte of its UUID); a DDL statement it
     /// executes moves it on by one. The control node reports the others' in system.peers.
     schema_version: u8,
+    /// Its data center in system.local / system.peers: `dc1` when None.
+    data_center: Option<&'static str>,
     /// Every QUERY this node read, with the simulated time it read it.
     queries: Vec<(u64, String)>,
     /// The consistency of each of those QUERYs.
@@ -640,7 +642,7 @@ impl Sim {
                 Some(ip_of(&n.address)),
                 Some(ip_of(&n.address)),
                 Some(9042i32.to_be_bytes().to_vec()),
-                Some(b"dc1".to_vec()),
+                Some(n.data_center.unwrap_or("dc1").as_bytes().to_vec()),
                 Some(b"rack1".to_vec()),
                 Some(text_set(&n.tokens.iter().map(|t| t.to_string()).collect::<Vec<_>>())),
                 Some(n.host_id.to_vec()),
@@ -3776,6 +3778,8 @@ mod tablets;
 mod refresh_debounce;
 #[path = "session_sim/nodes_changed.rs"]
 mod nodes_changed;
+#[path = "session_sim/warmup.rs"]
+mod warmup;
 
 /// A re-PREPARE (after Unprepared) that fails ends its request with the attempt timed from
 /// its last send on that connection, the re-PREPARE's: the Unprepared answer came 100 ms after

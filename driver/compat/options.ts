@@ -150,6 +150,7 @@ export function clientOptions(o: CompatClientOptions): ClientOptions {
       coreConnectionsPerHost: capConnections(o.pooling?.coreConnectionsPerHost?.[0]),
       heartBeatInterval: o.pooling?.heartBeatInterval,
       maxRequestsPerConnection: o.pooling?.maxRequestsPerConnection,
+      warmup: o.pooling?.warmup,
     },
     queryOptions: { consistency: qo.consistency, fetchSize: qo.fetchSize, prepare: qo.prepare, isIdempotent: qo.isIdempotent },
     policies: policy.policies,

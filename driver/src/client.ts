@@ -384,6 +384,7 @@ export class Client {
         prepareOnAllHosts: o.prepareOnAllHosts,
         rePrepareOnUp: o.rePrepareOnUp,
         refreshSchemaDelayMs: o.refreshSchemaDelay,
+        warmup: o.pooling.warmup,
         addressTranslator: o.addressTranslator,
       },
       this.runtime,

@@ -56,6 +56,12 @@ export interface ClientOptions {
     maxRequestsPerConnection?: number;
     /** Stream ids whose request timed out and may still be answered; beyond this the connection is replaced. */
     orphanLimit?: number;
+    /**
+     * `connect()` resolves once every node in the local data center has a connection up or
+     * failed to open one (true, the default, as in the DataStax driver), not as soon as the
+     * cluster's metadata is read: requests made right after it then reach every node.
+     */
+    warmup?: boolean;
   };
   queryOptions?: { consistency?: number; fetchSize?: number; prepare?: boolean; isIdempotent?: boolean };
   policies?: {
@@ -120,7 +126,7 @@ export interface ResolvedOptions extends Omit<ClientOptions, "protocolOptions" |
   compression: "none" | "lz4" | "snappy";
   tls?: { ca?: string; rejectUnauthorized: boolean; serverName?: string; cert?: string; key?: string };
   socketOptions: { connectTimeout: number; readTimeout: number; coalescingMaxBytes: number; coalescingWindowMicros: number };
-  pooling: { coreConnectionsPerHost: number; heartBeatInterval: number; maxRequestsPerConnection: number; orphanLimit?: number };
+  pooling: { coreConnectionsPerHost: number; heartBeatInterval: number; maxRequestsPerConnection: number; orphanLimit?: number; warmup: boolean };
   queryOptions: { consistency?: number; fetchSize: number; prepare: boolean; isIdempotent: boolean };
   policies: { maxAttempts: number; speculativeDelay?: number; speculativeMaxExtra: number } & PlacementPolicies;
   encoding: { useUndefinedAsUnset: boolean; dataStaxValues: boolean };
@@ -263,6 +269,7 @@ function poolingAt(issues: OptionIssues, value: unknown): ResolvedOptions["pooli
     heartBeatInterval: numberAt(issues, "pooling.heartBeatInterval", p.heartBeatInterval, { integer: true, min: 0 }, 30000),
     maxRequestsPerConnection: numberAt(issues, "pooling.maxRequestsPerConnection", p.maxRequestsPerConnection, { integer: true, min: 2, max: 32768 }, 32768),
     orphanLimit: numberAt(issues, "pooling.orphanLimit", p.orphanLimit, { integer: true, min: 1 }),
+    warmup: booleanAt(issues, "pooling.warmup", p.warmup, true),
   });
 }
 

@@ -180,6 +180,7 @@ export interface SessionSettings {
   prepareOnAllHosts?: boolean;
   rePrepareOnUp?: boolean;
   refreshSchemaDelayMs?: number;
+  warmup?: boolean;
   /** A JavaScript SASL authenticator; the core waits for its answers. */
   authProvider?: SaslAuthProvider;
   /** Which endpoint to dial for an address (only where a socket is opened). */
@@ -325,6 +326,7 @@ export class SessionHost {
       prepareOnAllHosts: settings.prepareOnAllHosts,
       reprepareOnUp: settings.rePrepareOnUp,
       refreshSchemaDelayMs: settings.refreshSchemaDelayMs,
+      warmup: settings.warmup,
       hostAuthenticator: settings.authProvider !== undefined,
       seed: seed(),
     }));

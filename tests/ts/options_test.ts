@@ -10,7 +10,7 @@ const DEFAULTS = {
   protocolOptions: { port: 9042, maxSchemaAgreementWaitSeconds: 10 },
   compression: "none",
   socketOptions: { connectTimeout: 5000, readTimeout: 12000, coalescingMaxBytes: 4 * 1024 * 1024, coalescingWindowMicros: 0 },
-  pooling: { coreConnectionsPerHost: 1, heartBeatInterval: 30000, maxRequestsPerConnection: 32768 },
+  pooling: { coreConnectionsPerHost: 1, heartBeatInterval: 30000, maxRequestsPerConnection: 32768, warmup: true },
   queryOptions: { fetchSize: 5000, prepare: false, isIdempotent: false },
   policies: { maxAttempts: 3, speculativeMaxExtra: 1 },
   encoding: { useUndefinedAsUnset: true, dataStaxValues: false },

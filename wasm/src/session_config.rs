@@ -48,6 +48,7 @@ struct SessionConfigJson {
     prepare_on_all_hosts: Option<bool>,
     reprepare_on_up: Option<bool>,
     refresh_schema_delay_ms: Option<f64>,
+    warmup: Option<bool>,
 }
 
 const WHAT: &str = "session config";
@@ -96,6 +97,7 @@ fn read_session_config(json: &str) -> Result<SessionConfigJson, String> {
         prepare_on_all_hosts: f.bool("prepareOnAllHosts"),
         reprepare_on_up: f.bool("reprepareOnUp"),
         refresh_schema_delay_ms: f.f64("refreshSchemaDelayMs"),
+        warmup: f.bool("warmup"),
     };
     f.finish(j)
 }
@@ -185,6 +187,7 @@ pub fn parse_session_config(json: &str) -> Result<SessionConfig, CallError> {
     }
     c.prepare_on_all_hosts = j.prepare_on_all_hosts.unwrap_or(false);
     c.reprepare_on_up = j.reprepare_on_up.unwrap_or(false);
+    c.warmup = j.warmup.unwrap_or(true);
     c.can_bind_local_port = j.can_bind_local_port.unwrap_or(false);
     c.tls = j.tls.unwrap_or(false);
     if let Some(p) = j.default_port {
@@ -242,6 +245,14 @@ mod tests {
             message(r#"{"allowList":["a",2]}"#),
             Some(("ERR_CONFIG".into(), "session config: `allowList`[1] must be strings, got the number 2".into()))
         );
+    }
+
+    #[test]
+    fn warmup_is_on_unless_turned_off() {
+        let warmup = |json: &str| parse_session_config(json).map(|c| c.warmup).map_err(|e| e.message);
+        assert_eq!(warmup(r#"{"protocolVersion":4}"#), Ok(true));
+        assert_eq!(warmup(r#"{"protocolVersion":4,"warmup":false}"#), Ok(false));
+        assert_eq!(warmup(r#"{"protocolVersion":4,"warmup":true}"#), Ok(true));
     }
 
     #[test]
