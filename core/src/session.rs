@@ -1666,10 +1666,7 @@ impl Session {
         self.ensure_pools();
         if !self.ready {
             self.ready = true;
-            self.warming_up = self.config.warmup;
-            if !self.warming_up {
-                self.events.push_back(EventOut::Ready);
-            }
+            self.warming_up = true;
         } else if applied.nodes_changed {
             self.events.push_back(EventOut::NodesChanged);
         }
@@ -1679,9 +1676,10 @@ impl Session {
         self.announce_ready_when_warm();
     }
 
-    /// Announces `Ready` once no local node's pool is still opening its first connection.
+    /// Announces `Ready` once no local node's pool is still opening its first connection
+    /// (at once without `SessionConfig::warmup`).
     fn announce_ready_when_warm(&mut self) {
-        if self.warming_up && self.local_pools_settled() {
+        if self.warming_up && (!self.config.warmup || self.local_pools_settled()) {
             self.warming_up = false;
             self.events.push_back(EventOut::Ready);
         }
